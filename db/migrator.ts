@@ -1,0 +1,69 @@
+/**
+ * Runs the schema migrations from a static list instead of Knex's directory scan: the scan
+ * depends on the working directory and on file extensions (.ts under tsx, .js when compiled),
+ * while static imports resolve the same way wherever and however the process starts.
+ */
+import type { Knex } from "knex";
+import type { Db } from "./knex";
+import * as platform from "./migrations/20261129000001_platform";
+import * as knowledge from "./migrations/20261129000002_knowledge";
+import * as chat from "./migrations/20261129000003_chat";
+import * as ops from "./migrations/20261129000004_ops";
+
+export interface NamedMigration {
+  /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
+  name: string;
+  migration: Knex.Migration;
+}
+
+/** In application order; names must sort in the same order and never be renamed once shipped. */
+export const migrations: readonly NamedMigration[] = [
+  { name: "20261129000001_platform", migration: platform },
+  { name: "20261129000002_knowledge", migration: knowledge },
+  { name: "20261129000003_chat", migration: chat },
+  { name: "20261129000004_ops", migration: ops },
+];
+
+class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {
+  constructor(private readonly list: readonly NamedMigration[]) {}
+
+  async getMigrations(): Promise<NamedMigration[]> {
+    return [...this.list];
+  }
+
+  getMigrationName(entry: NamedMigration): string {
+    return entry.name;
+  }
+
+  async getMigration(entry: NamedMigration): Promise<Knex.Migration> {
+    return entry.migration;
+  }
+}
+
+export const migrationSource: Knex.MigrationSource<NamedMigration> = new StaticMigrationSource(migrations);
+
+const migratorConfig: Knex.MigratorConfig = { migrationSource };
+
+/** Applies every pending migration in one transaction; returns the names it applied. */
+export async function migrateLatest(db: Db): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest(migratorConfig)) as [number, string[]];
+  return applied;
+}
+
+/** Undoes every applied migration (tests, and `db:reset` in development); returns their names. */
+export async function rollbackAll(db: Db): Promise<string[]> {
+  const [, undone] = (await db.migrate.rollback(migratorConfig, true)) as [number, string[]];
+  return undone;
+}
+
+/** Names of applied and pending migrations, for health checks and the launcher's log line. */
+export async function migrationStatus(db: Db): Promise<{ applied: string[]; pending: string[] }> {
+  const [completed, pending] = (await db.migrate.list(migratorConfig)) as [
+    Array<{ name: string } | string>,
+    NamedMigration[],
+  ];
+  return {
+    applied: completed.map((entry) => (typeof entry === "string" ? entry : entry.name)),
+    pending: pending.map((entry) => entry.name),
+  };
+}

@@ -1,0 +1,68 @@
+/** Chat sessions: every read and write is scoped to the owning user and org. */
+import type { Db } from "../knex";
+
+export type AgentType = "tutor" | "admin";
+
+export interface ChatSessionRow {
+  id: string;
+  org_id: string;
+  user_id: string;
+  agent_type: AgentType;
+  title: string | null;
+  summary: string | null;
+  summary_turn_count: number;
+  context: Record<string, unknown>;
+  is_active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface Owner {
+  orgId: string;
+  userId: string;
+}
+
+export async function findOwnedSession(db: Db, owner: Owner, sessionId: string): Promise<ChatSessionRow | undefined> {
+  return db<ChatSessionRow>("chat_sessions").where({ id: sessionId, org_id: owner.orgId, user_id: owner.userId }).first();
+}
+
+/** Workers look sessions up by org only: the job payload already names the owner. */
+export async function findSessionInOrg(db: Db, orgId: string, sessionId: string): Promise<ChatSessionRow | undefined> {
+  return db<ChatSessionRow>("chat_sessions").where({ id: sessionId, org_id: orgId }).first();
+}
+
+export async function createSession(
+  db: Db,
+  owner: Owner,
+  values: { agentType: AgentType; title: string; context: Record<string, unknown> },
+): Promise<ChatSessionRow> {
+  const [row] = await db<ChatSessionRow>("chat_sessions")
+    .insert({ org_id: owner.orgId, user_id: owner.userId, agent_type: values.agentType, title: values.title, context: values.context })
+    .returning("*");
+  return row!;
+}
+
+export async function listOwnedSessions(db: Db, owner: Owner, agentType?: AgentType): Promise<ChatSessionRow[]> {
+  const query = db<ChatSessionRow>("chat_sessions")
+    .where({ org_id: owner.orgId, user_id: owner.userId })
+    .orderBy("updated_at", "desc")
+    .limit(50);
+  if (agentType) query.andWhere({ agent_type: agentType });
+  return query;
+}
+
+export async function touchSession(db: Db, orgId: string, sessionId: string, context?: Record<string, unknown>): Promise<void> {
+  await db("chat_sessions")
+    .where({ id: sessionId, org_id: orgId })
+    .update({ updated_at: db.fn.now(), ...(context ? { context } : {}) });
+}
+
+/** Deletes a session and (by cascade) its messages; false when it is not the caller's. */
+export async function deleteOwnedSession(db: Db, owner: Owner, sessionId: string): Promise<boolean> {
+  const deleted = await db("chat_sessions").where({ id: sessionId, org_id: owner.orgId, user_id: owner.userId }).delete();
+  return deleted > 0;
+}
+
+export async function saveSummary(db: Db, orgId: string, sessionId: string, summary: string, turnCount: number): Promise<void> {
+  await db("chat_sessions").where({ id: sessionId, org_id: orgId }).update({ summary, summary_turn_count: turnCount });
+}

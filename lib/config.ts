@@ -1,0 +1,134 @@
+/**
+ * The one place that reads the environment. Every process (server, worker, scripts) calls
+ * `getConfig()`; a bad environment is reported all at once, by variable name, so an operator
+ * fixes everything in one pass instead of one restart per typo.
+ */
+import { z } from "zod";
+
+const optionalString = z
+  .string()
+  .transform((value) => value.trim())
+  .optional()
+  .transform((value) => (value === "" ? undefined : value));
+
+const booleanFlag = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** `WORKER_QUEUES=all` or `tutor-generate:50,ingest-embed:2` (concurrency optional). */
+const workerQueues = z
+  .string()
+  .trim()
+  .regex(/^(all|[a-z-]+(:\d+)?(,[a-z-]+(:\d+)?)*)$/, "use 'all' or a list like 'tutor-generate:4,ingest-embed:2'");
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  HOST: z.string().default("0.0.0.0"),
+  PORT: port.default(3000),
+  PUBLIC_URL: optionalString,
+
+  DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(8),
+  REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+
+  LLM_BASE_URL: optionalString.pipe(z.url().optional()),
+  LLM_API_KEY: optionalString,
+  LLM_MODEL: z.string().trim().min(1).default("offline-extractive"),
+  LLM_MODEL_TUTOR: optionalString,
+  LLM_MODEL_GENERATION: optionalString,
+  LLM_MODEL_EVALUATION: optionalString,
+  LLM_MODEL_ADMIN: optionalString,
+  LLM_MODEL_INGESTION: optionalString,
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+
+  EMBEDDING_BASE_URL: optionalString.pipe(z.url().optional()),
+  EMBEDDING_API_KEY: optionalString,
+  EMBEDDING_MODEL: z.string().trim().min(1).default("intfloat/multilingual-e5-small"),
+  EMBEDDING_DIMENSIONS: z.coerce.number().int().min(2).max(4000).default(384),
+  /** E5-family models expect `query: ` / `passage: ` prefixes; other models must not get them. */
+  EMBEDDING_PREFIXES: booleanFlag.optional(),
+
+  JWT_SECRET: optionalString.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600),
+  DEV_LOGIN_ENABLED: booleanFlag.default(false),
+
+  WORKER_QUEUES: workerQueues.default("all"),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(4),
+
+  EVENT_STREAM_TTL_SECONDS: z.coerce.number().int().min(10).default(3600),
+  EVENT_STREAM_MAX_EVENTS: z.coerce.number().int().min(100).default(20_000),
+
+  RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+
+  DATA_DIR: z.string().default(".data"),
+});
+
+export type Config = z.infer<typeof configSchema> & {
+  /** Whether embedding inputs get E5 prefixes (explicit flag, else inferred from the model name). */
+  embeddingPrefixes: boolean;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses an environment; throws one ConfigError listing every bad variable. */
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const result = configSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const name = issue.path.join(".") || "(environment)";
+      return `${name}: ${issue.message}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const parsed = result.data;
+  return {
+    ...parsed,
+    embeddingPrefixes: parsed.EMBEDDING_PREFIXES ?? /(^|\/)(multilingual-)?e5/i.test(parsed.EMBEDDING_MODEL),
+  };
+}
+
+let cached: Config | undefined;
+
+/** The process's configuration, parsed once from `process.env`. */
+export function getConfig(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
+
+/** Tests change the environment between suites; this forgets the cached parse. */
+export function resetConfig(): void {
+  cached = undefined;
+}
+
+/** Which model a use case runs on: its own override, else LLM_MODEL. */
+export type LlmUseCase = "tutor" | "generation" | "evaluation" | "admin" | "ingestion" | "summary";
+
+export function modelFor(config: Config, useCase: LlmUseCase): string {
+  const overrides: Record<LlmUseCase, string | undefined> = {
+    tutor: config.LLM_MODEL_TUTOR,
+    generation: config.LLM_MODEL_GENERATION ?? config.LLM_MODEL_TUTOR,
+    evaluation: config.LLM_MODEL_EVALUATION,
+    admin: config.LLM_MODEL_ADMIN,
+    ingestion: config.LLM_MODEL_INGESTION,
+    summary: config.LLM_MODEL_TUTOR,
+  };
+  return overrides[useCase] ?? config.LLM_MODEL;
+}
+
+/** Fails with a clear message when a process needs a variable the launcher normally sets. */
+export function requireSetting<K extends keyof Config>(config: Config, key: K): NonNullable<Config[K]> {
+  const value = config[key];
+  if (value === undefined || value === null) {
+    throw new ConfigError([`${String(key)}: is required for this process (npm start sets it in embedded mode)`]);
+  }
+  return value as NonNullable<Config[K]>;
+}

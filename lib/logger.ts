@@ -1,0 +1,63 @@
+/**
+ * pino, configured once. Children carry `{component, queue, jobId, sessionId, turnId}` so a
+ * turn can be followed across server and workers; secrets are redacted by path and by shape.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { pino, type Logger } from "pino";
+import { getConfig } from "./config";
+
+const SECRET_PATTERN = /(Bearer\s+)[A-Za-z0-9._~+/=-]+|\bsk-[A-Za-z0-9_-]{8,}/g;
+
+/** Removes bearer tokens and `sk-…` keys from any string that is about to be logged. */
+export function redactSecrets(text: string): string {
+  return text.replace(SECRET_PATTERN, (_match, bearer: string | undefined) => (bearer ? `${bearer}[redacted]` : "sk-[redacted]"));
+}
+
+const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+
+/** Runs `fn` with a request id that every log line inside it carries. */
+export function withRequestId<T>(requestId: string, fn: () => T): T {
+  return requestContext.run({ requestId }, fn);
+}
+
+let root: Logger | undefined;
+
+export function getLogger(): Logger {
+  if (root) return root;
+  const config = getConfig();
+  root = pino({
+    level: config.LOG_LEVEL,
+    base: { pid: process.pid },
+    redact: {
+      paths: ["*.apiKey", "*.api_key", "*.password", "*.token", "*.authorization", "req.headers.authorization", "headers.authorization", "*.JWT_SECRET", "*.LLM_API_KEY", "*.EMBEDDING_API_KEY"],
+      censor: "[redacted]",
+    },
+    mixin() {
+      const store = requestContext.getStore();
+      return store ? { requestId: store.requestId } : {};
+    },
+    hooks: {
+      // Error messages from providers sometimes echo the key back; scrub every string argument.
+      logMethod(args, method) {
+        const cleaned = args.map((arg) => (typeof arg === "string" ? redactSecrets(arg) : arg));
+        method.apply(this, cleaned as Parameters<typeof method>);
+      },
+    },
+    formatters: {
+      log(object) {
+        const err = object.err as { message?: string; stack?: string } | undefined;
+        if (err && typeof err === "object") {
+          if (typeof err.message === "string") err.message = redactSecrets(err.message);
+          if (typeof err.stack === "string") err.stack = redactSecrets(err.stack);
+        }
+        return object;
+      },
+    },
+  });
+  return root;
+}
+
+/** A child logger for one component (`server`, `worker`, `launcher`, …). */
+export function componentLogger(component: string, bindings: Record<string, unknown> = {}): Logger {
+  return getLogger().child({ component, ...bindings });
+}

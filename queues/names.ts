@@ -1,0 +1,19 @@
+/**
+ * Every queue the product runs. Each pipeline stage is its own queue so ops can watch,
+ * scale and retry each one separately (Bull Board shows them all).
+ */
+export const QUEUE_NAMES = [
+  "tutor-classify",
+  "tutor-retrieve",
+  "tutor-generate",
+  "chat-summarise",
+] as const;
+
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+export function isQueueName(value: string): value is QueueName {
+  return (QUEUE_NAMES as readonly string[]).includes(value);
+}
+
+/** Prefix of every BullMQ key, so the product can share a Redis with other tenants of it. */
+export const QUEUE_PREFIX = "skillnet";

@@ -1,0 +1,37 @@
+/**
+ * One zod schema per queue: the only shape a job may carry. Payloads hold ids, never
+ * secrets or large blobs; workers parse before they act and fail malformed jobs without retry.
+ */
+import { z } from "zod";
+import type { QueueName } from "./names";
+
+const uuid = z.uuid();
+
+/** The identity of one tutor turn, carried by every stage of it. */
+export const tutorTurnPayload = z.object({
+  orgId: uuid,
+  userId: uuid,
+  sessionId: uuid,
+  turnId: uuid,
+  messageId: uuid,
+  courseId: uuid.nullable(),
+  lessonId: uuid.nullable(),
+});
+export type TutorTurnPayload = z.infer<typeof tutorTurnPayload>;
+
+export const summarisePayload = z.object({
+  orgId: uuid,
+  sessionId: uuid,
+  /** The turn that triggered the refresh, for logs only. */
+  turnId: uuid,
+});
+export type SummarisePayload = z.infer<typeof summarisePayload>;
+
+export const payloadSchemas = {
+  "tutor-classify": tutorTurnPayload,
+  "tutor-retrieve": tutorTurnPayload,
+  "tutor-generate": tutorTurnPayload,
+  "chat-summarise": summarisePayload,
+} satisfies Record<QueueName, z.ZodType>;
+
+export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

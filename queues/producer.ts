@@ -1,0 +1,76 @@
+/**
+ * The typed way to put work on the queues. The server and workers enqueue only through
+ * here, so every job is validated against its schema and gets its queue's default options.
+ */
+import { FlowProducer, Queue, type JobsOptions } from "bullmq";
+import type { Redis } from "ioredis";
+import { JOB_OPTIONS } from "./job-options";
+import { QUEUE_NAMES, QUEUE_PREFIX, type QueueName } from "./names";
+import { payloadSchemas, type PayloadOf, type TutorTurnPayload } from "./payloads";
+
+export class JobProducer {
+  private readonly queues = new Map<QueueName, Queue>();
+  private readonly flows: FlowProducer;
+
+  constructor(private readonly connection: Redis) {
+    this.flows = new FlowProducer({ connection, prefix: QUEUE_PREFIX });
+  }
+
+  queue(name: QueueName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: this.connection, prefix: QUEUE_PREFIX, defaultJobOptions: JOB_OPTIONS[name] });
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** Every queue, for Bull Board and metrics. */
+  allQueues(): Queue[] {
+    return QUEUE_NAMES.map((name) => this.queue(name));
+  }
+
+  async enqueue<Q extends QueueName>(name: Q, payload: PayloadOf<Q>, options: JobsOptions = {}): Promise<string> {
+    const data = payloadSchemas[name].parse(payload);
+    const job = await this.queue(name).add(name, data, { ...JOB_OPTIONS[name], ...options });
+    return job.id!;
+  }
+
+  /**
+   * One tutor turn as a BullMQ flow: classify → retrieve → generate, added atomically.
+   * Children run first and the parent starts only when they complete, so a crash between
+   * stages resumes at the stage that was running; job ids derived from the turn id make a
+   * second submission of the same turn a no-op.
+   */
+  async enqueueTutorTurn(payload: TutorTurnPayload): Promise<void> {
+    const data = payloadSchemas["tutor-generate"].parse(payload);
+    const child = { failParentOnFailure: true };
+    await this.flows.add({
+      name: "tutor-generate",
+      queueName: "tutor-generate",
+      data,
+      opts: { ...JOB_OPTIONS["tutor-generate"], jobId: `${data.turnId}-generate` },
+      children: [
+        {
+          name: "tutor-retrieve",
+          queueName: "tutor-retrieve",
+          data,
+          opts: { ...JOB_OPTIONS["tutor-retrieve"], ...child, jobId: `${data.turnId}-retrieve` },
+          children: [
+            {
+              name: "tutor-classify",
+              queueName: "tutor-classify",
+              data,
+              opts: { ...JOB_OPTIONS["tutor-classify"], ...child, jobId: `${data.turnId}-classify` },
+            },
+          ],
+        },
+      ],
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.flows.close();
+    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * A project-local `redis-server` for embedded mode and tests: its own port and data folder,
+ * `noeviction` (BullMQ loses jobs under any eviction policy), installed from Debian's
+ * packages when it is missing and we are allowed to.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { spawnUntilReady, type ManagedChild } from "./child-process";
+
+const CANDIDATES = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"];
+
+export function findRedisServer(): string | undefined {
+  const onPath = spawnSync("sh", ["-c", "command -v redis-server"], { encoding: "utf8" }).stdout.trim();
+  if (onPath) return onPath;
+  return CANDIDATES.find((candidate) => existsSync(candidate));
+}
+
+/** Finds `redis-server`, installing Debian's package when possible; throws with instructions otherwise. */
+export function ensureRedisServer(log: (message: string) => void): string {
+  const found = findRedisServer();
+  if (found) return found;
+  const isRoot = process.getuid?.() === 0;
+  const hasApt = spawnSync("sh", ["-c", "command -v apt-get"]).status === 0;
+  if (isRoot && hasApt) {
+    log("redis-server is missing; installing Debian's redis-server package (apt-get)…");
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    const install = (): boolean =>
+      spawnSync("apt-get", ["install", "-y", "-q", "--no-install-recommends", "redis-server"], { env, stdio: "ignore" }).status === 0;
+    if (!install()) {
+      execFileSync("apt-get", ["update", "-q"], { env, stdio: "ignore" });
+      install();
+    }
+    const installed = findRedisServer();
+    if (installed) return installed;
+  }
+  throw new Error(
+    "redis-server was not found and could not be installed automatically.\n" +
+      "Install it (Debian/Ubuntu: `sudo apt-get install redis-server`, macOS: `brew install redis`) " +
+      "or point REDIS_URL at an existing Redis 6.2+ server.",
+  );
+}
+
+export interface EmbeddedRedisOptions {
+  port: number;
+  dataDir: string;
+  /** Append-only file for durability across restarts (on for `npm start`, off for tests). */
+  persistent: boolean;
+  log: (message: string) => void;
+}
+
+export async function startEmbeddedRedis({ port, dataDir, persistent, log }: EmbeddedRedisOptions): Promise<{ url: string; child: ManagedChild }> {
+  const binary = ensureRedisServer(log);
+  mkdirSync(dataDir, { recursive: true });
+  const args = [
+    "--port", String(port),
+    "--bind", "127.0.0.1",
+    "--dir", dataDir,
+    "--maxmemory-policy", "noeviction",
+    "--appendonly", persistent ? "yes" : "no",
+    "--save", "",
+    "--daemonize", "no",
+    "--protected-mode", "yes",
+  ];
+  const { child } = await spawnUntilReady(binary, args, {
+    name: "redis-server",
+    readyPattern: /Ready to accept connections/,
+    timeoutMs: 20_000,
+  });
+  return { url: `redis://127.0.0.1:${port}`, child };
+}

@@ -1,0 +1,113 @@
+/**
+ * The offline model's tutor answers. With sources it is extractive — it only repeats sentences
+ * from the company material and cites them — so a deployment without an LLM still gives grounded,
+ * checkable answers. Without sources it gives a short generic reply that cites nothing, because a
+ * citation that points at no source would be a lie.
+ */
+import { type Language, detectLanguage, isGreeting, isThanks, splitSentences, stemSet, sharedStems } from "./text";
+
+export interface Source {
+  marker: number;
+  title: string;
+  text: string;
+}
+
+const SOURCE_HEADER = /^\s*\[(\d+)\]\s*(.*)$/;
+const QUESTION_LINE = /^\s*(question|pregunta)\s*:\s*(.*)$/i;
+
+/** Reads `[n] Title > Section` blocks until the `Question:` line. */
+export function parseSources(text: string): Source[] {
+  const sources: Source[] = [];
+  let current: Source | undefined;
+  for (const line of text.split(/\r?\n/)) {
+    if (QUESTION_LINE.test(line)) {
+      current = undefined;
+      continue;
+    }
+    const header = SOURCE_HEADER.exec(line);
+    if (header) {
+      current = { marker: Number(header[1]), title: (header[2] ?? "").trim(), text: "" };
+      sources.push(current);
+    } else if (current) {
+      current.text += `${line}\n`;
+    }
+  }
+  return sources.filter((source) => source.text.trim() !== "");
+}
+
+/** The text after `Question:` (and any lines after it); the whole text when there is no such line. */
+export function extractQuestion(text: string): string {
+  const lines = text.split(/\r?\n/);
+  const index = lines.findIndex((line) => QUESTION_LINE.test(line));
+  if (index < 0) return text.trim();
+  const first = QUESTION_LINE.exec(lines[index] ?? "")?.[2] ?? "";
+  return [first, ...lines.slice(index + 1)].join("\n").trim();
+}
+
+interface Candidate {
+  marker: number;
+  sentence: string;
+  score: number;
+  order: number;
+}
+
+const MAX_SENTENCES = 3;
+
+/** Puts the citation before the final punctuation: "… 30 days [1]." */
+function cite(sentence: string, marker: number): string {
+  const match = /^(.*?)([.!?…:;]+)$/s.exec(sentence.trim());
+  return match ? `${match[1]} [${marker}]${match[2] === ":" || match[2] === ";" ? "." : match[2]}` : `${sentence.trim()} [${marker}].`;
+}
+
+/** The best 2–3 source sentences for the question, in reading order, each cited. */
+export function extractiveAnswer(sources: Source[], question: string): string {
+  const language = detectLanguage(question);
+  const questionStems = stemSet(question);
+  const candidates: Candidate[] = [];
+  for (const source of sources) {
+    for (const sentence of splitSentences(source.text)) {
+      candidates.push({ marker: source.marker, sentence, score: sharedStems(questionStems, stemSet(sentence)), order: candidates.length });
+    }
+  }
+  // Stable sort: ties keep reading order, so an earlier source wins.
+  const ranked = [...candidates].sort((a, b) => b.score - a.score);
+  let chosen = ranked.filter((candidate) => candidate.score > 0).slice(0, MAX_SENTENCES);
+  if (chosen.length < 2) {
+    // Too little overlap to pick by relevance: add the best sentence's neighbour (or the opening) for context.
+    const anchor = chosen[0] ?? candidates[0];
+    const next = candidates.find((candidate) => anchor && candidate.order === anchor.order + 1 && candidate.marker === anchor.marker);
+    chosen = [anchor, next].filter((candidate): candidate is Candidate => candidate !== undefined);
+  }
+  chosen.sort((a, b) => a.order - b.order);
+  const body = chosen.map((candidate) => cite(candidate.sentence, candidate.marker)).join(" ");
+  return `${language === "es" ? "Según el material de la empresa:" : "According to the company material:"} ${body}`;
+}
+
+function topicOf(question: string): string {
+  const cleaned = question.replace(/\[\d+\]/g, "").replace(/\s+/g, " ").trim().replace(/[?¿!¡.]+$/g, "").replace(/^[¿¡]/, "");
+  return cleaned.length > 80 ? `${cleaned.slice(0, 77)}…` : cleaned;
+}
+
+export function greetingReply(text: string, language: Language): string {
+  if (isThanks(text)) {
+    return language === "es"
+      ? "¡De nada! Si tienes más preguntas sobre tus cursos, aquí estoy."
+      : "You're welcome! If you have more questions about your courses, I'm here to help.";
+  }
+  return language === "es"
+    ? "¡Hola! Soy tu asistente de aprendizaje. ¿En qué puedo ayudarte hoy con tus cursos?"
+    : "Hello! I'm your learning assistant. How can I help you with your courses today?";
+}
+
+/** A brief, uncited reply for questions that come with no company material. */
+export function genericAnswer(question: string, generalKnowledge: boolean): string {
+  const language = detectLanguage(question);
+  if (isGreeting(question)) return greetingReply(question, language);
+  const topic = topicOf(question) || (language === "es" ? "tu pregunta" : "your question");
+  if (language === "es") {
+    const prefix = generalKnowledge ? "Esto no proviene del material de la empresa: " : "";
+    return `${prefix}En términos generales, sobre "${topic}": conviene revisar los puntos clave, aplicarlos paso a paso y confirmar los detalles con tu responsable o con el material de tu curso.`;
+  }
+  const prefix = generalKnowledge ? "This is not from company material: " : "";
+  return `${prefix}In general terms, about "${topic}": review the key points, apply them step by step, and confirm the details with your manager or your course material.`;
+}

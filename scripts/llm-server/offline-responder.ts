@@ -1,0 +1,61 @@
+/**
+ * The deterministic offline model: the product's default when no LLM is configured, and the test
+ * double's fallback. It recognises each kind of request by stable phrases in the app's prompts and
+ * answers with heuristics — never refusing, never inventing a citation, same input → same output.
+ */
+import { hashedEmbeddings } from "./hashed-embeddings";
+import { extractQuestion, extractiveAnswer, genericAnswer, parseSources } from "./offline-answer";
+import { classifyIntent, isIntentPrompt, isModuleSelectionPrompt, isSummaryPrompt, jsonReply, selectModules, summarizeConversation, wantsJson } from "./offline-tasks";
+import { summarizeToolResults, toolCallFor } from "./offline-tools";
+import type { ChatMessage, ChatReply, ChatRequest, Responder } from "./responder";
+import { messageText } from "./text";
+
+/** Instructions live in system messages and the last user message; older turns are only history. */
+function instructionText(messages: ChatMessage[]): { instructions: string; lastUser: string } {
+  const lastUser = messageText([...messages].reverse().find((message) => message.role === "user"));
+  const system = messages.filter((message) => message.role === "system" || message.role === "developer").map((message) => messageText(message));
+  return { instructions: [...system, lastUser].join("\n"), lastUser };
+}
+
+/** The tutor answer: extractive over `[n]` sources when there are any, generic and uncited otherwise. */
+function answerFor(messages: ChatMessage[], instructions: string, lastUser: string): string {
+  let sources = parseSources(lastUser);
+  if (sources.length === 0) {
+    sources = parseSources(messages.filter((message) => message.role === "system").map((message) => messageText(message)).join("\n"));
+  }
+  const question = extractQuestion(lastUser);
+  if (sources.length > 0) return extractiveAnswer(sources, question);
+  return genericAnswer(question, /general knowledge|conocimiento general/i.test(instructions));
+}
+
+export function offlineReply(request: ChatRequest): ChatReply {
+  const { messages } = request;
+  const { instructions, lastUser } = instructionText(messages);
+  if (isIntentPrompt(instructions)) return { content: classifyIntent(instructions, lastUser) };
+  if (isModuleSelectionPrompt(instructions)) return { content: selectModules(instructions) };
+  if (isSummaryPrompt(instructions)) return { content: summarizeConversation(instructions) };
+
+  const last = messages[messages.length - 1];
+  if (request.tools && request.tools.length > 0) {
+    if (last?.role === "tool") return { content: summarizeToolResults(messages) };
+    if (last?.role === "user") {
+      const call = toolCallFor(request.tools, lastUser);
+      if (call) return { toolCalls: [call] };
+    }
+  }
+
+  const answer = answerFor(messages, instructions, lastUser);
+  const format = request.response_format;
+  if (wantsJson(instructions, format?.type)) {
+    const schema = format?.type === "json_schema" ? format.json_schema?.schema : undefined;
+    return { content: jsonReply(instructions, lastUser, answer, schema) };
+  }
+  return { content: answer };
+}
+
+export function createOfflineResponder(): Responder {
+  return {
+    reply: offlineReply,
+    embed: (texts, dimensions) => hashedEmbeddings(texts, dimensions),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The Koa application: request ids, access logs, error mapping, JSON bodies, routes and Bull
+ * Board. Built from explicit dependencies so tests run it in-process against real services.
+ */
+import { randomUUID } from "node:crypto";
+import { bodyParser } from "@koa/bodyparser";
+import Koa from "koa";
+import { withRequestId } from "../lib/logger";
+import { mountBullBoard } from "./bull-board";
+import type { ServerDeps } from "./deps";
+import { errorMiddleware } from "./errors";
+import { authRoutes } from "./routes/auth";
+import { chatRoutes } from "./routes/chat/routes";
+import { healthRoutes } from "./routes/health";
+
+const JSON_LIMIT = "64kb";
+
+export function createApp(deps: ServerDeps): Koa {
+  const app = new Koa({ proxy: true });
+  const log = deps.log;
+
+  app.use(async (ctx, next) => {
+    const requestId = ctx.get("x-request-id") || randomUUID();
+    ctx.set("X-Request-Id", requestId);
+    const started = performance.now();
+    await withRequestId(requestId, async () => {
+      try {
+        await next();
+      } finally {
+        if (ctx.path !== "/healthz") {
+          log.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, "request");
+        }
+      }
+    });
+  });
+  app.use(errorMiddleware(log));
+  app.use(
+    bodyParser({
+      enableTypes: ["json"],
+      jsonLimit: JSON_LIMIT,
+      onError: (error) => {
+        throw Object.assign(error, { status: (error as { status?: number }).status ?? 400 });
+      },
+    }),
+  );
+
+  for (const router of [healthRoutes(deps), authRoutes(deps), chatRoutes(deps)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  mountBullBoard(app, deps);
+  return app;
+}

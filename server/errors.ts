@@ -1,0 +1,61 @@
+/**
+ * HTTP errors with a stable code. Anything thrown that is not an HttpError becomes a 500
+ * with a generic message (and a log line); everything else keeps its status and code.
+ */
+import type { Middleware } from "koa";
+import { ZodError } from "zod";
+import type { Logger } from "pino";
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "HttpError";
+  }
+}
+
+export const badRequest = (message: string, details?: Record<string, unknown>): HttpError => new HttpError(400, "VALIDATION_ERROR", message, details);
+export const unauthorized = (message = "Authentication required"): HttpError => new HttpError(401, "UNAUTHORIZED", message);
+export const forbidden = (message = "You do not have access to this resource"): HttpError => new HttpError(403, "FORBIDDEN", message);
+export const notFound = (what: string): HttpError => new HttpError(404, "NOT_FOUND", `${what} not found`);
+
+/** Turns a zod failure into a 400 that names each bad field. */
+export function fromZod(error: ZodError, where = "body"): HttpError {
+  const fields = error.issues.map((issue) => ({ path: [where, ...issue.path].join("."), message: issue.message }));
+  const summary = fields.map((f) => `${f.path}: ${f.message}`).join("; ");
+  return new HttpError(400, "VALIDATION_ERROR", `Invalid request: ${summary}`, { fields });
+}
+
+/** The outermost middleware: every error leaves as `{"error": {"code", "message"}}`. */
+export function errorMiddleware(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, "NOT_FOUND", `No route for ${ctx.method} ${ctx.path}`);
+    } catch (caught) {
+      const error = normalise(caught);
+      if (error.status >= 500) log.error({ err: caught, path: ctx.path }, "request failed");
+      ctx.status = error.status;
+      ctx.body = { error: { code: error.code, message: error.message, ...(error.details ?? {}) } };
+      const retryAfter = error.details?.retry_after;
+      if (typeof retryAfter === "number") ctx.set("Retry-After", String(retryAfter));
+    }
+  };
+}
+
+function normalise(caught: unknown): HttpError {
+  if (caught instanceof HttpError) return caught;
+  if (caught instanceof ZodError) return fromZod(caught);
+  const status = (caught as { status?: number; statusCode?: number })?.status ?? (caught as { statusCode?: number })?.statusCode;
+  // Errors raised by Koa middleware (body parser: malformed JSON, too large, wrong type).
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    const codes: Record<number, string> = { 400: "BAD_REQUEST", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE" };
+    const message = status === 400 ? "Malformed request body: expected valid JSON" : ((caught as Error).message ?? "Bad request");
+    return new HttpError(status, codes[status] ?? "BAD_REQUEST", message);
+  }
+  return new HttpError(500, "INTERNAL_ERROR", "Something went wrong on our side; the request was not completed");
+}

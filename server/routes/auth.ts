@@ -1,0 +1,33 @@
+/**
+ * Sign-in for local use. `dev-login` trades a seeded user's email for a token; it exists for
+ * the embedded demo and is off unless DEV_LOGIN_ENABLED is set. Production deployments sign
+ * tokens in their identity provider with the same claims and JWT_SECRET.
+ */
+import Router from "@koa/router";
+import { z } from "zod";
+import { findUserByEmail } from "../../db/queries/users";
+import { HttpError, fromZod, unauthorized } from "../errors";
+import type { ServerDeps } from "../deps";
+
+const devLoginBody = z.object({ email: z.email({ error: "email must be a valid email address" }) });
+
+export function authRoutes(deps: ServerDeps): Router {
+  const router = new Router({ prefix: "/api/v1/auth" });
+
+  router.post("/dev-login", async (ctx) => {
+    if (!deps.config.DEV_LOGIN_ENABLED) {
+      throw new HttpError(404, "NOT_FOUND", "dev-login is disabled (set DEV_LOGIN_ENABLED=true to enable it outside embedded mode)");
+    }
+    const parsed = devLoginBody.safeParse(ctx.request.body ?? {});
+    if (!parsed.success) throw fromZod(parsed.error);
+    const user = await findUserByEmail(deps.db, parsed.data.email);
+    if (!user) throw unauthorized("No user with that email");
+    const token = await deps.tokens.sign({ userId: user.id, orgId: user.org_id, role: user.role });
+    ctx.body = {
+      token,
+      user: { id: user.id, org_id: user.org_id, email: user.email, name: user.name, role: user.role, department: user.department, locale: user.locale },
+    };
+  });
+
+  return router;
+}

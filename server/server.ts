@@ -1,0 +1,63 @@
+/**
+ * Builds the server's dependencies from config and starts HTTP + Socket.IO. Shutdown runs in
+ * order: stop accepting HTTP, close sockets, then queues, Redis and the database pool.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Config, requireSetting } from "../lib/config";
+import { componentLogger } from "../lib/logger";
+import { createDb } from "../db/knex";
+import { createRedis } from "../queues/connection";
+import { TurnEventLog } from "../queues/events/turn-stream";
+import { JobProducer } from "../queues/producer";
+import { createApp } from "./app";
+import { TokenService } from "./auth/tokens";
+import type { ServerDeps } from "./deps";
+import { attachGateway } from "./sockets/gateway";
+
+export interface RunningServer {
+  url: string;
+  deps: ServerDeps;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, { port = config.PORT, host = config.HOST } = {}): Promise<RunningServer> {
+  const log = componentLogger("server");
+  const redisUrl = requireSetting(config, "REDIS_URL");
+  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX });
+  const redis = createRedis(redisUrl, "producer");
+  const queueRedis = createRedis(redisUrl, "worker");
+  const deps: ServerDeps = {
+    config,
+    log,
+    db,
+    redis,
+    producer: new JobProducer(queueRedis),
+    events: new TurnEventLog(redis, { ttlSeconds: config.EVENT_STREAM_TTL_SECONDS, maxEvents: config.EVENT_STREAM_MAX_EVENTS }),
+    tokens: new TokenService(requireSetting(config, "JWT_SECRET"), config.JWT_TTL_SECONDS),
+  };
+
+  const app = createApp(deps);
+  const httpServer = createServer(app.callback());
+  const gateway = await attachGateway(httpServer, deps, () => createRedis(redisUrl, "subscriber"));
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(port, host, () => resolve());
+  });
+  const address = httpServer.address() as AddressInfo;
+  const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
+  log.info({ url }, "server listening");
+
+  return {
+    url,
+    deps,
+    async close() {
+      httpServer.closeIdleConnections?.();
+      await gateway.close(); // also closes the HTTP server
+      await deps.producer.close();
+      await Promise.allSettled([redis.quit(), queueRedis.quit()]);
+      await db.destroy();
+      log.info("server stopped");
+    },
+  };
+}

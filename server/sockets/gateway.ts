@@ -1,0 +1,107 @@
+/**
+ * The Socket.IO gateway. The handshake must carry a valid JWT; a socket joins its
+ * `user:<id>` room at once and a `session:<id>` room only after the database says the
+ * session is its own. Turn events come from workers over one Redis channel and are handed to
+ * local sockets through TurnDelivery (replay + exactly-once); other rooms use the Redis
+ * adapter, so any server node can deliver.
+ */
+import type { Server as HttpServer } from "node:http";
+import { createAdapter } from "@socket.io/redis-adapter";
+import type { Redis } from "ioredis";
+import { Server, type Socket } from "socket.io";
+import { z } from "zod";
+import { findOwnedSession } from "../../db/queries/chat-sessions";
+import { TURN_EVENTS_CHANNEL, parseEnvelope } from "../../queues/events/turn-stream";
+import { roomForSession, roomForUser, type ClientToServerEvents, type JoinAck, type ServerToClientEvents, type TurnEvent } from "../../queues/events/contract";
+import type { Principal } from "../auth/tokens";
+import type { ServerDeps } from "../deps";
+import { TurnDelivery } from "./turn-delivery";
+
+const joinRequest = z.object({
+  sessionId: z.uuid(),
+  turnId: z.uuid().optional(),
+  lastSeq: z.number().int().min(0).optional(),
+});
+
+interface SocketData {
+  principal: Principal;
+}
+
+export type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+
+export interface Gateway {
+  io: Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+  close(): Promise<void>;
+}
+
+export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, makeRedis: () => Redis): Promise<Gateway> {
+  const pub = makeRedis();
+  const sub = makeRedis();
+  const turnSub = makeRedis();
+  const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(httpServer, {
+    path: "/socket.io",
+    adapter: createAdapter(pub, sub, { key: "skillnet-socket.io" }),
+    cors: { origin: true, credentials: true },
+  });
+  const delivery = new TurnDelivery(deps.events);
+  const log = deps.log.child({ component: "gateway" });
+
+  io.use(async (socket, next) => {
+    const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+    const principal = typeof token === "string" ? await deps.tokens.verify(token) : null;
+    if (!principal) return next(Object.assign(new Error("UNAUTHORIZED: a valid token is required in auth.token"), { data: { code: "UNAUTHORIZED" } }));
+    socket.data.principal = principal;
+    next();
+  });
+
+  io.on("connection", (socket) => {
+    const { principal } = socket.data;
+    void socket.join(roomForUser(principal.userId));
+
+    socket.on("join", async (raw, ack) => {
+      const reply = typeof ack === "function" ? ack : () => undefined;
+      const parsed = joinRequest.safeParse(raw);
+      if (!parsed.success) return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "join needs {sessionId: UUID, turnId?: UUID, lastSeq?: integer}" } });
+      const { sessionId, turnId: resumeTurn, lastSeq } = parsed.data;
+      try {
+        const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, sessionId);
+        if (!session) return reply({ ok: false, error: { code: "NOT_FOUND", message: "Chat session not found" } });
+        await socket.join(roomForSession(sessionId));
+        // Live events may already be flowing; replay runs in the same per-socket queue.
+        const turnId = resumeTurn ?? (await deps.events.latestTurn(sessionId));
+        const replayed = turnId ? await delivery.replay(socket, turnId, resumeTurn ? (lastSeq ?? 0) : 0) : 0;
+        reply({ ok: true, turnId, replayed } satisfies JoinAck);
+      } catch (error) {
+        log.error({ err: error, sessionId }, "join failed");
+        reply({ ok: false, error: { code: "INTERNAL_ERROR", message: "Could not join the session; please retry" } });
+      }
+    });
+
+    socket.on("leave", async (raw, ack) => {
+      const sessionId = typeof raw?.sessionId === "string" ? raw.sessionId : "";
+      await socket.leave(roomForSession(sessionId));
+      if (typeof ack === "function") ack({ ok: true });
+    });
+  });
+
+  await turnSub.subscribe(TURN_EVENTS_CHANNEL);
+  turnSub.on("message", (_channel, message) => {
+    const envelope = parseEnvelope(message);
+    if (!envelope) return;
+    const members = io.sockets.adapter.rooms.get(envelope.room);
+    if (!members) return;
+    const payload = { ...envelope.data, seq: envelope.seq } as TurnEvent;
+    for (const socketId of members) {
+      const socket = io.sockets.sockets.get(socketId);
+      if (socket) void delivery.deliver(socket, envelope.event, payload).catch((error) => log.warn({ err: error }, "turn event delivery failed"));
+    }
+  });
+
+  return {
+    io,
+    async close() {
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+      await Promise.allSettled([turnSub.quit(), pub.quit(), sub.quit()]);
+    },
+  };
+}

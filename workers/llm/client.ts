@@ -1,0 +1,257 @@
+/**
+ * The one door to language models. Callers name a use case and get text, streamed tokens or
+ * vectors back; the client picks the model chain for that use case, retries transient faults
+ * with backoff (honouring Retry-After), falls through the chain, trips the cooldown breaker,
+ * records usage for every call, and turns whatever went wrong into an LlmError.
+ */
+import OpenAI from "openai";
+import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type { Logger } from "pino";
+import { type Config, type LlmUseCase, modelFor, requireSetting } from "../../lib/config";
+import { ModelCooldowns, modelCooldowns } from "./cooldowns";
+import { classifyFault, LlmError, toLlmError, type Fault } from "./errors";
+import { countMessageTokens, countTokens } from "./tokens";
+
+export type ChatMessage = ChatCompletionMessageParam;
+
+export interface CallContext {
+  useCase: LlmUseCase;
+  orgId?: string | null;
+  userId?: string | null;
+}
+
+export interface ChatOptions {
+  maxTokens?: number;
+  temperature?: number;
+  json?: boolean;
+  tools?: ChatCompletionTool[];
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface ChatResult {
+  content: string;
+  toolCalls: ToolCall[];
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface UsageRecord {
+  orgId: string | null;
+  userId: string | null;
+  useCase: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  durationMs: number;
+  streamed: boolean;
+}
+
+export type UsageSink = (record: UsageRecord) => Promise<void> | void;
+
+export interface LlmClientOptions {
+  usage?: UsageSink;
+  log?: Logger;
+  cooldowns?: ModelCooldowns;
+  /** Retry timing; tests shorten it. */
+  retry?: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Keys pasted with a trailing newline are the most common misconfiguration we see. */
+export const cleanKey = (key: string | undefined): string => (key ?? "").replace(/\s+/g, "") || "not-needed";
+
+const USE_CASE_VARIABLE: Record<LlmUseCase, string> = {
+  tutor: "LLM_MODEL_TUTOR",
+  generation: "LLM_MODEL_GENERATION",
+  evaluation: "LLM_MODEL_EVALUATION",
+  admin: "LLM_MODEL_ADMIN",
+  ingestion: "LLM_MODEL_INGESTION",
+  summary: "LLM_MODEL_TUTOR",
+};
+
+export class LlmClient {
+  private readonly chatApi: OpenAI;
+  private readonly embeddingApi: OpenAI;
+  private readonly cooldowns: ModelCooldowns;
+  private readonly retry: NonNullable<LlmClientOptions["retry"]>;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(
+    private readonly config: Config,
+    private readonly options: LlmClientOptions = {},
+  ) {
+    const baseURL = requireSetting(config, "LLM_BASE_URL");
+    const common = { maxRetries: 0, timeout: config.LLM_TIMEOUT_MS };
+    this.chatApi = new OpenAI({ ...common, baseURL, apiKey: cleanKey(config.LLM_API_KEY) });
+    this.embeddingApi = new OpenAI({
+      ...common,
+      baseURL: config.EMBEDDING_BASE_URL ?? baseURL,
+      apiKey: cleanKey(config.EMBEDDING_API_KEY ?? config.LLM_API_KEY),
+    });
+    this.cooldowns = options.cooldowns ?? modelCooldowns;
+    this.retry = options.retry ?? { attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 };
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** The models tried for a use case, in order (a comma-separated setting is a fallback chain). */
+  modelChain(useCase: LlmUseCase): string[] {
+    return modelFor(this.config, useCase)
+      .split(",")
+      .map((model) => model.trim())
+      .filter(Boolean);
+  }
+
+  async chat(context: CallContext, messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {
+    return this.acrossChain(context, async (model) => {
+      const started = performance.now();
+      const response = await this.chatApi.chat.completions.create({
+        model,
+        messages,
+        max_tokens: options.maxTokens,
+        temperature: options.temperature,
+        ...(options.json ? { response_format: { type: "json_object" as const } } : {}),
+        ...(options.tools?.length ? { tools: options.tools } : {}),
+      });
+      const message = response.choices[0]?.message;
+      const content = message?.content ?? "";
+      const toolCalls: ToolCall[] = (message?.tool_calls ?? [])
+        .filter((call) => call.type === "function")
+        .map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+      const result: ChatResult = {
+        content,
+        toolCalls,
+        model,
+        promptTokens: response.usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
+        completionTokens: response.usage?.completion_tokens ?? countTokens(content),
+      };
+      await this.record(context, result, performance.now() - started, false);
+      return result;
+    });
+  }
+
+  /**
+   * Streams a completion, calling `onToken` for each piece of text as it arrives. A failure
+   * before the first token is retried like any call; after it, the stream is not restarted
+   * here (the caller already showed text): the error surfaces with `partial: true`.
+   */
+  async stream(context: CallContext, messages: ChatMessage[], options: ChatOptions, onToken: (text: string) => Promise<void> | void): Promise<ChatResult> {
+    return this.acrossChain(context, async (model, markPartial) => {
+      const started = performance.now();
+      const stream = await this.chatApi.chat.completions.create({
+        model,
+        messages,
+        max_tokens: options.maxTokens,
+        temperature: options.temperature,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let content = "";
+      let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+      for await (const chunk of stream) {
+        if (chunk.usage) usage = chunk.usage;
+        const piece = chunk.choices[0]?.delta?.content;
+        if (piece) {
+          markPartial();
+          content += piece;
+          await onToken(piece);
+        }
+      }
+      const result: ChatResult = {
+        content,
+        toolCalls: [],
+        model,
+        promptTokens: usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
+        completionTokens: usage?.completion_tokens ?? countTokens(content),
+      };
+      await this.record(context, result, performance.now() - started, true);
+      return result;
+    });
+  }
+
+  /** Embeds texts with the E5 `query: ` / `passage: ` prefixes when the model expects them. */
+  async embed(texts: string[], kind: "query" | "passage", context?: Omit<CallContext, "useCase">): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const model = this.config.EMBEDDING_MODEL;
+    const input = this.config.embeddingPrefixes ? texts.map((text) => `${kind}: ${text}`) : texts;
+    return this.withRetries(async () => {
+      const started = performance.now();
+      const response = await this.embeddingApi.embeddings.create({ model, input });
+      const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding as number[]);
+      if (context) {
+        await this.record({ ...context, useCase: "ingestion" }, { model: `embedding:${model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 }, performance.now() - started, false);
+      }
+      return vectors;
+    }, { variable: "EMBEDDING_MODEL", model }, () => false);
+  }
+
+  private async acrossChain<T>(context: CallContext, call: (model: string, markPartial: () => void) => Promise<T>): Promise<T> {
+    const chain = this.modelChain(context.useCase);
+    const keyOf = (model: string): string => `${this.chatApi.baseURL}|${model}`;
+    const ordered = this.cooldowns.order(chain.map(keyOf)).map((key) => key.slice(key.indexOf("|") + 1));
+    let last: LlmError | undefined;
+    for (const model of ordered) {
+      try {
+        let partial = false;
+        return await this.withRetries(() => call(model, () => (partial = true)), { variable: USE_CASE_VARIABLE[context.useCase], model }, () => partial);
+      } catch (error) {
+        if (!(error instanceof LlmError)) throw error;
+        last = error;
+        if (error.options.partial) throw error;
+        this.options.log?.warn({ model, code: error.code, useCase: context.useCase }, "model failed; trying the next in the chain");
+      }
+    }
+    throw last ?? new LlmError("LLM_CONFIG_ERROR", `No model configured; set ${USE_CASE_VARIABLE[context.useCase]} or LLM_MODEL.`);
+  }
+
+  private async withRetries<T>(call: () => Promise<T>, context: { variable: string; model: string }, isPartial: () => boolean): Promise<T> {
+    let fault: Fault = { kind: "transient" };
+    for (let attempt = 1; attempt <= this.retry.attempts; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (error instanceof LlmError) throw error;
+        fault = classifyFault(error);
+        const partial = isPartial();
+        const retryable = (fault.kind === "transient" || fault.kind === "rate_limited") && !partial;
+        this.options.log?.warn({ model: context.model, attempt, fault: fault.kind, status: fault.status, partial }, "model call failed");
+        if (!retryable || attempt === this.retry.attempts) {
+          this.cooldowns.trip(`${this.chatApi.baseURL}|${context.model}`, fault.kind, fault.retryAfterMs);
+          throw toLlmError(fault, { ...context, partial });
+        }
+        const backoff = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
+        await this.sleep(fault.retryAfterMs !== undefined ? Math.min(fault.retryAfterMs, 60_000) : backoff);
+      }
+    }
+    throw toLlmError(fault, context);
+  }
+
+  private async record(context: CallContext, result: Pick<ChatResult, "model" | "promptTokens" | "completionTokens">, durationMs: number, streamed: boolean): Promise<void> {
+    if (!this.options.usage) return;
+    try {
+      await this.options.usage({
+        orgId: context.orgId ?? null,
+        userId: context.userId ?? null,
+        useCase: context.useCase,
+        model: result.model,
+        promptTokens: result.promptTokens,
+        completionTokens: result.completionTokens,
+        durationMs: Math.round(durationMs),
+        streamed,
+      });
+    } catch (error) {
+      // Usage is observability: losing a row must never fail the user's turn.
+      this.options.log?.warn({ err: error }, "could not record LLM usage");
+    }
+  }
+}
+
+function asCountable(message: ChatMessage): { role: string; content: string } {
+  const content = typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? "");
+  return { role: message.role, content };
+}

@@ -1,0 +1,91 @@
+/**
+ * Our LLM errors. Business logic and clients never see a provider's exception: after retries
+ * and fallbacks every fault is one of three codes, each with an HTTP status, a message that
+ * says what to do, and never the provider's raw text or a key.
+ */
+import OpenAI from "openai";
+
+export type LlmErrorCode = "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" | "LLM_RATE_LIMITED";
+
+const STATUS: Record<LlmErrorCode, number> = { LLM_UNAVAILABLE: 502, LLM_CONFIG_ERROR: 503, LLM_RATE_LIMITED: 429 };
+
+export class LlmError extends Error {
+  readonly httpStatus: number;
+  constructor(
+    readonly code: LlmErrorCode,
+    message: string,
+    readonly options: { retryAfterSeconds?: number; recoveryHint?: string; partial?: boolean } = {},
+  ) {
+    super(message);
+    this.name = "LlmError";
+    this.httpStatus = STATUS[code];
+  }
+}
+
+/** How a provider failure should be handled. */
+export type FaultKind = "transient" | "rate_limited" | "auth" | "not_found" | "rejected";
+
+export interface Fault {
+  kind: FaultKind;
+  status?: number;
+  retryAfterMs?: number;
+}
+
+export function classifyFault(error: unknown): Fault {
+  if (error instanceof OpenAI.APIConnectionError) return { kind: "transient" };
+  if (error instanceof OpenAI.APIError) {
+    const status = error.status;
+    if (status === 429) return { kind: "rate_limited", status, retryAfterMs: retryAfterMs(error.headers) };
+    if (status === 401 || status === 403) return { kind: "auth", status };
+    if (status === 404) return { kind: "not_found", status };
+    if (status === undefined || status >= 500 || status === 408 || status === 409) return { kind: "transient", status, retryAfterMs: retryAfterMs(error.headers) };
+    return { kind: "rejected", status };
+  }
+  // `TypeError: terminated`, socket resets and aborted streams: the connection died mid-way.
+  return { kind: "transient" };
+}
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const value = headers?.get?.("retry-after-ms") ?? undefined;
+  if (value && Number.isFinite(Number(value))) return Number(value);
+  const seconds = headers?.get?.("retry-after");
+  if (!seconds) return undefined;
+  if (Number.isFinite(Number(seconds))) return Number(seconds) * 1000;
+  const date = Date.parse(seconds);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** The error a caller sees once retries and the fallback chain are exhausted. */
+export function toLlmError(fault: Fault, context: { variable: string; model: string; partial?: boolean }): LlmError {
+  const partial = context.partial ?? false;
+  switch (fault.kind) {
+    case "rate_limited": {
+      const retryAfterSeconds = Math.max(1, Math.ceil((fault.retryAfterMs ?? 60_000) / 1000));
+      return new LlmError("LLM_RATE_LIMITED", "The language model is rate limiting requests right now.", {
+        retryAfterSeconds,
+        recoveryHint: `Wait about ${retryAfterSeconds} s and send the message again.`,
+        partial,
+      });
+    }
+    case "auth":
+      return new LlmError("LLM_CONFIG_ERROR", `The language model rejected our credentials; check ${context.variable.replace(/_MODEL.*$/, "_API_KEY")}.`, {
+        recoveryHint: "An operator needs to fix the API key; retrying will not help.",
+        partial,
+      });
+    case "not_found":
+      return new LlmError("LLM_CONFIG_ERROR", `The model "${context.model}" or its endpoint was not found; check ${context.variable} and the base URL.`, {
+        recoveryHint: "An operator needs to fix the model configuration; retrying will not help.",
+        partial,
+      });
+    case "rejected":
+      return new LlmError("LLM_CONFIG_ERROR", `The language model rejected the request (HTTP ${fault.status}); check ${context.variable} and the provider's limits.`, {
+        recoveryHint: "An operator needs to check the model configuration.",
+        partial,
+      });
+    case "transient":
+      return new LlmError("LLM_UNAVAILABLE", "The language model is unavailable right now.", {
+        recoveryHint: "Try again in a minute.",
+        partial,
+      });
+  }
+}

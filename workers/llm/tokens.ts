@@ -1,0 +1,38 @@
+/**
+ * Token counting with tiktoken's cl100k_base: close enough for every provider to make budget,
+ * truncation and cost decisions. One encoder per process (loading it is the expensive part).
+ */
+import { get_encoding, type Tiktoken } from "tiktoken";
+
+let encoder: Tiktoken | undefined;
+
+export function countTokens(text: string): number {
+  encoder ??= get_encoding("cl100k_base");
+  return encoder.encode(text, "all").length;
+}
+
+export interface CountableMessage {
+  role: string;
+  content?: string | null;
+  name?: string;
+}
+
+/** Chat messages cost their text plus a per-message frame (role and delimiters) and reply priming. */
+export function countMessageTokens(messages: CountableMessage[]): number {
+  let total = 2;
+  for (const message of messages) {
+    total += 4 + countTokens(message.role) + countTokens(message.content ?? "");
+    if (message.name) total += countTokens(message.name) - 1;
+  }
+  return total;
+}
+
+/** The longest prefix of `text` that fits in `maxTokens`, cut at a line or word boundary. */
+export function truncateToTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
+  encoder ??= get_encoding("cl100k_base");
+  const tokens = encoder.encode(text, "all");
+  if (tokens.length <= maxTokens) return { text, truncated: false };
+  const decoded = new TextDecoder().decode(encoder.decode(tokens.slice(0, Math.max(0, maxTokens))));
+  const boundary = Math.max(decoded.lastIndexOf("\n"), decoded.lastIndexOf(" "));
+  return { text: boundary > decoded.length * 0.8 ? decoded.slice(0, boundary) : decoded, truncated: true };
+}
