@@ -61,3 +61,8 @@ export function getLogger(): Logger {
 export function componentLogger(component: string, bindings: Record<string, unknown> = {}): Logger {
   return getLogger().child({ component, ...bindings });
 }
+
+/** Tests change LOG_LEVEL between runs; this drops the cached root logger. */
+export function resetLogger(): void {
+  root = undefined;
+}

@@ -5,10 +5,10 @@
  * before the write transaction so a slow model never holds a transaction open.
  */
 import { createHash } from "node:crypto";
-import type { Db } from "../knex";
-import { toVectorLiteral } from "../knex";
+import { toVectorLiteral, type Db } from "../knex";
 import { DEMO_COURSES, type CourseKey } from "./demo-courses";
 import { DEMO_DOCUMENTS, documentFullText, sectionText, type DocumentKey } from "./demo-documents";
+import { DEMO_IDS, exerciseId, exerciseRefId, fixedId, lessonId, moduleId } from "./demo-ids";
 import {
   DEMO_ADMIN_EMAIL,
   DEMO_ATTEMPTS,
@@ -18,8 +18,9 @@ import {
   DEMO_SKILL_CATEGORIES,
   DEMO_USER_SKILLS,
   DEMO_USERS,
-  type ExerciseRef,
 } from "./demo-people";
+
+export { DEMO_IDS };
 
 export interface SeedDependencies {
   /** Embeds document passages (the caller adds any model-specific prefix). */
@@ -37,28 +38,6 @@ export interface DemoOrganisation {
   moduleIds: Record<CourseKey, string[]>;
   documentIds: Record<DocumentKey, string>;
 }
-
-/** `5eed0000-<kind>-4000-8000-<n>`: valid v4-shaped UUIDs that are recognisable in logs. */
-function fixedId(kind: number, n: number): string {
-  return `5eed0000-${kind.toString(16).padStart(4, "0")}-4000-8000-${n.toString(16).padStart(12, "0")}`;
-}
-
-const courseIndex = (key: CourseKey): number => DEMO_COURSES.findIndex((course) => course.key === key);
-const moduleId = (c: number, m: number): string => fixedId(5, (c + 1) * 100 + m + 1);
-const lessonId = (c: number, m: number, l: number): string => fixedId(6, (c + 1) * 10_000 + (m + 1) * 100 + l + 1);
-const exerciseId = (c: number, m: number, l: number, e: number): string =>
-  fixedId(7, ((c + 1) * 10_000 + (m + 1) * 100 + l + 1) * 100 + e + 1);
-const exerciseRefId = (ref: ExerciseRef): string => exerciseId(courseIndex(ref.course), ref.module, ref.lesson, ref.exercise);
-
-/** The ids the seed writes, known without touching the database (tests, fixtures, docs). */
-export const DEMO_IDS = {
-  orgId: fixedId(1, 1),
-  slug: "acme",
-  adminId: fixedId(2, 1),
-  employeeId: fixedId(2, 2),
-  courseIds: Object.fromEntries(DEMO_COURSES.map((course, i) => [course.key, fixedId(4, i + 1)])) as Record<CourseKey, string>,
-  documentIds: Object.fromEntries(DEMO_DOCUMENTS.map((doc, i) => [doc.key, fixedId(3, i + 1)])) as Record<DocumentKey, string>,
-} as const;
 
 const daysFromNow = (days: number): Date => new Date(Date.now() + days * 86_400_000);
 const json = (value: unknown): string => JSON.stringify(value);

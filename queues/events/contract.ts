@@ -41,7 +41,7 @@ export interface TurnEventPayloads {
   citations: { citations: Citation[] };
   suggestions: { suggestions: string[] };
   done: { messageId: string; tokensUsed: number; retrievalSource: RetrievalSource; retrievalLatencyMs: number; generationLatencyMs: number };
-  error: { code: ErrorCode; message: string; retryAfter?: number; recoveryHint?: string };
+  error: { code: ErrorCode; message: string; retryAfter?: number; recoveryHint?: string; willRetry?: boolean };
 }
 
 export type TurnEventName = keyof TurnEventPayloads;

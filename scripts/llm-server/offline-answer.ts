@@ -44,7 +44,7 @@ export function extractQuestion(text: string): string {
   return [first, ...lines.slice(index + 1)].join("\n").trim();
 }
 
-interface Candidate {
+export interface Candidate {
   marker: number;
   sentence: string;
   score: number;
@@ -59,9 +59,8 @@ function cite(sentence: string, marker: number): string {
   return match ? `${match[1]} [${marker}]${match[2] === ":" || match[2] === ";" ? "." : match[2]}` : `${sentence.trim()} [${marker}].`;
 }
 
-/** The best 2–3 source sentences for the question, in reading order, each cited. */
-export function extractiveAnswer(sources: Source[], question: string): string {
-  const language = detectLanguage(question);
+/** Every source sentence with its overlap with the question, best first; ties keep reading order. */
+export function rankSentences(sources: Source[], question: string): Candidate[] {
   const questionStems = stemSet(question);
   const candidates: Candidate[] = [];
   for (const source of sources) {
@@ -69,13 +68,20 @@ export function extractiveAnswer(sources: Source[], question: string): string {
       candidates.push({ marker: source.marker, sentence, score: sharedStems(questionStems, stemSet(sentence)), order: candidates.length });
     }
   }
-  // Stable sort: ties keep reading order, so an earlier source wins.
-  const ranked = [...candidates].sort((a, b) => b.score - a.score);
+  // Array.prototype.sort is stable, so on equal scores the earlier source wins.
+  return candidates.sort((a, b) => b.score - a.score);
+}
+
+/** The best 2–3 source sentences for the question, in reading order, each cited. */
+export function extractiveAnswer(sources: Source[], question: string): string {
+  const language = detectLanguage(question);
+  const ranked = rankSentences(sources, question);
   let chosen = ranked.filter((candidate) => candidate.score > 0).slice(0, MAX_SENTENCES);
   if (chosen.length < 2) {
     // Too little overlap to pick by relevance: add the best sentence's neighbour (or the opening) for context.
-    const anchor = chosen[0] ?? candidates[0];
-    const next = candidates.find((candidate) => anchor && candidate.order === anchor.order + 1 && candidate.marker === anchor.marker);
+    const inOrder = [...ranked].sort((a, b) => a.order - b.order);
+    const anchor = chosen[0] ?? inOrder[0];
+    const next = inOrder.find((candidate) => anchor && candidate.order === anchor.order + 1 && candidate.marker === anchor.marker);
     chosen = [anchor, next].filter((candidate): candidate is Candidate => candidate !== undefined);
   }
   chosen.sort((a, b) => a.order - b.order);

@@ -4,11 +4,11 @@
  * answers with heuristics — never refusing, never inventing a citation, same input → same output.
  */
 import { hashedEmbeddings } from "./hashed-embeddings";
-import { extractQuestion, extractiveAnswer, genericAnswer, parseSources } from "./offline-answer";
+import { type Source, extractQuestion, extractiveAnswer, genericAnswer, parseSources, rankSentences } from "./offline-answer";
 import { classifyIntent, isIntentPrompt, isModuleSelectionPrompt, isSummaryPrompt, jsonReply, selectModules, summarizeConversation, wantsJson } from "./offline-tasks";
 import { summarizeToolResults, toolCallFor } from "./offline-tools";
 import type { ChatMessage, ChatReply, ChatRequest, Responder } from "./responder";
-import { messageText } from "./text";
+import { messageText, splitSentences } from "./text";
 
 /** Instructions live in system messages and the last user message; older turns are only history. */
 function instructionText(messages: ChatMessage[]): { instructions: string; lastUser: string } {
@@ -17,15 +17,30 @@ function instructionText(messages: ChatMessage[]): { instructions: string; lastU
   return { instructions: [...system, lastUser].join("\n"), lastUser };
 }
 
-/** The tutor answer: extractive over `[n]` sources when there are any, generic and uncited otherwise. */
-function answerFor(messages: ChatMessage[], instructions: string, lastUser: string): string {
+interface Grounding {
+  sources: Source[];
+  question: string;
+}
+
+/** Sources come in the last user message (the tutor's context block), else in a system message. */
+function groundingFor(messages: ChatMessage[], lastUser: string): Grounding {
   let sources = parseSources(lastUser);
   if (sources.length === 0) {
     sources = parseSources(messages.filter((message) => message.role === "system").map((message) => messageText(message)).join("\n"));
   }
-  const question = extractQuestion(lastUser);
+  return { sources, question: extractQuestion(lastUser) };
+}
+
+/** The tutor answer: extractive over `[n]` sources when there are any, generic and uncited otherwise. */
+function answerFor({ sources, question }: Grounding, instructions: string): string {
   if (sources.length > 0) return extractiveAnswer(sources, question);
   return genericAnswer(question, /general knowledge|conocimiento general/i.test(instructions));
+}
+
+/** Sentences a JSON value may be drawn from: source sentences by relevance, else the user's own text. */
+function materialFor({ sources, question }: Grounding, lastUser: string): string[] {
+  if (sources.length > 0) return rankSentences(sources, question).map((candidate) => candidate.sentence);
+  return splitSentences(lastUser).filter((sentence) => !/^\s*json keys\s*:/i.test(sentence));
 }
 
 export function offlineReply(request: ChatRequest): ChatReply {
@@ -44,11 +59,12 @@ export function offlineReply(request: ChatRequest): ChatReply {
     }
   }
 
-  const answer = answerFor(messages, instructions, lastUser);
+  const grounding = groundingFor(messages, lastUser);
+  const answer = answerFor(grounding, instructions);
   const format = request.response_format;
   if (wantsJson(instructions, format?.type)) {
     const schema = format?.type === "json_schema" ? format.json_schema?.schema : undefined;
-    return { content: jsonReply(instructions, lastUser, answer, schema) };
+    return { content: jsonReply(instructions, answer, materialFor(grounding, lastUser), schema) };
   }
   return { content: answer };
 }

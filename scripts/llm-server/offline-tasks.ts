@@ -84,32 +84,35 @@ export function wantsJson(text: string, responseFormatType: string | undefined):
 
 /**
  * A JSON object for prompts that ask for one: the keys named by a `JSON keys:` line (or a
- * `json_schema`), each valued from a `key: value` line in the prompt, else from the sentence that
- * best matches the key, else from the question; otherwise `{"answer": …}`.
+ * `json_schema`), each valued from a `key: value` line in the prompt, else the answer for
+ * answer-like keys, else the material sentence that best matches the key, else the next unused
+ * material sentence; with no keys, `{"answer": …}`. `material` is ordered most relevant first.
  */
-export function jsonReply(prompt: string, userText: string, answer: string, schema?: JsonSchema): string {
+export function jsonReply(prompt: string, answer: string, material: string[], schema?: JsonSchema): string {
   const keysLine = lineValue(prompt, "JSON keys");
   const keys = keysLine ? keysLine.split(",").map((key) => key.trim().replace(/^[`"']|[`"']$/g, "")).filter(Boolean) : [];
   if (keys.length === 0 && schema?.properties) {
-    return JSON.stringify({ ...argumentsFromSchema({ ...schema, required: Object.keys(schema.properties) }, userText), ...("answer" in schema.properties ? { answer } : {}) });
+    const filled = argumentsFromSchema({ ...schema, required: Object.keys(schema.properties) }, material[0] ?? answer);
+    return JSON.stringify({ ...filled, ...("answer" in schema.properties ? { answer } : {}) });
   }
   if (keys.length === 0) return JSON.stringify({ answer });
-  const sentences = splitSentences(userText).filter((sentence) => !/^\s*json keys\s*:/i.test(sentence));
-  const fallback = sentences[0] ?? (userText.trim() || answer);
+  const unused = [...material];
   const result: Record<string, string> = {};
   for (const key of keys) {
-    if (key.toLowerCase() === "answer") {
-      result[key] = answer;
-      continue;
-    }
     const fromLine = lineValue(prompt, key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-    if (fromLine !== undefined && !/^json keys/i.test(key)) {
+    if (fromLine !== undefined) {
       result[key] = fromLine;
       continue;
     }
+    if (/answer|respuesta/i.test(key)) {
+      result[key] = answer;
+      continue;
+    }
     const keyStems = stemSet(key.replace(/[_-]+/g, " "));
-    const best = sentences.map((sentence) => ({ sentence, score: sharedStems(keyStems, stemSet(sentence)) })).sort((a, b) => b.score - a.score)[0];
-    result[key] = best && best.score > 0 ? best.sentence : fallback;
+    const best = unused.map((sentence) => ({ sentence, score: sharedStems(keyStems, stemSet(sentence)) })).sort((a, b) => b.score - a.score)[0];
+    const value = best && best.score > 0 ? best.sentence : (unused[0] ?? material[0] ?? answer);
+    unused.splice(unused.indexOf(value), unused.includes(value) ? 1 : 0);
+    result[key] = value;
   }
   return JSON.stringify(result);
 }

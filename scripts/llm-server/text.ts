@@ -20,8 +20,8 @@ usted y ya yo hola gracias`.split(/\s+/);
 export const STOP_WORDS: ReadonlySet<string> = new Set([...ENGLISH_STOP, ...SPANISH_STOP]);
 
 /** Words that only one of the two languages uses, so counting them tells the languages apart. */
-const ENGLISH_MARKERS = new Set("the is are what how do does i of to in and for my can many much which when where you it this that with have".split(" "));
-const SPANISH_MARKERS = new Set("que el la los las de del en y es son por para con como cuantos cuantas cual cuando donde un una mi mis tengo puedo hay se lo su al esta este".split(" "));
+const ENGLISH_MARKERS = new Set("the is are what how do does i of to in and for my can many much which when where you it this that with have hello hi hey thanks thank".split(" "));
+const SPANISH_MARKERS = new Set("que el la los las de del en y es son por para con como cuantos cuantas cual cuando donde un una mi mis tengo puedo hay se lo su al esta este hola gracias buenos buenas dias".split(" "));
 
 /** Lower-case and strip accents so "Política" and "politica" are the same word. */
 export function foldText(text: string): string {
@@ -90,8 +90,8 @@ export function messageText(message: ChatMessage | undefined): string {
 }
 
 const GREETING_WORDS = new Set(
-  `hi hello hey hiya howdy greetings morning afternoon evening good day thanks thank thx cheers bye goodbye fine great ok okay
-  hola buenas buenos dias tardes noches gracias muchas adios chao saludos tal bien vale genial perfecto`.split(/\s+/),
+  `hi hello hey hiya howdy greetings morning afternoon evening good day thanks thank thx cheers bye goodbye fine great ok okay lot much appreciated appreciate awesome nice see later
+  hola buenas buenos dias tardes noches gracias muchas adios chao saludos tal bien vale genial perfecto mil luego pronto`.split(/\s+/),
 );
 
 /** A message that is only a greeting, thanks or small talk (every content word is a greeting word). */

@@ -1,0 +1,81 @@
+/**
+ * Search over an org's document chunks: pgvector cosine (HNSW) and `simple` full-text.
+ * Vector search runs in a short transaction that raises `hnsw.ef_search` to at least k and,
+ * where pgvector supports it (0.8+), turns on iterative scans, so the org filter cannot leave
+ * the index with fewer than k rows to return.
+ */
+import type { Db } from "../knex";
+import { toVectorLiteral } from "../knex";
+
+export interface ChunkHit {
+  id: string;
+  document_id: string;
+  document_title: string;
+  content: string;
+  position: number;
+  metadata: { heading?: string | null; page_start?: number | null; page_end?: number | null; position?: number };
+  similarity: number;
+  text_rank: number;
+}
+
+let iterativeScan: boolean | undefined;
+
+async function supportsIterativeScan(db: Db): Promise<boolean> {
+  if (iterativeScan === undefined) {
+    const row = await db("pg_extension").select("extversion").where({ extname: "vector" }).first();
+    const [major = 0, minor = 0] = String(row?.extversion ?? "0.0").split(".").map(Number);
+    iterativeScan = major > 0 || minor >= 8;
+  }
+  return iterativeScan;
+}
+
+export interface VectorSearchOptions {
+  orgId: string;
+  embedding: number[];
+  limit: number;
+  minSimilarity: number;
+  documentId?: string;
+}
+
+export async function vectorSearch(db: Db, { orgId, embedding, limit, minSimilarity, documentId }: VectorSearchOptions): Promise<ChunkHit[]> {
+  const iterative = await supportsIterativeScan(db);
+  const vector = toVectorLiteral(embedding);
+  return db.transaction(async (trx) => {
+    await trx.raw(`SET LOCAL hnsw.ef_search = ${Math.max(40, limit * 4)}`);
+    if (iterative) await trx.raw("SET LOCAL hnsw.iterative_scan = relaxed_order");
+    const rows = await trx.raw(
+      `SELECT c.id, c.document_id, d.title AS document_title, c.content, c.position, c.metadata,
+              1 - (c.embedding <=> ?::vector) AS similarity, 0 AS text_rank
+         FROM document_chunks c
+         JOIN documents d ON d.id = c.document_id AND d.org_id = c.org_id
+        WHERE c.org_id = ? AND c.embedding IS NOT NULL ${documentId ? "AND c.document_id = ?" : ""}
+        ORDER BY c.embedding <=> ?::vector
+        LIMIT ?`,
+      documentId ? [vector, orgId, documentId, vector, limit] : [vector, orgId, vector, limit],
+    );
+    return (rows.rows as ChunkHit[]).map(normaliseHit).filter((hit) => hit.similarity >= minSimilarity);
+  });
+}
+
+/** Full-text search with OR semantics over the given content words (already stop-word free). */
+export async function keywordSearch(db: Db, { orgId, words, limit }: { orgId: string; words: string[]; limit: number }): Promise<ChunkHit[]> {
+  const terms = [...new Set(words.map((word) => word.replace(/[^\p{L}\p{N}]/gu, "")).filter((word) => word.length > 1))].slice(0, 32);
+  if (terms.length === 0) return [];
+  const query = terms.join(" | ");
+  const rows = await db.raw(
+    `SELECT c.id, c.document_id, d.title AS document_title, c.content, c.position, c.metadata,
+            0 AS similarity, ts_rank_cd(c.tsv, q) AS text_rank
+       FROM document_chunks c
+       JOIN documents d ON d.id = c.document_id AND d.org_id = c.org_id,
+            to_tsquery('simple', ?) q
+      WHERE c.org_id = ? AND c.tsv @@ q
+      ORDER BY text_rank DESC
+      LIMIT ?`,
+    [query, orgId, limit],
+  );
+  return (rows.rows as ChunkHit[]).map(normaliseHit);
+}
+
+function normaliseHit(hit: ChunkHit): ChunkHit {
+  return { ...hit, similarity: Number(hit.similarity), text_rank: Number(hit.text_rank), position: Number(hit.position), metadata: hit.metadata ?? {} };
+}

@@ -1,0 +1,18 @@
+/** What every job handler may use, built once per worker process. */
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Config } from "../lib/config";
+import type { Db } from "../db/knex";
+import type { TurnEventLog } from "../queues/events/turn-stream";
+import type { JobProducer } from "../queues/producer";
+import type { LlmClient } from "./llm/client";
+
+export interface WorkerDeps {
+  config: Config;
+  log: Logger;
+  db: Db;
+  redis: Redis;
+  events: TurnEventLog;
+  producer: JobProducer;
+  llm: LlmClient;
+}

@@ -1,0 +1,111 @@
+/**
+ * Runs BullMQ workers for the queues config names, each with its concurrency. Every job's
+ * payload is parsed before the handler sees it; a malformed job fails without retry.
+ * Errors are rethrown so BullMQ's retry policy applies; nothing is swallowed.
+ */
+import { UnrecoverableError, Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { type Config, requireSetting } from "../lib/config";
+import { componentLogger } from "../lib/logger";
+import { createDb } from "../db/knex";
+import { createRedis } from "../queues/connection";
+import { TurnEventLog } from "../queues/events/turn-stream";
+import { QUEUE_NAMES, QUEUE_PREFIX, isQueueName, type QueueName } from "../queues/names";
+import { payloadSchemas } from "../queues/payloads";
+import { JobProducer } from "../queues/producer";
+import type { WorkerDeps } from "./deps";
+import { checkEmbeddingDimensions } from "./embedding-check";
+import { HANDLERS } from "./handlers";
+import { LlmClient, type LlmClientOptions } from "./llm/client";
+import { buildRegistry, type JobHandler } from "./registry";
+import { usageLogSink } from "./usage-log";
+
+/** `all` or `tutor-generate:50,ingest-embed:2` → queue → concurrency. */
+export function parseQueueSelection(spec: string, defaultConcurrency: number): Map<QueueName, number> {
+  const selection = new Map<QueueName, number>();
+  if (spec.trim() === "all") {
+    for (const name of QUEUE_NAMES) selection.set(name, defaultConcurrency);
+    return selection;
+  }
+  for (const part of spec.split(",")) {
+    const [name = "", concurrency] = part.trim().split(":");
+    if (!isQueueName(name)) throw new Error(`WORKER_QUEUES names an unknown queue "${name}"; known: ${QUEUE_NAMES.join(", ")}`);
+    selection.set(name, concurrency ? Number(concurrency) : defaultConcurrency);
+  }
+  return selection;
+}
+
+export interface RunningWorkers {
+  deps: WorkerDeps;
+  workers: Worker[];
+  close(): Promise<void>;
+}
+
+export async function startWorkers(config: Config, options: { llm?: LlmClientOptions; skipEmbeddingCheck?: boolean } = {}): Promise<RunningWorkers> {
+  const log = componentLogger("worker");
+  const selection = parseQueueSelection(config.WORKER_QUEUES, config.WORKER_CONCURRENCY);
+  const registry = buildRegistry(HANDLERS, [...selection.keys()]);
+  const redisUrl = requireSetting(config, "REDIS_URL");
+  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX });
+  const redis = createRedis(redisUrl, "worker");
+  const llm = new LlmClient(config, { usage: usageLogSink(db), log, ...options.llm });
+  const deps: WorkerDeps = {
+    config,
+    log,
+    db,
+    redis,
+    llm,
+    producer: new JobProducer(redis),
+    events: new TurnEventLog(redis, { ttlSeconds: config.EVENT_STREAM_TTL_SECONDS, maxEvents: config.EVENT_STREAM_MAX_EVENTS }),
+  };
+  try {
+    if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
+  } catch (error) {
+    await Promise.allSettled([redis.quit(), db.destroy()]);
+    throw error;
+  }
+
+  const connections: Redis[] = [];
+  const workers = [...selection].map(([queue, concurrency]) => {
+    const connection = createRedis(redisUrl, "worker");
+    connections.push(connection);
+    const worker = new Worker(queue, (job) => runJob(registry.get(queue)!, job, deps), { connection, prefix: QUEUE_PREFIX, concurrency });
+    worker.on("error", (error) => log.error({ err: error, queue }, "worker error"));
+    return worker;
+  });
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  log.info({ queues: Object.fromEntries(selection) }, "workers started");
+
+  return {
+    deps,
+    workers,
+    async close() {
+      await Promise.all(workers.map((worker) => worker.close()));
+      await deps.producer.close();
+      await Promise.allSettled([redis.quit(), ...connections.map((c) => c.quit())]);
+      await db.destroy();
+      log.info("workers stopped");
+    },
+  };
+}
+
+async function runJob(handler: JobHandler, job: Job, deps: WorkerDeps): Promise<unknown> {
+  const queue = handler.queue;
+  const parsed = payloadSchemas[queue].safeParse(job.data);
+  const log = deps.log.child({ queue, jobId: job.id, sessionId: job.data?.sessionId, turnId: job.data?.turnId });
+  if (!parsed.success) {
+    log.error({ issues: parsed.error.issues }, "malformed job payload; failing without retry");
+    throw new UnrecoverableError(`malformed ${queue} payload: ${parsed.error.message}`);
+  }
+  const context = { job, data: parsed.data, deps, log } as Parameters<JobHandler["perform"]>[0];
+  try {
+    return await handler.perform(context);
+  } catch (error) {
+    const attempts = job.opts.attempts ?? 1;
+    const willRetry = !(error instanceof UnrecoverableError) && job.attemptsMade + 1 < attempts;
+    log.warn({ err: error, attempt: job.attemptsMade + 1, attempts, willRetry }, "job attempt failed");
+    await handler.onAttemptFailed?.(context, error, willRetry).catch((e) => log.error({ err: e }, "onAttemptFailed failed"));
+    if (!willRetry) await handler.onFinalFailure?.(context, error).catch((e) => log.error({ err: e }, "onFinalFailure failed"));
+    throw error;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Assembles the message list for one answer: system prompt, the cached summary, the raw
+ * recent turns and the current question with its sources, fitted to the model's window
+ * without ever cutting the system prompt or the question.
+ */
+import { findSessionInOrg } from "../../db/queries/chat-sessions";
+import { listMessagesBeforeTurn } from "../../db/queries/chat-messages";
+import type { WorkerDeps } from "../deps";
+import type { ChatMessage } from "../llm/client";
+import { fitMessagesToContext } from "../llm/context-window";
+import { countTokens } from "../llm/tokens";
+import { rawWindow, toTurns } from "./history";
+import { tutorSystemPrompt, tutorUserMessage } from "./prompts";
+import { budgetsFor } from "./retrieval/budgets";
+import type { RetrievalOutcome } from "./retrieval/types";
+import type { TurnContext } from "./turn-context";
+
+export async function buildTutorMessages(deps: WorkerDeps, turn: TurnContext, retrieval: RetrievalOutcome, model: string): Promise<ChatMessage[]> {
+  const budgets = budgetsFor(model);
+  const [session, earlier] = await Promise.all([
+    findSessionInOrg(deps.db, turn.orgId, turn.sessionId),
+    listMessagesBeforeTurn(deps.db, turn.orgId, turn.sessionId, turn.turnId),
+  ]);
+  const messages: ChatMessage[] = [{ role: "system", content: tutorSystemPrompt({ ...turn, rung: retrieval.rung, intent: retrieval.intent }) }];
+  if (session?.summary) {
+    messages.push({ role: "system", content: `Summary of the earlier conversation: ${session.summary}` });
+  }
+
+  // Newest turns first until the history budget is spent, then back in order.
+  const history: ChatMessage[] = [];
+  let spent = 0;
+  for (const past of rawWindow(toTurns(earlier), session?.summary ? session.summary_turn_count : 0).reverse()) {
+    const pair: ChatMessage[] = [{ role: "user", content: past.user }];
+    if (past.assistant) pair.push({ role: "assistant", content: past.assistant });
+    const cost = countTokens(past.user) + countTokens(past.assistant ?? "") + 8;
+    if (spent + cost > budgets.history) break;
+    history.unshift(...pair);
+    spent += cost;
+  }
+  messages.push(...history, { role: "user", content: tutorUserMessage(turn.question, retrieval.sources) });
+  return fitMessagesToContext(messages as Array<ChatMessage & { role: string; content: string }>, model, budgets.generationReserve);
+}

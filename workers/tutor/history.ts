@@ -1,0 +1,47 @@
+/**
+ * Conversation memory: the session's cached summary plus the turns it does not cover, the
+ * last six at least, raw. The summary is refreshed off the critical path by `chat-summarise`
+ * when six more turns have aged out of the raw window since the last refresh.
+ */
+import type { ChatMessageRow } from "../../db/queries/chat-messages";
+
+export const RAW_TURNS = 6;
+export const SUMMARY_EVERY = 6;
+
+export interface Turn {
+  user: string;
+  assistant: string | null;
+}
+
+/** Groups complete messages into turns, oldest first. */
+export function toTurns(messages: Pick<ChatMessageRow, "role" | "content" | "turn_id">[]): Turn[] {
+  const turns = new Map<string, Turn>();
+  for (const message of messages) {
+    const turn = turns.get(message.turn_id) ?? { user: "", assistant: null };
+    if (message.role === "user") turn.user = message.content;
+    else turn.assistant = message.content;
+    turns.set(message.turn_id, turn);
+  }
+  return [...turns.values()].filter((turn) => turn.user);
+}
+
+/** The turns a prompt shows raw: everything the summary does not cover (at least the last RAW_TURNS). */
+export function rawWindow(turns: Turn[], summaryTurnCount: number): Turn[] {
+  const from = Math.min(Math.max(0, summaryTurnCount), Math.max(0, turns.length - RAW_TURNS));
+  return turns.slice(from);
+}
+
+/**
+ * How many turns a fresh summary should cover after a session reaches `totalTurns`, or null
+ * when the cached one is still good enough.
+ */
+export function summaryDue(totalTurns: number, summaryTurnCount: number, hasSummary: boolean): number | null {
+  const agedOut = totalTurns - RAW_TURNS;
+  if (agedOut <= 0) return null;
+  if (!hasSummary || agedOut - summaryTurnCount >= SUMMARY_EVERY) return agedOut;
+  return null;
+}
+
+export function transcript(turns: Turn[]): string {
+  return turns.map((turn) => `Employee: ${turn.user}${turn.assistant ? `\nTutor: ${turn.assistant}` : ""}`).join("\n");
+}

@@ -1,0 +1,71 @@
+/**
+ * Intent of one tutor turn. Obvious cases (greetings, thanks, progress questions, in Spanish
+ * and English) are settled by heuristics without a model call; the rest by one short,
+ * deterministic call. Anything the model answers outside the five labels is cross_course.
+ */
+import type { LlmClient } from "../llm/client";
+import { normalise } from "./language";
+
+export const INTENTS = ["in_course", "cross_course", "progress", "chitchat", "off_topic"] as const;
+export type Intent = (typeof INTENTS)[number];
+
+const GREETINGS = new Set([
+  "hola", "hi", "hello", "hey", "buenas", "buenos dias", "buenas tardes", "buenas noches", "good morning", "good afternoon",
+  "gracias", "muchas gracias", "thanks", "thank you", "thanks a lot", "adios", "bye", "goodbye", "hasta luego", "ok", "vale", "genial", "perfecto", "great",
+]);
+
+const PROGRESS_PHRASES = [
+  "mi progreso", "my progress", "mi nota", "mis notas", "my score", "my scores", "my grade", "my grades", "cuanto llevo", "como voy",
+  "how am i doing", "fecha limite", "fechas limite", "deadline", "deadlines", "mis cursos", "my courses", "my enrollments", "repasos pendientes",
+  "reviews due", "what should i review", "que deberia repasar", "mis habilidades", "my skills",
+];
+
+export interface IntentInput {
+  message: string;
+  courseTitle: string | null;
+  lessonTitle: string | null;
+}
+
+/** The heuristic verdict, or null when the model has to decide. */
+export function heuristicIntent(message: string): Intent | null {
+  const text = normalise(message);
+  if (GREETINGS.has(text) || GREETINGS.has(text.replace(/^(hola|hi|hello|hey) /, ""))) return "chitchat";
+  if (PROGRESS_PHRASES.some((phrase) => ` ${text} `.includes(` ${phrase} `))) return "progress";
+  return null;
+}
+
+export function classificationPrompt({ message, courseTitle, lessonTitle }: IntentInput): string {
+  return [
+    "You classify the intent of an employee's message to the tutor of a corporate learning platform.",
+    "Choose exactly one label:",
+    "- in_course: about the content of the course the employee is currently taking",
+    "- cross_course: about company knowledge that may span several topics or documents",
+    "- progress: about their own progress, scores, deadlines, skills or pending reviews",
+    "- chitchat: greetings, thanks, small talk",
+    "- off_topic: unrelated to work or learning (sports, politics, celebrities…)",
+    "",
+    `The employee is ${courseTitle ? "inside a course" : "not inside any course"}.`,
+    `Course: ${courseTitle ?? "None"}`,
+    `Current lesson: ${lessonTitle ?? "None"}`,
+    "",
+    `Employee message: ${JSON.stringify(message)}`,
+    "",
+    "Reply with the label only.",
+  ].join("\n");
+}
+
+export function parseIntent(reply: string): Intent {
+  const label = reply.trim().toLowerCase().replace(/[^a-z_]/g, " ").trim().split(/\s+/)[0] ?? "";
+  return (INTENTS as readonly string[]).includes(label) ? (label as Intent) : "cross_course";
+}
+
+export async function classifyIntent(
+  llm: LlmClient,
+  input: IntentInput,
+  call: { orgId: string; userId: string },
+): Promise<{ intent: Intent; decidedBy: "heuristic" | "model" }> {
+  const heuristic = heuristicIntent(input.message);
+  if (heuristic) return { intent: heuristic, decidedBy: "heuristic" };
+  const reply = await llm.chat({ useCase: "tutor", ...call }, [{ role: "user", content: classificationPrompt(input) }], { maxTokens: 20, temperature: 0 });
+  return { intent: parseIntent(reply.content), decidedBy: "model" };
+}

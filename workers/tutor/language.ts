@@ -1,0 +1,40 @@
+/** Just enough language detection to answer and suggest in the employee's language (es/en). */
+export type Language = "es" | "en";
+
+const SPANISH = new Set(["que", "qué", "el", "la", "los", "las", "de", "del", "y", "en", "es", "por", "para", "cómo", "como", "cuál", "cual", "cuántos", "cuantos", "cuándo", "cuando", "puedo", "tengo", "hay", "una", "un", "mi", "mis", "se", "con", "sobre", "dónde", "donde", "hola", "gracias", "necesito", "quiero"]);
+const ENGLISH = new Set(["the", "is", "are", "what", "how", "do", "does", "i", "my", "of", "to", "in", "can", "when", "where", "which", "a", "an", "and", "for", "with", "about", "hello", "hi", "thanks", "need", "want", "have"]);
+
+export function detectLanguage(text: string, fallback: Language = "en"): Language {
+  let es = 0;
+  let en = 0;
+  for (const word of text.toLowerCase().match(/[\p{L}]+/gu) ?? []) {
+    if (SPANISH.has(word)) es++;
+    if (ENGLISH.has(word)) en++;
+  }
+  if (/[¿¡ñáéíóú]/i.test(text)) es += 2;
+  if (es === en) return fallback;
+  return es > en ? "es" : "en";
+}
+
+/** Lower case, no accents, no punctuation: the form heuristics compare. */
+export function normalise(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .replace(/[^\p{L}\p{N}\s]/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+const STOP_WORDS = new Set([
+  ...["que", "el", "la", "los", "las", "de", "del", "y", "en", "es", "por", "para", "como", "cual", "cuales", "cuantos", "cuantas", "cuando", "un", "una", "unos", "mi", "mis", "se", "con", "sobre", "donde", "lo", "al", "me", "te", "su", "sus", "hay", "puedo", "tengo", "son", "esta", "este", "o", "si", "no"],
+  ...["the", "is", "are", "what", "how", "do", "does", "i", "my", "of", "to", "in", "can", "when", "where", "which", "a", "an", "and", "for", "with", "about", "it", "on", "be", "have", "has", "at", "or", "if", "me", "you", "your", "there", "this", "that", "we", "our", "many", "much", "any", "get"],
+]);
+
+/** Content words of a text (normalised, stop words removed), for keyword search and overlap scores. */
+export function contentWords(text: string): string[] {
+  return normalise(text)
+    .split(" ")
+    .filter((word) => word.length > 1 && !STOP_WORDS.has(word));
+}

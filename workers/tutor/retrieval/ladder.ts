@@ -1,0 +1,121 @@
+/**
+ * The retrieval ladder. Intent picks the path (DB facts, PageIndex with scoped fallback,
+ * hybrid search, or nothing); when the chunk paths come back empty the next rung is the whole
+ * text of an enrolled course's source document; below that, general knowledge. The server
+ * decides the rung here, never the model, and no rung refuses.
+ */
+import { vectorSearch } from "../../../db/queries/knowledge-search";
+import { enrolledCourseDocuments } from "../../../db/queries/learner";
+import type { RetrievalSource } from "../../../queues/events/contract";
+import type { WorkerDeps } from "../../deps";
+import { countTokens, truncateToTokens } from "../../llm/tokens";
+import type { Intent } from "../intent";
+import { contentWords } from "../language";
+import type { TurnContext } from "../turn-context";
+import { budgetsFor } from "./budgets";
+import { SIMILARITY_FLOOR, hybridSearch, toSource } from "./hybrid-search";
+import { pageIndexSearch } from "./page-index";
+import { progressFacts } from "./progress";
+import { numbered, type RetrievalOutcome, type RetrievedSource } from "./types";
+
+/** Below this many tokens PageIndex context is too thin to answer from. */
+export const THIN_CONTEXT_TOKENS = 200;
+
+export const TRUNCATION_MARKER = {
+  en: "\n\n[… the rest of this document was cut to fit the context window …]",
+  es: "\n\n[… el resto de este documento se ha recortado para caber en el contexto …]",
+};
+
+type Source = Omit<RetrievedSource, "index">;
+
+export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, intent: Intent): Promise<RetrievalOutcome> {
+  const started = performance.now();
+  const budget = budgetsFor(deps.llm.modelChain("generation")[0] ?? "").retrievedContext;
+  const finish = (partial: Omit<RetrievalOutcome, "latencyMs" | "intent">): RetrievalOutcome => ({
+    ...partial,
+    intent,
+    latencyMs: Math.round(performance.now() - started),
+  });
+
+  if (intent === "chitchat" || intent === "off_topic") {
+    return finish({ rung: "general", source: "none", sources: [], truncated: false });
+  }
+  if (intent === "progress") {
+    const sources = await progressFacts(deps.db, turn);
+    return finish({ rung: "chunks", source: "db", sources: numbered(sources), truncated: false });
+  }
+
+  let source: RetrievalSource;
+  let found: Source[];
+  if (intent === "in_course" && turn.courseId) {
+    found = await pageIndexSearch(deps, { ...turn, courseId: turn.courseId, courseTitle: turn.courseTitle ?? "" , question: turn.question });
+    source = "pageindex";
+    if (tokensOf(found) < THIN_CONTEXT_TOKENS && turn.sourceDocumentId) {
+      const [embedding] = await deps.llm.embed([turn.question], "query", turn);
+      const scoped = await vectorSearch(deps.db, { orgId: turn.orgId, embedding: embedding!, limit: 5, minSimilarity: SIMILARITY_FLOOR, documentId: turn.sourceDocumentId });
+      if (scoped.length > 0) {
+        found = [...found, ...scoped.map(toSource)];
+        source = "scoped_fallback";
+      }
+    }
+  } else {
+    found = await hybridSearch(deps, { ...turn, question: turn.question });
+    source = "semantic";
+  }
+
+  if (found.length > 0) {
+    const { sources, truncated } = fitToBudget(found, budget, turn.language);
+    return finish({ rung: "chunks", source, sources: numbered(sources), truncated });
+  }
+
+  const document = await wholeDocument(deps, turn, budget);
+  if (document) return finish({ rung: "document", source, sources: numbered([document.source]), truncated: document.truncated });
+  return finish({ rung: "general", source: "none", sources: [], truncated: false });
+}
+
+/**
+ * The document rung: the current course's source document, else the enrolled course whose
+ * document shares words with the question. A document that shares nothing is not forced on
+ * an unrelated question — that question belongs on the general rung.
+ */
+async function wholeDocument(deps: WorkerDeps, turn: TurnContext, budget: number): Promise<{ source: Source; truncated: boolean } | null> {
+  const candidates = await enrolledCourseDocuments(deps.db, turn.orgId, turn.userId, turn.courseId, contentWords(turn.question));
+  const chosen = candidates.find((doc) => doc.course_id === turn.courseId) ?? candidates.find((doc) => doc.rank > 0);
+  if (!chosen) return null;
+  const fitted = truncateToTokens(chosen.full_text, budget);
+  return {
+    truncated: fitted.truncated,
+    source: {
+      document: chosen.title,
+      section: null,
+      page: null,
+      sourceType: "document",
+      sourceId: chosen.document_id,
+      content: fitted.truncated ? fitted.text + TRUNCATION_MARKER[turn.language] : fitted.text,
+    },
+  };
+}
+
+function tokensOf(sources: Source[]): number {
+  return sources.reduce((sum, s) => sum + countTokens(s.content), 0);
+}
+
+/** Keeps sources in order while they fit; the first one is cut rather than dropped. */
+export function fitToBudget(sources: Source[], budget: number, language: TurnContext["language"]): { sources: Source[]; truncated: boolean } {
+  const kept: Source[] = [];
+  let used = 0;
+  for (const source of sources) {
+    const cost = countTokens(source.content) + 20;
+    if (used + cost <= budget) {
+      kept.push(source);
+      used += cost;
+    } else if (kept.length === 0) {
+      const cut = truncateToTokens(source.content, budget - 20);
+      kept.push({ ...source, content: cut.text + TRUNCATION_MARKER[language] });
+      return { sources: kept, truncated: true };
+    } else {
+      return { sources: kept, truncated: true };
+    }
+  }
+  return { sources: kept, truncated: false };
+}

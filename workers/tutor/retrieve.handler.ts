@@ -1,0 +1,39 @@
+/**
+ * `tutor-retrieve`: runs the retrieval ladder for the intent `tutor-classify` returned and
+ * announces the rung in a `grounding` event, before any token is generated.
+ */
+import { UnrecoverableError } from "bullmq";
+import { defineHandler } from "../registry";
+import { INTENTS, type Intent } from "./intent";
+import { runRetrievalLadder } from "./retrieval/ladder";
+import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
+import { loadTurnContext } from "./turn-context";
+import { turnEmitter } from "./turn-emitter";
+
+export const retrieveHandler = defineHandler({
+  queue: "tutor-retrieve",
+  async perform({ job, data, deps, log }) {
+    const children = Object.values(await job.getChildrenValues()) as Array<{ intent?: Intent }>;
+    const intent = children.find((value) => value?.intent && (INTENTS as readonly string[]).includes(value.intent))?.intent;
+    if (!intent) throw new UnrecoverableError("tutor-retrieve ran without a classification result");
+    const turn = await loadTurnContext(deps, data);
+    const events = turnEmitter(deps.events, data.sessionId, data.turnId);
+    await events.emit("stage", { stage: "retrieve", status: "started" });
+    try {
+      const outcome = await runRetrievalLadder(deps, turn, intent);
+      log.info({ intent, rung: outcome.rung, source: outcome.source, sources: outcome.sources.length, ms: outcome.latencyMs }, "retrieval done");
+      await events.emit("grounding", {
+        rung: outcome.rung,
+        source: outcome.source,
+        sources: outcome.sources.map(({ content: _content, ...source }) => source),
+      });
+      await events.emit("stage", { stage: "retrieve", status: "completed", detail: outcome.rung });
+      return outcome;
+    } catch (error) {
+      throw unrecoverableIfConfig(error);
+    }
+  },
+  async onFinalFailure({ data, deps }, error) {
+    await announceFailure(deps, data, error, false);
+  },
+});
