@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# `npm start`: the whole product on embedded defaults (see scripts/start.ts).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+exec node --import tsx scripts/start.ts "$@"

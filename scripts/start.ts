@@ -1,0 +1,138 @@
+/**
+ * The one-command launcher (`npm start`). Every part missing from the environment is started
+ * here on embedded defaults — PGlite with pgvector for DATABASE_URL, a local redis-server for
+ * REDIS_URL, the offline model server for LLM_BASE_URL — then the database is migrated and
+ * seeded, and the server and workers start as child processes. Ctrl-C stops them all, in
+ * reverse order. Data lives in DATA_DIR (default .data/), so a restart keeps it.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { ConfigError, parseConfig } from "../lib/config";
+import { isPortInUse, spawnUntilReady, type ManagedChild } from "./embedded/child-process";
+import { startEmbeddedRedis } from "./embedded/redis";
+import { prepareDatabase } from "./prepare-database";
+
+const EMBEDDED_PORTS = { postgres: 54329, redis: 6390, llm: 11435 };
+const children: ManagedChild[] = [];
+const say = (line: string): void => void process.stdout.write(`${line}\n`);
+const tsx = (script: string): [string, string[]] => [process.execPath, ["--import", "tsx", script]];
+
+async function main(): Promise<void> {
+  const base = parseConfig(process.env);
+  const dataDir = resolve(base.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+  const embedded: string[] = [];
+
+  if (!base.DATABASE_URL) {
+    await refuseBusyPort(EMBEDDED_PORTS.postgres, "the embedded Postgres", "DATABASE_URL");
+    say("› starting embedded Postgres (PGlite + pgvector)…");
+    const [command, args] = tsx("scripts/embedded/postgres-server.ts");
+    const { child, match } = await spawnUntilReady(command, [...args, "--data-dir", join(dataDir, "pglite"), "--port", String(EMBEDDED_PORTS.postgres)], {
+      name: "postgres",
+      readyPattern: /^READY (\S+)/,
+      timeoutMs: 120_000,
+      env,
+    });
+    children.push(child);
+    env.DATABASE_URL = match[1]!;
+    embedded.push("Postgres");
+  }
+  if (!base.REDIS_URL) {
+    await refuseBusyPort(EMBEDDED_PORTS.redis, "the embedded Redis", "REDIS_URL");
+    say("› starting redis-server (noeviction, append-only)…");
+    const redis = await startEmbeddedRedis({ port: EMBEDDED_PORTS.redis, dataDir: join(dataDir, "redis"), persistent: true, log: say });
+    children.push(redis.child);
+    env.REDIS_URL = redis.url;
+    embedded.push("Redis");
+  }
+  if (!base.LLM_BASE_URL) {
+    await refuseBusyPort(EMBEDDED_PORTS.llm, "the offline model server", "LLM_BASE_URL");
+    say("› starting the offline model server (deterministic, no real LLM)…");
+    const [command, args] = tsx("scripts/offline-llm.ts");
+    const { child, match } = await spawnUntilReady(command, args, {
+      name: "offline-llm",
+      readyPattern: /^READY (\S+)/,
+      env: { ...env, OFFLINE_LLM_PORT: String(EMBEDDED_PORTS.llm), OFFLINE_LLM_HOST: "127.0.0.1" },
+    });
+    children.push(child);
+    env.LLM_BASE_URL = match[1]!;
+    env.LLM_MODEL ??= "offline-extractive";
+    embedded.push("offline model");
+  }
+  env.JWT_SECRET ??= persistentSecret(dataDir);
+  if (!base.DATABASE_URL && process.env.DEV_LOGIN_ENABLED === undefined) env.DEV_LOGIN_ENABLED = "true";
+
+  const config = parseConfig(env);
+  say("› migrating and seeding the demo organisation…");
+  await prepareDatabase(config);
+
+  say("› starting workers and server…");
+  const [workerCmd, workerArgs] = tsx("workers/main.ts");
+  const worker = await spawnUntilReady(workerCmd, workerArgs, { name: "worker", readyPattern: /^READY workers/, env, onOutput: (line) => say(line) });
+  children.push(worker.child);
+  const [serverCmd, serverArgs] = tsx("server/main.ts");
+  const server = await spawnUntilReady(serverCmd, serverArgs, { name: "server", readyPattern: /"server listening"/, env, onOutput: (line) => say(line) });
+  children.push(server.child);
+  for (const child of children) {
+    child.process.once("exit", (code) => {
+      if (!stopping) {
+        say(`✗ ${child.name} exited (code ${code}); stopping everything.`);
+        void stop(1);
+      }
+    });
+  }
+  printBanner(config.PORT, embedded, Boolean(env.DEV_LOGIN_ENABLED === "true"));
+}
+
+function printBanner(port: number, embedded: string[], devLogin: boolean): void {
+  const api = `http://localhost:${port}`;
+  say("");
+  say("skillnet-chat is running.");
+  say(`  API            ${api}/api/v1   (health: ${api}/healthz, readiness: ${api}/readyz)`);
+  say(`  Socket.IO      ${api}/socket.io`);
+  say(`  Bull Board     ${api}/admin/queues   (sign in: ${api}/admin/login?token=<admin token>)`);
+  say(`  Embedded parts ${embedded.length ? embedded.join(", ") : "none (all from the environment)"}`);
+  if (embedded.includes("offline model")) {
+    say("  Model          the bundled OFFLINE model server: extractive answers from company material, hashed");
+    say("                 embeddings. Not a real LLM. Set LLM_BASE_URL/LLM_API_KEY/LLM_MODEL to use one (see README).");
+  }
+  if (devLogin) {
+    say("  Demo users     employee@example.com (employee), admin@example.com (admin), and 8 more employees");
+    say("  Get a token    curl -s -X POST " + `${api}/api/v1/auth/dev-login -H 'content-type: application/json' -d '{"email":"employee@example.com"}'`);
+  }
+  say("  Stop           Ctrl-C");
+  say("");
+}
+
+/** The JWT secret for embedded mode, generated once and kept so tokens survive restarts. */
+function persistentSecret(dataDir: string): string {
+  const file = join(dataDir, "jwt-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(32).toString("hex");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+async function refuseBusyPort(port: number, what: string, variable: string): Promise<void> {
+  if (await isPortInUse(port)) {
+    throw new Error(`Port ${port}, used by ${what}, is busy (another skillnet-chat running?). Stop it, or set ${variable} to use an existing service.`);
+  }
+}
+
+let stopping = false;
+async function stop(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  say("› stopping…");
+  for (const child of [...children].reverse()) await child.stop(15_000).catch(() => undefined);
+  process.exit(code);
+}
+
+process.on("SIGINT", () => void stop(0));
+process.on("SIGTERM", () => void stop(0));
+main().catch(async (error) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : `Start-up failed: ${(error as Error).message}`}\n`);
+  await stop(1);
+});

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `npm test`: the full suite against real Redis, PGlite with pgvector, real BullMQ workers and
+# the scripted model server. The suite starts and stops those parts itself (test/support).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+unset REDIS_URL DATABASE_URL LLM_BASE_URL EMBEDDING_BASE_URL
+node_modules/.bin/tsc --noEmit -p .
+exec node_modules/.bin/mocha "test/**/*.test.ts" "$@"
