@@ -1,0 +1,145 @@
+/** The chat API's edges: auth, ownership, validation, deletion — each a clear error, never a 500. */
+import { expect } from "chai";
+import { api, connect, join, login, waitForTurnEnd, recordEvents } from "../support/client";
+import { useStack, type Stack } from "../support/stack";
+
+describe("chat API edges", function () {
+  this.timeout(60_000);
+  let stack: Stack;
+  let employee: string;
+  let colleague: string;
+
+  before(async function () {
+    this.timeout(120_000);
+    stack = await useStack();
+    employee = (await login(stack.baseUrl, "employee@example.com")).token;
+    const others = await stack.server.deps.db("users").where({ org_id: stack.demo.orgId, role: "employee" }).whereNot({ email: "employee@example.com" }).first();
+    colleague = (await login(stack.baseUrl, others.email)).token;
+  });
+
+  it("refuses requests without a token or with a forged one (401 with a code)", async () => {
+    const missing = await api(stack.baseUrl, "GET", "/api/v1/chat/sessions");
+    expect(missing.status).to.equal(401);
+    expect(missing.body.error.code).to.equal("UNAUTHORIZED");
+    const forged = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: `${employee.slice(0, -4)}abcd`, body: { message: "hi" } });
+    expect(forged.status).to.equal(401);
+  });
+
+  it("refuses a socket handshake without a valid token", async () => {
+    let refused: Error | undefined;
+    try {
+      (await connect(stack.baseUrl, undefined)).disconnect();
+    } catch (error) {
+      refused = error as Error;
+    }
+    expect(refused?.message).to.match(/UNAUTHORIZED/);
+    let forged: Error | undefined;
+    await connect(stack.baseUrl, "not-a-jwt").catch((error) => (forged = error));
+    expect(forged?.message).to.match(/UNAUTHORIZED/);
+  });
+
+  it("rejects malformed input with 400 and a code, storing nothing", async () => {
+    const before = await stack.server.deps.db("chat_messages").count<{ count: string }[]>("* as count").first();
+    const tooLong = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "x".repeat(10_001) } });
+    expect(tooLong.status).to.equal(400);
+    expect(tooLong.body.error.code).to.equal("VALIDATION_ERROR");
+    expect(tooLong.body.error.message).to.match(/10000 characters/);
+    const blank = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "   " } });
+    expect(blank.status).to.equal(400);
+    const badJson = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, rawBody: '{"message": "hi",' });
+    expect(badJson.status).to.equal(400);
+    expect(badJson.body.error.code).to.equal("BAD_REQUEST");
+    const badId = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "hi", context: { session_id: "not-a-uuid" } } });
+    expect(badId.status).to.equal(400);
+    expect(badId.body.error.message).to.match(/session_id/);
+    const unknownCourse = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "hi", context: { course_id: "00000000-0000-4000-8000-000000000000" } } });
+    expect(unknownCourse.status).to.equal(404);
+    const badPathId = await api(stack.baseUrl, "GET", "/api/v1/chat/sessions/123/messages", { token: employee });
+    expect(badPathId.status).to.equal(400);
+    const after = await stack.server.deps.db("chat_messages").count<{ count: string }[]>("* as count").first();
+    expect(after!.count).to.equal(before!.count);
+  });
+
+  it("keeps sessions private: another user's session is a 404 over HTTP and refused over the socket", async () => {
+    const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "What is the refund window?" } });
+    expect(posted.status).to.equal(202);
+    const sessionId = posted.body.session_id;
+
+    const read = await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${sessionId}/messages`, { token: colleague });
+    expect(read.status).to.equal(404);
+    expect(read.body.error.code).to.equal("NOT_FOUND");
+    const remove = await api(stack.baseUrl, "DELETE", `/api/v1/chat/sessions/${sessionId}`, { token: colleague });
+    expect(remove.status).to.equal(404);
+    const hijack = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: colleague, body: { message: "me too", context: { session_id: sessionId } } });
+    expect(hijack.status).to.equal(404);
+    const listed = await api(stack.baseUrl, "GET", "/api/v1/chat/sessions", { token: colleague });
+    expect(listed.body.sessions.map((s: { id: string }) => s.id)).to.not.include(sessionId);
+
+    const socket = await connect(stack.baseUrl, colleague);
+    const received = recordEvents(socket);
+    const ack = await join(socket, { sessionId });
+    expect(ack).to.deep.equal({ ok: false, error: { code: "NOT_FOUND", message: "Chat session not found" } });
+    const invalid = await join(socket, { sessionId: "nope" });
+    expect(invalid.ok).to.equal(false);
+
+    // The owner's turn completes; the refused socket saw none of it.
+    const owner = await connect(stack.baseUrl, employee);
+    const mine = recordEvents(owner);
+    await join(owner, { sessionId });
+    await waitForTurnEnd(mine, posted.body.turn_id);
+    expect(received.filter((e) => e.payload?.sessionId === sessionId)).to.have.length(0);
+    socket.disconnect();
+    owner.disconnect();
+  });
+
+  it("continues a session and deletes it with its messages", async () => {
+    const socket = await connect(stack.baseUrl, employee);
+    const received = recordEvents(socket);
+    const first = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "Can I exchange an item without a receipt?" } });
+    await join(socket, { sessionId: first.body.session_id });
+    await waitForTurnEnd(received, first.body.turn_id);
+    const second = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "And for gift cards?", context: { session_id: first.body.session_id } } });
+    expect(second.status).to.equal(202);
+    expect(second.body.session_id).to.equal(first.body.session_id);
+    await waitForTurnEnd(received, second.body.turn_id);
+    socket.disconnect();
+
+    const messages = await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${first.body.session_id}/messages`, { token: employee });
+    expect(messages.body.messages.map((m: { role: string }) => m.role)).to.deep.equal(["user", "assistant", "user", "assistant"]);
+    expect(messages.body.session.title).to.equal("Can I exchange an item without a receipt?");
+
+    const deleted = await api(stack.baseUrl, "DELETE", `/api/v1/chat/sessions/${first.body.session_id}`, { token: employee });
+    expect(deleted.status).to.equal(204);
+    const left = await stack.server.deps.db("chat_messages").where({ session_id: first.body.session_id }).count<{ count: string }[]>("* as count").first();
+    expect(Number(left!.count)).to.equal(0);
+    const gone = await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${first.body.session_id}/messages`, { token: employee });
+    expect(gone.status).to.equal(404);
+  });
+
+  it("answers health, readiness, dev-login errors and unknown routes with codes", async () => {
+    expect((await api(stack.baseUrl, "GET", "/healthz")).body).to.deep.equal({ status: "ok" });
+    const ready = await api(stack.baseUrl, "GET", "/readyz");
+    expect(ready.status).to.equal(200);
+    expect(ready.body.checks).to.deep.equal({ redis: "ok", postgres: "ok" });
+    const stranger = await api(stack.baseUrl, "POST", "/api/v1/auth/dev-login", { body: { email: "nobody@example.com" } });
+    expect(stranger.status).to.equal(401);
+    const notEmail = await api(stack.baseUrl, "POST", "/api/v1/auth/dev-login", { body: { email: "nope" } });
+    expect(notEmail.status).to.equal(400);
+    const unknown = await api(stack.baseUrl, "GET", "/api/v1/nothing-here", { token: employee });
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body.error.code).to.equal("NOT_FOUND");
+  });
+
+  it("opens Bull Board to admins only", async () => {
+    expect((await api(stack.baseUrl, "GET", "/admin/queues")).status).to.equal(401);
+    expect((await api(stack.baseUrl, "GET", "/admin/queues", { token: employee })).status).to.equal(403);
+    const admin = (await login(stack.baseUrl, "admin@example.com")).token;
+    const board = await api(stack.baseUrl, "GET", "/admin/queues/api/queues", { token: admin });
+    expect(board.status).to.equal(200);
+    expect(board.body.queues.map((q: { name: string }) => q.name)).to.include.members(["tutor-classify", "tutor-retrieve", "tutor-generate", "chat-summarise"]);
+    const signIn = await api(stack.baseUrl, "GET", `/admin/login?token=${admin}`);
+    expect(signIn.status).to.equal(302);
+    expect(signIn.headers.get("set-cookie")).to.match(/skillnet_token=.*httponly/i);
+    expect((await api(stack.baseUrl, "GET", `/admin/login?token=${employee}`)).status).to.equal(403);
+  });
+});
