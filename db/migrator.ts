@@ -9,6 +9,7 @@ import * as platform from "./migrations/20261129000001_platform";
 import * as knowledge from "./migrations/20261129000002_knowledge";
 import * as chat from "./migrations/20261129000003_chat";
 import * as ops from "./migrations/20261129000004_ops";
+import * as ingestion from "./migrations/20261129000005_ingestion";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -22,6 +23,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261129000002_knowledge", migration: knowledge },
   { name: "20261129000003_chat", migration: chat },
   { name: "20261129000004_ops", migration: ops },
+  { name: "20261129000005_ingestion", migration: ingestion },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

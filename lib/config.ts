@@ -28,7 +28,6 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   HOST: z.string().default("0.0.0.0"),
   PORT: port.default(3000),
-  PUBLIC_URL: optionalString,
 
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(8),
@@ -63,6 +62,17 @@ export const configSchema = z.object({
 
   RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+
+  /** BullMQ lock: a job whose worker died is retried after about this long. */
+  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(30_000),
+
+  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive"),
+  CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400),
+  CHUNK_OVERLAP_TOKENS: z.coerce.number().int().min(0).max(2000).default(50),
+  EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(32),
+  /** A document still not indexed after this long is marked FAILED. */
+  INGEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
 
   DATA_DIR: z.string().default(".data"),
 });

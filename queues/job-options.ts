@@ -18,4 +18,7 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   "tutor-generate": base,
   // Summaries are a nicety: low priority, few attempts, never on a turn's critical path.
   "chat-summarise": { ...base, attempts: 2, priority: 10 },
+  "ingest-extract": { ...base, backoff: { type: "exponential", delay: 2_000 } },
+  "ingest-chunk": { ...base, backoff: { type: "exponential", delay: 2_000 } },
+  "ingest-embed": { ...base, attempts: 5, backoff: { type: "exponential", delay: 2_000 } },
 };

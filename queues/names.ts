@@ -7,6 +7,9 @@ export const QUEUE_NAMES = [
   "tutor-retrieve",
   "tutor-generate",
   "chat-summarise",
+  "ingest-extract",
+  "ingest-chunk",
+  "ingest-embed",
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

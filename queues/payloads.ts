@@ -27,11 +27,24 @@ export const summarisePayload = z.object({
 });
 export type SummarisePayload = z.infer<typeof summarisePayload>;
 
+/** One ingestion run of one document; `generation` ties the job to a (re)index request. */
+export const ingestPayload = z.object({
+  orgId: uuid,
+  documentId: uuid,
+  /** Whose `user:<id>` room hears about progress. */
+  userId: uuid,
+  generation: z.number().int().min(0),
+});
+export type IngestPayload = z.infer<typeof ingestPayload>;
+
 export const payloadSchemas = {
   "tutor-classify": tutorTurnPayload,
   "tutor-retrieve": tutorTurnPayload,
   "tutor-generate": tutorTurnPayload,
   "chat-summarise": summarisePayload,
+  "ingest-extract": ingestPayload,
+  "ingest-chunk": ingestPayload,
+  "ingest-embed": ingestPayload,
 } satisfies Record<QueueName, z.ZodType>;
 
 export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

@@ -19,6 +19,8 @@ const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const tsx = (script: string): [string, string[]] => [process.execPath, ["--import", "tsx", script]];
 
 async function main(): Promise<void> {
+  // A .env beside package.json is read like docker compose would; real env vars win.
+  if (existsSync(".env")) process.loadEnvFile(".env");
   const base = parseConfig(process.env);
   const dataDir = resolve(base.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
@@ -29,7 +31,7 @@ async function main(): Promise<void> {
     await refuseBusyPort(EMBEDDED_PORTS.postgres, "the embedded Postgres", "DATABASE_URL");
     say("› starting embedded Postgres (PGlite + pgvector)…");
     const [command, args] = tsx("scripts/embedded/postgres-server.ts");
-    const { child, match } = await spawnUntilReady(command, [...args, "--data-dir", join(dataDir, "pglite"), "--port", String(EMBEDDED_PORTS.postgres)], {
+    const { child, match } = await spawnUntilReady(command, [...args, "--data-dir", join(dataDir, "pglite"), "--port", String(EMBEDDED_PORTS.postgres), "--exit-with-parent"], {
       name: "postgres",
       readyPattern: /^READY (\S+)/,
       timeoutMs: 120_000,

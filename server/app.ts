@@ -11,6 +11,7 @@ import type { ServerDeps } from "./deps";
 import { errorMiddleware } from "./errors";
 import { authRoutes } from "./routes/auth";
 import { chatRoutes } from "./routes/chat/routes";
+import { documentRoutes } from "./routes/documents/routes";
 import { healthRoutes } from "./routes/health";
 
 const JSON_LIMIT = "64kb";
@@ -44,7 +45,7 @@ export function createApp(deps: ServerDeps): Koa {
     }),
   );
 
-  for (const router of [healthRoutes(deps), authRoutes(deps), chatRoutes(deps)]) {
+  for (const router of [healthRoutes(deps), authRoutes(deps), chatRoutes(deps), documentRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

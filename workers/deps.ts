@@ -5,6 +5,7 @@ import type { Config } from "../lib/config";
 import type { Db } from "../db/knex";
 import type { TurnEventLog } from "../queues/events/turn-stream";
 import type { JobProducer } from "../queues/producer";
+import type { UserEventPublisher } from "../queues/events/user-events";
 import type { LlmClient } from "./llm/client";
 
 export interface WorkerDeps {
@@ -13,6 +14,7 @@ export interface WorkerDeps {
   db: Db;
   redis: Redis;
   events: TurnEventLog;
+  userEvents: UserEventPublisher;
   producer: JobProducer;
   llm: LlmClient;
 }

@@ -29,7 +29,7 @@ export async function checkEmbeddingDimensions(config: Config, db: Db, llm: LlmC
   if (column !== null && column !== config.EMBEDDING_DIMENSIONS) {
     throw new EmbeddingDimensionError(
       `EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS} but the database column document_chunks.embedding is vector(${column}). ` +
-        `Set EMBEDDING_DIMENSIONS=${column}, or migrate the column and re-embed every document (scripts/reembed.ts).`,
+        `Set EMBEDDING_DIMENSIONS=${column}, or migrate the column and re-embed every document (npm run reembed -- --alter-dimensions).`,
     );
   }
   let probe: number[] | undefined;

@@ -1,8 +1,11 @@
 /** Every job handler the worker knows; the registry checks this list against the served queues. */
+import { chunkHandler } from "./ingestion/chunk.handler";
+import { embedHandler } from "./ingestion/embed.handler";
+import { extractHandler } from "./ingestion/extract.handler";
 import type { JobHandler } from "./registry";
 import { classifyHandler } from "./tutor/classify.handler";
 import { generateHandler } from "./tutor/generate.handler";
 import { retrieveHandler } from "./tutor/retrieve.handler";
 import { summariseHandler } from "./tutor/summarise.handler";
 
-export const HANDLERS: JobHandler[] = [classifyHandler, retrieveHandler, generateHandler, summariseHandler] as JobHandler[];
+export const HANDLERS: JobHandler[] = [classifyHandler, retrieveHandler, generateHandler, summariseHandler, extractHandler, chunkHandler, embedHandler] as JobHandler[];

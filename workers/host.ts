@@ -10,6 +10,7 @@ import { componentLogger } from "../lib/logger";
 import { createDb } from "../db/knex";
 import { createRedis } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
+import { UserEventPublisher } from "../queues/events/user-events";
 import { QUEUE_NAMES, QUEUE_PREFIX, isQueueName, type QueueName } from "../queues/names";
 import { payloadSchemas } from "../queues/payloads";
 import { JobProducer } from "../queues/producer";
@@ -57,6 +58,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     llm,
     producer: new JobProducer(redis),
     events: new TurnEventLog(redis, { ttlSeconds: config.EVENT_STREAM_TTL_SECONDS, maxEvents: config.EVENT_STREAM_MAX_EVENTS }),
+    userEvents: new UserEventPublisher(redis),
   };
   try {
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
@@ -69,7 +71,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   const workers = [...selection].map(([queue, concurrency]) => {
     const connection = createRedis(redisUrl, "worker");
     connections.push(connection);
-    const worker = new Worker(queue, (job) => runJob(registry.get(queue)!, job, deps), { connection, prefix: QUEUE_PREFIX, concurrency });
+    const worker = new Worker(queue, (job) => runJob(registry.get(queue)!, job, deps), { connection, prefix: QUEUE_PREFIX, concurrency, lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_LOCK_DURATION_MS });
     worker.on("error", (error) => log.error({ err: error, queue }, "worker error"));
     return worker;
   });

@@ -66,6 +66,8 @@ export type JoinAck = { ok: true; turnId: string | null; replayed: number } | { 
 
 export type ServerToClientEvents = {
   [E in TurnEventName]: (payload: TurnEvent<E>) => void;
+} & {
+  document_status: (payload: { documentId: string; status: string; progress?: { done: number; total: number }; error?: string }) => void;
 };
 
 export interface ClientToServerEvents {

@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { applyProtocolLock } from "./pglite-protocol-lock";
 
 const { values } = parseArgs({
   options: {
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "54329" },
     host: { type: "string", default: "127.0.0.1" },
     "max-connections": { type: "string", default: "64" },
+    "exit-with-parent": { type: "boolean", default: false },
   },
 });
 
@@ -36,6 +38,7 @@ const server = new PGLiteSocketServer({
   // The multiplexer needs more than one slot; each process's Knex pool takes up to its max.
   maxConnections: Number(values["max-connections"]),
 });
+if (process.env.PGLITE_PROTOCOL_LOCK !== "off") applyProtocolLock(server);
 await server.start();
 process.stdout.write(`READY postgres://postgres:postgres@${values.host}:${values.port}/postgres\n`);
 
@@ -49,6 +52,8 @@ async function stop(): Promise<void> {
 }
 process.on("SIGINT", () => void stop());
 process.on("SIGTERM", () => void stop());
-// The parent launcher holds our stdin; when it dies without signalling, follow it.
-process.stdin.on("end", () => void stop());
-process.stdin.resume();
+if (values["exit-with-parent"]) {
+  // The launcher holds our stdin; when it dies without signalling, follow it.
+  process.stdin.on("end", () => void stop());
+  process.stdin.resume();
+}

@@ -16,6 +16,7 @@ import { roomForSession, roomForUser, type ClientToServerEvents, type JoinAck, t
 import type { Principal } from "../auth/tokens";
 import type { ServerDeps } from "../deps";
 import { TurnDelivery } from "./turn-delivery";
+import { SOCKET_ADAPTER_KEY } from "../../queues/events/user-events";
 
 const joinRequest = z.object({
   sessionId: z.uuid(),
@@ -40,7 +41,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   const turnSub = makeRedis();
   const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(httpServer, {
     path: "/socket.io",
-    adapter: createAdapter(pub, sub, { key: "skillnet-socket.io" }),
+    adapter: createAdapter(pub, sub, { key: SOCKET_ADAPTER_KEY }),
     cors: { origin: true, credentials: true },
   });
   const delivery = new TurnDelivery(deps.events);

@@ -4,9 +4,11 @@
  * and usage rows, and keys that never reach a log line.
  */
 import { expect } from "chai";
+import { spawnSync } from "node:child_process";
 import { parseConfig } from "../../lib/config";
 import { redactSecrets } from "../../lib/logger";
 import { cleanKey, LlmClient } from "../../workers/llm/client";
+import { estimateCostUsd } from "../../workers/llm/costs";
 import { ModelCooldowns } from "../../workers/llm/cooldowns";
 import { LlmError } from "../../workers/llm/errors";
 import { type ScriptedLlm, startScriptedLlm } from "../support/scripted-llm";
@@ -176,6 +178,30 @@ describe("LlmClient against a scripted provider", function () {
       expect(rows[0]).to.include({ orgId: "org-1", userId: null, useCase: "tutor", streamed: false });
     });
 
+    it("records an embedding call with a caller as `embedding:<model>`, which is priced", async () => {
+      const { client, rows } = makeClient(llm, { EMBEDDING_MODEL: "text-embedding-3-small", EMBEDDING_DIMENSIONS: "1536" });
+      const vectors = await client.embed(["refund window", "gift cards"], "query", { orgId: "org-1", userId: "user-1" });
+      expect(vectors).to.have.length(2);
+      expect(vectors[0]).to.have.length(384, "the scripted server's default");
+      expect(llm.embeddingCalls()[0]?.body.input).to.deep.equal(["refund window", "gift cards"], "no E5 prefixes for OpenAI models");
+      expect(rows).to.have.length(1);
+      expect(rows[0]).to.include({ model: "embedding:text-embedding-3-small", useCase: "ingestion", orgId: "org-1", streamed: false, completionTokens: 0 });
+      expect(rows[0]!.promptTokens).to.be.greaterThan(0);
+      expect(estimateCostUsd(rows[0]!.model, 1_000_000, 0)).to.equal(0.02);
+      llm.reset();
+      await client.embed(["x"], "query");
+      expect(rows).to.have.length(1, "no caller, no row (start-up probes)");
+    });
+
+    it("adds E5 prefixes for E5 models only", async () => {
+      const { client } = makeClient(llm);
+      await client.embed(["refund window"], "query");
+      await client.embed(["Returns are accepted for 30 days."], "passage");
+      expect(llm.embeddingCalls().map((request) => request.body.input)).to.deep.equal([["query: refund window"], ["passage: Returns are accepted for 30 days."]]);
+      expect(await client.embed([], "query")).to.deep.equal([]);
+      expect(llm.embeddingCalls()).to.have.length(2, "an empty batch makes no request");
+    });
+
     it("does not fail the call when the usage sink throws", async () => {
       llm.enqueueReply({ content: "fine" });
       const { client, lines } = makeClient(llm, {}, { usage: () => Promise.reject(new Error("db down")) });
@@ -237,8 +263,25 @@ describe("LlmClient against a scripted provider", function () {
       expect(output).not.to.contain("Invalid Authorization header");
     });
 
+    it("the product's root logger never prints the key when provider errors echo it (child process, LOG_LEVEL=trace)", function () {
+      this.timeout(30_000);
+      const probe = spawnSync(process.execPath, ["--import", "tsx", "test/llm/fixtures/log-probe.ts"], {
+        env: { ...process.env, LOG_LEVEL: "trace", PROBE_KEY: TEST_KEY },
+        encoding: "utf8",
+        timeout: 25_000,
+      });
+      expect(probe.status, probe.stderr).to.equal(0);
+      expect(probe.stdout).to.contain("PROBE DONE");
+      const lines = probe.stdout.split("\n").filter((line) => line.startsWith("{"));
+      expect(lines.some((line) => line.includes("model call failed"))).to.equal(true, "retries are logged");
+      expect(lines.some((line) => line.includes("job attempt failed"))).to.equal(true);
+      expect(lines.some((line) => line.includes("provider said"))).to.equal(true);
+      expect(probe.stdout).not.to.contain(TEST_KEY);
+      expect(probe.stderr).not.to.contain(TEST_KEY);
+    });
+
     it("redactSecrets scrubs bearer tokens and sk- keys from any string", () => {
-      expect(redactSecrets(`401 Incorrect API key provided: Bearer ${TEST_KEY}.`)).to.equal("401 Incorrect API key provided: Bearer [redacted].");
+      expect(redactSecrets(`401 Incorrect API key provided: Bearer ${TEST_KEY}`)).to.equal("401 Incorrect API key provided: Bearer [redacted]");
       expect(redactSecrets(`key=${TEST_KEY}; retry`)).to.equal("key=sk-[redacted]; retry");
       expect(redactSecrets("authorization: Bearer abc.def-ghi_jkl")).to.equal("authorization: Bearer [redacted]");
       expect(redactSecrets("a task-list with no secrets")).to.equal("a task-list with no secrets");

@@ -81,3 +81,19 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/** Uploads one file as multipart/form-data, like a browser form would. */
+export async function upload(baseUrl: string, token: string, file: { name: string; bytes: Buffer; type?: string }, fields: Record<string, string> = {}): Promise<ApiResponse> {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) form.append(key, value);
+  form.append("file", new Blob([new Uint8Array(file.bytes)], { type: file.type ?? "application/octet-stream" }), file.name);
+  const response = await fetch(`${baseUrl}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // keep text
+  }
+  return { status: response.status, body, headers: response.headers };
+}

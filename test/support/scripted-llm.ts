@@ -60,6 +60,8 @@ export interface ScriptedLlm {
   setEmbeddingDimensions(dimensions: number | null): void;
   /** Every request (chat or embeddings) naming `model` answers this status until `null`. */
   failModel(model: string, status: number | null): void;
+  /** Delays every embeddings answer (to catch a worker mid-batch). */
+  setEmbeddingDelay(ms: number): void;
   chatCalls(): RecordedRequest[];
   embeddingCalls(): RecordedRequest[];
   close(): Promise<void>;
@@ -85,6 +87,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
   let override: ScriptedResponder | null = null;
   let embeddingFault: number | null = null;
   let forcedDimensions: number | null = null;
+  let embeddingDelay = 0;
 
   /** Runs synchronously per request, so concurrent requests each take their own queued reply. */
   const intercept = (request: LlmRequest): Interception | undefined => {
@@ -109,7 +112,10 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
     intercept,
     responder: {
       reply: (request) => (override ? override(request) : offline.reply(request)),
-      embed: (texts, dimensions, model) => offline.embed(texts, forcedDimensions ?? dimensions, model),
+      embed: async (texts, dimensions, model) => {
+        if (embeddingDelay > 0) await new Promise((resolve) => setTimeout(resolve, embeddingDelay));
+        return offline.embed(texts, forcedDimensions ?? dimensions, model);
+      },
     },
   });
 
@@ -125,6 +131,10 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
       override = null;
       embeddingFault = null;
       forcedDimensions = null;
+      embeddingDelay = 0;
+    },
+    setEmbeddingDelay(ms) {
+      embeddingDelay = ms;
     },
     setTokenDelay(ms) {
       tokenDelay = ms;

@@ -39,7 +39,7 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
   const [redis, postgres, llm] = await Promise.all([
     findFreePort().then((port) => startEmbeddedRedis({ port, dataDir: join(tempDir!, "redis"), persistent: false, log: noop })),
     findFreePort().then((port) =>
-      spawnUntilReady(process.execPath, ["--import", "tsx", "scripts/embedded/postgres-server.ts", "--port", String(port)], {
+      spawnUntilReady(process.execPath, ["--import", "tsx", "scripts/embedded/postgres-server.ts", "--port", String(port), "--exit-with-parent"], {
         name: "pglite",
         readyPattern: /^READY (\S+)/,
         timeoutMs: 60_000,

@@ -34,6 +34,18 @@ export async function signIn(stack: Stack, email: string): Promise<Learner> {
   return { token, userId: user.id, email, socket, events: recordEvents(socket) };
 }
 
+const created: Learner[] = [];
+
+/**
+ * Disconnects and deletes every employee `freshEmployee` made (their sessions, messages and
+ * enrollments go with them), so other suites see the demo org as seeded.
+ */
+export async function removeFreshEmployees(stack: Stack): Promise<void> {
+  const learners = created.splice(0);
+  for (const learner of learners) learner.socket.disconnect();
+  if (learners.length > 0) await stack.server.deps.db("users").whereIn("id", learners.map((l) => l.userId)).delete();
+}
+
 /** Inserts a brand-new employee of the demo org (optionally enrolled in demo courses) and signs in. */
 export async function freshEmployee(stack: Stack, options: { locale?: "es" | "en"; enrolIn?: CourseKey[] } = {}): Promise<Learner> {
   const db = stack.server.deps.db;
@@ -44,7 +56,9 @@ export async function freshEmployee(stack: Stack, options: { locale?: "es" | "en
   for (const course of options.enrolIn ?? []) {
     await db("enrollments").insert({ org_id: DEMO_IDS.orgId, user_id: row.id, course_id: DEMO_IDS.courseIds[course], status: "in_progress" });
   }
-  return signIn(stack, email);
+  const learner = await signIn(stack, email);
+  created.push(learner);
+  return learner;
 }
 
 export interface Turn {
@@ -71,7 +85,8 @@ export async function ask(stack: Stack, learner: Learner, message: string, conte
   expect(ack).to.include({ ok: true });
   const events = await waitForTurnEnd(learner.events, turnId);
   const stored = await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${sessionId}/messages`, { token: learner.token });
-  const answer = (stored.body.messages as Turn["answer"][] & { turn_id?: string }[]).find((m: any) => m.turn_id === turnId && m.role === "assistant") as Turn["answer"];
+  const messages = stored.body.messages as Array<NonNullable<Turn["answer"]> & { turn_id: string; role: string }>;
+  const answer = messages.find((m) => m.turn_id === turnId && m.role === "assistant");
   const payload = (name: string) => events.find((e) => e.event === name)?.payload;
   return {
     sessionId,

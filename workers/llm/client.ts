@@ -175,7 +175,7 @@ export class LlmClient {
   }
 
   /** Embeds texts with the E5 `query: ` / `passage: ` prefixes when the model expects them. */
-  async embed(texts: string[], kind: "query" | "passage", context?: Omit<CallContext, "useCase">): Promise<number[][]> {
+  async embed(texts: string[], kind: "query" | "passage", context?: Omit<CallContext, "useCase"> & { useCase?: LlmUseCase }): Promise<number[][]> {
     if (texts.length === 0) return [];
     const model = this.config.EMBEDDING_MODEL;
     const input = this.config.embeddingPrefixes ? texts.map((text) => `${kind}: ${text}`) : texts;
@@ -184,7 +184,7 @@ export class LlmClient {
       const response = await this.embeddingApi.embeddings.create({ model, input });
       const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding as number[]);
       if (context) {
-        await this.record({ ...context, useCase: "ingestion" }, { model: `embedding:${model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 }, performance.now() - started, false);
+        await this.record({ useCase: kind === "query" ? "tutor" : "ingestion", ...context }, { model: `embedding:${model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 }, performance.now() - started, false);
       }
       return vectors;
     }, { variable: "EMBEDDING_MODEL", model }, () => false);

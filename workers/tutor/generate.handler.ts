@@ -31,7 +31,9 @@ export const generateHandler = defineHandler({
     if (!retrieval) throw new UnrecoverableError("tutor-generate ran without a retrieval result");
     const turn = await loadTurnContext(deps, data);
 
-    if (job.attemptsMade > 0) await events.emit("stage", { stage: "generate", status: "restart" });
+    // attemptsStarted also counts runs cut short by a dead worker (stalled jobs), which
+    // attemptsMade does not: either way the client may hold partial text to drop.
+    if (job.attemptsMade > 0 || job.attemptsStarted > 1) await events.emit("stage", { stage: "generate", status: "restart" });
     await events.emit("stage", { stage: "generate", status: "started" });
     const model = deps.llm.modelChain("generation")[0] ?? "";
     const messages = await buildTutorMessages(deps, turn, retrieval, model);

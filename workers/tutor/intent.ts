@@ -14,9 +14,10 @@ const GREETINGS = new Set([
   "gracias", "muchas gracias", "thanks", "thank you", "thanks a lot", "adios", "bye", "goodbye", "hasta luego", "ok", "vale", "genial", "perfecto", "great",
 ]);
 
+// Deadlines only in the possessive: "the deadline to return an item" is a policy question.
 const PROGRESS_PHRASES = [
   "mi progreso", "my progress", "mi nota", "mis notas", "my score", "my scores", "my grade", "my grades", "cuanto llevo", "como voy",
-  "how am i doing", "fecha limite", "fechas limite", "deadline", "deadlines", "mis cursos", "my courses", "my enrollments", "repasos pendientes",
+  "how am i doing", "mi fecha limite", "mis fechas limite", "my deadline", "my deadlines", "mis cursos", "my courses", "my enrollments", "repasos pendientes",
   "reviews due", "what should i review", "que deberia repasar", "mis habilidades", "my skills",
 ];
 
@@ -54,9 +55,15 @@ export function classificationPrompt({ message, courseTitle, lessonTitle }: Inte
   ].join("\n");
 }
 
+/** The first label the reply names ("in_course", "Label: in_course", "off-topic", "In course"), else cross_course. */
 export function parseIntent(reply: string): Intent {
-  const label = reply.trim().toLowerCase().replace(/[^a-z_]/g, " ").trim().split(/\s+/)[0] ?? "";
-  return (INTENTS as readonly string[]).includes(label) ? (label as Intent) : "cross_course";
+  const words = `_${reply.toLowerCase().replace(/[^a-z]+/g, "_")}_`;
+  let found: { intent: Intent; at: number } | undefined;
+  for (const intent of INTENTS) {
+    const at = words.indexOf(`_${intent}_`);
+    if (at >= 0 && (!found || at < found.at)) found = { intent, at };
+  }
+  return found?.intent ?? "cross_course";
 }
 
 export async function classifyIntent(

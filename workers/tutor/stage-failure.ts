@@ -11,6 +11,8 @@ import { LlmError } from "../llm/errors";
 import { turnEmitter } from "./turn-emitter";
 
 export function describeFailure(error: unknown): { code: ErrorCode; message: string; retryAfter?: number; recoveryHint?: string } {
+  // A configuration error arrives wrapped by unrecoverableIfConfig; the client must still see its code.
+  if (error instanceof UnrecoverableError && error.cause instanceof LlmError) error = error.cause;
   if (error instanceof LlmError) {
     return { code: error.code, message: error.message, retryAfter: error.options.retryAfterSeconds, recoveryHint: error.options.recoveryHint };
   }
@@ -25,6 +27,10 @@ export async function announceFailure(deps: WorkerDeps, data: TutorTurnPayload, 
 
 /** Configuration errors will fail the same way on every retry: stop at once. */
 export function unrecoverableIfConfig(error: unknown): unknown {
-  if (error instanceof LlmError && error.code === "LLM_CONFIG_ERROR") return new UnrecoverableError(`${error.code}: ${error.message}`);
+  if (error instanceof LlmError && error.code === "LLM_CONFIG_ERROR") {
+    const stop = new UnrecoverableError(`${error.code}: ${error.message}`);
+    stop.cause = error;
+    return stop;
+  }
   return error;
 }

@@ -16,13 +16,34 @@ export interface ScoredHit extends ChunkHit {
   score: number;
 }
 
+/**
+ * The keyword side's floor: a chunk only the keyword search found must contain at least this
+ * share of the question's content words. One shared word ("who" in "Who won the 1998 world
+ * cup?") is not evidence, and letting it through would keep an unrelated question off the
+ * general rung; a rare token the question is about (ZEBRA-7) easily clears it.
+ */
+export const KEYWORD_COVERAGE_FLOOR = 0.5;
+
 export async function hybridSearch(deps: WorkerDeps, { orgId, userId, question }: { orgId: string; userId: string; question: string }): Promise<Omit<RetrievedSource, "index">[]> {
   const [embedding] = await deps.llm.embed([question], "query", { orgId, userId });
+  const words = contentWords(question);
   const [vectorHits, textHits] = await Promise.all([
     vectorSearch(deps.db, { orgId, embedding: embedding!, limit: OVER_RETRIEVE, minSimilarity: SIMILARITY_FLOOR }),
-    keywordSearch(deps.db, { orgId, words: contentWords(question), limit: OVER_RETRIEVE }),
+    keywordSearch(deps.db, { orgId, words, limit: OVER_RETRIEVE }),
   ]);
-  return selectHits(combine(vectorHits, textHits)).map(toSource);
+  const byVector = new Set(vectorHits.map((hit) => hit.id));
+  const relevantText = textHits.filter((hit) => byVector.has(hit.id) || keywordCoverage(words, hit.content) >= KEYWORD_COVERAGE_FLOOR);
+  return selectHits(combine(vectorHits, relevantText)).map(toSource);
+}
+
+/** Share of the question's distinct content words (as keyword search uses them) that occur in `content`. */
+export function keywordCoverage(questionWords: string[], content: string): number {
+  const terms = new Set(questionWords.filter((word) => word.length > 1));
+  if (terms.size === 0) return 0;
+  const present = new Set(contentWords(content));
+  let shared = 0;
+  for (const term of terms) if (present.has(term)) shared++;
+  return shared / terms.size;
 }
 
 /** Merges both hit lists into one score per chunk: 0.7 × cosine + 0.3 × (rank / best rank). */

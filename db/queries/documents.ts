@@ -1,0 +1,68 @@
+/** Documents and their ingestion state, always within one org. */
+import type { Db } from "../knex";
+import type { DocumentStatus } from "../../queues/events/user-events";
+
+export interface DocumentRow {
+  id: string;
+  org_id: string;
+  uploaded_by: string | null;
+  title: string;
+  filename: string;
+  mime_type: string;
+  size_bytes: string | number;
+  content_hash: string;
+  status: DocumentStatus;
+  error: string | null;
+  chunk_count: number;
+  metadata: Record<string, unknown>;
+  ingest_generation: number;
+  processing_started_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+const SUMMARY_COLUMNS = [
+  "id", "org_id", "uploaded_by", "title", "filename", "mime_type", "size_bytes", "content_hash", "status", "error",
+  "chunk_count", "metadata", "ingest_generation", "processing_started_at", "created_at", "updated_at", "completed_at",
+];
+
+export async function findDocument(db: Db, orgId: string, documentId: string): Promise<DocumentRow | undefined> {
+  return db("documents").select(SUMMARY_COLUMNS).where({ id: documentId, org_id: orgId }).first();
+}
+
+export async function findDocumentByHash(db: Db, orgId: string, contentHash: string): Promise<DocumentRow | undefined> {
+  return db("documents").select(SUMMARY_COLUMNS).where({ org_id: orgId, content_hash: contentHash }).first();
+}
+
+export async function listDocuments(db: Db, orgId: string, status?: DocumentStatus): Promise<DocumentRow[]> {
+  const query = db("documents").select(SUMMARY_COLUMNS).where({ org_id: orgId }).orderBy("created_at", "desc").limit(200);
+  if (status) query.andWhere({ status });
+  return query;
+}
+
+export async function coursesUsingDocument(db: Db, orgId: string, documentId: string): Promise<Array<{ id: string; title: string }>> {
+  return db("courses").select("id", "title").where({ org_id: orgId, source_document_id: documentId });
+}
+
+/** Moves a document to a status, but only for the ingestion run that asks (`generation`). */
+export async function setDocumentStatus(
+  db: Db,
+  { orgId, documentId, generation }: { orgId: string; documentId: string; generation: number },
+  status: DocumentStatus,
+  extra: Record<string, unknown> = {},
+): Promise<boolean> {
+  const updated = await db("documents")
+    .where({ id: documentId, org_id: orgId, ingest_generation: generation })
+    .update({ status, updated_at: db.fn.now(), ...extra });
+  return updated > 0;
+}
+
+/** Adds timing figures (ms per stage) to the document's metadata without losing the rest. */
+export async function recordTiming(db: Db, orgId: string, documentId: string, stage: string, ms: number): Promise<void> {
+  await db.raw(
+    `UPDATE documents SET metadata = jsonb_set(coalesce(metadata, '{}'::jsonb), '{timings}', coalesce(metadata->'timings', '{}'::jsonb) || jsonb_build_object(?::text, ?::int))
+      WHERE id = ? AND org_id = ?`,
+    [stage, Math.round(ms), documentId, orgId],
+  );
+}

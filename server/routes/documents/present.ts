@@ -1,0 +1,23 @@
+/** The JSON shape of a document in API responses. */
+import type { DocumentRow } from "../../../db/queries/documents";
+
+export function presentDocument(document: DocumentRow, extra: { courses?: Array<{ id: string; title: string }> } = {}) {
+  const timings = (document.metadata?.timings ?? {}) as Record<string, number>;
+  const total = document.completed_at && document.created_at ? new Date(document.completed_at).getTime() - new Date(document.created_at).getTime() : null;
+  return {
+    id: document.id,
+    title: document.title,
+    filename: document.filename,
+    mime_type: document.mime_type,
+    format: document.metadata?.format ?? null,
+    size_bytes: Number(document.size_bytes),
+    status: document.status,
+    error: document.error,
+    counts: { chunks: document.chunk_count },
+    timings: { ...timings, total_ms: total },
+    created_at: document.created_at,
+    updated_at: document.updated_at,
+    completed_at: document.completed_at,
+    ...(extra.courses ? { courses: extra.courses } : {}),
+  };
+}

@@ -1,0 +1,78 @@
+/** The documents API (admins): upload, list, inspect, delete and re-index company material. */
+import Router from "@koa/router";
+import { coursesUsingDocument, findDocument, listDocuments, type DocumentRow } from "../../../db/queries/documents";
+import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
+import type { ServerDeps } from "../../deps";
+import { HttpError, fromZod, notFound } from "../../errors";
+import { readSingleUpload } from "./multipart";
+import { presentDocument } from "./present";
+import { deleteDocumentQuery, documentParams, listDocumentsQuery, uploadFields } from "./schema";
+import { acceptUpload, queueIngestion } from "./upload-document";
+
+function parse<T>(schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: import("zod").ZodError } }, input: unknown, where: string): T {
+  const result = schema.safeParse(input);
+  if (!result.success) throw fromZod(result.error, where);
+  return result.data;
+}
+
+export function documentRoutes(deps: ServerDeps): Router {
+  const router = new Router({ prefix: "/api/v1/documents" });
+  router.use(requireAuth(deps.tokens), requireRole("admin"));
+
+  router.post("/", async (ctx) => {
+    const principal = principalOf(ctx);
+    const { file, fields } = await readSingleUpload(ctx, { field: "file", maxBytes: deps.config.UPLOAD_MAX_BYTES });
+    const { document, duplicate } = await acceptUpload(deps, principal, file, parse(uploadFields, fields, "body"));
+    ctx.status = duplicate ? 200 : 202;
+    ctx.body = { document_id: document.id, status: document.status, duplicate };
+  });
+
+  router.get("/", async (ctx) => {
+    const { status } = parse(listDocumentsQuery, ctx.query, "query");
+    const documents = await listDocuments(deps.db, principalOf(ctx).orgId, status);
+    ctx.body = { documents: documents.map((document) => presentDocument(document)) };
+  });
+
+  router.get("/:id", async (ctx) => {
+    const { id } = parse(documentParams, ctx.params, "params");
+    const orgId = principalOf(ctx).orgId;
+    const document = await findDocument(deps.db, orgId, id);
+    if (!document) throw notFound("Document");
+    ctx.body = presentDocument(document, { courses: await coursesUsingDocument(deps.db, orgId, id) });
+  });
+
+  router.delete("/:id", async (ctx) => {
+    const { id } = parse(documentParams, ctx.params, "params");
+    const { force } = parse(deleteDocumentQuery, ctx.query, "query");
+    const orgId = principalOf(ctx).orgId;
+    const document = await findDocument(deps.db, orgId, id);
+    if (!document) throw notFound("Document");
+    const courses = await coursesUsingDocument(deps.db, orgId, id);
+    if (courses.length > 0 && force !== "true") {
+      throw new HttpError(409, "DOCUMENT_IN_USE", `This document is the source of ${courses.map((c) => `"${c.title}"`).join(", ")}; delete with ?force=true to detach it`, {
+        courses,
+      });
+    }
+    // Chunks, drafts and the stored file go with the row (ON DELETE CASCADE); courses detach.
+    await deps.db("documents").where({ id, org_id: orgId }).delete();
+    ctx.status = 204;
+  });
+
+  router.post("/:id/reindex", async (ctx) => {
+    const { id } = parse(documentParams, ctx.params, "params");
+    const principal = principalOf(ctx);
+    if (!(await findDocument(deps.db, principal.orgId, id))) throw notFound("Document");
+    const hasFile = await deps.db("document_files").where({ document_id: id, org_id: principal.orgId }).first("document_id");
+    if (!hasFile) throw new HttpError(409, "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
+    const [document] = (await deps.db("documents")
+      .where({ id, org_id: principal.orgId })
+      .update({ ingest_generation: deps.db.raw("ingest_generation + 1"), status: "PENDING", error: null, processing_started_at: null, updated_at: deps.db.fn.now() })
+      .returning("*")) as DocumentRow[];
+    if (!document) throw notFound("Document");
+    await queueIngestion(deps, document, principal.userId);
+    ctx.status = 202;
+    ctx.body = { document_id: id, status: "PENDING", generation: document.ingest_generation };
+  });
+
+  return router;
+}

@@ -1,0 +1,78 @@
+/**
+ * Accepting a document: check type by content and name, deduplicate by SHA-256 within the
+ * org, store the bytes durably with the document row in one transaction, then queue the
+ * first ingestion stage. Same bytes twice → the existing document, nothing queued.
+ */
+import { createHash } from "node:crypto";
+import { ALLOWED_EXTENSIONS, MIME_TYPES, detectFormat } from "../../../lib/document-formats";
+import { findCourse } from "../../../db/queries/courses";
+import { findDocumentByHash, type DocumentRow } from "../../../db/queries/documents";
+import type { Principal } from "../../auth/tokens";
+import type { ServerDeps } from "../../deps";
+import { HttpError, notFound } from "../../errors";
+import type { UploadedFile } from "./multipart";
+
+export interface UploadResult {
+  document: DocumentRow;
+  duplicate: boolean;
+}
+
+export async function acceptUpload(deps: ServerDeps, principal: Principal, file: UploadedFile, fields: { title?: string; course_id?: string }): Promise<UploadResult> {
+  const format = await detectFormat(file.buffer, file.originalname);
+  if (!format) {
+    throw new HttpError(415, "UNSUPPORTED_FILE_TYPE", `Unsupported or mismatched file type. Allowed: ${ALLOWED_EXTENSIONS.join(", ")} (checked by content and name)`, {
+      allowed: ALLOWED_EXTENSIONS,
+    });
+  }
+  if (fields.course_id && !(await findCourse(deps.db, principal.orgId, fields.course_id))) throw notFound("Course");
+
+  const contentHash = createHash("sha256").update(file.buffer).digest("hex");
+  const existing = await findDocumentByHash(deps.db, principal.orgId, contentHash);
+  if (existing) return { document: existing, duplicate: true };
+
+  let document: DocumentRow;
+  try {
+    document = await deps.db.transaction(async (trx) => {
+      const [row] = await trx("documents")
+        .insert({
+          org_id: principal.orgId,
+          uploaded_by: principal.userId,
+          title: fields.title ?? file.originalname.replace(/\.[^.]+$/, ""),
+          filename: file.originalname,
+          mime_type: MIME_TYPES[format],
+          size_bytes: file.size,
+          content_hash: contentHash,
+          status: "PENDING",
+          metadata: JSON.stringify({ format }),
+        })
+        .returning("*");
+      await trx("document_files").insert({ document_id: row.id, org_id: principal.orgId, bytes: file.buffer });
+      if (fields.course_id) await trx("courses").where({ id: fields.course_id, org_id: principal.orgId }).update({ source_document_id: row.id });
+      return row as DocumentRow;
+    });
+  } catch (error) {
+    // Two identical uploads raced; the other one won. Answer with its document.
+    if ((error as { code?: string }).code === "23505") {
+      const winner = await findDocumentByHash(deps.db, principal.orgId, contentHash);
+      if (winner) return { document: winner, duplicate: true };
+    }
+    throw error;
+  }
+  await queueIngestion(deps, document, principal.userId);
+  return { document, duplicate: false };
+}
+
+/** Queues the extract stage for the document's current generation. */
+export async function queueIngestion(deps: ServerDeps, document: Pick<DocumentRow, "id" | "org_id" | "ingest_generation">, userId: string): Promise<void> {
+  try {
+    await deps.producer.enqueue(
+      "ingest-extract",
+      { orgId: document.org_id, documentId: document.id, userId, generation: document.ingest_generation },
+      { jobId: `${document.id}-g${document.ingest_generation}-extract` },
+    );
+  } catch (error) {
+    // The bytes are safe in Postgres; the document stays PENDING and a reindex re-queues it.
+    deps.log.error({ err: error, documentId: document.id }, "could not queue ingestion");
+    throw new HttpError(503, "QUEUE_UNAVAILABLE", "The document was stored but indexing could not be queued; retry with POST /api/v1/documents/:id/reindex");
+  }
+}

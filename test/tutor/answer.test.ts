@@ -1,0 +1,101 @@
+/**
+ * After generation: citations are checked against the sources actually given (an invented
+ * `[9]` is dropped, the stored text is not rewritten), and every model call of a turn is
+ * accounted for in llm_usage_log, tied to the org and the employee.
+ */
+import { expect } from "chai";
+import { DEMO_IDS } from "../../db/seeds/demo-ids";
+import { useStack, type Stack } from "../support/stack";
+import { ask, freshEmployee, removeFreshEmployees, generationRequestsFor, promptOf, scriptedResponder, type Learner } from "./helpers";
+
+describe("the tutor, complete: the answer", function () {
+  this.timeout(60_000);
+  let stack: Stack;
+
+  before(async function () {
+    this.timeout(120_000);
+    stack = await useStack();
+  });
+
+  beforeEach(() => stack.llm.reset());
+  afterEach(() => stack.llm.reset());
+  after(() => removeFreshEmployees(stack));
+
+  async function newLearner(): Promise<Learner> {
+    const learner = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+    return learner;
+  }
+
+  it("drops an invented [9] citation but stores the answer exactly as generated", async () => {
+    const learner = await newLearner();
+    const scripted = "You are taking Returns Essentials [1]. Your manager also mentioned a bonus [9].";
+    stack.llm.setResponder(scriptedResponder({ generation: () => scripted }));
+    const turn = await ask(stack, learner, "What is my progress?");
+
+    expect(turn.grounding.sources.length, "progress facts are sources [1]..[n]").to.be.within(1, 8);
+    expect(turn.citations.map((c) => c.index)).to.deep.equal([1]);
+    expect(turn.citations[0]).to.include({ index: 1, sourceType: "progress", document: "Your courses" });
+    expect(turn.tokens).to.equal(scripted);
+    expect(turn.answer?.content).to.equal(scripted);
+    expect((turn.answer?.metadata.citations as Array<{ index: number }>).map((c) => c.index)).to.deep.equal([1]);
+    expect(turn.names.indexOf("citations")).to.be.greaterThan(turn.names.lastIndexOf("token"));
+    expect(turn.names.at(-1)).to.equal("done");
+  });
+
+  it("cites nothing when the model cites only sources it was never given", async () => {
+    const learner = await newLearner();
+    stack.llm.setResponder(scriptedResponder({ generation: () => "Hello! As [2] and [3] say, welcome." }));
+    const turn = await ask(stack, learner, "hello");
+    expect(turn.grounding.sources).to.deep.equal([]);
+    expect(turn.citations).to.deep.equal([]);
+    expect(turn.answer?.content).to.equal("Hello! As [2] and [3] say, welcome.");
+  });
+
+  it("writes one llm_usage_log row per model call, tied to the org and the employee", async () => {
+    const learner = await newLearner();
+    const question = "How many days do I have to return an item for a refund?";
+    const before = await stack.server.deps.db("llm_usage_log").where({ user_id: learner.userId }).count<{ count: string }[]>("* as count").first();
+    expect(Number(before?.count)).to.equal(0);
+
+    const turn = await ask(stack, learner, question);
+    expect(turn.done).to.not.equal(undefined);
+
+    // This turn's calls: the classifier, the query embedding and the streamed generation.
+    const chatCalls = stack.llm.chatCalls().filter((r) => promptOf(r).includes(question));
+    const embeddingCalls = stack.llm.embeddingCalls().filter((r) => JSON.stringify(r.body?.input ?? "").includes(question));
+    expect(chatCalls).to.have.length(2);
+    expect(embeddingCalls).to.have.length(1);
+
+    const rows = await stack.server.deps.db("llm_usage_log").where({ user_id: learner.userId }).orderBy("created_at");
+    expect(rows).to.have.length(chatCalls.length + embeddingCalls.length);
+    for (const row of rows) expect(row).to.include({ org_id: DEMO_IDS.orgId, user_id: learner.userId });
+
+    const generation = rows.filter((row) => row.use_case === "generation");
+    expect(generation).to.have.length(1);
+    expect(generation[0]).to.include({ streamed: true, model: "scripted-model" });
+    expect(generation[0].prompt_tokens).to.be.greaterThan(0);
+    expect(generation[0].completion_tokens).to.be.greaterThan(0);
+
+    const classification = rows.filter((row) => row.use_case === "tutor");
+    expect(classification).to.have.length(1);
+    expect(classification[0]).to.include({ streamed: false });
+    expect(classification[0].prompt_tokens).to.be.greaterThan(0);
+
+    const embedding = rows.filter((row) => String(row.model).startsWith("embedding:"));
+    expect(embedding).to.have.length(1);
+    expect(embedding[0].prompt_tokens).to.be.greaterThan(0);
+
+    expect(turn.done!).to.have.property("tokensUsed", generation[0].prompt_tokens + generation[0].completion_tokens);
+  });
+
+  it("the generation prompt carries the numbered sources the citations are checked against", async () => {
+    const learner = await newLearner();
+    const question = "How many days do I have to return an item for a refund?";
+    const turn = await ask(stack, learner, question);
+    const [generation] = generationRequestsFor(stack, question);
+    const prompt = promptOf(generation!);
+    for (const source of turn.grounding.sources) expect(prompt).to.include(`[${source.index}] ${source.document}`);
+    for (const citation of turn.citations) expect(turn.grounding.sources.map((s) => s.index)).to.include(citation.index);
+    expect(turn.citations.length).to.be.greaterThan(0);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * `ingest-chunk`: sections → chunk drafts for this run, replaced atomically so a redelivered
+ * job writes the same rows again instead of adding more. Queues embedding with a priority by
+ * size, so a large document never starves small ones.
+ */
+import { recordTiming } from "../../db/queries/documents";
+import { defineHandler } from "../registry";
+import { chunkDocument } from "./chunking";
+import type { ExtractedDocument } from "./extract/types";
+import { loadRun, markFailed, moveTo, runStage } from "./ingest-run";
+
+/** BullMQ priorities run 1 (first) … 2^21; smaller documents go first. */
+const priorityFor = (chunks: number): number => Math.min(2_097_152, Math.max(1, chunks));
+
+export const chunkHandler = defineHandler({
+  queue: "ingest-chunk",
+  perform: ({ data, deps, log }) =>
+    runStage(async () => {
+      await loadRun(deps, data);
+      await moveTo(deps, data, "CHUNKING");
+      const started = performance.now();
+      const file = await deps.db("document_files").select("extracted").where({ document_id: data.documentId, org_id: data.orgId }).first();
+      const extracted = file?.extracted as ExtractedDocument | null;
+      if (!extracted) throw new Error("extracted text is missing; the extract stage did not finish");
+      const chunks = chunkDocument(extracted, {
+        strategy: deps.config.CHUNK_STRATEGY,
+        chunkTokens: deps.config.CHUNK_TOKENS,
+        overlapTokens: deps.config.CHUNK_OVERLAP_TOKENS,
+      });
+      if (chunks.length === 0) throw new Error("the document produced no chunks");
+      await deps.db.transaction(async (trx) => {
+        await trx("document_chunk_drafts").where({ document_id: data.documentId, generation: data.generation }).delete();
+        for (let i = 0; i < chunks.length; i += 200) {
+          await trx("document_chunk_drafts").insert(
+            chunks.slice(i, i + 200).map((chunk) => ({
+              document_id: data.documentId,
+              org_id: data.orgId,
+              generation: data.generation,
+              position: chunk.position,
+              content: chunk.content,
+              token_count: chunk.tokenCount,
+              metadata: JSON.stringify({ heading: chunk.heading, page_start: chunk.pageStart, page_end: chunk.pageEnd, position: chunk.position }),
+            })),
+          );
+        }
+      });
+      await recordTiming(deps.db, data.orgId, data.documentId, "chunk_ms", performance.now() - started);
+      log.info({ chunks: chunks.length }, "document chunked");
+      await deps.producer.enqueue("ingest-embed", data, { jobId: `${data.documentId}-g${data.generation}-embed`, priority: priorityFor(chunks.length) });
+      return { chunks: chunks.length };
+    }),
+  onFinalFailure: ({ data, deps }, error) => markFailed(deps, data, error),
+});

@@ -1,0 +1,54 @@
+/**
+ * Fixed token windows: `chunkTokens` tokens each, the next starting `overlapTokens` before the
+ * previous ended. Structure-blind on purpose (predictable sizes); windows stay inside a section.
+ */
+import { get_encoding, type Tiktoken } from "tiktoken";
+import type { ExtractedSection } from "../extract/types";
+import type { DraftChunk } from "./types";
+
+let encoder: Tiktoken | undefined;
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Decodes tokens [start, end) if they hold whole characters (a window edge can split a multi-byte one). */
+function decodeWhole(tokens: Uint32Array, start: number, end: number): string | null {
+  try {
+    return strictUtf8.decode(encoder!.decode(tokens.subarray(start, end)));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A window starting at `start` of at most `size` tokens, nudged (at most 3 tokens each side) so
+ * it neither starts nor ends inside a character. Returns the text and the end actually used.
+ */
+function window(tokens: Uint32Array, start: number, size: number): { text: string; start: number; end: number } {
+  const limit = Math.min(tokens.length, start + size);
+  for (let from = start; from <= start + 3 && from < limit; from++) {
+    for (let to = limit; to >= limit - 3 && to > from; to--) {
+      const text = decodeWhole(tokens, from, to);
+      if (text !== null) return { text, start: from, end: to };
+    }
+  }
+  // Not decodable at any nearby edge (should not happen with cl100k): fall back to lossy decoding.
+  return { text: new TextDecoder().decode(encoder!.decode(tokens.subarray(start, limit))), start, end: limit };
+}
+
+export function tokenWindows(text: string, chunkTokens: number, overlapTokens: number): string[] {
+  encoder ??= get_encoding("cl100k_base");
+  const tokens = encoder.encode(text, "all");
+  const windows: string[] = [];
+  let start = 0;
+  while (start < tokens.length) {
+    const current = window(tokens, start, chunkTokens);
+    windows.push(current.text);
+    if (current.end >= tokens.length) break;
+    start = Math.max(current.start + 1, current.end - overlapTokens);
+  }
+  return windows;
+}
+
+export function tokenChunks(section: ExtractedSection, chunkTokens: number, overlapTokens: number): DraftChunk[] {
+  const { heading, pageStart, pageEnd } = section;
+  return tokenWindows(section.text, chunkTokens, overlapTokens).map((content) => ({ content, heading, pageStart, pageEnd }));
+}
