@@ -18,6 +18,7 @@ const APP_TABLES = [
   "organizations", "users", "skill_categories", "skills", "user_skills", "documents", "courses", "modules",
   "lessons", "enrollments", "exercises", "exercise_attempts", "spaced_repetition", "document_chunks",
   "chat_sessions", "chat_messages", "llm_usage_log", "admin_actions", "admin_action_items", "audit_log",
+  "document_files", "document_chunk_drafts",
 ];
 
 interface Served {

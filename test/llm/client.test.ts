@@ -185,7 +185,7 @@ describe("LlmClient against a scripted provider", function () {
       expect(vectors[0]).to.have.length(384, "the scripted server's default");
       expect(llm.embeddingCalls()[0]?.body.input).to.deep.equal(["refund window", "gift cards"], "no E5 prefixes for OpenAI models");
       expect(rows).to.have.length(1);
-      expect(rows[0]).to.include({ model: "embedding:text-embedding-3-small", useCase: "ingestion", orgId: "org-1", streamed: false, completionTokens: 0 });
+      expect(rows[0]).to.include({ model: "embedding:text-embedding-3-small", useCase: "tutor", orgId: "org-1", streamed: false, completionTokens: 0 });
       expect(rows[0]!.promptTokens).to.be.greaterThan(0);
       expect(estimateCostUsd(rows[0]!.model, 1_000_000, 0)).to.equal(0.02);
       llm.reset();
