@@ -5,6 +5,7 @@
 import type { Middleware } from "koa";
 import { ZodError } from "zod";
 import type { Logger } from "pino";
+import { LlmError } from "../workers/llm/errors";
 
 export class HttpError extends Error {
   constructor(
@@ -50,6 +51,12 @@ export function errorMiddleware(log: Logger): Middleware {
 function normalise(caught: unknown): HttpError {
   if (caught instanceof HttpError) return caught;
   if (caught instanceof ZodError) return fromZod(caught);
+  if (caught instanceof LlmError) {
+    return new HttpError(caught.httpStatus, caught.code, caught.message, {
+      ...(caught.options.retryAfterSeconds ? { retry_after: caught.options.retryAfterSeconds } : {}),
+      ...(caught.options.recoveryHint ? { recovery_hint: caught.options.recoveryHint } : {}),
+    });
+  }
   const status = (caught as { status?: number; statusCode?: number })?.status ?? (caught as { statusCode?: number })?.statusCode;
   // Errors raised by Koa middleware (body parser: malformed JSON, too large, wrong type).
   if (typeof status === "number" && status >= 400 && status < 500) {

@@ -15,7 +15,7 @@ const priorityFor = (chunks: number): number => Math.min(2_097_152, Math.max(1, 
 export const chunkHandler = defineHandler({
   queue: "ingest-chunk",
   perform: ({ data, deps, log }) =>
-    runStage(async () => {
+    runStage(deps, async () => {
       await loadRun(deps, data);
       await moveTo(deps, data, "CHUNKING");
       const started = performance.now();

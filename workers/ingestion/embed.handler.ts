@@ -12,7 +12,7 @@ import { announceProgress, loadRun, markFailed, moveTo, runStage } from "./inges
 export const embedHandler = defineHandler({
   queue: "ingest-embed",
   perform: ({ data, deps, log }) =>
-    runStage(async () => {
+    runStage(deps, async () => {
       await loadRun(deps, data);
       const key = { document_id: data.documentId, generation: data.generation, org_id: data.orgId };
       const total = Number((await deps.db("document_chunk_drafts").where(key).count<{ count: string }[]>("* as count").first())?.count ?? 0);

@@ -8,7 +8,7 @@ import { loadRun, markFailed, moveTo, runStage } from "./ingest-run";
 export const extractHandler = defineHandler({
   queue: "ingest-extract",
   perform: ({ data, deps, log }) =>
-    runStage(async () => {
+    runStage(deps, async () => {
       const document = await loadRun(deps, data);
       await moveTo(deps, data, "PROCESSING", { error: null, ...(document.processing_started_at ? {} : { processing_started_at: deps.db.fn.now() }) });
       const started = performance.now();

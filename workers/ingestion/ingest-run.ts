@@ -55,13 +55,22 @@ export async function markFailed(deps: WorkerDeps, data: IngestPayload, error: u
   if (moved) deps.userEvents.emit(data.userId, "document_status", { documentId: data.documentId, status: "FAILED", error: reason });
 }
 
-/** Runs a stage, ending it quietly when the run was superseded and failing fast on bad input. */
-export async function runStage<T>(stage: () => Promise<T>): Promise<T | { superseded: true }> {
+/**
+ * Runs a stage, ending it quietly when the run was superseded, failing fast on bad input, and
+ * giving up on a stage that hangs (a pathological file) once the document's time is up.
+ */
+export async function runStage<T>(deps: WorkerDeps, stage: () => Promise<T>): Promise<T | { superseded: true }> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new UnrecoverableError(`Indexing took longer than ${Math.round(deps.config.INGEST_TIMEOUT_MS / 1000)} s and was stopped.`)), deps.config.INGEST_TIMEOUT_MS);
+  });
   try {
-    return await stage();
+    return await Promise.race([stage(), deadline]);
   } catch (error) {
     if (error instanceof SupersededRun) return { superseded: true };
     if (error instanceof ExtractionError) throw new UnrecoverableError(error.message);
     throw error;
+  } finally {
+    clearTimeout(timer);
   }
 }

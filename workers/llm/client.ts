@@ -108,6 +108,18 @@ export class LlmClient {
   }
 
   async chat(context: CallContext, messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {
+    try {
+      return await this.chatOnce(context, messages, options);
+    } catch (error) {
+      // Some local servers reject `response_format`; ask again without it (the caller extracts JSON anyway).
+      if (options.json && error instanceof LlmError && error.options.fault === "rejected") {
+        return this.chatOnce(context, messages, { ...options, json: false });
+      }
+      throw error;
+    }
+  }
+
+  private async chatOnce(context: CallContext, messages: ChatMessage[], options: ChatOptions): Promise<ChatResult> {
     return this.acrossChain(context, async (model) => {
       const started = performance.now();
       const response = await this.chatApi.chat.completions.create({

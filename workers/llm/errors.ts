@@ -14,7 +14,7 @@ export class LlmError extends Error {
   constructor(
     readonly code: LlmErrorCode,
     message: string,
-    readonly options: { retryAfterSeconds?: number; recoveryHint?: string; partial?: boolean } = {},
+    readonly options: { retryAfterSeconds?: number; recoveryHint?: string; partial?: boolean; fault?: FaultKind } = {},
   ) {
     super(message);
     this.name = "LlmError";
@@ -57,6 +57,12 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
 
 /** The error a caller sees once retries and the fallback chain are exhausted. */
 export function toLlmError(fault: Fault, context: { variable: string; model: string; partial?: boolean }): LlmError {
+  const error = describeFault(fault, context);
+  error.options.fault = fault.kind;
+  return error;
+}
+
+function describeFault(fault: Fault, context: { variable: string; model: string; partial?: boolean }): LlmError {
   const partial = context.partial ?? false;
   switch (fault.kind) {
     case "rate_limited": {

@@ -38,3 +38,19 @@ export function contentWords(text: string): string[] {
     .split(" ")
     .filter((word) => word.length > 1 && !STOP_WORDS.has(word));
 }
+
+/**
+ * Terms for Postgres full-text search: each content word in its accent-free form and, when it
+ * differs, as written. The `simple` text config keeps accents, so "máximo" in a document only
+ * matches the accented term, while a question typed without accents still matches accent-free text.
+ */
+export function searchTerms(text: string): string[] {
+  const terms = new Set<string>();
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const plain = normalise(word);
+    if (plain.length <= 1 || STOP_WORDS.has(plain)) continue;
+    terms.add(plain);
+    terms.add(word);
+  }
+  return [...terms];
+}

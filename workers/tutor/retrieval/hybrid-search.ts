@@ -5,7 +5,7 @@
  */
 import { keywordSearch, vectorSearch, type ChunkHit } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
-import { contentWords } from "../language";
+import { contentWords, searchTerms } from "../language";
 import type { RetrievedSource } from "./types";
 
 export const SIMILARITY_FLOOR = 0.3;
@@ -29,7 +29,7 @@ export async function hybridSearch(deps: WorkerDeps, { orgId, userId, question }
   const words = contentWords(question);
   const [vectorHits, textHits] = await Promise.all([
     vectorSearch(deps.db, { orgId, embedding: embedding!, limit: OVER_RETRIEVE, minSimilarity: SIMILARITY_FLOOR }),
-    keywordSearch(deps.db, { orgId, words, limit: OVER_RETRIEVE }),
+    keywordSearch(deps.db, { orgId, words: searchTerms(question), limit: OVER_RETRIEVE }),
   ]);
   const byVector = new Set(vectorHits.map((hit) => hit.id));
   const relevantText = textHits.filter((hit) => byVector.has(hit.id) || keywordCoverage(words, hit.content) >= KEYWORD_COVERAGE_FLOOR);

@@ -10,7 +10,7 @@ import type { RetrievalSource } from "../../../queues/events/contract";
 import type { WorkerDeps } from "../../deps";
 import { countTokens, truncateToTokens } from "../../llm/tokens";
 import type { Intent } from "../intent";
-import { contentWords } from "../language";
+import { searchTerms } from "../language";
 import type { TurnContext } from "../turn-context";
 import { budgetsFor } from "./budgets";
 import { SIMILARITY_FLOOR, hybridSearch, toSource } from "./hybrid-search";
@@ -79,7 +79,7 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
  * an unrelated question — that question belongs on the general rung.
  */
 async function wholeDocument(deps: WorkerDeps, turn: TurnContext, budget: number): Promise<{ source: Source; truncated: boolean } | null> {
-  const candidates = await enrolledCourseDocuments(deps.db, turn.orgId, turn.userId, turn.courseId, contentWords(turn.question));
+  const candidates = await enrolledCourseDocuments(deps.db, turn.orgId, turn.userId, turn.courseId, searchTerms(turn.question));
   const chosen = candidates.find((doc) => doc.course_id === turn.courseId) ?? candidates.find((doc) => doc.rank > 0);
   if (!chosen) return null;
   const fitted = truncateToTokens(chosen.full_text, budget);
