@@ -21,11 +21,14 @@ import { LlmClient, type LlmClientOptions } from "./llm/client";
 import { buildRegistry, type JobHandler } from "./registry";
 import { usageLogSink } from "./usage-log";
 
+/** Queues whose jobs mostly wait on the model's stream: they get 4× the default concurrency under `all`. */
+const MODEL_BOUND: readonly QueueName[] = ["tutor-generate"];
+
 /** `all` or `tutor-generate:50,ingest-embed:2` → queue → concurrency. */
 export function parseQueueSelection(spec: string, defaultConcurrency: number): Map<QueueName, number> {
   const selection = new Map<QueueName, number>();
   if (spec.trim() === "all") {
-    for (const name of QUEUE_NAMES) selection.set(name, defaultConcurrency);
+    for (const name of QUEUE_NAMES) selection.set(name, MODEL_BOUND.includes(name) ? defaultConcurrency * 4 : defaultConcurrency);
     return selection;
   }
   for (const part of spec.split(",")) {

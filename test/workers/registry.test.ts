@@ -3,6 +3,7 @@ import { buildRegistry, defineHandler } from "../../workers/registry";
 import { HANDLERS } from "../../workers/handlers";
 import { parseQueueSelection } from "../../workers/host";
 import { QUEUE_NAMES } from "../../queues/names";
+import { JOB_OPTIONS } from "../../queues/job-options";
 
 describe("worker registry", () => {
   it("has exactly one handler for every queue", () => {
@@ -18,7 +19,17 @@ describe("worker registry", () => {
 
   it("parses WORKER_QUEUES with per-queue concurrency", () => {
     expect(Object.fromEntries(parseQueueSelection("tutor-generate:50,chat-summarise", 3))).to.deep.equal({ "tutor-generate": 50, "chat-summarise": 3 });
-    expect(parseQueueSelection("all", 2).size).to.equal(QUEUE_NAMES.length);
+    const all = parseQueueSelection("all", 2);
+    expect(all.size).to.equal(QUEUE_NAMES.length);
+    expect(all.get("tutor-generate")).to.equal(8, "model-bound generation gets 4x the default");
+    expect(all.get("tutor-classify")).to.equal(2);
     expect(() => parseQueueSelection("tutor-nope:2", 1)).to.throw(/unknown queue "tutor-nope"/);
+  });
+
+  it("queues flow parents by priority, so turns are served first come, first served", () => {
+    // BullMQ pushes unprioritised parents to the front of the wait list (newest first).
+    expect(JOB_OPTIONS["tutor-generate"].priority).to.be.greaterThan(0);
+    expect(JOB_OPTIONS["tutor-retrieve"].priority).to.be.greaterThan(0);
+    expect(JOB_OPTIONS["tutor-classify"].attempts).to.equal(3);
   });
 });
