@@ -12,18 +12,9 @@ import { estimateCostUsd } from "../../workers/llm/costs";
 import { ModelCooldowns } from "../../workers/llm/cooldowns";
 import { LlmError } from "../../workers/llm/errors";
 import { type ScriptedLlm, startScriptedLlm } from "../support/scripted-llm";
-import { FAST_RETRY, TEST_KEY, flushed, makeClient, memoryLogger } from "./helpers";
+import { FAST_RETRY, TEST_KEY, flushed, makeClient, memoryLogger, rejection } from "./helpers";
 
 const QUESTION = [{ role: "user" as const, content: "How many days do I have to return an item?" }];
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("LlmClient against a scripted provider", function () {
   this.timeout(20_000);

@@ -9,19 +9,10 @@ import { findFreePort } from "../../scripts/embedded/child-process";
 import { checkEmbeddingDimensions, EmbeddingDimensionError } from "../../workers/embedding-check";
 import { type ScriptedLlm, startScriptedLlm } from "../support/scripted-llm";
 import { useStack } from "../support/stack";
-import { flushed, makeClient, memoryLogger } from "./helpers";
+import { flushed, makeClient, memoryLogger, rejection } from "./helpers";
 
 /** A stand-in for the database that reports a vector column of `dims` (null: no table yet). */
 const dbWithColumn = (dims: number | null) => ({ raw: async () => ({ rows: dims === null ? [] : [{ dims }] }) }) as unknown as Db;
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("checkEmbeddingDimensions", function () {
   this.timeout(20_000);

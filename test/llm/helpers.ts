@@ -42,3 +42,13 @@ export function makeClient(llm: ScriptedLlm, env: Record<string, string> = {}, o
 
 /** Waits for pino's stream to flush what was written synchronously. */
 export const flushed = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The error a promise rejects with; fails the test when it resolves instead. */
+export async function rejection(promise: Promise<unknown>): Promise<Error & Record<string, any>> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & Record<string, any>;
+  }
+  throw new Error("expected a rejection");
+}

@@ -3,17 +3,12 @@ import Router from "@koa/router";
 import { deleteOwnedSession, findOwnedSession, listOwnedSessions } from "../../../db/queries/chat-sessions";
 import { listSessionMessages } from "../../../db/queries/chat-messages";
 import { principalOf, requireAuth } from "../../auth/middleware";
-import { fromZod, notFound } from "../../errors";
+import { notFound } from "../../errors";
+import { parseInput } from "../../validation";
 import { RateLimiter } from "../../middleware/rate-limit";
 import type { ServerDeps } from "../../deps";
 import { listSessionsQuery, postChatBody, sessionParams } from "./schema";
 import { startTutorTurn } from "./start-turn";
-
-function parse<T>(schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: import("zod").ZodError } }, input: unknown, where: string): T {
-  const result = schema.safeParse(input);
-  if (!result.success) throw fromZod(result.error, where);
-  return result.data;
-}
 
 export function chatRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/chat" });
@@ -23,7 +18,7 @@ export function chatRoutes(deps: ServerDeps): Router {
   router.post("/", async (ctx) => {
     const principal = principalOf(ctx);
     await limiter.consume(principal.userId, { bucket: "tutor", limit: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE, windowMs: 60_000 });
-    const body = parse(postChatBody, ctx.request.body ?? {}, "body");
+    const body = parseInput(postChatBody, ctx.request.body ?? {}, "body");
     const started = await startTutorTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
     ctx.status = 202;
     ctx.body = started;
@@ -31,7 +26,7 @@ export function chatRoutes(deps: ServerDeps): Router {
 
   router.get("/sessions", async (ctx) => {
     const principal = principalOf(ctx);
-    const query = parse(listSessionsQuery, ctx.query, "query");
+    const query = parseInput(listSessionsQuery, ctx.query, "query");
     const sessions = await listOwnedSessions(deps.db, { orgId: principal.orgId, userId: principal.userId }, query.agent_type);
     ctx.body = {
       sessions: sessions.map((s) => ({
@@ -48,7 +43,7 @@ export function chatRoutes(deps: ServerDeps): Router {
 
   router.get("/sessions/:id/messages", async (ctx) => {
     const principal = principalOf(ctx);
-    const { id } = parse(sessionParams, ctx.params, "params");
+    const { id } = parseInput(sessionParams, ctx.params, "params");
     const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, id);
     if (!session) throw notFound("Chat session");
     const messages = await listSessionMessages(deps.db, principal.orgId, id);
@@ -60,7 +55,7 @@ export function chatRoutes(deps: ServerDeps): Router {
 
   router.delete("/sessions/:id", async (ctx) => {
     const principal = principalOf(ctx);
-    const { id } = parse(sessionParams, ctx.params, "params");
+    const { id } = parseInput(sessionParams, ctx.params, "params");
     const deleted = await deleteOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, id);
     if (!deleted) throw notFound("Chat session");
     await deps.events.forgetSession(id);

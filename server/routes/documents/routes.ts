@@ -3,17 +3,12 @@ import Router from "@koa/router";
 import { coursesUsingDocument, findDocument, listDocuments, type DocumentRow } from "../../../db/queries/documents";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
-import { HttpError, fromZod, notFound } from "../../errors";
+import { HttpError, notFound } from "../../errors";
+import { parseInput } from "../../validation";
 import { readSingleUpload } from "./multipart";
 import { presentDocument } from "./present";
 import { deleteDocumentQuery, documentParams, listDocumentsQuery, uploadFields } from "./schema";
 import { acceptUpload, queueIngestion } from "./upload-document";
-
-function parse<T>(schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: import("zod").ZodError } }, input: unknown, where: string): T {
-  const result = schema.safeParse(input);
-  if (!result.success) throw fromZod(result.error, where);
-  return result.data;
-}
 
 export function documentRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/documents" });
@@ -22,19 +17,19 @@ export function documentRoutes(deps: ServerDeps): Router {
   router.post("/", async (ctx) => {
     const principal = principalOf(ctx);
     const { file, fields } = await readSingleUpload(ctx, { field: "file", maxBytes: deps.config.UPLOAD_MAX_BYTES });
-    const { document, duplicate } = await acceptUpload(deps, principal, file, parse(uploadFields, fields, "body"));
+    const { document, duplicate } = await acceptUpload(deps, principal, file, parseInput(uploadFields, fields, "body"));
     ctx.status = duplicate ? 200 : 202;
     ctx.body = { document_id: document.id, status: document.status, duplicate };
   });
 
   router.get("/", async (ctx) => {
-    const { status } = parse(listDocumentsQuery, ctx.query, "query");
+    const { status } = parseInput(listDocumentsQuery, ctx.query, "query");
     const documents = await listDocuments(deps.db, principalOf(ctx).orgId, status);
     ctx.body = { documents: documents.map((document) => presentDocument(document)) };
   });
 
   router.get("/:id", async (ctx) => {
-    const { id } = parse(documentParams, ctx.params, "params");
+    const { id } = parseInput(documentParams, ctx.params, "params");
     const orgId = principalOf(ctx).orgId;
     const document = await findDocument(deps.db, orgId, id);
     if (!document) throw notFound("Document");
@@ -42,8 +37,8 @@ export function documentRoutes(deps: ServerDeps): Router {
   });
 
   router.delete("/:id", async (ctx) => {
-    const { id } = parse(documentParams, ctx.params, "params");
-    const { force } = parse(deleteDocumentQuery, ctx.query, "query");
+    const { id } = parseInput(documentParams, ctx.params, "params");
+    const { force } = parseInput(deleteDocumentQuery, ctx.query, "query");
     const orgId = principalOf(ctx).orgId;
     const document = await findDocument(deps.db, orgId, id);
     if (!document) throw notFound("Document");
@@ -59,7 +54,7 @@ export function documentRoutes(deps: ServerDeps): Router {
   });
 
   router.post("/:id/reindex", async (ctx) => {
-    const { id } = parse(documentParams, ctx.params, "params");
+    const { id } = parseInput(documentParams, ctx.params, "params");
     const principal = principalOf(ctx);
     if (!(await findDocument(deps.db, principal.orgId, id))) throw notFound("Document");
     const hasFile = await deps.db("document_files").where({ document_id: id, org_id: principal.orgId }).first("document_id");
