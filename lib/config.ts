@@ -74,6 +74,9 @@ export const configSchema = z.object({
   /** A document still not indexed after this long is marked FAILED. */
   INGEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
 
+  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: optionalString,
+
   DATA_DIR: z.string().default(".data"),
 });
 

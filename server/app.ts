@@ -34,6 +34,7 @@ export function createApp(deps: ServerDeps): Koa {
       }
     });
   });
+  app.use(deps.metrics.http());
   app.use(errorMiddleware(log));
   app.use(
     bodyParser({
@@ -45,7 +46,7 @@ export function createApp(deps: ServerDeps): Koa {
     }),
   );
 
-  for (const router of [healthRoutes(deps), authRoutes(deps), chatRoutes(deps), documentRoutes(deps)]) {
+  for (const router of [deps.metrics.routes(deps.config.METRICS_TOKEN), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), documentRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

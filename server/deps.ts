@@ -6,6 +6,7 @@ import type { Db } from "../db/knex";
 import type { JobProducer } from "../queues/producer";
 import type { TurnEventLog } from "../queues/events/turn-stream";
 import type { TokenService } from "./auth/tokens";
+import type { ServerMetrics } from "./metrics";
 
 export interface ServerDeps {
   config: Config;
@@ -16,4 +17,5 @@ export interface ServerDeps {
   producer: JobProducer;
   events: TurnEventLog;
   tokens: TokenService;
+  metrics: ServerMetrics;
 }

@@ -13,6 +13,7 @@ import { JobProducer } from "../queues/producer";
 import { createApp } from "./app";
 import { TokenService } from "./auth/tokens";
 import type { ServerDeps } from "./deps";
+import { ServerMetrics } from "./metrics";
 import { attachGateway } from "./sockets/gateway";
 
 export interface RunningServer {
@@ -27,14 +28,16 @@ export async function startServer(config: Config, { port = config.PORT, host = c
   const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX });
   const redis = createRedis(redisUrl, "producer");
   const queueRedis = createRedis(redisUrl, "worker");
+  const producer = new JobProducer(queueRedis);
   const deps: ServerDeps = {
     config,
     log,
     db,
     redis,
-    producer: new JobProducer(queueRedis),
+    producer,
     events: new TurnEventLog(redis, { ttlSeconds: config.EVENT_STREAM_TTL_SECONDS, maxEvents: config.EVENT_STREAM_MAX_EVENTS }),
     tokens: new TokenService(requireSetting(config, "JWT_SECRET"), config.JWT_TTL_SECONDS),
+    metrics: new ServerMetrics({ producer }),
   };
 
   const app = createApp(deps);

@@ -57,6 +57,8 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
 
   io.on("connection", (socket) => {
     const { principal } = socket.data;
+    deps.metrics.sockets.inc();
+    socket.once("disconnect", () => deps.metrics.sockets.dec());
     void socket.join(roomForUser(principal.userId));
 
     socket.on("join", async (raw, ack) => {
@@ -89,6 +91,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   turnSub.on("message", (_channel, message) => {
     const envelope = parseEnvelope(message);
     if (!envelope) return;
+    deps.metrics.observeTurnEvent(envelope);
     const members = io.sockets.adapter.rooms.get(envelope.room);
     if (!members) return;
     const payload = { ...envelope.data, seq: envelope.seq } as TurnEvent;

@@ -142,4 +142,14 @@ describe("chat API edges", function () {
     expect(signIn.headers.get("set-cookie")).to.match(/skillnet_token=.*httponly/i);
     expect((await api(stack.baseUrl, "GET", `/admin/login?token=${employee}`)).status).to.equal(403);
   });
+
+  it("exposes Prometheus metrics: HTTP by route, queue depths, finished turns", async () => {
+    const metrics = await api(stack.baseUrl, "GET", "/metrics");
+    expect(metrics.status).to.equal(200);
+    const text = String(metrics.body);
+    expect(text).to.match(/skillnet_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/chat",status="202"\} [1-9]/);
+    expect(text).to.match(/skillnet_queue_jobs\{queue="tutor-generate",state="completed"\} [1-9]/);
+    expect(text).to.match(/skillnet_tutor_turns_total\{outcome="done"\} [1-9]/);
+    expect(text).to.include('skillnet_tutor_stage_latency_seconds_bucket{le="0.05",stage="generation"');
+  });
 });

@@ -1,0 +1,91 @@
+/**
+ * Prometheus metrics at GET /metrics: HTTP latency by route, connected sockets, job counts
+ * per queue and state (read from Redis at scrape time, so they cover every worker process),
+ * and per-turn latencies observed from the `done` events every server node already receives.
+ * Protected by METRICS_TOKEN when set (`Authorization: Bearer <token>`). Every server node
+ * receives every turn event, so turn metrics are per cluster on each node: aggregate them
+ * across instances with max(), not sum().
+ */
+import Router from "@koa/router";
+import type { Middleware } from "koa";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { TurnEventEnvelope } from "../queues/events/contract";
+import type { ServerDeps } from "./deps";
+import { unauthorized } from "./errors";
+
+const JOB_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-children", "completed", "failed"] as const;
+
+export class ServerMetrics {
+  readonly registry = new Registry();
+  private readonly httpDuration = new Histogram({
+    name: "skillnet_http_request_duration_seconds",
+    help: "HTTP request duration by route and status",
+    labelNames: ["method", "route", "status"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly sockets = new Gauge({ name: "skillnet_socket_connections", help: "Connected Socket.IO clients on this node", registers: [this.registry] });
+  private readonly turns = new Counter({ name: "skillnet_tutor_turns_total", help: "Tutor turns that ended, by outcome", labelNames: ["outcome"], registers: [this.registry] });
+  private readonly turnLatency = new Histogram({
+    name: "skillnet_tutor_stage_latency_seconds",
+    help: "Retrieval and generation latency of finished tutor turns",
+    labelNames: ["stage", "retrieval_source"],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32],
+    registers: [this.registry],
+  });
+
+  constructor(deps: Pick<ServerDeps, "producer">) {
+    collectDefaultMetrics({ register: this.registry, prefix: "skillnet_server_" });
+    new Gauge({
+      name: "skillnet_queue_jobs",
+      help: "Jobs per queue and state (all workers)",
+      labelNames: ["queue", "state"],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        await Promise.all(
+          deps.producer.allQueues().map(async (queue) => {
+            const counts = await queue.getJobCounts(...JOB_STATES);
+            for (const state of JOB_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+          }),
+        );
+      },
+    });
+  }
+
+  /** Koa middleware timing every request by its matched route (not its raw path, to bound labels). */
+  http(): Middleware {
+    return async (ctx, next) => {
+      const end = this.httpDuration.startTimer({ method: ctx.method });
+      try {
+        await next();
+      } finally {
+        const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? (ctx.path.startsWith("/admin/queues") ? "/admin/queues" : "unmatched");
+        end({ route: String(route), status: String(ctx.status) });
+      }
+    };
+  }
+
+  /** Called for each turn event this node receives from the workers. */
+  observeTurnEvent(envelope: TurnEventEnvelope): void {
+    if (envelope.event === "done") {
+      const done = envelope.data as { retrievalSource?: string; retrievalLatencyMs?: number; generationLatencyMs?: number };
+      const source = done.retrievalSource ?? "none";
+      this.turns.inc({ outcome: "done" });
+      this.turnLatency.observe({ stage: "retrieval", retrieval_source: source }, (done.retrievalLatencyMs ?? 0) / 1000);
+      this.turnLatency.observe({ stage: "generation", retrieval_source: source }, (done.generationLatencyMs ?? 0) / 1000);
+    } else if (envelope.event === "error" && !(envelope.data as { willRetry?: boolean }).willRetry) {
+      this.turns.inc({ outcome: "error" });
+    }
+  }
+
+  routes(token: string | undefined): Router {
+    const router = new Router();
+    router.get("/metrics", async (ctx) => {
+      if (token && ctx.get("authorization") !== `Bearer ${token}`) throw unauthorized("Metrics need Authorization: Bearer <METRICS_TOKEN>");
+      ctx.set("Content-Type", this.registry.contentType);
+      ctx.body = await this.registry.metrics();
+    });
+    return router;
+  }
+}
