@@ -10,8 +10,8 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export async function runUntilSignalled(log: Logger, start: () => Promise<Running>, { graceMs, refuseOn = [] }: { graceMs: number; refuseOn?: Array<new (...args: never[]) => Error> }): Promise<Running> {
-  let running: Running;
+export async function runUntilSignalled<R extends Running>(log: Logger, start: () => Promise<R>, { graceMs, refuseOn = [] }: { graceMs: number; refuseOn?: Array<new (...args: never[]) => Error> }): Promise<R> {
+  let running: R;
   try {
     running = await start();
   } catch (error) {

@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   const worker = await spawnUntilReady(workerCmd, workerArgs, { name: "worker", readyPattern: /^READY workers/, env, onOutput: (line) => say(line) });
   children.push(worker.child);
   const [serverCmd, serverArgs] = tsx("server/main.ts");
-  const server = await spawnUntilReady(serverCmd, serverArgs, { name: "server", readyPattern: /"server listening"/, env, onOutput: (line) => say(line) });
+  const server = await spawnUntilReady(serverCmd, serverArgs, { name: "server", readyPattern: /^READY server/, env, onOutput: (line) => say(line) });
   children.push(server.child);
   for (const child of children) {
     child.process.once("exit", (code) => {

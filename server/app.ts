@@ -48,7 +48,7 @@ export function createApp(deps: ServerDeps): Koa {
 
   for (const router of [deps.metrics.routes(deps.config.METRICS_TOKEN), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), documentRoutes(deps)]) {
     app.use(router.routes());
-    app.use(router.allowedMethods());
+    app.use(router.allowedMethods({ throw: true }));
   }
   mountBullBoard(app, deps);
   return app;

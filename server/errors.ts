@@ -59,8 +59,9 @@ function normalise(caught: unknown): HttpError {
   }
   const status = (caught as { status?: number; statusCode?: number })?.status ?? (caught as { statusCode?: number })?.statusCode;
   // Errors raised by Koa middleware (body parser: malformed JSON, too large, wrong type).
+  if (status === 501) return new HttpError(501, "NOT_IMPLEMENTED", "This method is not implemented");
   if (typeof status === "number" && status >= 400 && status < 500) {
-    const codes: Record<number, string> = { 400: "BAD_REQUEST", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE" };
+    const codes: Record<number, string> = { 400: "BAD_REQUEST", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE" };
     const message = status === 400 ? "Malformed request body: expected valid JSON" : ((caught as Error).message ?? "Bad request");
     return new HttpError(status, codes[status] ?? "BAD_REQUEST", message);
   }

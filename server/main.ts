@@ -4,4 +4,6 @@ import { componentLogger } from "../lib/logger";
 import { runUntilSignalled } from "../lib/process-lifecycle";
 import { startServer } from "./server";
 
-await runUntilSignalled(componentLogger("server"), () => startServer(getConfig()), { graceMs: 15_000 });
+const server = await runUntilSignalled(componentLogger("server"), () => startServer(getConfig()), { graceMs: 15_000 });
+// The launcher waits for this line; it does not depend on LOG_LEVEL.
+process.stdout.write(`READY server ${server.url}\n`);

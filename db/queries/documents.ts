@@ -45,16 +45,20 @@ export async function coursesUsingDocument(db: Db, orgId: string, documentId: st
   return db("courses").select("id", "title").where({ org_id: orgId, source_document_id: documentId });
 }
 
-/** Moves a document to a status, but only for the ingestion run that asks (`generation`). */
+/**
+ * Moves a document to a status, but only for the ingestion run that asks (`generation`) and
+ * only from one of the statuses in `from`, so a redelivered stage can never move it backwards.
+ */
 export async function setDocumentStatus(
   db: Db,
   { orgId, documentId, generation }: { orgId: string; documentId: string; generation: number },
   status: DocumentStatus,
   extra: Record<string, unknown> = {},
+  from?: DocumentStatus[],
 ): Promise<boolean> {
-  const updated = await db("documents")
-    .where({ id: documentId, org_id: orgId, ingest_generation: generation })
-    .update({ status, updated_at: db.fn.now(), ...extra });
+  const query = db("documents").where({ id: documentId, org_id: orgId, ingest_generation: generation });
+  if (from) query.whereIn("status", from);
+  const updated = await query.update({ status, updated_at: db.fn.now(), ...extra });
   return updated > 0;
 }
 

@@ -35,6 +35,11 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+async function turnBelongsToSession(deps: ServerDeps, orgId: string, sessionId: string, turnId: string): Promise<boolean> {
+  const row = await deps.db("chat_messages").where({ org_id: orgId, session_id: sessionId, turn_id: turnId, role: "user" }).first("id");
+  return Boolean(row);
+}
+
 export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, makeRedis: () => Redis): Promise<Gateway> {
   const pub = makeRedis();
   const sub = makeRedis();
@@ -69,10 +74,13 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       try {
         const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, sessionId);
         if (!session) return reply({ ok: false, error: { code: "NOT_FOUND", message: "Chat session not found" } });
+        if (resumeTurn && !(await turnBelongsToSession(deps, principal.orgId, sessionId, resumeTurn))) {
+          return reply({ ok: false, error: { code: "NOT_FOUND", message: "That turn is not part of this session" } });
+        }
         await socket.join(roomForSession(sessionId));
         // Live events may already be flowing; replay runs in the same per-socket queue.
         const turnId = resumeTurn ?? (await deps.events.latestTurn(sessionId));
-        const replayed = turnId ? await delivery.replay(socket, turnId, resumeTurn ? (lastSeq ?? 0) : 0) : 0;
+        const replayed = turnId ? await delivery.replay(socket, sessionId, turnId, resumeTurn ? (lastSeq ?? 0) : 0) : 0;
         reply({ ok: true, turnId, replayed } satisfies JoinAck);
       } catch (error) {
         log.error({ err: error, sessionId }, "join failed");

@@ -34,18 +34,26 @@ export class TurnDelivery {
     return this.enqueue(socket, async (state) => {
       const cursor = state.cursors.get(payload.turnId) ?? 0;
       if (payload.seq <= cursor) return;
-      if (payload.seq > cursor + 1) await this.emitFromLog(socket, state, payload.turnId, cursor + 1, payload.seq - 1);
+      if (payload.seq > cursor + 1) {
+        try {
+          await this.emitFromLog(socket, state, payload.turnId, cursor + 1, payload.seq - 1);
+        } catch (error) {
+          // Emitting this event now would skip the gap for good; fetch it all again shortly.
+          setTimeout(() => void this.replay(socket, payload.sessionId, payload.turnId, cursor).catch(() => undefined), 500).unref();
+          throw error;
+        }
+      }
       this.emit(socket, state, event, payload);
     });
   }
 
   /** Replay a turn from `afterSeq + 1` up to whatever the log holds now; returns how many were sent. */
-  replay(socket: Socket, turnId: string, afterSeq: number): Promise<number> {
+  replay(socket: Socket, sessionId: string, turnId: string, afterSeq: number): Promise<number> {
     let sent = 0;
     return this.enqueue(socket, async (state) => {
       const cursor = Math.max(state.cursors.get(turnId) ?? 0, afterSeq);
       state.cursors.set(turnId, cursor);
-      sent = await this.emitFromLog(socket, state, turnId, cursor + 1);
+      sent = await this.emitFromLog(socket, state, turnId, cursor + 1, undefined, sessionId);
     }).then(() => sent);
   }
 
@@ -57,10 +65,11 @@ export class TurnDelivery {
     return run;
   }
 
-  private async emitFromLog(socket: Socket, state: DeliveryState, turnId: string, fromSeq: number, toSeq?: number): Promise<number> {
+  private async emitFromLog(socket: Socket, state: DeliveryState, turnId: string, fromSeq: number, toSeq?: number, sessionId?: string): Promise<number> {
     const events = await this.log.read(turnId, fromSeq, toSeq);
     let sent = 0;
     for (const { event, payload } of events) {
+      if (sessionId && payload.sessionId !== sessionId) continue;
       if (payload.seq <= (state.cursors.get(turnId) ?? 0)) continue;
       this.emit(socket, state, event, payload);
       sent += 1;

@@ -7,7 +7,7 @@ import { recordTiming } from "../../db/queries/documents";
 import { defineHandler } from "../registry";
 import { chunkDocument } from "./chunking";
 import type { ExtractedDocument } from "./extract/types";
-import { loadRun, markFailed, moveTo, runStage } from "./ingest-run";
+import { markFailed, moveTo, runStage } from "./ingest-run";
 
 /** BullMQ priorities run 1 (first) … 2^21; smaller documents go first. */
 const priorityFor = (chunks: number): number => Math.min(2_097_152, Math.max(1, chunks));
@@ -15,9 +15,8 @@ const priorityFor = (chunks: number): number => Math.min(2_097_152, Math.max(1, 
 export const chunkHandler = defineHandler({
   queue: "ingest-chunk",
   perform: ({ data, deps, log }) =>
-    runStage(deps, async () => {
-      await loadRun(deps, data);
-      await moveTo(deps, data, "CHUNKING");
+    runStage(deps, data, async (run) => {
+      await moveTo(deps, data, run, "CHUNKING");
       const started = performance.now();
       const file = await deps.db("document_files").select("extracted").where({ document_id: data.documentId, org_id: data.orgId }).first();
       const extracted = file?.extracted as ExtractedDocument | null;
@@ -28,6 +27,7 @@ export const chunkHandler = defineHandler({
         overlapTokens: deps.config.CHUNK_OVERLAP_TOKENS,
       });
       if (chunks.length === 0) throw new Error("the document produced no chunks");
+      if (run.signal.aborted) return { aborted: true };
       await deps.db.transaction(async (trx) => {
         await trx("document_chunk_drafts").where({ document_id: data.documentId, generation: data.generation }).delete();
         for (let i = 0; i < chunks.length; i += 200) {

@@ -1,23 +1,23 @@
 /** `ingest-extract`: bytes → text. Stores `full_text` (the tutor's document rung reads it) and the sections. */
 import { recordTiming } from "../../db/queries/documents";
-import { detectFormatFromRow } from "./format-of";
-import { extractDocument } from "./extract";
 import { defineHandler } from "../registry";
-import { loadRun, markFailed, moveTo, runStage } from "./ingest-run";
+import { extractDocument } from "./extract";
+import { detectFormatFromRow } from "./format-of";
+import { markFailed, moveTo, runStage } from "./ingest-run";
 
 export const extractHandler = defineHandler({
   queue: "ingest-extract",
   perform: ({ data, deps, log }) =>
-    runStage(deps, async () => {
-      const document = await loadRun(deps, data);
-      await moveTo(deps, data, "PROCESSING", { error: null, ...(document.processing_started_at ? {} : { processing_started_at: deps.db.fn.now() }) });
+    runStage(deps, data, async (run) => {
+      await moveTo(deps, data, run, "PROCESSING", { error: null, ...(run.document.processing_started_at ? {} : { processing_started_at: deps.db.fn.now() }) });
       const started = performance.now();
       const file = await deps.db("document_files").select("bytes").where({ document_id: data.documentId, org_id: data.orgId }).first();
       if (!file) throw new Error("the uploaded file is missing");
-      const extracted = await extractDocument(file.bytes as Buffer, detectFormatFromRow(document));
+      const extracted = await extractDocument(file.bytes as Buffer, detectFormatFromRow(run.document));
+      if (run.signal.aborted) return { aborted: true };
       await deps.db.transaction(async (trx) => {
         await trx("documents").where({ id: data.documentId, org_id: data.orgId }).update({ full_text: extracted.fullText, updated_at: trx.fn.now() });
-        await trx("document_files").where({ document_id: data.documentId }).update({ extracted: JSON.stringify(extracted) });
+        await trx("document_files").where({ document_id: data.documentId, org_id: data.orgId }).update({ extracted: JSON.stringify(extracted) });
       });
       await recordTiming(deps.db, data.orgId, data.documentId, "extract_ms", performance.now() - started);
       log.info({ sections: extracted.sections.length, chars: extracted.fullText.length }, "document extracted");

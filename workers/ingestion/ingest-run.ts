@@ -1,7 +1,8 @@
 /**
  * What every ingestion stage shares: loading its document for the run it belongs to, status
- * changes that are persisted and announced in the uploader's room, the per-document timeout,
- * and turning a final failure into FAILED with a reason a person can act on.
+ * changes that only move forward and are announced in the uploader's room, the per-document
+ * deadline (which also stops the stage's own work), and turning a final failure into FAILED
+ * with a reason a person can act on.
  */
 import { UnrecoverableError } from "bullmq";
 import { findDocument, setDocumentStatus, type DocumentRow } from "../../db/queries/documents";
@@ -11,28 +12,38 @@ import type { WorkerDeps } from "../deps";
 import { LlmError } from "../llm/errors";
 import { ExtractionError } from "./extract/types";
 
-/** Thrown when a newer (re)index superseded this run or the document is gone: stop quietly. */
+/** Thrown when a newer (re)index superseded this run, the document is gone, or a stage re-ran after the run moved on: stop quietly. */
 export class SupersededRun extends Error {}
 
-export async function loadRun(deps: WorkerDeps, data: IngestPayload): Promise<DocumentRow> {
-  const document = await findDocument(deps.db, data.orgId, data.documentId);
-  if (!document || document.ingest_generation !== data.generation) throw new SupersededRun("document deleted or re-indexed since this job was queued");
-  const startedAt = document.processing_started_at?.getTime();
-  if (startedAt && Date.now() - startedAt > deps.config.INGEST_TIMEOUT_MS) {
-    throw new UnrecoverableError(`Indexing took longer than ${Math.round(deps.config.INGEST_TIMEOUT_MS / 1000)} s and was stopped.`);
-  }
-  return document;
+const PROGRESSION: DocumentStatus[] = ["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING", "COMPLETED"];
+const NOT_FINAL: DocumentStatus[] = ["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING"];
+
+/** Statuses a document may move to `status` from: itself or anything earlier, never from a final one. */
+export function allowedFrom(status: DocumentStatus): DocumentStatus[] {
+  if (status === "FAILED") return NOT_FINAL;
+  return PROGRESSION.slice(0, PROGRESSION.indexOf(status) + 1).filter((s) => s !== "COMPLETED");
 }
+
+export interface StageRun {
+  document: DocumentRow;
+  /** Aborted when the document's time is up; long loops check it. */
+  signal: AbortSignal;
+}
+
+const timedOut = (deps: WorkerDeps): UnrecoverableError =>
+  new UnrecoverableError(`Indexing took longer than ${Math.round(deps.config.INGEST_TIMEOUT_MS / 1000)} s and was stopped.`);
 
 export async function moveTo(
   deps: WorkerDeps,
   data: IngestPayload,
+  run: StageRun,
   status: DocumentStatus,
   extra: Record<string, unknown> = {},
   progress?: { done: number; total: number },
 ): Promise<void> {
-  const moved = await setDocumentStatus(deps.db, data, status, extra);
-  if (!moved) throw new SupersededRun("document deleted or re-indexed");
+  if (run.signal.aborted) throw timedOut(deps);
+  const moved = await setDocumentStatus(deps.db, data, status, extra, allowedFrom(status));
+  if (!moved) throw new SupersededRun(`document deleted, re-indexed, or already past ${status}`);
   deps.userEvents.emit(data.userId, "document_status", { documentId: data.documentId, status, ...(progress ? { progress } : {}) });
 }
 
@@ -51,21 +62,32 @@ export function failureReason(error: unknown): string {
 export async function markFailed(deps: WorkerDeps, data: IngestPayload, error: unknown): Promise<void> {
   if (error instanceof SupersededRun) return;
   const reason = failureReason(error);
-  const moved = await setDocumentStatus(deps.db, data, "FAILED", { error: reason });
+  const moved = await setDocumentStatus(deps.db, data, "FAILED", { error: reason }, allowedFrom("FAILED"));
   if (moved) deps.userEvents.emit(data.userId, "document_status", { documentId: data.documentId, status: "FAILED", error: reason });
 }
 
 /**
- * Runs a stage, ending it quietly when the run was superseded, failing fast on bad input, and
- * giving up on a stage that hangs (a pathological file) once the document's time is up.
+ * Runs a stage for the run the job belongs to. Ends quietly when the run was superseded,
+ * fails fast on bad input, and stops a stage that runs past the document's deadline
+ * (INGEST_TIMEOUT_MS from the start of processing): the job fails and the stage's signal
+ * aborts, so its remaining work cannot overwrite the FAILED status afterwards.
  */
-export async function runStage<T>(deps: WorkerDeps, stage: () => Promise<T>): Promise<T | { superseded: true }> {
+export async function runStage<T>(deps: WorkerDeps, data: IngestPayload, stage: (run: StageRun) => Promise<T>): Promise<T | { superseded: true }> {
+  const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new UnrecoverableError(`Indexing took longer than ${Math.round(deps.config.INGEST_TIMEOUT_MS / 1000)} s and was stopped.`)), deps.config.INGEST_TIMEOUT_MS);
-  });
   try {
-    return await Promise.race([stage(), deadline]);
+    const document = await findDocument(deps.db, data.orgId, data.documentId);
+    if (!document || document.ingest_generation !== data.generation) throw new SupersededRun("document deleted or re-indexed since this job was queued");
+    const startedAt = document.processing_started_at ? new Date(document.processing_started_at).getTime() : Date.now();
+    const remaining = startedAt + deps.config.INGEST_TIMEOUT_MS - Date.now();
+    if (remaining <= 0) throw timedOut(deps);
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(timedOut(deps));
+      }, remaining);
+    });
+    return await Promise.race([stage({ document, signal: controller.signal }), deadline]);
   } catch (error) {
     if (error instanceof SupersededRun) return { superseded: true };
     if (error instanceof ExtractionError) throw new UnrecoverableError(error.message);

@@ -7,7 +7,8 @@ export const postChatBody = z.object({
   message: z
     .string({ error: "message is required and must be a string" })
     .refine((value) => value.trim().length > 0, "message must not be empty")
-    .refine((value) => value.length <= MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters`),
+    .refine((value) => value.length <= MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters`)
+    .refine((value) => !value.includes("\u0000"), "message must not contain NUL characters"),
   context: z
     .object({
       course_id: z.uuid().optional(),

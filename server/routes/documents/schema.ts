@@ -2,7 +2,7 @@
 import { z } from "zod";
 
 export const uploadFields = z.object({
-  title: z.string().trim().min(1).max(300).optional(),
+  title: z.string().trim().min(1).max(300).refine((value) => !value.includes("\u0000"), "title must not contain NUL characters").optional(),
   course_id: z.uuid({ error: "course_id must be a UUID" }).optional(),
 });
 

@@ -18,7 +18,8 @@ export interface UploadResult {
 }
 
 export async function acceptUpload(deps: ServerDeps, principal: Principal, file: UploadedFile, fields: { title?: string; course_id?: string }): Promise<UploadResult> {
-  const format = await detectFormat(file.buffer, file.originalname);
+  const filename = file.originalname.replace(/\u0000/g, "").slice(0, 255) || "upload";
+  const format = await detectFormat(file.buffer, filename);
   if (!format) {
     throw new HttpError(415, "UNSUPPORTED_FILE_TYPE", `Unsupported or mismatched file type. Allowed: ${ALLOWED_EXTENSIONS.join(", ")} (checked by content and name)`, {
       allowed: ALLOWED_EXTENSIONS,
@@ -28,7 +29,10 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
 
   const contentHash = createHash("sha256").update(file.buffer).digest("hex");
   const existing = await findDocumentByHash(deps.db, principal.orgId, contentHash);
-  if (existing) return { document: existing, duplicate: true };
+  if (existing) {
+    if (fields.course_id) await deps.db("courses").where({ id: fields.course_id, org_id: principal.orgId }).update({ source_document_id: existing.id });
+    return { document: existing, duplicate: true };
+  }
 
   let document: DocumentRow;
   try {
@@ -37,8 +41,8 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
         .insert({
           org_id: principal.orgId,
           uploaded_by: principal.userId,
-          title: fields.title ?? file.originalname.replace(/\.[^.]+$/, ""),
-          filename: file.originalname,
+          title: fields.title ?? filename.replace(/\.[^.]+$/, ""),
+          filename,
           mime_type: MIME_TYPES[format],
           size_bytes: file.size,
           content_hash: contentHash,

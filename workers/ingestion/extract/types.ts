@@ -41,7 +41,9 @@ export const NO_TEXT_MESSAGE = "The document contains no extractable text";
 
 /** Tidies a section body: unified newlines, no trailing spaces, at most one blank line in a row. */
 export function normalizeText(text: string): string {
+  // Postgres text cannot hold NUL; some PDFs and Word files carry them.
   return text
+    .replace(/\u0000/g, "")
     .replace(/\r\n?/g, "\n")
     .replace(/[^\S\n]+$/gm, "")
     .replace(/\n{3,}/g, "\n\n")
@@ -59,7 +61,7 @@ export function buildDocument(
   emptyMessage: string = NO_TEXT_MESSAGE,
 ): ExtractedDocument {
   const kept = sections
-    .map((section) => ({ ...section, heading: section.heading?.trim() || null, text: normalizeText(section.text) }))
+    .map((section) => ({ ...section, heading: section.heading?.replace(/\u0000/g, "").trim() || null, text: normalizeText(section.text) }))
     .filter((section) => section.heading !== null || section.text !== "");
   const fullText = kept
     .map((section) => [section.heading, section.text].filter((part) => part).join("\n\n"))
