@@ -74,6 +74,12 @@ export const configSchema = z.object({
   /** A document still not indexed after this long is marked FAILED. */
   INGEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
 
+  /**
+   * Slug of the platform operator's organisation. Bull Board shows every tenant's jobs, so only
+   * admins of this organisation may open it; unset, nobody can.
+   */
+  OPS_ORG: optionalString,
+
   /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: optionalString,
 

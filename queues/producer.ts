@@ -4,22 +4,27 @@
  */
 import { FlowProducer, Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
+import { componentLogger } from "../lib/logger";
 import { JOB_OPTIONS } from "./job-options";
 import { QUEUE_NAMES, QUEUE_PREFIX, type QueueName } from "./names";
 import { payloadSchemas, type PayloadOf, type TutorTurnPayload } from "./payloads";
 
 export class JobProducer {
   private readonly queues = new Map<QueueName, Queue>();
+  private readonly log = componentLogger("queues");
   private readonly flows: FlowProducer;
 
   constructor(private readonly connection: Redis) {
     this.flows = new FlowProducer({ connection, prefix: QUEUE_PREFIX });
+    this.flows.on("error", (error) => this.log.warn({ err: error }, "flow producer error"));
   }
 
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: this.connection, prefix: QUEUE_PREFIX, defaultJobOptions: JOB_OPTIONS[name] });
+      // Without a listener BullMQ prints every connection error to the console.
+      queue.on("error", (error) => this.log.warn({ err: error, queue: name }, "queue error"));
       this.queues.set(name, queue);
     }
     return queue;

@@ -65,6 +65,8 @@ async function main(): Promise<void> {
   }
   env.JWT_SECRET ??= persistentSecret(dataDir);
   if (!base.DATABASE_URL && process.env.DEV_LOGIN_ENABLED === undefined) env.DEV_LOGIN_ENABLED = "true";
+  // The demo organisation operates the embedded platform, so its admin can open Bull Board.
+  if (!base.DATABASE_URL && !base.OPS_ORG) env.OPS_ORG = "acme";
 
   const config = parseConfig(env);
   say("› migrating and seeding the demo organisation…");

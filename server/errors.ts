@@ -48,9 +48,21 @@ export function errorMiddleware(log: Logger): Middleware {
   };
 }
 
+/** Redis or Postgres unreachable: a 503 the client can retry, not a 500. */
+function isBackingServiceDown(caught: unknown): boolean {
+  const error = caught as { name?: string; message?: string; code?: string } | undefined;
+  if (!error || typeof error !== "object") return false;
+  if (error.name === "MaxRetriesPerRequestError") return true;
+  if (error.code && ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01"].includes(error.code)) return true;
+  return /Connection is closed|Stream isn't writeable|Command timed out|Knex: Timeout acquiring a connection|Connection terminated/i.test(error.message ?? "");
+}
+
 function normalise(caught: unknown): HttpError {
   if (caught instanceof HttpError) return caught;
   if (caught instanceof ZodError) return fromZod(caught);
+  if (isBackingServiceDown(caught)) {
+    return new HttpError(503, "SERVICE_UNAVAILABLE", "A backing service (Redis or Postgres) is unavailable; nothing was changed by this request unless its answer said otherwise. Retry shortly.");
+  }
   if (caught instanceof LlmError) {
     return new HttpError(caught.httpStatus, caught.code, caught.message, {
       ...(caught.options.retryAfterSeconds ? { retry_after: caught.options.retryAfterSeconds } : {}),

@@ -27,7 +27,8 @@ export async function startServer(config: Config, { port = config.PORT, host = c
   const redisUrl = requireSetting(config, "REDIS_URL");
   const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX });
   const redis = createRedis(redisUrl, "producer");
-  const queueRedis = createRedis(redisUrl, "worker");
+  // Enqueueing happens inside requests: fail fast, like every other command the server sends.
+  const queueRedis = createRedis(redisUrl, "producer");
   const producer = new JobProducer(queueRedis);
   const deps: ServerDeps = {
     config,

@@ -19,6 +19,7 @@ import { checkEmbeddingDimensions } from "./embedding-check";
 import { HANDLERS } from "./handlers";
 import { LlmClient, type LlmClientOptions } from "./llm/client";
 import { buildRegistry, type JobHandler } from "./registry";
+import { scheduleStuckDocumentSweep } from "./maintenance/stuck-documents";
 import { usageLogSink } from "./usage-log";
 
 /** Queues whose jobs mostly wait on the model's stream: they get 4× the default concurrency under `all`. */
@@ -76,15 +77,27 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     connections.push(connection);
     const worker = new Worker(queue, (job) => runJob(registry.get(queue)!, job, deps), { connection, prefix: QUEUE_PREFIX, concurrency, lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_LOCK_DURATION_MS });
     worker.on("error", (error) => log.error({ err: error, queue }, "worker error"));
+    // A job whose worker died too often fails without its handler running: give it its final word here.
+    worker.on("failed", (job, error) => {
+      if (!job || !/stalled/i.test(error?.message ?? "")) return;
+      const handler = registry.get(queue)!;
+      const parsed = payloadSchemas[queue].safeParse(job.data);
+      if (!parsed.success || !handler.onFinalFailure) return;
+      const context = { job, data: parsed.data, deps, log: log.child({ queue, jobId: job.id }) } as Parameters<JobHandler["perform"]>[0];
+      handler.onFinalFailure(context, error).catch((e) => log.error({ err: e, queue }, "final-failure hook failed for a stalled job"));
+    });
     return worker;
   });
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  const servesIngestion = [...selection.keys()].some((queue) => queue.startsWith("ingest-"));
+  const stopSweep = servesIngestion ? scheduleStuckDocumentSweep(db, deps.userEvents, config.INGEST_TIMEOUT_MS, log) : () => undefined;
   log.info({ queues: Object.fromEntries(selection) }, "workers started");
 
   return {
     deps,
     workers,
     async close() {
+      stopSweep();
       await Promise.all(workers.map((worker) => worker.close()));
       await deps.producer.close();
       await Promise.allSettled([redis.quit(), ...connections.map((c) => c.quit())]);

@@ -1,6 +1,8 @@
 /** Koa middleware that turns a bearer token (or the Bull Board cookie) into `ctx.state.principal`. */
 import type { Context, Middleware, Next } from "koa";
 import { forbidden, unauthorized } from "../errors";
+import { findUser } from "../../db/queries/users";
+import type { Db } from "../../db/knex";
 import type { Principal, TokenService } from "./tokens";
 
 export const SESSION_COOKIE = "skillnet_token";
@@ -15,12 +17,23 @@ function bearerToken(ctx: Context): string | undefined {
   return match?.[1]?.trim() || undefined;
 }
 
-export function requireAuth(tokens: TokenService, { allowCookie = false } = {}): Middleware {
+/**
+ * The caller behind a token, as the database knows them now: a token for a deleted user is
+ * refused, and a role changed since the token was signed takes effect at once.
+ */
+export async function authenticate({ tokens, db }: { tokens: TokenService; db: Db }, token: string): Promise<Principal | null> {
+  const claimed = await tokens.verify(token);
+  if (!claimed) return null;
+  const user = await findUser(db, claimed.orgId, claimed.userId);
+  return user ? { ...claimed, role: user.role } : null;
+}
+
+export function requireAuth(deps: { tokens: TokenService; db: Db }, { allowCookie = false } = {}): Middleware {
   return async (ctx: Context, next: Next) => {
     const token = bearerToken(ctx) ?? (allowCookie ? ctx.cookies.get(SESSION_COOKIE) : undefined);
     if (!token) throw unauthorized("Missing bearer token: send Authorization: Bearer <token>");
-    const principal = await tokens.verify(token);
-    if (!principal) throw unauthorized("Invalid or expired token");
+    const principal = await authenticate(deps, token);
+    if (!principal) throw unauthorized("Invalid or expired token, or the account no longer exists");
     ctx.state.principal = principal;
     await next();
   };

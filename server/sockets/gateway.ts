@@ -13,6 +13,7 @@ import { z } from "zod";
 import { findOwnedSession } from "../../db/queries/chat-sessions";
 import { TURN_EVENTS_CHANNEL, parseEnvelope } from "../../queues/events/turn-stream";
 import { roomForSession, roomForUser, type ClientToServerEvents, type JoinAck, type ServerToClientEvents, type TurnEvent } from "../../queues/events/contract";
+import { authenticate } from "../auth/middleware";
 import type { Principal } from "../auth/tokens";
 import type { ServerDeps } from "../deps";
 import { TurnDelivery } from "./turn-delivery";
@@ -54,7 +55,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
 
   io.use(async (socket, next) => {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-    const principal = typeof token === "string" ? await deps.tokens.verify(token) : null;
+    const principal = typeof token === "string" ? await authenticate(deps, token).catch(() => null) : null;
     if (!principal) return next(Object.assign(new Error("UNAUTHORIZED: a valid token is required in auth.token"), { data: { code: "UNAUTHORIZED" } }));
     socket.data.principal = principal;
     next();

@@ -60,3 +60,22 @@ describe("ingestion stage runner", function () {
     expect(document.status).to.equal("COMPLETED");
   });
 });
+
+describe("stuck-document sweep", function () {
+  this.timeout(60_000);
+  it("marks documents past the deadline FAILED with a reason and leaves fresh ones alone", async () => {
+    const { failStuckDocuments } = await import("../../workers/maintenance/stuck-documents");
+    const stack = await useStack();
+    const db = stack.workers.deps.db;
+    const base = { org_id: stack.demo.orgId, uploaded_by: stack.demo.adminId, filename: "x.txt", mime_type: "text/plain", size_bytes: 1, status: "PROCESSING" };
+    const [old] = await db("documents").insert({ ...base, title: "old", content_hash: `old-${Date.now()}`, processing_started_at: db.raw("now() - interval '2 hours'") }).returning("id");
+    const [fresh] = await db("documents").insert({ ...base, title: "fresh", content_hash: `fresh-${Date.now()}`, processing_started_at: db.fn.now() }).returning("id");
+    const count = await failStuckDocuments(db, stack.workers.deps.userEvents, 60 * 60_000);
+    expect(count).to.be.at.least(1);
+    const [oldRow, freshRow] = await Promise.all([db("documents").where({ id: old.id }).first(), db("documents").where({ id: fresh.id }).first()]);
+    expect(oldRow).to.include({ status: "FAILED" });
+    expect(oldRow.error).to.match(/did not finish/);
+    expect(freshRow.status).to.equal("PROCESSING");
+    await db("documents").whereIn("id", [old.id, fresh.id]).delete();
+  });
+});

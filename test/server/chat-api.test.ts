@@ -141,6 +141,15 @@ describe("chat API edges", function () {
     expect(signIn.status).to.equal(302);
     expect(signIn.headers.get("set-cookie")).to.match(/skillnet_token=.*httponly/i);
     expect((await api(stack.baseUrl, "GET", `/admin/login?token=${employee}`)).status).to.equal(403);
+
+    // An admin of another tenant must not see (or control) anyone's jobs.
+    const db = stack.server.deps.db;
+    const [org] = await db("organizations").insert({ name: "Other Co", slug: `other-${Date.now()}` }).returning("id");
+    const [otherAdmin] = await db("users").insert({ org_id: org.id, email: `boss-${Date.now()}@other.example`, name: "Other Admin", role: "admin" }).returning("id");
+    const foreign = await stack.server.deps.tokens.sign({ userId: otherAdmin.id, orgId: org.id, role: "admin" });
+    expect((await api(stack.baseUrl, "GET", "/admin/queues/api/queues", { token: foreign })).status).to.equal(403);
+    expect((await api(stack.baseUrl, "GET", `/admin/login?token=${foreign}`)).status).to.equal(403);
+    await db("organizations").where({ id: org.id }).delete();
   });
 
   it("exposes Prometheus metrics: HTTP by route, queue depths, finished turns", async () => {

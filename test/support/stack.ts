@@ -59,6 +59,7 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
     EMBEDDING_DIMENSIONS: "384",
     JWT_SECRET: randomBytes(24).toString("hex"),
     DEV_LOGIN_ENABLED: "true",
+    OPS_ORG: "acme",
     WORKER_CONCURRENCY: "4",
   };
   Object.assign(process.env, env);

@@ -13,7 +13,7 @@ import { startTutorTurn } from "./start-turn";
 export function chatRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/chat" });
   const limiter = new RateLimiter(deps.redis);
-  router.use(requireAuth(deps.tokens));
+  router.use(requireAuth(deps));
 
   router.post("/", async (ctx) => {
     const principal = principalOf(ctx);

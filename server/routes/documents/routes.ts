@@ -12,7 +12,7 @@ import { acceptUpload, queueIngestion } from "./upload-document";
 
 export function documentRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/documents" });
-  router.use(requireAuth(deps.tokens), requireRole("admin"));
+  router.use(requireAuth(deps), requireRole("admin"));
 
   router.post("/", async (ctx) => {
     const principal = principalOf(ctx);

@@ -1,0 +1,35 @@
+/**
+ * The per-document deadline, enforced even when no stage is running: a document whose jobs
+ * were lost (a worker died twice, the upload could not be queued) would otherwise stay in a
+ * non-final status forever. This sweep spans organisations on purpose — it is maintenance, it
+ * reads no content, and each row it changes is announced only to that document's uploader.
+ */
+import type { Logger } from "pino";
+import type { Db } from "../../db/knex";
+import type { UserEventPublisher } from "../../queues/events/user-events";
+
+export async function failStuckDocuments(db: Db, userEvents: UserEventPublisher, timeoutMs: number): Promise<number> {
+  const reason = `Indexing did not finish within ${Math.round(timeoutMs / 1000)} s; re-index the document to try again.`;
+  const rows = (await db("documents")
+    .whereIn("status", ["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING"])
+    .andWhereRaw("coalesce(processing_started_at, created_at) < now() - (? * interval '1 millisecond')", [timeoutMs])
+    .update({ status: "FAILED", error: reason, updated_at: db.fn.now() })
+    .returning(["id", "uploaded_by"])) as Array<{ id: string; uploaded_by: string | null }>;
+  for (const row of rows) {
+    if (row.uploaded_by) userEvents.emit(row.uploaded_by, "document_status", { documentId: row.id, status: "FAILED", error: reason });
+  }
+  return rows.length;
+}
+
+/** Runs the sweep every minute (and once at start); returns a stop function. */
+export function scheduleStuckDocumentSweep(db: Db, userEvents: UserEventPublisher, timeoutMs: number, log: Logger, everyMs = 60_000): () => void {
+  const sweep = (): void => {
+    failStuckDocuments(db, userEvents, timeoutMs)
+      .then((count) => count > 0 && log.warn({ count }, "marked stuck documents FAILED"))
+      .catch((error) => log.warn({ err: error }, "stuck-document sweep failed"));
+  };
+  sweep();
+  const timer = setInterval(sweep, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
