@@ -3,7 +3,8 @@
  * here on embedded defaults — PGlite with pgvector for DATABASE_URL, a local redis-server for
  * REDIS_URL, the offline model server for LLM_BASE_URL — then the database is migrated and
  * seeded, and the server and workers start as child processes. Ctrl-C stops them all, in
- * reverse order. Data lives in DATA_DIR (default .data/), so a restart keeps it.
+ * reverse order; Postgres and Redis run in their own process groups so a terminal's Ctrl-C
+ * does not stop them under workers that are still finishing jobs. Data lives in DATA_DIR (default .data/), so a restart keeps it.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
       readyPattern: /^READY (\S+)/,
       timeoutMs: 120_000,
       env,
+      detached: true,
     });
     children.push(child);
     env.DATABASE_URL = match[1]!;
@@ -44,7 +46,7 @@ async function main(): Promise<void> {
   if (!base.REDIS_URL) {
     await refuseBusyPort(EMBEDDED_PORTS.redis, "the embedded Redis", "REDIS_URL");
     say("› starting redis-server (noeviction, append-only)…");
-    const redis = await startEmbeddedRedis({ port: EMBEDDED_PORTS.redis, dataDir: join(dataDir, "redis"), persistent: true, log: say });
+    const redis = await startEmbeddedRedis({ port: EMBEDDED_PORTS.redis, dataDir: join(dataDir, "redis"), persistent: true, log: say, detached: true });
     children.push(redis.child);
     env.REDIS_URL = redis.url;
     embedded.push("Redis");

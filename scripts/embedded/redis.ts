@@ -41,6 +41,8 @@ export function ensureRedisServer(log: (message: string) => void): string {
 }
 
 export interface EmbeddedRedisOptions {
+  /** Own process group, so a terminal's Ctrl-C reaches only the launcher, which stops it last. */
+  detached?: boolean;
   port: number;
   dataDir: string;
   /** Append-only file for durability across restarts (on for `npm start`, off for tests). */
@@ -48,7 +50,7 @@ export interface EmbeddedRedisOptions {
   log: (message: string) => void;
 }
 
-export async function startEmbeddedRedis({ port, dataDir, persistent, log }: EmbeddedRedisOptions): Promise<{ url: string; child: ManagedChild }> {
+export async function startEmbeddedRedis({ port, dataDir, persistent, log, detached = false }: EmbeddedRedisOptions): Promise<{ url: string; child: ManagedChild }> {
   const binary = ensureRedisServer(log);
   mkdirSync(dataDir, { recursive: true });
   const args = [
@@ -65,6 +67,7 @@ export async function startEmbeddedRedis({ port, dataDir, persistent, log }: Emb
     name: "redis-server",
     readyPattern: /Ready to accept connections/,
     timeoutMs: 20_000,
+    detached,
   });
   return { url: `redis://127.0.0.1:${port}`, child };
 }

@@ -161,4 +161,14 @@ describe("chat API edges", function () {
     expect(text).to.match(/skillnet_tutor_turns_total\{outcome="done"\} [1-9]/);
     expect(text).to.include('skillnet_tutor_stage_latency_seconds_bucket{le="0.05",stage="generation"');
   });
+
+  it("keeps a session's course context for follow-ups that do not restate it", async () => {
+    const courseId = stack.demo.courseIds.returnsEssentials;
+    const first = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "What does module 1 cover?", context: { course_id: courseId } } });
+    expect(first.status).to.equal(202);
+    const second = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "And module 2?", context: { session_id: first.body.session_id } } });
+    expect(second.status).to.equal(202);
+    const job = await stack.server.deps.producer.queue("tutor-generate").getJob(`${second.body.turn_id}-generate`);
+    expect(job?.data.courseId).to.equal(courseId);
+  });
 });

@@ -63,6 +63,13 @@ export interface LlmClientOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Wraps an error thrown by the caller's `onToken`, so it is not mistaken for a provider fault. */
+class CallbackFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super("token handler failed");
+  }
+}
+
 /** Keys pasted with a trailing newline are the most common misconfiguration we see. */
 export const cleanKey = (key: string | undefined): string => (key ?? "").replace(/\s+/g, "") || "not-needed";
 
@@ -171,7 +178,11 @@ export class LlmClient {
         if (piece) {
           markPartial();
           content += piece;
-          await onToken(piece);
+          try {
+            await onToken(piece);
+          } catch (error) {
+            throw new CallbackFailure(error);
+          }
         }
       }
       const result: ChatResult = {
@@ -228,6 +239,8 @@ export class LlmClient {
         return await call();
       } catch (error) {
         if (error instanceof LlmError) throw error;
+        // Our own token handler failed (e.g. Redis): not the model's fault, no retry, no cooldown.
+        if (error instanceof CallbackFailure) throw error.cause;
         fault = classifyFault(error);
         const partial = isPartial();
         const retryable = (fault.kind === "transient" || fault.kind === "rate_limited") && !partial;

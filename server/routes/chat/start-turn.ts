@@ -77,7 +77,14 @@ export async function startTutorTurn(deps: ServerDeps, owner: Owner, body: PostC
 /** The course and lesson the employee is looking at; both must belong to their org. */
 async function resolveContext(deps: ServerDeps, owner: Owner, body: PostChatBody): Promise<{ courseId: string | null; lessonId: string | null }> {
   let courseId = body.context.course_id ?? null;
-  const lessonId = body.context.lesson_id ?? null;
+  let lessonId = body.context.lesson_id ?? null;
+  // A follow-up in an existing session stays where the session is, unless it says otherwise.
+  if (!courseId && !lessonId && body.context.session_id) {
+    const session = await findOwnedSession(deps.db, owner, body.context.session_id);
+    const saved = (session?.context ?? {}) as { course_id?: string | null; lesson_id?: string | null };
+    courseId = saved.course_id ?? null;
+    lessonId = saved.lesson_id ?? null;
+  }
   if (lessonId) {
     const lesson = await findLesson(deps.db, owner.orgId, lessonId);
     if (!lesson) throw notFound("Lesson");
