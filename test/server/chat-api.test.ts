@@ -39,25 +39,30 @@ describe("chat API edges", function () {
   });
 
   it("rejects malformed input with 400 and a code, storing nothing", async () => {
-    const before = await stack.server.deps.db("chat_messages").count<{ count: string }[]>("* as count").first();
-    const tooLong = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "x".repeat(10_001) } });
+    const marker = `bad-input-${Date.now()}`;
+    const tooLong = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: marker + "x".repeat(10_001) } });
     expect(tooLong.status).to.equal(400);
     expect(tooLong.body.error.code).to.equal("VALIDATION_ERROR");
     expect(tooLong.body.error.message).to.match(/10000 characters/);
     const blank = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "   " } });
     expect(blank.status).to.equal(400);
-    const badJson = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, rawBody: '{"message": "hi",' });
+    const nul = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: `${marker}\u0000` } });
+    expect(nul.status).to.equal(400);
+    const badJson = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, rawBody: `{"message": "${marker}",` });
     expect(badJson.status).to.equal(400);
     expect(badJson.body.error.code).to.equal("BAD_REQUEST");
-    const badId = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "hi", context: { session_id: "not-a-uuid" } } });
+    const badId = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: marker, context: { session_id: "not-a-uuid" } } });
     expect(badId.status).to.equal(400);
     expect(badId.body.error.message).to.match(/session_id/);
-    const unknownCourse = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "hi", context: { course_id: "00000000-0000-4000-8000-000000000000" } } });
+    const unknownCourse = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: marker, context: { course_id: "00000000-0000-4000-8000-000000000000" } } });
     expect(unknownCourse.status).to.equal(404);
     const badPathId = await api(stack.baseUrl, "GET", "/api/v1/chat/sessions/123/messages", { token: employee });
     expect(badPathId.status).to.equal(400);
-    const after = await stack.server.deps.db("chat_messages").count<{ count: string }[]>("* as count").first();
-    expect(after!.count).to.equal(before!.count);
+    const wrongMethod = await api(stack.baseUrl, "PUT", "/api/v1/chat", { token: employee, body: { message: marker } });
+    expect(wrongMethod.status).to.equal(405);
+    expect(wrongMethod.body.error.code).to.equal("METHOD_NOT_ALLOWED");
+    const stored = await stack.server.deps.db("chat_messages").where("content", "like", `%${marker}%`).first("id");
+    expect(stored).to.equal(undefined);
   });
 
   it("keeps sessions private: another user's session is a 404 over HTTP and refused over the socket", async () => {
