@@ -58,12 +58,10 @@ export function summaryPrompt(transcript: string, previousSummary: string | null
   return [
     "Summarize the conversation below between an employee and their tutor in 2-3 sentences.",
     "Keep the topics discussed, the key facts in the answers, and anything the employee said about themselves.",
-    previousSummary ? `Earlier summary to fold in: ${previousSummary}` : "",
+    ...(previousSummary ? [`Earlier summary to fold in: ${previousSummary}`] : []),
     "",
     transcript,
     "",
     "Summary:",
-  ]
-    .filter((line, i) => line !== "" || i > 1)
-    .join("\n");
+  ].join("\n");
 }
