@@ -59,12 +59,20 @@ function cite(sentence: string, marker: number): string {
   return match ? `${match[1]} [${marker}]${match[2] === ":" || match[2] === ";" ? "." : match[2]}` : `${sentence.trim()} [${marker}].`;
 }
 
+function isHeadingLine(sentence: string): boolean {
+  if (/^#{1,6}\s/.test(sentence)) return true;
+  const words = sentence.split(/\s+/).length;
+  return words <= 6 && !/[.!?…:;]$/.test(sentence.trim());
+}
+
 /** Every source sentence with its overlap with the question, best first; ties keep reading order. */
 export function rankSentences(sources: Source[], question: string): Candidate[] {
   const questionStems = stemSet(question);
   const candidates: Candidate[] = [];
   for (const source of sources) {
     for (const sentence of splitSentences(source.text)) {
+      // Headings ("Carretillas Elevadoras", "## Refunds") are labels, not statements to quote.
+      if (isHeadingLine(sentence)) continue;
       candidates.push({ marker: source.marker, sentence, score: sharedStems(questionStems, stemSet(sentence)), order: candidates.length });
     }
   }

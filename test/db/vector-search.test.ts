@@ -33,7 +33,7 @@ describe("vector search under the org filter", function () {
     const version = (await db("pg_extension").where({ extname: "vector" }).first("extversion")).extversion as string;
     const orgs = await db("organizations").insert([{ name: "Crowd", slug: `crowd-${Date.now()}` }, { name: "Quiet", slug: `quiet-${Date.now()}` }]).returning("id");
     created.push(...orgs.map((o: { id: string }) => o.id));
-    const [crowd, quiet] = orgs.map((o: { id: string }) => o.id);
+    const [crowd, quiet] = orgs.map((o: { id: string }) => o.id) as [string, string];
     const insertDoc = async (orgId: string, n: number, hot: number) => {
       const [doc] = await db("documents").insert({ org_id: orgId, title: `doc ${hot}`, filename: "x.txt", mime_type: "text/plain", size_bytes: 1, content_hash: `h-${orgId}`, status: "COMPLETED" }).returning("id");
       const rows = Array.from({ length: n }, (_, i) => ({ org_id: orgId, document_id: doc.id, position: i, content: `chunk ${i}`, embedding: db.raw("?::vector", [toVectorLiteral(unit(hot, i))]) }));
