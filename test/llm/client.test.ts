@@ -83,6 +83,14 @@ describe("LlmClient against a scripted provider", function () {
   });
 
   describe("the fallback chain and the cooldown breaker", () => {
+    it("stops at a refused key instead of trying every model with it", async () => {
+      llm.failModel("first-model", 401);
+      const { client } = makeClient(llm, { LLM_MODEL: "first-model,second-model" });
+      const error = await rejection(client.chat({ useCase: "tutor" }, QUESTION));
+      expect(error.code).to.equal("LLM_CONFIG_ERROR");
+      expect(llm.chatCalls().map((request) => request.body.model)).to.deep.equal(["first-model"]);
+    });
+
     for (const status of [404, 500]) {
       it(`skips a dead first model (HTTP ${status}) and, on the next call, does not ask it again`, async () => {
         llm.failModel("dead-model", status);

@@ -176,4 +176,24 @@ describe("chat API edges", function () {
     const job = await stack.server.deps.producer.queue("tutor-generate").getJob(`${second.body.turn_id}-generate`);
     expect(job?.data.courseId).to.equal(courseId);
   });
+
+  it("keeps each organisation's documents and sessions out of another's reach", async () => {
+    const db = stack.server.deps.db;
+    const [org] = await db("organizations").insert({ name: "Elsewhere", slug: `elsewhere-${Date.now()}` }).returning("id");
+    const [admin] = await db("users").insert({ org_id: org.id, email: `admin-${Date.now()}@elsewhere.example`, name: "Else Admin", role: "admin" }).returning("id");
+    try {
+      const token = await stack.server.deps.tokens.sign({ userId: admin.id, orgId: org.id, role: "admin" });
+      const foreignDocument = await api(stack.baseUrl, "GET", `/api/v1/documents/${stack.demo.documentIds.returnsPolicy}`, { token });
+      expect(foreignDocument.status).to.equal(404);
+      const listed = await api(stack.baseUrl, "GET", "/api/v1/documents", { token });
+      expect(listed.body.documents).to.deep.equal([]);
+      const removed = await api(stack.baseUrl, "DELETE", `/api/v1/documents/${stack.demo.documentIds.warehouseSafety}?force=true`, { token });
+      expect(removed.status).to.equal(404);
+      const course = await api(stack.baseUrl, "POST", "/api/v1/chat", { token, body: { message: "hi", context: { course_id: stack.demo.courseIds.returnsEssentials } } });
+      expect(course.status).to.equal(404);
+      expect(await db("documents").where({ id: stack.demo.documentIds.warehouseSafety }).first("id")).to.exist;
+    } finally {
+      await db("organizations").where({ id: org.id }).delete();
+    }
+  });
 });

@@ -225,7 +225,8 @@ export class LlmClient {
       } catch (error) {
         if (!(error instanceof LlmError)) throw error;
         last = error;
-        if (error.options.partial) throw error;
+        // Text already reached the user, or the key itself was refused (every model shares it).
+        if (error.options.partial || error.options.fault === "auth") throw error;
         this.options.log?.warn({ model, code: error.code, useCase: context.useCase }, "model failed; trying the next in the chain");
       }
     }
