@@ -10,6 +10,7 @@ import * as knowledge from "./migrations/20261129000002_knowledge";
 import * as chat from "./migrations/20261129000003_chat";
 import * as ops from "./migrations/20261129000004_ops";
 import * as ingestion from "./migrations/20261129000005_ingestion";
+import * as adminAssistant from "./migrations/20261129000006_admin_assistant";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -24,6 +25,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261129000003_chat", migration: chat },
   { name: "20261129000004_ops", migration: ops },
   { name: "20261129000005_ingestion", migration: ingestion },
+  { name: "20261129000006_admin_assistant", migration: adminAssistant },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

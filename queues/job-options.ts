@@ -26,6 +26,10 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   "tutor-generate": flowParent,
   // Summaries are a nicety: low priority, few attempts, never on a turn's critical path.
   "chat-summarise": { ...base, attempts: 2, priority: 10 },
+  // A turn's rounds may already have streamed text: retry once, announcing the restart.
+  "admin-plan": { ...base, attempts: 2 },
+  // Items are idempotent, so a retry simply carries on from the first undone item.
+  "admin-actions": { ...base, attempts: 5, backoff: { type: "exponential", delay: 2_000 } },
   "ingest-extract": { ...base, backoff: { type: "exponential", delay: 2_000 } },
   "ingest-chunk": { ...base, backoff: { type: "exponential", delay: 2_000 } },
   "ingest-embed": { ...base, attempts: 5, backoff: { type: "exponential", delay: 2_000 } },

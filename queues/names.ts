@@ -7,6 +7,8 @@ export const QUEUE_NAMES = [
   "tutor-retrieve",
   "tutor-generate",
   "chat-summarise",
+  "admin-plan",
+  "admin-actions",
   "ingest-extract",
   "ingest-chunk",
   "ingest-embed",

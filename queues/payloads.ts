@@ -37,11 +37,33 @@ export const ingestPayload = z.object({
 });
 export type IngestPayload = z.infer<typeof ingestPayload>;
 
+/** One admin assistant turn: the confirmation check, then the tool-calling rounds. */
+export const adminTurnPayload = z.object({
+  orgId: uuid,
+  userId: uuid,
+  sessionId: uuid,
+  turnId: uuid,
+  messageId: uuid,
+});
+export type AdminTurnPayload = z.infer<typeof adminTurnPayload>;
+
+/** One run of a confirmed admin action (the first, or a resume); `run` keeps job ids distinct. */
+export const adminActionPayload = z.object({
+  orgId: uuid,
+  actionId: uuid,
+  /** Whose `user:<id>` room hears progress: the admin who proposed the action. */
+  userId: uuid,
+  run: z.number().int().min(1),
+});
+export type AdminActionPayload = z.infer<typeof adminActionPayload>;
+
 export const payloadSchemas = {
   "tutor-classify": tutorTurnPayload,
   "tutor-retrieve": tutorTurnPayload,
   "tutor-generate": tutorTurnPayload,
   "chat-summarise": summarisePayload,
+  "admin-plan": adminTurnPayload,
+  "admin-actions": adminActionPayload,
   "ingest-extract": ingestPayload,
   "ingest-chunk": ingestPayload,
   "ingest-embed": ingestPayload,

@@ -7,7 +7,7 @@ import type { Redis } from "ioredis";
 import { componentLogger } from "../lib/logger";
 import { JOB_OPTIONS } from "./job-options";
 import { QUEUE_NAMES, QUEUE_PREFIX, type QueueName } from "./names";
-import { payloadSchemas, type PayloadOf, type TutorTurnPayload } from "./payloads";
+import { payloadSchemas, type AdminActionPayload, type AdminTurnPayload, type PayloadOf, type TutorTurnPayload } from "./payloads";
 
 export class JobProducer {
   private readonly queues = new Map<QueueName, Queue>();
@@ -72,6 +72,16 @@ export class JobProducer {
         },
       ],
     });
+  }
+
+  /** One admin turn; the job id derived from the turn makes a second submission a no-op. */
+  async enqueueAdminTurn(payload: AdminTurnPayload): Promise<void> {
+    await this.enqueue("admin-plan", payload, { jobId: `${payload.turnId}-admin-plan` });
+  }
+
+  /** One run of a confirmed action; each run (first, resumes) has its own job id. */
+  async enqueueAdminAction(payload: AdminActionPayload): Promise<void> {
+    await this.enqueue("admin-actions", payload, { jobId: `${payload.actionId}-run-${payload.run}` });
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import { ConfigError, parseConfig } from "../lib/config";
 import { isPortInUse, spawnUntilReady, type ManagedChild } from "./embedded/child-process";
 import { startEmbeddedRedis } from "./embedded/redis";
+import { DEMO_USERS } from "../db/seeds/demo-people";
 import { prepareDatabase } from "./prepare-database";
 
 const EMBEDDED_PORTS = { postgres: 54329, redis: 6390, llm: 11435 };
@@ -105,7 +106,7 @@ function printBanner(port: number, embedded: string[], devLogin: boolean): void 
     say("                 embeddings. Not a real LLM. Set LLM_BASE_URL/LLM_API_KEY/LLM_MODEL to use one (see README).");
   }
   if (devLogin) {
-    say("  Demo users     employee@example.com (employee), admin@example.com (admin), and 8 more employees");
+    say(`  Demo users     employee@example.com (employee), admin@example.com (admin), and ${DEMO_USERS.length - 2} more employees`);
     say("  Get a token    curl -s -X POST " + `${api}/api/v1/auth/dev-login -H 'content-type: application/json' -d '{"email":"employee@example.com"}'`);
   }
   say("  Stop           Ctrl-C");

@@ -25,7 +25,7 @@ export class ServerMetrics {
     registers: [this.registry],
   });
   readonly sockets = new Gauge({ name: "skillnet_socket_connections", help: "Connected Socket.IO clients on this node", registers: [this.registry] });
-  private readonly turns = new Counter({ name: "skillnet_tutor_turns_total", help: "Tutor turns that ended, by outcome", labelNames: ["outcome"], registers: [this.registry] });
+  private readonly turns = new Counter({ name: "skillnet_tutor_turns_total", help: "Chat turns (tutor and admin) that ended, by outcome", labelNames: ["outcome"], registers: [this.registry] });
   private readonly turnLatency = new Histogram({
     name: "skillnet_tutor_stage_latency_seconds",
     help: "Retrieval and generation latency of finished tutor turns",
@@ -33,6 +33,9 @@ export class ServerMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32],
     registers: [this.registry],
   });
+
+  private readonly toolCalls = new Counter({ name: "skillnet_admin_tool_calls_total", help: "Admin assistant tool calls, by tool and outcome", labelNames: ["tool", "ok"], registers: [this.registry] });
+  private readonly actions = new Counter({ name: "skillnet_admin_actions_total", help: "Admin actions that finished a run, by final status", labelNames: ["status"], registers: [this.registry] });
 
   constructor(deps: Pick<ServerDeps, "producer">) {
     collectDefaultMetrics({ register: this.registry, prefix: "skillnet_server_" });
@@ -68,7 +71,14 @@ export class ServerMetrics {
 
   /** Called for each turn event this node receives from the workers. */
   observeTurnEvent(envelope: TurnEventEnvelope): void {
-    if (envelope.event === "done") {
+    if (envelope.event === "tool_result") {
+      const result = envelope.data as { tool: string; ok: boolean };
+      this.toolCalls.inc({ tool: result.tool, ok: String(result.ok) });
+    } else if (envelope.event === "action_done") {
+      this.actions.inc({ status: (envelope.data as { status: string }).status });
+    } else if (envelope.event === "done" && (envelope.data as { retrievalLatencyMs?: number }).retrievalLatencyMs === undefined) {
+      this.turns.inc({ outcome: "done" }); // an admin turn: no retrieval to time
+    } else if (envelope.event === "done") {
       const done = envelope.data as { retrievalSource?: string; retrievalLatencyMs?: number; generationLatencyMs?: number };
       const source = done.retrievalSource ?? "none";
       this.turns.inc({ outcome: "done" });

@@ -11,16 +11,16 @@ export interface UserRow {
   role: Role;
   department: string | null;
   locale: "es" | "en";
+  is_active: boolean;
 }
-
 
 /** Sign-in lookup: emails are unique across the platform and stored lower-case. */
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return db<UserRow>("users").select("id", "org_id", "email", "name", "role", "department", "locale").where({ email: email.trim().toLowerCase() }).first();
+  return db<UserRow>("users").select("id", "org_id", "email", "name", "role", "department", "locale", "is_active").where({ email: email.trim().toLowerCase() }).first();
 }
 
 export async function findUser(db: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
-  return db<UserRow>("users").select("id", "org_id", "email", "name", "role", "department", "locale").where({ id: userId, org_id: orgId }).first();
+  return db<UserRow>("users").select("id", "org_id", "email", "name", "role", "department", "locale", "is_active").where({ id: userId, org_id: orgId }).first();
 }
 
 export async function findOrganisationName(db: Db, orgId: string): Promise<string | undefined> {

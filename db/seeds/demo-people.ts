@@ -41,6 +41,9 @@ export const DEMO_USERS: readonly DemoUser[] = [
   employee("elena.garcia@example.com", "Elena García", "Warehouse", "Shift Manager", "es"),
   employee("marta.sanchez@example.com", "Marta Sánchez", "Finance", "Accounts Assistant", "es"),
   employee("david.chen@example.com", "David Chen", "Finance", "Financial Analyst", "en"),
+  // New in Sales and not yet enrolled anywhere: the admin assistant's demo assigns them a course.
+  employee("nora.vidal@example.com", "Nora Vidal", "Sales", "Sales Associate", "es"),
+  employee("hannah.lee@example.com", "Hannah Lee", "Sales", "Sales Associate", "en"),
 ];
 
 export const DEMO_SKILL_CATEGORIES: readonly { name: string; skills: string[] }[] = [

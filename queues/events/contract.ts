@@ -40,8 +40,34 @@ export interface TurnEventPayloads {
   token: { content: string };
   citations: { citations: Citation[] };
   suggestions: { suggestions: string[] };
-  done: { messageId: string; tokensUsed: number; retrievalSource: RetrievalSource; retrievalLatencyMs: number; generationLatencyMs: number };
+  /** Tutor turns carry the retrieval figures; admin turns the tool-call count and any action proposed. */
+  done: {
+    messageId: string;
+    tokensUsed: number;
+    retrievalSource?: RetrievalSource;
+    retrievalLatencyMs?: number;
+    generationLatencyMs?: number;
+    toolCalls?: number;
+    actionId?: string | null;
+  };
+  /** Admin turns: the model asked for a tool (arguments as it sent them, parsed when they were JSON). */
+  tool_call: { callId: string; tool: string; arguments: unknown; round: number };
+  /** Admin turns: what the tool gave back, in size and time (the rows themselves go to the model only). */
+  tool_result: { callId: string; tool: string; ok: boolean; resultBytes: number; ms: number; error?: string; truncated?: boolean; actionId?: string };
+  /** Admin turns: a write was planned and frozen; nothing changes until the admin confirms. */
+  action_pending: ActionPendingPayload;
   error: { code: ErrorCode; message: string; retryAfter?: number; recoveryHint?: string; willRetry?: boolean };
+}
+
+export interface ActionPendingPayload {
+  actionId: string;
+  tool: string;
+  preview: string;
+  total: number;
+  /** The first items as the admin will see them; GET /api/v1/admin/actions/:id lists all. */
+  items: Array<{ position: number; label: string }>;
+  estimate: { items: number; writes: number; seconds: number };
+  expiresAt: string;
 }
 
 export type TurnEventName = keyof TurnEventPayloads;
@@ -50,10 +76,19 @@ export type TurnEvent<E extends TurnEventName = TurnEventName> = TurnEventPayloa
 /** What travels on the Redis channel from workers to every server node. */
 export interface TurnEventEnvelope {
   room: string;
-  event: TurnEventName;
+  event: TurnEventName | ActionEventName;
   seq: number;
-  data: TurnEventPayloads[TurnEventName] & { sessionId: string; turnId: string };
+  data: (TurnEventPayloads[TurnEventName] & { sessionId: string; turnId: string }) | (ActionEventPayloads[ActionEventName] & { actionId: string });
 }
+
+/** Events of one admin action, sent to its proposer's `user:<id>` room with their own `seq`. */
+export interface ActionEventPayloads {
+  action_status: { status: "confirmed" | "rejected" | "expired" | "running"; by?: string };
+  action_progress: { done: number; failed: number; total: number };
+  action_done: { status: "completed" | "partial" | "failed"; done: number; failed: number; total: number; failedItems: Array<{ position: number; label: string; error: string | null }> };
+}
+export type ActionEventName = keyof ActionEventPayloads;
+export type ActionEvent<E extends ActionEventName = ActionEventName> = ActionEventPayloads[E] & { actionId: string; seq: number };
 
 export interface JoinRequest {
   sessionId: string;
@@ -67,12 +102,16 @@ export type JoinAck = { ok: true; turnId: string | null; replayed: number } | { 
 export type ServerToClientEvents = {
   [E in TurnEventName]: (payload: TurnEvent<E>) => void;
 } & {
+  [E in ActionEventName]: (payload: ActionEvent<E>) => void;
+} & {
   document_status: (payload: { documentId: string; status: string; progress?: { done: number; total: number }; error?: string }) => void;
 };
 
 export interface ClientToServerEvents {
   join: (request: JoinRequest, ack: (result: JoinAck) => void) => void;
   leave: (request: { sessionId: string }, ack?: (result: { ok: boolean }) => void) => void;
+  /** Admins: replay an action's events after `lastSeq` (live ones reach the user room anyway). */
+  watch_action: (request: { actionId: string; lastSeq?: number }, ack: (result: { ok: true; replayed: number } | { ok: false; error: { code: string; message: string } }) => void) => void;
 }
 
 export const roomForSession = (sessionId: string): string => `session:${sessionId}`;

@@ -1,16 +1,29 @@
 /**
- * Per-turn event log in Redis. Each event is appended to a capped stream keyed by turn, with
- * the stream id `<seq>-0`, and published on one channel for live delivery, in a single Lua
- * call, so the log and the live feed can never disagree about what `seq` an event has.
+ * Per-turn (and per-admin-action) event logs in Redis. Each event is appended to a capped stream
+ * keyed by its turn or action, with the stream id `<seq>-0`, and published on one channel for
+ * live delivery, in a single Lua call, so the log and the live feed can never disagree about
+ * what `seq` an event has.
  */
 import type { Redis } from "ioredis";
-import type { TurnEvent, TurnEventEnvelope, TurnEventName, TurnEventPayloads } from "./contract";
-import { roomForSession } from "./contract";
+import type { ActionEventName, ActionEventPayloads, TurnEvent, TurnEventEnvelope, TurnEventName, TurnEventPayloads } from "./contract";
+import { roomForSession, roomForUser } from "./contract";
 
 export const TURN_EVENTS_CHANNEL = "skillnet:turn-events";
-const streamKey = (turnId: string): string => `skillnet:turn:${turnId}:events`;
-const seqKey = (turnId: string): string => `skillnet:turn:${turnId}:seq`;
+
+/** Which log an event belongs to: a chat turn's, or an admin action's. */
+export interface StreamRef {
+  kind: "turn" | "action";
+  id: string;
+}
+
+const streamKey = (ref: StreamRef): string => `skillnet:${ref.kind}:${ref.id}:events`;
+const seqKey = (ref: StreamRef): string => `skillnet:${ref.kind}:${ref.id}:seq`;
 const latestTurnKey = (sessionId: string): string => `skillnet:session:${sessionId}:latest-turn`;
+
+/** The log an event payload belongs to, read from the ids it carries. */
+export function streamOf(payload: { turnId?: string; actionId?: string | null }): StreamRef {
+  return payload.turnId ? { kind: "turn", id: payload.turnId } : { kind: "action", id: payload.actionId ?? "" };
+}
 
 const APPEND_SCRIPT = `
 local seq = redis.call('INCR', KEYS[1])
@@ -26,11 +39,14 @@ export interface TurnStreamOptions {
   maxEvents: number;
 }
 
-/** One entry of a turn's log: the event name and the payload a client receives. */
+/** One entry of a log: the event name and the payload a client receives. */
 export interface LoggedTurnEvent {
   event: TurnEventName;
   payload: TurnEvent;
 }
+
+/** Action logs outlive turn logs: an action may be confirmed or resumed a day after it was proposed. */
+const ACTION_LOG_TTL_SECONDS = 7 * 24 * 3600;
 
 export class TurnEventLog {
   constructor(
@@ -38,27 +54,40 @@ export class TurnEventLog {
     private readonly options: TurnStreamOptions,
   ) {}
 
-  /** Appends one event to the turn's log and publishes it; returns its `seq`. */
+  /** Appends one event to the turn's log and publishes it to the session room; returns its `seq`. */
   async append<E extends TurnEventName>(sessionId: string, turnId: string, event: E, payload: TurnEventPayloads[E]): Promise<number> {
-    const data = JSON.stringify({ ...payload, sessionId, turnId });
+    return this.appendTo({ kind: "turn", id: turnId }, roomForSession(sessionId), event, { ...payload, sessionId, turnId }, this.options.ttlSeconds);
+  }
+
+  /** Appends one event to an admin action's log and publishes it to `user:<userId>`. */
+  async appendAction<E extends ActionEventName>(actionId: string, userId: string, event: E, payload: ActionEventPayloads[E]): Promise<number> {
+    return this.appendTo({ kind: "action", id: actionId }, roomForUser(userId), event, { ...payload, actionId }, Math.max(this.options.ttlSeconds, ACTION_LOG_TTL_SECONDS));
+  }
+
+  private async appendTo(ref: StreamRef, room: string, event: string, data: object, ttlSeconds: number): Promise<number> {
     const seq = await this.redis.eval(
       APPEND_SCRIPT,
       2,
-      seqKey(turnId),
-      streamKey(turnId),
+      seqKey(ref),
+      streamKey(ref),
       event,
-      data,
+      JSON.stringify(data),
       String(this.options.maxEvents),
-      String(this.options.ttlSeconds),
+      String(ttlSeconds),
       TURN_EVENTS_CHANNEL,
-      roomForSession(sessionId),
+      room,
     );
     return Number(seq);
   }
 
-  /** Events with `fromSeq <= seq <= toSeq` (inclusive), oldest first. */
+  /** Events of a turn with `fromSeq <= seq <= toSeq` (inclusive), oldest first. */
   async read(turnId: string, fromSeq: number, toSeq?: number): Promise<LoggedTurnEvent[]> {
-    const entries = await this.redis.xrange(streamKey(turnId), `${Math.max(1, fromSeq)}-0`, toSeq === undefined ? "+" : `${toSeq}-0`);
+    return this.readStream({ kind: "turn", id: turnId }, fromSeq, toSeq);
+  }
+
+  /** The same for any log; action events come back in the same shape (`payload.actionId` set). */
+  async readStream(ref: StreamRef, fromSeq: number, toSeq?: number): Promise<LoggedTurnEvent[]> {
+    const entries = await this.redis.xrange(streamKey(ref), `${Math.max(1, fromSeq)}-0`, toSeq === undefined ? "+" : `${toSeq}-0`);
     return entries.map(([id, fields]) => {
       const seq = Number(id.split("-")[0]);
       const record: Record<string, string> = {};

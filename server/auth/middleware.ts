@@ -19,13 +19,14 @@ function bearerToken(ctx: Context): string | undefined {
 
 /**
  * The caller behind a token, as the database knows them now: a token for a deleted user is
- * refused, and a role changed since the token was signed takes effect at once.
+ * refused, so is one for a deactivated account, and a role changed since the token was signed
+ * takes effect at once.
  */
 export async function authenticate({ tokens, db }: { tokens: TokenService; db: Db }, token: string): Promise<Principal | null> {
   const claimed = await tokens.verify(token);
   if (!claimed) return null;
   const user = await findUser(db, claimed.orgId, claimed.userId);
-  return user ? { ...claimed, role: user.role } : null;
+  return user?.is_active ? { ...claimed, role: user.role } : null;
 }
 
 export function requireAuth(deps: { tokens: TokenService; db: Db }, { allowCookie = false } = {}): Middleware {

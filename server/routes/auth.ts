@@ -22,6 +22,7 @@ export function authRoutes(deps: ServerDeps): Router {
     if (!parsed.success) throw fromZod(parsed.error);
     const user = await findUserByEmail(deps.db, parsed.data.email);
     if (!user) throw unauthorized("No user with that email");
+    if (!user.is_active) throw unauthorized("This account has been deactivated");
     const token = await deps.tokens.sign({ userId: user.id, orgId: user.org_id, role: user.role });
     ctx.body = {
       token,

@@ -11,13 +11,16 @@ import type { Redis } from "ioredis";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
 import { findOwnedSession } from "../../db/queries/chat-sessions";
+import { findAction } from "../../db/queries/admin-actions";
 import { TURN_EVENTS_CHANNEL, parseEnvelope } from "../../queues/events/turn-stream";
-import { roomForSession, roomForUser, type ClientToServerEvents, type JoinAck, type ServerToClientEvents, type TurnEvent } from "../../queues/events/contract";
+import { roomForSession, roomForUser, type ClientToServerEvents, type JoinAck, type ServerToClientEvents } from "../../queues/events/contract";
 import { authenticate } from "../auth/middleware";
 import type { Principal } from "../auth/tokens";
 import type { ServerDeps } from "../deps";
-import { TurnDelivery } from "./turn-delivery";
+import { TurnDelivery, type LoggedPayload } from "./turn-delivery";
 import { SOCKET_ADAPTER_KEY } from "../../queues/events/user-events";
+
+const watchActionRequest = z.object({ actionId: z.uuid(), lastSeq: z.number().int().min(0).optional() });
 
 const joinRequest = z.object({
   sessionId: z.uuid(),
@@ -75,6 +78,10 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       try {
         const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, sessionId);
         if (!session) return reply({ ok: false, error: { code: "NOT_FOUND", message: "Chat session not found" } });
+        // Ownership already holds; this also shuts out an admin demoted since the session began.
+        if (session.agent_type === "admin" && principal.role !== "admin") {
+          return reply({ ok: false, error: { code: "FORBIDDEN", message: "Admin assistant sessions are for admins only" } });
+        }
         if (resumeTurn && !(await turnBelongsToSession(deps, principal.orgId, sessionId, resumeTurn))) {
           return reply({ ok: false, error: { code: "NOT_FOUND", message: "That turn is not part of this session" } });
         }
@@ -86,6 +93,22 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       } catch (error) {
         log.error({ err: error, sessionId }, "join failed");
         reply({ ok: false, error: { code: "INTERNAL_ERROR", message: "Could not join the session; please retry" } });
+      }
+    });
+
+    socket.on("watch_action", async (raw, ack) => {
+      const reply = typeof ack === "function" ? ack : () => undefined;
+      const parsed = watchActionRequest.safeParse(raw);
+      if (!parsed.success) return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "watch_action needs {actionId: UUID, lastSeq?: integer}" } });
+      if (principal.role !== "admin") return reply({ ok: false, error: { code: "FORBIDDEN", message: "Admin actions are for admins only" } });
+      try {
+        const action = await findAction(deps.db, principal.orgId, parsed.data.actionId);
+        if (!action) return reply({ ok: false, error: { code: "NOT_FOUND", message: "Admin action not found" } });
+        const replayed = await delivery.replayAction(socket, action.id, parsed.data.lastSeq ?? 0);
+        reply({ ok: true, replayed });
+      } catch (error) {
+        log.error({ err: error, actionId: parsed.data.actionId }, "watch_action failed");
+        reply({ ok: false, error: { code: "INTERNAL_ERROR", message: "Could not replay the action; please retry" } });
       }
     });
 
@@ -103,7 +126,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     deps.metrics.observeTurnEvent(envelope);
     const members = io.sockets.adapter.rooms.get(envelope.room);
     if (!members) return;
-    const payload = { ...envelope.data, seq: envelope.seq } as TurnEvent;
+    const payload = { ...envelope.data, seq: envelope.seq } as LoggedPayload;
     for (const socketId of members) {
       const socket = io.sockets.sockets.get(socketId);
       if (socket) void delivery.deliver(socket, envelope.event, payload).catch((error) => log.warn({ err: error }, "turn event delivery failed"));

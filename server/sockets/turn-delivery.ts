@@ -1,21 +1,25 @@
 /**
- * Exactly-once, in-order delivery of turn events to one socket. Live events arrive from the
- * Redis channel; a join or a reconnect asks for a replay from the turn's stream. Both paths
- * go through `deliver`, which runs one at a time per socket, skips what the socket already
- * has and fills any gap from the stream, so the client sees every `seq` once, in order.
+ * Exactly-once, in-order delivery of turn (and admin action) events to one socket. Live events
+ * arrive from the Redis channel; a join or a reconnect asks for a replay from the log. Both paths
+ * go through `deliver`, which runs one at a time per socket, skips what the socket already has
+ * and fills any gap from the log, so the client sees every `seq` once, in order.
  */
 import type { Socket } from "socket.io";
-import type { TurnEventLog } from "../../queues/events/turn-stream";
+import { streamOf, type StreamRef, type TurnEventLog } from "../../queues/events/turn-stream";
 import type { TurnEvent, TurnEventName } from "../../queues/events/contract";
 
 interface DeliveryState {
-  /** Highest `seq` delivered per turn. */
+  /** Highest `seq` delivered per log (`turn:<id>` / `action:<id>`). */
   cursors: Map<string, number>;
   /** Serialises deliveries so live events and replays never interleave. */
   chain: Promise<void>;
 }
 
+/** Turn events carry `{sessionId, turnId}`, action events `{actionId}`; both carry `seq`. */
+export type LoggedPayload = Pick<TurnEvent, "seq"> & { sessionId?: string; turnId?: string; actionId?: string | null };
+
 const states = new WeakMap<Socket, DeliveryState>();
+const cursorKey = (ref: StreamRef): string => `${ref.kind}:${ref.id}`;
 
 function stateOf(socket: Socket): DeliveryState {
   let state = states.get(socket);
@@ -30,30 +34,39 @@ export class TurnDelivery {
   constructor(private readonly log: TurnEventLog) {}
 
   /** Queue one live event for the socket. */
-  deliver(socket: Socket, event: TurnEventName, payload: TurnEvent): Promise<void> {
+  deliver(socket: Socket, event: string, payload: LoggedPayload): Promise<void> {
+    const ref = streamOf(payload);
     return this.enqueue(socket, async (state) => {
-      const cursor = state.cursors.get(payload.turnId) ?? 0;
+      const cursor = state.cursors.get(cursorKey(ref)) ?? 0;
       if (payload.seq <= cursor) return;
       if (payload.seq > cursor + 1) {
         try {
-          await this.emitFromLog(socket, state, payload.turnId, cursor + 1, payload.seq - 1);
+          await this.emitFromLog(socket, state, ref, cursor + 1, payload.seq - 1);
         } catch (error) {
           // Emitting this event now would skip the gap for good; fetch it all again shortly.
-          setTimeout(() => void this.replay(socket, payload.sessionId, payload.turnId, cursor).catch(() => undefined), 500).unref();
+          setTimeout(() => void this.replayStream(socket, ref, cursor, payload.sessionId).catch(() => undefined), 500).unref();
           throw error;
         }
       }
-      this.emit(socket, state, event, payload);
+      this.emit(socket, state, ref, event, payload);
     });
   }
 
   /** Replay a turn from `afterSeq + 1` up to whatever the log holds now; returns how many were sent. */
   replay(socket: Socket, sessionId: string, turnId: string, afterSeq: number): Promise<number> {
+    return this.replayStream(socket, { kind: "turn", id: turnId }, afterSeq, sessionId);
+  }
+
+  replayAction(socket: Socket, actionId: string, afterSeq: number): Promise<number> {
+    return this.replayStream(socket, { kind: "action", id: actionId }, afterSeq);
+  }
+
+  private replayStream(socket: Socket, ref: StreamRef, afterSeq: number, sessionId?: string): Promise<number> {
     let sent = 0;
     return this.enqueue(socket, async (state) => {
-      const cursor = Math.max(state.cursors.get(turnId) ?? 0, afterSeq);
-      state.cursors.set(turnId, cursor);
-      sent = await this.emitFromLog(socket, state, turnId, cursor + 1, undefined, sessionId);
+      const cursor = Math.max(state.cursors.get(cursorKey(ref)) ?? 0, afterSeq);
+      state.cursors.set(cursorKey(ref), cursor);
+      sent = await this.emitFromLog(socket, state, ref, cursor + 1, undefined, sessionId);
     }).then(() => sent);
   }
 
@@ -65,20 +78,20 @@ export class TurnDelivery {
     return run;
   }
 
-  private async emitFromLog(socket: Socket, state: DeliveryState, turnId: string, fromSeq: number, toSeq?: number, sessionId?: string): Promise<number> {
-    const events = await this.log.read(turnId, fromSeq, toSeq);
+  private async emitFromLog(socket: Socket, state: DeliveryState, ref: StreamRef, fromSeq: number, toSeq?: number, sessionId?: string): Promise<number> {
+    const events = await this.log.readStream(ref, fromSeq, toSeq);
     let sent = 0;
     for (const { event, payload } of events) {
       if (sessionId && payload.sessionId !== sessionId) continue;
-      if (payload.seq <= (state.cursors.get(turnId) ?? 0)) continue;
-      this.emit(socket, state, event, payload);
+      if (payload.seq <= (state.cursors.get(cursorKey(ref)) ?? 0)) continue;
+      this.emit(socket, state, ref, event, payload);
       sent += 1;
     }
     return sent;
   }
 
-  private emit(socket: Socket, state: DeliveryState, event: TurnEventName, payload: TurnEvent): void {
-    state.cursors.set(payload.turnId, payload.seq);
+  private emit(socket: Socket, state: DeliveryState, ref: StreamRef, event: TurnEventName | string, payload: LoggedPayload): void {
+    state.cursors.set(cursorKey(ref), payload.seq);
     (socket.emit as (event: string, payload: unknown) => boolean)(event, payload);
   }
 }

@@ -157,7 +157,8 @@ export class LlmClient {
   /**
    * Streams a completion, calling `onToken` for each piece of text as it arrives. A failure
    * before the first token is retried like any call; after it, the stream is not restarted
-   * here (the caller already showed text): the error surfaces with `partial: true`.
+   * here (the caller already showed text): the error surfaces with `partial: true`. With
+   * `options.tools` the model may answer with tool calls instead of (or after) text.
    */
   async stream(context: CallContext, messages: ChatMessage[], options: ChatOptions, onToken: (text: string) => Promise<void> | void): Promise<ChatResult> {
     return this.acrossChain(context, async (model, markPartial) => {
@@ -169,11 +170,20 @@ export class LlmClient {
         temperature: options.temperature,
         stream: true,
         stream_options: { include_usage: true },
+        ...(options.tools?.length ? { tools: options.tools } : {}),
       });
       let content = "";
       let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+      // Tool calls arrive as deltas keyed by index: the id and name once, the arguments in pieces.
+      const calls: ToolCall[] = [];
       for await (const chunk of stream) {
         if (chunk.usage) usage = chunk.usage;
+        for (const delta of chunk.choices[0]?.delta?.tool_calls ?? []) {
+          const call = (calls[delta.index] ??= { id: "", name: "", arguments: "" });
+          if (delta.id) call.id = delta.id;
+          if (delta.function?.name) call.name += delta.function.name;
+          if (delta.function?.arguments) call.arguments += delta.function.arguments;
+        }
         const piece = chunk.choices[0]?.delta?.content;
         if (piece) {
           markPartial();
@@ -187,10 +197,10 @@ export class LlmClient {
       }
       const result: ChatResult = {
         content,
-        toolCalls: [],
+        toolCalls: calls.filter((call) => call && call.name),
         model,
         promptTokens: usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
-        completionTokens: usage?.completion_tokens ?? countTokens(content),
+        completionTokens: usage?.completion_tokens ?? countTokens(content + calls.map((call) => call.arguments).join("")),
       };
       await this.record(context, result, performance.now() - started, true);
       return result;

@@ -1,0 +1,219 @@
+/**
+ * Pending actions of the admin assistant: proposed in a turn with their targets frozen as items,
+ * then confirmed (or rejected, or left to expire), run item by item, and finished as completed,
+ * partial or failed. Every status change is one conditional UPDATE, so two confirmations (two
+ * tabs, a retried request) can never both win.
+ */
+import type { Db } from "../knex";
+
+export type ActionStatus = "pending" | "confirmed" | "running" | "completed" | "partial" | "failed" | "rejected" | "expired";
+export type ItemStatus = "pending" | "done" | "failed";
+
+export interface AdminActionRow {
+  id: string;
+  org_id: string;
+  user_id: string;
+  session_id: string | null;
+  turn_id: string | null;
+  tool: string;
+  args: Record<string, unknown>;
+  preview: string;
+  status: ActionStatus;
+  estimate: Record<string, unknown> | null;
+  total: number;
+  done: number;
+  failed: number;
+  summary: Record<string, unknown> | null;
+  expires_at: Date;
+  confirmed_by: string | null;
+  confirmed_at: Date | null;
+  finished_at: Date | null;
+  runs: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ActionItemRow {
+  id: string;
+  org_id: string;
+  action_id: string;
+  position: number;
+  target: Record<string, unknown>;
+  label: string;
+  status: ItemStatus;
+  error: string | null;
+  before: unknown;
+  after: unknown;
+  updated_at: Date;
+}
+
+export interface NewActionItem {
+  target: Record<string, unknown>;
+  label: string;
+  before: unknown;
+  after: unknown;
+}
+
+export interface NewAction {
+  orgId: string;
+  userId: string;
+  sessionId: string;
+  turnId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  preview: string;
+  estimate: Record<string, unknown>;
+  expiresAt: Date;
+  items: NewActionItem[];
+}
+
+const json = (value: unknown): string => JSON.stringify(value ?? null);
+
+export async function createPendingAction(db: Db, action: NewAction): Promise<AdminActionRow> {
+  return db.transaction(async (trx) => {
+    const [row]: AdminActionRow[] = await trx("admin_actions")
+      .insert({
+        org_id: action.orgId,
+        user_id: action.userId,
+        session_id: action.sessionId,
+        turn_id: action.turnId,
+        tool: action.tool,
+        args: json(action.args),
+        preview: action.preview,
+        estimate: json(action.estimate),
+        total: action.items.length,
+        expires_at: action.expiresAt,
+      })
+      .returning("*");
+    const rows = action.items.map((item, position) => ({
+      org_id: action.orgId,
+      action_id: row!.id,
+      position,
+      target: json(item.target),
+      label: item.label,
+      before: json(item.before),
+      after: json(item.after),
+    }));
+    for (let i = 0; i < rows.length; i += 500) await trx("admin_action_items").insert(rows.slice(i, i + 500));
+    return row!;
+  });
+}
+
+export async function findAction(db: Db, orgId: string, actionId: string): Promise<AdminActionRow | undefined> {
+  return db<AdminActionRow>("admin_actions").where({ id: actionId, org_id: orgId }).first();
+}
+
+export async function listActions(db: Db, orgId: string, options: { status?: ActionStatus; limit: number }): Promise<AdminActionRow[]> {
+  const query = db<AdminActionRow>("admin_actions").where({ org_id: orgId }).orderBy("created_at", "desc").limit(options.limit);
+  if (options.status) query.andWhere({ status: options.status });
+  return query;
+}
+
+export async function listActionItems(db: Db, orgId: string, actionId: string): Promise<ActionItemRow[]> {
+  return db<ActionItemRow>("admin_action_items").where({ org_id: orgId, action_id: actionId }).orderBy("position");
+}
+
+/** The session's newest action still awaiting an answer (expired ones are marked so on the way). */
+export async function findPendingActionForSession(db: Db, orgId: string, sessionId: string): Promise<AdminActionRow | undefined> {
+  await db("admin_actions").where({ org_id: orgId, session_id: sessionId, status: "pending" }).andWhere("expires_at", "<=", db.fn.now()).update({ status: "expired", updated_at: db.fn.now() });
+  return db<AdminActionRow>("admin_actions").where({ org_id: orgId, session_id: sessionId, status: "pending" }).orderBy("created_at", "desc").first();
+}
+
+export type Transition = { ok: true; action: AdminActionRow } | { ok: false; status: ActionStatus | "missing" };
+
+/** Why a transition did not happen: the row's status now (an expired pending one is marked expired). */
+async function refusal(db: Db, orgId: string, actionId: string): Promise<Transition> {
+  const row = await findAction(db, orgId, actionId);
+  if (!row) return { ok: false, status: "missing" };
+  if (row.status === "pending" && row.expires_at.getTime() <= Date.now()) {
+    await db("admin_actions").where({ id: actionId, org_id: orgId, status: "pending" }).update({ status: "expired", updated_at: db.fn.now() });
+    return { ok: false, status: "expired" };
+  }
+  return { ok: false, status: row.status };
+}
+
+/** pending (and not expired) → confirmed by `confirmerId`; counts a run. */
+export async function confirmPendingAction(db: Db, orgId: string, actionId: string, confirmerId: string): Promise<Transition> {
+  const [row]: AdminActionRow[] = await db("admin_actions")
+    .where({ id: actionId, org_id: orgId, status: "pending" })
+    .andWhere("expires_at", ">", db.fn.now())
+    .update({ status: "confirmed", confirmed_by: confirmerId, confirmed_at: db.fn.now(), runs: db.raw("runs + 1"), updated_at: db.fn.now() })
+    .returning("*");
+  return row ? { ok: true, action: row } : refusal(db, orgId, actionId);
+}
+
+export async function rejectPendingAction(db: Db, orgId: string, actionId: string, reason: string): Promise<Transition> {
+  const [row]: AdminActionRow[] = await db("admin_actions")
+    .where({ id: actionId, org_id: orgId, status: "pending" })
+    .update({ status: "rejected", summary: json({ reason }), finished_at: db.fn.now(), updated_at: db.fn.now() })
+    .returning("*");
+  return row ? { ok: true, action: row } : refusal(db, orgId, actionId);
+}
+
+/** A confirmation whose job could not be queued goes back to pending, as if never confirmed. */
+export async function undoConfirmation(db: Db, orgId: string, actionId: string): Promise<void> {
+  await db("admin_actions")
+    .where({ id: actionId, org_id: orgId, status: "confirmed" })
+    .update({ status: "pending", confirmed_by: null, confirmed_at: null, runs: db.raw("runs - 1"), updated_at: db.fn.now() });
+}
+
+/** partial/failed → confirmed again, with its failed items back to pending; counts a run. */
+export async function reopenForResume(db: Db, orgId: string, actionId: string): Promise<Transition> {
+  return db.transaction(async (trx) => {
+    const [row]: AdminActionRow[] = await trx("admin_actions")
+      .where({ id: actionId, org_id: orgId })
+      .whereIn("status", ["partial", "failed"])
+      .update({ status: "confirmed", runs: trx.raw("runs + 1"), finished_at: null, updated_at: trx.fn.now() })
+      .returning("*");
+    if (!row) return refusal(trx, orgId, actionId);
+    await trx("admin_action_items").where({ org_id: orgId, action_id: actionId, status: "failed" }).update({ status: "pending", error: null, updated_at: trx.fn.now() });
+    const counts = await countItems(trx, orgId, actionId);
+    await trx("admin_actions").where({ id: actionId }).update({ done: counts.done, failed: counts.failed });
+    return { ok: true as const, action: { ...row, ...counts } };
+  });
+}
+
+/** confirmed → running (a redelivered job finds it running already and carries on). */
+export async function startRunning(db: Db, orgId: string, actionId: string): Promise<AdminActionRow | undefined> {
+  const [row]: AdminActionRow[] = await db("admin_actions")
+    .where({ id: actionId, org_id: orgId })
+    .whereIn("status", ["confirmed", "running"])
+    .update({ status: "running", updated_at: db.fn.now() })
+    .returning("*");
+  return row;
+}
+
+export async function nextPendingItems(db: Db, orgId: string, actionId: string, limit: number): Promise<ActionItemRow[]> {
+  return db<ActionItemRow>("admin_action_items").where({ org_id: orgId, action_id: actionId, status: "pending" }).orderBy("position").limit(limit);
+}
+
+export async function markItemFailed(db: Db, orgId: string, itemId: string, error: string): Promise<void> {
+  await db("admin_action_items").where({ id: itemId, org_id: orgId, status: "pending" }).update({ status: "failed", error, updated_at: db.fn.now() });
+}
+
+export async function countItems(db: Db, orgId: string, actionId: string): Promise<{ done: number; failed: number; total: number }> {
+  const row = await db("admin_action_items")
+    .where({ org_id: orgId, action_id: actionId })
+    .first(
+      db.raw("COUNT(*) FILTER (WHERE status = 'done')::int AS done"),
+      db.raw("COUNT(*) FILTER (WHERE status = 'failed')::int AS failed"),
+      db.raw("COUNT(*)::int AS total"),
+    );
+  return { done: row.done, failed: row.failed, total: row.total };
+}
+
+export async function recordProgress(db: Db, orgId: string, actionId: string, counts: { done: number; failed: number }): Promise<void> {
+  await db("admin_actions").where({ id: actionId, org_id: orgId }).update({ done: counts.done, failed: counts.failed, updated_at: db.fn.now() });
+}
+
+/** running → completed / partial / failed, from the items' final state. */
+export async function finishAction(db: Db, orgId: string, actionId: string): Promise<AdminActionRow> {
+  const counts = await countItems(db, orgId, actionId);
+  const status: ActionStatus = counts.failed === 0 ? "completed" : counts.done === 0 ? "failed" : "partial";
+  const failedItems = await db("admin_action_items").where({ org_id: orgId, action_id: actionId, status: "failed" }).select("id", "position", "label", "error").orderBy("position");
+  const [row]: AdminActionRow[] = await db("admin_actions")
+    .where({ id: actionId, org_id: orgId })
+    .update({ status, done: counts.done, failed: counts.failed, summary: json({ failed_items: failedItems }), finished_at: db.fn.now(), updated_at: db.fn.now() })
+    .returning("*");
+  return row!;
+}

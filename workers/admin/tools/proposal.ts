@@ -1,0 +1,22 @@
+/**
+ * A write the model asked for, resolved into the exact rows it will touch. Targets are frozen as
+ * items at proposal time: confirmation runs precisely what the admin was shown, never a fresh
+ * re-resolution of a name or a department that may have changed meanwhile.
+ */
+import type { NewActionItem } from "../../../db/queries/admin-actions";
+
+export interface ProposedAction {
+  tool: string;
+  /** The validated arguments as the model sent them, kept for the audit trail. */
+  args: Record<string, unknown>;
+  /** One line the admin reads: what will happen, to how many. */
+  preview: string;
+  items: NewActionItem[];
+}
+
+/** Rough cost of running the items: database writes and wall-clock seconds (≈ 25 ms per write). */
+export function estimateWork(items: NewActionItem[]): { items: number; writes: number; seconds: number } {
+  // Each item writes its change, its audit row and its own status.
+  const writes = items.length * 3;
+  return { items: items.length, writes, seconds: Math.max(1, Math.ceil((writes * 25) / 1000)) };
+}
