@@ -63,6 +63,15 @@ export const configSchema = z.object({
   RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
 
+  /** An admin action not confirmed within this many seconds expires (its preview may be stale). */
+  ADMIN_ACTION_TTL_SECONDS: z.coerce.number().int().min(60).default(24 * 3600),
+  /** Tool-calling rounds per admin turn before the model must answer with what it has. */
+  ADMIN_MAX_TOOL_ROUNDS: z.coerce.number().int().min(1).max(20).default(5),
+  /** Items of a confirmed action applied between two progress events. */
+  ADMIN_ACTION_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
+  /** Pause between batches, to keep a large bulk action from crowding out other database work. */
+  ADMIN_ACTION_BATCH_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+
   /** BullMQ lock: a job whose worker died is retried after about this long. */
   WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(30_000),
 

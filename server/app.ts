@@ -9,6 +9,7 @@ import { withRequestId } from "../lib/logger";
 import { mountBullBoard } from "./bull-board";
 import type { ServerDeps } from "./deps";
 import { errorMiddleware } from "./errors";
+import { adminActionRoutes } from "./routes/admin/actions";
 import { authRoutes } from "./routes/auth";
 import { chatRoutes } from "./routes/chat/routes";
 import { documentRoutes } from "./routes/documents/routes";
@@ -46,7 +47,7 @@ export function createApp(deps: ServerDeps): Koa {
     }),
   );
 
-  for (const router of [deps.metrics.routes(deps.config.METRICS_TOKEN), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), documentRoutes(deps)]) {
+  for (const router of [deps.metrics.routes(deps.config.METRICS_TOKEN), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), adminActionRoutes(deps), documentRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
   }

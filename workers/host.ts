@@ -23,7 +23,7 @@ import { scheduleStuckDocumentSweep } from "./maintenance/stuck-documents";
 import { usageLogSink } from "./usage-log";
 
 /** Queues whose jobs mostly wait on the model's stream: they get 4× the default concurrency under `all`. */
-const MODEL_BOUND: readonly QueueName[] = ["tutor-generate"];
+const MODEL_BOUND: readonly QueueName[] = ["tutor-generate", "admin-plan"];
 
 /** `all` or `tutor-generate:50,ingest-embed:2` → queue → concurrency. */
 export function parseQueueSelection(spec: string, defaultConcurrency: number): Map<QueueName, number> {

@@ -12,7 +12,8 @@ const OLD_ACTION_STATUSES = ["pending", "confirmed", "running", "completed", "fa
 
 async function replaceStatusCheck(knex: Knex, statuses: string[]): Promise<void> {
   await knex.raw("ALTER TABLE admin_actions DROP CONSTRAINT IF EXISTS admin_actions_status_check");
-  await knex.raw(`ALTER TABLE admin_actions ADD CONSTRAINT admin_actions_status_check CHECK (status IN (${statuses.map(() => "?").join(", ")}))`, statuses);
+  // DDL takes no bind parameters; the list is our own constants.
+  await knex.raw(`ALTER TABLE admin_actions ADD CONSTRAINT admin_actions_status_check CHECK (status IN (${statuses.map((s) => `'${s}'`).join(", ")}))`);
 }
 
 export async function up(knex: Knex): Promise<void> {

@@ -217,3 +217,8 @@ export async function finishAction(db: Db, orgId: string, actionId: string): Pro
     .returning("*");
   return row!;
 }
+
+/** The session's newest action in any status (to answer a "yes" that came too late). */
+export async function findLatestActionForSession(db: Db, orgId: string, sessionId: string): Promise<AdminActionRow | undefined> {
+  return db<AdminActionRow>("admin_actions").where({ org_id: orgId, session_id: sessionId }).orderBy("created_at", "desc").first();
+}

@@ -78,3 +78,8 @@ export async function listMessagesBeforeTurn(db: Db, orgId: string, sessionId: s
   if (current) query.andWhere("created_at", "<", current.created_at);
   return query;
 }
+
+/** Removes one message (a turn whose job could not be queued is undone). */
+export async function deleteMessage(db: Db, orgId: string, messageId: string): Promise<void> {
+  await db("chat_messages").where({ id: messageId, org_id: orgId }).delete();
+}

@@ -35,7 +35,7 @@ export type ErrorCode = "RATE_LIMITED" | "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" 
 
 /** Event name → payload without the common `{sessionId, turnId, seq}` fields. */
 export interface TurnEventPayloads {
-  stage: { stage: "classify" | "retrieve" | "generate" | "postprocess"; status: "started" | "completed" | "restart"; detail?: string };
+  stage: { stage: "classify" | "retrieve" | "generate" | "postprocess" | "plan"; status: "started" | "completed" | "restart"; detail?: string };
   grounding: { rung: GroundingRung; source: RetrievalSource; sources: GroundingSource[] };
   token: { content: string };
   citations: { citations: Citation[] };
@@ -83,7 +83,8 @@ export interface TurnEventEnvelope {
 
 /** Events of one admin action, sent to its proposer's `user:<id>` room with their own `seq`. */
 export interface ActionEventPayloads {
-  action_status: { status: "confirmed" | "rejected" | "expired" | "running"; by?: string };
+  /** `pending` again means a confirmation was undone because its job could not be queued. */
+  action_status: { status: "pending" | "confirmed" | "rejected" | "expired" | "running"; by?: string };
   action_progress: { done: number; failed: number; total: number };
   action_done: { status: "completed" | "partial" | "failed"; done: number; failed: number; total: number; failedItems: Array<{ position: number; label: string; error: string | null }> };
 }

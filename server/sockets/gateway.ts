@@ -12,6 +12,7 @@ import { Server, type Socket } from "socket.io";
 import { z } from "zod";
 import { findOwnedSession } from "../../db/queries/chat-sessions";
 import { findAction } from "../../db/queries/admin-actions";
+import { findUser } from "../../db/queries/users";
 import { TURN_EVENTS_CHANNEL, parseEnvelope } from "../../queues/events/turn-stream";
 import { roomForSession, roomForUser, type ClientToServerEvents, type JoinAck, type ServerToClientEvents } from "../../queues/events/contract";
 import { authenticate } from "../auth/middleware";
@@ -37,6 +38,12 @@ export type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, R
 export interface Gateway {
   io: Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
   close(): Promise<void>;
+}
+
+/** The caller's role as the database has it now (null when the account is gone or deactivated). */
+async function currentRole(deps: ServerDeps, principal: Principal): Promise<Principal["role"] | null> {
+  const user = await findUser(deps.db, principal.orgId, principal.userId);
+  return user?.is_active ? user.role : null;
 }
 
 async function turnBelongsToSession(deps: ServerDeps, orgId: string, sessionId: string, turnId: string): Promise<boolean> {
@@ -78,8 +85,8 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       try {
         const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, sessionId);
         if (!session) return reply({ ok: false, error: { code: "NOT_FOUND", message: "Chat session not found" } });
-        // Ownership already holds; this also shuts out an admin demoted since the session began.
-        if (session.agent_type === "admin" && principal.role !== "admin") {
+        // Ownership already holds; the role is read afresh, so an admin demoted since connecting is shut out.
+        if (session.agent_type === "admin" && (await currentRole(deps, principal)) !== "admin") {
           return reply({ ok: false, error: { code: "FORBIDDEN", message: "Admin assistant sessions are for admins only" } });
         }
         if (resumeTurn && !(await turnBelongsToSession(deps, principal.orgId, sessionId, resumeTurn))) {
@@ -100,7 +107,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       const reply = typeof ack === "function" ? ack : () => undefined;
       const parsed = watchActionRequest.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "watch_action needs {actionId: UUID, lastSeq?: integer}" } });
-      if (principal.role !== "admin") return reply({ ok: false, error: { code: "FORBIDDEN", message: "Admin actions are for admins only" } });
+      if ((await currentRole(deps, principal)) !== "admin") return reply({ ok: false, error: { code: "FORBIDDEN", message: "Admin actions are for admins only" } });
       try {
         const action = await findAction(deps.db, principal.orgId, parsed.data.actionId);
         if (!action) return reply({ ok: false, error: { code: "NOT_FOUND", message: "Admin action not found" } });

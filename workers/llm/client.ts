@@ -25,6 +25,8 @@ export interface ChatOptions {
   temperature?: number;
   json?: boolean;
   tools?: ChatCompletionTool[];
+  /** "none" keeps the tools visible (the history mentions them) but asks for a plain answer. */
+  toolChoice?: "auto" | "none";
 }
 
 export interface ToolCall {
@@ -170,7 +172,7 @@ export class LlmClient {
         temperature: options.temperature,
         stream: true,
         stream_options: { include_usage: true },
-        ...(options.tools?.length ? { tools: options.tools } : {}),
+        ...(options.tools?.length ? { tools: options.tools, ...(options.toolChoice ? { tool_choice: options.toolChoice } : {}) } : {}),
       });
       let content = "";
       let usage: { prompt_tokens: number; completion_tokens: number } | undefined;

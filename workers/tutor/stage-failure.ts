@@ -19,7 +19,7 @@ export function describeFailure(error: unknown): { code: ErrorCode; message: str
   return { code: "INTERNAL_ERROR", message: "The tutor could not finish this answer.", recoveryHint: "Send the message again." };
 }
 
-export async function announceFailure(deps: WorkerDeps, data: TutorTurnPayload, error: unknown, willRetry: boolean): Promise<void> {
+export async function announceFailure(deps: WorkerDeps, data: Pick<TutorTurnPayload, "sessionId" | "turnId">, error: unknown, willRetry: boolean): Promise<void> {
   const failure = describeFailure(error);
   const recoveryHint = willRetry ? "Retrying automatically; the answer will restart." : failure.recoveryHint;
   await turnEmitter(deps.events, data.sessionId, data.turnId).emit("error", { ...failure, recoveryHint, ...(willRetry ? { willRetry } : {}) });

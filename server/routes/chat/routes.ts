@@ -1,14 +1,14 @@
-/** The chat API: start a tutor turn, list sessions and messages, delete a session. */
+/** The chat API: start a tutor or admin assistant turn, list sessions and messages, delete a session. */
 import Router from "@koa/router";
 import { deleteOwnedSession, findOwnedSession, listOwnedSessions } from "../../../db/queries/chat-sessions";
 import { listSessionMessages } from "../../../db/queries/chat-messages";
-import { principalOf, requireAuth } from "../../auth/middleware";
+import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
 import { notFound } from "../../errors";
 import { parseInput } from "../../validation";
 import { RateLimiter } from "../../middleware/rate-limit";
 import type { ServerDeps } from "../../deps";
-import { listSessionsQuery, postChatBody, sessionParams } from "./schema";
-import { startTutorTurn } from "./start-turn";
+import { listSessionsQuery, postAdminChatBody, postChatBody, sessionParams } from "./schema";
+import { startAdminTurn, startTutorTurn } from "./start-turn";
 
 export function chatRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/chat" });
@@ -20,6 +20,15 @@ export function chatRoutes(deps: ServerDeps): Router {
     await limiter.consume(principal.userId, { bucket: "tutor", limit: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE, windowMs: 60_000 });
     const body = parseInput(postChatBody, ctx.request.body ?? {}, "body");
     const started = await startTutorTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
+    ctx.status = 202;
+    ctx.body = started;
+  });
+
+  router.post("/admin", requireRole("admin"), async (ctx) => {
+    const principal = principalOf(ctx);
+    await limiter.consume(principal.userId, { bucket: "admin", limit: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE, windowMs: 60_000 });
+    const body = parseInput(postAdminChatBody, ctx.request.body ?? {}, "body");
+    const started = await startAdminTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
     ctx.status = 202;
     ctx.body = started;
   });

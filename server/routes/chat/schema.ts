@@ -3,12 +3,14 @@ import { z } from "zod";
 
 export const MAX_MESSAGE_CHARS = 10_000;
 
+const messageText = z
+  .string({ error: "message is required and must be a string" })
+  .refine((value) => value.trim().length > 0, "message must not be empty")
+  .refine((value) => value.length <= MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters`)
+  .refine((value) => !value.includes("\u0000"), "message must not contain NUL characters");
+
 export const postChatBody = z.object({
-  message: z
-    .string({ error: "message is required and must be a string" })
-    .refine((value) => value.trim().length > 0, "message must not be empty")
-    .refine((value) => value.length <= MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters`)
-    .refine((value) => !value.includes("\u0000"), "message must not contain NUL characters"),
+  message: messageText,
   context: z
     .object({
       course_id: z.uuid().optional(),
@@ -19,6 +21,14 @@ export const postChatBody = z.object({
     .default({}),
 });
 export type PostChatBody = z.infer<typeof postChatBody>;
+
+export const postAdminChatBody = z
+  .object({
+    message: messageText,
+    session_id: z.uuid({ error: "session_id must be a UUID" }).optional(),
+  })
+  .strict();
+export type PostAdminChatBody = z.infer<typeof postAdminChatBody>;
 
 export const listSessionsQuery = z.object({
   agent_type: z.enum(["tutor", "admin"]).optional(),

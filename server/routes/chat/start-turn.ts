@@ -1,16 +1,16 @@
 /**
- * Starting a tutor turn: store the user's message (creating the session on first use), then
+ * Starting a chat turn (tutor or admin assistant): store the user's message (creating the session on first use), then
  * enqueue the turn once the transaction has committed, so no job ever points at a row that
  * does not exist. If the queue refuses, the rows this request created are removed again and
  * the caller gets a 503 to retry; nothing stored earlier is touched.
  */
 import { randomUUID } from "node:crypto";
 import { findCourse, findLesson } from "../../../db/queries/courses";
-import { createSession, findOwnedSession, touchSession, type Owner } from "../../../db/queries/chat-sessions";
-import { insertUserMessage } from "../../../db/queries/chat-messages";
+import { createSession, deleteOwnedSession, findOwnedSession, touchSession, type AgentType, type Owner } from "../../../db/queries/chat-sessions";
+import { deleteMessage, insertUserMessage } from "../../../db/queries/chat-messages";
 import { HttpError, notFound } from "../../errors";
 import type { ServerDeps } from "../../deps";
-import type { PostChatBody } from "./schema";
+import type { PostAdminChatBody, PostChatBody } from "./schema";
 
 export interface StartedTurn {
   session_id: string;
@@ -29,46 +29,67 @@ export function titleFrom(message: string): string {
 }
 
 export async function startTutorTurn(deps: ServerDeps, owner: Owner, body: PostChatBody): Promise<StartedTurn> {
-  const { db } = deps;
-  const message = body.message.trim();
   const context = await resolveContext(deps, owner, body);
+  const pinned = context.courseId ? { course_id: context.courseId, lesson_id: context.lessonId } : undefined;
+  return startTurn(deps, owner, {
+    agentType: "tutor",
+    message: body.message,
+    sessionId: body.context.session_id,
+    sessionContext: pinned,
+    metadata: { context: body.context },
+    enqueue: (ids) => deps.producer.enqueueTutorTurn({ ...ids, courseId: context.courseId, lessonId: context.lessonId }),
+  });
+}
+
+/** An admin assistant turn: same storage and ordering guarantees, its own session type and queue. */
+export async function startAdminTurn(deps: ServerDeps, owner: Owner, body: PostAdminChatBody): Promise<StartedTurn> {
+  return startTurn(deps, owner, {
+    agentType: "admin",
+    message: body.message,
+    sessionId: body.session_id,
+    metadata: {},
+    enqueue: (ids) => deps.producer.enqueueAdminTurn(ids),
+  });
+}
+
+interface TurnRequest {
+  agentType: AgentType;
+  message: string;
+  sessionId: string | undefined;
+  /** Replaces the session's context (tutor: the pinned course and lesson). */
+  sessionContext?: Record<string, unknown> | undefined;
+  metadata: Record<string, unknown>;
+  enqueue(ids: { orgId: string; userId: string; sessionId: string; turnId: string; messageId: string }): Promise<void>;
+}
+
+async function startTurn(deps: ServerDeps, owner: Owner, request: TurnRequest): Promise<StartedTurn> {
+  const { db } = deps;
+  const message = request.message.trim();
   const turnId = randomUUID();
 
   const { sessionId, messageId, createdSession } = await db.transaction(async (trx) => {
-    let sessionId = body.context.session_id;
+    let sessionId = request.sessionId;
     let createdSession = false;
     if (sessionId) {
       const session = await findOwnedSession(trx, owner, sessionId);
-      if (!session || session.agent_type !== "tutor") throw notFound("Chat session");
-      await touchSession(trx, owner.orgId, sessionId, context.courseId ? { course_id: context.courseId, lesson_id: context.lessonId } : undefined);
+      if (!session || session.agent_type !== request.agentType) throw notFound("Chat session");
+      await touchSession(trx, owner.orgId, sessionId, request.sessionContext);
     } else {
-      const session = await createSession(trx, owner, {
-        agentType: "tutor",
-        title: titleFrom(message),
-        context: context.courseId ? { course_id: context.courseId, lesson_id: context.lessonId } : {},
-      });
+      const session = await createSession(trx, owner, { agentType: request.agentType, title: titleFrom(message), context: request.sessionContext ?? {} });
       sessionId = session.id;
       createdSession = true;
     }
-    const row = await insertUserMessage(trx, { orgId: owner.orgId, sessionId, turnId, content: message, metadata: { context: body.context } });
+    const row = await insertUserMessage(trx, { orgId: owner.orgId, sessionId, turnId, content: message, metadata: request.metadata });
     return { sessionId, messageId: row.id, createdSession };
   });
 
   try {
     await deps.events.setLatestTurn(sessionId, turnId);
-    await deps.producer.enqueueTutorTurn({
-      orgId: owner.orgId,
-      userId: owner.userId,
-      sessionId,
-      turnId,
-      messageId,
-      courseId: context.courseId,
-      lessonId: context.lessonId,
-    });
+    await request.enqueue({ orgId: owner.orgId, userId: owner.userId, sessionId, turnId, messageId });
   } catch (error) {
-    deps.log.error({ err: error, sessionId, turnId }, "could not enqueue tutor turn; undoing this request's rows");
-    await db("chat_messages").where({ id: messageId, org_id: owner.orgId }).delete();
-    if (createdSession) await db("chat_sessions").where({ id: sessionId, org_id: owner.orgId }).delete();
+    deps.log.error({ err: error, sessionId, turnId }, "could not enqueue the turn; undoing this request's rows");
+    await deleteMessage(db, owner.orgId, messageId);
+    if (createdSession) await deleteOwnedSession(db, owner, sessionId);
     throw new HttpError(503, "QUEUE_UNAVAILABLE", "The chat queue is unavailable right now; your message was not sent. Please retry.");
   }
   return { session_id: sessionId, turn_id: turnId, message_id: messageId };

@@ -1,0 +1,62 @@
+/**
+ * `admin-actions`: runs a confirmed action's frozen items in order, a batch at a time, each item
+ * in its own transaction (applied once; a re-run of a done item is a no-op). Progress goes to the
+ * proposer's room after every batch, and the final status — completed, partial (with each failed
+ * item and why) or failed — at the end. A worker killed mid-way leaves the job to be retried,
+ * which resumes from the first undone item.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { applyActionItem, ItemRejected } from "../../db/queries/admin-action-items";
+import type { WorkerDeps } from "../deps";
+import { type AdminActionRow, countItems, finishAction, markItemFailed, nextPendingItems, recordProgress, startRunning } from "../../db/queries/admin-actions";
+import { defineHandler } from "../registry";
+
+async function announceDone(deps: WorkerDeps, finished: AdminActionRow): Promise<void> {
+  const failedItems = ((finished.summary?.failed_items ?? []) as Array<{ position: number; label: string; error: string | null }>).map(({ position, label, error }) => ({ position, label, error }));
+  const status = finished.status as "completed" | "partial" | "failed";
+  await deps.events.appendAction(finished.id, finished.user_id, "action_done", { status, done: finished.done, failed: finished.failed, total: finished.total, failedItems });
+}
+
+export const executeActionHandler = defineHandler({
+  queue: "admin-actions",
+  async perform({ data, deps, log }) {
+    const action = await startRunning(deps.db, data.orgId, data.actionId);
+    // Not confirmed (or already finished by an earlier delivery of this job): nothing to do.
+    if (!action) return { skipped: true };
+    const emit = deps.events.appendAction.bind(deps.events, action.id, action.user_id);
+    const { ADMIN_ACTION_BATCH_SIZE: batchSize, ADMIN_ACTION_BATCH_PAUSE_MS: pauseMs } = deps.config;
+    await emit("action_status", { status: "running" });
+    for (;;) {
+      const batch = await nextPendingItems(deps.db, data.orgId, action.id, batchSize);
+      if (batch.length === 0) break;
+      for (const item of batch) {
+        try {
+          await applyActionItem(deps.db, action, item.id);
+        } catch (error) {
+          // The org changed under the item: record why and carry on. Anything else is a fault: retry the job.
+          if (!(error instanceof ItemRejected)) throw error;
+          await markItemFailed(deps.db, data.orgId, item.id, error.message);
+          log.info({ actionId: action.id, position: item.position, reason: error.message }, "action item could not run");
+        }
+      }
+      const counts = await countItems(deps.db, data.orgId, action.id);
+      await recordProgress(deps.db, data.orgId, action.id, counts);
+      await emit("action_progress", counts);
+      if (pauseMs > 0) await sleep(pauseMs);
+    }
+    const finished = await finishAction(deps.db, data.orgId, action.id);
+    await announceDone(deps, finished);
+    log.info({ actionId: action.id, status: finished.status, done: finished.done, failed: finished.failed }, "admin action finished");
+    return { status: finished.status };
+  },
+  async onFinalFailure({ data, deps }, error) {
+    // Out of attempts: the undone items fail with the reason, so the admin sees a partial result and can resume.
+    const reason = `not run: ${(error as Error)?.message ?? String(error)}`.slice(0, 300);
+    for (;;) {
+      const rest = await nextPendingItems(deps.db, data.orgId, data.actionId, 500);
+      if (rest.length === 0) break;
+      for (const item of rest) await markItemFailed(deps.db, data.orgId, item.id, reason);
+    }
+    await announceDone(deps, await finishAction(deps.db, data.orgId, data.actionId));
+  },
+});

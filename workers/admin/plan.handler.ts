@@ -1,0 +1,225 @@
+/**
+ * `admin-plan`: one admin assistant turn. If the session has a pending action, the admin's
+ * message is first read as an answer to it (confirm → queued for execution, reject → cancelled,
+ * neither → still pending); otherwise, or for a new request, the tool-calling rounds run. The
+ * answer streams as `token` events and is stored once with its tool calls in the metadata.
+ */
+import { UnrecoverableError } from "bullmq";
+import { findTurnMessage, insertAssistantMessageOnce } from "../../db/queries/chat-messages";
+import { touchSession } from "../../db/queries/chat-sessions";
+import {
+  confirmPendingAction,
+  createPendingAction,
+  findLatestActionForSession,
+  findPendingActionForSession,
+  rejectPendingAction,
+  undoConfirmation,
+  type AdminActionRow,
+} from "../../db/queries/admin-actions";
+
+import type { WorkerDeps } from "../deps";
+import type { ChatMessage } from "../llm/client";
+import { defineHandler } from "../registry";
+import { announceFailure, unrecoverableIfConfig } from "../tutor/stage-failure";
+import { turnEmitter, type TurnEmitter } from "../tutor/turn-emitter";
+import { classifyReply } from "./confirmation";
+import { adminSystemPrompt } from "./prompts";
+import { pieces, replies } from "./replies";
+import { runToolLoop, type ToolLoopResult } from "./tool-loop";
+import { estimateWork, type ProposedAction } from "./tools/proposal";
+import type { ToolContext } from "./tools/tool";
+import { loadAdminTurn, type AdminTurnContext } from "./turn-context";
+
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const SHOWN_ITEMS = 20;
+
+async function say(events: TurnEmitter, text: string): Promise<void> {
+  for (const piece of pieces(text)) await events.emit("token", { content: piece });
+}
+
+/** Confirms and queues the action; a queue that refuses puts it back to pending and fails the attempt. */
+async function confirmAndQueue(deps: WorkerDeps, action: AdminActionRow, confirmerId: string): Promise<AdminActionRow | null> {
+  const confirmed = await confirmPendingAction(deps.db, action.org_id, action.id, confirmerId);
+  if (!confirmed.ok) return null;
+  // Announced before queueing, so "confirmed" always precedes the worker's "running".
+  await deps.events.appendAction(action.id, action.user_id, "action_status", { status: "confirmed", by: confirmerId });
+  try {
+    await deps.producer.enqueueAdminAction({ orgId: action.org_id, actionId: action.id, userId: action.user_id, run: confirmed.action.runs });
+  } catch (error) {
+    await undoConfirmation(deps.db, action.org_id, action.id);
+    await deps.events.appendAction(action.id, action.user_id, "action_status", { status: "pending" }).catch(() => undefined);
+    throw error;
+  }
+  return confirmed.action;
+}
+
+interface Outcome {
+  text: string;
+  loop?: ToolLoopResult;
+  decided?: { actionId: string; as: string };
+  proposed?: AdminActionRow;
+}
+
+/** The admin's reply to a pending action, decided without the model; null means "plan this turn". */
+async function answerPending(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitter, pending: AdminActionRow): Promise<Outcome | { plan: true; prefix: string; stillPending?: AdminActionRow }> {
+  const kind = classifyReply(turn.message);
+  const language = turn.language;
+  if (kind === "confirm") {
+    const confirmed = await confirmAndQueue(deps, pending, turn.userId);
+    const text = confirmed ? replies.confirmed(language, confirmed) : replies.alreadyDecided(language, (await findLatestActionForSession(deps.db, turn.orgId, turn.sessionId)) ?? pending);
+    await say(events, text);
+    return { text, decided: { actionId: pending.id, as: confirmed ? "confirmed" : "unchanged" } };
+  }
+  if (kind === "reject" || kind === "new_request") {
+    const rejected = await rejectPendingAction(deps.db, turn.orgId, pending.id, kind === "reject" ? "rejected by the admin" : "superseded by a new request");
+    if (rejected.ok) await deps.events.appendAction(pending.id, pending.user_id, "action_status", { status: "rejected", by: turn.userId });
+    if (kind === "reject") {
+      const text = replies.rejected(language, pending);
+      await say(events, text);
+      return { text, decided: { actionId: pending.id, as: "rejected" } };
+    }
+    const prefix = replies.supersededPrefix(language);
+    await say(events, prefix);
+    return { plan: true, prefix };
+  }
+  // Neither yes nor no. A short reply gets the reminder; a real question is answered, with the reminder after it.
+  const isQuestion = turn.message.includes("?") || turn.message.trim().split(/\s+/).length > 3;
+  if (!isQuestion) {
+    const text = replies.stillPending(language, pending);
+    await say(events, text);
+    return { text, decided: { actionId: pending.id, as: "still_pending" } };
+  }
+  return { plan: true, prefix: "", stillPending: pending };
+}
+
+function conversation(turn: AdminTurnContext, system: string): ChatMessage[] {
+  const messages: ChatMessage[] = [{ role: "system", content: system }];
+  for (const past of turn.history) {
+    messages.push({ role: "user", content: past.user });
+    if (past.assistant) messages.push({ role: "assistant", content: past.assistant });
+  }
+  messages.push({ role: "user", content: turn.message });
+  return messages;
+}
+
+async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitter, prefix: string, stillPending?: AdminActionRow): Promise<Outcome> {
+  const now = new Date();
+  const today = now.toISOString().slice(0, 10);
+  let proposed: AdminActionRow | undefined;
+  const tools: ToolContext = {
+    db: deps.db,
+    orgId: turn.orgId,
+    userId: turn.userId,
+    language: turn.language,
+    today,
+    propose: async (action: ProposedAction) => {
+      const estimate = estimateWork(action.items);
+      const row = await createPendingAction(deps.db, {
+        orgId: turn.orgId,
+        userId: turn.userId,
+        sessionId: turn.sessionId,
+        turnId: turn.turnId,
+        tool: action.tool,
+        args: action.args,
+        preview: action.preview,
+        estimate,
+        expiresAt: new Date(Date.now() + deps.config.ADMIN_ACTION_TTL_SECONDS * 1000),
+        items: action.items,
+      });
+      proposed = row;
+      await events.emit("action_pending", {
+        actionId: row.id,
+        tool: row.tool,
+        preview: row.preview,
+        total: row.total,
+        items: action.items.slice(0, SHOWN_ITEMS).map((item, position) => ({ position, label: item.label })),
+        estimate,
+        expiresAt: row.expires_at.toISOString(),
+      });
+      return { actionId: row.id, expiresAt: row.expires_at.toISOString() };
+    },
+  };
+  const system = adminSystemPrompt({ orgName: turn.orgName, adminName: turn.adminName, language: turn.language, today, weekday: WEEKDAYS[now.getUTCDay()]!, pendingPreview: stillPending?.preview });
+  const blocked = turn.language === "es" ? "Ya hay una acción esperando confirmación en esta conversación; pide al admin que la confirme o la cancele antes de proponer otra." : "An action is already waiting for confirmation in this conversation; ask the admin to confirm or cancel it before proposing another.";
+  const loop = await runToolLoop({ deps, events, tools, messages: conversation(turn, system), prefix, writeBlocked: () => (proposed || stillPending ? blocked : null) });
+  let text = loop.text;
+  // Whatever the model wrote, the admin is told plainly that nothing ran yet and how to run it.
+  const footer = proposed ? replies.pendingFooter(turn.language, proposed) : stillPending ? replies.stillPendingFooter(turn.language, stillPending) : "";
+  if (footer) {
+    await say(events, footer);
+    text += footer;
+  }
+  return { text, loop, ...(proposed ? { proposed } : {}) };
+}
+
+export const adminPlanHandler = defineHandler({
+  queue: "admin-plan",
+  async perform({ job, data, deps, log }) {
+    const events = turnEmitter(deps.events, data.sessionId, data.turnId);
+    const answered = await findTurnMessage(deps.db, data.orgId, data.turnId, "assistant");
+    if (answered) {
+      const meta = answered.metadata as { tokens_used?: number; tool_calls?: unknown[]; action_id?: string | null };
+      await events.emit("done", { messageId: answered.id, tokensUsed: meta.tokens_used ?? 0, toolCalls: meta.tool_calls?.length ?? 0, actionId: meta.action_id ?? null });
+      return { messageId: answered.id, replayed: true };
+    }
+    const turn = await loadAdminTurn(deps, data);
+    if (job.attemptsMade > 0 || job.attemptsStarted > 1) await events.emit("stage", { stage: "plan", status: "restart" });
+    await events.emit("stage", { stage: "plan", status: "started" });
+    const started = performance.now();
+
+    let outcome: Outcome;
+    try {
+      const pending = await findPendingActionForSession(deps.db, data.orgId, data.sessionId);
+      const decided = pending ? await answerPending(deps, turn, events, pending) : undefined;
+      if (decided && !("plan" in decided)) outcome = decided;
+      else if (!decided && classifyReply(turn.message) === "confirm" && (await findLatestActionForSession(deps.db, data.orgId, data.sessionId))) {
+        // A "yes" with nothing pending: say what became of the last proposal instead of guessing.
+        const latest = (await findLatestActionForSession(deps.db, data.orgId, data.sessionId))!;
+        const text = latest.status === "expired" ? replies.expired(turn.language, latest) : replies.alreadyDecided(turn.language, latest);
+        await say(events, text);
+        outcome = { text, decided: { actionId: latest.id, as: "unchanged" } };
+      } else {
+        outcome = await plan(deps, turn, events, decided?.prefix ?? "", decided?.stillPending);
+      }
+    } catch (error) {
+      throw unrecoverableIfConfig(error);
+    }
+    await events.emit("stage", { stage: "plan", status: "completed" });
+
+    const loop = outcome.loop;
+    const tokensUsed = loop ? loop.promptTokens + loop.completionTokens : 0;
+    const actionId = outcome.proposed?.id ?? outcome.decided?.actionId ?? null;
+    const { row } = await insertAssistantMessageOnce(deps.db, {
+      orgId: data.orgId,
+      sessionId: data.sessionId,
+      turnId: data.turnId,
+      content: outcome.text,
+      metadata: {
+        agent: "admin",
+        language: turn.language,
+        model: loop?.model ?? null,
+        rounds: loop?.rounds ?? 0,
+        tool_calls: (loop?.runs ?? []).map((run) => ({ name: run.tool, arguments: run.arguments, ok: run.ok, result_bytes: Buffer.byteLength(run.json), truncated: run.truncated, ms: run.ms, round: run.round, ...(run.error ? { error: run.error } : {}) })),
+        action_id: actionId,
+        ...(outcome.proposed ? { action_proposed: true } : {}),
+        ...(outcome.decided ? { action_decision: outcome.decided.as } : {}),
+        tokens_used: tokensUsed,
+        latency_ms: Math.round(performance.now() - started),
+      },
+    });
+    await touchSession(deps.db, data.orgId, data.sessionId);
+    await events.emit("done", { messageId: row.id, tokensUsed, toolCalls: loop?.runs.length ?? 0, actionId });
+    log.info({ toolCalls: loop?.runs.length ?? 0, actionId, decision: outcome.decided?.as }, "admin turn answered");
+    return { messageId: row.id };
+  },
+  async onAttemptFailed({ data, deps }, error, willRetry) {
+    await announceFailure(deps, data, error, willRetry);
+  },
+  async onFinalFailure({ data, deps }, error) {
+    // The history shows the gap rather than a question with no reply.
+    if (error instanceof UnrecoverableError && /no longer exists/.test(error.message)) return;
+    await insertAssistantMessageOnce(deps.db, { orgId: data.orgId, sessionId: data.sessionId, turnId: data.turnId, content: "", status: "failed", metadata: { agent: "admin", error: String((error as Error)?.message ?? error) } });
+  },
+});
+
+

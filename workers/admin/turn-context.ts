@@ -1,0 +1,49 @@
+/** Everything an admin turn needs to know, loaded by ids and re-checked: the caller must still be an active admin. */
+import { UnrecoverableError } from "bullmq";
+import { findSessionInOrg } from "../../db/queries/chat-sessions";
+import { findTurnMessage, listMessagesBeforeTurn } from "../../db/queries/chat-messages";
+import { findOrganisationName, findUser } from "../../db/queries/users";
+import type { AdminTurnPayload } from "../../queues/payloads";
+import type { WorkerDeps } from "../deps";
+import { detectLanguage, type Language } from "../tutor/language";
+import { rawWindow, toTurns, type Turn } from "../tutor/history";
+
+export interface AdminTurnContext {
+  orgId: string;
+  orgName: string;
+  userId: string;
+  adminName: string;
+  sessionId: string;
+  turnId: string;
+  message: string;
+  language: Language;
+  /** Earlier turns of the session, oldest first (the raw window). */
+  history: Turn[];
+}
+
+export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload): Promise<AdminTurnContext> {
+  const { db } = deps;
+  const [session, message, user, orgName] = await Promise.all([
+    findSessionInOrg(db, payload.orgId, payload.sessionId),
+    findTurnMessage(db, payload.orgId, payload.turnId, "user"),
+    findUser(db, payload.orgId, payload.userId),
+    findOrganisationName(db, payload.orgId),
+  ]);
+  if (!session || session.user_id !== payload.userId || session.agent_type !== "admin" || !message) {
+    throw new UnrecoverableError("admin turn no longer exists (session or message deleted)");
+  }
+  // Demoted or deactivated while the turn waited: it must not run with admin tools.
+  if (!user || user.role !== "admin" || !user.is_active) throw new UnrecoverableError("the caller is no longer an active admin");
+  const earlier = await listMessagesBeforeTurn(db, payload.orgId, payload.sessionId, payload.turnId);
+  return {
+    orgId: payload.orgId,
+    orgName: orgName ?? "your company",
+    userId: payload.userId,
+    adminName: user.name,
+    sessionId: payload.sessionId,
+    turnId: payload.turnId,
+    message: message.content,
+    language: detectLanguage(message.content, user.locale),
+    history: rawWindow(toTurns(earlier), 0),
+  };
+}
