@@ -5,6 +5,7 @@
  * needs to be testable without a real model.
  */
 import type { ChatMessage, JsonSchema, ToolCallReply, ToolDefinition } from "./responder";
+import { namedArguments } from "./offline-arguments";
 import { detectLanguage, messageText, sharedStems, stem, words, STOP_WORDS } from "./text";
 
 /** Spanish admin requests must reach English tool names. */
@@ -99,11 +100,14 @@ function valueFor(name: string, property: JsonSchema, message: string, candidate
 export function toolCallFor(tools: ToolDefinition[], message: string): ToolCallReply | undefined {
   const choice = chooseTool(tools, message);
   if (!choice) return undefined;
-  return { name: choice.tool.function.name, arguments: argumentsFromSchema(choice.tool.function.parameters, message) };
+  const schema = choice.tool.function.parameters;
+  const named = namedArguments(schema, message);
+  const rest = argumentsFromSchema({ ...schema, required: (schema?.required ?? []).filter((name) => !(name in named)) }, message);
+  return { name: choice.tool.function.name, arguments: { ...rest, ...named } };
 }
 
 const LABEL_KEYS = ["name", "full_name", "fullName", "title", "label", "email", "id"];
-const DETAIL_KEYS = ["department", "role", "status", "email", "progress", "score", "due_date", "deadline"];
+const DETAIL_KEYS = ["level", "department", "role", "status", "email", "progress", "score", "due_date", "deadline"];
 
 function describeEntry(entry: unknown): string {
   if (entry === null || typeof entry !== "object") return String(entry);
@@ -118,9 +122,26 @@ function describeEntry(entry: unknown): string {
 function entriesOf(value: unknown): unknown[] | undefined {
   if (Array.isArray(value)) return value;
   if (value && typeof value === "object") {
-    const list = Object.values(value as Record<string, unknown>).find(Array.isArray);
-    if (list) return list as unknown[];
+    // The rows are the longest list of records (not e.g. `skills_matched: ["Returns handling"]`).
+    const lists = Object.values(value as Record<string, unknown>).filter(Array.isArray) as unknown[][];
+    const rows = lists.filter((list) => list.some((entry) => entry !== null && typeof entry === "object")).sort((a, b) => b.length - a.length)[0];
+    if (rows ?? lists[0]) return rows ?? lists[0];
   }
+  return undefined;
+}
+
+/** Proposals, clarifications and errors are said as such, not listed like rows. */
+function describeOutcome(parsed: unknown, spanish: boolean): string | undefined {
+  if (!parsed || typeof parsed !== "object") return undefined;
+  const record = parsed as Record<string, unknown>;
+  if (record.status === "pending_confirmation" && typeof record.preview === "string") {
+    return spanish ? `He preparado este cambio: ${record.preview}` : `I have prepared this change: ${record.preview}`;
+  }
+  if (record.status === "needs_clarification" && Array.isArray(record.candidates)) {
+    const names = record.candidates.map(describeEntry).join("; ");
+    return spanish ? `hay varias coincidencias (${names}); ¿a cuál te refieres?` : `several match (${names}); which one do you mean?`;
+  }
+  if (typeof record.error === "string") return spanish ? `no he podido hacerlo: ${record.error}` : `I could not do that: ${record.error}`;
   return undefined;
 }
 
@@ -137,14 +158,16 @@ export function summarizeToolResults(messages: ChatMessage[]): string {
     } catch {
       return text.trim().slice(0, 200);
     }
+    const special = describeOutcome(parsed, spanish);
+    if (special) return special;
     const entries = entriesOf(parsed);
     if (!entries) {
       const record = (parsed && typeof parsed === "object" ? parsed : { result: parsed }) as Record<string, unknown>;
       return Object.entries(record).slice(0, 4).map(([key, value]) => `${key}: ${typeof value === "object" ? JSON.stringify(value) : String(value)}`).join(", ");
     }
     if (entries.length === 0) return spanish ? "no hay resultados" : "no results";
-    const shown = entries.slice(0, 3).map(describeEntry).join("; ");
-    const more = entries.length - 3;
+    const shown = entries.slice(0, 5).map(describeEntry).join("; ");
+    const more = entries.length - 5;
     return more > 0 ? `${shown}; ${spanish ? `y ${more} más` : `and ${more} more`}` : shown;
   });
   const body = parts.filter((part) => part !== "").join(" | ") || (spanish ? "no hay resultados" : "no results");
