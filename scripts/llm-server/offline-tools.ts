@@ -130,6 +130,14 @@ function entriesOf(value: unknown): unknown[] | undefined {
   return undefined;
 }
 
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Proposals, clarifications and errors are said as such, not listed like rows. */
 function describeOutcome(parsed: unknown, spanish: boolean): string | undefined {
   if (!parsed || typeof parsed !== "object") return undefined;
@@ -139,9 +147,9 @@ function describeOutcome(parsed: unknown, spanish: boolean): string | undefined 
   }
   if (record.status === "needs_clarification" && Array.isArray(record.candidates)) {
     const names = record.candidates.map(describeEntry).join("; ");
-    return spanish ? `hay varias coincidencias (${names}); ¿a cuál te refieres?` : `several match (${names}); which one do you mean?`;
+    return spanish ? `Hay varias coincidencias (${names}): ¿a cuál te refieres?` : `Several match (${names}): which one do you mean?`;
   }
-  if (typeof record.error === "string") return spanish ? `no he podido hacerlo: ${record.error}` : `I could not do that: ${record.error}`;
+  if (typeof record.error === "string") return spanish ? `No he podido hacerlo: ${record.error}` : `I could not do that: ${record.error}`;
   return undefined;
 }
 
@@ -171,5 +179,8 @@ export function summarizeToolResults(messages: ChatMessage[]): string {
     return more > 0 ? `${shown}; ${spanish ? `y ${more} más` : `and ${more} more`}` : shown;
   });
   const body = parts.filter((part) => part !== "").join(" | ") || (spanish ? "no hay resultados" : "no results");
-  return `${spanish ? "Esto es lo que encontré:" : "Here is what I found:"} ${body}.`;
+  // A single proposal, question or error reads as a sentence of its own, not as a finding.
+  const single = results.length === 1 ? describeOutcome(safeParse(results[0]!), spanish) : undefined;
+  if (single) return /[.?!]$/.test(single) ? single : `${single}.`;
+  return `${spanish ? "Esto es lo que encontré:" : "Here is what I found:"} ${body.replace(/[.]$/, "")}.`;
 }
