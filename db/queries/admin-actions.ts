@@ -222,3 +222,8 @@ export async function finishAction(db: Db, orgId: string, actionId: string): Pro
 export async function findLatestActionForSession(db: Db, orgId: string, sessionId: string): Promise<AdminActionRow | undefined> {
   return db<AdminActionRow>("admin_actions").where({ org_id: orgId, session_id: sessionId }).orderBy("created_at", "desc").first();
 }
+
+/** Marks every item still pending as failed with `reason` (a run that could not happen or finish). */
+export async function failPendingItems(db: Db, orgId: string, actionId: string, reason: string): Promise<void> {
+  await db("admin_action_items").where({ org_id: orgId, action_id: actionId, status: "pending" }).update({ status: "failed", error: reason, updated_at: db.fn.now() });
+}

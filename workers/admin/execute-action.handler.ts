@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { applyActionItem, ItemRejected } from "../../db/queries/admin-action-items";
 import type { WorkerDeps } from "../deps";
-import { type AdminActionRow, countItems, finishAction, markItemFailed, nextPendingItems, recordProgress, startRunning } from "../../db/queries/admin-actions";
+import { type AdminActionRow, countItems, failPendingItems, finishAction, markItemFailed, nextPendingItems, recordProgress, startRunning } from "../../db/queries/admin-actions";
 import { defineHandler } from "../registry";
 
 async function announceDone(deps: WorkerDeps, finished: AdminActionRow): Promise<void> {
@@ -52,11 +52,7 @@ export const executeActionHandler = defineHandler({
   async onFinalFailure({ data, deps }, error) {
     // Out of attempts: the undone items fail with the reason, so the admin sees a partial result and can resume.
     const reason = `not run: ${(error as Error)?.message ?? String(error)}`.slice(0, 300);
-    for (;;) {
-      const rest = await nextPendingItems(deps.db, data.orgId, data.actionId, 500);
-      if (rest.length === 0) break;
-      for (const item of rest) await markItemFailed(deps.db, data.orgId, item.id, reason);
-    }
+    await failPendingItems(deps.db, data.orgId, data.actionId, reason);
     await announceDone(deps, await finishAction(deps.db, data.orgId, data.actionId));
   },
 });

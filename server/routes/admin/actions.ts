@@ -5,7 +5,7 @@
  * that changes nothing.
  */
 import Router from "@koa/router";
-import { confirmPendingAction, findAction, listActionItems, listActions, rejectPendingAction, reopenForResume, undoConfirmation, type Transition } from "../../../db/queries/admin-actions";
+import { confirmPendingAction, failPendingItems, findAction, finishAction, listActionItems, listActions, rejectPendingAction, reopenForResume, undoConfirmation, type Transition } from "../../../db/queries/admin-actions";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
 import { HttpError, notFound } from "../../errors";
 import type { ServerDeps } from "../../deps";
@@ -77,7 +77,15 @@ export function adminActionRoutes(deps: ServerDeps): Router {
       throw new HttpError(409, "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${reopened.status}.`, { status: reopened.status });
     }
     const action = reopened.action;
-    await deps.producer.enqueueAdminAction({ orgId: action.org_id, actionId: action.id, userId: action.user_id, run: action.runs });
+    try {
+      await deps.producer.enqueueAdminAction({ orgId: action.org_id, actionId: action.id, userId: action.user_id, run: action.runs });
+    } catch (error) {
+      // Back to where it was: the items fail again and the action is partial/failed, resumable later.
+      deps.log.error({ err: error, actionId: id }, "could not queue a resumed action; left resumable");
+      await failPendingItems(deps.db, principal.orgId, id, "not run: the action queue was unavailable");
+      await finishAction(deps.db, principal.orgId, id);
+      throw new HttpError(503, "QUEUE_UNAVAILABLE", "The action queue is unavailable; nothing ran. Retry the resume shortly.");
+    }
     ctx.status = 202;
     ctx.body = { action: presentAction(action) };
   });
