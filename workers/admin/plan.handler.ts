@@ -171,10 +171,10 @@ export const adminPlanHandler = defineHandler({
     try {
       const pending = await findPendingActionForSession(deps.db, data.orgId, data.sessionId);
       const decided = pending ? await answerPending(deps, turn, events, pending) : undefined;
+      // A "yes" with nothing pending: say what became of the last proposal instead of guessing.
+      const latest = !decided && classifyReply(turn.message) === "confirm" ? await findLatestActionForSession(deps.db, data.orgId, data.sessionId) : undefined;
       if (decided && !("plan" in decided)) outcome = decided;
-      else if (!decided && classifyReply(turn.message) === "confirm" && (await findLatestActionForSession(deps.db, data.orgId, data.sessionId))) {
-        // A "yes" with nothing pending: say what became of the last proposal instead of guessing.
-        const latest = (await findLatestActionForSession(deps.db, data.orgId, data.sessionId))!;
+      else if (latest) {
         const text = latest.status === "expired" ? replies.expired(turn.language, latest) : replies.alreadyDecided(turn.language, latest);
         await say(events, text);
         outcome = { text, decided: { actionId: latest.id, as: "unchanged" } };
