@@ -42,6 +42,8 @@ export const configSchema = z.object({
   LLM_MODEL_ADMIN: optionalString,
   LLM_MODEL_INGESTION: optionalString,
   LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** A streaming answer that sends nothing for this long is abandoned (and retried if no text was shown). */
+  LLM_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
 
   EMBEDDING_BASE_URL: optionalString.pipe(z.url().optional()),
   EMBEDDING_API_KEY: optionalString,

@@ -13,6 +13,8 @@ export interface ChatOptions {
   reply: ChatReply;
   /** Test-only: stream this many tokens, then destroy the socket to simulate a dropped connection. */
   cutAfterTokens?: number;
+  /** Test-only: stream this many tokens, then send nothing more while keeping the connection open. */
+  silentAfterTokens?: number;
   tokenDelayMs?: () => number;
 }
 
@@ -83,7 +85,7 @@ export async function handleChatCompletion(res: ServerResponse, request: ChatReq
 }
 
 async function streamCompletion(res: ServerResponse, request: ChatRequest & { includeUsage: boolean }, options: ChatOptions, id: string, created: number): Promise<void> {
-  const { reply, cutAfterTokens, tokenDelayMs } = options;
+  const { reply, cutAfterTokens, silentAfterTokens, tokenDelayMs } = options;
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
   res.socket?.setNoDelay(true);
   res.flushHeaders();
@@ -107,6 +109,8 @@ async function streamCompletion(res: ServerResponse, request: ChatRequest & { in
     );
 
   let sent = 0;
+  /** A server that hangs mid-answer: hold the connection until the client gives up on it. */
+  const goSilent = () => new Promise<boolean>((resolve) => res.once("close", () => resolve(false)));
   /** Sends one token-bearing delta; false means stop (client gone, or the scripted cut happened). */
   const token = async (delta: Record<string, unknown>): Promise<boolean> => {
     const delay = tokenDelayMs?.() ?? 0;
@@ -117,6 +121,7 @@ async function streamCompletion(res: ServerResponse, request: ChatRequest & { in
       res.socket?.destroy();
       return false;
     }
+    if (silentAfterTokens !== undefined && sent >= silentAfterTokens) return goSilent();
     return true;
   };
 
@@ -124,6 +129,10 @@ async function streamCompletion(res: ServerResponse, request: ChatRequest & { in
   if (!(await chunk({ role: "assistant", content: toolCalls.length > 0 && !reply.content ? null : "", refusal: null }))) return;
   if (cutAfterTokens === 0) {
     res.socket?.destroy();
+    return;
+  }
+  if (silentAfterTokens === 0) {
+    await goSilent();
     return;
   }
   for (const piece of splitTokens(reply.content ?? "")) {

@@ -22,9 +22,9 @@ export interface LlmRequest {
 
 /**
  * What an interceptor may decide before normal routing: answer with a fault, or (chat only)
- * replace the responder's reply — optionally cutting the stream after N tokens.
+ * replace the responder's reply — optionally cutting the stream after N tokens, or going silent.
  */
-export type Interception = { fault: HttpFault } | { reply: ChatReply; cutAfterTokens?: number };
+export type Interception = { fault: HttpFault } | { reply: ChatReply; cutAfterTokens?: number; silentAfterTokens?: number };
 
 export interface LlmServerOptions {
   /** 0 (the default) picks a free port. */
@@ -123,6 +123,7 @@ export async function startLlmServer(options: LlmServerOptions): Promise<LlmServ
       return handleChatCompletion(res, request, {
         reply,
         ...(scripted?.cutAfterTokens !== undefined ? { cutAfterTokens: scripted.cutAfterTokens } : {}),
+        ...(scripted?.silentAfterTokens !== undefined ? { silentAfterTokens: scripted.silentAfterTokens } : {}),
         ...(tokenDelayMs ? { tokenDelayMs } : {}),
       });
     }

@@ -30,7 +30,13 @@ export interface CutReply {
   cutAfterTokens: number;
 }
 
-export type ScriptedReply = ChatReply | FaultReply | CutReply;
+/** Stream `silentAfterTokens` tokens of `content`, then send nothing, holding the connection open. */
+export interface SilentReply {
+  content: string;
+  silentAfterTokens: number;
+}
+
+export type ScriptedReply = ChatReply | FaultReply | CutReply | SilentReply;
 
 export type ScriptedResponder = (request: ChatRequest) => ChatReply | Promise<ChatReply>;
 
@@ -101,6 +107,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
     if (!next) return undefined;
     if (isFault(next)) return { fault: faultFor(next) };
     if ("cutAfterTokens" in next) return { reply: { content: next.content }, cutAfterTokens: next.cutAfterTokens };
+    if ("silentAfterTokens" in next) return { reply: { content: next.content }, silentAfterTokens: next.silentAfterTokens };
     return { reply: next };
   };
 

@@ -27,6 +27,8 @@ export interface ChatOptions {
   tools?: ChatCompletionTool[];
   /** "none" keeps the tools visible (the history mentions them) but asks for a plain answer. */
   toolChoice?: "auto" | "none";
+  /** Aborts the call (a cancelled turn): the stream stops and `StreamCancelled` is thrown. */
+  signal?: AbortSignal;
 }
 
 export interface ToolCall {
@@ -69,6 +71,62 @@ export interface LlmClientOptions {
 class CallbackFailure extends Error {
   constructor(override readonly cause: unknown) {
     super("token handler failed");
+  }
+}
+
+/** The caller's signal aborted the stream: not a model fault, never retried, no cooldown. */
+export class StreamCancelled extends Error {
+  constructor(readonly partialContent: string) {
+    super("the model stream was cancelled");
+    this.name = "StreamCancelled";
+  }
+}
+
+/** The model sent nothing for LLM_STREAM_IDLE_TIMEOUT_MS: handled like a dropped connection. */
+class StreamWentSilent extends Error {
+  constructor(idleMs: number) {
+    super(`the model stream sent nothing for ${idleMs} ms`);
+    this.name = "StreamWentSilent";
+  }
+}
+
+/**
+ * Aborts a stream that goes quiet. The SDK's timeout ends when the response headers arrive; a
+ * server that then stops sending bytes would hold the turn (and a worker slot) for ever. The
+ * caller's own signal (a cancelled turn) aborts the same request.
+ */
+class IdleWatch {
+  readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  silent = false;
+
+  constructor(
+    private readonly idleMs: number,
+    private readonly callerSignal: AbortSignal | undefined,
+  ) {
+    callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
+  }
+
+  private readonly onCallerAbort = (): void => this.controller.abort();
+
+  touch(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.silent = true;
+      this.controller.abort();
+    }, this.idleMs);
+  }
+
+  /** Why the stream ended early, when it was us (or the caller) that ended it. */
+  reason(partialContent: string): Error | undefined {
+    if (this.callerSignal?.aborted) return new StreamCancelled(partialContent);
+    if (this.silent) return new StreamWentSilent(this.idleMs);
+    return undefined;
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.callerSignal?.removeEventListener("abort", this.onCallerAbort);
   }
 }
 
@@ -163,49 +221,63 @@ export class LlmClient {
    * `options.tools` the model may answer with tool calls instead of (or after) text.
    */
   async stream(context: CallContext, messages: ChatMessage[], options: ChatOptions, onToken: (text: string) => Promise<void> | void): Promise<ChatResult> {
+    if (options.signal?.aborted) throw new StreamCancelled("");
     return this.acrossChain(context, async (model, markPartial) => {
       const started = performance.now();
-      const stream = await this.chatApi.chat.completions.create({
-        model,
-        messages,
-        max_tokens: options.maxTokens,
-        temperature: options.temperature,
-        stream: true,
-        stream_options: { include_usage: true },
-        ...(options.tools?.length ? { tools: options.tools, ...(options.toolChoice ? { tool_choice: options.toolChoice } : {}) } : {}),
-      });
+      const watch = new IdleWatch(this.config.LLM_STREAM_IDLE_TIMEOUT_MS, options.signal);
       let content = "";
-      let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
-      // Tool calls arrive as deltas keyed by index: the id and name once, the arguments in pieces.
-      const calls: ToolCall[] = [];
-      for await (const chunk of stream) {
-        if (chunk.usage) usage = chunk.usage;
-        for (const delta of chunk.choices[0]?.delta?.tool_calls ?? []) {
-          const call = (calls[delta.index] ??= { id: "", name: "", arguments: "" });
-          if (delta.id) call.id = delta.id;
-          if (delta.function?.name) call.name += delta.function.name;
-          if (delta.function?.arguments) call.arguments += delta.function.arguments;
-        }
-        const piece = chunk.choices[0]?.delta?.content;
-        if (piece) {
-          markPartial();
-          content += piece;
-          try {
-            await onToken(piece);
-          } catch (error) {
-            throw new CallbackFailure(error);
+      try {
+        const stream = await this.chatApi.chat.completions.create({
+          model,
+          messages,
+          max_tokens: options.maxTokens,
+          temperature: options.temperature,
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(options.tools?.length ? { tools: options.tools, ...(options.toolChoice ? { tool_choice: options.toolChoice } : {}) } : {}),
+        }, { signal: watch.controller.signal });
+        // Until the headers arrive LLM_TIMEOUT_MS applies; from here on, silence is what we watch.
+        watch.touch();
+        let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+        // Tool calls arrive as deltas keyed by index: the id and name once, the arguments in pieces.
+        const calls: ToolCall[] = [];
+        for await (const chunk of stream) {
+          watch.touch();
+          if (chunk.usage) usage = chunk.usage;
+          for (const delta of chunk.choices[0]?.delta?.tool_calls ?? []) {
+            const call = (calls[delta.index] ??= { id: "", name: "", arguments: "" });
+            if (delta.id) call.id = delta.id;
+            if (delta.function?.name) call.name += delta.function.name;
+            if (delta.function?.arguments) call.arguments += delta.function.arguments;
+          }
+          const piece = chunk.choices[0]?.delta?.content;
+          if (piece) {
+            markPartial();
+            content += piece;
+            try {
+              await onToken(piece);
+            } catch (error) {
+              throw new CallbackFailure(error);
+            }
           }
         }
+        // The SDK ends the iteration quietly on abort: an early end of our own making is not an answer.
+        const stoppedEarly = watch.reason(content);
+        if (stoppedEarly) throw stoppedEarly;
+        const result: ChatResult = {
+          content,
+          toolCalls: calls.filter((call) => call && call.name),
+          model,
+          promptTokens: usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
+          completionTokens: usage?.completion_tokens ?? countTokens(content + calls.map((call) => call.arguments).join("")),
+        };
+        await this.record(context, result, performance.now() - started, true);
+        return result;
+      } catch (error) {
+        throw watch.reason(content) ?? error;
+      } finally {
+        watch.stop();
       }
-      const result: ChatResult = {
-        content,
-        toolCalls: calls.filter((call) => call && call.name),
-        model,
-        promptTokens: usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
-        completionTokens: usage?.completion_tokens ?? countTokens(content + calls.map((call) => call.arguments).join("")),
-      };
-      await this.record(context, result, performance.now() - started, true);
-      return result;
     });
   }
 
@@ -251,7 +323,7 @@ export class LlmClient {
       try {
         return await call();
       } catch (error) {
-        if (error instanceof LlmError) throw error;
+        if (error instanceof LlmError || error instanceof StreamCancelled) throw error;
         // Our own token handler failed (e.g. Redis): not the model's fault, no retry, no cooldown.
         if (error instanceof CallbackFailure) throw error.cause;
         fault = classifyFault(error);
