@@ -74,8 +74,15 @@ export const configSchema = z.object({
   /** Pause between batches, to keep a large bulk action from crowding out other database work. */
   ADMIN_ACTION_BATCH_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(0),
 
-  /** BullMQ lock: a job whose worker died is retried after about this long. */
-  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(30_000),
+  /**
+   * BullMQ job lock, renewed every half of it while the worker lives. A dead worker's job is seen
+   * as stalled once the lock expires and a stalled check runs: within lock + 2 × interval.
+   */
+  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(10_000),
+  /** How often each worker looks for stalled jobs (jobs whose worker died) and hands them back. */
+  WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(5_000),
+  /** Times a job may be handed back after its worker died before it fails (its final-failure hook runs). */
+  WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(10).default(2),
 
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
   CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive"),

@@ -51,7 +51,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   const selection = parseQueueSelection(config.WORKER_QUEUES, config.WORKER_CONCURRENCY);
   const registry = buildRegistry(HANDLERS, [...selection.keys()]);
   const redisUrl = requireSetting(config, "REDIS_URL");
-  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX });
+  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
   const redis = createRedis(redisUrl, "worker");
   const llm = new LlmClient(config, { usage: usageLogSink(db), log, ...options.llm });
   const deps: WorkerDeps = {
@@ -75,7 +75,14 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   const workers = [...selection].map(([queue, concurrency]) => {
     const connection = createRedis(redisUrl, "worker");
     connections.push(connection);
-    const worker = new Worker(queue, (job) => runJob(registry.get(queue)!, job, deps), { connection, prefix: QUEUE_PREFIX, concurrency, lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_LOCK_DURATION_MS });
+    const worker = new Worker(queue, (job) => runJob(registry.get(queue)!, job, deps), {
+      connection,
+      prefix: QUEUE_PREFIX,
+      concurrency,
+      lockDuration: config.WORKER_LOCK_DURATION_MS,
+      stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+      maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+    });
     worker.on("error", (error) => log.error({ err: error, queue }, "worker error"));
     // A job whose worker died too often fails without its handler running: give it its final word here.
     worker.on("failed", (job, error) => {

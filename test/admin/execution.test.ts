@@ -42,7 +42,7 @@ describe("admin actions under failure", function () {
 
     const inProcess = stack.workers.workers.find((worker) => worker.name === "admin-actions")!;
     await inProcess.pause();
-    const env = { ...process.env, ...stack.env, WORKER_QUEUES: "admin-actions:1", ADMIN_ACTION_BATCH_SIZE: "2", ADMIN_ACTION_BATCH_PAUSE_MS: "150", WORKER_LOCK_DURATION_MS: "2000", LOG_LEVEL: "silent" };
+    const env = { ...process.env, ...stack.env, WORKER_QUEUES: "admin-actions:1", ADMIN_ACTION_BATCH_SIZE: "2", ADMIN_ACTION_BATCH_PAUSE_MS: "150", WORKER_LOCK_DURATION_MS: "2000", WORKER_STALLED_INTERVAL_MS: "1000", LOG_LEVEL: "silent" };
     const startWorker = () => spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
     const db = stack.server.deps.db;
     const doomed = startWorker();
