@@ -14,6 +14,8 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY . .
 
 # The files stay root-owned and read-only to the app; tsx writes its cache under /tmp.
+# Document extraction runs in worker threads that register tsx themselves
+# (workers/ingestion/isolation/thread-entry.mjs), so tsx must stay a production dependency.
 USER node
 
 EXPOSE 3000

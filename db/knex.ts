@@ -10,13 +10,34 @@ export type Db = Knex;
 export interface DbOptions {
   url: string;
   poolMax?: number;
+  /**
+   * Postgres cancels any statement of this pool running longer (error 57014), so a runaway
+   * query frees its connection instead of starving the pool. Unset for migrations and scripts,
+   * whose long statements are expected.
+   */
+  statementTimeoutMs?: number;
 }
 
-export function createDb({ url, poolMax = 8 }: DbOptions): Db {
+interface PooledConnection {
+  query(sql: string, callback: (error: Error | null) => void): void;
+}
+
+export function createDb({ url, poolMax = 8, statementTimeoutMs }: DbOptions): Db {
   return knexFactory({
     client: "pg",
     connection: { connectionString: url },
-    pool: { min: 0, max: poolMax },
+    pool: {
+      min: 0,
+      max: poolMax,
+      // Set on the session rather than as a startup parameter, which some proxies (and PGlite's socket server) drop.
+      ...(statementTimeoutMs !== undefined
+        ? {
+            afterCreate: (connection: PooledConnection, done: (error: Error | null, connection: PooledConnection) => void) => {
+              connection.query(`SET statement_timeout = ${Math.max(0, Math.floor(statementTimeoutMs))}`, (error) => done(error, connection));
+            },
+          }
+        : {}),
+    },
     acquireConnectionTimeout: 30_000,
   });
 }

@@ -11,6 +11,8 @@ import * as chat from "./migrations/20261129000003_chat";
 import * as ops from "./migrations/20261129000004_ops";
 import * as ingestion from "./migrations/20261129000005_ingestion";
 import * as adminAssistant from "./migrations/20261129000006_admin_assistant";
+import * as extractionLimits from "./migrations/20261129000007_extraction_limits";
+import * as documentAccess from "./migrations/20261129000008_document_access";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -26,6 +28,8 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261129000004_ops", migration: ops },
   { name: "20261129000005_ingestion", migration: ingestion },
   { name: "20261129000006_admin_assistant", migration: adminAssistant },
+  { name: "20261129000007_extraction_limits", migration: extractionLimits },
+  { name: "20261129000008_document_access", migration: documentAccess },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

@@ -31,6 +31,8 @@ export const configSchema = z.object({
 
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(8),
+  /** Postgres cancels any statement running longer than this (0 = never), so one runaway query cannot hold a pooled connection. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),
   REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
 
   LLM_BASE_URL: optionalString.pipe(z.url().optional()),
@@ -55,6 +57,20 @@ export const configSchema = z.object({
   JWT_SECRET: optionalString.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600),
   DEV_LOGIN_ENABLED: booleanFlag.default(false),
+  /** Longest token lifetime (exp − iat) accepted from any issuer, so a leaked token cannot live for ever. */
+  JWT_MAX_TTL_SECONDS: z.coerce.number().int().min(60).default(24 * 3600),
+  /** `iss` every token must carry (and dev-login signs with): your identity provider's issuer in production. */
+  JWT_ISSUER: z.string().trim().min(1).default("skillnet-chat"),
+  /** When set, tokens are issued with this `aud` and tokens without it are refused. */
+  JWT_AUDIENCE: optionalString,
+  /** dev-login attempts per client IP per sliding 60 s window (it hands out tokens for an email alone). */
+  RATE_LIMIT_DEV_LOGIN_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** How often each server node re-checks its sockets' accounts (one query per node) and token expiry. */
+  SOCKET_REAUTH_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Behind a reverse proxy: trust X-Forwarded-For/-Proto (client IP for rate limits, HTTPS for Secure cookies). */
+  TRUST_PROXY: booleanFlag.default(false),
+  /** Lifetime of the single-use code that signs a browser in to Bull Board. */
+  BOARD_CODE_TTL_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
 
   WORKER_QUEUES: workerQueues.default("all"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(4),
@@ -64,6 +80,22 @@ export const configSchema = z.object({
 
   RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  /** Tutor messages per organisation (all its users together) per minute. */
+  RATE_LIMIT_ORG_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /** Admin assistant turns per organisation per minute. */
+  RATE_LIMIT_ORG_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  /** Document uploads per admin per minute. */
+  RATE_LIMIT_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** Document uploads per organisation per minute. */
+  RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /** Document re-index requests per admin per minute. */
+  RATE_LIMIT_REINDEX_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  /** Document re-index requests per organisation per minute. */
+  RATE_LIMIT_ORG_REINDEX_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Socket.IO connections (handshakes) per user per minute. */
+  RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Socket `join` calls per user per minute. */
+  RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
 
   /** An admin action not confirmed within this many seconds expires (its preview may be stale). */
   ADMIN_ACTION_TTL_SECONDS: z.coerce.number().int().min(60).default(24 * 3600),
@@ -91,6 +123,20 @@ export const configSchema = z.object({
   EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(32),
   /** A document still not indexed after this long is marked FAILED. */
   INGEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
+  /** Wall-clock limit for reading one file in its thread; past it the thread is killed (EXTRACTION_TIMEOUT). */
+  EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
+  /** Heap limit of each extraction thread; a file that needs more fails as EXTRACTION_TOO_LARGE. */
+  EXTRACT_MEMORY_MB: z.coerce.number().int().min(32).max(16_384).default(512),
+  /** Extraction threads per worker process (files read at the same time; more wait their turn). */
+  EXTRACT_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /** Characters of text one document may produce; more fails as EXTRACTION_TOO_LARGE. */
+  EXTRACT_MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(5_000_000),
+  /** Chunks one document may produce; more fails as EXTRACTION_TOO_LARGE. */
+  INGEST_MAX_CHUNKS: z.coerce.number().int().min(1).default(5_000),
+  /** Bytes a DOCX/PPTX may inflate to (declared sizes checked first, actual bytes counted while inflating). */
+  ZIP_MAX_UNCOMPRESSED_BYTES: z.coerce.number().int().min(1024).default(200 * 1024 * 1024),
+  /** Entries a DOCX/PPTX may hold. */
+  ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(10_000),
 
   /**
    * Slug of the platform operator's organisation. Bull Board shows every tenant's jobs, so only
@@ -102,6 +148,8 @@ export const configSchema = z.object({
   METRICS_TOKEN: optionalString,
 
   DATA_DIR: z.string().default(".data"),
+  /** npm start only: memory cap of the embedded redis-server (noeviction: writes fail past it, nothing is evicted). */
+  REDIS_MAXMEMORY: z.string().trim().regex(/^\d+(kb|mb|gb)?$/i, "use a size like 512mb or 2gb").default("512mb"),
 });
 
 export type Config = z.infer<typeof configSchema> & {
@@ -116,17 +164,34 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * dev-login hands out a token for an email alone, so a production process refuses to start with
+ * it on. Read from the raw environment so it is reported together with any other bad variable.
+ */
+function devLoginProblems(env: NodeJS.ProcessEnv): string[] {
+  const devLogin = booleanFlag.safeParse(env.DEV_LOGIN_ENABLED);
+  if (env.NODE_ENV?.trim() === "production" && devLogin.success && devLogin.data) {
+    return ["DEV_LOGIN_ENABLED: dev-login is a development tool and is refused when NODE_ENV=production (unset DEV_LOGIN_ENABLED, or use NODE_ENV=development for a demo)"];
+  }
+  return [];
+}
+
 /** Parses an environment; throws one ConfigError listing every bad variable. */
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const result = configSchema.safeParse(env);
+  const problems = devLoginProblems(env);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => {
+    const fieldProblems = result.error.issues.map((issue) => {
       const name = issue.path.join(".") || "(environment)";
       return `${name}: ${issue.message}`;
     });
-    throw new ConfigError(problems);
+    throw new ConfigError([...fieldProblems, ...problems]);
   }
   const parsed = result.data;
+  if (parsed.JWT_TTL_SECONDS > parsed.JWT_MAX_TTL_SECONDS) {
+    problems.push(`JWT_TTL_SECONDS: ${parsed.JWT_TTL_SECONDS} exceeds JWT_MAX_TTL_SECONDS (${parsed.JWT_MAX_TTL_SECONDS}); tokens would be refused as soon as they are issued`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     ...parsed,
     embeddingPrefixes: parsed.EMBEDDING_PREFIXES ?? /(^|\/)(multilingual-)?e5/i.test(parsed.EMBEDDING_MODEL),

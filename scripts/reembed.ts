@@ -51,7 +51,7 @@ async function main(): Promise<void> {
         document.uploaded_by ?? (await db("users").where({ org_id: document.org_id, role: "admin" }).orderBy("created_at").first("id"))?.id;
       if (!userId) continue;
       await db.transaction(async (trx) => {
-        await trx("documents").where({ id: document.id }).update({ ingest_generation: generation, status: "EMBEDDING", processing_started_at: trx.fn.now(), error: null });
+        await trx("documents").where({ id: document.id }).update({ ingest_generation: generation, status: "EMBEDDING", processing_started_at: trx.fn.now(), error: null, error_code: null });
         await trx("document_chunk_drafts").where({ document_id: document.id }).delete();
         await trx.raw(
           `INSERT INTO document_chunk_drafts (document_id, org_id, generation, position, content, metadata, token_count)

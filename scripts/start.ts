@@ -10,6 +10,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError, parseConfig } from "../lib/config";
+import { componentLogger } from "../lib/logger";
+import { chooseBindAddress, exposureBannerLine } from "./bind-address";
 import { isPortInUse, spawnUntilReady, type ManagedChild } from "./embedded/child-process";
 import { startEmbeddedRedis } from "./embedded/redis";
 import { DEMO_USERS } from "../db/seeds/demo-people";
@@ -46,8 +48,8 @@ async function main(): Promise<void> {
   }
   if (!base.REDIS_URL) {
     await refuseBusyPort(EMBEDDED_PORTS.redis, "the embedded Redis", "REDIS_URL");
-    say("› starting redis-server (noeviction, append-only)…");
-    const redis = await startEmbeddedRedis({ port: EMBEDDED_PORTS.redis, dataDir: join(dataDir, "redis"), persistent: true, log: say, detached: true });
+    say(`› starting redis-server (maxmemory ${base.REDIS_MAXMEMORY}, noeviction, append-only)…`);
+    const redis = await startEmbeddedRedis({ port: EMBEDDED_PORTS.redis, dataDir: join(dataDir, "redis"), persistent: true, maxmemory: base.REDIS_MAXMEMORY, log: say, detached: true });
     children.push(redis.child);
     env.REDIS_URL = redis.url;
     embedded.push("Redis");
@@ -67,7 +69,10 @@ async function main(): Promise<void> {
     embedded.push("offline model");
   }
   env.JWT_SECRET ??= persistentSecret(dataDir);
-  if (!base.DATABASE_URL && process.env.DEV_LOGIN_ENABLED === undefined) env.DEV_LOGIN_ENABLED = "true";
+  if (!base.DATABASE_URL && process.env.DEV_LOGIN_ENABLED === undefined && base.NODE_ENV !== "production") env.DEV_LOGIN_ENABLED = "true";
+  const exposure = chooseBindAddress(env, (host) =>
+    componentLogger("start").warn({ host }, "dev-login is enabled and HOST exposes it beyond this machine: anyone who can reach the port can sign in as any user"),
+  );
   // The demo organisation operates the embedded platform, so its admin can open Bull Board.
   if (!base.DATABASE_URL && !base.OPS_ORG) env.OPS_ORG = "acme";
 
@@ -90,16 +95,16 @@ async function main(): Promise<void> {
       }
     });
   }
-  printBanner(config.PORT, embedded, Boolean(env.DEV_LOGIN_ENABLED === "true"));
+  printBanner(config.PORT, embedded, config.DEV_LOGIN_ENABLED, exposureBannerLine(exposure, env.HOST, config.PORT));
 }
 
-function printBanner(port: number, embedded: string[], devLogin: boolean): void {
+function printBanner(port: number, embedded: string[], devLogin: boolean, exposureLine: string | undefined): void {
   const api = `http://localhost:${port}`;
   say("");
   say("skillnet-chat is running.");
   say(`  API            ${api}/api/v1   (health: ${api}/healthz, readiness: ${api}/readyz)`);
   say(`  Socket.IO      ${api}/socket.io`);
-  say(`  Bull Board     ${api}/admin/queues   (sign in: ${api}/admin/login?token=<admin token>)`);
+  say(`  Bull Board     ${api}/admin/queues   (sign in: ${api}/admin/login with an admin token)`);
   say(`  Embedded parts ${embedded.length ? embedded.join(", ") : "none (all from the environment)"}`);
   if (embedded.includes("offline model")) {
     say("  Model          the bundled OFFLINE model server: extractive answers from company material, hashed");
@@ -109,6 +114,7 @@ function printBanner(port: number, embedded: string[], devLogin: boolean): void 
     say(`  Demo users     employee@example.com (employee), admin@example.com (admin), and ${DEMO_USERS.length - 2} more employees`);
     say("  Get a token    curl -s -X POST " + `${api}/api/v1/auth/dev-login -H 'content-type: application/json' -d '{"email":"employee@example.com"}'`);
   }
+  if (exposureLine) say(exposureLine);
   say("  Stop           Ctrl-C");
   say("");
 }

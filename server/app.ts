@@ -18,7 +18,8 @@ import { healthRoutes } from "./routes/health";
 const JSON_LIMIT = "64kb";
 
 export function createApp(deps: ServerDeps): Koa {
-  const app = new Koa({ proxy: true });
+  // X-Forwarded-* decide the client IP (dev-login rate limit) and HTTPS (Secure cookies); only a proxy may set them.
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
   const log = deps.log;
 
   app.use(async (ctx, next) => {
@@ -47,7 +48,7 @@ export function createApp(deps: ServerDeps): Koa {
     }),
   );
 
-  for (const router of [deps.metrics.routes(deps.config.METRICS_TOKEN), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), adminActionRoutes(deps), documentRoutes(deps)]) {
+  for (const router of [deps.metrics.routes(deps.config), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), adminActionRoutes(deps), documentRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
   }

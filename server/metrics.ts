@@ -2,7 +2,9 @@
  * Prometheus metrics at GET /metrics: HTTP latency by route, connected sockets, job counts
  * per queue and state (read from Redis at scrape time, so they cover every worker process),
  * and per-turn latencies observed from the `done` events every server node already receives.
- * Protected by METRICS_TOKEN when set (`Authorization: Bearer <token>`). Every server node
+ * Metrics reveal traffic and queue shapes, so they need METRICS_TOKEN (`Authorization: Bearer
+ * <token>`); without a token they are served only with dev-login on (embedded development) and
+ * refused otherwise. Every server node
  * receives every turn event, so turn metrics are per cluster on each node: aggregate them
  * across instances with max(), not sum().
  */
@@ -11,7 +13,9 @@ import type { Middleware } from "koa";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { TurnEventEnvelope } from "../queues/events/contract";
 import type { ServerDeps } from "./deps";
-import { unauthorized } from "./errors";
+import type { Config } from "../lib/config";
+import { hasOpsToken } from "./auth/ops-token";
+import { forbidden, unauthorized } from "./errors";
 
 const JOB_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-children", "completed", "failed"] as const;
 
@@ -89,10 +93,11 @@ export class ServerMetrics {
     }
   }
 
-  routes(token: string | undefined): Router {
+  routes({ METRICS_TOKEN: token, DEV_LOGIN_ENABLED: devLogin }: Pick<Config, "METRICS_TOKEN" | "DEV_LOGIN_ENABLED">): Router {
     const router = new Router();
     router.get("/metrics", async (ctx) => {
-      if (token && ctx.get("authorization") !== `Bearer ${token}`) throw unauthorized("Metrics need Authorization: Bearer <METRICS_TOKEN>");
+      if (!token && !devLogin) throw forbidden("Metrics are disabled: set METRICS_TOKEN and scrape with Authorization: Bearer <METRICS_TOKEN>");
+      if (token && !hasOpsToken(ctx, token)) throw unauthorized("Metrics need Authorization: Bearer <METRICS_TOKEN>");
       ctx.set("Content-Type", this.registry.contentType);
       ctx.body = await this.registry.metrics();
     });

@@ -6,6 +6,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Config, requireSetting } from "../lib/config";
 import { componentLogger } from "../lib/logger";
+import { isLoopbackHost } from "../lib/loopback";
 import { createDb } from "../db/knex";
 import { createRedis } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
@@ -25,7 +26,7 @@ export interface RunningServer {
 export async function startServer(config: Config, { port = config.PORT, host = config.HOST } = {}): Promise<RunningServer> {
   const log = componentLogger("server");
   const redisUrl = requireSetting(config, "REDIS_URL");
-  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX });
+  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
   const redis = createRedis(redisUrl, "producer");
   // Enqueueing happens inside requests: fail fast, like every other command the server sends.
   const queueRedis = createRedis(redisUrl, "producer");
@@ -37,7 +38,13 @@ export async function startServer(config: Config, { port = config.PORT, host = c
     redis,
     producer,
     events: new TurnEventLog(redis, { ttlSeconds: config.EVENT_STREAM_TTL_SECONDS, maxEvents: config.EVENT_STREAM_MAX_EVENTS }),
-    tokens: new TokenService(requireSetting(config, "JWT_SECRET"), config.JWT_TTL_SECONDS),
+    tokens: new TokenService({
+      secret: requireSetting(config, "JWT_SECRET"),
+      ttlSeconds: config.JWT_TTL_SECONDS,
+      maxTtlSeconds: config.JWT_MAX_TTL_SECONDS,
+      issuer: config.JWT_ISSUER,
+      audience: config.JWT_AUDIENCE,
+    }),
     metrics: new ServerMetrics({ producer }),
   };
 
@@ -51,6 +58,9 @@ export async function startServer(config: Config, { port = config.PORT, host = c
   const address = httpServer.address() as AddressInfo;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
   log.info({ url }, "server listening");
+  if (config.DEV_LOGIN_ENABLED && !isLoopbackHost(host)) {
+    log.warn({ host }, "dev-login is enabled on a non-loopback address: anyone who can reach this port can sign in as any user by email");
+  }
 
   return {
     url,

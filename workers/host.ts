@@ -20,6 +20,7 @@ import { HANDLERS } from "./handlers";
 import { LlmClient, type LlmClientOptions } from "./llm/client";
 import { buildRegistry, type JobHandler } from "./registry";
 import { scheduleStuckDocumentSweep } from "./maintenance/stuck-documents";
+import { closeThreadPool } from "./ingestion/isolation";
 import { usageLogSink } from "./usage-log";
 
 /** Queues whose jobs mostly wait on the model's stream: they get 4× the default concurrency under `all`. */
@@ -106,6 +107,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     async close() {
       stopSweep();
       await Promise.all(workers.map((worker) => worker.close()));
+      await closeThreadPool();
       await deps.producer.close();
       await Promise.allSettled([redis.quit(), ...connections.map((c) => c.quit())]);
       await db.destroy();

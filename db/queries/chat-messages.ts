@@ -62,21 +62,81 @@ export async function findTurnMessage(db: Db, orgId: string, turnId: string, rol
   return db<ChatMessageRow>("chat_messages").where({ org_id: orgId, turn_id: turnId, role }).first();
 }
 
-export async function listSessionMessages(db: Db, orgId: string, sessionId: string): Promise<ChatMessageRow[]> {
-  return db<ChatMessageRow>("chat_messages")
-    .where({ org_id: orgId, session_id: sessionId })
-    .orderBy([{ column: "created_at", order: "asc" }, { column: "role", order: "desc" }]);
+// Messages are shown in (created_at, user before assistant, id) order; the id makes it total,
+// so a keyset cursor never skips or repeats a row. Ranks keep row comparison one-directional.
+const RANK = "CASE role WHEN 'user' THEN 0 ELSE 1 END";
+const NEWEST_FIRST = `created_at DESC, ${RANK} DESC, id DESC`;
+
+export interface MessagePage {
+  /** Oldest first within the page. */
+  messages: ChatMessageRow[];
+  /** Pass as `before` to get the page of older messages; null when this page reaches the start. */
+  nextBefore: string | null;
 }
 
-/** Messages before a turn, oldest first: the raw material for history and summaries. */
-export async function listMessagesBeforeTurn(db: Db, orgId: string, sessionId: string, turnId: string): Promise<ChatMessageRow[]> {
-  const current = await findTurnMessage(db, orgId, turnId, "user");
-  const query = db<ChatMessageRow>("chat_messages")
+/** Whether `messageId` is a message of this session (a `before` cursor must be). */
+export async function isSessionMessage(db: Db, orgId: string, sessionId: string, messageId: string): Promise<boolean> {
+  return Boolean(await db("chat_messages").where({ id: messageId, org_id: orgId, session_id: sessionId }).first("id"));
+}
+
+/**
+ * One page of a session's history: the `limit` newest messages older than `before` (a message
+ * id), or the newest of all. Keyset paging on the (session_id, created_at) index, so the cost
+ * of a page does not grow with the session.
+ */
+export async function listSessionMessagePage(db: Db, orgId: string, sessionId: string, options: { before?: string | undefined; limit: number }): Promise<MessagePage> {
+  const query = db<ChatMessageRow>("chat_messages").where({ org_id: orgId, session_id: sessionId }).orderByRaw(NEWEST_FIRST).limit(options.limit + 1);
+  if (options.before) {
+    // Compared in SQL: a JS Date would drop the microseconds and misplace the cursor.
+    const cursor = db("chat_messages").where({ id: options.before, org_id: orgId, session_id: sessionId });
+    query
+      .andWhere("created_at", "<=", cursor.clone().select("created_at"))
+      .andWhereRaw(`(created_at, ${RANK}, id) < ?`, [cursor.clone().select(db.raw(`created_at, ${RANK}, id`))]);
+  }
+  const rows = await query;
+  const hasMore = rows.length > options.limit;
+  const page = rows.slice(0, options.limit).reverse();
+  return { messages: page, nextBefore: hasMore ? (page[0]?.id ?? null) : null };
+}
+
+/**
+ * The last `limit` complete messages before a turn, oldest first: the raw material for the
+ * prompt's history. Bounded in SQL, so a session with 100,000 messages costs what one with a
+ * hundred does.
+ */
+export async function listRecentMessagesBeforeTurn(db: Db, orgId: string, sessionId: string, turnId: string, limit: number): Promise<ChatMessageRow[]> {
+  const rows = await beforeTurn(db, orgId, sessionId, turnId).orderByRaw(NEWEST_FIRST).limit(limit);
+  return rows.reverse();
+}
+
+/** How many complete turns (user messages) a session has before this one; counts on the index, loads nothing. */
+export async function countTurnsBeforeTurn(db: Db, orgId: string, sessionId: string, turnId: string): Promise<number> {
+  const row = await beforeTurn(db, orgId, sessionId, turnId).andWhere({ role: "user" }).count<{ count: string }[]>("* as count").first();
+  return Number(row?.count ?? 0);
+}
+
+/** The session's last `limit` complete messages, oldest first (summary refreshes). */
+export async function listRecentSessionMessages(db: Db, orgId: string, sessionId: string, limit: number): Promise<ChatMessageRow[]> {
+  const rows = await db<ChatMessageRow>("chat_messages").where({ org_id: orgId, session_id: sessionId, status: "complete" }).orderByRaw(NEWEST_FIRST).limit(limit);
+  return rows.reverse();
+}
+
+/** How many turns (user messages) the session has. */
+export async function countSessionTurns(db: Db, orgId: string, sessionId: string): Promise<number> {
+  const row = await db("chat_messages").where({ org_id: orgId, session_id: sessionId, role: "user", status: "complete" }).count<{ count: string }[]>("* as count").first();
+  return Number(row?.count ?? 0);
+}
+
+/** Complete messages of the session older than the turn's own question. */
+function beforeTurn(db: Db, orgId: string, sessionId: string, turnId: string) {
+  const current = db("chat_messages").where({ org_id: orgId, turn_id: turnId, role: "user" }).select("created_at");
+  return db<ChatMessageRow>("chat_messages")
     .where({ org_id: orgId, session_id: sessionId, status: "complete" })
     .whereNot({ turn_id: turnId })
-    .orderBy([{ column: "created_at", order: "asc" }, { column: "role", order: "desc" }]);
-  if (current) query.andWhere("created_at", "<", current.created_at);
-  return query;
+    .andWhere((where) => {
+      // No stored question (deleted session mid-turn): everything else in the session counts.
+      where.where("created_at", "<", current).orWhereNotExists(current.clone());
+    });
 }
 
 /** Removes one message (a turn whose job could not be queued is undone). */

@@ -1,5 +1,6 @@
 /** Courses, modules and lessons, always within one org. */
 import type { Db } from "../knex";
+import { courseUsableBy, type Reader } from "./access";
 
 export interface CourseRow {
   id: string;
@@ -25,4 +26,23 @@ export async function findCourse(db: Db, orgId: string, courseId: string): Promi
 
 export async function findLesson(db: Db, orgId: string, lessonId: string): Promise<LessonRow | undefined> {
   return db<LessonRow>("lessons").select("id", "org_id", "course_id", "module_id", "title", "content", "position").where({ id: lessonId, org_id: orgId }).first();
+}
+
+/** The course, only when `reader` may use it as tutor context (see db/queries/access.ts). */
+export async function findUsableCourse(db: Db, reader: Reader, courseId: string): Promise<CourseRow | undefined> {
+  const row = await db("courses as c")
+    .select("c.id", "c.org_id", "c.title", "c.language", "c.source_document_id")
+    .where({ "c.id": courseId, "c.org_id": reader.orgId })
+    .andWhereRaw("?", [courseUsableBy(db, reader, "c")])
+    .first();
+  return row as CourseRow | undefined;
+}
+
+/** Whether a course exists in the reader's org and, if so, whether they may use it. */
+export async function courseAvailability(db: Db, reader: Reader, courseId: string): Promise<"usable" | "not_usable" | "missing"> {
+  const row = await db("courses as c")
+    .where({ "c.id": courseId, "c.org_id": reader.orgId })
+    .first(db.raw("? AS usable", [courseUsableBy(db, reader, "c")]));
+  if (!row) return "missing";
+  return row.usable ? "usable" : "not_usable";
 }

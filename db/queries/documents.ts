@@ -13,6 +13,8 @@ export interface DocumentRow {
   content_hash: string;
   status: DocumentStatus;
   error: string | null;
+  /** Stable code of a FAILED document (EXTRACTION_TIMEOUT, EXTRACTION_TOO_LARGE, …); null otherwise. */
+  error_code: string | null;
   chunk_count: number;
   metadata: Record<string, unknown>;
   ingest_generation: number;
@@ -20,11 +22,22 @@ export interface DocumentRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  /** Departments whose employees may read it; null = the whole org. */
+  restricted_departments: string[] | null;
+  /** Only enrollees of this course may read it; null = no course needed. */
+  restricted_course_id: string | null;
+}
+
+/** Who may read a document (db/queries/access.ts applies it); admins always may. */
+export interface DocumentAccess {
+  restricted_departments: string[] | null;
+  restricted_course_id: string | null;
 }
 
 const SUMMARY_COLUMNS = [
-  "id", "org_id", "uploaded_by", "title", "filename", "mime_type", "size_bytes", "content_hash", "status", "error",
+  "id", "org_id", "uploaded_by", "title", "filename", "mime_type", "size_bytes", "content_hash", "status", "error", "error_code",
   "chunk_count", "metadata", "ingest_generation", "processing_started_at", "created_at", "updated_at", "completed_at",
+  "restricted_departments", "restricted_course_id",
 ];
 
 export async function findDocument(db: Db, orgId: string, documentId: string): Promise<DocumentRow | undefined> {
@@ -39,6 +52,15 @@ export async function listDocuments(db: Db, orgId: string, status?: DocumentStat
   const query = db("documents").select(SUMMARY_COLUMNS).where({ org_id: orgId }).orderBy("created_at", "desc").limit(200);
   if (status) query.andWhere({ status });
   return query;
+}
+
+/** Changes who may read a document (only the keys given); undefined when it is not in the org. */
+export async function updateDocumentAccess(db: Db, orgId: string, documentId: string, access: Partial<DocumentAccess>): Promise<DocumentRow | undefined> {
+  const [row] = await db("documents")
+    .where({ id: documentId, org_id: orgId })
+    .update({ ...access, updated_at: db.fn.now() })
+    .returning(SUMMARY_COLUMNS);
+  return row as DocumentRow | undefined;
 }
 
 export async function coursesUsingDocument(db: Db, orgId: string, documentId: string): Promise<Array<{ id: string; title: string }>> {

@@ -1,11 +1,12 @@
 /**
- * Search over an org's document chunks: pgvector cosine (HNSW) and `simple` full-text.
- * Vector search runs in a short transaction that raises `hnsw.ef_search` to at least k and,
+ * Search over the document chunks one reader may read: pgvector cosine (HNSW) and `simple`
+ * full-text, both limited by `readableBy` (db/queries/access.ts). Vector search runs in a short transaction that raises `hnsw.ef_search` to at least k and,
  * where pgvector supports it (0.8+), turns on iterative scans, so the org filter cannot leave
  * the index with fewer than k rows to return.
  */
 import type { Db } from "../knex";
 import { toVectorLiteral } from "../knex";
+import { readableBy, type Reader } from "./access";
 
 export interface ChunkHit {
   id: string;
@@ -30,14 +31,15 @@ async function supportsIterativeScan(db: Db): Promise<boolean> {
 }
 
 export interface VectorSearchOptions {
-  orgId: string;
+  /** Whose search this is: only documents they may read are searched. */
+  reader: Reader;
   embedding: number[];
   limit: number;
   minSimilarity: number;
   documentId?: string;
 }
 
-export async function vectorSearch(db: Db, { orgId, embedding, limit, minSimilarity, documentId }: VectorSearchOptions): Promise<ChunkHit[]> {
+export async function vectorSearch(db: Db, { reader, embedding, limit, minSimilarity, documentId }: VectorSearchOptions): Promise<ChunkHit[]> {
   const iterative = await supportsIterativeScan(db);
   const vector = toVectorLiteral(embedding);
   return db.transaction(async (trx) => {
@@ -48,17 +50,17 @@ export async function vectorSearch(db: Db, { orgId, embedding, limit, minSimilar
               1 - (c.embedding <=> ?::vector) AS similarity, 0 AS text_rank
          FROM document_chunks c
          JOIN documents d ON d.id = c.document_id AND d.org_id = c.org_id
-        WHERE c.org_id = ? AND c.embedding IS NOT NULL ${documentId ? "AND c.document_id = ?" : ""}
+        WHERE c.org_id = ? AND c.embedding IS NOT NULL ${documentId ? "AND c.document_id = ?" : ""} AND ?
         ORDER BY c.embedding <=> ?::vector
         LIMIT ?`,
-      documentId ? [vector, orgId, documentId, vector, limit] : [vector, orgId, vector, limit],
+      [vector, reader.orgId, ...(documentId ? [documentId] : []), readableBy(trx, reader), vector, limit],
     );
     return (rows.rows as ChunkHit[]).map(normaliseHit).filter((hit) => hit.similarity >= minSimilarity);
   });
 }
 
 /** Full-text search with OR semantics over the given content words (already stop-word free). */
-export async function keywordSearch(db: Db, { orgId, words, limit }: { orgId: string; words: string[]; limit: number }): Promise<ChunkHit[]> {
+export async function keywordSearch(db: Db, { reader, words, limit }: { reader: Reader; words: string[]; limit: number }): Promise<ChunkHit[]> {
   const terms = [...new Set(words.map((word) => word.replace(/[^\p{L}\p{N}]/gu, "")).filter((word) => word.length > 1))].slice(0, 32);
   if (terms.length === 0) return [];
   const query = terms.join(" | ");
@@ -68,10 +70,10 @@ export async function keywordSearch(db: Db, { orgId, words, limit }: { orgId: st
        FROM document_chunks c
        JOIN documents d ON d.id = c.document_id AND d.org_id = c.org_id,
             to_tsquery('simple', ?) q
-      WHERE c.org_id = ? AND c.tsv @@ q
+      WHERE c.org_id = ? AND c.tsv @@ q AND ?
       ORDER BY text_rank DESC
       LIMIT ?`,
-    [query, orgId, limit],
+    [query, reader.orgId, readableBy(db, reader), limit],
   );
   return (rows.rows as ChunkHit[]).map(normaliseHit);
 }

@@ -1,5 +1,6 @@
 /** What the tutor knows about one employee: courses, progress, skills, reviews, documents. */
 import type { Db } from "../knex";
+import { courseUsableBy, readableBy, type Reader } from "./access";
 
 export interface EnrollmentFact {
   course_id: string;
@@ -47,33 +48,61 @@ export async function reviewsDue(db: Db, orgId: string, userId: string): Promise
   return Number(row?.count ?? 0);
 }
 
-export interface EnrolledDocument {
+/** A course's source document chosen for the document rung, with a bounded prefix of its text. */
+export interface CourseDocument {
   document_id: string;
   title: string;
-  full_text: string;
   course_id: string;
   course_title: string;
   rank: number;
+  /** At most `maxChars` characters of the extracted text. */
+  text: string;
+  /** True when the stored text is longer than `text`. */
+  cut: boolean;
 }
 
 /**
- * Source documents (with full text) of the courses the employee is enrolled in, the current
- * course first, then by how well the text matches the question's words.
+ * The source document for the document rung: the current course's, else the best-ranked one of
+ * the courses the reader is enrolled in that shares words with the question. Only courses the
+ * reader may use and documents they may read are considered. Ranking reads the stored tsvector
+ * of a bounded prefix (`documents.full_text_tsv`) and only the chosen document's first
+ * `maxChars` characters leave the database, however long its text is.
  */
-export async function enrolledCourseDocuments(db: Db, orgId: string, userId: string, currentCourseId: string | null, words: string[]): Promise<EnrolledDocument[]> {
+export async function courseDocumentFor(
+  db: Db,
+  reader: Reader,
+  { currentCourseId, words, maxChars }: { currentCourseId: string | null; words: string[]; maxChars: number },
+): Promise<CourseDocument | undefined> {
   const terms = [...new Set(words.map((w) => w.replace(/[^\p{L}\p{N}]/gu, "")).filter((w) => w.length > 1))].slice(0, 32);
-  const query = terms.length > 0 ? terms.join(" | ") : "";
+  const rank = terms.length > 0 ? db.raw("ts_rank_cd(d.full_text_tsv, to_tsquery('simple', ?))", [terms.join(" | ")]) : db.raw("0::real");
+  const current = currentCourseId ?? "00000000-0000-0000-0000-000000000000";
   const rows = await db.raw(
-    `SELECT d.id AS document_id, d.title, d.full_text, c.id AS course_id, c.title AS course_title,
-            CASE WHEN ? = '' THEN 0 ELSE ts_rank_cd(to_tsvector('simple', d.full_text), to_tsquery('simple', ?)) END AS rank
-       FROM enrollments e
-       JOIN courses c ON c.id = e.course_id AND c.org_id = e.org_id
-       JOIN documents d ON d.id = c.source_document_id AND d.org_id = c.org_id
-      WHERE e.org_id = ? AND e.user_id = ? AND d.full_text IS NOT NULL AND length(d.full_text) > 0
-      ORDER BY (c.id = ?) DESC, rank DESC, c.title`,
-    [query, query || "x", orgId, userId, currentCourseId ?? "00000000-0000-0000-0000-000000000000"],
+    `WITH candidate AS (
+       SELECT d.id AS document_id, d.title, c.id AS course_id, c.title AS course_title, (c.id = ?) AS is_current, ? AS rank
+         FROM courses c
+         JOIN documents d ON d.id = c.source_document_id AND d.org_id = c.org_id
+        WHERE c.org_id = ? AND octet_length(d.full_text) > 0
+          AND (c.id = ? OR EXISTS (SELECT 1 FROM enrollments e WHERE e.org_id = c.org_id AND e.course_id = c.id AND e.user_id = ?))
+          AND ? AND ?
+     ), chosen AS (
+       SELECT * FROM candidate WHERE is_current OR rank > 0 ORDER BY is_current DESC, rank DESC, course_title LIMIT 1
+     )
+     SELECT chosen.*, left(d.full_text, ?) AS text
+       FROM chosen JOIN documents d ON d.id = chosen.document_id`,
+    [current, rank, reader.orgId, current, reader.userId, courseUsableBy(db, reader, "c"), readableBy(db, reader, "d"), maxChars + 1],
   );
-  return (rows.rows as EnrolledDocument[]).map((row) => ({ ...row, rank: Number(row.rank) }));
+  const row = rows.rows[0] as (Omit<CourseDocument, "cut"> & { is_current: boolean }) | undefined;
+  if (!row) return undefined;
+  const cut = row.text.length > maxChars;
+  return {
+    document_id: row.document_id,
+    title: row.title,
+    course_id: row.course_id,
+    course_title: row.course_title,
+    rank: Number(row.rank),
+    text: cut ? row.text.slice(0, maxChars) : row.text,
+    cut,
+  };
 }
 
 export interface ModuleOutline {
@@ -96,20 +125,22 @@ export interface LessonContent {
   module_position: number;
 }
 
-export async function lessonsOfModules(db: Db, orgId: string, moduleIds: string[]): Promise<LessonContent[]> {
+/** Lessons of the given modules, only where they belong to `courseId`. */
+export async function lessonsOfModules(db: Db, orgId: string, courseId: string, moduleIds: string[]): Promise<LessonContent[]> {
   if (moduleIds.length === 0) return [];
   return db("lessons as l")
     .join("modules as m", "m.id", "l.module_id")
     .whereIn("l.module_id", moduleIds)
-    .andWhere("l.org_id", orgId)
+    .andWhere({ "l.org_id": orgId, "l.course_id": courseId })
     .select("l.id", "l.title", "l.content", "l.module_id", "m.title as module_title", "m.position as module_position")
     .orderBy([{ column: "m.position" }, { column: "l.position" }]);
 }
 
-export async function lessonWithModule(db: Db, orgId: string, lessonId: string): Promise<LessonContent | undefined> {
+/** One lesson, only when it belongs to `courseId`: a lesson of another course never enters a prompt. */
+export async function lessonWithModule(db: Db, orgId: string, courseId: string, lessonId: string): Promise<LessonContent | undefined> {
   return db("lessons as l")
     .join("modules as m", "m.id", "l.module_id")
-    .where({ "l.id": lessonId, "l.org_id": orgId })
+    .where({ "l.id": lessonId, "l.org_id": orgId, "l.course_id": courseId })
     .select("l.id", "l.title", "l.content", "l.module_id", "m.title as module_title", "m.position as module_position")
     .first();
 }

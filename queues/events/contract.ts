@@ -98,7 +98,8 @@ export interface JoinRequest {
   lastSeq?: number;
 }
 
-export type JoinAck = { ok: true; turnId: string | null; replayed: number } | { ok: false; error: { code: string; message: string } };
+/** `retryAfter` (seconds) comes with `RATE_LIMITED`. */
+export type JoinAck = { ok: true; turnId: string | null; replayed: number } | { ok: false; error: { code: string; message: string; retryAfter?: number } };
 
 export type ServerToClientEvents = {
   [E in TurnEventName]: (payload: TurnEvent<E>) => void;
@@ -106,7 +107,15 @@ export type ServerToClientEvents = {
   [E in ActionEventName]: (payload: ActionEvent<E>) => void;
 } & {
   document_status: (payload: { documentId: string; status: string; progress?: { done: number; total: number }; error?: string }) => void;
+  /** Sent just before the server disconnects a socket whose token expired or whose account is gone. */
+  auth_expired: (payload: AuthExpired) => void;
 };
+
+/** Why a connected socket lost its authorisation; sign in again (a new token) to reconnect. */
+export interface AuthExpired {
+  code: "TOKEN_EXPIRED" | "ACCOUNT_INACTIVE";
+  message: string;
+}
 
 export interface ClientToServerEvents {
   join: (request: JoinRequest, ack: (result: JoinAck) => void) => void;

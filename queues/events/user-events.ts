@@ -13,7 +13,8 @@ export const SOCKET_ADAPTER_KEY = "skillnet-socket.io";
 export type DocumentStatus = "PENDING" | "PROCESSING" | "CHUNKING" | "EMBEDDING" | "COMPLETED" | "FAILED";
 
 export interface UserEventPayloads {
-  document_status: { documentId: string; status: DocumentStatus; progress?: { done: number; total: number }; error?: string };
+  /** `error` is the readable reason of a FAILED, `error_code` its stable code (EXTRACTION_TIMEOUT, …). */
+  document_status: { documentId: string; status: DocumentStatus; progress?: { done: number; total: number }; error?: string; error_code?: string };
 }
 
 export class UserEventPublisher {

@@ -1,7 +1,9 @@
 /**
  * A project-local `redis-server` for embedded mode and tests: its own port and data folder,
- * `noeviction` (BullMQ loses jobs under any eviction policy), installed from Debian's
- * packages when it is missing and we are allowed to.
+ * `noeviction` (BullMQ loses jobs under any eviction policy), optionally a `maxmemory` cap (past
+ * it writes fail with OOM errors, which the server answers with 503, instead of Redis growing
+ * until the machine swaps), installed from Debian's packages when it is missing and we are
+ * allowed to.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
@@ -47,10 +49,12 @@ export interface EmbeddedRedisOptions {
   dataDir: string;
   /** Append-only file for durability across restarts (on for `npm start`, off for tests). */
   persistent: boolean;
+  /** Memory cap such as `512mb`; unset leaves Redis unbounded (tests). */
+  maxmemory?: string;
   log: (message: string) => void;
 }
 
-export async function startEmbeddedRedis({ port, dataDir, persistent, log, detached = false }: EmbeddedRedisOptions): Promise<{ url: string; child: ManagedChild }> {
+export async function startEmbeddedRedis({ port, dataDir, persistent, maxmemory, log, detached = false }: EmbeddedRedisOptions): Promise<{ url: string; child: ManagedChild }> {
   const binary = ensureRedisServer(log);
   mkdirSync(dataDir, { recursive: true });
   const args = [
@@ -58,6 +62,7 @@ export async function startEmbeddedRedis({ port, dataDir, persistent, log, detac
     "--bind", "127.0.0.1",
     "--dir", dataDir,
     "--maxmemory-policy", "noeviction",
+    ...(maxmemory ? ["--maxmemory", maxmemory] : []),
     "--appendonly", persistent ? "yes" : "no",
     "--save", "",
     "--daemonize", "no",

@@ -3,7 +3,7 @@ import type { Context, Middleware, Next } from "koa";
 import { forbidden, unauthorized } from "../errors";
 import { findUser } from "../../db/queries/users";
 import type { Db } from "../../db/knex";
-import type { Principal, TokenService } from "./tokens";
+import type { Principal, TokenService, VerifiedToken } from "./tokens";
 
 export const SESSION_COOKIE = "skillnet_token";
 
@@ -22,11 +22,17 @@ function bearerToken(ctx: Context): string | undefined {
  * refused, so is one for a deactivated account, and a role changed since the token was signed
  * takes effect at once.
  */
-export async function authenticate({ tokens, db }: { tokens: TokenService; db: Db }, token: string): Promise<Principal | null> {
-  const claimed = await tokens.verify(token);
-  if (!claimed) return null;
+export async function authenticate(deps: { tokens: TokenService; db: Db }, token: string): Promise<Principal | null> {
+  return (await authenticateWithExpiry(deps, token))?.principal ?? null;
+}
+
+/** `authenticate`, plus when the token runs out (for connections that outlive a request). */
+export async function authenticateWithExpiry({ tokens, db }: { tokens: TokenService; db: Db }, token: string): Promise<VerifiedToken | null> {
+  const verified = await tokens.verifyWithExpiry(token);
+  if (!verified) return null;
+  const claimed = verified.principal;
   const user = await findUser(db, claimed.orgId, claimed.userId);
-  return user?.is_active ? { ...claimed, role: user.role } : null;
+  return user?.is_active ? { principal: { ...claimed, role: user.role }, expiresAt: verified.expiresAt } : null;
 }
 
 export function requireAuth(deps: { tokens: TokenService; db: Db }, { allowCookie = false } = {}): Middleware {

@@ -1,23 +1,30 @@
 /**
  * Sign-in for local use. `dev-login` trades a seeded user's email for a token; it exists for
- * the embedded demo and is off unless DEV_LOGIN_ENABLED is set. Production deployments sign
- * tokens in their identity provider with the same claims and JWT_SECRET.
+ * the embedded demo and is off unless DEV_LOGIN_ENABLED is set (config refuses it under
+ * NODE_ENV=production). Because an email alone buys a token, attempts are rate limited per client
+ * IP. Production deployments sign tokens in their identity provider with the same claims and
+ * JWT_SECRET.
  */
 import Router from "@koa/router";
 import { z } from "zod";
 import { findUserByEmail } from "../../db/queries/users";
 import { HttpError, fromZod, unauthorized } from "../errors";
+import { RateLimiter } from "../middleware/rate-limit";
 import type { ServerDeps } from "../deps";
 
 const devLoginBody = z.object({ email: z.email({ error: "email must be a valid email address" }) });
 
 export function authRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/auth" });
+  const limiter = new RateLimiter(deps.redis);
+  const perIp = { bucket: "dev-login", limit: deps.config.RATE_LIMIT_DEV_LOGIN_PER_MINUTE, windowMs: 60_000 };
 
   router.post("/dev-login", async (ctx) => {
     if (!deps.config.DEV_LOGIN_ENABLED) {
       throw new HttpError(404, "NOT_FOUND", "dev-login is disabled (set DEV_LOGIN_ENABLED=true to enable it outside embedded mode)");
     }
+    // Counted before the lookup, so guessing emails costs the same as using a known one.
+    await limiter.consume(ctx.ip, perIp);
     const parsed = devLoginBody.safeParse(ctx.request.body ?? {});
     if (!parsed.success) throw fromZod(parsed.error);
     const user = await findUserByEmail(deps.db, parsed.data.email);

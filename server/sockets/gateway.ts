@@ -12,13 +12,14 @@ import { Server, type Socket } from "socket.io";
 import { z } from "zod";
 import { findOwnedSession } from "../../db/queries/chat-sessions";
 import { findAction } from "../../db/queries/admin-actions";
-import { findUser } from "../../db/queries/users";
 import { TURN_EVENTS_CHANNEL, parseEnvelope } from "../../queues/events/turn-stream";
 import { roomForSession, roomForUser, type ClientToServerEvents, type JoinAck, type ServerToClientEvents } from "../../queues/events/contract";
-import { authenticate } from "../auth/middleware";
-import type { Principal } from "../auth/tokens";
+import { authenticateWithExpiry } from "../auth/middleware";
 import type { ServerDeps } from "../deps";
+import { SocketReauth, type AuthenticatedSocketData } from "./reauth";
 import { TurnDelivery, type LoggedPayload } from "./turn-delivery";
+import { RateLimiter } from "../middleware/rate-limit";
+import { SocketLimits } from "./socket-limits";
 import { SOCKET_ADAPTER_KEY } from "../../queues/events/user-events";
 
 const watchActionRequest = z.object({ actionId: z.uuid(), lastSeq: z.number().int().min(0).optional() });
@@ -29,21 +30,13 @@ const joinRequest = z.object({
   lastSeq: z.number().int().min(0).optional(),
 });
 
-interface SocketData {
-  principal: Principal;
-}
+type SocketData = AuthenticatedSocketData;
 
 export type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
 export interface Gateway {
   io: Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
   close(): Promise<void>;
-}
-
-/** The caller's role as the database has it now (null when the account is gone or deactivated). */
-async function currentRole(deps: ServerDeps, principal: Principal): Promise<Principal["role"] | null> {
-  const user = await findUser(deps.db, principal.orgId, principal.userId);
-  return user?.is_active ? user.role : null;
 }
 
 async function turnBelongsToSession(deps: ServerDeps, orgId: string, sessionId: string, turnId: string): Promise<boolean> {
@@ -62,12 +55,18 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   });
   const delivery = new TurnDelivery(deps.events);
   const log = deps.log.child({ component: "gateway" });
+  const limits = new SocketLimits(new RateLimiter(deps.redis), { connectionsPerMinute: deps.config.RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE, joinsPerMinute: deps.config.RATE_LIMIT_SOCKET_JOINS_PER_MINUTE }, log);
+  const reauth = new SocketReauth(io, deps, log, deps.config.SOCKET_REAUTH_INTERVAL_MS);
+  reauth.start();
 
   io.use(async (socket, next) => {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-    const principal = typeof token === "string" ? await authenticate(deps, token).catch(() => null) : null;
-    if (!principal) return next(Object.assign(new Error("UNAUTHORIZED: a valid token is required in auth.token"), { data: { code: "UNAUTHORIZED" } }));
-    socket.data.principal = principal;
+    const verified = typeof token === "string" ? await authenticateWithExpiry(deps, token).catch(() => null) : null;
+    if (!verified) return next(Object.assign(new Error("UNAUTHORIZED: a valid token is required in auth.token"), { data: { code: "UNAUTHORIZED" } }));
+    const refused = await limits.check("connection", verified.principal.userId);
+    if (refused) return next(Object.assign(new Error(`RATE_LIMITED: ${refused.message}`), { data: { code: "RATE_LIMITED", retry_after: refused.details?.retry_after } }));
+    socket.data.principal = verified.principal;
+    socket.data.expiresAt = verified.expiresAt;
     next();
   });
 
@@ -76,17 +75,26 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     deps.metrics.sockets.inc();
     socket.once("disconnect", () => deps.metrics.sockets.dec());
     void socket.join(roomForUser(principal.userId));
+    reauth.track(socket);
 
     socket.on("join", async (raw, ack) => {
       const reply = typeof ack === "function" ? ack : () => undefined;
+      // First, before any parsing or database read: a flood of joins is refused at almost no cost.
+      const limited = await limits.check("join", principal.userId);
+      if (limited) return reply({ ok: false, error: { code: "RATE_LIMITED", message: limited.message, retryAfter: limited.details?.retry_after as number } });
       const parsed = joinRequest.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "join needs {sessionId: UUID, turnId?: UUID, lastSeq?: integer}" } });
       const { sessionId, turnId: resumeTurn, lastSeq } = parsed.data;
       try {
+        const denied = await reauth.recheck(socket);
+        if (denied) {
+          reply({ ok: false, error: denied });
+          return reauth.cut(socket, denied);
+        }
         const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, sessionId);
         if (!session) return reply({ ok: false, error: { code: "NOT_FOUND", message: "Chat session not found" } });
-        // Ownership already holds; the role is read afresh, so an admin demoted since connecting is shut out.
-        if (session.agent_type === "admin" && (await currentRole(deps, principal)) !== "admin") {
+        // Ownership already holds; recheck read the role afresh, so an admin demoted since connecting is shut out.
+        if (session.agent_type === "admin" && principal.role !== "admin") {
           return reply({ ok: false, error: { code: "FORBIDDEN", message: "Admin assistant sessions are for admins only" } });
         }
         if (resumeTurn && !(await turnBelongsToSession(deps, principal.orgId, sessionId, resumeTurn))) {
@@ -107,7 +115,12 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       const reply = typeof ack === "function" ? ack : () => undefined;
       const parsed = watchActionRequest.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "watch_action needs {actionId: UUID, lastSeq?: integer}" } });
-      if ((await currentRole(deps, principal)) !== "admin") return reply({ ok: false, error: { code: "FORBIDDEN", message: "Admin actions are for admins only" } });
+      const denied = await reauth.recheck(socket).catch(() => null);
+      if (denied) {
+        reply({ ok: false, error: denied });
+        return reauth.cut(socket, denied);
+      }
+      if (principal.role !== "admin") return reply({ ok: false, error: { code: "FORBIDDEN", message: "Admin actions are for admins only" } });
       try {
         const action = await findAction(deps.db, principal.orgId, parsed.data.actionId);
         if (!action) return reply({ ok: false, error: { code: "NOT_FOUND", message: "Admin action not found" } });
@@ -143,6 +156,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   return {
     io,
     async close() {
+      reauth.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));
       await Promise.allSettled([turnSub.quit(), pub.quit(), sub.quit()]);
     },

@@ -41,6 +41,8 @@ describe("vector search under the org filter", function () {
     };
     await insertDoc(crowd, 300, 0); // right next to the query
     await insertDoc(quiet, 5, 1); // orthogonal to it
+    // Search runs as someone who may read the org's documents (db/queries/access.ts).
+    const [reader] = await db("users").insert({ org_id: quiet, email: `quiet-admin-${Date.now()}@example.com`, name: "Quiet Admin", role: "admin" }).returning("id");
     // Make the planner walk the HNSW index (on a table this small it would sort exactly). PGlite
     // is one backend session, so these settings reach the pooled connection vectorSearch uses.
     await db.raw("SET enable_sort = off; SET enable_seqscan = off; SET enable_bitmapscan = off");
@@ -48,7 +50,7 @@ describe("vector search under the org filter", function () {
     try {
       const plan = await db.raw("EXPLAIN SELECT id FROM document_chunks WHERE org_id = ? ORDER BY embedding <=> ?::vector LIMIT 5", [quiet, toVectorLiteral(unit(0, 99))]);
       expect(JSON.stringify(plan.rows)).to.include("document_chunks_embedding_hnsw");
-      hits = await vectorSearch(db, { orgId: quiet, embedding: unit(0, 99), limit: 5, minSimilarity: -1 });
+      hits = await vectorSearch(db, { reader: { orgId: quiet, userId: reader.id }, embedding: unit(0, 99), limit: 5, minSimilarity: -1 });
     } finally {
       await db.raw("RESET enable_sort; RESET enable_seqscan; RESET enable_bitmapscan");
     }

@@ -179,7 +179,7 @@ describe("document ingestion", function () {
     this.timeout(120_000);
     const inProcess = stack.workers.workers.find((worker) => worker.name === "ingest-embed")!;
     await inProcess.pause();
-    const env = { ...process.env, ...stack.env, WORKER_QUEUES: "ingest-embed:1", EMBED_BATCH_SIZE: "2", WORKER_LOCK_DURATION_MS: "2000", LOG_LEVEL: "silent" };
+    const env = { ...process.env, ...stack.env, WORKER_QUEUES: "ingest-embed:1", EMBED_BATCH_SIZE: "2", WORKER_LOCK_DURATION_MS: "2000", WORKER_STALLED_INTERVAL_MS: "1000", LOG_LEVEL: "silent" };
     const startWorker = () => spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
     try {
       stack.llm.setEmbeddingDelay(400);

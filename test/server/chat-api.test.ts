@@ -142,10 +142,11 @@ describe("chat API edges", function () {
     const board = await api(stack.baseUrl, "GET", "/admin/queues/api/queues", { token: admin });
     expect(board.status).to.equal(200);
     expect(board.body.queues.map((q: { name: string }) => q.name)).to.include.members(["tutor-classify", "tutor-retrieve", "tutor-generate", "chat-summarise"]);
-    const signIn = await api(stack.baseUrl, "GET", `/admin/login?token=${admin}`);
-    expect(signIn.status).to.equal(302);
+    const form = (token: string) => ({ rawBody: `token=${token}`, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const signIn = await api(stack.baseUrl, "POST", "/admin/login", form(admin));
+    expect(signIn.status).to.equal(303);
     expect(signIn.headers.get("set-cookie")).to.match(/skillnet_token=.*httponly/i);
-    expect((await api(stack.baseUrl, "GET", `/admin/login?token=${employee}`)).status).to.equal(403);
+    expect((await api(stack.baseUrl, "POST", "/admin/login", form(employee))).status).to.equal(403);
 
     // An admin of another tenant must not see (or control) anyone's jobs.
     const db = stack.server.deps.db;
@@ -153,7 +154,7 @@ describe("chat API edges", function () {
     const [otherAdmin] = await db("users").insert({ org_id: org.id, email: `boss-${Date.now()}@other.example`, name: "Other Admin", role: "admin" }).returning("id");
     const foreign = await stack.server.deps.tokens.sign({ userId: otherAdmin.id, orgId: org.id, role: "admin" });
     expect((await api(stack.baseUrl, "GET", "/admin/queues/api/queues", { token: foreign })).status).to.equal(403);
-    expect((await api(stack.baseUrl, "GET", `/admin/login?token=${foreign}`)).status).to.equal(403);
+    expect((await api(stack.baseUrl, "POST", "/admin/login", form(foreign))).status).to.equal(403);
     await db("organizations").where({ id: org.id }).delete();
   });
 

@@ -59,6 +59,14 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
     EMBEDDING_DIMENSIONS: "384",
     JWT_SECRET: randomBytes(24).toString("hex"),
     DEV_LOGIN_ENABLED: "true",
+    // Suites sign in many users from 127.0.0.1; test/server/auth-hardening.test.ts covers the limit.
+    RATE_LIMIT_DEV_LOGIN_PER_MINUTE: "100000",
+    // Every suite shares the demo organisation; test/server/limits.test.ts covers these limits.
+    RATE_LIMIT_ORG_TUTOR_PER_MINUTE: "100000",
+    RATE_LIMIT_ORG_ADMIN_PER_MINUTE: "100000",
+    RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: "100000",
+    RATE_LIMIT_ORG_REINDEX_PER_MINUTE: "100000",
+    RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: "100000",
     OPS_ORG: "acme",
     WORKER_CONCURRENCY: "4",
   };

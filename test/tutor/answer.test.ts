@@ -1,6 +1,6 @@
 /**
  * After generation: citations are checked against the sources actually given (an invented
- * `[9]` is dropped, the stored text is not rewritten), and every model call of a turn is
+ * `[9]` is dropped from the citations and from the text), and every model call of a turn is
  * accounted for in llm_usage_log, tied to the org and the employee.
  */
 import { expect } from "chai";
@@ -26,7 +26,7 @@ describe("the tutor, complete: the answer", function () {
     return learner;
   }
 
-  it("drops an invented [9] citation but stores the answer exactly as generated", async () => {
+  it("drops an invented [9] citation from the citations and from the streamed and stored answer", async () => {
     const learner = await newLearner();
     const scripted = "You are taking Returns Essentials [1]. Your manager also mentioned a bonus [9].";
     stack.llm.setResponder(scriptedResponder({ generation: () => scripted }));
@@ -35,8 +35,10 @@ describe("the tutor, complete: the answer", function () {
     expect(turn.grounding.sources.length, "progress facts are sources [1]..[n]").to.be.within(1, 8);
     expect(turn.citations.map((c) => c.index)).to.deep.equal([1]);
     expect(turn.citations[0]).to.include({ index: 1, sourceType: "progress", document: "Your courses" });
-    expect(turn.tokens).to.equal(scripted);
-    expect(turn.answer?.content).to.equal(scripted);
+    // The marker of a source that was never given is removed before anyone sees it (answer-guard.ts).
+    const cleaned = "You are taking Returns Essentials [1]. Your manager also mentioned a bonus.";
+    expect(turn.tokens).to.equal(cleaned);
+    expect(turn.answer?.content).to.equal(cleaned);
     expect((turn.answer?.metadata.citations as Array<{ index: number }>).map((c) => c.index)).to.deep.equal([1]);
     expect(turn.names.indexOf("citations")).to.be.greaterThan(turn.names.lastIndexOf("token"));
     expect(turn.names.at(-1)).to.equal("done");
@@ -48,7 +50,7 @@ describe("the tutor, complete: the answer", function () {
     const turn = await ask(stack, learner, "hello");
     expect(turn.grounding.sources).to.deep.equal([]);
     expect(turn.citations).to.deep.equal([]);
-    expect(turn.answer?.content).to.equal("Hello! As [2] and [3] say, welcome.");
+    expect(turn.answer?.content).to.equal("Hello! As and say, welcome.");
   });
 
   it("writes one llm_usage_log row per model call, tied to the org and the employee", async () => {

@@ -46,12 +46,12 @@ export async function removeFreshEmployees(stack: Stack): Promise<void> {
   if (learners.length > 0) await stack.server.deps.db("users").whereIn("id", learners.map((l) => l.userId)).delete();
 }
 
-/** Inserts a brand-new employee of the demo org (optionally enrolled in demo courses) and signs in. */
-export async function freshEmployee(stack: Stack, options: { locale?: "es" | "en"; enrolIn?: CourseKey[] } = {}): Promise<Learner> {
+/** Inserts a brand-new employee (or admin) of the demo org, optionally enrolled in demo courses, and signs in. */
+export async function freshEmployee(stack: Stack, options: { locale?: "es" | "en"; enrolIn?: CourseKey[]; department?: string; role?: "employee" | "admin" } = {}): Promise<Learner> {
   const db = stack.server.deps.db;
   const email = `tutor-test-${randomUUID().slice(0, 8)}@example.com`;
   const [row] = await db("users")
-    .insert({ org_id: DEMO_IDS.orgId, email, name: "Test Learner", role: "employee", department: "QA", locale: options.locale ?? "en" })
+    .insert({ org_id: DEMO_IDS.orgId, email, name: "Test Learner", role: options.role ?? "employee", department: options.department ?? "QA", locale: options.locale ?? "en" })
     .returning("id");
   for (const course of options.enrolIn ?? []) {
     await db("enrollments").insert({ org_id: DEMO_IDS.orgId, user_id: row.id, course_id: DEMO_IDS.courseIds[course], status: "in_progress" });

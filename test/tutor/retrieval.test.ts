@@ -101,6 +101,8 @@ describe("the tutor, complete: retrieval", function () {
       await db("courses").insert({ id: courseId, org_id: DEMO_IDS.orgId, title: "Refunds in Brief", language: "en", source_document_id: RETURNS_MANUAL, status: "published" });
       await db("modules").insert({ id: moduleId, org_id: DEMO_IDS.orgId, course_id: courseId, title: "Card refunds", summary: "Where card refunds go.", position: 1 });
       await db("lessons").insert({ id: thinLesson, org_id: DEMO_IDS.orgId, course_id: courseId, module_id: moduleId, title: "Card refunds", content: "Card refunds go back to the same card.", position: 1 });
+      // Course context is only accepted for a course the learner is enrolled in.
+      await db("enrollments").insert({ org_id: DEMO_IDS.orgId, user_id: learner.userId, course_id: courseId, status: "in_progress" });
       const chunks = await db("document_chunks").where({ document_id: RETURNS_MANUAL }).count<{ count: string }[]>("* as count").first();
       expect(Number(chunks?.count)).to.be.greaterThan(0, "the source manual has chunks");
     });
@@ -138,7 +140,7 @@ describe("the tutor, complete: retrieval", function () {
       expect(zebra, "the playbook chunk with ZEBRA-7").to.not.equal(undefined);
 
       // Whatever the vector side makes of it, the keyword side must find it, and it clears the keyword floor.
-      const keywordHits = await keywordSearch(db, { orgId: DEMO_IDS.orgId, words: contentWords(question), limit: 10 });
+      const keywordHits = await keywordSearch(db, { reader: { orgId: DEMO_IDS.orgId, userId: DEMO_IDS.adminId }, words: contentWords(question), limit: 10 });
       expect(keywordHits.map((h) => h.id)).to.include(zebra.id);
       expect(keywordCoverage(contentWords(question), zebra.content)).to.equal(1);
 
@@ -155,7 +157,7 @@ describe("the tutor, complete: retrieval", function () {
     it("does not let one shared common word pull an unrelated question off the general rung", async () => {
       const db = stack.server.deps.db;
       const unrelated = "Who won the 1998 football world cup?";
-      const keywordHits = await keywordSearch(db, { orgId: DEMO_IDS.orgId, words: contentWords(unrelated), limit: 10 });
+      const keywordHits = await keywordSearch(db, { reader: { orgId: DEMO_IDS.orgId, userId: DEMO_IDS.adminId }, words: contentWords(unrelated), limit: 10 });
       // "who" appears in the playbook ("who is at fault"): the raw keyword search does hit it...
       expect(keywordHits.length).to.be.greaterThan(0);
       // ...but no hit covers enough of the question to count.

@@ -1,12 +1,12 @@
 /** Everything an admin turn needs to know, loaded by ids and re-checked: the caller must still be an active admin. */
 import { UnrecoverableError } from "bullmq";
 import { findSessionInOrg } from "../../db/queries/chat-sessions";
-import { findTurnMessage, listMessagesBeforeTurn } from "../../db/queries/chat-messages";
+import { findTurnMessage, listRecentMessagesBeforeTurn } from "../../db/queries/chat-messages";
 import { findOrganisationName, findUser } from "../../db/queries/users";
 import type { AdminTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { detectLanguage, type Language } from "../tutor/language";
-import { rawWindow, toTurns, type Turn } from "../tutor/history";
+import { HISTORY_WINDOW_TURNS, toTurns, type Turn } from "../tutor/history";
 
 export interface AdminTurnContext {
   orgId: string;
@@ -17,7 +17,7 @@ export interface AdminTurnContext {
   turnId: string;
   message: string;
   language: Language;
-  /** Earlier turns of the session, oldest first (the raw window). */
+  /** Earlier turns of the session, oldest first: the latest HISTORY_WINDOW_TURNS at most. */
   history: Turn[];
 }
 
@@ -34,7 +34,8 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
   }
   // Demoted or deactivated while the turn waited: it must not run with admin tools.
   if (!user || user.role !== "admin" || !user.is_active) throw new UnrecoverableError("the caller is no longer an active admin");
-  const earlier = await listMessagesBeforeTurn(db, payload.orgId, payload.sessionId, payload.turnId);
+  // The latest turns only, limited in SQL: an admin session has no summary, and a long one must not load whole.
+  const earlier = await listRecentMessagesBeforeTurn(db, payload.orgId, payload.sessionId, payload.turnId, HISTORY_WINDOW_TURNS * 2);
   return {
     orgId: payload.orgId,
     orgName: orgName ?? "your company",
@@ -44,6 +45,6 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
     turnId: payload.turnId,
     message: message.content,
     language: detectLanguage(message.content, user.locale),
-    history: rawWindow(toTurns(earlier), 0),
+    history: toTurns(earlier),
   };
 }

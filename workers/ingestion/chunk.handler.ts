@@ -5,9 +5,9 @@
  */
 import { recordTiming } from "../../db/queries/documents";
 import { defineHandler } from "../registry";
-import { chunkDocument } from "./chunking";
-import type { ExtractedDocument } from "./extract/types";
+import { type ExtractedDocument, ExtractionError, NO_TEXT_MESSAGE } from "./extract/types";
 import { markFailed, moveTo, runStage } from "./ingest-run";
+import { chunkInThread } from "./isolation";
 
 /** BullMQ priorities run 1 (first) … 2^21; smaller documents go first. */
 const priorityFor = (chunks: number): number => Math.min(2_097_152, Math.max(1, chunks));
@@ -21,12 +21,15 @@ export const chunkHandler = defineHandler({
       const file = await deps.db("document_files").select("extracted").where({ document_id: data.documentId, org_id: data.orgId }).first();
       const extracted = file?.extracted as ExtractedDocument | null;
       if (!extracted) throw new Error("extracted text is missing; the extract stage did not finish");
-      const chunks = chunkDocument(extracted, {
+      const options = {
         strategy: deps.config.CHUNK_STRATEGY,
         chunkTokens: deps.config.CHUNK_TOKENS,
         overlapTokens: deps.config.CHUNK_OVERLAP_TOKENS,
-      });
-      if (chunks.length === 0) throw new Error("the document produced no chunks");
+        maxChunks: deps.config.INGEST_MAX_CHUNKS,
+      };
+      const chunks = await chunkInThread(extracted, options, deps.config, run.signal);
+      // Only headings and no body: nothing to search, and another attempt would find the same.
+      if (chunks.length === 0) throw new ExtractionError(NO_TEXT_MESSAGE);
       if (run.signal.aborted) return { aborted: true };
       await deps.db.transaction(async (trx) => {
         await trx("document_chunk_drafts").where({ document_id: data.documentId, generation: data.generation }).delete();

@@ -53,7 +53,7 @@ export const embedHandler = defineHandler({
         await trx("document_chunk_drafts").where({ document_id: data.documentId, org_id: data.orgId }).delete();
         await trx("documents")
           .where({ id: data.documentId, org_id: data.orgId })
-          .update({ status: "COMPLETED", chunk_count: total, completed_at: trx.fn.now(), updated_at: trx.fn.now(), error: null });
+          .update({ status: "COMPLETED", chunk_count: total, completed_at: trx.fn.now(), updated_at: trx.fn.now(), error: null, error_code: null });
         return true;
       });
       if (!swapped) return { superseded: true };

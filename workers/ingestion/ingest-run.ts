@@ -10,7 +10,23 @@ import type { DocumentStatus } from "../../queues/events/user-events";
 import type { IngestPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { LlmError } from "../llm/errors";
-import { ExtractionError } from "./extract/types";
+import { ExtractionError, type ExtractionErrorCode } from "./extract/types";
+
+/**
+ * An extraction failure on its way through BullMQ: unrecoverable (another attempt would redo the
+ * same work and fail the same way) and still carrying its code for `documents.error_code`.
+ */
+export class FinalExtractionError extends UnrecoverableError {
+  constructor(
+    message: string,
+    readonly code: ExtractionErrorCode,
+  ) {
+    super(message);
+  }
+}
+
+/** Codes of FAILED documents besides the extraction ones: the deadline, the embedding service, the rest. */
+export type IngestFailureCode = ExtractionErrorCode | "INGEST_TIMEOUT" | "EMBEDDING_FAILED" | "INGEST_FAILED";
 
 /** Thrown when a newer (re)index superseded this run, the document is gone, or a stage re-ran after the run moved on: stop quietly. */
 export class SupersededRun extends Error {}
@@ -30,8 +46,10 @@ export interface StageRun {
   signal: AbortSignal;
 }
 
+class IngestTimeout extends UnrecoverableError {}
+
 const timedOut = (deps: WorkerDeps): UnrecoverableError =>
-  new UnrecoverableError(`Indexing took longer than ${Math.round(deps.config.INGEST_TIMEOUT_MS / 1000)} s and was stopped.`);
+  new IngestTimeout(`Indexing took longer than ${Math.round(deps.config.INGEST_TIMEOUT_MS / 1000)} s and was stopped.`);
 
 export async function moveTo(
   deps: WorkerDeps,
@@ -59,11 +77,20 @@ export function failureReason(error: unknown): string {
   return "Indexing failed after several attempts; re-index the document to try again.";
 }
 
+/** The stable code stored beside the reason, for clients that act on the kind of failure. */
+export function failureCode(error: unknown): IngestFailureCode {
+  if (error instanceof ExtractionError || error instanceof FinalExtractionError) return error.code;
+  if (error instanceof IngestTimeout) return "INGEST_TIMEOUT";
+  if (error instanceof LlmError) return "EMBEDDING_FAILED";
+  return "INGEST_FAILED";
+}
+
 export async function markFailed(deps: WorkerDeps, data: IngestPayload, error: unknown): Promise<void> {
   if (error instanceof SupersededRun) return;
   const reason = failureReason(error);
-  const moved = await setDocumentStatus(deps.db, data, "FAILED", { error: reason }, allowedFrom("FAILED"));
-  if (moved) deps.userEvents.emit(data.userId, "document_status", { documentId: data.documentId, status: "FAILED", error: reason });
+  const code = failureCode(error);
+  const moved = await setDocumentStatus(deps.db, data, "FAILED", { error: reason, error_code: code }, allowedFrom("FAILED"));
+  if (moved) deps.userEvents.emit(data.userId, "document_status", { documentId: data.documentId, status: "FAILED", error: reason, error_code: code });
 }
 
 /**
@@ -90,7 +117,7 @@ export async function runStage<T>(deps: WorkerDeps, data: IngestPayload, stage: 
     return await Promise.race([stage({ document, signal: controller.signal }), deadline]);
   } catch (error) {
     if (error instanceof SupersededRun) return { superseded: true };
-    if (error instanceof ExtractionError) throw new UnrecoverableError(error.message);
+    if (error instanceof ExtractionError) throw new FinalExtractionError(error.message, error.code);
     throw error;
   } finally {
     clearTimeout(timer);

@@ -13,10 +13,10 @@ export async function failStuckDocuments(db: Db, userEvents: UserEventPublisher,
   const rows = (await db("documents")
     .whereIn("status", ["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING"])
     .andWhereRaw("coalesce(processing_started_at, created_at) < now() - (? * interval '1 millisecond')", [timeoutMs])
-    .update({ status: "FAILED", error: reason, updated_at: db.fn.now() })
+    .update({ status: "FAILED", error: reason, error_code: "INGEST_TIMEOUT", updated_at: db.fn.now() })
     .returning(["id", "uploaded_by"])) as Array<{ id: string; uploaded_by: string | null }>;
   for (const row of rows) {
-    if (row.uploaded_by) userEvents.emit(row.uploaded_by, "document_status", { documentId: row.id, status: "FAILED", error: reason });
+    if (row.uploaded_by) userEvents.emit(row.uploaded_by, "document_status", { documentId: row.id, status: "FAILED", error: reason, error_code: "INGEST_TIMEOUT" });
   }
   return rows.length;
 }

@@ -4,12 +4,12 @@
  * without ever cutting the system prompt or the question.
  */
 import { findSessionInOrg } from "../../db/queries/chat-sessions";
-import { listMessagesBeforeTurn } from "../../db/queries/chat-messages";
+import { countTurnsBeforeTurn, listRecentMessagesBeforeTurn } from "../../db/queries/chat-messages";
 import type { WorkerDeps } from "../deps";
 import type { ChatMessage } from "../llm/client";
 import { fitMessagesToContext } from "../llm/context-window";
 import { countTokens } from "../llm/tokens";
-import { rawWindow, toTurns } from "./history";
+import { HISTORY_WINDOW_TURNS, rawWindow, toTurns } from "./history";
 import { tutorSystemPrompt, tutorUserMessage } from "./prompts";
 import { budgetsFor } from "./retrieval/budgets";
 import type { RetrievalOutcome } from "./retrieval/types";
@@ -19,8 +19,11 @@ export async function buildTutorMessages(deps: WorkerDeps, turn: TurnContext, re
   const budgets = budgetsFor(model);
   const [session, earlier] = await Promise.all([
     findSessionInOrg(deps.db, turn.orgId, turn.sessionId),
-    listMessagesBeforeTurn(deps.db, turn.orgId, turn.sessionId, turn.turnId),
+    listRecentMessagesBeforeTurn(deps.db, turn.orgId, turn.sessionId, turn.turnId, HISTORY_WINDOW_TURNS * 2),
   ]);
+  const turns = toTurns(earlier);
+  // Where the loaded turns sit in the session matters only against a summary's coverage.
+  const totalTurns = session?.summary ? await countTurnsBeforeTurn(deps.db, turn.orgId, turn.sessionId, turn.turnId) : turns.length;
   const messages: ChatMessage[] = [{ role: "system", content: tutorSystemPrompt({ ...turn, rung: retrieval.rung, intent: retrieval.intent }) }];
   if (session?.summary) {
     messages.push({ role: "system", content: `Summary of the earlier conversation: ${session.summary}` });
@@ -29,7 +32,7 @@ export async function buildTutorMessages(deps: WorkerDeps, turn: TurnContext, re
   // Newest turns first until the history budget is spent, then back in order.
   const history: ChatMessage[] = [];
   let spent = 0;
-  for (const past of rawWindow(toTurns(earlier), session?.summary ? session.summary_turn_count : 0).reverse()) {
+  for (const past of rawWindow(turns, session?.summary ? session.summary_turn_count : 0, totalTurns).reverse()) {
     const pair: ChatMessage[] = [{ role: "user", content: past.user }];
     if (past.assistant) pair.push({ role: "assistant", content: past.assistant });
     const cost = countTokens(past.user) + countTokens(past.assistant ?? "") + 8;

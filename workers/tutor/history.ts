@@ -7,6 +7,13 @@ import type { ChatMessageRow } from "../../db/queries/chat-messages";
 
 export const RAW_TURNS = 6;
 export const SUMMARY_EVERY = 6;
+/**
+ * The most turns a prompt's history is read from: the token budget trims further, and the
+ * summary carries anything older. Read with a SQL LIMIT, so a long session costs no more.
+ */
+export const HISTORY_WINDOW_TURNS = 40;
+/** The most turns one summary refresh folds in: a session that ran far ahead of its summary catches up from its recent past. */
+export const SUMMARY_MAX_TURNS = 60;
 
 export interface Turn {
   user: string;
@@ -25,10 +32,14 @@ export function toTurns(messages: Pick<ChatMessageRow, "role" | "content" | "tur
   return [...turns.values()].filter((turn) => turn.user);
 }
 
-/** The turns a prompt shows raw: everything the summary does not cover (at least the last RAW_TURNS). */
-export function rawWindow(turns: Turn[], summaryTurnCount: number): Turn[] {
-  const from = Math.min(Math.max(0, summaryTurnCount), Math.max(0, turns.length - RAW_TURNS));
-  return turns.slice(from);
+/**
+ * The turns a prompt shows raw: everything the summary does not cover (at least the last
+ * RAW_TURNS). `turns` may be only the latest of the session's `totalTurns`, oldest first.
+ */
+export function rawWindow(turns: Turn[], summaryTurnCount: number, totalTurns = turns.length): Turn[] {
+  const from = Math.min(Math.max(0, summaryTurnCount), Math.max(0, totalTurns - RAW_TURNS));
+  const loadedFrom = totalTurns - turns.length;
+  return turns.slice(Math.max(0, from - loadedFrom));
 }
 
 /**

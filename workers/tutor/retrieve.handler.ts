@@ -1,10 +1,12 @@
 /**
  * `tutor-retrieve`: runs the retrieval ladder for the intent `tutor-classify` returned and
- * announces the rung in a `grounding` event, before any token is generated.
+ * announces the rung in a `grounding` event, before any token is generated. The sources go
+ * to generate through a short-lived Redis key; the job's return value is only a summary.
  */
 import { UnrecoverableError } from "bullmq";
 import { defineHandler } from "../registry";
 import { INTENTS, type Intent } from "./intent";
+import { handOver } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
 import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
 import { loadTurnContext } from "./turn-context";
@@ -27,8 +29,9 @@ export const retrieveHandler = defineHandler({
         source: outcome.source,
         sources: outcome.sources.map(({ content: _content, ...source }) => source),
       });
+      const summary = await handOver(deps.redis, data.turnId, outcome);
       await events.emit("stage", { stage: "retrieve", status: "completed", detail: outcome.rung });
-      return outcome;
+      return summary;
     } catch (error) {
       throw unrecoverableIfConfig(error);
     }

@@ -2,9 +2,10 @@
  * `chat-summarise`: folds the turns that aged out of the raw window into the session's cached
  * summary. Low priority and off the critical path: a failure here never touches a turn.
  */
+import { countSessionTurns, listRecentSessionMessages } from "../../db/queries/chat-messages";
 import { findSessionInOrg, saveSummary } from "../../db/queries/chat-sessions";
 import { defineHandler } from "../registry";
-import { RAW_TURNS, toTurns, transcript } from "./history";
+import { RAW_TURNS, SUMMARY_MAX_TURNS, toTurns, transcript } from "./history";
 import { summaryPrompt } from "./prompts";
 
 export const summariseHandler = defineHandler({
@@ -12,11 +13,15 @@ export const summariseHandler = defineHandler({
   async perform({ data, deps, log }) {
     const session = await findSessionInOrg(deps.db, data.orgId, data.sessionId);
     if (!session) return { skipped: "session deleted" };
-    const messages = await deps.db("chat_messages").where({ org_id: data.orgId, session_id: data.sessionId, status: "complete" }).orderBy([{ column: "created_at" }, { column: "role", order: "desc" }]);
-    const turns = toTurns(messages);
-    const cover = turns.length - RAW_TURNS;
+    const total = await countSessionTurns(deps.db, data.orgId, data.sessionId);
+    const cover = total - RAW_TURNS;
     if (cover <= 0 || cover <= session.summary_turn_count) return { skipped: "nothing new aged out" };
-    const fresh = turns.slice(session.summary ? session.summary_turn_count : 0, cover);
+    // Only the newest uncovered turns are read (SQL LIMIT): a session far ahead of its summary
+    // catches up from its recent past instead of loading its whole history.
+    const take = Math.min(cover - (session.summary ? session.summary_turn_count : 0), SUMMARY_MAX_TURNS);
+    const turns = toTurns(await listRecentSessionMessages(deps.db, data.orgId, data.sessionId, (take + RAW_TURNS) * 2));
+    const loadedFrom = total - turns.length;
+    const fresh = turns.slice(Math.max(0, cover - take - loadedFrom), Math.max(0, cover - loadedFrom));
     const reply = await deps.llm.chat({ useCase: "summary", orgId: data.orgId, userId: session.user_id }, [{ role: "user", content: summaryPrompt(transcript(fresh), session.summary) }], { maxTokens: 300, temperature: 0 });
     const summary = reply.content.trim();
     if (!summary) throw new Error("the model returned an empty summary");

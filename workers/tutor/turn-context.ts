@@ -1,6 +1,6 @@
 /** Everything a tutor stage needs to know about its turn, loaded from the database by ids. */
 import { UnrecoverableError } from "bullmq";
-import { findCourse, findLesson } from "../../db/queries/courses";
+import { findLesson, findUsableCourse } from "../../db/queries/courses";
 import { findSessionInOrg } from "../../db/queries/chat-sessions";
 import { findTurnMessage } from "../../db/queries/chat-messages";
 import { findOrganisationName, findUser } from "../../db/queries/users";
@@ -36,8 +36,15 @@ export async function loadTurnContext(deps: WorkerDeps, payload: TutorTurnPayloa
   if (!session || session.user_id !== payload.userId || !message || !user) {
     throw new UnrecoverableError("turn no longer exists (session or message deleted)");
   }
-  const course = payload.courseId ? await findCourse(db, payload.orgId, payload.courseId) : undefined;
-  const lesson = payload.lessonId ? await findLesson(db, payload.orgId, payload.lessonId) : undefined;
+  // Checked again at run time, not only when the turn was accepted: an employee unenrolled (or
+  // a course archived) while the turn waited in the queue loses the course, it is never read.
+  const reader = { orgId: payload.orgId, userId: payload.userId };
+  const course = payload.courseId ? await findUsableCourse(db, reader, payload.courseId) : undefined;
+  const found = course && payload.lessonId ? await findLesson(db, payload.orgId, payload.lessonId) : undefined;
+  const lesson = found?.course_id === course?.id ? found : undefined;
+  if ((payload.courseId && !course) || (payload.lessonId && !lesson)) {
+    deps.log.warn({ turnId: payload.turnId, courseId: payload.courseId, lessonId: payload.lessonId, courseKept: Boolean(course) }, "course context no longer available to this user; dropped");
+  }
   return {
     orgId: payload.orgId,
     orgName: orgName ?? "your company",

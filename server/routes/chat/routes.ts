@@ -1,13 +1,13 @@
 /** The chat API: start a tutor or admin assistant turn, list sessions and messages, delete a session. */
 import Router from "@koa/router";
 import { deleteOwnedSession, findOwnedSession, listOwnedSessions } from "../../../db/queries/chat-sessions";
-import { listSessionMessages } from "../../../db/queries/chat-messages";
+import { isSessionMessage, listSessionMessagePage } from "../../../db/queries/chat-messages";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
-import { notFound } from "../../errors";
+import { badRequest, notFound } from "../../errors";
 import { parseInput } from "../../validation";
 import { RateLimiter } from "../../middleware/rate-limit";
 import type { ServerDeps } from "../../deps";
-import { listSessionsQuery, postAdminChatBody, postChatBody, sessionParams } from "./schema";
+import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams } from "./schema";
 import { startAdminTurn, startTutorTurn } from "./start-turn";
 
 export function chatRoutes(deps: ServerDeps): Router {
@@ -17,7 +17,7 @@ export function chatRoutes(deps: ServerDeps): Router {
 
   router.post("/", async (ctx) => {
     const principal = principalOf(ctx);
-    await limiter.consume(principal.userId, { bucket: "tutor", limit: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE, windowMs: 60_000 });
+    await limiter.consumeFor(principal, "tutor", { perUser: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_TUTOR_PER_MINUTE });
     const body = parseInput(postChatBody, ctx.request.body ?? {}, "body");
     const started = await startTutorTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
     ctx.status = 202;
@@ -26,7 +26,7 @@ export function chatRoutes(deps: ServerDeps): Router {
 
   router.post("/admin", requireRole("admin"), async (ctx) => {
     const principal = principalOf(ctx);
-    await limiter.consume(principal.userId, { bucket: "admin", limit: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE, windowMs: 60_000 });
+    await limiter.consumeFor(principal, "admin", { perUser: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_ADMIN_PER_MINUTE });
     const body = parseInput(postAdminChatBody, ctx.request.body ?? {}, "body");
     const started = await startAdminTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
     ctx.status = 202;
@@ -50,15 +50,21 @@ export function chatRoutes(deps: ServerDeps): Router {
     };
   });
 
+  // Newest page first (the page a chat window opens on), oldest first within the page;
+  // `next_before` fetches the page before it and is null at the start of the session.
   router.get("/sessions/:id/messages", async (ctx) => {
     const principal = principalOf(ctx);
     const { id } = parseInput(sessionParams, ctx.params, "params");
+    const { before, limit } = parseInput(listMessagesQuery, ctx.query, "query");
     const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, id);
     if (!session) throw notFound("Chat session");
-    const messages = await listSessionMessages(deps.db, principal.orgId, id);
+    if (before && !(await isSessionMessage(deps.db, principal.orgId, id, before))) throw badRequest("before must be the id of a message in this session");
+    const page = await listSessionMessagePage(deps.db, principal.orgId, id, { before, limit });
     ctx.body = {
       session: { id: session.id, agent_type: session.agent_type, title: session.title, summary: session.summary },
-      messages: messages.map((m) => ({ id: m.id, turn_id: m.turn_id, role: m.role, content: m.content, status: m.status, metadata: m.metadata, created_at: m.created_at })),
+      messages: page.messages.map((m) => ({ id: m.id, turn_id: m.turn_id, role: m.role, content: m.content, status: m.status, metadata: m.metadata, created_at: m.created_at })),
+      has_more: page.nextBefore !== null,
+      next_before: page.nextBefore,
     };
   });
 

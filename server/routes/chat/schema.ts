@@ -34,4 +34,18 @@ export const listSessionsQuery = z.object({
   agent_type: z.enum(["tutor", "admin"]).optional(),
 });
 
+/** History pages: newest first across pages, oldest first within one. */
+export const DEFAULT_MESSAGES_PAGE = 50;
+export const MAX_MESSAGES_PAGE = 200;
+
+export const listMessagesQuery = z.object({
+  before: z.uuid({ error: "before must be a message id (the next_before of the previous page)" }).optional(),
+  limit: z.coerce
+    .number({ error: "limit must be a number" })
+    .int("limit must be a whole number")
+    .min(1, "limit must be at least 1")
+    .max(MAX_MESSAGES_PAGE, `limit must be at most ${MAX_MESSAGES_PAGE}`)
+    .default(DEFAULT_MESSAGES_PAGE),
+});
+
 export const sessionParams = z.object({ id: z.uuid({ error: "session id must be a UUID" }) });

@@ -5,7 +5,7 @@
  * the caller gets a 503 to retry; nothing stored earlier is touched.
  */
 import { randomUUID } from "node:crypto";
-import { findCourse, findLesson } from "../../../db/queries/courses";
+import { courseAvailability, findLesson } from "../../../db/queries/courses";
 import { createSession, deleteOwnedSession, findOwnedSession, touchSession, type AgentType, type Owner } from "../../../db/queries/chat-sessions";
 import { deleteMessage, insertUserMessage } from "../../../db/queries/chat-messages";
 import { HttpError, notFound } from "../../errors";
@@ -95,7 +95,12 @@ async function startTurn(deps: ServerDeps, owner: Owner, request: TurnRequest): 
   return { session_id: sessionId, turn_id: turnId, message_id: messageId };
 }
 
-/** The course and lesson the employee is looking at; both must belong to their org. */
+/**
+ * The course and lesson the employee is looking at. A course named in the request must be one
+ * they may use (enrolled and not archived; admins: any course of their org), else 403
+ * COURSE_NOT_AVAILABLE; one that is not in their org is 404. A course inherited from the session
+ * that is no longer available is dropped instead, so the conversation can go on without it.
+ */
 async function resolveContext(deps: ServerDeps, owner: Owner, body: PostChatBody): Promise<{ courseId: string | null; lessonId: string | null }> {
   let courseId = body.context.course_id ?? null;
   let lessonId = body.context.lesson_id ?? null;
@@ -103,8 +108,10 @@ async function resolveContext(deps: ServerDeps, owner: Owner, body: PostChatBody
   if (!courseId && !lessonId && body.context.session_id) {
     const session = await findOwnedSession(deps.db, owner, body.context.session_id);
     const saved = (session?.context ?? {}) as { course_id?: string | null; lesson_id?: string | null };
-    courseId = saved.course_id ?? null;
-    lessonId = saved.lesson_id ?? null;
+    const savedCourse = saved.course_id ?? null;
+    if (!savedCourse || (await courseAvailability(deps.db, owner, savedCourse)) !== "usable") return { courseId: null, lessonId: null };
+    const savedLesson = saved.lesson_id ? await findLesson(deps.db, owner.orgId, saved.lesson_id) : undefined;
+    return { courseId: savedCourse, lessonId: savedLesson?.course_id === savedCourse ? savedLesson.id : null };
   }
   if (lessonId) {
     const lesson = await findLesson(deps.db, owner.orgId, lessonId);
@@ -112,6 +119,12 @@ async function resolveContext(deps: ServerDeps, owner: Owner, body: PostChatBody
     if (courseId && lesson.course_id !== courseId) throw new HttpError(400, "VALIDATION_ERROR", "lesson_id does not belong to course_id");
     courseId = lesson.course_id;
   }
-  if (courseId && !(await findCourse(deps.db, owner.orgId, courseId))) throw notFound("Course");
+  if (courseId) {
+    const availability = await courseAvailability(deps.db, owner, courseId);
+    if (availability === "missing") throw notFound("Course");
+    if (availability === "not_usable") {
+      throw new HttpError(403, "COURSE_NOT_AVAILABLE", "This course is not available to you: you are not enrolled in it, or it has been archived");
+    }
+  }
   return { courseId, lessonId };
 }

@@ -1,21 +1,26 @@
-/** The documents API (admins): upload, list, inspect, delete and re-index company material. */
+/** The documents API (admins): upload, list, inspect, restrict, delete and re-index company material. */
 import Router from "@koa/router";
-import { coursesUsingDocument, findDocument, listDocuments, type DocumentRow } from "../../../db/queries/documents";
+import { coursesUsingDocument, findDocument, listDocuments, updateDocumentAccess, type DocumentRow } from "../../../db/queries/documents";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
 import { HttpError, notFound } from "../../errors";
+import { RateLimiter } from "../../middleware/rate-limit";
 import { parseInput } from "../../validation";
 import { readSingleUpload } from "./multipart";
 import { presentDocument } from "./present";
-import { deleteDocumentQuery, documentParams, listDocumentsQuery, uploadFields } from "./schema";
+import { accessGiven, checkAccessCourse } from "./access";
+import { deleteDocumentQuery, documentParams, listDocumentsQuery, patchDocumentBody, uploadFields } from "./schema";
 import { acceptUpload, queueIngestion } from "./upload-document";
 
 export function documentRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/documents" });
   router.use(requireAuth(deps), requireRole("admin"));
+  const limiter = new RateLimiter(deps.redis);
 
   router.post("/", async (ctx) => {
     const principal = principalOf(ctx);
+    // Before the body is read: a refused upload costs no parsing, storage or extraction.
+    await limiter.consumeFor(principal, "upload", { perUser: deps.config.RATE_LIMIT_UPLOADS_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_UPLOADS_PER_MINUTE });
     const { file, fields } = await readSingleUpload(ctx, { field: "file", maxBytes: deps.config.UPLOAD_MAX_BYTES });
     const { document, duplicate } = await acceptUpload(deps, principal, file, parseInput(uploadFields, fields, "body"));
     ctx.status = duplicate ? 200 : 202;
@@ -32,6 +37,17 @@ export function documentRoutes(deps: ServerDeps): Router {
     const { id } = parseInput(documentParams, ctx.params, "params");
     const orgId = principalOf(ctx).orgId;
     const document = await findDocument(deps.db, orgId, id);
+    if (!document) throw notFound("Document");
+    ctx.body = presentDocument(document, { courses: await coursesUsingDocument(deps.db, orgId, id) });
+  });
+
+  router.patch("/:id", async (ctx) => {
+    const { id } = parseInput(documentParams, ctx.params, "params");
+    const body = parseInput(patchDocumentBody, ctx.request.body ?? {}, "body");
+    const orgId = principalOf(ctx).orgId;
+    const access = accessGiven(body);
+    await checkAccessCourse(deps, orgId, access);
+    const document = await updateDocumentAccess(deps.db, orgId, id, access);
     if (!document) throw notFound("Document");
     ctx.body = presentDocument(document, { courses: await coursesUsingDocument(deps.db, orgId, id) });
   });
@@ -56,12 +72,13 @@ export function documentRoutes(deps: ServerDeps): Router {
   router.post("/:id/reindex", async (ctx) => {
     const { id } = parseInput(documentParams, ctx.params, "params");
     const principal = principalOf(ctx);
+    await limiter.consumeFor(principal, "reindex", { perUser: deps.config.RATE_LIMIT_REINDEX_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_REINDEX_PER_MINUTE });
     if (!(await findDocument(deps.db, principal.orgId, id))) throw notFound("Document");
     const hasFile = await deps.db("document_files").where({ document_id: id, org_id: principal.orgId }).first("document_id");
     if (!hasFile) throw new HttpError(409, "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
     const [document] = (await deps.db("documents")
       .where({ id, org_id: principal.orgId })
-      .update({ ingest_generation: deps.db.raw("ingest_generation + 1"), status: "PENDING", error: null, processing_started_at: null, updated_at: deps.db.fn.now() })
+      .update({ ingest_generation: deps.db.raw("ingest_generation + 1"), status: "PENDING", error: null, error_code: null, processing_started_at: null, updated_at: deps.db.fn.now() })
       .returning("*")) as DocumentRow[];
     if (!document) throw notFound("Document");
     await queueIngestion(deps, document, principal.userId);

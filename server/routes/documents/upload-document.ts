@@ -6,18 +6,20 @@
 import { createHash } from "node:crypto";
 import { ALLOWED_EXTENSIONS, MIME_TYPES, detectFormat } from "../../../lib/document-formats";
 import { findCourse } from "../../../db/queries/courses";
-import { findDocumentByHash, type DocumentRow } from "../../../db/queries/documents";
+import { findDocumentByHash, updateDocumentAccess, type DocumentRow } from "../../../db/queries/documents";
 import type { Principal } from "../../auth/tokens";
 import type { ServerDeps } from "../../deps";
 import { HttpError, notFound } from "../../errors";
+import { accessGiven, checkAccessCourse } from "./access";
 import type { UploadedFile } from "./multipart";
+import type { UploadFields } from "./schema";
 
 export interface UploadResult {
   document: DocumentRow;
   duplicate: boolean;
 }
 
-export async function acceptUpload(deps: ServerDeps, principal: Principal, file: UploadedFile, fields: { title?: string; course_id?: string }): Promise<UploadResult> {
+export async function acceptUpload(deps: ServerDeps, principal: Principal, file: UploadedFile, fields: UploadFields): Promise<UploadResult> {
   const filename = file.originalname.replace(/\u0000/g, "").slice(0, 255) || "upload";
   const format = await detectFormat(file.buffer, filename);
   if (!format) {
@@ -26,11 +28,15 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
     });
   }
   if (fields.course_id && !(await findCourse(deps.db, principal.orgId, fields.course_id))) throw notFound("Course");
+  const access = accessGiven(fields);
+  await checkAccessCourse(deps, principal.orgId, access);
 
   const contentHash = createHash("sha256").update(file.buffer).digest("hex");
   const existing = await findDocumentByHash(deps.db, principal.orgId, contentHash);
   if (existing) {
     if (fields.course_id) await deps.db("courses").where({ id: fields.course_id, org_id: principal.orgId }).update({ source_document_id: existing.id });
+    // Restrictions sent with a duplicate apply to the existing document rather than being lost.
+    if (Object.keys(access).length > 0) return { document: (await updateDocumentAccess(deps.db, principal.orgId, existing.id, access)) ?? existing, duplicate: true };
     return { document: existing, duplicate: true };
   }
 
@@ -48,6 +54,7 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
           content_hash: contentHash,
           status: "PENDING",
           metadata: JSON.stringify({ format }),
+          ...access,
         })
         .returning("*");
       await trx("document_files").insert({ document_id: row.id, org_id: principal.orgId, bytes: file.buffer });

@@ -3,7 +3,7 @@
  * chunk spans two sections (and each keeps its section's heading and pages).
  */
 import { countTokens } from "../../llm/tokens";
-import type { ExtractedDocument, ExtractedSection } from "../extract/types";
+import { ExtractionError, type ExtractedDocument, type ExtractedSection } from "../extract/types";
 import { markdownChunks } from "./markdown";
 import { recursiveChunks } from "./recursive";
 import { tokenChunks } from "./token";
@@ -28,6 +28,14 @@ export function validateChunkingOptions(options: ChunkingOptions): void {
   if (!(options.strategy in STRATEGIES)) throw new RangeError(`unknown chunking strategy "${options.strategy}"`);
 }
 
+function tooManyChunks(limit: number): ExtractionError {
+  return new ExtractionError(
+    `The document makes more than ${limit.toLocaleString("en")} chunks (INGEST_MAX_CHUNKS); split the file into smaller documents or ask an operator to raise the limit`,
+    undefined,
+    "EXTRACTION_TOO_LARGE",
+  );
+}
+
 export function chunkDocument(doc: ExtractedDocument, options: ChunkingOptions): Chunk[] {
   validateChunkingOptions(options);
   const strategy = STRATEGIES[options.strategy];
@@ -36,6 +44,7 @@ export function chunkDocument(doc: ExtractedDocument, options: ChunkingOptions):
     for (const draft of strategy(section, options.chunkTokens, options.overlapTokens)) {
       const content = draft.content.trim();
       if (content === "") continue;
+      if (options.maxChunks !== undefined && chunks.length >= options.maxChunks) throw tooManyChunks(options.maxChunks);
       chunks.push({ ...draft, content, position: chunks.length, tokenCount: countTokens(content) });
     }
   }

@@ -9,14 +9,18 @@ import { countTokens } from "../../llm/tokens";
 import type { ExtractedSection } from "../extract/types";
 import type { DraftChunk } from "./types";
 
-/** Where to cut, coarsest first; the matched whitespace opens the following piece. */
-const BOUNDARIES: RegExp[] = [
-  /\n[^\S\n]*\n\s*/g, // paragraphs (blank-line separated)
-  /\n\s*/g, // lines
-  /(?<=[.!?]["'”’)\]]*)\s+|(?<=[。！？])(?=\S)/g, // sentences (CJK ones need no space after)
-  /\s+/g, // words
+// Each pattern is linear: a fixed first character or one greedy class with nothing after it.
+const PARAGRAPHS = /\n[^\S\n]*\n\s*/g;
+const LINES = /\n\s*/g;
+const WORDS = /\s+/g;
+
+/** Where to cut, coarsest first; the whitespace at a cut opens the following piece. */
+const BOUNDARIES: Array<(text: string) => string[]> = [
+  (text) => cutBefore(text, PARAGRAPHS),
+  (text) => cutBefore(text, LINES),
+  cutAtSentences,
+  (text) => cutBefore(text, WORDS),
 ];
-const WORDS = BOUNDARIES[3]!;
 
 /** Counting a text far longer than the budget is wasted work: no tokenizer packs 10 characters a token. */
 const MAX_CHARS_PER_TOKEN = 10;
@@ -34,6 +38,39 @@ function cutBefore(text: string, boundary: RegExp): string[] {
       pieces.push(text.slice(start, match.index));
       start = match.index;
     }
+  }
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces;
+}
+
+const SENTENCE_END = new Set([".", "!", "?"]);
+const CLOSERS = new Set(['"', "'", "”", "’", ")", "]"]);
+const CJK_SENTENCE_END = new Set(["。", "！", "？"]);
+const isSpace = (char: string) => /\s/.test(char);
+
+/**
+ * Cuts before the whitespace after `.`, `!` or `?` (and any closing quotes or brackets), and right
+ * after a CJK full stop that is followed by text. A scan with one character of state: the
+ * lookbehind regex that did this was quadratic on a long run of closing brackets.
+ */
+export function cutAtSentences(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  let ended = false; // the characters just read end a sentence (terminator, then closers)
+  const cut = (at: number) => {
+    if (at > start) pieces.push(text.slice(start, at));
+    start = at;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (ended && isSpace(char)) {
+      cut(i);
+      while (i + 1 < text.length && isSpace(text[i + 1]!)) i++;
+      ended = false;
+      continue;
+    }
+    if (i > 0 && CJK_SENTENCE_END.has(text[i - 1]!) && !isSpace(char)) cut(i);
+    ended = SENTENCE_END.has(char) || (ended && CLOSERS.has(char));
   }
   if (start < text.length) pieces.push(text.slice(start));
   return pieces;
@@ -69,9 +106,9 @@ export function splitToFit(text: string, maxTokens: number, level = 0): Piece[] 
     const tokens = countTokens(text);
     if (tokens <= maxTokens) return [{ text, tokens }];
   }
-  const boundary = BOUNDARIES[level];
-  if (!boundary) return hardSplit(text, maxTokens);
-  const parts = cutBefore(text, boundary);
+  const cut = BOUNDARIES[level];
+  if (!cut) return hardSplit(text, maxTokens);
+  const parts = cut(text);
   if (parts.length <= 1) return splitToFit(text, maxTokens, level + 1);
   return parts.flatMap((part) => splitToFit(part, maxTokens, level + 1));
 }

@@ -34,9 +34,42 @@ function window(tokens: Uint32Array, start: number, size: number): { text: strin
   return { text: new TextDecoder().decode(encoder!.decode(tokens.subarray(start, limit))), start, end: limit };
 }
 
+/** Longest stretch encoded at once: tiktoken is quadratic on one long run of letters (100k ≈ 7 s). */
+const SEGMENT_CHARS = 500;
+const isSpace = (char: string | undefined) => char !== undefined && /\s/.test(char);
+
+/**
+ * The text's tokens, encoded in stretches of at most SEGMENT_CHARS cut before whitespace (where the
+ * tokenizer would split anyway), or hard where a run has none, so the cost stays linear.
+ */
+function encodeInSegments(text: string): Uint32Array {
+  const parts: Uint32Array[] = [];
+  let length = 0;
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(text.length, start + SEGMENT_CHARS);
+    if (end < text.length) {
+      let cut = end;
+      while (cut > start + 1 && !isSpace(text[cut])) cut--;
+      if (cut > start + 1) end = cut;
+      else if (/[\ud800-\udbff]/.test(text[end - 1]!)) end--; // keep a surrogate pair whole
+    }
+    const part = encoder!.encode(text.slice(start, end), "all");
+    parts.push(part);
+    length += part.length;
+    start = end;
+  }
+  const tokens = new Uint32Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    tokens.set(part, offset);
+    offset += part.length;
+  }
+  return tokens;
+}
+
 export function tokenWindows(text: string, chunkTokens: number, overlapTokens: number): string[] {
   encoder ??= get_encoding("cl100k_base");
-  const tokens = encoder.encode(text, "all");
+  const tokens = encodeInSegments(text);
   const windows: string[] = [];
   let start = 0;
   while (start < tokens.length) {

@@ -22,6 +22,8 @@ export interface ChunkingOptions {
   chunkTokens: number;
   /** Tokens repeated from the end of one chunk at the start of the next (same section only). */
   overlapTokens: number;
+  /** More chunks than this fail the document (EXTRACTION_TOO_LARGE); unlimited when absent. */
+  maxChunks?: number;
 }
 
 /** A chunk before it is numbered and counted; strategies return these per section. */

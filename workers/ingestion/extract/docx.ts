@@ -1,15 +1,21 @@
 /**
  * DOCX through mammoth's HTML, which maps Word's Heading 1..6 styles to h1..h6; the HTML
- * extractor then cuts sections at h1–h3 exactly as it does for uploaded web pages.
+ * extractor then cuts sections at h1–h3 exactly as it does for uploaded web pages. The zip is
+ * measured first (declared and actual inflated sizes), so mammoth never inflates a zip bomb.
  */
 import mammoth from "mammoth";
 import { extractHtmlString } from "./html";
-import { type ExtractedDocument, ExtractionError } from "./types";
+import { DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, ExtractionError, type ExtractionLimits } from "./types";
+import { openZip } from "./zip";
 
 /** Images would arrive as base64 data URIs we never read; dropping them saves the memory. */
 const dropImages = mammoth.images.imgElement(async () => ({ src: "" }));
 
-export async function extractDocx(bytes: Buffer): Promise<ExtractedDocument> {
+const CORRUPT = "The Word document is corrupt or could not be read";
+
+export async function extractDocx(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedDocument> {
+  const zip = openZip(bytes, limits, CORRUPT);
+  await zip.measureAll();
   let html: string;
   try {
     ({ value: html } = await mammoth.convertToHtml({ buffer: bytes }, {
@@ -18,7 +24,7 @@ export async function extractDocx(bytes: Buffer): Promise<ExtractedDocument> {
       externalFileAccess: false,
     }));
   } catch (error) {
-    throw new ExtractionError("The Word document is corrupt or could not be read", error);
+    throw new ExtractionError(CORRUPT, error);
   }
-  return extractHtmlString(html, "docx");
+  return extractHtmlString(html, "docx", limits);
 }

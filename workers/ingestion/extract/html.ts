@@ -1,13 +1,23 @@
 /**
  * HTML (and DOCX, which mammoth turns into HTML): sections at h1–h3, block elements as lines and
  * paragraphs, lists as "- " items and table rows as "cell | cell", so structure survives as text.
+ * One pass over a linear tokenizer with an explicit element stack: no recursion, so 10,000 (or a
+ * million) nested elements cost time in proportion to their size and never overflow the stack.
  */
-import { type HTMLElement, type Node, NodeType, parse } from "node-html-parser";
 import type { DocumentFormat } from "../../../lib/document-formats";
+import { scanMarkup } from "./markup-scanner";
 import { decodeUtf8 } from "./text";
-import { buildDocument, type ExtractedDocument, type ExtractedSection } from "./types";
+import {
+  buildDocument,
+  DEFAULT_EXTRACTION_LIMITS,
+  type ExtractedDocument,
+  type ExtractedSection,
+  type ExtractionLimits,
+  MAX_HEADING_CHARS,
+  textTooLarge,
+} from "./types";
 
-const SKIPPED = new Set(["script", "style", "noscript", "template", "head", "svg", "iframe", "object", "button", "select"]);
+const SKIPPED = new Set(["script", "style", "noscript", "template", "head", "svg", "iframe", "object", "button", "select", "title"]);
 const SECTION_HEADINGS = new Set(["h1", "h2", "h3"]);
 const PARAGRAPH_BLOCKS = new Set([
   "p", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol", "dl", "figure", "section", "article", "main",
@@ -15,28 +25,57 @@ const PARAGRAPH_BLOCKS = new Set([
 ]);
 const LINE_BLOCKS = new Set(["div", "li", "tr", "dt", "dd", "caption", "figcaption", "summary", "br", "thead", "tbody", "tfoot"]);
 
+/** Start tags that end the open element named in their set first (HTML's implied end tags). */
+const BLOCKS_CLOSING_P = ["p", "div", "ul", "ol", "dl", "table", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "header", "footer", "aside", "nav", "figure", "form", "hr", "main", "address", "details", "fieldset"];
+const IMPLIED_END: Record<string, Set<string>> = {
+  li: new Set(["li", "p"]),
+  dt: new Set(["dt", "dd", "p"]),
+  dd: new Set(["dt", "dd", "p"]),
+  td: new Set(["td", "th"]),
+  th: new Set(["td", "th"]),
+  tr: new Set(["td", "th", "tr"]),
+  ...Object.fromEntries(BLOCKS_CLOSING_P.map((tag) => [tag, new Set(["p", ...(/^h[1-6]$/.test(tag) ? ["h1", "h2", "h3", "h4", "h5", "h6"] : [])])])),
+};
+
 /** Accumulates text line by line; `pre` content keeps its own whitespace, everything else collapses. */
 class TextBuilder {
   private lines: string[] = [];
-  private line = "";
+  private parts: string[] = [];
+  private lineHasText = false;
+  private endsWithSpace = true;
+  private length = 0;
+
+  constructor(private readonly limits: ExtractionLimits) {}
 
   inline(text: string, preformatted: boolean): void {
     if (preformatted) {
       const [first = "", ...rest] = text.split("\n");
-      this.line += first;
+      this.append(first);
       for (const next of rest) {
         this.breakLine();
-        this.line = next;
+        this.append(next);
       }
       return;
     }
-    const collapsed = text.replace(/\s+/g, " ");
-    this.line += this.line === "" || this.line.endsWith(" ") ? collapsed.trimStart() : collapsed;
+    let collapsed = text.replace(/\s+/g, " ");
+    if (this.endsWithSpace) collapsed = collapsed.trimStart();
+    this.append(collapsed);
+  }
+
+  private append(piece: string): void {
+    if (piece === "") return;
+    this.length += piece.length;
+    if (this.length > this.limits.maxTextChars) throw textTooLarge(this.limits);
+    this.parts.push(piece);
+    if (piece.trim() !== "") this.lineHasText = true;
+    this.endsWithSpace = piece.endsWith(" ");
   }
 
   breakLine(): void {
-    if (this.line.trim() !== "") this.lines.push(this.line.trimEnd());
-    this.line = "";
+    if (this.lineHasText) this.lines.push(this.parts.join("").trimEnd());
+    this.parts = [];
+    this.lineHasText = false;
+    this.endsWithSpace = true;
   }
 
   breakParagraph(): void {
@@ -50,46 +89,92 @@ class TextBuilder {
   }
 }
 
-export function htmlToSections(html: string): ExtractedSection[] {
-  // node-html-parser keeps a doctype or XML prolog as a text node; they are not content.
-  const body = html.replace(/<!doctype[^>]*>|<\?xml[^>]*\?>/gi, "");
-  const root = parse(body, { blockTextElements: { script: false, style: false, noscript: false } });
+interface OpenElement {
+  tag: string;
+  /** Element children opened so far: a cell after another is written " | cell". */
+  elementChildren: number;
+}
+
+export function htmlToSections(html: string, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): ExtractedSection[] {
   const sections: ExtractedSection[] = [];
-  const text = new TextBuilder();
+  const text = new TextBuilder(limits);
   let heading: string | null = null;
   const closeSection = () => sections.push({ heading, text: text.take(), pageStart: null, pageEnd: null });
 
-  const walk = (node: Node, preformatted: boolean): void => {
-    if (node.nodeType === NodeType.TEXT_NODE) return text.inline(node.text, preformatted);
-    if (node.nodeType !== NodeType.ELEMENT_NODE) return;
-    const element = node as HTMLElement;
-    const tag = element.tagName?.toLowerCase() ?? "";
-    if (SKIPPED.has(tag)) return;
-    if (SECTION_HEADINGS.has(tag)) {
-      closeSection();
-      heading = element.text.replace(/\s+/g, " ").trim() || null;
+  const stack: OpenElement[] = [{ tag: "#root", elementChildren: 0 }];
+  /** How many of each tag are open, so a stray end tag is ignored without searching the stack. */
+  const openCount = new Map<string, number>();
+  let skippedDepth = 0;
+  let preDepth = 0;
+  /** Text of the h1–h3 being read, or null outside one. */
+  let headingText: string | null = null;
+
+  const pop = (): void => {
+    const { tag } = stack.pop()!;
+    openCount.set(tag, openCount.get(tag)! - 1);
+    if (skippedDepth > 0) {
+      if (SKIPPED.has(tag)) skippedDepth--;
       return;
     }
-    const paragraph = PARAGRAPH_BLOCKS.has(tag);
-    const line = LINE_BLOCKS.has(tag);
-    if (paragraph) text.breakParagraph();
-    else if (line) text.breakLine();
-    if (tag === "li") text.inline("- ", true);
-    if ((tag === "td" || tag === "th") && element.previousElementSibling) text.inline(" | ", true);
-    for (const child of element.childNodes) walk(child, preformatted || tag === "pre");
-    if (paragraph) text.breakParagraph();
-    else if (line) text.breakLine();
+    if (tag === "pre") preDepth--;
+    if (SECTION_HEADINGS.has(tag) && headingText !== null) {
+      closeSection();
+      heading = headingText.trim() || null;
+      headingText = null;
+    } else if (PARAGRAPH_BLOCKS.has(tag)) text.breakParagraph();
+    else if (LINE_BLOCKS.has(tag)) text.breakLine();
   };
 
-  walk(root, false);
+  scanMarkup(
+    html,
+    {
+      open(tag) {
+        const implied = IMPLIED_END[tag];
+        while (implied && stack.length > 1 && implied.has(stack.at(-1)!.tag)) pop();
+        const parent = stack.at(-1)!;
+        const previousSibling = parent.elementChildren++ > 0;
+        stack.push({ tag, elementChildren: 0 });
+        openCount.set(tag, (openCount.get(tag) ?? 0) + 1);
+        if (skippedDepth > 0 || SKIPPED.has(tag)) {
+          if (SKIPPED.has(tag)) skippedDepth++;
+          return;
+        }
+        if (tag === "pre") preDepth++;
+        if (headingText !== null) return;
+        if (SECTION_HEADINGS.has(tag)) headingText = "";
+        else if (PARAGRAPH_BLOCKS.has(tag)) text.breakParagraph();
+        else if (LINE_BLOCKS.has(tag)) text.breakLine();
+        if (tag === "li") text.inline("- ", true);
+        if ((tag === "td" || tag === "th") && previousSibling) text.inline(" | ", true);
+      },
+      close(tag) {
+        if (!openCount.get(tag)) return;
+        while (stack.length > 1) {
+          const top = stack.at(-1)!.tag;
+          pop();
+          if (top === tag) break;
+        }
+      },
+      text(piece) {
+        if (skippedDepth > 0) return;
+        if (headingText !== null) {
+          if (headingText.length < MAX_HEADING_CHARS * 2) headingText += piece.replace(/\s+/g, " ");
+          return;
+        }
+        text.inline(piece, preDepth > 0);
+      },
+    },
+    { xml: false },
+  );
+  while (stack.length > 1) pop();
   closeSection();
   return sections;
 }
 
-export function extractHtmlString(html: string, format: DocumentFormat = "html"): ExtractedDocument {
-  return buildDocument(format, htmlToSections(html));
+export function extractHtmlString(html: string, format: DocumentFormat = "html", limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): ExtractedDocument {
+  return buildDocument(format, htmlToSections(html, limits), null, undefined, limits);
 }
 
-export function extractHtml(bytes: Buffer): ExtractedDocument {
-  return extractHtmlString(decodeUtf8(bytes));
+export function extractHtml(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): ExtractedDocument {
+  return extractHtmlString(decodeUtf8(bytes), "html", limits);
 }

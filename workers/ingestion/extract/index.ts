@@ -1,6 +1,8 @@
 /**
  * One entry point from bytes to sections. The format must already be settled by `detectFormat`
  * (name and content agree); every failure leaves here as an ExtractionError a user can read.
+ * This runs wherever it is called: the worker calls it through `isolation/` in a thread with
+ * time and memory limits, never on its own event loop.
  */
 import type { DocumentFormat } from "../../../lib/document-formats";
 import { extractCsv } from "./csv";
@@ -10,11 +12,18 @@ import { extractMarkdown } from "./markdown";
 import { extractPdf } from "./pdf";
 import { extractPptx } from "./pptx";
 import { extractText } from "./text";
-import { type ExtractedDocument, ExtractionError } from "./types";
+import { DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, ExtractionError, type ExtractionLimits } from "./types";
 
-export { ExtractionError, type ExtractedDocument, type ExtractedSection } from "./types";
+export {
+  DEFAULT_EXTRACTION_LIMITS,
+  ExtractionError,
+  type ExtractedDocument,
+  type ExtractedSection,
+  type ExtractionErrorCode,
+  type ExtractionLimits,
+} from "./types";
 
-const EXTRACTORS: Record<DocumentFormat, (bytes: Buffer) => ExtractedDocument | Promise<ExtractedDocument>> = {
+const EXTRACTORS: Record<DocumentFormat, (bytes: Buffer, limits: ExtractionLimits) => ExtractedDocument | Promise<ExtractedDocument>> = {
   pdf: extractPdf,
   docx: extractDocx,
   pptx: extractPptx,
@@ -24,9 +33,9 @@ const EXTRACTORS: Record<DocumentFormat, (bytes: Buffer) => ExtractedDocument | 
   csv: extractCsv,
 };
 
-export async function extractDocument(bytes: Buffer, format: DocumentFormat): Promise<ExtractedDocument> {
+export async function extractDocument(bytes: Buffer, format: DocumentFormat, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedDocument> {
   try {
-    return await EXTRACTORS[format](bytes);
+    return await EXTRACTORS[format](bytes, limits);
   } catch (error) {
     if (error instanceof ExtractionError) throw error;
     // A parser bug or an input no one anticipated: still a readable reason, the original kept as cause.

@@ -3,9 +3,9 @@
  * markdown lines, so the markdown chunking strategy can still build paths like "Returns > Receipts".
  */
 import { decodeUtf8 } from "./text";
-import { buildDocument, type ExtractedDocument, type ExtractedSection } from "./types";
+import { buildDocument, DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, type ExtractedSection, type ExtractionLimits } from "./types";
 
-const ATX_HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
+// Anchored, one bounded choice, nothing after the repetition: linear on any line.
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 export interface MarkdownHeading {
@@ -25,13 +25,35 @@ export function markdownHeadingReader(): (line: string) => MarkdownHeading | nul
       return null;
     }
     if (fence !== null) return null;
-    const heading = ATX_HEADING.exec(line);
-    if (!heading || heading[2]!.trim() === "") return null;
-    return { level: heading[1]!.length, text: heading[2]!.trim() };
+    return parseAtxHeading(line);
   };
 }
 
-export function extractMarkdown(bytes: Buffer): ExtractedDocument {
+const isSpaceOrTab = (char: string | undefined) => char === " " || char === "\t";
+
+/**
+ * An ATX heading (`## Title ##`): up to three spaces, one to six `#`, a space or tab, the text,
+ * an optional closing run of `#`. Scanned by hand: the regex version backtracks quadratically over
+ * a long run of spaces (a 5 MB line of them blocked a worker for hours).
+ */
+export function parseAtxHeading(line: string): MarkdownHeading | null {
+  let i = 0;
+  while (i < 3 && line[i] === " ") i++;
+  let level = 0;
+  while (line[i + level] === "#") level++;
+  if (level < 1 || level > 6) return null;
+  const start = i + level;
+  if (!isSpaceOrTab(line[start])) return null;
+  let end = line.length;
+  while (end > start && isSpaceOrTab(line[end - 1])) end--;
+  let closing = end;
+  while (closing > start && line[closing - 1] === "#") closing--;
+  if (closing < end && isSpaceOrTab(line[closing - 1])) end = closing;
+  const text = line.slice(start, end).trim();
+  return text === "" ? null : { level, text };
+}
+
+export function extractMarkdown(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): ExtractedDocument {
   const readHeading = markdownHeadingReader();
   const sections: ExtractedSection[] = [];
   let current: ExtractedSection = { heading: null, text: "", pageStart: null, pageEnd: null };
@@ -48,5 +70,5 @@ export function extractMarkdown(bytes: Buffer): ExtractedDocument {
     }
   }
   close();
-  return buildDocument("markdown", sections);
+  return buildDocument("markdown", sections, null, undefined, limits);
 }

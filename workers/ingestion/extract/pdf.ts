@@ -3,7 +3,7 @@
  * line becomes its heading only when it is short and set larger than the page's body text.
  */
 import { extractTextItems, getDocumentProxy, type StructuredTextItem } from "unpdf";
-import { buildDocument, type ExtractedDocument, type ExtractedSection, ExtractionError } from "./types";
+import { buildDocument, DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, type ExtractedSection, ExtractionError, type ExtractionLimits } from "./types";
 
 const SCANNED_MESSAGE = "The document contains no extractable text (scanned PDFs would need OCR, which is not supported)";
 
@@ -87,7 +87,7 @@ export function pageSection(items: StructuredTextItem[], pageNumber: number): Ex
   };
 }
 
-export async function extractPdf(bytes: Buffer): Promise<ExtractedDocument> {
+export async function extractPdf(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedDocument> {
   let pages: StructuredTextItem[][];
   let pageCount: number;
   try {
@@ -102,7 +102,7 @@ export async function extractPdf(bytes: Buffer): Promise<ExtractedDocument> {
     throw new ExtractionError(describePdfFailure(error), error);
   }
   const sections = pages.map((items, index) => pageSection(items, index + 1));
-  return buildDocument("pdf", sections, pageCount, SCANNED_MESSAGE);
+  return buildDocument("pdf", sections, pageCount, SCANNED_MESSAGE, limits);
 }
 
 function describePdfFailure(error: unknown): string {

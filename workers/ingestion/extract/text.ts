@@ -1,5 +1,5 @@
 /** Plain text: one section, no headings or pages to recover. */
-import { buildDocument, type ExtractedDocument, ExtractionError } from "./types";
+import { buildDocument, DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, ExtractionError, type ExtractionLimits } from "./types";
 
 /** Decodes UTF-8 (dropping a BOM); other encodings are refused rather than turned into mojibake. */
 export function decodeUtf8(bytes: Buffer): string {
@@ -10,6 +10,6 @@ export function decodeUtf8(bytes: Buffer): string {
   }
 }
 
-export function extractText(bytes: Buffer): ExtractedDocument {
-  return buildDocument("txt", [{ heading: null, text: decodeUtf8(bytes), pageStart: null, pageEnd: null }]);
+export function extractText(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): ExtractedDocument {
+  return buildDocument("txt", [{ heading: null, text: decodeUtf8(bytes), pageStart: null, pageEnd: null }], null, undefined, limits);
 }

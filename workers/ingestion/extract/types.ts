@@ -22,6 +22,9 @@ export interface ExtractedDocument {
   pageCount: number | null;
 }
 
+/** Why a document could not be read; stored as `documents.error_code` so clients can act on it. */
+export type ExtractionErrorCode = "EXTRACTION_FAILED" | "EXTRACTION_TIMEOUT" | "EXTRACTION_TOO_LARGE" | "EXTRACTION_UNSUPPORTED";
+
 /**
  * A document we cannot read. The message is written for the person who uploaded it (it is shown
  * to them as is), so it names the problem in plain words and never carries a library's stack.
@@ -31,23 +34,71 @@ export class ExtractionError extends Error {
     message: string,
     /** The library's own error, for logs only. */
     override readonly cause?: unknown,
+    readonly code: ExtractionErrorCode = "EXTRACTION_FAILED",
   ) {
     super(message);
     this.name = "ExtractionError";
   }
 }
 
+/**
+ * Limits on what one document may expand to. Extractors check them as they go, so an input built
+ * to explode (a zip bomb, a CSV with huge column names) stops at the limit instead of at the
+ * thread's memory ceiling.
+ */
+export interface ExtractionLimits {
+  /** Characters of text the whole document may produce. */
+  maxTextChars: number;
+  /** Bytes all entries of a DOCX/PPTX may inflate to, declared or actual. */
+  zipMaxUncompressedBytes: number;
+  /** Entries a DOCX/PPTX may list. */
+  zipMaxEntries: number;
+}
+
+export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
+  maxTextChars: 5_000_000,
+  zipMaxUncompressedBytes: 200 * 1024 * 1024,
+  zipMaxEntries: 10_000,
+};
+
+/** The one wording for "past the text cap", naming the setting so an operator knows what to raise. */
+export function textTooLarge(limits: ExtractionLimits): ExtractionError {
+  return new ExtractionError(
+    `The document's text is longer than ${limits.maxTextChars.toLocaleString("en")} characters (EXTRACT_MAX_TEXT_CHARS); split the file into smaller documents or ask an operator to raise the limit`,
+    undefined,
+    "EXTRACTION_TOO_LARGE",
+  );
+}
+
 export const NO_TEXT_MESSAGE = "The document contains no extractable text";
 
-/** Tidies a section body: unified newlines, no trailing spaces, at most one blank line in a row. */
+/**
+ * Tidies a section body: unified newlines, no trailing spaces, at most one blank line in a row.
+ * One pass over the characters: the obvious `/[^\S\n]+$/gm` is quadratic on a long run of spaces.
+ */
 export function normalizeText(text: string): string {
-  // Postgres text cannot hold NUL; some PDFs and Word files carry them.
-  return text
-    .replace(/\u0000/g, "")
-    .replace(/\r\n?/g, "\n")
-    .replace(/[^\S\n]+$/gm, "")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
+  const lines: string[] = [];
+  let blankRun = 0;
+  let start = 0;
+  const flush = (end: number) => {
+    // Postgres text cannot hold NUL; some PDFs and Word files carry them.
+    const line = text.slice(start, end).replaceAll("\u0000", "").trimEnd();
+    if (line === "") {
+      if (++blankRun <= 1) lines.push("");
+    } else {
+      blankRun = 0;
+      lines.push(line);
+    }
+  };
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code !== 10 && code !== 13) continue;
+    flush(i);
+    if (code === 13 && text.charCodeAt(i + 1) === 10) i++;
+    start = i + 1;
+  }
+  flush(text.length);
+  return lines.join("\n").trim();
 }
 
 /**
@@ -59,13 +110,26 @@ export function buildDocument(
   sections: ExtractedSection[],
   pageCount: number | null = null,
   emptyMessage: string = NO_TEXT_MESSAGE,
+  limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS,
 ): ExtractedDocument {
   const kept = sections
-    .map((section) => ({ ...section, heading: section.heading?.replace(/\u0000/g, "").trim() || null, text: normalizeText(section.text) }))
+    .map((section) => ({ ...section, heading: tidyHeading(section.heading), text: normalizeText(section.text) }))
     .filter((section) => section.heading !== null || section.text !== "");
   const fullText = kept
     .map((section) => [section.heading, section.text].filter((part) => part).join("\n\n"))
     .join("\n\n");
   if (fullText.trim() === "") throw new ExtractionError(emptyMessage);
+  if (fullText.length > limits.maxTextChars) throw textTooLarge(limits);
   return { format, fullText, sections: kept, pageCount };
+}
+
+/** Longest heading kept: it is repeated in every chunk's metadata and in citations. */
+export const MAX_HEADING_CHARS = 300;
+
+/** A heading on one line, whitespace runs collapsed, NULs dropped, at most MAX_HEADING_CHARS. */
+export function tidyHeading(heading: string | null): string | null {
+  if (heading === null) return null;
+  const tidy = heading.replaceAll("\u0000", "").replace(/\s+/g, " ").trim();
+  if (tidy === "") return null;
+  return tidy.length > MAX_HEADING_CHARS ? `${tidy.slice(0, MAX_HEADING_CHARS - 1).trimEnd()}…` : tidy;
 }

@@ -1,5 +1,5 @@
 /**
- * Hybrid search over an org's chunks: pgvector cosine (with a similarity floor) and `simple`
+ * Hybrid search over the chunks the asking user may read (db/queries/access.ts): pgvector cosine (with a similarity floor) and `simple`
  * full-text, combined 0.7 / 0.3. Over-retrieves 10, drops near-duplicates (word Jaccard > 0.7)
  * and neighbours of an already-kept chunk of the same document, keeps 5 ordered by position.
  */
@@ -28,8 +28,8 @@ export async function hybridSearch(deps: WorkerDeps, { orgId, userId, question }
   const [embedding] = await deps.llm.embed([question], "query", { orgId, userId });
   const words = contentWords(question);
   const [vectorHits, textHits] = await Promise.all([
-    vectorSearch(deps.db, { orgId, embedding: embedding!, limit: OVER_RETRIEVE, minSimilarity: SIMILARITY_FLOOR }),
-    keywordSearch(deps.db, { orgId, words: searchTerms(question), limit: OVER_RETRIEVE }),
+    vectorSearch(deps.db, { reader: { orgId, userId }, embedding: embedding!, limit: OVER_RETRIEVE, minSimilarity: SIMILARITY_FLOOR }),
+    keywordSearch(deps.db, { reader: { orgId, userId }, words: searchTerms(question), limit: OVER_RETRIEVE }),
   ]);
   const byVector = new Set(vectorHits.map((hit) => hit.id));
   const relevantText = textHits.filter((hit) => byVector.has(hit.id) || keywordCoverage(words, hit.content) >= KEYWORD_COVERAGE_FLOOR);

@@ -5,7 +5,7 @@
  * decides the rung here, never the model, and no rung refuses.
  */
 import { vectorSearch } from "../../../db/queries/knowledge-search";
-import { enrolledCourseDocuments } from "../../../db/queries/learner";
+import { courseDocumentFor } from "../../../db/queries/learner";
 import type { RetrievalSource } from "../../../queues/events/contract";
 import type { WorkerDeps } from "../../deps";
 import { countTokens, truncateToTokens } from "../../llm/tokens";
@@ -52,7 +52,7 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
     source = "pageindex";
     if (tokensOf(found) < THIN_CONTEXT_TOKENS && turn.sourceDocumentId) {
       const [embedding] = await deps.llm.embed([turn.question], "query", turn);
-      const scoped = await vectorSearch(deps.db, { orgId: turn.orgId, embedding: embedding!, limit: 5, minSimilarity: SIMILARITY_FLOOR, documentId: turn.sourceDocumentId });
+      const scoped = await vectorSearch(deps.db, { reader: turn, embedding: embedding!, limit: 5, minSimilarity: SIMILARITY_FLOOR, documentId: turn.sourceDocumentId });
       if (scoped.length > 0) {
         found = [...found, ...scoped.map(toSource)];
         source = "scoped_fallback";
@@ -74,24 +74,32 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
 }
 
 /**
+ * Characters read per token of budget before tokenising: generous (cl100k averages about four
+ * per token in English and Spanish), so a normal text still fills the budget while tiktoken
+ * never sees more than a bounded prefix of a multi-MB document.
+ */
+export const CHARS_PER_TOKEN_CAP = 8;
+
+/**
  * The document rung: the current course's source document, else the enrolled course whose
  * document shares words with the question. A document that shares nothing is not forced on
- * an unrelated question — that question belongs on the general rung.
+ * an unrelated question — that question belongs on the general rung. Only documents the user
+ * may read are considered, and only a bounded prefix of the text is read and tokenised.
  */
 async function wholeDocument(deps: WorkerDeps, turn: TurnContext, budget: number): Promise<{ source: Source; truncated: boolean } | null> {
-  const candidates = await enrolledCourseDocuments(deps.db, turn.orgId, turn.userId, turn.courseId, searchTerms(turn.question));
-  const chosen = candidates.find((doc) => doc.course_id === turn.courseId) ?? candidates.find((doc) => doc.rank > 0);
+  const chosen = await courseDocumentFor(deps.db, turn, { currentCourseId: turn.courseId, words: searchTerms(turn.question), maxChars: budget * CHARS_PER_TOKEN_CAP });
   if (!chosen) return null;
-  const fitted = truncateToTokens(chosen.full_text, budget);
+  const fitted = truncateToTokens(chosen.text, budget);
+  const truncated = fitted.truncated || chosen.cut;
   return {
-    truncated: fitted.truncated,
+    truncated,
     source: {
       document: chosen.title,
       section: null,
       page: null,
       sourceType: "document",
       sourceId: chosen.document_id,
-      content: fitted.truncated ? fitted.text + TRUNCATION_MARKER[turn.language] : fitted.text,
+      content: truncated ? fitted.text + TRUNCATION_MARKER[turn.language] : fitted.text,
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * PageIndex retrieval for questions about the current course: the model reads the course's
  * module titles and summaries and picks module numbers (or "all"); their lessons become the
- * context, with the current lesson always included first. No embeddings involved.
+ * context, with the current lesson always included first. No embeddings involved. The caller
+ * has checked that the reader may use the course; every lesson read here belongs to it.
  */
 import { courseModules, lessonWithModule, lessonsOfModules, type LessonContent, type ModuleOutline } from "../../../db/queries/learner";
 import type { WorkerDeps } from "../../deps";
@@ -35,9 +36,9 @@ export async function pageIndexSearch(
   if (modules.length === 0) return [];
   const reply = await deps.llm.chat({ useCase: "tutor", orgId, userId }, [{ role: "user", content: moduleSelectionPrompt(modules, question) }], { maxTokens: 20, temperature: 0 });
   const selected = parseModuleSelection(reply.content, modules);
-  let lessons = await lessonsOfModules(deps.db, orgId, selected.map((m) => m.id));
+  let lessons = await lessonsOfModules(deps.db, orgId, courseId, selected.map((m) => m.id));
   if (lessonId) {
-    const current = lessons.find((lesson) => lesson.id === lessonId) ?? (await lessonWithModule(deps.db, orgId, lessonId));
+    const current = lessons.find((lesson) => lesson.id === lessonId) ?? (await lessonWithModule(deps.db, orgId, courseId, lessonId));
     if (current) lessons = [current, ...lessons.filter((lesson) => lesson.id !== current.id)];
   }
   return lessons.map((lesson: LessonContent) => ({

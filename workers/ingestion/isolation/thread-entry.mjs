@@ -1,0 +1,12 @@
+// The file each extraction thread starts from. Plain JavaScript on purpose: worker threads do
+// not get the parent's tsx module hooks on Node 20 (the parent's `--import tsx` covers only
+// `require`, which cannot load these ES modules), so the thread registers tsx itself before it
+// imports the TypeScript tasks. This holds however the process was started (npm scripts, the
+// Dockerfile's `node --import tsx`, mocha's node-option).
+import { register } from "tsx/esm/api";
+
+register();
+const tasks = await import("./thread-tasks.ts");
+
+export const extract = tasks.extract;
+export const chunk = tasks.chunk;

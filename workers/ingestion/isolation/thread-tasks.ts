@@ -1,0 +1,46 @@
+/**
+ * What runs inside an extraction thread (see thread-pool.ts). Each task first tells the pool it
+ * has started, so the time limit counts the work and not the wait for a free thread, then
+ * answers with a plain outcome: errors do not keep their class across threads, so a document
+ * problem travels as its code and message.
+ */
+import type { MessagePort } from "node:worker_threads";
+import type { DocumentFormat } from "../../../lib/document-formats";
+import { chunkDocument, type Chunk, type ChunkingOptions } from "../chunking";
+import { extractDocument } from "../extract";
+import { type ExtractedDocument, ExtractionError, type ExtractionErrorCode, type ExtractionLimits } from "../extract/types";
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; code: ExtractionErrorCode; message: string };
+
+export interface ExtractTask {
+  bytes: Uint8Array;
+  format: DocumentFormat;
+  limits: ExtractionLimits;
+  started: MessagePort;
+}
+
+export interface ChunkTask {
+  document: ExtractedDocument;
+  options: ChunkingOptions;
+  started: MessagePort;
+}
+
+async function settle<T>(started: MessagePort, work: () => T | Promise<T>): Promise<Outcome<T>> {
+  started.postMessage("started");
+  started.close();
+  try {
+    return { ok: true, value: await work() };
+  } catch (error) {
+    if (error instanceof ExtractionError) return { ok: false, code: error.code, message: error.message };
+    throw error;
+  }
+}
+
+export function extract({ bytes, format, limits, started }: ExtractTask): Promise<Outcome<ExtractedDocument>> {
+  // Structured cloning turns the Buffer into a plain Uint8Array; wrap it without copying.
+  return settle(started, () => extractDocument(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), format, limits));
+}
+
+export function chunk({ document, options, started }: ChunkTask): Promise<Outcome<Chunk[]>> {
+  return settle(started, () => chunkDocument(document, options));
+}

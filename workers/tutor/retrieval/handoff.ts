@@ -1,0 +1,56 @@
+/**
+ * How `tutor-retrieve` hands its sources to `tutor-generate` without making them a job return
+ * value: BullMQ keeps return values (shown in Bull Board) for a day, and sources are lesson
+ * text, company documents and a learner's progress. The full outcome goes to a Redis key owned
+ * by the turn, with a TTL that outlives any retry; the job returns only a summary. Generate
+ * deletes the key when the turn is answered; if the key is gone (expired, Redis flushed) it
+ * re-runs retrieval from the intent in the summary, so a late retry still has sources.
+ */
+import type { Redis } from "ioredis";
+import type { Intent } from "../intent";
+import type { RetrievalOutcome, RetrievedSource } from "./types";
+
+/** Covers backoff, stalled-job recovery and a long queue; past it generate retrieves again. */
+export const HANDOFF_TTL_SECONDS = 3600;
+
+/** What the retrieve job returns (and Bull Board shows): ids and counts, never source text. */
+export interface RetrievalSummary {
+  intent: Intent;
+  rung: RetrievalOutcome["rung"];
+  source: RetrievalOutcome["source"];
+  sourceCount: number;
+  sources: Array<{ index: number; sourceType: RetrievedSource["sourceType"]; sourceId: string | null }>;
+  truncated: boolean;
+  latencyMs: number;
+}
+
+const keyOf = (turnId: string): string => `skillnet:turn:${turnId}:retrieval`;
+
+export function summarise(outcome: RetrievalOutcome): RetrievalSummary {
+  return {
+    intent: outcome.intent,
+    rung: outcome.rung,
+    source: outcome.source,
+    sourceCount: outcome.sources.length,
+    sources: outcome.sources.map(({ index, sourceType, sourceId }) => ({ index, sourceType, sourceId })),
+    truncated: outcome.truncated,
+    latencyMs: outcome.latencyMs,
+  };
+}
+
+/** Stores the turn's outcome for generate and returns the summary to use as the job's return value. */
+export async function handOver(redis: Redis, turnId: string, outcome: RetrievalOutcome): Promise<RetrievalSummary> {
+  await redis.set(keyOf(turnId), JSON.stringify(outcome), "EX", HANDOFF_TTL_SECONDS);
+  return summarise(outcome);
+}
+
+/** The outcome retrieve stored for this turn, or undefined when it is gone. */
+export async function takeOver(redis: Redis, turnId: string): Promise<RetrievalOutcome | undefined> {
+  const stored = await redis.get(keyOf(turnId));
+  return stored ? (JSON.parse(stored) as RetrievalOutcome) : undefined;
+}
+
+/** Drops the turn's sources once its answer is stored (or the turn has failed for good). */
+export async function release(redis: Redis, turnId: string): Promise<void> {
+  await redis.del(keyOf(turnId));
+}
