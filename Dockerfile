@@ -1,22 +1,35 @@
 # skillnet-chat: one image for the server, the workers and the migrate job (docker-compose.yml
-# picks the command). TypeScript runs through tsx, which is a runtime dependency, so the image
-# installs production dependencies only and has no build step.
-FROM node:20-bookworm-slim
+# picks the command). It runs compiled JavaScript: the build stage type-checks and bundles each
+# entry point with esbuild into dist/ (`npm run build`, scripts/build.ts); the runtime stage has
+# production dependencies and dist/ only — no TypeScript, no tsx, no sources.
 
-ENV NODE_ENV=production
+# --- build: all dependencies, type-check, bundle -------------------------------------------
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+# --- runtime -------------------------------------------------------------------------------
+FROM node:20-bookworm-slim AS runtime
+# Stack traces point at the TypeScript sources through the bundles' source maps.
+ENV NODE_ENV=production NODE_OPTIONS=--enable-source-maps
 WORKDIR /app
 
 # Dependencies first, so a source change does not reinstall them.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-# Sources (what .dockerignore leaves: lib, server, workers, queues, db, scripts, tsconfig.json, …).
-COPY . .
+# dist/server, dist/workers (with the extraction-thread bundle), dist/scripts, dist/web (browser client).
+COPY --from=build /app/dist ./dist
 
-# The files stay root-owned and read-only to the app; tsx writes its cache under /tmp.
-# Document extraction runs in worker threads that register tsx themselves
-# (workers/ingestion/isolation/thread-entry.mjs), so tsx must stay a production dependency.
+# Files stay root-owned and read-only to the app.
 USER node
 
 EXPOSE 3000
-CMD ["node", "--import", "tsx", "server/main.ts"]
+# On SIGTERM the server stops accepting and sends its sockets to reconnect elsewhere; a worker
+# hands its unfinished jobs back. Both exit within SHUTDOWN_GRACE_MS (8 s), inside compose's
+# and Kubernetes' kill timeouts (docs/operations.md, "Shutdown and deploys").
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/server/main.js"]

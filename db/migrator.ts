@@ -13,6 +13,8 @@ import * as ingestion from "./migrations/20261129000005_ingestion";
 import * as adminAssistant from "./migrations/20261129000006_admin_assistant";
 import * as extractionLimits from "./migrations/20261129000007_extraction_limits";
 import * as documentAccess from "./migrations/20261129000008_document_access";
+import * as turnCancel from "./migrations/20261129000009_turn_cancel";
+import * as openTurnIndex from "./migrations/20261129000011_open_turn_index";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -30,6 +32,8 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261129000006_admin_assistant", migration: adminAssistant },
   { name: "20261129000007_extraction_limits", migration: extractionLimits },
   { name: "20261129000008_document_access", migration: documentAccess },
+  { name: "20261129000009_turn_cancel", migration: turnCancel },
+  { name: "20261129000011_open_turn_index", migration: openTurnIndex },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

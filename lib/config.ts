@@ -115,6 +115,16 @@ export const configSchema = z.object({
   WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(5_000),
   /** Times a job may be handed back after its worker died before it fails (its final-failure hook runs). */
   WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(10).default(2),
+  /** On SIGTERM a worker lets its active jobs finish for this long, then hands the rest back to the queue for another worker (0 = hand back at once). */
+  WORKER_DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
+  /** A server or worker still closing this long after SIGTERM exits anyway: keep it below the orchestrator's kill timeout (compose 10 s, Kubernetes 30 s). */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).default(8_000),
+  /** While Postgres is unreachable a job is put back for this long (no attempt used) instead of failing; it resumes when the database returns. */
+  WORKER_DATABASE_PAUSE_MS: z.coerce.number().int().min(100).default(2_000),
+  /** A turn with no answer and no live job this long after it was accepted is failed with TURN_LOST (longer than a slow model's full answer). */
+  TURN_DEADLINE_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
+  /** How often the `maintenance` queue's scheduler looks for lost turns. */
+  TURN_SWEEP_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
 
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
   CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive"),
@@ -148,6 +158,14 @@ export const configSchema = z.object({
   METRICS_TOKEN: optionalString,
 
   DATA_DIR: z.string().default(".data"),
+  /** npm start only: port of the embedded Postgres (PGlite), used when DATABASE_URL is unset. */
+  EMBEDDED_POSTGRES_PORT: port.default(54329),
+  /** npm start only: port of the embedded redis-server, used when REDIS_URL is unset. */
+  EMBEDDED_REDIS_PORT: port.default(6390),
+  /** npm start only: port of the offline model server, used when LLM_BASE_URL is unset. */
+  EMBEDDED_LLM_PORT: port.default(11435),
+  /** npm start only: a server or worker that crashes this many times in a row, each within a minute of starting, stops the launcher. */
+  LAUNCHER_MAX_FAST_CRASHES: z.coerce.number().int().min(1).default(5),
   /** npm start only: memory cap of the embedded redis-server (noeviction: writes fail past it, nothing is evicted). */
   REDIS_MAXMEMORY: z.string().trim().regex(/^\d+(kb|mb|gb)?$/i, "use a size like 512mb or 2gb").default("512mb"),
 });

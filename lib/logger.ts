@@ -13,11 +13,36 @@ export function redactSecrets(text: string): string {
   return text.replace(SECRET_PATTERN, (_match, bearer: string | undefined) => (bearer ? `${bearer}[redacted]` : "sk-[redacted]"));
 }
 
-const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+/** Ids that every log line written inside a request or a job carries, whichever logger writes it. */
+export interface LogContext {
+  requestId?: string;
+  queue?: string;
+  jobId?: string;
+  sessionId?: string;
+  turnId?: string;
+}
+
+const logContext = new AsyncLocalStorage<LogContext>();
+
+/**
+ * Runs `fn` with ids that every log line inside it carries, nested contexts adding to outer
+ * ones. This is what reaches loggers that were built before the request or job existed (the
+ * LLM client's, the queue producer's), so one grep for a turn id finds their lines too.
+ */
+export function withLogContext<T>(bindings: LogContext, fn: () => T): T {
+  const defined = Object.fromEntries(Object.entries(bindings).filter(([, value]) => value !== undefined && value !== null));
+  return logContext.run({ ...logContext.getStore(), ...defined }, fn);
+}
 
 /** Runs `fn` with a request id that every log line inside it carries. */
 export function withRequestId<T>(requestId: string, fn: () => T): T {
-  return requestContext.run({ requestId }, fn);
+  return withLogContext({ requestId }, fn);
+}
+
+/** Adds ids learnt mid-request (the turn a POST created) to the current context's later lines. */
+export function addToLogContext(bindings: LogContext): void {
+  const store = logContext.getStore();
+  if (store) Object.assign(store, Object.fromEntries(Object.entries(bindings).filter(([, value]) => value !== undefined && value !== null)));
 }
 
 let root: Logger | undefined;
@@ -32,9 +57,12 @@ export function getLogger(): Logger {
       paths: ["*.apiKey", "*.api_key", "*.password", "*.token", "*.authorization", "req.headers.authorization", "headers.authorization", "*.JWT_SECRET", "*.LLM_API_KEY", "*.EMBEDDING_API_KEY"],
       censor: "[redacted]",
     },
-    mixin() {
-      const store = requestContext.getStore();
-      return store ? { requestId: store.requestId } : {};
+    mixin(_object, _level, logger) {
+      const store = logContext.getStore();
+      if (!store) return {};
+      // A child logger may already bind the same ids; writing them twice would repeat JSON keys.
+      const bound = logger.bindings();
+      return Object.fromEntries(Object.entries(store).filter(([key]) => !(key in bound)));
     },
     hooks: {
       // Error messages from providers sometimes echo the key back; scrub every string argument.

@@ -33,4 +33,6 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   "ingest-extract": { ...base, backoff: { type: "exponential", delay: 2_000 } },
   "ingest-chunk": { ...base, backoff: { type: "exponential", delay: 2_000 } },
   "ingest-embed": { ...base, attempts: 5, backoff: { type: "exponential", delay: 2_000 } },
+  // A sweep that fails is simply run again by its scheduler; keep a short history of both outcomes.
+  maintenance: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 1_000 } },
 };

@@ -12,6 +12,8 @@ export const QUEUE_NAMES = [
   "ingest-extract",
   "ingest-chunk",
   "ingest-embed",
+  // Periodic sweeps (lost turns, stuck documents) run here as BullMQ job schedulers, so ops see them.
+  "maintenance",
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

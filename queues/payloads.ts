@@ -57,6 +57,13 @@ export const adminActionPayload = z.object({
 });
 export type AdminActionPayload = z.infer<typeof adminActionPayload>;
 
+/** The periodic sweeps the `maintenance` queue runs; each has its own job scheduler. */
+export const MAINTENANCE_TASKS = ["lost-turns", "stuck-documents"] as const;
+export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
+
+export const maintenancePayload = z.object({ task: z.enum(MAINTENANCE_TASKS) });
+export type MaintenancePayload = z.infer<typeof maintenancePayload>;
+
 export const payloadSchemas = {
   "tutor-classify": tutorTurnPayload,
   "tutor-retrieve": tutorTurnPayload,
@@ -67,6 +74,7 @@ export const payloadSchemas = {
   "ingest-extract": ingestPayload,
   "ingest-chunk": ingestPayload,
   "ingest-embed": ingestPayload,
+  maintenance: maintenancePayload,
 } satisfies Record<QueueName, z.ZodType>;
 
 export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

@@ -7,7 +7,7 @@ import type { Redis } from "ioredis";
 import { componentLogger } from "../lib/logger";
 import { JOB_OPTIONS } from "./job-options";
 import { QUEUE_NAMES, QUEUE_PREFIX, type QueueName } from "./names";
-import { payloadSchemas, type AdminActionPayload, type AdminTurnPayload, type PayloadOf, type TutorTurnPayload } from "./payloads";
+import { payloadSchemas, type AdminActionPayload, type AdminTurnPayload, type MaintenanceTask, type PayloadOf, type TutorTurnPayload } from "./payloads";
 
 export class JobProducer {
   private readonly queues = new Map<QueueName, Queue>();
@@ -79,9 +79,41 @@ export class JobProducer {
     await this.enqueue("admin-plan", payload, { jobId: `${payload.turnId}-admin-plan` });
   }
 
+  /**
+   * Where a turn's last stage stands (`tutor-generate` or `admin-plan`): `failed` or `completed`
+   * means the turn has ended; `unknown` when the job is gone (removed, or never queued).
+   */
+  async turnFinalStageState(agentType: "tutor" | "admin", turnId: string): Promise<string> {
+    return agentType === "tutor" ? this.queue("tutor-generate").getJobState(`${turnId}-generate`) : this.queue("admin-plan").getJobState(`${turnId}-admin-plan`);
+  }
+
   /** One run of a confirmed action; each run (first, resumes) has its own job id. */
   async enqueueAdminAction(payload: AdminActionPayload): Promise<void> {
     await this.enqueue("admin-actions", payload, { jobId: `${payload.actionId}-run-${payload.run}` });
+  }
+
+  /**
+   * The jobs that carry one chat turn, by the ids given them above: what the lost-turn sweep
+   * asks BullMQ about before it declares a turn lost.
+   */
+  turnJobs(agentType: "tutor" | "admin", turnId: string): Array<{ queue: QueueName; jobId: string }> {
+    if (agentType === "admin") return [{ queue: "admin-plan", jobId: `${turnId}-admin-plan` }];
+    return [
+      { queue: "tutor-classify", jobId: `${turnId}-classify` },
+      { queue: "tutor-retrieve", jobId: `${turnId}-retrieve` },
+      { queue: "tutor-generate", jobId: `${turnId}-generate` },
+    ];
+  }
+
+  /**
+   * Registers (or retimes) the periodic sweeps as BullMQ job schedulers on the `maintenance`
+   * queue. Upserting by a fixed id makes every worker's start-up call the same one schedule,
+   * however many workers serve the queue, and Bull Board shows it with its next run.
+   */
+  async scheduleMaintenance(everyMs: Record<MaintenanceTask, number>): Promise<void> {
+    for (const [task, every] of Object.entries(everyMs) as Array<[MaintenanceTask, number]>) {
+      await this.queue("maintenance").upsertJobScheduler(task, { every }, { name: task, data: payloadSchemas.maintenance.parse({ task }) });
+    }
   }
 
   async close(): Promise<void> {

@@ -23,3 +23,19 @@ if [ -z "${REDIS_URL:-}" ] && ! command -v redis-server >/dev/null 2>&1 && [ ! -
     exit 1
   fi
 fi
+
+# `npm test` only (--browser): the web suite drives Debian's Chromium headless; no browser is
+# ever downloaded by npm (playwright-core ships none).
+if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "› installing chromium from Debian's packages (for the browser tests)…"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 || {
+      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends chromium >/dev/null
+    }
+  else
+    echo "Chromium is not installed at /usr/bin/chromium and cannot be installed automatically here." >&2
+    echo "Install it (Debian/Ubuntu: sudo apt-get install chromium) to run test/web." >&2
+    exit 1
+  fi
+fi

@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
+node --import tsx scripts/build-web.ts
 exec node --import tsx scripts/start.ts "$@"

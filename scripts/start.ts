@@ -5,22 +5,31 @@
  * seeded, and the server and workers start as child processes. Ctrl-C stops them all, in
  * reverse order; Postgres and Redis run in their own process groups so a terminal's Ctrl-C
  * does not stop them under workers that are still finishing jobs. Data lives in DATA_DIR (default .data/), so a restart keeps it.
+ *
+ * A server, worker or model child that crashes is restarted with back-off (supervisor.ts).
+ * Every child stops itself when the launcher dies, even by SIGKILL (exit-with-parent,
+ * watchdog.ts), and their pids are kept under DATA_DIR/run so the next launcher stops any
+ * that still outlived it (pidfiles.ts) before it takes the ports.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ConfigError, parseConfig } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 import { chooseBindAddress, exposureBannerLine } from "./bind-address";
 import { isPortInUse, spawnUntilReady, type ManagedChild } from "./embedded/child-process";
+import { recordPid, stopStaleProcesses } from "./embedded/pidfiles";
 import { startEmbeddedRedis } from "./embedded/redis";
+import { Supervisor } from "./embedded/supervisor";
 import { DEMO_USERS } from "../db/seeds/demo-people";
 import { prepareDatabase } from "./prepare-database";
 
-const EMBEDDED_PORTS = { postgres: 54329, redis: 6390, llm: 11435 };
-const children: ManagedChild[] = [];
+const children: Array<Pick<ManagedChild, "name" | "stop">> = [];
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
-const tsx = (script: string): [string, string[]] => [process.execPath, ["--import", "tsx", script]];
+const EXIT_WITH_PARENT = fileURLToPath(new URL("./embedded/exit-with-parent.ts", import.meta.url));
+/** A Node child under tsx that stops itself when the launcher dies. */
+const tsx = (script: string): [string, string[]] => [process.execPath, ["--import", "tsx", "--import", EXIT_WITH_PARENT, script]];
 
 async function main(): Promise<void> {
   // A .env beside package.json is read like docker compose would; real env vars win.
@@ -30,12 +39,19 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const env: Record<string, string> = { ...(process.env as Record<string, string>) };
   const embedded: string[] = [];
+  const EMBEDDED_PORTS = { postgres: base.EMBEDDED_POSTGRES_PORT, redis: base.EMBEDDED_REDIS_PORT, llm: base.EMBEDDED_LLM_PORT };
+  const record = (name: string, pid: number | undefined, marker: string): void => {
+    if (pid) recordPid(dataDir, name, { pid, marker });
+  };
+  const launcher: LauncherSettings = { dataDir, maxFastCrashes: base.LAUNCHER_MAX_FAST_CRASHES };
+  await stopStaleProcesses(dataDir, say);
+  mkdirSync(join(dataDir, "run"), { recursive: true });
 
   if (!base.DATABASE_URL) {
     await refuseBusyPort(EMBEDDED_PORTS.postgres, "the embedded Postgres", "DATABASE_URL");
     say("› starting embedded Postgres (PGlite + pgvector)…");
-    const [command, args] = tsx("scripts/embedded/postgres-server.ts");
-    const { child, match } = await spawnUntilReady(command, [...args, "--data-dir", join(dataDir, "pglite"), "--port", String(EMBEDDED_PORTS.postgres), "--exit-with-parent"], {
+    // Its own --exit-with-parent closes the database cleanly when the launcher dies.
+    const { child, match } = await spawnUntilReady(process.execPath, ["--import", "tsx", "scripts/embedded/postgres-server.ts", "--data-dir", join(dataDir, "pglite"), "--port", String(EMBEDDED_PORTS.postgres), "--exit-with-parent"], {
       name: "postgres",
       readyPattern: /^READY (\S+)/,
       timeoutMs: 120_000,
@@ -43,14 +59,27 @@ async function main(): Promise<void> {
       detached: true,
     });
     children.push(child);
+    record("postgres", child.process.pid, "postgres-server.ts");
+    watchInfrastructure(child);
     env.DATABASE_URL = match[1]!;
     embedded.push("Postgres");
   }
   if (!base.REDIS_URL) {
     await refuseBusyPort(EMBEDDED_PORTS.redis, "the embedded Redis", "REDIS_URL");
     say(`› starting redis-server (maxmemory ${base.REDIS_MAXMEMORY}, noeviction, append-only)…`);
-    const redis = await startEmbeddedRedis({ port: EMBEDDED_PORTS.redis, dataDir: join(dataDir, "redis"), persistent: true, maxmemory: base.REDIS_MAXMEMORY, log: say, detached: true });
+    const redis = await startEmbeddedRedis({
+      port: EMBEDDED_PORTS.redis,
+      dataDir: join(dataDir, "redis"),
+      persistent: true,
+      maxmemory: base.REDIS_MAXMEMORY,
+      log: say,
+      detached: true,
+      exitWithParent: true,
+      pidFile: join(dataDir, "run", "redis-server.pid"),
+    });
     children.push(redis.child);
+    record("redis-watchdog", redis.child.process.pid, "watchdog.ts");
+    watchInfrastructure(redis.child);
     env.REDIS_URL = redis.url;
     embedded.push("Redis");
   }
@@ -58,13 +87,9 @@ async function main(): Promise<void> {
     await refuseBusyPort(EMBEDDED_PORTS.llm, "the offline model server", "LLM_BASE_URL");
     say("› starting the offline model server (deterministic, no real LLM)…");
     const [command, args] = tsx("scripts/offline-llm.ts");
-    const { child, match } = await spawnUntilReady(command, args, {
-      name: "offline-llm",
-      readyPattern: /^READY (\S+)/,
-      env: { ...env, OFFLINE_LLM_PORT: String(EMBEDDED_PORTS.llm), OFFLINE_LLM_HOST: "127.0.0.1" },
-    });
-    children.push(child);
-    env.LLM_BASE_URL = match[1]!;
+    const llmEnv = { ...env, OFFLINE_LLM_PORT: String(EMBEDDED_PORTS.llm), OFFLINE_LLM_HOST: "127.0.0.1" };
+    const llm = await supervise(launcher, "offline-llm", "scripts/offline-llm.ts", () => spawnUntilReady(command, args, { name: "offline-llm", readyPattern: /^READY (\S+)/, env: llmEnv }));
+    env.LLM_BASE_URL = llm.match[1]!;
     env.LLM_MODEL ??= "offline-extractive";
     embedded.push("offline model");
   }
@@ -82,19 +107,9 @@ async function main(): Promise<void> {
 
   say("› starting workers and server…");
   const [workerCmd, workerArgs] = tsx("workers/main.ts");
-  const worker = await spawnUntilReady(workerCmd, workerArgs, { name: "worker", readyPattern: /^READY workers/, env, onOutput: (line) => say(line) });
-  children.push(worker.child);
+  await supervise(launcher, "worker", "workers/main.ts", () => spawnUntilReady(workerCmd, workerArgs, { name: "worker", readyPattern: /^READY workers/, env, onOutput: (line) => say(line) }));
   const [serverCmd, serverArgs] = tsx("server/main.ts");
-  const server = await spawnUntilReady(serverCmd, serverArgs, { name: "server", readyPattern: /^READY server/, env, onOutput: (line) => say(line) });
-  children.push(server.child);
-  for (const child of children) {
-    child.process.once("exit", (code) => {
-      if (!stopping) {
-        say(`✗ ${child.name} exited (code ${code}); stopping everything.`);
-        void stop(1);
-      }
-    });
-  }
+  await supervise(launcher, "server", "server/main.ts", () => spawnUntilReady(serverCmd, serverArgs, { name: "server", readyPattern: /^READY server/, env, onOutput: (line) => say(line) }));
   printBanner(config.PORT, embedded, config.DEV_LOGIN_ENABLED, exposureBannerLine(exposure, env.HOST, config.PORT));
 }
 
@@ -102,6 +117,8 @@ function printBanner(port: number, embedded: string[], devLogin: boolean, exposu
   const api = `http://localhost:${port}`;
   say("");
   say("skillnet-chat is running.");
+  say(`  Tutor (web)    ${api}/`);
+  say(`  Admin console  ${api}/admin`);
   say(`  API            ${api}/api/v1   (health: ${api}/healthz, readiness: ${api}/readyz)`);
   say(`  Socket.IO      ${api}/socket.io`);
   say(`  Bull Board     ${api}/admin/queues   (sign in: ${api}/admin/login with an admin token)`);
@@ -117,6 +134,48 @@ function printBanner(port: number, embedded: string[], devLogin: boolean, exposu
   if (exposureLine) say(exposureLine);
   say("  Stop           Ctrl-C");
   say("");
+}
+
+interface LauncherSettings {
+  dataDir: string;
+  maxFastCrashes: number;
+}
+
+/**
+ * Starts a child that is restarted with back-off when it crashes (giving up, and stopping
+ * everything, after LAUNCHER_MAX_FAST_CRASHES quick crashes in a row); resolves with the
+ * first start's ready match.
+ */
+async function supervise(launcher: LauncherSettings, name: string, script: string, spawnReady: () => Promise<{ child: ManagedChild; match: RegExpMatchArray }>): Promise<{ match: RegExpMatchArray }> {
+  let first: RegExpMatchArray | undefined;
+  const supervisor = new Supervisor({
+    name,
+    start: async () => {
+      const { child, match } = await spawnReady();
+      first ??= match;
+      return child;
+    },
+    maxFastCrashes: launcher.maxFastCrashes,
+    log: say,
+    onStarted: (child) => recordPid(launcher.dataDir, name, { pid: child.process.pid!, marker: script }),
+    onGiveUp: (reason) => {
+      say(`✗ ${reason}`);
+      void stop(1);
+    },
+    shuttingDown: () => stopping,
+  });
+  await supervisor.start();
+  children.push(supervisor);
+  return { match: first! };
+}
+
+/** Postgres and Redis hold the data: if one of them dies, the launcher stops rather than run on without it. */
+function watchInfrastructure(child: ManagedChild): void {
+  child.process.once("exit", (code, signal) => {
+    if (stopping) return;
+    say(`✗ ${child.name} exited (code ${code}, signal ${signal}); stopping everything.`);
+    void stop(1);
+  });
 }
 
 /** The JWT secret for embedded mode, generated once and kept so tokens survive restarts. */

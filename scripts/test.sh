@@ -3,7 +3,9 @@
 # the scripted model server. The suite starts and stops those parts itself (test/support).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-deps.sh
+bash scripts/ensure-deps.sh --browser
 unset REDIS_URL DATABASE_URL LLM_BASE_URL EMBEDDING_BASE_URL
 node_modules/.bin/tsc --noEmit -p .
+node_modules/.bin/tsc --noEmit -p web
+node --import tsx scripts/build-web.ts
 exec node_modules/.bin/mocha "test/**/*.test.ts" "$@"

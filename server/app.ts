@@ -14,8 +14,12 @@ import { authRoutes } from "./routes/auth";
 import { chatRoutes } from "./routes/chat/routes";
 import { documentRoutes } from "./routes/documents/routes";
 import { healthRoutes } from "./routes/health";
+import { learningRoutes } from "./routes/learning/routes";
+import { meRoutes } from "./routes/me";
+import { serveWeb } from "./web";
 
 const JSON_LIMIT = "64kb";
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function createApp(deps: ServerDeps): Koa {
   // X-Forwarded-* decide the client IP (dev-login rate limit) and HTTPS (Secure cookies); only a proxy may set them.
@@ -23,7 +27,9 @@ export function createApp(deps: ServerDeps): Koa {
   const log = deps.log;
 
   app.use(async (ctx, next) => {
-    const requestId = ctx.get("x-request-id") || randomUUID();
+    // A proxy's id is kept so its logs and ours line up; anything that is not a plain token is replaced.
+    const offered = ctx.get("x-request-id");
+    const requestId = REQUEST_ID.test(offered) ? offered : randomUUID();
     ctx.set("X-Request-Id", requestId);
     const started = performance.now();
     await withRequestId(requestId, async () => {
@@ -48,10 +54,12 @@ export function createApp(deps: ServerDeps): Koa {
     }),
   );
 
-  for (const router of [deps.metrics.routes(deps.config), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), adminActionRoutes(deps), documentRoutes(deps)]) {
+  for (const router of [deps.metrics.routes(deps.config), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), adminActionRoutes(deps), documentRoutes(deps), meRoutes(deps), learningRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
   }
+  // The browser client: `/`, `/admin` (exactly) and `/app/*`; Bull Board keeps /admin/queues and /admin/login.
+  app.use(serveWeb());
   mountBullBoard(app, deps);
   return app;
 }

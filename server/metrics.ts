@@ -1,25 +1,54 @@
 /**
- * Prometheus metrics at GET /metrics: HTTP latency by route, connected sockets, job counts
- * per queue and state (read from Redis at scrape time, so they cover every worker process),
- * and per-turn latencies observed from the `done` events every server node already receives.
+ * Prometheus metrics at GET /metrics (every name is listed in docs/operations.md, and the
+ * Grafana dashboard and alert rules under ops/ use only names exported here; a test keeps them
+ * in step). Three sources:
+ * - this node's own traffic: HTTP latency by route, connected sockets, replays to its sockets,
+ *   and time to first token of the turns it accepted (sum these across nodes);
+ * - Redis at scrape time: jobs per queue and state, the oldest waiting job, workers per queue
+ *   (the same on every node: use max());
+ * - events every node receives from the workers over Redis: turn events (outcomes, error codes,
+ *   tokens streamed, stage latencies) and one message per finished job attempt (duration and
+ *   failures per queue); per cluster on each node, so aggregate them with max(), not sum().
  * Metrics reveal traffic and queue shapes, so they need METRICS_TOKEN (`Authorization: Bearer
  * <token>`); without a token they are served only with dev-login on (embedded development) and
- * refused otherwise. Every server node
- * receives every turn event, so turn metrics are per cluster on each node: aggregate them
- * across instances with max(), not sum().
+ * refused otherwise.
  */
 import Router from "@koa/router";
 import type { Middleware } from "koa";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { TurnEventEnvelope } from "../queues/events/contract";
+import type { JobEnd } from "../queues/events/job-events";
 import type { ServerDeps } from "./deps";
 import type { Config } from "../lib/config";
 import { hasOpsToken } from "./auth/ops-token";
 import { forbidden, unauthorized } from "./errors";
+import { FirstTokenClock } from "./first-token-clock";
+import { registerQueueGauges } from "./queue-gauges";
+import type { ReplayObserver, ReplayReason } from "./sockets/turn-delivery";
 
-const JOB_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-children", "completed", "failed"] as const;
+const PROBE_TIMEOUT_MS = 2_000;
 
-export class ServerMetrics {
+/** Resolves true when `check` answers within the probe timeout. */
+async function answers(check: () => Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([check().then(() => true), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Error codes become label values; anything outside the documented shape is folded into one. */
+const codeLabel = (code: unknown): string => (typeof code === "string" && /^[A-Z][A-Z0-9_]{0,47}$/.test(code) ? code : "OTHER");
+
+type DonePayload = { tokensUsed?: number; cancelled?: boolean; retrievalSource?: string; retrievalLatencyMs?: number; generationLatencyMs?: number };
+
+export class ServerMetrics implements ReplayObserver {
   readonly registry = new Registry();
   private readonly httpDuration = new Histogram({
     name: "skillnet_http_request_duration_seconds",
@@ -41,23 +70,74 @@ export class ServerMetrics {
   private readonly toolCalls = new Counter({ name: "skillnet_admin_tool_calls_total", help: "Admin assistant tool calls, by tool and outcome", labelNames: ["tool", "ok"], registers: [this.registry] });
   private readonly actions = new Counter({ name: "skillnet_admin_actions_total", help: "Admin actions that finished a run, by final status", labelNames: ["status"], registers: [this.registry] });
 
-  constructor(deps: Pick<ServerDeps, "producer">) {
+  private readonly turnErrors = new Counter({
+    name: "skillnet_turn_errors_total",
+    help: "Turn error events by code (TURN_LOST: ended by the sweeper); will_retry=true when a retry follows",
+    labelNames: ["code", "will_retry"],
+    registers: [this.registry],
+  });
+  private readonly tokensStreamed = new Counter({ name: "skillnet_tokens_streamed_total", help: "Answer text chunks (token events) streamed to clients", registers: [this.registry] });
+  private readonly tokensUsed = new Counter({ name: "skillnet_model_tokens_used_total", help: "Model tokens (prompt + completion) of finished turns", registers: [this.registry] });
+  private readonly firstToken = new Histogram({
+    name: "skillnet_time_to_first_token_seconds",
+    help: "From this node accepting a turn to its first token event (each turn counted once, on its accepting node)",
+    buckets: [0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60],
+    registers: [this.registry],
+  });
+  private readonly jobDuration = new Histogram({
+    name: "skillnet_job_duration_seconds",
+    help: "Duration of each job attempt in its worker, by queue and outcome",
+    labelNames: ["queue", "outcome"],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+  private readonly jobFailures = new Counter({
+    name: "skillnet_job_failures_total",
+    help: "Failed job attempts by queue and code (LLM_* codes are model errors); final=true when no retry follows",
+    labelNames: ["queue", "code", "final"],
+    registers: [this.registry],
+  });
+  private readonly replays = new Counter({
+    name: "skillnet_turn_replays_total",
+    help: "Replays from the event log to this node's sockets: resume (reconnect with lastSeq), join (late joiner), gap (missed live event), action",
+    labelNames: ["reason"],
+    registers: [this.registry],
+  });
+  private readonly replayedEvents = new Counter({ name: "skillnet_turn_replayed_events_total", help: "Events sent by those replays", labelNames: ["reason"], registers: [this.registry] });
+  private readonly firstTokens = new FirstTokenClock((seconds) => this.firstToken.observe(seconds));
+
+  constructor(deps: Pick<ServerDeps, "producer"> & Partial<Pick<ServerDeps, "redis" | "db" | "log">>) {
     collectDefaultMetrics({ register: this.registry, prefix: "skillnet_server_" });
+    registerQueueGauges(this.registry, deps.producer, deps.log);
+    const { redis, db } = deps;
     new Gauge({
-      name: "skillnet_queue_jobs",
-      help: "Jobs per queue and state (all workers)",
-      labelNames: ["queue", "state"],
+      name: "skillnet_dependency_up",
+      help: "1 when the dependency answers this node (the /readyz checks), else 0",
+      labelNames: ["dependency"],
       registers: [this.registry],
       async collect() {
-        this.reset();
-        await Promise.all(
-          deps.producer.allQueues().map(async (queue) => {
-            const counts = await queue.getJobCounts(...JOB_STATES);
-            for (const state of JOB_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
-          }),
-        );
+        const [redisUp, postgresUp] = await Promise.all([redis ? answers(() => redis.ping()) : undefined, db ? answers(() => db.raw("select 1")) : undefined]);
+        if (redisUp !== undefined) this.set({ dependency: "redis" }, Number(redisUp));
+        if (postgresUp !== undefined) this.set({ dependency: "postgres" }, Number(postgresUp));
       },
     });
+  }
+
+  /** This node accepted a turn: starts its time-to-first-token clock. */
+  turnAccepted(turnId: string): void {
+    this.firstTokens.accepted(turnId);
+  }
+
+  /** A replay to one of this node's sockets sent `events` events (0: nothing was missed). */
+  replayed(reason: ReplayReason, events: number): void {
+    this.replays.inc({ reason });
+    if (events > 0) this.replayedEvents.inc({ reason }, events);
+  }
+
+  /** Called for each job-end message a worker published. */
+  observeJobEnd(end: JobEnd): void {
+    if (end.durationMs !== undefined) this.jobDuration.observe({ queue: end.queue, outcome: end.outcome }, end.durationMs / 1000);
+    if (end.outcome === "failed") this.jobFailures.inc({ queue: end.queue, code: codeLabel(end.errorCode), final: String(!end.willRetry) });
   }
 
   /** Koa middleware timing every request by its matched route (not its raw path, to bound labels). */
@@ -75,22 +155,37 @@ export class ServerMetrics {
 
   /** Called for each turn event this node receives from the workers. */
   observeTurnEvent(envelope: TurnEventEnvelope): void {
-    if (envelope.event === "tool_result") {
+    const data = envelope.data as Record<string, unknown>;
+    const turnId = typeof data.turnId === "string" ? data.turnId : undefined;
+    if (envelope.event === "token") {
+      this.tokensStreamed.inc();
+      if (turnId) this.firstTokens.token(turnId);
+    } else if (envelope.event === "tool_result") {
       const result = envelope.data as { tool: string; ok: boolean };
       this.toolCalls.inc({ tool: result.tool, ok: String(result.ok) });
     } else if (envelope.event === "action_done") {
       this.actions.inc({ status: (envelope.data as { status: string }).status });
-    } else if (envelope.event === "done" && (envelope.data as { retrievalLatencyMs?: number }).retrievalLatencyMs === undefined) {
-      this.turns.inc({ outcome: "done" }); // an admin turn: no retrieval to time
     } else if (envelope.event === "done") {
-      const done = envelope.data as { retrievalSource?: string; retrievalLatencyMs?: number; generationLatencyMs?: number };
-      const source = done.retrievalSource ?? "none";
-      this.turns.inc({ outcome: "done" });
-      this.turnLatency.observe({ stage: "retrieval", retrieval_source: source }, (done.retrievalLatencyMs ?? 0) / 1000);
-      this.turnLatency.observe({ stage: "generation", retrieval_source: source }, (done.generationLatencyMs ?? 0) / 1000);
-    } else if (envelope.event === "error" && !(envelope.data as { willRetry?: boolean }).willRetry) {
-      this.turns.inc({ outcome: "error" });
+      this.observeDone(envelope.data as DonePayload);
+      if (turnId) this.firstTokens.ended(turnId);
+    } else if (envelope.event === "error") {
+      const error = envelope.data as { code?: string; willRetry?: boolean };
+      this.turnErrors.inc({ code: codeLabel(error.code), will_retry: String(Boolean(error.willRetry)) });
+      if (!error.willRetry) {
+        this.turns.inc({ outcome: "error" });
+        if (turnId) this.firstTokens.ended(turnId);
+      }
     }
+  }
+
+  private observeDone(done: DonePayload): void {
+    this.turns.inc({ outcome: done.cancelled ? "cancelled" : "done" });
+    this.tokensUsed.inc(Math.max(0, done.tokensUsed ?? 0));
+    // Admin turns have no retrieval to time; a cancelled turn's figures describe a cut-short answer.
+    if (done.retrievalLatencyMs === undefined || done.cancelled) return;
+    const source = done.retrievalSource ?? "none";
+    this.turnLatency.observe({ stage: "retrieval", retrieval_source: source }, done.retrievalLatencyMs / 1000);
+    this.turnLatency.observe({ stage: "generation", retrieval_source: source }, (done.generationLatencyMs ?? 0) / 1000);
   }
 
   routes({ METRICS_TOKEN: token, DEV_LOGIN_ENABLED: devLogin }: Pick<Config, "METRICS_TOKEN" | "DEV_LOGIN_ENABLED">): Router {

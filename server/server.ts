@@ -1,6 +1,7 @@
 /**
  * Builds the server's dependencies from config and starts HTTP + Socket.IO. Shutdown runs in
- * order: stop accepting HTTP, close sockets, then queues, Redis and the database pool.
+ * order: stop accepting HTTP, close sockets (clients reconnect elsewhere), let requests in
+ * flight finish, then queues, Redis and the database pool.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -45,7 +46,7 @@ export async function startServer(config: Config, { port = config.PORT, host = c
       issuer: config.JWT_ISSUER,
       audience: config.JWT_AUDIENCE,
     }),
-    metrics: new ServerMetrics({ producer }),
+    metrics: new ServerMetrics({ producer, redis, db, log }),
   };
 
   const app = createApp(deps);
@@ -66,8 +67,13 @@ export async function startServer(config: Config, { port = config.PORT, host = c
     url,
     deps,
     async close() {
-      httpServer.closeIdleConnections?.();
-      await gateway.close(); // also closes the HTTP server
+      // Stop accepting first, so a load balancer's next connection goes to another node.
+      const drained = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      // Each socket sees `transport close`, which socket.io clients answer by reconnecting
+      // (through the load balancer, to another node) and rejoining with their lastSeq.
+      await gateway.close();
+      await drained; // requests in flight finish; the process's grace period bounds the wait
       await deps.producer.close();
       await Promise.allSettled([redis.quit(), queueRedis.quit()]);
       await db.destroy();

@@ -3,11 +3,13 @@
  * payload is parsed before the handler sees it; a malformed job fails without retry.
  * Errors are rethrown so BullMQ's retry policy applies; nothing is swallowed.
  */
-import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { DelayedError, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import { type Config, requireSetting } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 import { createDb } from "../db/knex";
+import { isDatabaseUnavailable } from "../db/unavailable";
 import { createRedis } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
 import { UserEventPublisher } from "../queues/events/user-events";
@@ -18,10 +20,13 @@ import type { WorkerDeps } from "./deps";
 import { checkEmbeddingDimensions } from "./embedding-check";
 import { HANDLERS } from "./handlers";
 import { LlmClient, type LlmClientOptions } from "./llm/client";
+import { LlmError } from "./llm/errors";
 import { buildRegistry, type JobHandler } from "./registry";
-import { scheduleStuckDocumentSweep } from "./maintenance/stuck-documents";
 import { closeThreadPool } from "./ingestion/isolation";
+import { maintenanceSchedule } from "./maintenance/schedule";
+import { ActiveJobs, type JobLease } from "./hand-back";
 import { usageLogSink } from "./usage-log";
+import { jobLogBindings, observeJobAttempt, reportStalledOut } from "./job-outcome";
 
 /** Queues whose jobs mostly wait on the model's stream: they get 4× the default concurrency under `all`. */
 const MODEL_BOUND: readonly QueueName[] = ["tutor-generate", "admin-plan"];
@@ -30,7 +35,7 @@ const MODEL_BOUND: readonly QueueName[] = ["tutor-generate", "admin-plan"];
 export function parseQueueSelection(spec: string, defaultConcurrency: number): Map<QueueName, number> {
   const selection = new Map<QueueName, number>();
   if (spec.trim() === "all") {
-    for (const name of QUEUE_NAMES) selection.set(name, MODEL_BOUND.includes(name) ? defaultConcurrency * 4 : defaultConcurrency);
+    for (const name of QUEUE_NAMES) selection.set(name, name === "maintenance" ? 1 : MODEL_BOUND.includes(name) ? defaultConcurrency * 4 : defaultConcurrency);
     return selection;
   }
   for (const part of spec.split(",")) {
@@ -73,10 +78,11 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   }
 
   const connections: Redis[] = [];
+  const active = new ActiveJobs(log);
   const workers = [...selection].map(([queue, concurrency]) => {
     const connection = createRedis(redisUrl, "worker");
     connections.push(connection);
-    const worker = new Worker(queue, (job) => runJob(registry.get(queue)!, job, deps), {
+    const worker = new Worker(queue, (job, token) => observeJobAttempt(redis, log, queue, job, () => runJob(registry.get(queue)!, job, deps, (data) => active.lease(job, token!, data))), {
       connection,
       prefix: QUEUE_PREFIX,
       concurrency,
@@ -88,25 +94,31 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     // A job whose worker died too often fails without its handler running: give it its final word here.
     worker.on("failed", (job, error) => {
       if (!job || !/stalled/i.test(error?.message ?? "")) return;
+      reportStalledOut(redis, queue);
       const handler = registry.get(queue)!;
       const parsed = payloadSchemas[queue].safeParse(job.data);
       if (!parsed.success || !handler.onFinalFailure) return;
-      const context = { job, data: parsed.data, deps, log: log.child({ queue, jobId: job.id }) } as Parameters<JobHandler["perform"]>[0];
+      const context = { job, data: parsed.data, deps, log: log.child(jobLogBindings(queue, job)) } as Parameters<JobHandler["perform"]>[0];
       handler.onFinalFailure(context, error).catch((e) => log.error({ err: e, queue }, "final-failure hook failed for a stalled job"));
     });
     return worker;
   });
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-  const servesIngestion = [...selection.keys()].some((queue) => queue.startsWith("ingest-"));
-  const stopSweep = servesIngestion ? scheduleStuckDocumentSweep(db, deps.userEvents, config.INGEST_TIMEOUT_MS, log) : () => undefined;
+  if (selection.has("maintenance")) {
+    await deps.producer.scheduleMaintenance(maintenanceSchedule(config));
+  }
   log.info({ queues: Object.fromEntries(selection) }, "workers started");
 
   return {
     deps,
     workers,
     async close() {
-      stopSweep();
-      await Promise.all(workers.map((worker) => worker.close()));
+      // Stop taking jobs, give the running ones WORKER_DRAIN_MS to finish, then hand the rest
+      // back so another worker continues them now rather than after their locks expire.
+      const closing = workers.map((worker) => worker.close());
+      await active.drain(config.WORKER_DRAIN_MS);
+      await active.handBackAll();
+      await Promise.all(closing);
       await closeThreadPool();
       await deps.producer.close();
       await Promise.allSettled([redis.quit(), ...connections.map((c) => c.quit())]);
@@ -116,7 +128,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   };
 }
 
-async function runJob(handler: JobHandler, job: Job, deps: WorkerDeps): Promise<unknown> {
+async function runJob(handler: JobHandler, job: Job, deps: WorkerDeps, lease: (deps: WorkerDeps) => JobLease): Promise<unknown> {
   const queue = handler.queue;
   const parsed = payloadSchemas[queue].safeParse(job.data);
   const log = deps.log.child({ queue, jobId: job.id, sessionId: job.data?.sessionId, turnId: job.data?.turnId });
@@ -124,10 +136,14 @@ async function runJob(handler: JobHandler, job: Job, deps: WorkerDeps): Promise<
     log.error({ issues: parsed.error.issues }, "malformed job payload; failing without retry");
     throw new UnrecoverableError(`malformed ${queue} payload: ${parsed.error.message}`);
   }
-  const context = { job, data: parsed.data, deps, log } as Parameters<JobHandler["perform"]>[0];
+  const running = lease(deps);
+  const context = { job, data: parsed.data, deps: running.deps, log } as Parameters<JobHandler["perform"]>[0];
   try {
-    return await handler.perform(context);
+    return await running.run(handler.perform(context));
   } catch (error) {
+    // Handed back by a stopping worker: not a failure, another worker runs it now.
+    if (running.handedBack) throw error;
+    if (await pausedForDatabase(job, error, deps, log)) throw new DelayedError();
     const attempts = job.opts.attempts ?? 1;
     const willRetry = !(error instanceof UnrecoverableError) && job.attemptsMade + 1 < attempts;
     log.warn({ err: error, attempt: job.attemptsMade + 1, attempts, willRetry }, "job attempt failed");
@@ -135,4 +151,22 @@ async function runJob(handler: JobHandler, job: Job, deps: WorkerDeps): Promise<
     if (!willRetry) await handler.onFinalFailure?.(context, error).catch((e) => log.error({ err: e }, "onFinalFailure failed"));
     throw error;
   }
+}
+
+/**
+ * Postgres unreachable is not this job's fault and retrying at once will not help: the job goes
+ * back to the delayed set for WORKER_DATABASE_PAUSE_MS without using an attempt (BullMQ's
+ * `moveToDelayed` + `DelayedError`), so a stage waits out an outage of any length and carries on
+ * when the database returns. Model errors mention connections too, but they are the model's.
+ */
+async function pausedForDatabase(job: Job, error: unknown, deps: WorkerDeps, log: Logger): Promise<boolean> {
+  if (error instanceof UnrecoverableError || error instanceof LlmError || !isDatabaseUnavailable(error)) return false;
+  try {
+    await job.moveToDelayed(Date.now() + deps.config.WORKER_DATABASE_PAUSE_MS, job.token);
+  } catch (moveError) {
+    log.warn({ err: moveError }, "could not put the job back while the database is down; counting a failed attempt");
+    return false;
+  }
+  log.warn({ err: error, pauseMs: deps.config.WORKER_DATABASE_PAUSE_MS, attemptsMade: job.attemptsMade }, "database unavailable; job put back without using an attempt");
+  return true;
 }

@@ -1,9 +1,13 @@
-/** Entry point of a worker process: `node --import tsx workers/main.ts` (queues from WORKER_QUEUES). */
+/**
+ * Entry point of a worker process: `node --import tsx workers/main.ts` (compiled:
+ * `node dist/workers/main.js`), serving the queues named by WORKER_QUEUES. On SIGTERM it stops
+ * taking jobs, lets running ones finish for WORKER_DRAIN_MS and hands the rest back (host.ts).
+ */
 import { getConfig } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 import { runUntilSignalled } from "../lib/process-lifecycle";
 import { EmbeddingDimensionError } from "./embedding-check";
 import { startWorkers } from "./host";
 
-await runUntilSignalled(componentLogger("worker"), () => startWorkers(getConfig()), { graceMs: 30_000, refuseOn: [EmbeddingDimensionError] });
+await runUntilSignalled(componentLogger("worker"), () => startWorkers(getConfig()), { graceMs: () => getConfig().SHUTDOWN_GRACE_MS, refuseOn: [EmbeddingDimensionError] });
 process.stdout.write("READY workers\n");

@@ -2,6 +2,8 @@
 import type { Db } from "../knex";
 
 export type MessageRole = "user" | "assistant";
+/** `cancelled`: the owner stopped the turn; the content is what had streamed by then. */
+export type MessageStatus = "complete" | "failed" | "cancelled";
 
 export interface ChatMessageRow {
   id: string;
@@ -10,7 +12,7 @@ export interface ChatMessageRow {
   turn_id: string;
   role: MessageRole;
   content: string;
-  status: "complete" | "failed";
+  status: MessageStatus;
   metadata: Record<string, unknown>;
   created_at: Date;
 }
@@ -38,7 +40,7 @@ export async function insertUserMessage(
  */
 export async function insertAssistantMessageOnce(
   db: Db,
-  values: { orgId: string; sessionId: string; turnId: string; content: string; status?: "complete" | "failed"; metadata: Record<string, unknown> },
+  values: { orgId: string; sessionId: string; turnId: string; content: string; status?: MessageStatus; metadata: Record<string, unknown> },
 ): Promise<{ row: ChatMessageRow; inserted: boolean }> {
   const inserted = await db<ChatMessageRow>("chat_messages")
     .insert({
@@ -142,4 +144,22 @@ function beforeTurn(db: Db, orgId: string, sessionId: string, turnId: string) {
 /** Removes one message (a turn whose job could not be queued is undone). */
 export async function deleteMessage(db: Db, orgId: string, messageId: string): Promise<void> {
   await db("chat_messages").where({ id: messageId, org_id: orgId }).delete();
+}
+
+/** A turn as its owner's cancel sees it: whose session, which agent, and how (whether) it was answered. */
+export interface OwnedTurn {
+  turnId: string;
+  sessionId: string;
+  agentType: "tutor" | "admin";
+  /** The assistant message's status; null while the turn is still running. */
+  answerStatus: MessageStatus | null;
+}
+
+/** The turn if its question is in one of this user's sessions of this org; undefined otherwise. */
+export async function findOwnedTurn(db: Db, owner: { orgId: string; userId: string }, turnId: string): Promise<OwnedTurn | undefined> {
+  return db("chat_messages as q")
+    .join("chat_sessions as s", (on) => on.on("s.id", "q.session_id").andOn("s.org_id", "q.org_id"))
+    .leftJoin("chat_messages as a", (on) => on.on("a.turn_id", "q.turn_id").andOn("a.org_id", "q.org_id").andOnVal("a.role", "assistant"))
+    .where({ "q.org_id": owner.orgId, "q.turn_id": turnId, "q.role": "user", "s.user_id": owner.userId })
+    .first<OwnedTurn | undefined>("q.turn_id as turnId", "s.id as sessionId", "s.agent_type as agentType", "a.status as answerStatus");
 }

@@ -46,3 +46,11 @@ export async function findOrganisationName(db: Db, orgId: string): Promise<strin
   const row = await db("organizations").select("name").where({ id: orgId }).first();
   return row?.name as string | undefined;
 }
+
+/**
+ * Active accounts for the dev-login picker (only served while DEV_LOGIN_ENABLED, when an email
+ * alone signs anyone in anyway): admins first, then by name, at most `limit`.
+ */
+export async function listSignInCandidates(db: Db, limit: number): Promise<Array<Pick<UserRow, "email" | "name" | "role" | "department">>> {
+  return db<UserRow>("users").select("email", "name", "role", "department").where({ is_active: true }).orderBy([{ column: "role" }, { column: "name" }]).limit(limit);
+}

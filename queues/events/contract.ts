@@ -31,7 +31,8 @@ export interface Citation {
   sourceId: string | null;
 }
 
-export type ErrorCode = "RATE_LIMITED" | "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" | "LLM_RATE_LIMITED" | "INTERNAL_ERROR";
+/** `TURN_LOST`: the turn's work vanished (its jobs were lost or its workers died too often); send the message again. */
+export type ErrorCode = "RATE_LIMITED" | "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" | "LLM_RATE_LIMITED" | "INTERNAL_ERROR" | "TURN_LOST";
 
 /** Event name → payload without the common `{sessionId, turnId, seq}` fields. */
 export interface TurnEventPayloads {
@@ -49,6 +50,8 @@ export interface TurnEventPayloads {
     generationLatencyMs?: number;
     toolCalls?: number;
     actionId?: string | null;
+    /** The owner cancelled the turn: the stored answer is the partial text shown so far (maybe empty). */
+    cancelled?: boolean;
   };
   /** Admin turns: the model asked for a tool (arguments as it sent them, parsed when they were JSON). */
   tool_call: { callId: string; tool: string; arguments: unknown; round: number };
@@ -122,7 +125,12 @@ export interface ClientToServerEvents {
   leave: (request: { sessionId: string }, ack?: (result: { ok: boolean }) => void) => void;
   /** Admins: replay an action's events after `lastSeq` (live ones reach the user room anyway). */
   watch_action: (request: { actionId: string; lastSeq?: number }, ack: (result: { ok: true; replayed: number } | { ok: false; error: { code: string; message: string } }) => void) => void;
+  /** Cancel one of your own turns (same rules as POST /api/v1/chat/turns/:id/cancel); `done` says how it ended. */
+  cancel: (request: { turnId: string }, ack?: (result: CancelAck) => void) => void;
 }
+
+/** `TURN_ALREADY_FINISHED` when the turn had already ended; `NOT_FOUND` when it is not yours. */
+export type CancelAck = { ok: true; turnId: string } | { ok: false; error: { code: string; message: string } };
 
 export const roomForSession = (sessionId: string): string => `session:${sessionId}`;
 export const roomForUser = (userId: string): string => `user:${userId}`;

@@ -7,9 +7,11 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { spawnUntilReady, type ManagedChild } from "./child-process";
 
 const CANDIDATES = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"];
+const WATCHDOG = fileURLToPath(new URL("./watchdog.ts", import.meta.url));
 
 export function findRedisServer(): string | undefined {
   const onPath = spawnSync("sh", ["-c", "command -v redis-server"], { encoding: "utf8" }).stdout.trim();
@@ -52,9 +54,16 @@ export interface EmbeddedRedisOptions {
   /** Memory cap such as `512mb`; unset leaves Redis unbounded (tests). */
   maxmemory?: string;
   log: (message: string) => void;
+  /**
+   * Run it under watchdog.ts, which stops it when our process dies (redis-server has no
+   * exit-with-parent flag of its own). `npm start` sets this; tests stop Redis themselves.
+   */
+  exitWithParent?: boolean;
+  /** Where redis-server writes its own pid (it removes the file when it stops cleanly). */
+  pidFile?: string;
 }
 
-export async function startEmbeddedRedis({ port, dataDir, persistent, maxmemory, log, detached = false }: EmbeddedRedisOptions): Promise<{ url: string; child: ManagedChild }> {
+export async function startEmbeddedRedis({ port, dataDir, persistent, maxmemory, log, detached = false, exitWithParent = false, pidFile }: EmbeddedRedisOptions): Promise<{ url: string; child: ManagedChild }> {
   const binary = ensureRedisServer(log);
   mkdirSync(dataDir, { recursive: true });
   const args = [
@@ -67,8 +76,10 @@ export async function startEmbeddedRedis({ port, dataDir, persistent, maxmemory,
     "--save", "",
     "--daemonize", "no",
     "--protected-mode", "yes",
+    ...(pidFile ? ["--pidfile", pidFile] : []),
   ];
-  const { child } = await spawnUntilReady(binary, args, {
+  const [command, commandArgs] = exitWithParent ? [process.execPath, ["--import", "tsx", WATCHDOG, "--", binary, ...args]] : [binary, args];
+  const { child } = await spawnUntilReady(command, commandArgs, {
     name: "redis-server",
     readyPattern: /Ready to accept connections/,
     timeoutMs: 20_000,

@@ -7,10 +7,13 @@
  */
 import Router from "@koa/router";
 import { z } from "zod";
-import { findUserByEmail } from "../../db/queries/users";
+import { findUserByEmail, listSignInCandidates } from "../../db/queries/users";
 import { HttpError, fromZod, unauthorized } from "../errors";
 import { RateLimiter } from "../middleware/rate-limit";
 import type { ServerDeps } from "../deps";
+
+/** Enough for the demo organisation; a picker longer than this would not be read anyway. */
+const DEMO_USERS_SHOWN = 100;
 
 const devLoginBody = z.object({ email: z.email({ error: "email must be a valid email address" }) });
 
@@ -35,6 +38,12 @@ export function authRoutes(deps: ServerDeps): Router {
       token,
       user: { id: user.id, org_id: user.org_id, email: user.email, name: user.name, role: user.role, department: user.department, locale: user.locale },
     };
+  });
+
+  // The browser's sign-in page lists these; it exists only while an email alone buys a token.
+  router.get("/demo-users", async (ctx) => {
+    if (!deps.config.DEV_LOGIN_ENABLED) throw new HttpError(404, "NOT_FOUND", "dev-login is disabled: sign in with a token from your identity provider");
+    ctx.body = { users: await listSignInCandidates(deps.db, DEMO_USERS_SHOWN) };
   });
 
   return router;

@@ -8,12 +8,14 @@
 import type { Server as HttpServer } from "node:http";
 import { createAdapter } from "@socket.io/redis-adapter";
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
 import { findOwnedSession } from "../../db/queries/chat-sessions";
 import { findAction } from "../../db/queries/admin-actions";
 import { TURN_EVENTS_CHANNEL, parseEnvelope } from "../../queues/events/turn-stream";
-import { roomForSession, roomForUser, type ClientToServerEvents, type JoinAck, type ServerToClientEvents } from "../../queues/events/contract";
+import { JOB_EVENTS_CHANNEL, parseJobEnd } from "../../queues/events/job-events";
+import { roomForSession, roomForUser, type ClientToServerEvents, type JoinAck, type ServerToClientEvents, type TurnEventEnvelope } from "../../queues/events/contract";
 import { authenticateWithExpiry } from "../auth/middleware";
 import type { ServerDeps } from "../deps";
 import { SocketReauth, type AuthenticatedSocketData } from "./reauth";
@@ -21,8 +23,12 @@ import { TurnDelivery, type LoggedPayload } from "./turn-delivery";
 import { RateLimiter } from "../middleware/rate-limit";
 import { SocketLimits } from "./socket-limits";
 import { SOCKET_ADAPTER_KEY } from "../../queues/events/user-events";
+import { HttpError } from "../errors";
+import { cancelTurn } from "../routes/chat/cancel-turn";
 
 const watchActionRequest = z.object({ actionId: z.uuid(), lastSeq: z.number().int().min(0).optional() });
+
+const cancelRequest = z.object({ turnId: z.uuid() });
 
 const joinRequest = z.object({
   sessionId: z.uuid(),
@@ -44,6 +50,16 @@ async function turnBelongsToSession(deps: ServerDeps, orgId: string, sessionId: 
   return Boolean(row);
 }
 
+const isTurnEnd = (envelope: TurnEventEnvelope): boolean => envelope.event === "done" || (envelope.event === "error" && !(envelope.data as { willRetry?: boolean }).willRetry);
+
+/** The last line of a turn's trail in the server log; every node sees the event, the one whose sockets got it says so at info. */
+function logTurnEnd(log: Logger, envelope: TurnEventEnvelope, localSockets: number): void {
+  const data = envelope.data as { sessionId?: string; turnId?: string; code?: string; cancelled?: boolean };
+  const line = { sessionId: data.sessionId, turnId: data.turnId, event: envelope.event, seq: envelope.seq, code: data.code, cancelled: data.cancelled, localSockets };
+  if (localSockets > 0) log.info(line, "turn ended; delivered to local sockets");
+  else log.debug(line, "turn ended; no local socket in its session");
+}
+
 export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, makeRedis: () => Redis): Promise<Gateway> {
   const pub = makeRedis();
   const sub = makeRedis();
@@ -53,7 +69,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     adapter: createAdapter(pub, sub, { key: SOCKET_ADAPTER_KEY }),
     cors: { origin: true, credentials: true },
   });
-  const delivery = new TurnDelivery(deps.events);
+  const delivery = new TurnDelivery(deps.events, deps.metrics);
   const log = deps.log.child({ component: "gateway" });
   const limits = new SocketLimits(new RateLimiter(deps.redis), { connectionsPerMinute: deps.config.RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE, joinsPerMinute: deps.config.RATE_LIMIT_SOCKET_JOINS_PER_MINUTE }, log);
   const reauth = new SocketReauth(io, deps, log, deps.config.SOCKET_REAUTH_INTERVAL_MS);
@@ -104,6 +120,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
         // Live events may already be flowing; replay runs in the same per-socket queue.
         const turnId = resumeTurn ?? (await deps.events.latestTurn(sessionId));
         const replayed = turnId ? await delivery.replay(socket, sessionId, turnId, resumeTurn ? (lastSeq ?? 0) : 0) : 0;
+        log.info({ sessionId, turnId, lastSeq, replayed, socketId: socket.id, userId: principal.userId }, "socket joined session");
         reply({ ok: true, turnId, replayed } satisfies JoinAck);
       } catch (error) {
         log.error({ err: error, sessionId }, "join failed");
@@ -132,6 +149,25 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       }
     });
 
+    socket.on("cancel", async (raw, ack) => {
+      const reply = typeof ack === "function" ? ack : () => undefined;
+      const parsed = cancelRequest.safeParse(raw);
+      if (!parsed.success) return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "cancel needs {turnId: UUID}" } });
+      try {
+        const denied = await reauth.recheck(socket);
+        if (denied) {
+          reply({ ok: false, error: denied });
+          return reauth.cut(socket, denied);
+        }
+        await cancelTurn(deps, { orgId: principal.orgId, userId: principal.userId }, parsed.data.turnId);
+        reply({ ok: true, turnId: parsed.data.turnId });
+      } catch (error) {
+        if (error instanceof HttpError) return reply({ ok: false, error: { code: error.code, message: error.message } });
+        log.error({ err: error, turnId: parsed.data.turnId }, "cancel failed");
+        reply({ ok: false, error: { code: "INTERNAL_ERROR", message: "Could not cancel the turn; please retry" } });
+      }
+    });
+
     socket.on("leave", async (raw, ack) => {
       const sessionId = typeof raw?.sessionId === "string" ? raw.sessionId : "";
       await socket.leave(roomForSession(sessionId));
@@ -139,12 +175,19 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     });
   });
 
-  await turnSub.subscribe(TURN_EVENTS_CHANNEL);
-  turnSub.on("message", (_channel, message) => {
+  // Job-end messages ride this subscriber too: metrics only, see queues/events/job-events.ts.
+  await turnSub.subscribe(TURN_EVENTS_CHANNEL, JOB_EVENTS_CHANNEL);
+  turnSub.on("message", (channel, message) => {
+    if (channel === JOB_EVENTS_CHANNEL) {
+      const end = parseJobEnd(message);
+      if (end) deps.metrics.observeJobEnd(end);
+      return;
+    }
     const envelope = parseEnvelope(message);
     if (!envelope) return;
     deps.metrics.observeTurnEvent(envelope);
     const members = io.sockets.adapter.rooms.get(envelope.room);
+    if (isTurnEnd(envelope)) logTurnEnd(log, envelope, members?.size ?? 0);
     if (!members) return;
     const payload = { ...envelope.data, seq: envelope.seq } as LoggedPayload;
     for (const socketId of members) {

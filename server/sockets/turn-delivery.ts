@@ -18,6 +18,14 @@ interface DeliveryState {
 /** Turn events carry `{sessionId, turnId}`, action events `{actionId}`; both carry `seq`. */
 export type LoggedPayload = Pick<TurnEvent, "seq"> & { sessionId?: string; turnId?: string; actionId?: string | null };
 
+/** Why events were read back from the log rather than delivered live. */
+export type ReplayReason = "resume" | "join" | "gap" | "action";
+
+/** Told about every replay, for /metrics: resumes after a reconnect are what ops watch. */
+export interface ReplayObserver {
+  replayed(reason: ReplayReason, events: number): void;
+}
+
 const states = new WeakMap<Socket, DeliveryState>();
 const cursorKey = (ref: StreamRef): string => `${ref.kind}:${ref.id}`;
 
@@ -31,7 +39,10 @@ function stateOf(socket: Socket): DeliveryState {
 }
 
 export class TurnDelivery {
-  constructor(private readonly log: TurnEventLog) {}
+  constructor(
+    private readonly log: TurnEventLog,
+    private readonly observer?: ReplayObserver,
+  ) {}
 
   /** Queue one live event for the socket. */
   deliver(socket: Socket, event: string, payload: LoggedPayload): Promise<void> {
@@ -41,7 +52,7 @@ export class TurnDelivery {
       if (payload.seq <= cursor) return;
       if (payload.seq > cursor + 1) {
         try {
-          await this.emitFromLog(socket, state, ref, cursor + 1, payload.seq - 1);
+          this.observer?.replayed("gap", await this.emitFromLog(socket, state, ref, cursor + 1, payload.seq - 1));
         } catch (error) {
           // Emitting this event now would skip the gap for good; fetch it all again shortly.
           setTimeout(() => void this.replayStream(socket, ref, cursor, payload.sessionId).catch(() => undefined), 500).unref();
@@ -52,13 +63,20 @@ export class TurnDelivery {
     });
   }
 
-  /** Replay a turn from `afterSeq + 1` up to whatever the log holds now; returns how many were sent. */
-  replay(socket: Socket, sessionId: string, turnId: string, afterSeq: number): Promise<number> {
-    return this.replayStream(socket, { kind: "turn", id: turnId }, afterSeq, sessionId);
+  /**
+   * Replay a turn from `afterSeq + 1` up to whatever the log holds now; returns how many were sent.
+   * A replay after a seq the client already had is a resume (a reconnect mid-answer).
+   */
+  async replay(socket: Socket, sessionId: string, turnId: string, afterSeq: number): Promise<number> {
+    const sent = await this.replayStream(socket, { kind: "turn", id: turnId }, afterSeq, sessionId);
+    this.observer?.replayed(afterSeq > 0 ? "resume" : "join", sent);
+    return sent;
   }
 
-  replayAction(socket: Socket, actionId: string, afterSeq: number): Promise<number> {
-    return this.replayStream(socket, { kind: "action", id: actionId }, afterSeq);
+  async replayAction(socket: Socket, actionId: string, afterSeq: number): Promise<number> {
+    const sent = await this.replayStream(socket, { kind: "action", id: actionId }, afterSeq);
+    this.observer?.replayed("action", sent);
+    return sent;
   }
 
   private replayStream(socket: Socket, ref: StreamRef, afterSeq: number, sessionId?: string): Promise<number> {

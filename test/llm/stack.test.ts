@@ -116,7 +116,9 @@ describe("the LLM layer in a full tutor turn", function () {
     expect(error.message).to.contain("LLM_API_KEY");
     expect(JSON.stringify(events)).not.to.contain(key);
     expect(stack.llm.chatCalls().filter((request) => request.body.stream === true)).to.have.length(1, "a 401 is not retried by the client nor by the job");
-    expect((await storedMessages(sessionId)).filter((m) => m.role === "assistant")).to.have.length(0);
+    // The turn's final status: one empty `failed` reply, so the history shows the gap.
+    const replies = (await storedMessages(sessionId)).filter((m) => m.role === "assistant") as Array<{ content: string; status?: string }>;
+    expect(replies.map((m) => [m.status, m.content])).to.deep.equal([["failed", ""]]);
   });
 
   it("writes a usage row for the streamed generation call (streamed = true, org and user set)", async () => {

@@ -3,8 +3,8 @@
  * message is first read as an answer to it (confirm → queued for execution, reject → cancelled,
  * neither → still pending); otherwise, or for a new request, the tool-calling rounds run. The
  * answer streams as `token` events and is stored once with its tool calls in the metadata.
+ * A cancel by the admin stops the rounds (and the stream) and withdraws a proposal of this turn.
  */
-import { UnrecoverableError } from "bullmq";
 import { findTurnMessage, insertAssistantMessageOnce } from "../../db/queries/chat-messages";
 import { touchSession } from "../../db/queries/chat-sessions";
 import {
@@ -20,8 +20,10 @@ import {
 import type { WorkerDeps } from "../deps";
 import type { ChatMessage } from "../llm/client";
 import { defineHandler } from "../registry";
-import { announceFailure, unrecoverableIfConfig } from "../tutor/stage-failure";
+import { announceFailure, failTurn, unrecoverableIfConfig } from "../tutor/stage-failure";
 import { turnEmitter, type TurnEmitter } from "../tutor/turn-emitter";
+import { endCancelledTurn } from "../tutor/cancelled-turn";
+import { cancelWatcherFor, isTurnCancelled } from "../../queues/turn-cancel";
 import { classifyReply } from "./confirmation";
 import { adminSystemPrompt } from "./prompts";
 import { pieces, replies } from "./replies";
@@ -58,6 +60,8 @@ interface Outcome {
   loop?: ToolLoopResult;
   decided?: { actionId: string; as: string };
   proposed?: AdminActionRow;
+  /** The owner cancelled the turn while it planned; `text` is what had streamed. */
+  cancelled?: boolean;
 }
 
 /** The admin's reply to a pending action, decided without the model; null means "plan this turn". */
@@ -141,7 +145,20 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
   };
   const system = adminSystemPrompt({ orgName: turn.orgName, adminName: turn.adminName, language: turn.language, today, weekday: WEEKDAYS[now.getUTCDay()]!, pendingPreview: stillPending?.preview });
   const blocked = turn.language === "es" ? "Ya hay una acción esperando confirmación en esta conversación; pide al admin que la confirme o la cancele antes de proponer otra." : "An action is already waiting for confirmation in this conversation; ask the admin to confirm or cancel it before proposing another.";
-  const loop = await runToolLoop({ deps, events, tools, messages: conversation(turn, system), prefix, writeBlocked: () => (proposed || stillPending ? blocked : null) });
+  const cancel = cancelWatcherFor(deps.redis).watch(turn.turnId);
+  let loop: ToolLoopResult;
+  let cancelled: boolean;
+  try {
+    loop = await runToolLoop({ deps, events, tools, messages: conversation(turn, system), prefix, writeBlocked: () => (proposed || stillPending ? blocked : null), cancel });
+    // One last look: a cancel that lands after the model finished still withdraws this turn's proposal.
+    cancelled = loop.cancelled || (await cancel.check());
+  } finally {
+    cancel.stop();
+  }
+  if (cancelled) {
+    if (proposed) await withdrawProposal(deps, turn, proposed);
+    return { text: loop.text, loop, cancelled: true };
+  }
   let text = loop.text;
   // Whatever the model wrote, the admin is told plainly that nothing ran yet and how to run it.
   const footer = proposed ? replies.pendingFooter(turn.language, proposed) : stillPending ? replies.stillPendingFooter(turn.language, stillPending) : "";
@@ -152,6 +169,16 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
   return { text, loop, ...(proposed ? { proposed } : {}) };
 }
 
+/** A cancelled turn leaves no pending action behind: the one it proposed is rejected (and announced). */
+async function withdrawProposal(deps: WorkerDeps, turn: AdminTurnContext, proposed: AdminActionRow): Promise<void> {
+  const rejected = await rejectPendingAction(deps.db, turn.orgId, proposed.id, "the turn that proposed it was cancelled");
+  if (rejected.ok) await deps.events.appendAction(proposed.id, proposed.user_id, "action_status", { status: "rejected", by: turn.userId });
+}
+
+function toolCallsMetadata(loop: ToolLoopResult | undefined): Array<Record<string, unknown>> {
+  return (loop?.runs ?? []).map((run) => ({ name: run.tool, arguments: run.arguments, ok: run.ok, result_bytes: Buffer.byteLength(run.json), truncated: run.truncated, ms: run.ms, round: run.round, ...(run.error ? { error: run.error } : {}) }));
+}
+
 export const adminPlanHandler = defineHandler({
   queue: "admin-plan",
   async perform({ job, data, deps, log }) {
@@ -159,8 +186,12 @@ export const adminPlanHandler = defineHandler({
     const answered = await findTurnMessage(deps.db, data.orgId, data.turnId, "assistant");
     if (answered) {
       const meta = answered.metadata as { tokens_used?: number; tool_calls?: unknown[]; action_id?: string | null };
-      await events.emit("done", { messageId: answered.id, tokensUsed: meta.tokens_used ?? 0, toolCalls: meta.tool_calls?.length ?? 0, actionId: meta.action_id ?? null });
+      await events.emit("done", { messageId: answered.id, tokensUsed: meta.tokens_used ?? 0, toolCalls: meta.tool_calls?.length ?? 0, actionId: meta.action_id ?? null, ...(answered.status === "cancelled" ? { cancelled: true } : {}) });
       return { messageId: answered.id, replayed: true };
+    }
+    // Cancelled while queued: nothing is decided or planned.
+    if (await isTurnCancelled(deps.redis, data.turnId)) {
+      return endCancelledTurn(deps, data, events, { content: "", metadata: { agent: "admin", cancelled_during: "before_plan" }, done: { toolCalls: 0, actionId: null } });
     }
     const turn = await loadAdminTurn(deps, data);
     if (job.attemptsMade > 0 || job.attemptsStarted > 1) await events.emit("stage", { stage: "plan", status: "restart" });
@@ -184,6 +215,14 @@ export const adminPlanHandler = defineHandler({
     } catch (error) {
       throw unrecoverableIfConfig(error);
     }
+    if (outcome.cancelled) {
+      const loop = outcome.loop;
+      return endCancelledTurn(deps, data, events, {
+        content: outcome.text,
+        metadata: { agent: "admin", language: turn.language, model: loop?.model ?? null, rounds: loop?.rounds ?? 0, tool_calls: toolCallsMetadata(loop), action_id: null, tokens_used: loop ? loop.promptTokens + loop.completionTokens : 0, cancelled_during: "plan" },
+        done: { toolCalls: loop?.runs.length ?? 0, actionId: null },
+      });
+    }
     await events.emit("stage", { stage: "plan", status: "completed" });
 
     const loop = outcome.loop;
@@ -199,7 +238,7 @@ export const adminPlanHandler = defineHandler({
         language: turn.language,
         model: loop?.model ?? null,
         rounds: loop?.rounds ?? 0,
-        tool_calls: (loop?.runs ?? []).map((run) => ({ name: run.tool, arguments: run.arguments, ok: run.ok, result_bytes: Buffer.byteLength(run.json), truncated: run.truncated, ms: run.ms, round: run.round, ...(run.error ? { error: run.error } : {}) })),
+        tool_calls: toolCallsMetadata(loop),
         action_id: actionId,
         ...(outcome.proposed ? { action_proposed: true } : {}),
         ...(outcome.decided ? { action_decision: outcome.decided.as } : {}),
@@ -213,12 +252,11 @@ export const adminPlanHandler = defineHandler({
     return { messageId: row.id };
   },
   async onAttemptFailed({ data, deps }, error, willRetry) {
-    await announceFailure(deps, data, error, willRetry);
+    if (willRetry) await announceFailure(deps, data, error, true);
   },
+  // Also reached for a job that stalled out (its worker died too often), where no attempt failed.
   async onFinalFailure({ data, deps }, error) {
-    // The history shows the gap rather than a question with no reply.
-    if (error instanceof UnrecoverableError && /no longer exists/.test(error.message)) return;
-    await insertAssistantMessageOnce(deps.db, { orgId: data.orgId, sessionId: data.sessionId, turnId: data.turnId, content: "", status: "failed", metadata: { agent: "admin", error: String((error as Error)?.message ?? error) } });
+    await failTurn(deps, data, error, { agent: "admin" });
   },
 });
 

@@ -2,11 +2,13 @@
  * The tool-calling rounds of one admin turn. Each round streams the model's text as `token`
  * events and collects its tool calls; each call is announced (`tool_call`), run inside the
  * caller's org, and reported (`tool_result`) before its result goes back to the model. After
- * ADMIN_MAX_TOOL_ROUNDS the model must answer with what it has (tool_choice none).
+ * ADMIN_MAX_TOOL_ROUNDS the model must answer with what it has (tool_choice none). A cancelled
+ * turn stops where it is: the stream is aborted, and no further round or tool call starts.
  */
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { WorkerDeps } from "../deps";
-import type { ChatMessage } from "../llm/client";
+import type { CancelWatch } from "../../queues/turn-cancel";
+import { StreamCancelled, type ChatMessage } from "../llm/client";
 import type { TurnEmitter } from "../tutor/turn-emitter";
 import { ADMIN_TOOLS, runToolCall, type ToolRun } from "./tools";
 import { toOpenAiTools, type ToolContext } from "./tools/tool";
@@ -18,6 +20,8 @@ export interface ToolLoopResult {
   model: string;
   promptTokens: number;
   completionTokens: number;
+  /** The owner cancelled the turn: `text` is what had streamed by then. */
+  cancelled: boolean;
 }
 
 export interface ToolLoopInput {
@@ -29,6 +33,8 @@ export interface ToolLoopInput {
   prefix: string;
   /** Why a write must be refused in this turn (one proposal at a time), or null. */
   writeBlocked: () => string | null;
+  /** The turn's cancel: aborts the stream and stops the loop between rounds and tool calls. */
+  cancel?: CancelWatch;
 }
 
 const OPENAI_TOOLS = toOpenAiTools(ADMIN_TOOLS);
@@ -41,7 +47,7 @@ function parsedArguments(raw: string): unknown {
   }
 }
 
-export async function runToolLoop({ deps, events, tools, messages, prefix, writeBlocked }: ToolLoopInput): Promise<ToolLoopResult> {
+export async function runToolLoop({ deps, events, tools, messages, prefix, writeBlocked, cancel }: ToolLoopInput): Promise<ToolLoopResult> {
   const maxRounds = deps.config.ADMIN_MAX_TOOL_ROUNDS;
   const runs: ToolLoopResult["runs"] = [];
   let text = prefix;
@@ -49,21 +55,33 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
   let completionTokens = 0;
   let model = "";
   let rounds = 0;
+  let cancelled = false;
   for (let round = 1; round <= maxRounds + 1; round++) {
+    if (await cancel?.check()) {
+      cancelled = true;
+      break;
+    }
     rounds = round;
     const lastChance = round > maxRounds;
     let separator = text.length > 0 && !text.endsWith("\n") ? "\n\n" : "";
-    const result = await deps.llm.stream(
-      { useCase: "admin", orgId: tools.orgId, userId: tools.userId },
-      messages,
-      { temperature: 0.2, maxTokens: 1_500, tools: OPENAI_TOOLS, ...(lastChance ? { toolChoice: "none" as const } : {}) },
-      async (piece) => {
-        const content = separator + piece;
-        separator = "";
-        text += content;
-        await events.emit("token", { content });
-      },
-    );
+    let result;
+    try {
+      result = await deps.llm.stream(
+        { useCase: "admin", orgId: tools.orgId, userId: tools.userId },
+        messages,
+        { temperature: 0.2, maxTokens: 1_500, tools: OPENAI_TOOLS, ...(lastChance ? { toolChoice: "none" as const } : {}), ...(cancel ? { signal: cancel.signal } : {}) },
+        async (piece) => {
+          const content = separator + piece;
+          separator = "";
+          text += content;
+          await events.emit("token", { content });
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof StreamCancelled)) throw error;
+      cancelled = true;
+      break;
+    }
     model = result.model;
     promptTokens += result.promptTokens;
     completionTokens += result.completionTokens;
@@ -75,6 +93,8 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
       tool_calls: result.toolCalls.map((call) => ({ id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } })),
     } satisfies ChatCompletionMessageParam);
     for (const call of result.toolCalls) {
+      // A cancel between tool calls: the rest are not run (a write would leave a proposal behind).
+      if (cancel?.cancelled) break;
       await events.emit("tool_call", { callId: call.id, tool: call.name, arguments: parsedArguments(call.arguments), round });
       const kind = ADMIN_TOOLS.find((tool) => tool.name === call.name)?.kind;
       const blocked = kind === "write" ? writeBlocked() : null;
@@ -95,5 +115,5 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
       messages.push({ role: "tool", tool_call_id: call.id, content: run.json });
     }
   }
-  return { text, runs, rounds, model, promptTokens, completionTokens };
+  return { text, runs, rounds, model, promptTokens, completionTokens, cancelled };
 }

@@ -3,8 +3,8 @@
  * were lost (a worker died twice, the upload could not be queued) would otherwise stay in a
  * non-final status forever. This sweep spans organisations on purpose — it is maintenance, it
  * reads no content, and each row it changes is announced only to that document's uploader.
+ * It runs as the `stuck-documents` task of the `maintenance` queue (see sweep.handler.ts).
  */
-import type { Logger } from "pino";
 import type { Db } from "../../db/knex";
 import type { UserEventPublisher } from "../../queues/events/user-events";
 
@@ -19,17 +19,4 @@ export async function failStuckDocuments(db: Db, userEvents: UserEventPublisher,
     if (row.uploaded_by) userEvents.emit(row.uploaded_by, "document_status", { documentId: row.id, status: "FAILED", error: reason, error_code: "INGEST_TIMEOUT" });
   }
   return rows.length;
-}
-
-/** Runs the sweep every minute (and once at start); returns a stop function. */
-export function scheduleStuckDocumentSweep(db: Db, userEvents: UserEventPublisher, timeoutMs: number, log: Logger, everyMs = 60_000): () => void {
-  const sweep = (): void => {
-    failStuckDocuments(db, userEvents, timeoutMs)
-      .then((count) => count > 0 && log.warn({ count }, "marked stuck documents FAILED"))
-      .catch((error) => log.warn({ err: error }, "stuck-document sweep failed"));
-  };
-  sweep();
-  const timer = setInterval(sweep, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }

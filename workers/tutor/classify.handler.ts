@@ -1,5 +1,6 @@
 /** `tutor-classify`: the intent of one turn; its return value feeds `tutor-retrieve`. */
 import { defineHandler } from "../registry";
+import { CANCELLED_STAGE, cancelledBeforeStage } from "./cancelled-turn";
 import { classifyIntent } from "./intent";
 import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
 import { loadTurnContext } from "./turn-context";
@@ -7,7 +8,9 @@ import { turnEmitter } from "./turn-emitter";
 
 export const classifyHandler = defineHandler({
   queue: "tutor-classify",
-  async perform({ data, deps, log }) {
+  async perform({ job, data, deps, log }) {
+    // A cancelled turn is passed on, not classified: generate ends it.
+    if (await cancelledBeforeStage(deps, job, data.turnId)) return CANCELLED_STAGE;
     const turn = await loadTurnContext(deps, data);
     const events = turnEmitter(deps.events, data.sessionId, data.turnId);
     await events.emit("stage", { stage: "classify", status: "started" });

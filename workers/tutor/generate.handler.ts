@@ -2,7 +2,9 @@
  * `tutor-generate`: streams the answer into the session room, then post-processes it
  * (citations checked against the sources given, suggestions), stores the assistant message
  * exactly once and ends the turn with `done`. A retry after a crash announces `restart` so
- * the client drops the partial text; a turn already answered is re-announced, not re-run.
+ * the client drops the partial text; a turn already answered is re-announced, not re-run; an
+ * answer the model finished but the database did not store is stored, not generated again.
+ * A turn its owner cancels stops streaming and ends with its partial answer (cancelled-turn.ts).
  */
 import { UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
@@ -15,11 +17,16 @@ import { buildTutorMessages } from "./conversation";
 import { release, takeOver, type RetrievalSummary } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
 import type { RetrievalOutcome } from "./retrieval/types";
-import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
+import { dropKeptAnswer, keepAnswer, keptAnswer, type KeptAnswer } from "./kept-answer";
+import { cancelledBeforeStage, endCancelledTurn } from "./cancelled-turn";
+import { cancelWatcherFor } from "../../queues/turn-cancel";
+import type { TutorTurnPayload } from "../../queues/payloads";
+import { StreamCancelled } from "../llm/client";
+import { announceFailure, failTurn, unrecoverableIfConfig } from "./stage-failure";
 import { scheduleSummaryIfDue } from "./summary-schedule";
 import { suggestionsFor } from "./suggestions";
 import { loadTurnContext, type TurnContext } from "./turn-context";
-import { turnEmitter } from "./turn-emitter";
+import { turnEmitter, type TurnEmitter } from "./turn-emitter";
 
 export const generateHandler = defineHandler({
   queue: "tutor-generate",
@@ -29,10 +36,12 @@ export const generateHandler = defineHandler({
     if (answered) {
       // Stored but the job died before finishing: finish the announcement, don't answer twice.
       const meta = answered.metadata as Record<string, never>;
-      await events.emit("done", { messageId: answered.id, tokensUsed: meta.tokens_used ?? 0, retrievalSource: meta.retrieval_source ?? "none", retrievalLatencyMs: meta.retrieval_latency_ms ?? 0, generationLatencyMs: meta.generation_latency_ms ?? 0 });
+      await events.emit("done", { messageId: answered.id, tokensUsed: meta.tokens_used ?? 0, retrievalSource: meta.retrieval_source ?? "none", retrievalLatencyMs: meta.retrieval_latency_ms ?? 0, generationLatencyMs: meta.generation_latency_ms ?? 0, ...(answered.status === "cancelled" ? { cancelled: true } : {}) });
       await release(deps.redis, data.turnId);
       return { messageId: answered.id, replayed: true };
     }
+    // Cancelled while queued, classified or retrieved: no model call, the turn ends here.
+    if (await cancelledBeforeStage(deps, job, data.turnId)) return endCancelled(deps, data, events, "");
     const summary = Object.values(await job.getChildrenValues()).find((value) => (value as RetrievalSummary)?.rung) as RetrievalSummary | undefined;
     if (!summary) throw new UnrecoverableError("tutor-generate ran without a retrieval result");
     const turn = await loadTurnContext(deps, data);
@@ -42,33 +51,27 @@ export const generateHandler = defineHandler({
     // attemptsMade does not: either way the client may hold partial text to drop.
     if (job.attemptsMade > 0 || job.attemptsStarted > 1) await events.emit("stage", { stage: "generate", status: "restart" });
     await events.emit("stage", { stage: "generate", status: "started" });
-    const model = deps.llm.modelChain("generation")[0] ?? "";
-    const messages = await buildTutorMessages(deps, turn, retrieval, model);
-
-    const started = performance.now();
-    // What the model says is cleaned before anyone sees it: citations only of given sources, no recited prompt.
-    const systemPrompt = messages[0]?.role === "system" && typeof messages[0].content === "string" ? messages[0].content : "";
-    const guard = new AnswerGuard(new Set(retrieval.sources.map((source) => source.index)), systemPrompt);
-    let result;
-    try {
-      result = await deps.llm.stream({ useCase: "generation", orgId: data.orgId, userId: data.userId }, messages, { temperature: 0.3, maxTokens: 2_000 }, async (content) => {
-        const shown = guard.push(content);
-        if (shown) await events.emit("token", { content: shown });
-      });
-    } catch (error) {
-      throw unrecoverableIfConfig(error);
+    const kept = await keptAnswer(deps.redis, data.turnId);
+    if (kept) {
+      // The model finished on an earlier attempt and only the write failed: show the same text again, don't regenerate it.
+      log.info({ chars: kept.text.length }, "storing the answer kept from an earlier attempt; the model is not asked again");
+      if (kept.text) await events.emit("token", { content: kept.text });
     }
-    const tail = guard.end();
-    if (tail) await events.emit("token", { content: tail });
-    const answer = guard.text;
-    if (answer !== result.content) log.warn({ removedChars: result.content.length - answer.length }, "answer cleaned: invalid citation markers or recited instructions removed");
-    const generationLatencyMs = Math.round(performance.now() - started);
+    let generated: KeptAnswer;
+    try {
+      generated = kept ?? (await generate(deps, turn, retrieval, events, log));
+    } catch (error) {
+      if (error instanceof StreamCancelled) return endCancelled(deps, data, events, error.partialContent, retrieval);
+      throw error;
+    }
+    const answer = generated.text;
+    const generationLatencyMs = generated.generationLatencyMs;
     await events.emit("stage", { stage: "generate", status: "completed" });
 
     await events.emit("stage", { stage: "postprocess", status: "started" });
     const citations = extractCitations(answer, retrieval.sources);
     const suggestions = suggestionsFor(retrieval.intent, turn.language, Boolean(turn.courseId));
-    const tokensUsed = result.promptTokens + result.completionTokens;
+    const tokensUsed = generated.promptTokens + generated.completionTokens;
     const { row, inserted } = await insertAssistantMessageOnce(deps.db, {
       orgId: data.orgId,
       sessionId: data.sessionId,
@@ -82,7 +85,7 @@ export const generateHandler = defineHandler({
         truncated: retrieval.truncated,
         citations,
         suggestions,
-        model: result.model,
+        model: generated.model,
         language: turn.language,
         tokens_used: tokensUsed,
         retrieval_latency_ms: retrieval.latencyMs,
@@ -91,7 +94,7 @@ export const generateHandler = defineHandler({
     });
     if (!inserted) log.warn({ messageId: row.id }, "assistant message already stored for this turn; kept the first");
     await deps.db("chat_sessions").where({ id: data.sessionId, org_id: data.orgId }).update({ updated_at: deps.db.fn.now() });
-    await release(deps.redis, data.turnId);
+    await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]);
 
     await events.emit("citations", { citations });
     await events.emit("suggestions", { suggestions });
@@ -107,10 +110,62 @@ export const generateHandler = defineHandler({
     return { messageId: row.id };
   },
   async onAttemptFailed({ data, deps }, error, willRetry) {
-    await announceFailure(deps, data, error, willRetry);
-    if (!willRetry) await release(deps.redis, data.turnId).catch(() => undefined);
+    if (willRetry) await announceFailure(deps, data, error, true);
+  },
+  // Also reached for a job that stalled out (its worker died too often), where no attempt failed.
+  async onFinalFailure({ data, deps }, error) {
+    await failTurn(deps, data, error);
   },
 });
+
+/**
+ * Streams the model's answer to the session, cleaned as it goes (citations only of the given
+ * sources, no recited prompt), and keeps the finished text until it is stored.
+ */
+async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: RetrievalOutcome, events: TurnEmitter, log: Logger): Promise<KeptAnswer> {
+  const model = deps.llm.modelChain("generation")[0] ?? "";
+  const messages = await buildTutorMessages(deps, turn, retrieval, model);
+  const started = performance.now();
+  const systemPrompt = messages[0]?.role === "system" && typeof messages[0].content === "string" ? messages[0].content : "";
+  const guard = new AnswerGuard(new Set(retrieval.sources.map((source) => source.index)), systemPrompt);
+  // The owner's cancel aborts the stream within CANCEL_POLL_MS, wherever it was requested.
+  const cancel = cancelWatcherFor(deps.redis).watch(turn.turnId);
+  let result;
+  try {
+    await cancel.check();
+    result = await deps.llm.stream({ useCase: "generation", orgId: turn.orgId, userId: turn.userId }, messages, { temperature: 0.3, maxTokens: 2_000, signal: cancel.signal }, async (content) => {
+      const shown = guard.push(content);
+      if (shown) await events.emit("token", { content: shown });
+    });
+  } catch (error) {
+    // The partial answer is what the client was shown, not what the guard still held back.
+    if (error instanceof StreamCancelled) throw new StreamCancelled(guard.text);
+    throw unrecoverableIfConfig(error);
+  } finally {
+    cancel.stop();
+  }
+  const tail = guard.end();
+  if (tail) await events.emit("token", { content: tail });
+  if (guard.text !== result.content) log.warn({ removedChars: result.content.length - guard.text.length }, "answer cleaned: invalid citation markers or recited instructions removed");
+  const answer: KeptAnswer = {
+    text: guard.text,
+    model: result.model,
+    promptTokens: result.promptTokens,
+    completionTokens: result.completionTokens,
+    generationLatencyMs: Math.round(performance.now() - started),
+  };
+  await keepAnswer(deps.redis, turn.turnId, answer);
+  return answer;
+}
+
+/** Stores the partial answer as `cancelled` and ends the turn with `done {cancelled: true}`; nothing runs after it. */
+async function endCancelled(deps: WorkerDeps, data: TutorTurnPayload, events: TurnEmitter, shown: string, retrieval?: RetrievalOutcome): Promise<unknown> {
+  await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]);
+  const metadata = retrieval
+    ? { intent: retrieval.intent, rung: retrieval.rung, retrieval_source: retrieval.source, sources: retrieval.sources.map(({ content: _content, ...source }) => source), cancelled_during: "generate" }
+    : { cancelled_during: "before_generation" };
+  return endCancelledTurn(deps, data, events, { content: shown, metadata, ...(retrieval ? { done: { retrievalSource: retrieval.source, retrievalLatencyMs: retrieval.latencyMs } } : {}) });
+}
 
 /** The sources retrieve handed over; if they have expired or were lost, retrieved again for the same intent. */
 async function sourcesFor(deps: WorkerDeps, turn: TurnContext, summary: RetrievalSummary, log: Logger): Promise<RetrievalOutcome> {

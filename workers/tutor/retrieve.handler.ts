@@ -5,6 +5,7 @@
  */
 import { UnrecoverableError } from "bullmq";
 import { defineHandler } from "../registry";
+import { CANCELLED_STAGE, cancelledBeforeStage } from "./cancelled-turn";
 import { INTENTS, type Intent } from "./intent";
 import { handOver } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
@@ -15,6 +16,8 @@ import { turnEmitter } from "./turn-emitter";
 export const retrieveHandler = defineHandler({
   queue: "tutor-retrieve",
   async perform({ job, data, deps, log }) {
+    // A cancelled turn is passed on, not retrieved for: generate ends it.
+    if (await cancelledBeforeStage(deps, job, data.turnId)) return CANCELLED_STAGE;
     const children = Object.values(await job.getChildrenValues()) as Array<{ intent?: Intent }>;
     const intent = children.find((value) => value?.intent && (INTENTS as readonly string[]).includes(value.intent))?.intent;
     if (!intent) throw new UnrecoverableError("tutor-retrieve ran without a classification result");

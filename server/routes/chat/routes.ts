@@ -1,4 +1,4 @@
-/** The chat API: start a tutor or admin assistant turn, list sessions and messages, delete a session. */
+/** The chat API: start (idempotently) or cancel a tutor or admin assistant turn, list sessions and messages, delete a session. */
 import Router from "@koa/router";
 import { deleteOwnedSession, findOwnedSession, listOwnedSessions } from "../../../db/queries/chat-sessions";
 import { isSessionMessage, listSessionMessagePage } from "../../../db/queries/chat-messages";
@@ -7,7 +7,9 @@ import { badRequest, notFound } from "../../errors";
 import { parseInput } from "../../validation";
 import { RateLimiter } from "../../middleware/rate-limit";
 import type { ServerDeps } from "../../deps";
-import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams } from "./schema";
+import { idempotent, jsonFingerprint } from "../../middleware/idempotency";
+import { cancelTurn } from "./cancel-turn";
+import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "./schema";
 import { startAdminTurn, startTutorTurn } from "./start-turn";
 
 export function chatRoutes(deps: ServerDeps): Router {
@@ -15,22 +17,40 @@ export function chatRoutes(deps: ServerDeps): Router {
   const limiter = new RateLimiter(deps.redis);
   router.use(requireAuth(deps));
 
-  router.post("/", async (ctx) => {
+  // A replayed Idempotency-Key costs no rate-limit slot: only a first run is admitted.
+  const tutorOnce = idempotent(deps.redis, {
+    scope: "chat",
+    fingerprint: jsonFingerprint,
+    admit: (ctx) => limiter.consumeFor(principalOf(ctx), "tutor", { perUser: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_TUTOR_PER_MINUTE }),
+  });
+  const adminOnce = idempotent(deps.redis, {
+    scope: "chat-admin",
+    fingerprint: jsonFingerprint,
+    admit: (ctx) => limiter.consumeFor(principalOf(ctx), "admin", { perUser: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_ADMIN_PER_MINUTE }),
+  });
+
+  router.post("/", tutorOnce, async (ctx) => {
     const principal = principalOf(ctx);
-    await limiter.consumeFor(principal, "tutor", { perUser: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_TUTOR_PER_MINUTE });
     const body = parseInput(postChatBody, ctx.request.body ?? {}, "body");
     const started = await startTutorTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
     ctx.status = 202;
     ctx.body = started;
   });
 
-  router.post("/admin", requireRole("admin"), async (ctx) => {
+  router.post("/admin", requireRole("admin"), adminOnce, async (ctx) => {
     const principal = principalOf(ctx);
-    await limiter.consumeFor(principal, "admin", { perUser: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_ADMIN_PER_MINUTE });
     const body = parseInput(postAdminChatBody, ctx.request.body ?? {}, "body");
     const started = await startAdminTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
     ctx.status = 202;
     ctx.body = started;
+  });
+
+  // The owner's turn only (admin assistant turns too); 202 while it runs, 409 once it has ended.
+  router.post("/turns/:id/cancel", async (ctx) => {
+    const principal = principalOf(ctx);
+    const { id } = parseInput(turnParams, ctx.params, "params");
+    ctx.status = 202;
+    ctx.body = await cancelTurn(deps, { orgId: principal.orgId, userId: principal.userId }, id);
   });
 
   router.get("/sessions", async (ctx) => {

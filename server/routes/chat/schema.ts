@@ -49,3 +49,4 @@ export const listMessagesQuery = z.object({
 });
 
 export const sessionParams = z.object({ id: z.uuid({ error: "session id must be a UUID" }) });
+export const turnParams = z.object({ id: z.uuid({ error: "turn id must be a UUID" }) });

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { courseAvailability, findLesson } from "../../../db/queries/courses";
 import { createSession, deleteOwnedSession, findOwnedSession, touchSession, type AgentType, type Owner } from "../../../db/queries/chat-sessions";
 import { deleteMessage, insertUserMessage } from "../../../db/queries/chat-messages";
+import { addToLogContext } from "../../../lib/logger";
 import { HttpError, notFound } from "../../errors";
 import type { ServerDeps } from "../../deps";
 import type { PostAdminChatBody, PostChatBody } from "./schema";
@@ -83,8 +84,11 @@ async function startTurn(deps: ServerDeps, owner: Owner, request: TurnRequest): 
     return { sessionId, messageId: row.id, createdSession };
   });
 
+  // The request's log line (and anything logged from here on) names the turn, so one grep follows it.
+  addToLogContext({ sessionId, turnId });
   try {
     await deps.events.setLatestTurn(sessionId, turnId);
+    deps.metrics.turnAccepted(turnId);
     await request.enqueue({ orgId: owner.orgId, userId: owner.userId, sessionId, turnId, messageId });
   } catch (error) {
     deps.log.error({ err: error, sessionId, turnId }, "could not enqueue the turn; undoing this request's rows");

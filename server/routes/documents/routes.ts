@@ -6,22 +6,32 @@ import type { ServerDeps } from "../../deps";
 import { HttpError, notFound } from "../../errors";
 import { RateLimiter } from "../../middleware/rate-limit";
 import { parseInput } from "../../validation";
-import { readSingleUpload } from "./multipart";
+import type { Context } from "koa";
+import { idempotent } from "../../middleware/idempotency";
+import { readSingleUpload, type UploadedFile } from "./multipart";
 import { presentDocument } from "./present";
 import { accessGiven, checkAccessCourse } from "./access";
 import { deleteDocumentQuery, documentParams, listDocumentsQuery, patchDocumentBody, uploadFields } from "./schema";
-import { acceptUpload, queueIngestion } from "./upload-document";
+import { acceptUpload, queueIngestion, uploadFingerprint } from "./upload-document";
 
 export function documentRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/documents" });
   router.use(requireAuth(deps), requireRole("admin"));
   const limiter = new RateLimiter(deps.redis);
 
-  router.post("/", async (ctx) => {
+  // The body is read once: by the Idempotency-Key fingerprint when there is a key, else by the route.
+  const readUpload = (ctx: Context): Promise<{ file: UploadedFile; fields: Record<string, string> }> =>
+    (ctx.state.upload ??= readSingleUpload(ctx, { field: "file", maxBytes: deps.config.UPLOAD_MAX_BYTES }));
+  const uploadOnce = idempotent(deps.redis, {
+    scope: "documents",
+    // Before the body is read: a refused upload costs no parsing, storage or extraction; a replay costs no slot.
+    admit: (ctx) => limiter.consumeFor(principalOf(ctx), "upload", { perUser: deps.config.RATE_LIMIT_UPLOADS_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_UPLOADS_PER_MINUTE }),
+    fingerprint: async (ctx) => uploadFingerprint(await readUpload(ctx)),
+  });
+
+  router.post("/", uploadOnce, async (ctx) => {
     const principal = principalOf(ctx);
-    // Before the body is read: a refused upload costs no parsing, storage or extraction.
-    await limiter.consumeFor(principal, "upload", { perUser: deps.config.RATE_LIMIT_UPLOADS_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_UPLOADS_PER_MINUTE });
-    const { file, fields } = await readSingleUpload(ctx, { field: "file", maxBytes: deps.config.UPLOAD_MAX_BYTES });
+    const { file, fields } = await readUpload(ctx);
     const { document, duplicate } = await acceptUpload(deps, principal, file, parseInput(uploadFields, fields, "body"));
     ctx.status = duplicate ? 200 : 202;
     ctx.body = { document_id: document.id, status: document.status, duplicate };

@@ -73,6 +73,14 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
   return { document, duplicate: false };
 }
 
+/** Two uploads are "the same request" (Idempotency-Key) when the bytes, the file name and the fields match. */
+export function uploadFingerprint(upload: { file: UploadedFile; fields: Record<string, string> }): string {
+  const fields = Object.keys(upload.fields)
+    .sort()
+    .map((key) => [key, upload.fields[key]]);
+  return createHash("sha256").update(upload.file.buffer).update(JSON.stringify([upload.file.originalname, fields])).digest("hex");
+}
+
 /** Queues the extract stage for the document's current generation. */
 export async function queueIngestion(deps: ServerDeps, document: Pick<DocumentRow, "id" | "org_id" | "ingest_generation">, userId: string): Promise<void> {
   try {

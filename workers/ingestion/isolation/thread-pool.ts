@@ -14,8 +14,18 @@ import type { Outcome } from "./thread-tasks";
 
 export type IsolationSettings = Pick<Config, "EXTRACT_TIMEOUT_MS" | "EXTRACT_MEMORY_MB" | "EXTRACT_THREADS">;
 
-/** A JavaScript entry that loads tsx in the thread, then the TypeScript tasks (see the file). */
-const ENTRY = new URL("./thread-entry.mjs", import.meta.url);
+/**
+ * Set by the compiled build (scripts/build.ts) to where it put the bundled thread-tasks, relative
+ * to the bundle that contains this code. From source it is undefined.
+ */
+declare const __EXTRACTION_THREAD_ENTRY__: string | undefined;
+
+/**
+ * What each thread loads: compiled, the bundled tasks (plain JavaScript, no loader); from source,
+ * a JavaScript entry that registers tsx in the thread and then imports the TypeScript tasks.
+ */
+const ENTRY =
+  typeof __EXTRACTION_THREAD_ENTRY__ === "string" ? new URL(__EXTRACTION_THREAD_ENTRY__, import.meta.url) : new URL("./thread-entry.mjs", import.meta.url);
 
 let pool: Piscina | undefined;
 let poolKey = "";

@@ -1,0 +1,18 @@
+/**
+ * Whether an error means "Postgres cannot be reached right now" rather than "this query is
+ * wrong": refused or dropped connections, a server shutting down or starting up, a pool that
+ * could not connect. Workers wait such an outage out instead of spending a job's attempts on it.
+ */
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, class 08: connection exceptions.
+const SQLSTATES = /^(57P0[123]|08\w{3})$/;
+const MESSAGES = /Connection terminated|Knex: Timeout acquiring a connection|Client has encountered a connection error|connect ECONNREFUSED|Connection ended unexpectedly/i;
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && typeof current === "object" && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === "string" && (NETWORK_CODES.has(code) || SQLSTATES.test(code))) return true;
+    if (typeof message === "string" && MESSAGES.test(message)) return true;
+  }
+  return false;
+}

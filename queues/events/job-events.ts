@@ -1,0 +1,38 @@
+/**
+ * One small message per finished job attempt, published by workers and observed by every server
+ * node for /metrics (workers serve no HTTP). Chosen over BullMQ `QueueEvents` because that costs
+ * one blocking Redis connection per queue on every server node and replays the whole events
+ * stream; a PUBLISH per job end rides the server's existing turn-event subscriber instead. Like
+ * turn events, a message nobody hears is simply lost: fine for metrics, never used for logic.
+ */
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { QUEUE_NAMES } from "../names";
+
+export const JOB_EVENTS_CHANNEL = "skillnet:job-events";
+
+const jobEnd = z.object({
+  queue: z.enum(QUEUE_NAMES),
+  outcome: z.enum(["completed", "failed"]),
+  /** Failed attempts only: BullMQ will run the job again. */
+  willRetry: z.boolean().optional(),
+  /** Wall time of this attempt in the handler; absent for jobs that stalled out (their worker died). */
+  durationMs: z.number().min(0).optional(),
+  /** Failed attempts: an LLM error code (`LLM_UNAVAILABLE`, …), `STALLED`, `UNRECOVERABLE` or `INTERNAL_ERROR`. */
+  errorCode: z.string().regex(/^[A-Z][A-Z0-9_]{0,47}$/).optional(),
+});
+export type JobEnd = z.infer<typeof jobEnd>;
+
+/** Fire and forget: a worker never waits on (or fails because of) its metrics. */
+export function publishJobEnd(redis: Redis, event: JobEnd): void {
+  redis.publish(JOB_EVENTS_CHANNEL, JSON.stringify(event)).catch(() => undefined);
+}
+
+export function parseJobEnd(message: string): JobEnd | null {
+  try {
+    const parsed = jobEnd.safeParse(JSON.parse(message));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * `npm start`'s launcher (scripts/start.ts, the entry scripts/start.sh runs) on a temporary
+ * DATA_DIR and free ports: a killed worker child is restarted and the product keeps answering;
+ * a launcher killed with SIGKILL takes its children with it, and a redis-server that still
+ * outlived it (its watchdog killed too) is recognised from the data dir and stopped by the
+ * next launcher, which then comes up.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import { findFreePort } from "../../scripts/embedded/child-process";
+import { commandLineOf, recordPid, stopStaleProcesses } from "../../scripts/embedded/pidfiles";
+import { api, login, waitFor } from "../support/client";
+
+interface Launcher {
+  process: ChildProcess;
+  output: () => string;
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("the npm start launcher", function () {
+  this.timeout(300_000);
+  let dataDir: string;
+  let env: Record<string, string | undefined>;
+  let baseUrl: string;
+  const launchers: Launcher[] = [];
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "skillnet-launcher-"));
+    const [postgres, redis, llm, http] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
+    baseUrl = `http://127.0.0.1:${http}`;
+    env = { ...process.env, DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(postgres), EMBEDDED_REDIS_PORT: String(redis), EMBEDDED_LLM_PORT: String(llm), PORT: String(http), LOG_LEVEL: "warn" };
+    // Other suites export their stack's settings into process.env; the launcher must start its own.
+    for (const name of ["DATABASE_URL", "REDIS_URL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "EMBEDDING_BASE_URL", "NODE_ENV", "JWT_SECRET", "DEV_LOGIN_ENABLED", "OPS_ORG", "HOST"]) delete env[name];
+  });
+
+  after(async () => {
+    for (const launcher of launchers) if (launcher.process.exitCode === null && launcher.process.signalCode === null) launcher.process.kill("SIGTERM");
+    await waitFor(() => launchers.every((l) => l.process.exitCode !== null || l.process.signalCode !== null), 30_000, "launchers stopped").catch(() => undefined);
+    for (const pid of Object.values(recordedPids())) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  function startLauncher(): Launcher {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    const launcher = { process: child, output: () => output };
+    launchers.push(launcher);
+    return launcher;
+  }
+
+  async function healthy(launcher: Launcher): Promise<void> {
+    await waitFor(
+      async () => {
+        if (launcher.process.exitCode !== null) throw new Error(`launcher exited (${launcher.process.exitCode}):\n${launcher.output()}`);
+        return (await fetch(`${baseUrl}/healthz`).catch(() => null))?.ok;
+      },
+      180_000,
+      "the launcher's server to answer /healthz",
+    );
+  }
+
+  /** Pids the launcher recorded under DATA_DIR/run, by name. */
+  function recordedPids(): Record<string, number> {
+    const pids: Record<string, number> = {};
+    let files: string[] = [];
+    try {
+      files = readdirSync(join(dataDir, "run"));
+    } catch {
+      return pids;
+    }
+    for (const file of files.filter((f) => f.endsWith(".pid"))) {
+      const text = readFileSync(join(dataDir, "run", file), "utf8");
+      pids[file.slice(0, -4)] = /^\s*\d+\s*$/.test(text) ? Number(text) : (JSON.parse(text) as { pid: number }).pid;
+    }
+    return pids;
+  }
+
+  async function answeredTurn(): Promise<void> {
+    const { token } = await login(baseUrl, "employee@example.com");
+    const posted = await api(baseUrl, "POST", "/api/v1/chat", { token, body: { message: "How many days do I have to return an item?" } });
+    expect(posted.status).to.equal(202);
+    await waitFor(
+      async () => {
+        const messages = await api(baseUrl, "GET", `/api/v1/chat/sessions/${posted.body.session_id}/messages`, { token });
+        return messages.body.messages?.some((m: { role: string }) => m.role === "assistant");
+      },
+      60_000,
+      "the answer to be stored",
+    );
+  }
+
+  it("restarts a worker that was killed, and the product keeps answering", async () => {
+    const launcher = startLauncher();
+    await healthy(launcher);
+    const killed = recordedPids().worker!;
+    expect(isAlive(killed)).to.equal(true);
+    process.kill(killed, "SIGKILL");
+
+    await waitFor(() => launcher.output().includes("› worker restarted"), 60_000, "the worker restart");
+    expect(launcher.output()).to.match(/✗ worker exited \(code null, signal SIGKILL\); restarting it in 1 s/);
+    const restarted = recordedPids().worker!;
+    expect(restarted).to.not.equal(killed);
+    expect(isAlive(restarted)).to.equal(true);
+    expect(launcher.process.exitCode, "the launcher kept running").to.equal(null);
+    await answeredTurn();
+  });
+
+  it("after a SIGKILL, its children stop; a stale redis-server is stopped by the next launcher, which comes up", async () => {
+    const first = launchers[0]!;
+    const pids = recordedPids();
+    for (const name of ["postgres", "redis-watchdog", "redis-server", "offline-llm", "worker", "server"]) expect(isAlive(pids[name]!), `${name} running`).to.equal(true);
+    // The worst case the issue saw: the launcher and the watchdog that guards redis-server both die at once.
+    process.kill(pids["redis-watchdog"]!, "SIGKILL");
+    first.process.kill("SIGKILL");
+
+    const followers = ["postgres", "offline-llm", "worker", "server"];
+    await waitFor(() => followers.every((name) => !isAlive(pids[name]!)), 30_000, `${followers.join(", ")} to exit with their launcher`);
+    expect(commandLineOf(pids["redis-server"]!), "redis-server outlived its launcher").to.include("redis-server");
+
+    const second = startLauncher();
+    await healthy(second);
+    expect(second.output()).to.match(/stopping a redis-server left running by an earlier launcher/);
+    expect(isAlive(pids["redis-server"]!)).to.equal(false);
+    await answeredTurn();
+
+    // With its watchdog alive, redis-server goes with a killed launcher too.
+    const now = recordedPids();
+    second.process.kill("SIGKILL");
+    await waitFor(() => ["redis-server", "redis-watchdog", "postgres", "offline-llm", "worker", "server"].every((name) => !isAlive(now[name]!)), 30_000, "every child to exit with the second launcher");
+  });
+
+  it("leaves alone a recorded pid that now belongs to another program", async () => {
+    const other = mkdtempSync(join(tmpdir(), "skillnet-pids-"));
+    const stale = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", "stale-marker-1"], { stdio: "ignore" });
+    const unrelated = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", "something-else"], { stdio: "ignore" });
+    try {
+      recordPid(other, "stale", { pid: stale.pid!, marker: "stale-marker-1" });
+      recordPid(other, "reused", { pid: unrelated.pid!, marker: "stale-marker-2" });
+      const lines: string[] = [];
+      expect(await stopStaleProcesses(other, (line) => lines.push(line))).to.deep.equal(["stale"]);
+      await waitFor(() => stale.exitCode !== null || stale.signalCode !== null, 10_000, "the stale process to stop");
+      expect(unrelated.exitCode).to.equal(null);
+      expect(lines.join("\n")).to.include(`pid ${stale.pid}`);
+      expect(readdirSync(join(other, "run"))).to.deep.equal([]);
+    } finally {
+      stale.kill("SIGKILL");
+      unrelated.kill("SIGKILL");
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * The employee chat in real Chromium against the real stack (scripted model): sign in, ask and
+ * watch the answer stream with its badge and citations, follow a suggestion, survive a dropped
+ * connection mid-answer, switch sessions, render a hostile answer inert, and fit a 360 px phone.
+ */
+import { mkdirSync } from "node:fs";
+import { expect } from "chai";
+import type { Browser, Page } from "playwright-core";
+import { api, login } from "../support/client";
+import { useStack, type Stack } from "../support/stack";
+import { RateLimiter } from "../../server/middleware/rate-limit";
+import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../tutor/helpers";
+import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
+
+// Globals of the page: the callbacks given to page.evaluate/waitForFunction run in Chromium, not in Node.
+declare const document: any, sessionStorage: any, window: any;
+
+const QUESTION = "How many days do customers have to return an item?";
+
+/** The newest answer bubble once it has finished streaming. */
+async function lastAnswerDone(page: Page, timeout = 20_000) {
+  const answer = page.locator("li.msg.assistant").last();
+  await page.waitForFunction(() => {
+    const all = document.querySelectorAll("li.msg.assistant");
+    const last = all[all.length - 1];
+    return last !== undefined && last.getAttribute("aria-busy") === "false";
+  }, undefined, { timeout });
+  return answer;
+}
+
+async function ask(page: Page, text: string): Promise<void> {
+  const input = page.getByLabel("Message", { exact: true });
+  await input.fill(text);
+  await input.press("Enter");
+}
+
+async function storedAnswer(stack: Stack, token: string, sessionId: string, turnId: string): Promise<string> {
+  const page = await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${sessionId}/messages`, { token });
+  return page.body.messages.find((m: { role: string; turn_id: string }) => m.role === "assistant" && m.turn_id === turnId).content;
+}
+
+describe("web: the employee chat in Chromium", function () {
+  this.timeout(90_000);
+  let stack: Stack;
+  let browser: Browser;
+  let watched: WatchedPage;
+  let page: Page;
+
+  before(async function () {
+    this.timeout(180_000);
+    [stack, browser] = await Promise.all([useStack(), launchBrowser()]);
+    stack.llm.reset();
+    watched = await openPage(browser);
+    page = watched.page;
+    await signInAs(page, stack.baseUrl, "employee@example.com");
+  });
+
+  after(async () => {
+    stack.llm.reset();
+    await browser?.close();
+    await removeFreshEmployees(stack);
+  });
+
+  afterEach(function () {
+    // Every step: nothing logged as an error, nothing popped up except delete confirmations.
+    expect(watched.consoleErrors, "console errors").to.deep.equal([]);
+    expect(watched.dialogs.filter((d) => !d.startsWith("confirm")), "dialogs").to.deep.equal([]);
+  });
+
+  it("signs in from the demo-user list and says who is signed in", async () => {
+    expect(await page.locator(".topbar .who").textContent()).to.include("Eli Employee");
+    expect(await page.evaluate(() => sessionStorage.getItem("skillnet.token"))).to.be.a("string").with.length.greaterThan(20);
+  });
+
+  it("streams the answer token by token, shows the rung badge as soon as it is known, then citations the markers link to", async () => {
+    stack.llm.setTokenDelay(25);
+    await ask(page, QUESTION);
+    const answer = page.locator("li.msg.assistant").last();
+    // Mid-stream: some text, still busy, and the badge already there (grounding comes before tokens).
+    await page.waitForFunction(() => {
+      const last = [...document.querySelectorAll("li.msg.assistant")].pop();
+      return last?.getAttribute("aria-busy") === "true" && (last.querySelector(".answer-text")?.textContent ?? "").length > 0;
+    }, undefined, { timeout: 20_000 });
+    const early = (await answer.locator(".answer-text").textContent()) ?? "";
+    expect(await answer.locator(".badge[data-rung]").getAttribute("data-rung")).to.equal("chunks");
+    expect(await answer.locator(".badge[data-rung]").textContent()).to.equal("company source");
+
+    await lastAnswerDone(page);
+    const full = (await answer.locator(".answer-text").textContent()) ?? "";
+    expect(full.length, "more text arrived after the first tokens").to.be.greaterThan(early.length);
+    expect(full.startsWith(early.trim().slice(0, 20)), `early: ${JSON.stringify(early)}\nfull: ${JSON.stringify(full)}`).to.equal(true);
+
+    const citations = answer.locator(".citations li");
+    expect(await citations.count()).to.be.greaterThan(0);
+    const marker = answer.locator(".answer-text a.cite-marker").first();
+    const target = (await marker.getAttribute("href"))!.slice(1);
+    expect(await answer.locator(`.citations li[id="${target}"]`).count(), "[n] links to its citation").to.equal(1);
+    expect(await answer.locator(".citations").textContent()).to.include("Returns Policy Manual");
+    stack.llm.setTokenDelay(0);
+  });
+
+  it("sends a suggestion chip as the next message", async () => {
+    const chip = page.locator(".suggestions .chip").first();
+    const text = (await chip.textContent())!;
+    const before = await page.locator("li.msg.user").count();
+    await chip.click();
+    await page.locator("li.msg.user").nth(before).waitFor();
+    expect(await page.locator("li.msg.user").nth(before).textContent()).to.include(text);
+    await page.waitForFunction((n) => document.querySelectorAll("li.msg.assistant").length > n, before);
+    const answer = await lastAnswerDone(page);
+    expect(((await answer.locator(".answer-text").textContent()) ?? "").length).to.be.greaterThan(0);
+    if (process.env.SCREENSHOTS) {
+      mkdirSync("docs/screenshots", { recursive: true });
+      await page.screenshot({ path: "docs/screenshots/chat.png" });
+    }
+  });
+
+  it("resumes an answer after the connection drops mid-stream: the final text equals the stored answer, once", async () => {
+    const words = Array.from({ length: 70 }, (_, i) => `word${i}`);
+    const scripted = `Returns are accepted within thirty days; ${words.join(" ")} end.`;
+    stack.llm.setResponder(scriptedResponder({ generation: () => scripted }));
+    stack.llm.setTokenDelay(40);
+    await page.locator(".new-session").click();
+    await ask(page, "Tell me about the returns window in detail");
+    await page.waitForFunction(() => ([...document.querySelectorAll("li.msg.assistant .answer-text")].pop()?.textContent ?? "").length > 30, undefined, { timeout: 20_000 });
+
+    await watched.context.setOffline(true);
+    await page.locator(".topbar .connection.offline").waitFor({ timeout: 5_000 });
+    const whileOffline = (await page.locator("li.msg.assistant .answer-text").last().textContent()) ?? "";
+    await page.waitForTimeout(1_200); // the worker keeps streaming into the void
+    expect((await page.locator("li.msg.assistant .answer-text").last().textContent()) ?? "", "nothing arrives while offline").to.equal(whileOffline);
+    await watched.context.setOffline(false);
+    await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
+
+    const answer = await lastAnswerDone(page, 30_000);
+    const shown = ((await answer.locator(".answer-text").textContent()) ?? "").trim();
+    const token = await page.evaluate(() => sessionStorage.getItem("skillnet.token"));
+    const sessions = await api(stack.baseUrl, "GET", "/api/v1/chat/sessions?agent_type=tutor", { token: token! });
+    const sessionId = sessions.body.sessions[0].id;
+    const turnId = (await answer.getAttribute("data-turn-id"))!;
+    expect(shown).to.equal((await storedAnswer(stack, token!, sessionId, turnId)).trim());
+    expect(shown).to.equal(scripted);
+    expect(shown.split("word42 ").length - 1, "no text repeated").to.equal(1);
+    stack.llm.reset();
+  });
+
+  it("stops an answer mid-stream with Stop: the partial text stays, marked stopped, and is what was stored", async () => {
+    const words = Array.from({ length: 120 }, (_, i) => `part${i}`);
+    stack.llm.setResponder(scriptedResponder({ generation: () => `Stopping test: ${words.join(" ")}.` }));
+    stack.llm.setTokenDelay(60);
+    await page.locator(".new-session").click();
+    await ask(page, "Give me a very long answer about returns");
+    await page.waitForFunction(() => ([...document.querySelectorAll("li.msg.assistant .answer-text")].pop()?.textContent ?? "").length > 20, undefined, { timeout: 20_000 });
+    await page.getByRole("button", { name: "Stop" }).click();
+    const answer = await lastAnswerDone(page);
+    await answer.locator(".badge.stopped").waitFor();
+    expect(await page.getByRole("button", { name: "Stop" }).count(), "Stop goes away once the turn ended").to.equal(0);
+    const shown = ((await answer.locator(".answer-text").textContent()) ?? "").trim();
+    expect(shown.length).to.be.greaterThan(0);
+    expect(shown).not.to.include("part119");
+    const token = (await page.evaluate(() => sessionStorage.getItem("skillnet.token")))!;
+    const sessionId = (await api(stack.baseUrl, "GET", "/api/v1/chat/sessions?agent_type=tutor", { token })).body.sessions[0].id;
+    const stored = (await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${sessionId}/messages`, { token })).body.messages.find((m: { role: string }) => m.role === "assistant");
+    expect(stored.status).to.equal("cancelled");
+    expect(stored.content.trim()).to.equal(shown);
+    stack.llm.reset();
+  });
+
+  it("switches between sessions and shows each one's history", async () => {
+    const token = (await page.evaluate(() => sessionStorage.getItem("skillnet.token")))!;
+    const sessions = (await api(stack.baseUrl, "GET", "/api/v1/chat/sessions?agent_type=tutor", { token })).body.sessions as Array<{ id: string; title: string }>;
+    expect(sessions.length).to.be.at.least(2);
+    for (const session of [sessions[1]!, sessions[0]!]) {
+      await page.locator(".session-open", { hasText: session.title.slice(0, 30) }).first().click();
+      const stored = (await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${session.id}/messages`, { token })).body.messages as Array<{ role: string; content: string }>;
+      const firstUser = stored.find((m) => m.role === "user")!;
+      await page.locator("li.msg.user", { hasText: firstUser.content.slice(0, 40) }).first().waitFor({ timeout: 10_000 });
+      expect(await page.locator("li.msg").count()).to.equal(stored.length);
+      expect(await page.locator(".session-open[aria-current='true']").textContent()).to.equal(session.title);
+    }
+  });
+
+  it("renders a hostile answer as inert text: no script runs, no image loads, no javascript: link", async () => {
+    const hostile = "Look: <img src=x onerror=alert(1)> and [click me](javascript:alert(2)) <script>alert(3)</script> ![pic](x) done.";
+    stack.llm.setResponder(scriptedResponder({ generation: () => hostile }));
+    await page.locator(".new-session").click();
+    await ask(page, "Show me something dangerous");
+    const answer = await lastAnswerDone(page);
+    const html = await answer.innerHTML();
+    expect(await page.locator("img").count(), "no img element at all").to.equal(0);
+    expect(await page.locator("[onerror], script:not([src])").count()).to.equal(0);
+    expect(html).not.to.match(/javascript:/i);
+    expect(await answer.locator(".answer-text").textContent()).to.include("<img src=x onerror=alert(1)>");
+    await answer.locator("a", { hasText: "click me" }).click();
+    await page.waitForTimeout(300);
+    expect(watched.dialogs.filter((d) => d.startsWith("alert")), "no alert fired").to.deep.equal([]);
+    stack.llm.reset();
+  });
+
+  it("deletes a session from the list", async () => {
+    const count = await page.locator(".session-open").count();
+    await page.locator(".session-delete").first().click();
+    await page.waitForFunction((n) => document.querySelectorAll(".session-open").length === n - 1, count);
+    expect(watched.dialogs.some((d) => d.startsWith("confirm"))).to.equal(true);
+  });
+
+  it("explains refusals in words with what to do: too long, model unavailable, rate limited (text kept)", async () => {
+    const learner = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+    const other = await openPage(browser);
+    try {
+      await signInAs(other.page, stack.baseUrl, learner.email);
+      const input = other.page.getByLabel("Message", { exact: true });
+      await input.fill("x".repeat(10_001));
+      expect(await other.page.locator("#message-too-long").textContent()).to.include("at most 10,000 characters");
+      expect(await other.page.getByRole("button", { name: "Send" }).isDisabled()).to.equal(true);
+
+      stack.llm.failModel("scripted-model", 503);
+      await input.fill("Is the model there?");
+      await input.press("Enter");
+      const failed = other.page.locator("li.msg.assistant .alert");
+      await failed.waitFor({ timeout: 45_000 });
+      expect(await failed.textContent()).to.include("model is unavailable");
+      stack.llm.failModel("scripted-model", null);
+
+      // The caller's real per-user window, filled up in Redis as earlier messages would have.
+      const limiter = new RateLimiter(stack.server.deps.redis);
+      const fill = () => limiter.consumeFor({ userId: learner.userId, orgId: stack.demo.orgId }, "tutor", { perUser: stack.config.RATE_LIMIT_TUTOR_PER_MINUTE, perOrganisation: 1_000_000 });
+      let admitted = 0;
+      while (admitted <= stack.config.RATE_LIMIT_TUTOR_PER_MINUTE && (await fill().then(() => true, () => false))) admitted++;
+      expect(admitted, "the window is full").to.be.lessThan(stack.config.RATE_LIMIT_TUTOR_PER_MINUTE + 1);
+      await ask(other.page, "Am I over the limit?");
+      const limited = other.page.locator(".chat > .alert");
+      await limited.waitFor();
+      expect(await limited.textContent()).to.match(/faster than allowed\. Try again in \d+ seconds/);
+      expect(await input.inputValue(), "the refused text is given back").to.equal("Am I over the limit?");
+      const refused = other.consoleErrors.findIndex((line) => line.includes("status of 429"));
+      expect(refused, "Chromium logs the 429 the test provoked").to.be.at.least(0);
+      other.consoleErrors.splice(refused, 1);
+
+      expect(other.consoleErrors).to.deep.equal([]);
+    } finally {
+      stack.llm.failModel("scripted-model", null);
+      await other.context.close();
+    }
+  });
+
+  it("fits a 360 px phone without horizontal scrolling", async () => {
+    const phone = await openPage(browser, { width: 360, height: 740 });
+    try {
+      await signInAs(phone.page, stack.baseUrl, "employee@example.com");
+      await phone.page.locator(".toggle-sessions").click();
+      await phone.page.locator(".session-open", { hasText: "How many days" }).click();
+      await phone.page.locator("li.msg.assistant").first().waitFor();
+      const width = await phone.page.evaluate(() => document.scrollingElement!.scrollWidth);
+      expect(width).to.be.at.most(360);
+      if (process.env.SCREENSHOTS) {
+        mkdirSync("docs/screenshots", { recursive: true });
+        await phone.page.evaluate(() => window.scrollTo(0, 0));
+        await phone.page.screenshot({ path: "docs/screenshots/chat-360.png" });
+      }
+      expect(phone.consoleErrors).to.deep.equal([]);
+    } finally {
+      await phone.context.close();
+    }
+  });
+});

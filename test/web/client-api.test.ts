@@ -1,0 +1,161 @@
+/**
+ * The parts of the HTTP API the browser client needed and the serving of the client itself:
+ * pages with a strict CSP, hashed assets cached for good, the course picker's catalogue (only
+ * usable courses), `/api/v1/me`, and the demo-user list that exists only while dev-login is on.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { expect } from "chai";
+import { DEMO_IDS } from "../../db/seeds/demo-ids";
+import { buildWeb } from "../../scripts/build-web";
+import { createApp } from "../../server/app";
+import { api, login } from "../support/client";
+import { useStack, type Stack } from "../support/stack";
+import { freshEmployee, removeFreshEmployees } from "../tutor/helpers";
+
+describe("web client: serving and the API it uses", function () {
+  this.timeout(60_000);
+  let stack: Stack;
+  let employee: string;
+  let admin: string;
+
+  before(async function () {
+    this.timeout(120_000);
+    await buildWeb();
+    stack = await useStack();
+    employee = (await login(stack.baseUrl, "employee@example.com")).token;
+    admin = (await login(stack.baseUrl, "admin@example.com")).token;
+  });
+
+  after(async () => removeFreshEmployees(stack));
+
+  describe("pages and assets", () => {
+    it("serves the chat at / and the console at /admin with a strict CSP and no caching of the page", async () => {
+      for (const [path, script] of [["/", /\/app\/chat-[A-Z0-9]+\.js/], ["/admin", /\/app\/admin-[A-Z0-9]+\.js/]] as const) {
+        const page = await api(stack.baseUrl, "GET", path);
+        expect(page.status, path).to.equal(200);
+        expect(page.headers.get("content-type")).to.equal("text/html; charset=utf-8");
+        expect(page.headers.get("cache-control")).to.equal("no-cache");
+        expect(String(page.body)).to.match(script);
+        expect(String(page.body)).not.to.match(/<script>(?!<)/, "no inline script");
+        const csp = page.headers.get("content-security-policy")!;
+        expect(csp).to.include("script-src 'self'").and.to.include("connect-src 'self'").and.to.include("frame-ancestors 'none'");
+        expect(csp).not.to.include("unsafe-inline");
+        expect(page.headers.get("x-content-type-options")).to.equal("nosniff");
+      }
+    });
+
+    it("serves hashed assets with their content type and a year-long immutable cache", async () => {
+      const page = String((await api(stack.baseUrl, "GET", "/")).body);
+      const script = /src="(\/app\/[^"]+\.js)"/.exec(page)![1]!;
+      const style = /href="(\/app\/[^"]+\.css)"/.exec(page)![1]!;
+      const js = await fetch(`${stack.baseUrl}${script}`);
+      expect(js.status).to.equal(200);
+      expect(js.headers.get("content-type")).to.equal("text/javascript; charset=utf-8");
+      expect(js.headers.get("cache-control")).to.equal("public, max-age=31536000, immutable");
+      expect((await js.text()).length).to.be.greaterThan(10_000);
+      const css = await fetch(`${stack.baseUrl}${style}`);
+      expect(css.headers.get("content-type")).to.equal("text/css; charset=utf-8");
+    });
+
+    it("answers 404 for unknown or escaping asset paths, and leaves Bull Board's routes alone", async () => {
+      for (const path of ["/app/missing-ABC.js", "/app/..%2Fpackage.json", "/app/../package.json", "/app/chat.exe"]) {
+        const response = await api(stack.baseUrl, "GET", path);
+        expect(response.status, path).to.equal(404);
+        expect(response.body.error.code).to.equal("NOT_FOUND");
+      }
+      expect((await api(stack.baseUrl, "GET", "/admin/queues")).status, "the board still wants a sign-in").to.equal(401);
+      const signIn = await api(stack.baseUrl, "GET", "/admin/login");
+      expect(signIn.status).to.equal(200);
+      expect(String(signIn.body)).to.include("Sign in to Bull Board");
+    });
+  });
+
+  describe("GET /api/v1/me", () => {
+    it("tells an employee who they are and which model answers, without upload limits", async () => {
+      const me = await api(stack.baseUrl, "GET", "/api/v1/me", { token: employee });
+      expect(me.status).to.equal(200);
+      expect(me.body.user).to.include({ email: "employee@example.com", role: "employee" });
+      expect(me.body.organisation.name).to.equal("Acme Retail");
+      expect(me.body.model).to.deep.equal({ name: "scripted-model", offline: false });
+      expect(me.body.operator).to.equal(false);
+      expect(me.body).not.to.have.property("uploads");
+    });
+
+    it("gives an admin the upload limits and says whether they may open Bull Board", async () => {
+      const me = await api(stack.baseUrl, "GET", "/api/v1/me", { token: admin });
+      expect(me.body.operator).to.equal(true);
+      expect(me.body.uploads.max_bytes).to.equal(stack.config.UPLOAD_MAX_BYTES);
+      expect(me.body.uploads.accepted_extensions).to.include.members([".pdf", ".docx", ".md", ".csv"]);
+    });
+
+    it("refuses a caller without a token", async () => {
+      const me = await api(stack.baseUrl, "GET", "/api/v1/me");
+      expect(me.status).to.equal(401);
+      expect(me.body.error.code).to.equal("UNAUTHORIZED");
+    });
+  });
+
+  describe("GET /api/v1/learning/courses", () => {
+    it("lists only the courses the employee may use, each with its lessons in order", async () => {
+      const learner = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+      const response = await api(stack.baseUrl, "GET", "/api/v1/learning/courses", { token: learner.token });
+      expect(response.status).to.equal(200);
+      const courses = response.body.courses as Array<{ id: string; title: string; lessons: Array<{ id: string; title: string; module_title: string }> }>;
+      expect(courses.map((c) => c.id)).to.deep.equal([DEMO_IDS.courseIds.returnsEssentials]);
+      const lessons = await stack.server.deps.db("lessons as l").join("modules as m", "m.id", "l.module_id").where("l.course_id", DEMO_IDS.courseIds.returnsEssentials).orderBy(["m.position", "l.position"]).select("l.id");
+      expect(courses[0]!.lessons.map((l) => l.id)).to.deep.equal(lessons.map((l: { id: string }) => l.id));
+      expect(courses[0]!.lessons[0]!.module_title).to.be.a("string").and.not.empty;
+
+      // Whatever the catalogue offers, the chat accepts as context.
+      const turn = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: learner.token, body: { message: "What is the first step?", context: { course_id: courses[0]!.id, lesson_id: courses[0]!.lessons[0]!.id } } });
+      expect(turn.status).to.equal(202);
+    });
+
+    it("is empty for an employee enrolled in nothing, leaves archived courses out, and needs a token", async () => {
+      const nobody = await freshEmployee(stack);
+      expect((await api(stack.baseUrl, "GET", "/api/v1/learning/courses", { token: nobody.token })).body.courses).to.deep.equal([]);
+
+      const db = stack.server.deps.db;
+      const [course] = await db("courses").insert({ org_id: DEMO_IDS.orgId, title: "Retired Tills", language: "en", archived_at: db.fn.now() }).returning("id");
+      try {
+        const learner = await freshEmployee(stack, { enrolIn: ["warehouseSafety"] });
+        await db("enrollments").insert({ org_id: DEMO_IDS.orgId, user_id: learner.userId, course_id: course.id });
+        const ids = (await api(stack.baseUrl, "GET", "/api/v1/learning/courses", { token: learner.token })).body.courses.map((c: { id: string }) => c.id);
+        expect(ids).to.deep.equal([DEMO_IDS.courseIds.warehouseSafety]);
+      } finally {
+        await db("enrollments").where({ course_id: course.id }).delete();
+        await db("courses").where({ id: course.id }).delete();
+      }
+      expect((await api(stack.baseUrl, "GET", "/api/v1/learning/courses")).status).to.equal(401);
+    });
+  });
+
+  describe("GET /api/v1/auth/demo-users", () => {
+    it("lists active demo users, admins first, while dev-login is on", async () => {
+      const response = await api(stack.baseUrl, "GET", "/api/v1/auth/demo-users");
+      expect(response.status).to.equal(200);
+      const users = response.body.users as Array<{ email: string; role: string; name: string }>;
+      expect(users[0]!.role).to.equal("admin");
+      expect(users.map((u) => u.email)).to.include.members(["admin@example.com", "employee@example.com"]);
+      expect(Object.keys(users[0]!).sort()).to.deep.equal(["department", "email", "name", "role"]);
+    });
+
+    it("does not exist with dev-login off, and then /api/v1/me reports the offline model plainly", async () => {
+      const deps = { ...stack.server.deps, config: { ...stack.config, DEV_LOGIN_ENABLED: false, LLM_MODEL: "offline-extractive" } };
+      const server: Server = createServer(createApp(deps).callback());
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const listed = await api(base, "GET", "/api/v1/auth/demo-users");
+        expect(listed.status).to.equal(404);
+        expect(listed.body.error.code).to.equal("NOT_FOUND");
+        const me = await api(base, "GET", "/api/v1/me", { token: employee });
+        expect(me.body.model).to.deep.equal({ name: "offline-extractive", offline: true });
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * A write the assistant proposed: preview, item count, estimate and Confirm / Reject while it is
+ * pending; once confirmed, a checklist of its items that fills in live (action events to the
+ * admin's user room, replayed with `watch_action` after a reconnect); Resume after a partial or
+ * failed run.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api } from "../lib/api";
+import { describeApiError } from "../lib/errors";
+import type { LiveSocket } from "../lib/socket";
+import type { ActionItemState, PendingAction } from "../lib/types";
+
+interface ActionDetail {
+  action: { id: string; tool: string; status: string; preview: string; total: number; done: number; failed: number; estimate: PendingAction["estimate"]; expires_at: string };
+  items: ActionItemState[];
+}
+
+interface ActionEvent {
+  actionId: string;
+  seq: number;
+  status?: string;
+  done?: number;
+  failed?: number;
+  total?: number;
+}
+
+const FINAL = new Set(["completed", "partial", "failed", "rejected", "expired"]);
+
+export function ActionCard({ actionId, pending, live }: { actionId: string; pending?: PendingAction; live: LiveSocket }) {
+  const [detail, setDetail] = useState<ActionDetail | null>(null);
+  const [status, setStatus] = useState<string>("pending");
+  const [counts, setCounts] = useState<{ done: number; failed: number; total: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const lastSeq = useRef(0);
+
+  const load = async (): Promise<void> => {
+    try {
+      const fresh = await api.get<ActionDetail>(`/api/v1/admin/actions/${actionId}`);
+      setDetail(fresh);
+      setStatus(fresh.action.status);
+      setCounts({ done: fresh.action.done, failed: fresh.action.failed, total: fresh.action.total });
+    } catch (caught) {
+      setError(describeApiError(caught));
+    }
+  };
+
+  useEffect(() => {
+    void load();
+    const onEvent = (event: ActionEvent): void => {
+      if (event.actionId !== actionId || event.seq <= lastSeq.current) return;
+      lastSeq.current = event.seq;
+      if (event.status) setStatus(event.status);
+      if (event.total !== undefined) setCounts({ done: event.done ?? 0, failed: event.failed ?? 0, total: event.total });
+      // Each batch or end: the items' own statuses for the checklist.
+      void load();
+    };
+    const names = ["action_status", "action_progress", "action_done"];
+    for (const name of names) live.socket.on(name, onEvent);
+    const stopWatching = live.onConnect(() => live.socket.emit("watch_action", { actionId, lastSeq: lastSeq.current }, () => undefined));
+    return () => {
+      for (const name of names) live.socket.off(name, onEvent);
+      stopWatching();
+    };
+  }, [actionId, live]);
+
+  const act = async (verb: "confirm" | "reject" | "resume"): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.post(`/api/v1/admin/actions/${actionId}/${verb}`);
+      await load();
+    } catch (caught) {
+      setError(describeApiError(caught));
+      await load();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const preview = detail?.action.preview ?? pending?.preview ?? "";
+  const total = detail?.action.total ?? pending?.total ?? 0;
+  const estimate = detail?.action.estimate ?? pending?.estimate;
+  const items: Array<{ position: number; label: string; status?: string; error?: string | null }> = detail?.items ?? pending?.items ?? [];
+  const showChecklist = status !== "pending" && status !== "rejected" && status !== "expired";
+
+  return (
+    <section class={`action-card status-${status}`} aria-label="Proposed change" data-action-id={actionId}>
+      <header>
+        <span class="badge">{detail?.action.tool ?? pending?.tool}</span>
+        <span class="action-status" data-status={status}>
+          {status}
+        </span>
+      </header>
+      <p class="action-preview">{preview}</p>
+      <p class="hint">
+        {total} item{total === 1 ? "" : "s"}
+        {estimate ? ` · ${estimate.writes} writes · about ${Math.max(1, Math.round(estimate.seconds))} s` : ""}
+        {counts && showChecklist ? ` · ${counts.done} done, ${counts.failed} failed` : ""}
+      </p>
+      <ol class={showChecklist ? "checklist" : "item-preview"}>
+        {items.map((item) => (
+          <li key={item.position} class={`item ${item.status ?? ""}`} data-status={item.status}>
+            <span class="item-mark" aria-hidden="true">
+              {item.status === "done" ? "✓" : item.status === "failed" ? "✗" : item.status === "running" ? "…" : "○"}
+            </span>
+            <span>{item.label}</span>
+            {item.status && showChecklist && <span class="sr-only"> ({item.status})</span>}
+            {item.error && <span class="item-error"> — {item.error}</span>}
+          </li>
+        ))}
+      </ol>
+      {error && (
+        <p class="alert" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="action-buttons">
+        {status === "pending" && (
+          <>
+            <button type="button" class="primary" disabled={busy} onClick={() => void act("confirm")}>
+              Confirm
+            </button>
+            <button type="button" disabled={busy} onClick={() => void act("reject")}>
+              Reject
+            </button>
+          </>
+        )}
+        {(status === "partial" || status === "failed") && (
+          <button type="button" disabled={busy} onClick={() => void act("resume")}>
+            Resume failed items
+          </button>
+        )}
+      </div>
+      {FINAL.has(status) && status !== "rejected" && status !== "expired" && <p class="hint">Finished: {status}.</p>}
+    </section>
+  );
+}

@@ -1,0 +1,58 @@
+/** The admin console: documents, the assistant, and (for the platform operator) Bull Board. */
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../lib/api";
+import { describeApiError } from "../lib/errors";
+import type { SignedIn } from "../components/Shell";
+import { Assistant } from "./Assistant";
+import { Documents } from "./Documents";
+
+type Tab = "documents" | "assistant";
+
+const tabFromHash = (): Tab => (location.hash === "#assistant" ? "assistant" : "documents");
+
+export function AdminApp(signedIn: SignedIn) {
+  const [tab, setTab] = useState<Tab>(tabFromHash());
+  const [boardError, setBoardError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const follow = (): void => setTab(tabFromHash());
+    window.addEventListener("hashchange", follow);
+    return () => window.removeEventListener("hashchange", follow);
+  }, []);
+
+  // A single-use code swaps for Bull Board's own cookie; the token itself never goes in a URL.
+  const openBoard = async (): Promise<void> => {
+    setBoardError(null);
+    try {
+      const { url } = await api.post<{ url: string }>("/api/v1/ops/board-code");
+      location.assign(url);
+    } catch (error) {
+      setBoardError(describeApiError(error));
+    }
+  };
+
+  return (
+    <>
+      <nav class="tabs" aria-label="Console sections">
+        <a href="#documents" aria-current={tab === "documents" ? "page" : undefined}>
+          Documents
+        </a>
+        <a href="#assistant" aria-current={tab === "assistant" ? "page" : undefined}>
+          Assistant
+        </a>
+        {signedIn.me.operator && (
+          <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
+            Queues (Bull Board)
+          </button>
+        )}
+        <a href="/">Tutor</a>
+      </nav>
+      {boardError && (
+        <p class="alert" role="alert">
+          {boardError}
+        </p>
+      )}
+      {tab === "documents" ? <Documents me={signedIn.me} live={signedIn.live} /> : <Assistant {...signedIn} />}
+    </>
+  );
+}

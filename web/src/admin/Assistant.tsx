@@ -1,0 +1,63 @@
+/** The admin assistant: the same conversation as the tutor, with tool calls as cards and proposed changes as action cards. */
+import type { SignedIn } from "../components/Shell";
+import { Composer } from "../components/Composer";
+import { DismissibleAlert } from "../components/DismissibleAlert";
+import { SessionList } from "../components/SessionList";
+import { Transcript, type AnswerView } from "../components/Transcript";
+import { useConversation } from "../lib/use-conversation";
+import { ActionCard } from "./ActionCard";
+
+function argumentsText(args: unknown): string {
+  const text = typeof args === "string" ? args : JSON.stringify(args);
+  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
+}
+
+export function Assistant({ live }: SignedIn) {
+  const conversation = useConversation(live, "admin");
+  const extras = (view: AnswerView) => (
+    <>
+      {view.tools.length > 0 && (
+        <ul class="tool-cards" aria-label="Tools used">
+          {view.tools.map((t) => (
+            <li key={t.callId} class={`tool-card ${t.result ? (t.result.ok ? "ok" : "failed") : "running"}`}>
+              <code class="tool-name">{t.tool}</code> <span class="tool-args">{argumentsText(t.arguments)}</span>
+              <span class="tool-result">{t.result ? (t.result.ok ? ` ✓ ${t.result.ms} ms` : ` ✗ ${t.result.error ?? "failed"}`) : " …"}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {view.actionId && <ActionCard actionId={view.actionId} pending={view.live?.action} live={live} />}
+    </>
+  );
+  return (
+    <div class="workspace">
+      <aside class="side">
+        <SessionList
+          label="Assistant conversations"
+          sessions={conversation.sessions}
+          current={conversation.sessionId}
+          onOpen={(id) => void conversation.open(id)}
+          onNew={() => void conversation.open(null)}
+          onDelete={(s) => {
+            if (confirm(`Delete the conversation "${s.title}"?`)) void conversation.remove(s.id);
+          }}
+        />
+      </aside>
+      <main class="chat" aria-label="Admin assistant">
+        <Transcript
+          conversation={conversation}
+          onSuggestion={(text) => void conversation.send(text)}
+          extras={extras}
+          empty={
+            <>
+              <h2>Ask the assistant</h2>
+              <p>For example: “who knows returns handling?” or “assign Returns Essentials to everyone in Sales”. Changes wait for your confirmation.</p>
+            </>
+          }
+        />
+        <DismissibleAlert message={conversation.error} onDismiss={conversation.dismissError} />
+        <Composer onSend={(text) => conversation.send(text)} busy={conversation.sending} streaming={Boolean(conversation.streaming)} onStop={conversation.streaming ? () => void conversation.stop(conversation.streaming!.turnId) : undefined} placeholder="Ask about people, skills and courses…" />
+      </main>
+    </div>
+  );
+}

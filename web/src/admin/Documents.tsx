@@ -1,0 +1,169 @@
+/**
+ * Company documents: upload, live status (socket `document_status`), chunk counts, failure
+ * reasons, re-index and delete. The list is read once and then kept current by the socket.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, api } from "../lib/api";
+import { describeApiError, formatBytes } from "../lib/errors";
+import type { LiveSocket } from "../lib/socket";
+import type { DocumentInfo, Me } from "../lib/types";
+import { UploadZone } from "./UploadZone";
+
+interface StatusEvent {
+  documentId: string;
+  status: string;
+  progress?: { done: number; total: number };
+  error?: string;
+  error_code?: string;
+}
+
+const STEPS = ["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING", "COMPLETED"];
+
+function extensionOf(name: string): string {
+  const dot = name.lastIndexOf(".");
+  return dot >= 0 ? name.slice(dot).toLowerCase() : "";
+}
+
+export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
+  const limits = me.uploads ?? { max_bytes: 5 * 1024 * 1024, accepted_extensions: [] };
+  const [documents, setDocuments] = useState<DocumentInfo[]>([]);
+  const [progress, setProgress] = useState<Record<string, { done: number; total: number }>>({});
+  const [messages, setMessages] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+
+  const say = (text: string): void => setMessages((list) => [...list.slice(-4), text]);
+  const reload = async (): Promise<void> => {
+    try {
+      setDocuments((await api.get<{ documents: DocumentInfo[] }>("/api/v1/documents")).documents);
+    } catch (error) {
+      say(describeApiError(error));
+    }
+  };
+  const refreshOne = async (id: string): Promise<void> => {
+    try {
+      const fresh = await api.get<DocumentInfo>(`/api/v1/documents/${id}`);
+      setDocuments((list) => (list.some((d) => d.id === id) ? list.map((d) => (d.id === id ? fresh : d)) : [fresh, ...list]));
+    } catch {
+      // Deleted meanwhile: the next full reload drops it.
+    }
+  };
+
+  useEffect(() => {
+    void reload();
+    const onStatus = (event: StatusEvent): void => {
+      setDocuments((list) => list.map((d) => (d.id === event.documentId ? { ...d, status: event.status, error: event.error ?? (event.status === "FAILED" ? d.error : null), error_code: event.error_code ?? (event.status === "FAILED" ? d.error_code : null) } : d)));
+      if (event.progress) setProgress((all) => ({ ...all, [event.documentId]: event.progress! }));
+      // Final states: read the row again for the chunk count and the stored reason.
+      if (event.status === "COMPLETED" || event.status === "FAILED") void refreshOne(event.documentId);
+    };
+    live.socket.on("document_status", onStatus);
+    // Statuses sent while disconnected are not replayed: catch up from the API.
+    const stopCatchUp = live.onConnect(() => void reload());
+    return () => {
+      live.socket.off("document_status", onStatus);
+      stopCatchUp();
+    };
+  }, [live]);
+
+  const upload = async (files: File[]): Promise<void> => {
+    setBusy(true);
+    for (const file of files) {
+      if (file.size > limits.max_bytes) {
+        say(`${file.name} is ${formatBytes(file.size)}, over the ${formatBytes(limits.max_bytes)} limit: not uploaded.`);
+        continue;
+      }
+      if (limits.accepted_extensions.length && !limits.accepted_extensions.includes(extensionOf(file.name))) {
+        say(`${file.name}: this type is not accepted (allowed: ${limits.accepted_extensions.join(" ")}).`);
+        continue;
+      }
+      const form = new FormData();
+      form.append("file", file, file.name);
+      try {
+        const result = await api.upload<{ document_id: string; duplicate: boolean }>("/api/v1/documents", form);
+        say(result.duplicate ? `${file.name} was already uploaded; showing the existing document.` : `${file.name} uploaded; indexing…`);
+        await refreshOne(result.document_id);
+      } catch (error) {
+        say(`${file.name}: ${describeApiError(error)}`);
+      }
+    }
+    setBusy(false);
+  };
+
+  const reindex = async (doc: DocumentInfo): Promise<void> => {
+    try {
+      await api.post(`/api/v1/documents/${doc.id}/reindex`);
+      await refreshOne(doc.id);
+    } catch (error) {
+      say(`${doc.title}: ${describeApiError(error)}`);
+    }
+  };
+
+  const remove = async (doc: DocumentInfo): Promise<void> => {
+    if (!confirm(`Delete "${doc.title}" and its chunks? The tutor stops using it at once.`)) return;
+    try {
+      await api.del(`/api/v1/documents/${doc.id}`);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === "DOCUMENT_IN_USE")) return say(`${doc.title}: ${describeApiError(error)}`);
+      if (!confirm(`${error.message}. Delete it anyway and detach it from those courses?`)) return;
+      try {
+        await api.del(`/api/v1/documents/${doc.id}?force=true`);
+      } catch (forced) {
+        return say(`${doc.title}: ${describeApiError(forced)}`);
+      }
+    }
+    setDocuments((list) => list.filter((d) => d.id !== doc.id));
+  };
+
+  return (
+    <section class="documents" aria-labelledby="documents-title">
+      <UploadZone limits={limits} onFiles={(files) => void upload(files)} busy={busy} />
+      <div class="messages-box" role="status" aria-live="polite">
+        {messages.map((m, i) => (
+          <p key={i}>{m}</p>
+        ))}
+      </div>
+      <h2 id="documents-title">Documents</h2>
+      {documents.length === 0 ? (
+        <p class="hint">No documents yet.</p>
+      ) : (
+        <ul class="document-list">
+          {documents.map((doc) => {
+            const step = STEPS.indexOf(doc.status);
+            const embedding = progress[doc.id];
+            return (
+              <li key={doc.id} class={`document status-${doc.status.toLowerCase()}`} data-document-id={doc.id}>
+                <div class="doc-main">
+                  <span class="doc-title">{doc.title}</span>
+                  <span class="doc-meta">
+                    {doc.filename ?? "seeded text"}
+                    {doc.size_bytes ? ` · ${formatBytes(doc.size_bytes)}` : ""} · {doc.counts.chunks} chunks
+                  </span>
+                </div>
+                <div class="doc-status">
+                  <span class={`status-pill ${doc.status.toLowerCase()}`} data-status={doc.status}>
+                    {doc.status}
+                    {doc.status === "EMBEDDING" && embedding ? ` ${embedding.done}/${embedding.total}` : ""}
+                  </span>
+                  {doc.status !== "FAILED" && doc.status !== "COMPLETED" && <progress max={STEPS.length - 1} value={Math.max(step, 0)} aria-label={`${doc.title}: ${doc.status}`} />}
+                  {doc.status === "FAILED" && (
+                    <p class="doc-error" role="alert">
+                      {doc.error ?? "Indexing failed."} {doc.error_code && <code>{doc.error_code}</code>}
+                    </p>
+                  )}
+                </div>
+                <div class="doc-actions">
+                  <button type="button" onClick={() => void reindex(doc)} aria-label={`Re-index ${doc.title}`}>
+                    Re-index
+                  </button>
+                  <button type="button" class="danger" onClick={() => void remove(doc)} aria-label={`Delete ${doc.title}`}>
+                    Delete
+                  </button>
+                </div>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}

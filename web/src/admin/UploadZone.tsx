@@ -1,0 +1,55 @@
+/**
+ * Upload by drag and drop or the file picker. The size and type limits (from GET /api/v1/me) are
+ * shown before anything is sent, and a file that breaks them is refused here, without a request.
+ */
+import { useRef, useState } from "preact/hooks";
+import { formatBytes } from "../lib/errors";
+
+export function UploadZone({ limits, onFiles, busy }: { limits: { max_bytes: number; accepted_extensions: string[] }; onFiles: (files: File[]) => void; busy: boolean }) {
+  const [over, setOver] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <section
+      class={`upload-zone ${over ? "over" : ""}`}
+      aria-labelledby="upload-title"
+      onDragOver={(event) => {
+        event.preventDefault();
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(event) => {
+        event.preventDefault();
+        setOver(false);
+        const files = [...(event.dataTransfer?.files ?? [])];
+        if (files.length) onFiles(files);
+      }}
+    >
+      <h2 id="upload-title">Upload documents</h2>
+      <p>
+        Drop files here or{" "}
+        <button type="button" class="link-button" disabled={busy} onClick={() => input.current?.click()}>
+          choose files
+        </button>
+        .
+      </p>
+      <p class="hint" id="upload-limits">
+        Up to {formatBytes(limits.max_bytes)} each · {limits.accepted_extensions.join(" ")}
+      </p>
+      <input
+        ref={input}
+        id="upload-input"
+        class="sr-only"
+        type="file"
+        multiple
+        accept={limits.accepted_extensions.join(",")}
+        aria-label="Choose documents to upload"
+        aria-describedby="upload-limits"
+        onChange={(event) => {
+          const files = [...(event.currentTarget.files ?? [])];
+          event.currentTarget.value = "";
+          if (files.length) onFiles(files);
+        }}
+      />
+    </section>
+  );
+}

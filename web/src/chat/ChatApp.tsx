@@ -1,0 +1,76 @@
+/** The employee's tutor: sessions on the side, the conversation, the course context and the message box. */
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../lib/api";
+import { describeApiError } from "../lib/errors";
+import type { SignedIn } from "../components/Shell";
+import { Composer } from "../components/Composer";
+import { DismissibleAlert } from "../components/DismissibleAlert";
+import { SessionList } from "../components/SessionList";
+import { Transcript } from "../components/Transcript";
+import { useConversation } from "../lib/use-conversation";
+import type { PickableCourse } from "../lib/types";
+import { ContextPicker, type ChatContext } from "./ContextPicker";
+
+export function ChatApp({ live }: SignedIn) {
+  const conversation = useConversation(live, "tutor");
+  const [courses, setCourses] = useState<PickableCourse[]>([]);
+  const [context, setContext] = useState<ChatContext>({});
+  const [showSessions, setShowSessions] = useState(false);
+  const [courseError, setCourseError] = useState<string | null>(null);
+
+  useEffect(() => {
+    api
+      .get<{ courses: PickableCourse[] }>("/api/v1/learning/courses")
+      .then((body) => setCourses(body.courses))
+      .catch((error) => setCourseError(describeApiError(error)));
+  }, []);
+
+  // A session keeps the context it was started with.
+  useEffect(() => {
+    const session = conversation.sessions.find((s) => s.id === conversation.sessionId);
+    if (session) setContext(session.context?.course_id ? { course_id: session.context.course_id, ...(session.context.lesson_id ? { lesson_id: session.context.lesson_id } : {}) } : {});
+  }, [conversation.sessionId, conversation.sessions.length]);
+
+  const openSession = (id: string | null): void => {
+    setShowSessions(false);
+    if (id === null) setContext({});
+    void conversation.open(id);
+  };
+  const send = (text: string): Promise<boolean> => conversation.send(text, context);
+
+  return (
+    <div class={`workspace ${showSessions ? "sessions-open" : ""}`}>
+      <button type="button" class="toggle-sessions" aria-expanded={showSessions} aria-controls="session-panel" onClick={() => setShowSessions(!showSessions)}>
+        Conversations
+      </button>
+      <aside id="session-panel" class="side">
+        <SessionList
+          label="Your conversations"
+          sessions={conversation.sessions}
+          current={conversation.sessionId}
+          onOpen={openSession}
+          onNew={() => openSession(null)}
+          onDelete={(s) => {
+            if (confirm(`Delete the conversation "${s.title}"? This cannot be undone.`)) void conversation.remove(s.id);
+          }}
+        />
+      </aside>
+      <main class="chat" aria-label="Tutor chat">
+        <ContextPicker courses={courses} value={context} onChange={setContext} />
+        {courseError && <p class="notice">{courseError}</p>}
+        <Transcript
+          conversation={conversation}
+          onSuggestion={(text) => void send(text)}
+          empty={
+            <>
+              <h1>Ask the tutor</h1>
+              <p>Questions about your courses and your company's material get answers with numbered sources.</p>
+            </>
+          }
+        />
+        <DismissibleAlert message={conversation.error} onDismiss={conversation.dismissError} />
+        <Composer onSend={send} busy={conversation.sending} streaming={Boolean(conversation.streaming)} onStop={conversation.streaming ? () => void conversation.stop(conversation.streaming!.turnId) : undefined} placeholder="Ask a question… (Enter sends, Shift+Enter for a new line)" />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+/** The message box: Enter sends, Shift+Enter makes a new line; Stop appears while an answer streams. */
+import { useState } from "preact/hooks";
+
+export const MAX_MESSAGE_CHARS = 10_000;
+
+export function Composer({ onSend, onStop, busy, streaming, placeholder }: { onSend: (text: string) => Promise<boolean>; onStop?: () => void; busy: boolean; streaming: boolean; placeholder: string }) {
+  const [text, setText] = useState("");
+  const tooLong = text.length > MAX_MESSAGE_CHARS;
+
+  const submit = async (): Promise<void> => {
+    const message = text.trim();
+    if (!message || busy || tooLong) return;
+    setText("");
+    // Refused (rate limited, invalid): give the text back so nothing typed is lost.
+    if (!(await onSend(message))) setText(message);
+  };
+
+  return (
+    <form
+      class="composer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <label for="message-input" class="sr-only">
+        Message
+      </label>
+      <textarea
+        id="message-input"
+        rows={2}
+        value={text}
+        placeholder={placeholder}
+        aria-describedby={tooLong ? "message-too-long" : undefined}
+        onInput={(event) => setText(event.currentTarget.value)}
+        onKeyDown={(event) => {
+          if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+            event.preventDefault();
+            void submit();
+          }
+        }}
+      />
+      {tooLong && (
+        <p id="message-too-long" class="alert" role="alert">
+          Messages can be at most {MAX_MESSAGE_CHARS.toLocaleString()} characters ({text.length.toLocaleString()} now).
+        </p>
+      )}
+      <div class="composer-actions">
+        {streaming && onStop && (
+          <button type="button" class="stop" onClick={onStop}>
+            Stop
+          </button>
+        )}
+        <button type="submit" disabled={busy || !text.trim() || tooLong}>
+          Send
+        </button>
+      </div>
+    </form>
+  );
+}

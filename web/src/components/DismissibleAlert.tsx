@@ -1,0 +1,12 @@
+/** An error the reader can act on, announced to screen readers, with a way to clear it. */
+export function DismissibleAlert({ message, onDismiss }: { message: string | null | undefined; onDismiss: () => void }) {
+  if (!message) return null;
+  return (
+    <p class="alert" role="alert">
+      {message}{" "}
+      <button type="button" class="link-button" onClick={onDismiss}>
+        Dismiss
+      </button>
+    </p>
+  );
+}

@@ -1,0 +1,114 @@
+/**
+ * The frame both pages share: sign-in when there is no token, then `GET /api/v1/me`, one live
+ * socket, a header (who, connection, sign out) and a plain banner when the offline model answers.
+ */
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, whenUnauthorized } from "../lib/api";
+import { describeApiError } from "../lib/errors";
+import { openSocket, type ConnectionState, type LiveSocket } from "../lib/socket";
+import { tokenStore } from "../lib/token-store";
+import type { Me } from "../lib/types";
+import { SignIn } from "./SignIn";
+
+export interface SignedIn {
+  me: Me;
+  live: LiveSocket;
+}
+
+const CONNECTION_LABELS: Record<ConnectionState, string> = { connected: "Live", connecting: "Reconnecting…", offline: "Offline" };
+
+export function Shell({ title, role, nav, children }: { title: string; role?: "admin"; nav?: ComponentChildren; children: (signedIn: SignedIn) => ComponentChildren }) {
+  const [token, setToken] = useState(tokenStore.get());
+  const [me, setMe] = useState<Me | null>(null);
+  const [live, setLive] = useState<LiveSocket | null>(null);
+  const [connection, setConnection] = useState<ConnectionState>("connecting");
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const signOut = (message: string | null = null): void => {
+    tokenStore.clear();
+    setToken(null);
+    setMe(null);
+    setNotice(message);
+  };
+
+  useEffect(() => whenUnauthorized(() => signOut("Your sign-in has expired or is no longer valid. Sign in again.")), []);
+
+  useEffect(() => {
+    if (!token) return;
+    let cancelled = false;
+    api
+      .get<Me>("/api/v1/me")
+      .then((body) => !cancelled && setMe(body))
+      .catch((error) => !cancelled && signOut(describeApiError(error)));
+    const socket = openSocket(token, (message) => signOut(message));
+    const stop = socket.onState(setConnection);
+    setLive(socket);
+    return () => {
+      cancelled = true;
+      stop();
+      socket.close();
+      setLive(null);
+    };
+  }, [token]);
+
+  if (!token) {
+    return (
+      <>
+        {notice && (
+          <p class="alert" role="alert">
+            {notice}
+          </p>
+        )}
+        <SignIn
+          role={role}
+          onToken={(value) => {
+            tokenStore.set(value);
+            setNotice(null);
+            setToken(value);
+          }}
+        />
+      </>
+    );
+  }
+  if (!me || !live) return <p class="loading" aria-live="polite">Loading…</p>;
+  if (role && me.user.role !== role) {
+    return (
+      <main class="sign-in">
+        <h1>{title}</h1>
+        <p role="alert">This console is for admins; {me.user.name} is signed in as an {me.user.role}.</p>
+        <p>
+          <a href="/">Open the tutor</a> or{" "}
+          <button type="button" onClick={() => signOut()}>
+            sign in as someone else
+          </button>
+        </p>
+      </main>
+    );
+  }
+
+  return (
+    <div class="app">
+      <header class="topbar">
+        <span class="brand">{title}</span>
+        {nav}
+        <span class={`connection ${connection}`} role="status" aria-live="polite">
+          {CONNECTION_LABELS[connection]}
+        </span>
+        <span class="who">
+          {me.user.name}
+          {me.organisation.name ? ` · ${me.organisation.name}` : ""}
+        </span>
+        <button type="button" class="link-button" onClick={() => signOut()}>
+          Sign out
+        </button>
+      </header>
+      {me.model.offline && (
+        <p class="banner offline-model" role="note">
+          Answers come from the <strong>offline model</strong> (<code>{me.model.name}</code>): it repeats sentences of your company's material and is not a real language model.
+        </p>
+      )}
+      {children({ me, live })}
+    </div>
+  );
+}

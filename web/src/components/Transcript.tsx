@@ -1,0 +1,121 @@
+/**
+ * The messages of one session: stored history first, then what this page sent and what is
+ * streaming. Each assistant answer shows its grounding badge, text, citations and (on the last
+ * one) suggestion chips; admin turns add their tool cards and action card through `extras`.
+ */
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef } from "preact/hooks";
+import { describeTurnError } from "../lib/errors";
+import type { LiveTurn } from "../lib/live-turn";
+import type { Conversation } from "../lib/use-conversation";
+import type { Citation, Rung, StoredMessage, ToolCall, TurnError } from "../lib/types";
+import { Citations, RungBadge, Suggestions, citationAnchor } from "./AnswerParts";
+import { Markdown } from "./Markdown";
+
+export interface AnswerView {
+  turnId: string;
+  text: string;
+  rung?: Rung;
+  citations: Citation[];
+  suggestions: string[];
+  status: "streaming" | "done" | "failed" | "cancelled";
+  error?: TurnError;
+  tools: ToolCall[];
+  actionId?: string | null;
+  live?: LiveTurn;
+}
+
+function fromStored(message: StoredMessage): AnswerView {
+  const meta = message.metadata ?? {};
+  return {
+    turnId: message.turn_id,
+    text: message.content,
+    rung: meta.rung,
+    citations: meta.citations ?? [],
+    suggestions: meta.suggestions ?? [],
+    status: message.status === "cancelled" ? "cancelled" : message.status === "failed" ? "failed" : "done",
+    tools: (meta.tool_calls ?? []).map((call, i) => ({ callId: `${message.id}-${i}`, tool: call.name, arguments: call.arguments, result: { ok: call.ok, resultBytes: call.result_bytes ?? 0, ms: call.ms ?? 0, error: call.error } })),
+    actionId: meta.action_id ?? null,
+  };
+}
+
+function fromLive(turn: LiveTurn): AnswerView {
+  return { ...turn, live: turn };
+}
+
+function UserBubble({ text }: { text: string }) {
+  return (
+    <li class="msg user">
+      <span class="sr-only">You said: </span>
+      <p class="user-text">{text}</p>
+    </li>
+  );
+}
+
+function AssistantBubble({ view, last, onSuggestion, extras, busy }: { view: AnswerView; last: boolean; onSuggestion: (text: string) => void; extras?: (view: AnswerView) => ComponentChildren; busy: boolean }) {
+  const indices = new Set(view.citations.map((c) => c.index));
+  return (
+    <li class={`msg assistant ${view.status}`} data-turn-id={view.turnId} aria-busy={view.status === "streaming"}>
+      <div class="answer-head">
+        <span class="sr-only">Answer: </span>
+        {view.rung && <RungBadge rung={view.rung} />}
+        {view.status === "streaming" && !view.text && <span class="thinking">Thinking…</span>}
+        {view.status === "cancelled" && <span class="badge stopped">stopped</span>}
+      </div>
+      {extras?.(view)}
+      {view.text && <Markdown class="markdown answer-text" text={view.text} linking={{ indices, anchorFor: (i) => citationAnchor(view.turnId, i) }} />}
+      {view.error && (
+        <p class={view.error.willRetry ? "notice" : "alert"} role={view.error.willRetry ? "status" : "alert"}>
+          {describeTurnError(view.error)}
+        </p>
+      )}
+      <Citations turnId={view.turnId} citations={view.citations} />
+      {last && view.status === "done" && <Suggestions suggestions={view.suggestions} onPick={onSuggestion} disabled={busy} />}
+    </li>
+  );
+}
+
+export function Transcript({ conversation, onSuggestion, extras, empty }: { conversation: Conversation; onSuggestion: (text: string) => void; extras?: (view: AnswerView) => ComponentChildren; empty: ComponentChildren }) {
+  const { history, outgoing, live } = conversation;
+  const rows: Array<{ key: string; user?: string; answer?: AnswerView }> = [];
+  const storedUserTurns = new Set(history.filter((m) => m.role === "user").map((m) => m.turn_id));
+  const storedAnswers = new Set(history.filter((m) => m.role === "assistant").map((m) => m.turn_id));
+  for (const message of history) {
+    if (message.role === "user") rows.push({ key: message.id, user: message.content });
+    else rows.push({ key: message.id, answer: fromStored(message) });
+  }
+  const shown = new Set<string>();
+  for (const entry of outgoing) {
+    if (entry.text && !(entry.turnId && storedUserTurns.has(entry.turnId))) rows.push({ key: entry.key, user: entry.text });
+    const turn = entry.turnId ? live[entry.turnId] : undefined;
+    if (entry.turnId && !storedAnswers.has(entry.turnId)) {
+      shown.add(entry.turnId);
+      rows.push({ key: `${entry.key}-answer`, answer: turn ? fromLive(turn) : { turnId: entry.turnId, text: "", citations: [], suggestions: [], status: "streaming", tools: [] } });
+    }
+  }
+  for (const turn of Object.values(live)) {
+    if (!shown.has(turn.turnId) && !storedAnswers.has(turn.turnId)) rows.push({ key: `live-${turn.turnId}`, answer: fromLive(turn) });
+  }
+  const lastAnswer = [...rows].reverse().find((r) => r.answer)?.answer;
+
+  const end = useRef<HTMLDivElement>(null);
+  const lastText = lastAnswer ? `${lastAnswer.turnId}:${lastAnswer.text.length}:${lastAnswer.status}` : "";
+  useEffect(() => end.current?.scrollIntoView({ block: "end" }), [rows.length, lastText]);
+
+  return (
+    <div class="transcript">
+      {conversation.hasMore && (
+        <button type="button" class="load-earlier" onClick={() => void conversation.loadEarlier()}>
+          Load earlier messages
+        </button>
+      )}
+      {rows.length === 0 && !conversation.loading ? <div class="empty">{empty}</div> : null}
+      <ol class="messages" aria-live="polite" aria-label="Conversation">
+        {rows.map((row) =>
+          row.user !== undefined ? <UserBubble key={row.key} text={row.user} /> : <AssistantBubble key={row.key} view={row.answer!} last={row.answer === lastAnswer} onSuggestion={onSuggestion} extras={extras} busy={conversation.sending || Boolean(conversation.streaming)} />,
+        )}
+      </ol>
+      <div ref={end} />
+    </div>
+  );
+}

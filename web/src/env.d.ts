@@ -1,0 +1,2 @@
+/** esbuild bundles imported CSS into the page stylesheet. */
+declare module "*.css";

@@ -1,0 +1,69 @@
+/**
+ * The public HTTP API as the browser uses it: JSON in and out, the bearer token from the tab's
+ * session, and every failure as an ApiError carrying the API's stable `{code, message}`.
+ */
+import { tokenStore } from "./token-store";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+
+  /** Seconds to wait before retrying, when the server said so (429, some 503s). */
+  get retryAfter(): number | undefined {
+    const value = this.details.retry_after;
+    return typeof value === "number" ? value : undefined;
+  }
+}
+
+/** Called when the server rejects the token, so the page can return to sign-in. */
+let onUnauthorized: (() => void) | undefined;
+export function whenUnauthorized(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+export async function request<T>(method: string, path: string, body?: unknown | FormData): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  const token = tokenStore.get();
+  if (token) headers.authorization = `Bearer ${token}`;
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers["content-type"] = "application/json";
+    payload = JSON.stringify(body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: payload });
+  } catch {
+    throw new ApiError(0, "NETWORK_ERROR", "The server could not be reached. Check your connection and try again.");
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const error = (parsed as { error?: { code?: string; message?: string } & Record<string, unknown> } | undefined)?.error;
+    const { code = "HTTP_" + response.status, message = `The server answered ${response.status}`, ...details } = error ?? {};
+    if (response.status === 401 && token) onUnauthorized?.();
+    throw new ApiError(response.status, code, message, details);
+  }
+  return parsed as T;
+}
+
+export const api = {
+  get: <T>(path: string) => request<T>("GET", path),
+  post: <T>(path: string, body?: unknown) => request<T>("POST", path, body ?? {}),
+  del: <T = void>(path: string) => request<T>("DELETE", path),
+  upload: <T>(path: string, form: FormData) => request<T>("POST", path, form),
+};

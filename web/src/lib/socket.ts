@@ -1,0 +1,70 @@
+/**
+ * The one Socket.IO connection of a page, authenticated with the tab's token. It reconnects by
+ * itself; the page learns of every (re)connection through `onConnect` so it can re-join its
+ * session with the last `seq` it saw. When the browser reports it is offline the socket is closed
+ * at once (rather than waiting for a heartbeat to time out) and opened again when it is back.
+ */
+import { io, type Socket } from "socket.io-client";
+
+export type ConnectionState = "connecting" | "connected" | "offline";
+
+export interface LiveSocket {
+  socket: Socket;
+  state(): ConnectionState;
+  onState(listener: (state: ConnectionState) => void): () => void;
+  /** Runs now if connected, and after every reconnection. */
+  onConnect(listener: () => void): () => void;
+  close(): void;
+}
+
+export function openSocket(token: string, onAuthFailure: (message: string) => void): LiveSocket {
+  const socket = io({ path: "/socket.io", auth: { token }, transports: ["websocket"], reconnectionDelay: 500, reconnectionDelayMax: 5_000 });
+  let state: ConnectionState = "connecting";
+  const stateListeners = new Set<(state: ConnectionState) => void>();
+  const connectListeners = new Set<() => void>();
+  const setState = (next: ConnectionState): void => {
+    state = next;
+    for (const listener of stateListeners) listener(next);
+  };
+
+  socket.on("connect", () => {
+    setState("connected");
+    for (const listener of connectListeners) listener();
+  });
+  socket.on("disconnect", () => setState(navigator.onLine ? "connecting" : "offline"));
+  socket.on("connect_error", (error: Error & { data?: { code?: string } }) => {
+    if (error.data?.code === "UNAUTHORIZED") onAuthFailure("Your sign-in is no longer valid. Sign in again.");
+    else setState(navigator.onLine ? "connecting" : "offline");
+  });
+  socket.on("auth_expired", (payload: { message: string }) => onAuthFailure(payload.message));
+
+  const goOffline = (): void => {
+    socket.disconnect();
+    setState("offline");
+  };
+  const goOnline = (): void => {
+    setState("connecting");
+    socket.connect();
+  };
+  window.addEventListener("offline", goOffline);
+  window.addEventListener("online", goOnline);
+
+  return {
+    socket,
+    state: () => state,
+    onState(listener) {
+      stateListeners.add(listener);
+      return () => stateListeners.delete(listener);
+    },
+    onConnect(listener) {
+      connectListeners.add(listener);
+      if (socket.connected) listener();
+      return () => connectListeners.delete(listener);
+    },
+    close() {
+      window.removeEventListener("offline", goOffline);
+      window.removeEventListener("online", goOnline);
+      socket.disconnect();
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/** Shapes of the public API and socket contract as this client reads them (README: HTTP API, Socket events). */
+export interface Me {
+  user: { id: string; org_id: string; email: string; name: string; role: "admin" | "employee"; department: string | null; locale: "es" | "en" };
+  organisation: { name: string | null };
+  model: { name: string; offline: boolean };
+  operator: boolean;
+  uploads?: { max_bytes: number; accepted_extensions: string[] };
+}
+
+export interface SessionSummary {
+  id: string;
+  agent_type: "tutor" | "admin";
+  title: string;
+  context: { course_id?: string; lesson_id?: string } | null;
+  updated_at: string;
+}
+
+export interface Citation {
+  index: number;
+  document: string;
+  section: string | null;
+  page: number | null;
+  sourceType: string;
+  sourceId: string | null;
+}
+
+export type Rung = "chunks" | "document" | "general";
+
+export interface StoredMessage {
+  id: string;
+  turn_id: string;
+  role: "user" | "assistant";
+  content: string;
+  status: string;
+  metadata: {
+    rung?: Rung;
+    citations?: Citation[];
+    suggestions?: string[];
+    tool_calls?: Array<{ name: string; arguments: unknown; ok: boolean; result_bytes?: number; ms?: number; error?: string }>;
+    action_id?: string | null;
+    [key: string]: unknown;
+  };
+  created_at: string;
+}
+
+export interface MessagePage {
+  session: { id: string; agent_type: string; title: string };
+  messages: StoredMessage[];
+  has_more: boolean;
+  next_before: string | null;
+}
+
+export interface TurnStarted {
+  session_id: string;
+  turn_id: string;
+  message_id: string;
+}
+
+export interface PickableCourse {
+  id: string;
+  title: string;
+  language: string;
+  lessons: Array<{ id: string; title: string; module_title: string }>;
+}
+
+export interface DocumentInfo {
+  id: string;
+  title: string;
+  filename: string | null;
+  format: string | null;
+  size_bytes: number | null;
+  status: string;
+  error: string | null;
+  error_code: string | null;
+  counts: { chunks: number };
+  created_at: string;
+}
+
+export interface ToolCall {
+  callId: string;
+  tool: string;
+  arguments: unknown;
+  result?: { ok: boolean; resultBytes: number; ms: number; error?: string };
+}
+
+export interface PendingAction {
+  actionId: string;
+  tool: string;
+  preview: string;
+  total: number;
+  items: Array<{ position: number; label: string }>;
+  estimate: { items: number; writes: number; seconds: number };
+  expiresAt: string;
+}
+
+export interface ActionItemState {
+  position: number;
+  label: string;
+  status: string;
+  error: string | null;
+}
+
+export interface TurnError {
+  code: string;
+  message: string;
+  retryAfter?: number;
+  recoveryHint?: string;
+  willRetry?: boolean;
+}

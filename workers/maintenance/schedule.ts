@@ -1,0 +1,10 @@
+/** How often each maintenance sweep runs, from the configuration. */
+import type { Config } from "../../lib/config";
+import type { MaintenanceTask } from "../../queues/payloads";
+
+/** The stuck-document deadline (INGEST_TIMEOUT_MS) is minutes long, so a minute is fine-grained enough. */
+const DOCUMENT_SWEEP_EVERY_MS = 60_000;
+
+export function maintenanceSchedule(config: Config): Record<MaintenanceTask, number> {
+  return { "lost-turns": config.TURN_SWEEP_INTERVAL_MS, "stuck-documents": DOCUMENT_SWEEP_EVERY_MS };
+}

@@ -1,0 +1,22 @@
+/**
+ * `maintenance`: the periodic sweeps, each started by its own BullMQ job scheduler (registered
+ * by every worker that serves this queue; see JobProducer.scheduleMaintenance). One run of a
+ * sweep is one job, so Bull Board shows when each last ran, what it found and any failure.
+ */
+import { defineHandler } from "../registry";
+import { failLostTurns } from "./lost-turns";
+import { failStuckDocuments } from "./stuck-documents";
+
+export const maintenanceHandler = defineHandler({
+  queue: "maintenance",
+  async perform({ data, deps, log }) {
+    if (data.task === "lost-turns") {
+      const failed = await failLostTurns(deps, deps.config.TURN_DEADLINE_MS);
+      log[failed > 0 ? "warn" : "debug"]({ task: data.task, count: failed }, "lost-turn sweep: turns failed with TURN_LOST");
+      return { failed };
+    }
+    const failed = await failStuckDocuments(deps.db, deps.userEvents, deps.config.INGEST_TIMEOUT_MS);
+    log[failed > 0 ? "warn" : "debug"]({ task: data.task, count: failed }, "stuck-document sweep: documents marked FAILED");
+    return { failed };
+  },
+});
