@@ -62,7 +62,7 @@ export async function migrateLatest(db: Db): Promise<string[]> {
   return applied;
 }
 
-/** Undoes every applied migration (tests, and `db:reset` in development); returns their names. */
+/** Undoes every applied migration (tests; to start `npm start` from zero, delete `.data/`); returns their names. */
 export async function rollbackAll(db: Db): Promise<string[]> {
   const [, undone] = (await db.migrate.rollback(migratorConfig, true)) as [number, string[]];
   return undone;

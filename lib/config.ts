@@ -23,151 +23,391 @@ const workerQueues = z
   .trim()
   .regex(/^(all|[a-z-]+(:\d+)?(,[a-z-]+(:\d+)?)*)$/, "use 'all' or a list like 'tutor-generate:4,ingest-embed:2'");
 
+/**
+ * Every setting with its doc: `.describe()` (not a comment) so `npm run docs:config` can print
+ * docs/configuration.md from this schema, and a test fails when the page and the code drift.
+ */
 export const configSchema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  HOST: z.string().default("0.0.0.0"),
-  PORT: port.default(3000),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development").describe("`production` refuses dev-login at start-up."),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info")
+    .describe("pino level of every process."),
+  HOST: z
+    .string()
+    .default("0.0.0.0")
+    .describe("Bind address of the HTTP/Socket.IO server. While dev-login is on, `npm start` binds `127.0.0.1` unless you set it (and then warns)."),
+  PORT: port.default(3000).describe("Port of the HTTP API, Socket.IO (`/socket.io`) and Bull Board."),
 
-  DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(8),
-  /** Postgres cancels any statement running longer than this (0 = never), so one runaway query cannot hold a pooled connection. */
-  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),
-  REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+  DATABASE_URL: optionalString
+    .pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional())
+    .describe(
+      "`postgres://` or `postgresql://` URL, with the `vector` extension (pgvector). Required by the server, the workers and `db:prepare`. " +
+        "Unset, `npm start` serves embedded PGlite.",
+    ),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(8).describe("Knex pool size per process."),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(15_000)
+    .describe(
+      "Postgres cancels any statement of the server or workers running longer than this (`0` = never), so one runaway query cannot hold " +
+        "a pooled connection; the request answers `503 DATABASE_TIMEOUT`. Migrations and scripts run without it.",
+    ),
+  REDIS_URL: optionalString
+    .pipe(z.url({ protocol: /^rediss?$/ }).optional())
+    .describe("`redis://` or `rediss://` URL: Redis 6.2+ with `maxmemory-policy noeviction`. Unset, `npm start` runs a local redis-server."),
 
-  LLM_BASE_URL: optionalString.pipe(z.url().optional()),
-  LLM_API_KEY: optionalString,
-  LLM_MODEL: z.string().trim().min(1).default("offline-extractive"),
-  LLM_MODEL_TUTOR: optionalString,
-  LLM_MODEL_GENERATION: optionalString,
-  LLM_MODEL_EVALUATION: optionalString,
-  LLM_MODEL_ADMIN: optionalString,
-  LLM_MODEL_INGESTION: optionalString,
-  LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
-  /** A streaming answer that sends nothing for this long is abandoned (and retried if no text was shown). */
-  LLM_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  LLM_BASE_URL: optionalString
+    .pipe(z.url().optional())
+    .describe("Base URL of an OpenAI-compatible API, ending in `/v1`. Unset, `npm start` runs the offline model server."),
+  LLM_API_KEY: optionalString.describe("Bearer key; whitespace is stripped. Servers that need none (Ollama, vLLM) work without it."),
+  LLM_MODEL: z
+    .string()
+    .trim()
+    .min(1)
+    .default("offline-extractive")
+    .describe("Default model for every use case. A comma-separated list is a fallback chain."),
+  LLM_MODEL_TUTOR: optionalString.describe("Intent classification, choosing PageIndex modules, session summaries. Unset: `LLM_MODEL`."),
+  LLM_MODEL_GENERATION: optionalString.describe("The streamed tutor answer. Unset: `LLM_MODEL_TUTOR`, then `LLM_MODEL`."),
+  LLM_MODEL_EVALUATION: optionalString.describe("Reserved; nothing uses it yet. Unset: `LLM_MODEL`."),
+  LLM_MODEL_ADMIN: optionalString.describe("Model (or fallback chain) of the admin assistant's tool-calling turns. Unset: `LLM_MODEL`."),
+  LLM_MODEL_INGESTION: optionalString.describe("Reserved for model calls during document ingestion. Unset: `LLM_MODEL`."),
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000).describe("Timeout of one model request until its response headers."),
+  LLM_STREAM_IDLE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(30_000)
+    .describe(
+      "A streaming answer that sends nothing for this long is abandoned: retried when no text was shown yet, else the turn ends with " +
+        "`LLM_UNAVAILABLE`. Raise it for slow local models.",
+    ),
 
-  EMBEDDING_BASE_URL: optionalString.pipe(z.url().optional()),
-  EMBEDDING_API_KEY: optionalString,
-  EMBEDDING_MODEL: z.string().trim().min(1).default("intfloat/multilingual-e5-small"),
-  EMBEDDING_DIMENSIONS: z.coerce.number().int().min(2).max(4000).default(384),
-  /** E5-family models expect `query: ` / `passage: ` prefixes; other models must not get them. */
-  EMBEDDING_PREFIXES: booleanFlag.optional(),
+  EMBEDDING_BASE_URL: optionalString.pipe(z.url().optional()).describe("Separate endpoint for embeddings. Unset: `LLM_BASE_URL`."),
+  EMBEDDING_API_KEY: optionalString.describe("Key for the embedding endpoint. Unset: `LLM_API_KEY`."),
+  EMBEDDING_MODEL: z.string().trim().min(1).default("intfloat/multilingual-e5-small").describe("Embedding model name."),
+  EMBEDDING_DIMENSIONS: z.coerce
+    .number()
+    .int()
+    .min(2)
+    .max(4000)
+    .default(384)
+    .describe(
+      "Vector width, fixed when the database is first migrated and checked by workers at start-up. Above 2000 there is no HNSW index, " +
+        "so searches do an exact scan.",
+    ),
+  EMBEDDING_PREFIXES: booleanFlag
+    .optional()
+    .describe(
+      "Add E5's `query: ` / `passage: ` prefixes (other models must not get them). Unset: `true` when the model name, after any " +
+        "`org/` prefix, starts with `e5` or `multilingual-e5`.",
+    ),
 
-  JWT_SECRET: optionalString.pipe(z.string().min(16, "must be at least 16 characters").optional()),
-  JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600),
-  DEV_LOGIN_ENABLED: booleanFlag.default(false),
-  /** Longest token lifetime (exp − iat) accepted from any issuer, so a leaked token cannot live for ever. */
-  JWT_MAX_TTL_SECONDS: z.coerce.number().int().min(60).default(24 * 3600),
-  /** `iss` every token must carry (and dev-login signs with): your identity provider's issuer in production. */
-  JWT_ISSUER: z.string().trim().min(1).default("skillnet-chat"),
-  /** When set, tokens are issued with this `aud` and tokens without it are refused. */
-  JWT_AUDIENCE: optionalString,
-  /** dev-login attempts per client IP per sliding 60 s window (it hands out tokens for an email alone). */
-  RATE_LIMIT_DEV_LOGIN_PER_MINUTE: z.coerce.number().int().min(1).default(10),
-  /** How often each server node re-checks its sockets' accounts (one query per node) and token expiry. */
-  SOCKET_REAUTH_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
-  /** Behind a reverse proxy: trust X-Forwarded-For/-Proto (client IP for rate limits, HTTPS for Secure cookies). */
-  TRUST_PROXY: booleanFlag.default(false),
-  /** Lifetime of the single-use code that signs a browser in to Bull Board. */
-  BOARD_CODE_TTL_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
+  JWT_SECRET: optionalString
+    .pipe(z.string().min(16, "must be at least 16 characters").optional())
+    .describe("HS256 key for tokens, at least 16 characters. Required by the server; `npm start` generates one into `.data/jwt-secret`."),
+  JWT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(12 * 3600)
+    .describe("Lifetime of tokens issued by dev-login (12 h; at most `JWT_MAX_TTL_SECONDS`)."),
+  DEV_LOGIN_ENABLED: booleanFlag
+    .default(false)
+    .describe(
+      "Enables `POST /api/v1/auth/dev-login` (an email alone buys a token). Refused at start with `NODE_ENV=production`. " +
+        "`npm start` turns it on when it runs the embedded Postgres.",
+    ),
+  JWT_MAX_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(24 * 3600)
+    .describe(
+      "Longest token lifetime accepted from any issuer (24 h), so a leaked token cannot live for ever: a token without `exp` or `iat`, " +
+        "or whose `exp − iat` is longer, gets `401`.",
+    ),
+  JWT_ISSUER: z
+    .string()
+    .trim()
+    .min(1)
+    .default("skillnet-chat")
+    .describe("`iss` every token must carry; dev-login signs with it. Set it to your identity provider's issuer."),
+  JWT_AUDIENCE: optionalString.describe("When set, dev-login tokens carry this `aud` and tokens without it get `401`."),
+  RATE_LIMIT_DEV_LOGIN_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe("dev-login attempts per client IP per sliding 60 s window (`429 RATE_LIMITED` past it)."),
+  SOCKET_REAUTH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(60_000)
+    .describe(
+      "How often each server node re-checks its sockets' accounts (one query per node) and token expiry; a deactivated or deleted " +
+        "user's socket is disconnected with `auth_expired`.",
+    ),
+  TRUST_PROXY: booleanFlag
+    .default(false)
+    .describe(
+      "Behind a reverse proxy: trust `X-Forwarded-For` (client IP for rate limits) and `X-Forwarded-Proto` (HTTPS, so the Bull Board " +
+        "cookie is `Secure`). Leave off when clients reach the server directly.",
+    ),
+  BOARD_CODE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(600)
+    .default(60)
+    .describe("Lifetime of the single-use code that signs a browser in to Bull Board."),
 
-  WORKER_QUEUES: workerQueues.default("all"),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(4),
+  WORKER_QUEUES: workerQueues
+    .default("all")
+    .describe("Queues this worker process serves: `all`, or a list like `tutor-generate:50,chat-summarise:2` (`:N` sets its concurrency)."),
+  WORKER_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .default(4)
+    .describe(
+      "Concurrency for each served queue that names none. Under `WORKER_QUEUES=all`, `tutor-generate` (which mostly waits on the model) " +
+        "gets 4× this.",
+    ),
 
-  EVENT_STREAM_TTL_SECONDS: z.coerce.number().int().min(10).default(3600),
-  EVENT_STREAM_MAX_EVENTS: z.coerce.number().int().min(100).default(20_000),
+  EVENT_STREAM_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(3600)
+    .describe("How long a turn's events stay in Redis for replay; also how long a session remembers its latest turn."),
+  EVENT_STREAM_MAX_EVENTS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(20_000)
+    .describe("Cap on the events kept per turn (approximate, via `XADD MAXLEN ~`)."),
 
-  RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30),
-  RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
-  /** Tutor messages per organisation (all its users together) per minute. */
-  RATE_LIMIT_ORG_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(600),
-  /** Admin assistant turns per organisation per minute. */
-  RATE_LIMIT_ORG_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(100),
-  /** Document uploads per admin per minute. */
-  RATE_LIMIT_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
-  /** Document uploads per organisation per minute. */
-  RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
-  /** Document re-index requests per admin per minute. */
-  RATE_LIMIT_REINDEX_PER_MINUTE: z.coerce.number().int().min(1).default(20),
-  /** Document re-index requests per organisation per minute. */
-  RATE_LIMIT_ORG_REINDEX_PER_MINUTE: z.coerce.number().int().min(1).default(60),
-  /** Socket.IO connections (handshakes) per user per minute. */
-  RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
-  /** Socket `join` calls per user per minute. */
-  RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30)
+    .describe("Tutor messages (`POST /api/v1/chat`) per user per sliding 60 s window."),
+  RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .describe("Admin assistant turns (`POST /api/v1/chat/admin`) per admin per minute."),
+  RATE_LIMIT_ORG_TUTOR_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(600)
+    .describe("Tutor messages per organisation (all its users together) per minute."),
+  RATE_LIMIT_ORG_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(100).describe("Admin assistant turns per organisation per minute."),
+  RATE_LIMIT_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(30).describe("Document uploads per admin per minute."),
+  RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(120).describe("Document uploads per organisation per minute."),
+  RATE_LIMIT_REINDEX_PER_MINUTE: z.coerce.number().int().min(1).default(20).describe("Document re-index requests per admin per minute."),
+  RATE_LIMIT_ORG_REINDEX_PER_MINUTE: z.coerce.number().int().min(1).default(60).describe("Document re-index requests per organisation per minute."),
+  RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(60)
+    .describe("Socket.IO connections (handshakes) per user per minute; past it the handshake fails with `RATE_LIMITED`."),
+  RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(120)
+    .describe("Socket `join` calls per user per minute; past it the ack is `{ok: false, error: {code: \"RATE_LIMITED\"}}`."),
 
-  /** An admin action not confirmed within this many seconds expires (its preview may be stale). */
-  ADMIN_ACTION_TTL_SECONDS: z.coerce.number().int().min(60).default(24 * 3600),
-  /** Tool-calling rounds per admin turn before the model must answer with what it has. */
-  ADMIN_MAX_TOOL_ROUNDS: z.coerce.number().int().min(1).max(20).default(5),
-  /** Items of a confirmed action applied between two progress events. */
-  ADMIN_ACTION_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
-  /** Pause between batches, to keep a large bulk action from crowding out other database work. */
-  ADMIN_ACTION_BATCH_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  ADMIN_ACTION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(24 * 3600)
+    .describe("An admin action not confirmed within this long expires (`409 ACTION_EXPIRED`): its preview may be stale."),
+  ADMIN_MAX_TOOL_ROUNDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .default(5)
+    .describe("Tool-calling rounds per admin turn before the model must answer with what it has."),
+  ADMIN_ACTION_BATCH_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(20)
+    .describe("Items of a confirmed action applied between two `action_progress` events."),
+  ADMIN_ACTION_BATCH_PAUSE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(0)
+    .describe("Pause between batches, to keep a large bulk action from crowding out other database work."),
 
-  /**
-   * BullMQ job lock, renewed every half of it while the worker lives. A dead worker's job is seen
-   * as stalled once the lock expires and a stalled check runs: within lock + 2 × interval.
-   */
-  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(10_000),
-  /** How often each worker looks for stalled jobs (jobs whose worker died) and hands them back. */
-  WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(5_000),
-  /** Times a job may be handed back after its worker died before it fails (its final-failure hook runs). */
-  WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(10).default(2),
-  /** On SIGTERM a worker lets its active jobs finish for this long, then hands the rest back to the queue for another worker (0 = hand back at once). */
-  WORKER_DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
-  /** A server or worker still closing this long after SIGTERM exits anyway: keep it below the orchestrator's kill timeout (compose 10 s, Kubernetes 30 s). */
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).default(8_000),
-  /** While Postgres is unreachable a job is put back for this long (no attempt used) instead of failing; it resumes when the database returns. */
-  WORKER_DATABASE_PAUSE_MS: z.coerce.number().int().min(100).default(2_000),
-  /** A turn with no answer and no live job this long after it was accepted is failed with TURN_LOST (longer than a slow model's full answer). */
-  TURN_DEADLINE_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
-  /** How often the `maintenance` queue's scheduler looks for lost turns. */
-  TURN_SWEEP_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+  WORKER_LOCK_DURATION_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(10_000)
+    .describe(
+      "BullMQ job lock, renewed every half of it while the worker lives. A dead worker's job is handed on within lock + 2 × stalled " +
+        "interval (≈ 20 s by default). A worker whose event loop is blocked longer than this loses its jobs: keep it above a few seconds.",
+    ),
+  WORKER_STALLED_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(500)
+    .default(5_000)
+    .describe("How often each worker looks for stalled jobs (jobs whose worker died) and hands them back."),
+  WORKER_MAX_STALLED_COUNT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(2)
+    .describe("Times a job may be handed back after its worker died before it fails for good (its final-failure hook runs)."),
+  WORKER_DRAIN_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(5_000)
+    .describe(
+      "On SIGTERM a worker lets its active jobs finish for this long, then hands the rest back to their queues for another worker " +
+        "(`0` = hand back at once). See [operations](operations.md#shutdown-and-deploys).",
+    ),
+  SHUTDOWN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(8_000)
+    .describe(
+      "A server or worker still closing this long after SIGTERM exits anyway: keep it below the orchestrator's kill timeout " +
+        "(compose 10 s, Kubernetes 30 s).",
+    ),
+  WORKER_DATABASE_PAUSE_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(2_000)
+    .describe(
+      "While Postgres is unreachable a job is put back for this long (no attempt used) instead of failing; it resumes when the database returns.",
+    ),
+  TURN_DEADLINE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(5 * 60_000)
+    .describe(
+      "A turn with no answer and no live job this long (5 min) after it was accepted is failed with `TURN_LOST` and a `failed` message " +
+        "(longer than a slow model's full answer; see [reliability](reliability.md)).",
+    ),
+  TURN_SWEEP_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(500)
+    .default(30_000)
+    .describe("How often the `maintenance` queue's job scheduler looks for lost turns."),
 
-  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
-  CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive"),
-  CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400),
-  CHUNK_OVERLAP_TOKENS: z.coerce.number().int().min(0).max(2000).default(50),
-  EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(32),
-  /** A document still not indexed after this long is marked FAILED. */
-  INGEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
-  /** Wall-clock limit for reading one file in its thread; past it the thread is killed (EXTRACTION_TIMEOUT). */
-  EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
-  /** Heap limit of each extraction thread; a file that needs more fails as EXTRACTION_TOO_LARGE. */
-  EXTRACT_MEMORY_MB: z.coerce.number().int().min(32).max(16_384).default(512),
-  /** Extraction threads per worker process (files read at the same time; more wait their turn). */
-  EXTRACT_THREADS: z.coerce.number().int().min(1).max(64).default(1),
-  /** Characters of text one document may produce; more fails as EXTRACTION_TOO_LARGE. */
-  EXTRACT_MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(5_000_000),
-  /** Chunks one document may produce; more fails as EXTRACTION_TOO_LARGE. */
-  INGEST_MAX_CHUNKS: z.coerce.number().int().min(1).default(5_000),
-  /** Bytes a DOCX/PPTX may inflate to (declared sizes checked first, actual bytes counted while inflating). */
-  ZIP_MAX_UNCOMPRESSED_BYTES: z.coerce.number().int().min(1024).default(200 * 1024 * 1024),
-  /** Entries a DOCX/PPTX may hold. */
-  ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(10_000),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(5 * 1024 * 1024)
+    .describe("Largest document upload accepted (5 MB; `413 FILE_TOO_LARGE` above it)."),
+  CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive").describe("How documents are cut into chunks."),
+  CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400).describe("Target chunk size in tokens."),
+  CHUNK_OVERLAP_TOKENS: z.coerce.number().int().min(0).max(2000).default(50).describe("Overlap between neighbouring chunks, in tokens."),
+  RETRIEVAL_FUSION: z.enum(["weighted", "rrf"]).default("weighted").describe("How hybrid search merges vector and keyword hits: weighted sum of scores, or reciprocal rank fusion (eval/results.md compares them)."),
+  RETRIEVAL_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.6).describe("Weighted fusion: the cosine similarity's share; the keyword rank gets the rest."),
+  RETRIEVAL_RRF_K: z.coerce.number().int().min(1).max(1000).default(60).describe("Reciprocal rank fusion: the k in 1 / (k + rank)."),
+  RETRIEVAL_SIMILARITY_FLOOR: z.coerce.number().min(0).max(1).default(0.3).describe("Vector hits below this cosine similarity are not evidence."),
+  RETRIEVAL_KEYWORD_COVERAGE_FLOOR: z.coerce.number().min(0).max(1).default(0.34).describe("A chunk only keyword search found must contain this share of the question's content words."),
+  EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(32).describe("Chunks per embeddings request."),
+  INGEST_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(10 * 60_000)
+    .describe("A document still not indexed after this long (10 min) is marked `FAILED` (`INGEST_TIMEOUT`)."),
+  EXTRACT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(60_000)
+    .describe("Wall-clock limit for reading one file in its thread; past it the thread is killed and the document fails `EXTRACTION_TIMEOUT`."),
+  EXTRACT_MEMORY_MB: z.coerce
+    .number()
+    .int()
+    .min(32)
+    .max(16_384)
+    .default(512)
+    .describe("Heap limit of each extraction thread; a file that needs more fails `EXTRACTION_TOO_LARGE`."),
+  EXTRACT_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(1)
+    .describe("Extraction threads per worker process: files read (and chunked) at the same time, off the event loop; more wait their turn."),
+  EXTRACT_MAX_TEXT_CHARS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(5_000_000)
+    .describe("Characters of text one document may produce; more fails `EXTRACTION_TOO_LARGE`."),
+  INGEST_MAX_CHUNKS: z.coerce.number().int().min(1).default(5_000).describe("Chunks one document may produce; more fails `EXTRACTION_TOO_LARGE`."),
+  ZIP_MAX_UNCOMPRESSED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(200 * 1024 * 1024)
+    .describe("Bytes a DOCX/PPTX may inflate to (200 MB): declared sizes are checked first, actual bytes counted while inflating."),
+  ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(10_000).describe("Entries a DOCX/PPTX may hold."),
 
-  /**
-   * Slug of the platform operator's organisation. Bull Board shows every tenant's jobs, so only
-   * admins of this organisation may open it; unset, nobody can.
-   */
-  OPS_ORG: optionalString,
+  OPS_ORG: optionalString.describe(
+    "Slug of the platform operator's organisation. Bull Board shows every tenant's jobs, so only admins of this organisation may open it; " +
+      "unset, nobody can (`npm start` with the embedded database sets `acme`).",
+  ),
 
-  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
-  METRICS_TOKEN: optionalString,
+  METRICS_TOKEN: optionalString.describe(
+    "When set, `GET /metrics` requires `Authorization: Bearer <METRICS_TOKEN>`, which also unlocks the reasons in `/readyz`. " +
+      "Unset, metrics are served only while dev-login is on (`403` otherwise).",
+  ),
 
-  DATA_DIR: z.string().default(".data"),
-  /** npm start only: port of the embedded Postgres (PGlite), used when DATABASE_URL is unset. */
-  EMBEDDED_POSTGRES_PORT: port.default(54329),
-  /** npm start only: port of the embedded redis-server, used when REDIS_URL is unset. */
-  EMBEDDED_REDIS_PORT: port.default(6390),
-  /** npm start only: port of the offline model server, used when LLM_BASE_URL is unset. */
-  EMBEDDED_LLM_PORT: port.default(11435),
-  /** npm start only: a server or worker that crashes this many times in a row, each within a minute of starting, stops the launcher. */
-  LAUNCHER_MAX_FAST_CRASHES: z.coerce.number().int().min(1).default(5),
-  /** npm start only: memory cap of the embedded redis-server (noeviction: writes fail past it, nothing is evicted). */
-  REDIS_MAXMEMORY: z.string().trim().regex(/^\d+(kb|mb|gb)?$/i, "use a size like 512mb or 2gb").default("512mb"),
+  DATA_DIR: z
+    .string()
+    .default(".data")
+    .describe("`npm start` only: holds `pglite/`, `redis/`, `jwt-secret` and `run/` (pids of what it started)."),
+  EMBEDDED_POSTGRES_PORT: port.default(54329).describe("`npm start` only: port of the embedded Postgres (PGlite), used when `DATABASE_URL` is unset."),
+  EMBEDDED_REDIS_PORT: port.default(6390).describe("`npm start` only: port of the embedded redis-server, used when `REDIS_URL` is unset."),
+  EMBEDDED_LLM_PORT: port.default(11435).describe("`npm start` only: port of the offline model server, used when `LLM_BASE_URL` is unset."),
+  LAUNCHER_MAX_FAST_CRASHES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(5)
+    .describe("`npm start` only: a server or worker that crashes this many times in a row, each within a minute of starting, stops the launcher."),
+  REDIS_MAXMEMORY: z
+    .string()
+    .trim()
+    .regex(/^\d+(kb|mb|gb)?$/i, "use a size like 512mb or 2gb")
+    .default("512mb")
+    .describe(
+      "`npm start` (embedded redis-server) and `docker-compose.yml`: Redis memory cap, with `noeviction` (writes fail past it, " +
+        "nothing is evicted).",
+    ),
 });
 
 export type Config = z.infer<typeof configSchema> & {

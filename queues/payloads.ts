@@ -78,3 +78,11 @@ export const payloadSchemas = {
 } satisfies Record<QueueName, z.ZodType>;
 
 export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;
+
+/**
+ * Checks a job's data against its queue's schema, typed for that queue (zod cannot narrow a
+ * schema picked by a generic key, hence the one cast here).
+ */
+export function parsePayload<Q extends QueueName>(queue: Q, data: unknown): z.ZodSafeParseResult<PayloadOf<Q>> {
+  return payloadSchemas[queue].safeParse(data) as z.ZodSafeParseResult<PayloadOf<Q>>;
+}

@@ -5,9 +5,19 @@
 import { FlowProducer, Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { componentLogger } from "../lib/logger";
+import { adminActionJobId, adminPlanJobId, ingestStageJobId, summaryJobId, TUTOR_STAGE_QUEUES, tutorStageJobId, type IngestStageQueue } from "./job-ids";
 import { JOB_OPTIONS } from "./job-options";
 import { QUEUE_NAMES, QUEUE_PREFIX, type QueueName } from "./names";
-import { payloadSchemas, type AdminActionPayload, type AdminTurnPayload, type MaintenanceTask, type PayloadOf, type TutorTurnPayload } from "./payloads";
+import {
+  payloadSchemas,
+  type AdminActionPayload,
+  type AdminTurnPayload,
+  type IngestPayload,
+  type MaintenanceTask,
+  type PayloadOf,
+  type SummarisePayload,
+  type TutorTurnPayload,
+} from "./payloads";
 
 export class JobProducer {
   private readonly queues = new Map<QueueName, Queue>();
@@ -54,19 +64,19 @@ export class JobProducer {
       name: "tutor-generate",
       queueName: "tutor-generate",
       data,
-      opts: { ...JOB_OPTIONS["tutor-generate"], jobId: `${data.turnId}-generate` },
+      opts: { ...JOB_OPTIONS["tutor-generate"], jobId: tutorStageJobId("tutor-generate", data.turnId) },
       children: [
         {
           name: "tutor-retrieve",
           queueName: "tutor-retrieve",
           data,
-          opts: { ...JOB_OPTIONS["tutor-retrieve"], ...child, jobId: `${data.turnId}-retrieve` },
+          opts: { ...JOB_OPTIONS["tutor-retrieve"], ...child, jobId: tutorStageJobId("tutor-retrieve", data.turnId) },
           children: [
             {
               name: "tutor-classify",
               queueName: "tutor-classify",
               data,
-              opts: { ...JOB_OPTIONS["tutor-classify"], ...child, jobId: `${data.turnId}-classify` },
+              opts: { ...JOB_OPTIONS["tutor-classify"], ...child, jobId: tutorStageJobId("tutor-classify", data.turnId) },
             },
           ],
         },
@@ -76,7 +86,7 @@ export class JobProducer {
 
   /** One admin turn; the job id derived from the turn makes a second submission a no-op. */
   async enqueueAdminTurn(payload: AdminTurnPayload): Promise<void> {
-    await this.enqueue("admin-plan", payload, { jobId: `${payload.turnId}-admin-plan` });
+    await this.enqueue("admin-plan", payload, { jobId: adminPlanJobId(payload.turnId) });
   }
 
   /**
@@ -84,12 +94,12 @@ export class JobProducer {
    * means the turn has ended; `unknown` when the job is gone (removed, or never queued).
    */
   async turnFinalStageState(agentType: "tutor" | "admin", turnId: string): Promise<string> {
-    return agentType === "tutor" ? this.queue("tutor-generate").getJobState(`${turnId}-generate`) : this.queue("admin-plan").getJobState(`${turnId}-admin-plan`);
+    return agentType === "tutor" ? this.queue("tutor-generate").getJobState(tutorStageJobId("tutor-generate", turnId)) : this.queue("admin-plan").getJobState(adminPlanJobId(turnId));
   }
 
   /** One run of a confirmed action; each run (first, resumes) has its own job id. */
   async enqueueAdminAction(payload: AdminActionPayload): Promise<void> {
-    await this.enqueue("admin-actions", payload, { jobId: `${payload.actionId}-run-${payload.run}` });
+    await this.enqueue("admin-actions", payload, { jobId: adminActionJobId(payload.actionId, payload.run) });
   }
 
   /**
@@ -97,12 +107,18 @@ export class JobProducer {
    * asks BullMQ about before it declares a turn lost.
    */
   turnJobs(agentType: "tutor" | "admin", turnId: string): Array<{ queue: QueueName; jobId: string }> {
-    if (agentType === "admin") return [{ queue: "admin-plan", jobId: `${turnId}-admin-plan` }];
-    return [
-      { queue: "tutor-classify", jobId: `${turnId}-classify` },
-      { queue: "tutor-retrieve", jobId: `${turnId}-retrieve` },
-      { queue: "tutor-generate", jobId: `${turnId}-generate` },
-    ];
+    if (agentType === "admin") return [{ queue: "admin-plan", jobId: adminPlanJobId(turnId) }];
+    return TUTOR_STAGE_QUEUES.map((queue) => ({ queue, jobId: tutorStageJobId(queue, turnId) }));
+  }
+
+  /** One stage of a document's (re)index run, under the run's job id, so a redelivered stage cannot queue the next one twice. */
+  async enqueueIngestStage(queue: IngestStageQueue, payload: IngestPayload, options: Pick<JobsOptions, "priority"> = {}): Promise<void> {
+    await this.enqueue(queue, payload, { ...options, jobId: ingestStageJobId(queue, payload) });
+  }
+
+  /** A session summary refresh for the `due` coverage point: concurrent turns cannot queue the same refresh twice. */
+  async enqueueSummary(payload: SummarisePayload, due: number): Promise<void> {
+    await this.enqueue("chat-summarise", payload, { jobId: summaryJobId(payload.sessionId, due) });
   }
 
   /**

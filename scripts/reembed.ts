@@ -9,22 +9,15 @@
 import { parseArgs } from "node:util";
 import { getConfig, requireSetting } from "../lib/config";
 import { componentLogger } from "../lib/logger";
-import { createDb, type Db } from "../db/knex";
+import { createDb } from "../db/knex";
+import { listIndexedDocuments, startReembedRun } from "../db/queries/chunk-drafts";
+import { findFirstAdmin } from "../db/queries/users";
 import { createRedis } from "../queues/connection";
 import { JobProducer } from "../queues/producer";
-import { databaseVectorDimensions } from "../workers/embedding-check";
+import { alterVectorDimensions, databaseVectorDimensions } from "../db/queries/vector-columns";
 
 const log = componentLogger("reembed");
 const { values } = parseArgs({ options: { "alter-dimensions": { type: "boolean", default: false }, org: { type: "string" } } });
-
-async function alterDimensions(db: Db, dimensions: number): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx.raw("DROP INDEX IF EXISTS document_chunks_embedding_hnsw");
-    await trx.raw(`ALTER TABLE document_chunks ALTER COLUMN embedding TYPE vector(${dimensions}) USING NULL`);
-    await trx.raw(`ALTER TABLE document_chunk_drafts ALTER COLUMN embedding TYPE vector(${dimensions}) USING NULL`);
-    if (dimensions <= 2000) await trx.raw("CREATE INDEX document_chunks_embedding_hnsw ON document_chunks USING hnsw (embedding vector_cosine_ops)");
-  });
-}
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -37,29 +30,17 @@ async function main(): Promise<void> {
       if (!values["alter-dimensions"]) {
         throw new Error(`The database stores vector(${column}) but EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS}; rerun with --alter-dimensions to change the columns.`);
       }
-      await alterDimensions(db, config.EMBEDDING_DIMENSIONS);
+      await alterVectorDimensions(db, config.EMBEDDING_DIMENSIONS);
       log.info({ from: column, to: config.EMBEDDING_DIMENSIONS }, "vector columns altered");
     }
-    const documents = await db("documents as d")
-      .select("d.id", "d.org_id", "d.uploaded_by", "d.ingest_generation")
-      .where("d.chunk_count", ">", 0)
-      .modify((query) => (values.org ? query.where("d.org_id", values.org) : query));
+    const documents = await listIndexedDocuments(db, values.org);
     let queued = 0;
     for (const document of documents) {
       const generation = Number(document.ingest_generation) + 1;
-      const userId =
-        document.uploaded_by ?? (await db("users").where({ org_id: document.org_id, role: "admin" }).orderBy("created_at").first("id"))?.id;
+      const userId = document.uploaded_by ?? (await findFirstAdmin(db, document.org_id));
       if (!userId) continue;
-      await db.transaction(async (trx) => {
-        await trx("documents").where({ id: document.id }).update({ ingest_generation: generation, status: "EMBEDDING", processing_started_at: trx.fn.now(), error: null, error_code: null });
-        await trx("document_chunk_drafts").where({ document_id: document.id }).delete();
-        await trx.raw(
-          `INSERT INTO document_chunk_drafts (document_id, org_id, generation, position, content, metadata, token_count)
-           SELECT document_id, org_id, ?, position, content, metadata, token_count FROM document_chunks WHERE document_id = ?`,
-          [generation, document.id],
-        );
-      });
-      await producer.enqueue("ingest-embed", { orgId: document.org_id, documentId: document.id, userId, generation }, { jobId: `${document.id}-g${generation}-embed` });
+      await startReembedRun(db, { orgId: document.org_id, documentId: document.id, generation });
+      await producer.enqueueIngestStage("ingest-embed", { orgId: document.org_id, documentId: document.id, userId, generation });
       queued++;
     }
     log.info({ queued }, "re-embedding queued; workers will swap each document's vectors when done");

@@ -129,7 +129,7 @@ function printBanner(port: number, embedded: string[], devLogin: boolean, exposu
   }
   if (devLogin) {
     say(`  Demo users     employee@example.com (employee), admin@example.com (admin), and ${DEMO_USERS.length - 2} more employees`);
-    say("  Get a token    curl -s -X POST " + `${api}/api/v1/auth/dev-login -H 'content-type: application/json' -d '{"email":"employee@example.com"}'`);
+    say(`  Get a token    curl -s -X POST ${api}/api/v1/auth/dev-login -H 'content-type: application/json' -d '{"email":"employee@example.com"}'`);
   }
   if (exposureLine) say(exposureLine);
   say("  Stop           Ctrl-C");

@@ -16,6 +16,7 @@ import { documentRoutes } from "./routes/documents/routes";
 import { healthRoutes } from "./routes/health";
 import { learningRoutes } from "./routes/learning/routes";
 import { meRoutes } from "./routes/me";
+import { openApiRoutes } from "./openapi/route";
 import { serveWeb } from "./web";
 
 const JSON_LIMIT = "64kb";
@@ -54,7 +55,7 @@ export function createApp(deps: ServerDeps): Koa {
     }),
   );
 
-  for (const router of [deps.metrics.routes(deps.config), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), adminActionRoutes(deps), documentRoutes(deps), meRoutes(deps), learningRoutes(deps)]) {
+  for (const router of [deps.metrics.routes(deps.config), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), adminActionRoutes(deps), documentRoutes(deps), meRoutes(deps), learningRoutes(deps), openApiRoutes()]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
   }

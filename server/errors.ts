@@ -5,7 +5,7 @@
 import type { Middleware } from "koa";
 import { ZodError } from "zod";
 import type { Logger } from "pino";
-import { LlmError } from "../workers/llm/errors";
+import { LlmError } from "../lib/llm-error";
 
 export class HttpError extends Error {
   constructor(

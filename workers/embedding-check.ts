@@ -6,6 +6,7 @@
 import type { Logger } from "pino";
 import type { Config } from "../lib/config";
 import type { Db } from "../db/knex";
+import { databaseVectorDimensions } from "../db/queries/vector-columns";
 import type { LlmClient } from "./llm/client";
 
 export class EmbeddingDimensionError extends Error {
@@ -13,15 +14,6 @@ export class EmbeddingDimensionError extends Error {
     super(message);
     this.name = "EmbeddingDimensionError";
   }
-}
-
-export async function databaseVectorDimensions(db: Db): Promise<number | null> {
-  const result = await db.raw(
-    `SELECT a.atttypmod AS dims FROM pg_attribute a
-      WHERE a.attrelid = to_regclass('document_chunks') AND a.attname = 'embedding' AND NOT a.attisdropped`,
-  );
-  const dims = result.rows[0]?.dims;
-  return typeof dims === "number" && dims > 0 ? dims : null;
 }
 
 export async function checkEmbeddingDimensions(config: Config, db: Db, llm: LlmClient, log: Logger): Promise<void> {

@@ -1,14 +1,25 @@
-/** Every job handler the worker knows; the registry checks this list against the served queues. */
+/** Every job handler the worker knows, one per queue; `satisfies` makes a missing or misfiled handler a type error. */
+import { executeActionHandler } from "./admin/execute-action.handler";
+import { adminPlanHandler } from "./admin/plan.handler";
 import { chunkHandler } from "./ingestion/chunk.handler";
 import { embedHandler } from "./ingestion/embed.handler";
 import { extractHandler } from "./ingestion/extract.handler";
-import { executeActionHandler } from "./admin/execute-action.handler";
-import { adminPlanHandler } from "./admin/plan.handler";
 import { maintenanceHandler } from "./maintenance/sweep.handler";
-import type { JobHandler } from "./registry";
+import type { HandlerMap } from "./registry";
 import { classifyHandler } from "./tutor/classify.handler";
 import { generateHandler } from "./tutor/generate.handler";
 import { retrieveHandler } from "./tutor/retrieve.handler";
 import { summariseHandler } from "./tutor/summarise.handler";
 
-export const HANDLERS: JobHandler[] = [classifyHandler, retrieveHandler, generateHandler, summariseHandler, adminPlanHandler, executeActionHandler, extractHandler, chunkHandler, embedHandler, maintenanceHandler] as JobHandler[];
+export const HANDLERS = {
+  "tutor-classify": classifyHandler,
+  "tutor-retrieve": retrieveHandler,
+  "tutor-generate": generateHandler,
+  "chat-summarise": summariseHandler,
+  "admin-plan": adminPlanHandler,
+  "admin-actions": executeActionHandler,
+  "ingest-extract": extractHandler,
+  "ingest-chunk": chunkHandler,
+  "ingest-embed": embedHandler,
+  maintenance: maintenanceHandler,
+} satisfies HandlerMap;

@@ -14,14 +14,14 @@ import { createRedis } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
 import { UserEventPublisher } from "../queues/events/user-events";
 import { QUEUE_NAMES, QUEUE_PREFIX, isQueueName, type QueueName } from "../queues/names";
-import { payloadSchemas } from "../queues/payloads";
+import { parsePayload } from "../queues/payloads";
 import { JobProducer } from "../queues/producer";
 import type { WorkerDeps } from "./deps";
 import { checkEmbeddingDimensions } from "./embedding-check";
 import { HANDLERS } from "./handlers";
 import { LlmClient, type LlmClientOptions } from "./llm/client";
 import { LlmError } from "./llm/errors";
-import { buildRegistry, type JobHandler } from "./registry";
+import { handlerFor, type FailureOutcome, type JobContext, type JobHandler } from "./registry";
 import { closeThreadPool } from "./ingestion/isolation";
 import { maintenanceSchedule } from "./maintenance/schedule";
 import { ActiveJobs, type JobLease } from "./hand-back";
@@ -55,7 +55,6 @@ export interface RunningWorkers {
 export async function startWorkers(config: Config, options: { llm?: LlmClientOptions; skipEmbeddingCheck?: boolean } = {}): Promise<RunningWorkers> {
   const log = componentLogger("worker");
   const selection = parseQueueSelection(config.WORKER_QUEUES, config.WORKER_CONCURRENCY);
-  const registry = buildRegistry(HANDLERS, [...selection.keys()]);
   const redisUrl = requireSetting(config, "REDIS_URL");
   const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
   const redis = createRedis(redisUrl, "worker");
@@ -82,7 +81,8 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   const workers = [...selection].map(([queue, concurrency]) => {
     const connection = createRedis(redisUrl, "worker");
     connections.push(connection);
-    const worker = new Worker(queue, (job, token) => observeJobAttempt(redis, log, queue, job, () => runJob(registry.get(queue)!, job, deps, (data) => active.lease(job, token!, data))), {
+    const handler = handlerFor(HANDLERS, queue);
+    const worker = new Worker(queue, (job, token) => observeJobAttempt(redis, log, queue, job, () => runJob(handler, job, deps, (data) => active.lease(job, token!, data))), {
       connection,
       prefix: QUEUE_PREFIX,
       concurrency,
@@ -95,11 +95,9 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     worker.on("failed", (job, error) => {
       if (!job || !/stalled/i.test(error?.message ?? "")) return;
       reportStalledOut(redis, queue);
-      const handler = registry.get(queue)!;
-      const parsed = payloadSchemas[queue].safeParse(job.data);
-      if (!parsed.success || !handler.onFinalFailure) return;
-      const context = { job, data: parsed.data, deps, log: log.child(jobLogBindings(queue, job)) } as Parameters<JobHandler["perform"]>[0];
-      handler.onFinalFailure(context, error).catch((e) => log.error({ err: e, queue }, "final-failure hook failed for a stalled job"));
+      const parsed = parsePayload(queue, job.data);
+      if (!parsed.success) return;
+      void reportFailure(handler, { job, data: parsed.data, deps, log: log.child(jobLogBindings(queue, job)) }, error, { final: true });
     });
     return worker;
   });
@@ -128,16 +126,16 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   };
 }
 
-async function runJob(handler: JobHandler, job: Job, deps: WorkerDeps, lease: (deps: WorkerDeps) => JobLease): Promise<unknown> {
+async function runJob<Q extends QueueName>(handler: JobHandler<Q>, job: Job, deps: WorkerDeps, lease: (deps: WorkerDeps) => JobLease): Promise<unknown> {
   const queue = handler.queue;
-  const parsed = payloadSchemas[queue].safeParse(job.data);
+  const parsed = parsePayload(queue, job.data);
   const log = deps.log.child({ queue, jobId: job.id, sessionId: job.data?.sessionId, turnId: job.data?.turnId });
   if (!parsed.success) {
     log.error({ issues: parsed.error.issues }, "malformed job payload; failing without retry");
     throw new UnrecoverableError(`malformed ${queue} payload: ${parsed.error.message}`);
   }
   const running = lease(deps);
-  const context = { job, data: parsed.data, deps: running.deps, log } as Parameters<JobHandler["perform"]>[0];
+  const context: JobContext<Q> = { job, data: parsed.data, deps: running.deps, log };
   try {
     return await running.run(handler.perform(context));
   } catch (error) {
@@ -147,9 +145,17 @@ async function runJob(handler: JobHandler, job: Job, deps: WorkerDeps, lease: (d
     const attempts = job.opts.attempts ?? 1;
     const willRetry = !(error instanceof UnrecoverableError) && job.attemptsMade + 1 < attempts;
     log.warn({ err: error, attempt: job.attemptsMade + 1, attempts, willRetry }, "job attempt failed");
-    await handler.onAttemptFailed?.(context, error, willRetry).catch((e) => log.error({ err: e }, "onAttemptFailed failed"));
-    if (!willRetry) await handler.onFinalFailure?.(context, error).catch((e) => log.error({ err: e }, "onFinalFailure failed"));
+    await reportFailure(handler, context, error, { final: !willRetry });
     throw error;
+  }
+}
+
+/** The stage's failure hook, for a failed attempt or a stalled-out job; a failing hook is logged, never thrown. */
+async function reportFailure<Q extends QueueName>(handler: JobHandler<Q>, context: JobContext<Q>, error: unknown, outcome: FailureOutcome): Promise<void> {
+  try {
+    await handler.onFailed?.(context, error, outcome);
+  } catch (hookError) {
+    context.log.error({ err: hookError, final: outcome.final }, "failure hook failed");
   }
 }
 

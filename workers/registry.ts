@@ -1,6 +1,7 @@
 /**
- * The handler registry: one handler per queue. Start-up fails when a served queue has no
- * handler or a queue has two, rather than letting jobs pile up unprocessed.
+ * What a job handler is, and the map of them: one handler per queue. The map is typed against
+ * the queue list, so a queue without a handler (or a handler filed under another queue's name)
+ * fails type-checking rather than letting jobs pile up unprocessed.
  */
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
@@ -15,26 +16,30 @@ export interface JobContext<Q extends QueueName> {
   log: Logger;
 }
 
+/** How a failure ended: `final` when BullMQ will not run the job again (last attempt, unrecoverable, or stalled out). */
+export interface FailureOutcome {
+  final: boolean;
+}
+
 export interface JobHandler<Q extends QueueName = QueueName> {
   queue: Q;
   perform(context: JobContext<Q>): Promise<unknown>;
-  /** Called once when the job will not be retried again (last attempt, or unrecoverable). */
-  onFinalFailure?(context: JobContext<Q>, error: unknown): Promise<void>;
-  /** Called on every failed attempt, before BullMQ decides about a retry. */
-  onAttemptFailed?(context: JobContext<Q>, error: unknown, willRetry: boolean): Promise<void>;
+  /**
+   * The stage's one failure hook: called after every failed attempt (before BullMQ retries it)
+   * and once for a job that stalled out, where no attempt failed. A stage that reacts to
+   * retries handles the final failure in the same place, so it cannot have one without the other.
+   */
+  onFailed?(context: JobContext<Q>, error: unknown, outcome: FailureOutcome): Promise<void>;
 }
+
+/** Every queue mapped to the handler that serves it. */
+export type HandlerMap = { [Q in QueueName]: JobHandler<Q> };
 
 export function defineHandler<Q extends QueueName>(handler: JobHandler<Q>): JobHandler<Q> {
   return handler;
 }
 
-export function buildRegistry(handlers: JobHandler[], served: QueueName[]): Map<QueueName, JobHandler> {
-  const registry = new Map<QueueName, JobHandler>();
-  for (const handler of handlers) {
-    if (registry.has(handler.queue)) throw new Error(`Two handlers registered for queue "${handler.queue}"`);
-    registry.set(handler.queue, handler);
-  }
-  const missing = served.filter((queue) => !registry.has(queue));
-  if (missing.length > 0) throw new Error(`No handler registered for queue(s): ${missing.join(", ")}`);
-  return registry;
+/** The handler of one queue, typed for that queue. */
+export function handlerFor<Q extends QueueName>(handlers: HandlerMap, queue: Q): JobHandler<Q> {
+  return handlers[queue];
 }

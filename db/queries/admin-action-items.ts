@@ -23,6 +23,7 @@ export interface ItemChange {
   after: unknown;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: each applier reads the fields its own action kind validated (workers/admin/tools)
 type Applier = (trx: Knex.Transaction, orgId: string, target: Record<string, any>) => Promise<ItemChange>;
 
 async function activeUser(trx: Knex.Transaction, orgId: string, userId: string): Promise<{ id: string; name: string }> {

@@ -77,6 +77,17 @@ export interface MessagePage {
 }
 
 /** Whether `messageId` is a message of this session (a `before` cursor must be). */
+/** Whether `turnId` is a turn of the session (its question is stored there). */
+export async function isSessionTurn(db: Db, orgId: string, sessionId: string, turnId: string): Promise<boolean> {
+  return Boolean(await db("chat_messages").where({ org_id: orgId, session_id: sessionId, turn_id: turnId, role: "user" }).first("id"));
+}
+
+/** How many questions the session has, counting the one being answered. */
+export async function countUserMessages(db: Db, orgId: string, sessionId: string): Promise<number> {
+  const row = await db("chat_messages").where({ org_id: orgId, session_id: sessionId, role: "user" }).count<{ count: string }[]>("* as count").first();
+  return Number(row?.count ?? 0);
+}
+
 export async function isSessionMessage(db: Db, orgId: string, sessionId: string, messageId: string): Promise<boolean> {
   return Boolean(await db("chat_messages").where({ id: messageId, org_id: orgId, session_id: sessionId }).first("id"));
 }

@@ -1,6 +1,6 @@
 /** Documents and their ingestion state, always within one org. */
 import type { Db } from "../knex";
-import type { DocumentStatus } from "../../queues/events/user-events";
+import type { DocumentStatus } from "../../lib/document-status";
 
 export interface DocumentRow {
   id: string;

@@ -54,3 +54,8 @@ export async function findOrganisationName(db: Db, orgId: string): Promise<strin
 export async function listSignInCandidates(db: Db, limit: number): Promise<Array<Pick<UserRow, "email" | "name" | "role" | "department">>> {
   return db<UserRow>("users").select("email", "name", "role", "department").where({ is_active: true }).orderBy([{ column: "role" }, { column: "name" }]).limit(limit);
 }
+
+/** The org's longest-standing admin: who hears about work nobody in particular started. */
+export async function findFirstAdmin(db: Db, orgId: string): Promise<string | undefined> {
+  return (await db("users").where({ org_id: orgId, role: "admin" }).orderBy("created_at").first("id"))?.id;
+}

@@ -1,6 +1,7 @@
 /**
- * The socket event contract (see ARCHITECTURE.md, "Events to clients"). Clients rely on
- * these names and shapes; change them only with a migration path.
+ * The socket event contract. Clients rely on these names and shapes; change them only with a
+ * migration path. docs/socket-protocol.md explains it to client authors, and
+ * docs/architecture.md ("The event stream") how events travel from a worker to a socket.
  */
 
 /** Fields every event of a turn carries; `seq` rises by one per event within the turn. */

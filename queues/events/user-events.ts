@@ -5,12 +5,11 @@
  */
 import { Emitter } from "@socket.io/redis-emitter";
 import type { Redis } from "ioredis";
+import type { DocumentStatus } from "../../lib/document-status";
 import { roomForUser } from "./contract";
 
 /** The adapter key the gateway uses; emitter and adapter must agree on it. */
 export const SOCKET_ADAPTER_KEY = "skillnet-socket.io";
-
-export type DocumentStatus = "PENDING" | "PROCESSING" | "CHUNKING" | "EMBEDDING" | "COMPLETED" | "FAILED";
 
 export interface UserEventPayloads {
   /** `error` is the readable reason of a FAILED, `error_code` its stable code (EXTRACTION_TIMEOUT, …). */

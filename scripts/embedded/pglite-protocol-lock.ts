@@ -50,7 +50,12 @@ async function processQueue(this: QueryQueue): Promise<void> {
       const type = item.message[0] ?? 0;
       let bytes = 0;
       try {
-        await this.db.runExclusive(() => this.db.execProtocolRawStream(item!.message, { onRawData: (data) => ((bytes += data.length), item!.onData(data)) }));
+        await this.db.runExclusive(() => this.db.execProtocolRawStream(item!.message, {
+          onRawData: (data) => {
+            bytes += data.length;
+            item!.onData(data);
+          },
+        }));
       } catch (error) {
         if (process.env.PGLITE_DEBUG) process.stderr.write(`pglite message ${String.fromCharCode(type)} from #${item.handlerId} failed: ${String(error)}\n`);
         this.pinnedHandlerId = null;

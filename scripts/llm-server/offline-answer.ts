@@ -4,7 +4,7 @@
  * checkable answers. Without sources it gives a short generic reply that cites nothing, because a
  * citation that points at no source would be a lie.
  */
-import { type Language, detectLanguage, isGreeting, isThanks, splitSentences, stemSet, sharedStems } from "./text";
+import { type Language, detectLanguage, isGreeting, isThanks, splitSentences, stemSet } from "./text";
 
 export interface Source {
   marker: number;
@@ -59,23 +59,58 @@ function cite(sentence: string, marker: number): string {
   return match ? `${match[1]} [${marker}]${match[2] === ":" || match[2] === ";" ? "." : match[2]}` : `${sentence.trim()} [${marker}].`;
 }
 
+/** A short unpunctuated line is a label, unless it is code or a table row (`toASCII('x') // 'y'`, `| pnpm | pnpx |`), which answer questions. */
 function isHeadingLine(sentence: string): boolean {
   if (/^#{1,6}\s/.test(sentence)) return true;
   const words = sentence.split(/\s+/).length;
-  return words <= 6 && !/[.!?…:;]$/.test(sentence.trim());
+  return words <= 6 && !/[.!?…:;]$/.test(sentence.trim()) && !/[(){}=|`'"/<>[\]]/.test(sentence);
 }
 
-/** Every source sentence with its overlap with the question, best first; ties keep reading order. */
+/** Lines that start a structure of their own: list items, headings, table rows, quotes, fences. */
+const STRUCTURAL_LINE = /^\s*([-*+•]\s|\d{1,3}[.)]\s|#{1,6}\s|\||>|```|~~~)/;
+
+/**
+ * Joins hard-wrapped prose lines back into paragraphs. Markdown and plain-text manuals wrap at
+ * ~80 columns, and a sentence cut at a line break loses its second half ("the `delay` / will be
+ * set to `1`"): the answer would quote half a fact. Structural lines and code fences stay as they are.
+ */
+export function unwrapLines(text: string): string {
+  const out: string[] = [];
+  let inFence = false;
+  for (const line of text.split(/\r?\n/)) {
+    const fence = /^\s*(```|~~~)/.test(line);
+    const previous = out.at(-1);
+    const joinable = !inFence && !fence && line.trim() !== "" && !STRUCTURAL_LINE.test(line) && previous !== undefined && previous.trim() !== "" && !/^\s*(\||```|~~~|#{1,6}\s)/.test(previous);
+    if (joinable) out[out.length - 1] = `${previous.trimEnd()} ${line.trim()}`;
+    else out.push(line);
+    if (fence) inFence = !inFence;
+  }
+  return out.join("\n");
+}
+
+/**
+ * Every source sentence with its overlap with the question, best first; ties keep reading order.
+ * A shared word counts by its rarity among the sources' sentences (ln(1 + n / df)): the word
+ * every sentence of a manual repeats ("libffi", "Node.js") says little about which sentence
+ * answers, the one word only the answer shares ("default", "2147483647") says a lot.
+ */
 export function rankSentences(sources: Source[], question: string): Candidate[] {
   const questionStems = stemSet(question);
-  const candidates: Candidate[] = [];
+  const sentences: Array<{ marker: number; sentence: string; stems: Set<string> }> = [];
   for (const source of sources) {
-    for (const sentence of splitSentences(source.text)) {
+    for (const sentence of splitSentences(unwrapLines(source.text))) {
       // Headings ("Carretillas Elevadoras", "## Refunds") are labels, not statements to quote.
-      if (isHeadingLine(sentence)) continue;
-      candidates.push({ marker: source.marker, sentence, score: sharedStems(questionStems, stemSet(sentence)), order: candidates.length });
+      if (!isHeadingLine(sentence)) sentences.push({ marker: source.marker, sentence, stems: stemSet(sentence) });
     }
   }
+  const documentFrequency = new Map<string, number>();
+  for (const { stems } of sentences) for (const stem of stems) if (questionStems.has(stem)) documentFrequency.set(stem, (documentFrequency.get(stem) ?? 0) + 1);
+  const weight = (stem: string) => Math.log(1 + sentences.length / (documentFrequency.get(stem) ?? 1));
+  const candidates: Candidate[] = sentences.map(({ marker, sentence, stems }, order) => {
+    let score = 0;
+    for (const stem of stems) if (questionStems.has(stem)) score += weight(stem);
+    return { marker, sentence, score, order };
+  });
   // Array.prototype.sort is stable, so on equal scores the earlier source wins.
   return candidates.sort((a, b) => b.score - a.score);
 }

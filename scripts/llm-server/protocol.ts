@@ -97,7 +97,7 @@ export async function startLlmServer(options: LlmServerOptions): Promise<LlmServ
     const method = req.method ?? "GET";
     const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") || "/";
     const rawBody = method === "GET" || method === "HEAD" ? "" : await readBody(req);
-    let body: unknown = undefined;
+    let body: unknown ;
     let badJson = false;
     if (rawBody !== "") {
       try {

@@ -11,6 +11,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
+import { isSessionTurn } from "../../db/queries/chat-messages";
 import { findOwnedSession } from "../../db/queries/chat-sessions";
 import { findAction } from "../../db/queries/admin-actions";
 import { TURN_EVENTS_CHANNEL, parseEnvelope } from "../../queues/events/turn-stream";
@@ -46,8 +47,7 @@ export interface Gateway {
 }
 
 async function turnBelongsToSession(deps: ServerDeps, orgId: string, sessionId: string, turnId: string): Promise<boolean> {
-  const row = await deps.db("chat_messages").where({ org_id: orgId, session_id: sessionId, turn_id: turnId, role: "user" }).first("id");
-  return Boolean(row);
+  return isSessionTurn(deps.db, orgId, sessionId, turnId);
 }
 
 const isTurnEnd = (envelope: TurnEventEnvelope): boolean => envelope.event === "done" || (envelope.event === "error" && !(envelope.data as { willRetry?: boolean }).willRetry);

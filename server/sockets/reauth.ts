@@ -19,6 +19,7 @@ export interface AuthenticatedSocketData {
   expiresAt: number;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the re-auth sweep serves sockets whatever their event maps
 type AnySocket = Socket<any, any, any, AuthenticatedSocketData>;
 
 // setTimeout overflows above 2^31−1 ms (~24.8 days); such tokens are left to the sweep.
@@ -33,6 +34,7 @@ export class SocketReauth {
   private sweeping = false;
 
   constructor(
+    // biome-ignore lint/suspicious/noExplicitAny: as AnySocket
     private readonly io: Server<any, any, any, AuthenticatedSocketData>,
     private readonly deps: Pick<ServerDeps, "db">,
     private readonly log: Logger,

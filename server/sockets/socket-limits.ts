@@ -7,7 +7,7 @@
  */
 import type { Logger } from "pino";
 import type { HttpError } from "../errors";
-import { RateLimiter, rateLimited, type RateLimitRule } from "../middleware/rate-limit";
+import { type RateLimiter, rateLimited, type RateLimitRule } from "../middleware/rate-limit";
 import { LocalWindow } from "./local-window";
 
 export type SocketOperation = "connection" | "join";

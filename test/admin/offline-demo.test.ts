@@ -1,5 +1,5 @@
 /**
- * The README's admin exchange with the offline model `npm start` ships: no scripted replies, the
+ * The admin exchange in docs/demo.md with the offline model `npm start` ships: no scripted replies, the
  * model picks tools and arguments from the words, and the demo org's Sales team gets the course.
  */
 import { expect } from "chai";
@@ -8,7 +8,7 @@ import { login, connect, recordEvents } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
 import { askAdmin, waitForAction, type Person } from "./helpers";
 
-describe("admin assistant on the offline model (the README demo)", function () {
+describe("admin assistant on the offline model (the docs/demo.md exchange)", function () {
   this.timeout(60_000);
   let stack: Stack;
   let admin: Person;

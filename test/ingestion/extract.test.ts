@@ -119,26 +119,29 @@ describe("extractDocument", () => {
       expect(doc.fullText).to.not.match(/not content|color|Test page|doctype/i);
     });
 
-    it("keeps lead-in text, lists, tables, deeper headings and preformatted whitespace", async () => {
+    it("keeps lead-in text, lists, tables and preformatted whitespace; cuts a section at every heading level", async () => {
       const html = `<p>Intro &amp; welcome</p><h1>Benefits</h1><h4>Health</h4><ul><li>Dental</li><li>Vision <b>plus</b></li></ul>
         <table><tr><th>Plan</th><th>Cost</th></tr><tr><td>Basic</td><td>0</td></tr></table><pre>a  b\n  c</pre>`;
       const doc = await extractDocument(Buffer.from(html), "html");
       expect(doc.sections).to.deep.equal([
         { heading: null, text: "Intro & welcome", pageStart: null, pageEnd: null },
-        { heading: "Benefits", text: "Health\n\n- Dental\n- Vision plus\n\nPlan | Cost\nBasic | 0\n\na  b\n  c", pageStart: null, pageEnd: null },
+        { heading: "Benefits", text: "", pageStart: null, pageEnd: null },
+        { heading: "Health", text: "- Dental\n- Vision plus\n\nPlan | Cost\nBasic | 0\n\na  b\n  c", pageStart: null, pageEnd: null },
       ]);
     });
   });
 
   describe("Markdown", () => {
-    it("cuts sections at # headings, keeping deeper headings and code fences in the text", async () => {
+    it("cuts sections at every heading, named by their heading path, leaving code fences alone", async () => {
       const body = "Keep receipts.\n\n## Receipts\n\nPaper or digital.\n\n```sh\n# not a heading\n```";
       const doc = await extractDocument(Buffer.concat([Buffer.from("Lead-in line.\n\n"), makeMarkdown([{ heading: "Returns", body }, { heading: "Refunds", body: "Within 5 days." }])]), "markdown");
       expect(doc.sections).to.deep.equal([
         { heading: null, text: "Lead-in line.", pageStart: null, pageEnd: null },
-        { heading: "Returns", text: body, pageStart: null, pageEnd: null },
+        { heading: "Returns", text: "Keep receipts.", pageStart: null, pageEnd: null },
+        { heading: "Returns > Receipts", text: "Paper or digital.\n\n```sh\n# not a heading\n```", pageStart: null, pageEnd: null },
         { heading: "Refunds", text: "Within 5 days.", pageStart: null, pageEnd: null },
       ]);
+      expect(doc.title).to.equal("Returns");
     });
   });
 

@@ -7,20 +7,11 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { api, join, waitForTurnEnd, type ApiResponse } from "../support/client";
-import { useStack, type Stack } from "../support/stack";
+import { stackSuite } from "../support/suite";
 import { freshEmployee, generationRequestsFor, removeFreshEmployees, type Learner } from "../tutor/helpers";
 
 describe("Idempotency-Key", function () {
-  this.timeout(60_000);
-  let stack: Stack;
-
-  before(async function () {
-    this.timeout(120_000);
-    stack = await useStack();
-  });
-  beforeEach(() => stack.llm.reset());
-  afterEach(() => stack.llm.reset());
-  after(() => removeFreshEmployees(stack));
+  const stack = stackSuite(this, { cleanUp: removeFreshEmployees });
 
   const chat = (learner: Learner, body: unknown, key?: string, path = "/api/v1/chat"): Promise<ApiResponse> =>
     api(stack.baseUrl, "POST", path, { token: learner.token, body, ...(key !== undefined ? { headers: { "Idempotency-Key": key } } : {}) });

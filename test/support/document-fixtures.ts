@@ -84,7 +84,7 @@ export function makeMarkdown(sections: SectionSpec[]): Buffer {
 /** RFC 4180 CSV: fields with commas, quotes or newlines are quoted. */
 export function makeCsv(header: string[], rows: string[][]): Buffer {
   const field = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-  return Buffer.from([header, ...rows].map((cells) => cells.map(field).join(",")).join("\r\n") + "\r\n");
+  return Buffer.from(`${[header, ...rows].map((cells) => cells.map(field).join(",")).join("\r\n")}\r\n`);
 }
 
 export function makeTxt(text: string): Buffer {

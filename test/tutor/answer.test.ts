@@ -5,21 +5,11 @@
  */
 import { expect } from "chai";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
-import { useStack, type Stack } from "../support/stack";
+import { stackSuite } from "../support/suite";
 import { ask, freshEmployee, removeFreshEmployees, generationRequestsFor, promptOf, scriptedResponder, type Learner } from "./helpers";
 
 describe("the tutor, complete: the answer", function () {
-  this.timeout(60_000);
-  let stack: Stack;
-
-  before(async function () {
-    this.timeout(120_000);
-    stack = await useStack();
-  });
-
-  beforeEach(() => stack.llm.reset());
-  afterEach(() => stack.llm.reset());
-  after(() => removeFreshEmployees(stack));
+  const stack = stackSuite(this, { cleanUp: removeFreshEmployees });
 
   async function newLearner(): Promise<Learner> {
     const learner = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
@@ -39,7 +29,7 @@ describe("the tutor, complete: the answer", function () {
     const cleaned = "You are taking Returns Essentials [1]. Your manager also mentioned a bonus.";
     expect(turn.tokens).to.equal(cleaned);
     expect(turn.answer?.content).to.equal(cleaned);
-    expect((turn.answer?.metadata.citations as Array<{ index: number }>).map((c) => c.index)).to.deep.equal([1]);
+    expect((turn.answer!.metadata.citations as Array<{ index: number }>).map((c) => c.index)).to.deep.equal([1]);
     expect(turn.names.indexOf("citations")).to.be.greaterThan(turn.names.lastIndexOf("token"));
     expect(turn.names.at(-1)).to.equal("done");
   });

@@ -8,23 +8,14 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { ChatRequest } from "../../scripts/llm-server/responder";
 import { api, join, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
-import { useStack, type Stack } from "../support/stack";
+import { stackSuite } from "../support/suite";
 import { ask, CLASSIFY_MARKER, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, type Learner } from "./helpers";
 
 const LONG_ANSWER = Array.from({ length: 120 }, (_, i) => `Sentence ${i + 1} about the returns policy.`).join(" ");
 const TOKEN_DELAY_MS = 40;
 
 describe("cancelling a tutor turn", function () {
-  this.timeout(60_000);
-  let stack: Stack;
-
-  before(async function () {
-    this.timeout(120_000);
-    stack = await useStack();
-  });
-  beforeEach(() => stack.llm.reset());
-  afterEach(() => stack.llm.reset());
-  after(() => removeFreshEmployees(stack));
+  const stack = stackSuite(this, { cleanUp: removeFreshEmployees });
 
   const cancelOverHttp = (learner: Learner, turnId: string) => api(stack.baseUrl, "POST", `/api/v1/chat/turns/${turnId}/cancel`, { token: learner.token });
   const cancelOverSocket = (learner: Learner, turnId: string) => learner.socket.timeout(10_000).emitWithAck("cancel", { turnId });

@@ -145,7 +145,7 @@ describe("tutor units", () => {
       expect(jaccard("a a a b", "a b")).to.equal(1);
     });
 
-    it("selectHits drops near-duplicates and same-document neighbours of better hits, keeps other documents' neighbours", () => {
+    it("selectHits drops near-duplicates of better hits and keeps same-document neighbours (the answer often sits next door)", () => {
       const kept = selectHits([
         hit("best", "Playbook", 2, "escalate the ticket with code zebra seven today", 0.9),
         hit("dup", "Manual", 7, "escalate the ticket with code zebra seven now", 0.8),
@@ -153,13 +153,22 @@ describe("tutor units", () => {
         hit("other-doc", "Manual", 3, "card refunds take five business days", 0.6),
         hit("far", "Playbook", 5, "close the ticket with the right reason code", 0.5),
       ]);
-      expect(kept.map((h) => h.id)).to.deep.equal(["other-doc", "best", "far"]);
+      expect(kept.map((h) => h.id)).to.deep.equal(["best", "neighbour", "other-doc", "far"]);
     });
 
-    it("selectHits keeps at most five, best first, then orders them by document and position", () => {
+    it("selectHits keeps at most five, best first, so source [1] is the strongest evidence", () => {
       const hits = Array.from({ length: 9 }, (_, i) => hit(`h${i}`, i % 2 ? "B doc" : "A doc", i * 10, `unique words number ${i} ${"x".repeat(i + 1)} alpha${i} beta${i} gamma${i}`, 1 - i / 10));
       const kept = selectHits(hits);
-      expect(kept.map((h) => h.id)).to.deep.equal(["h0", "h2", "h4", "h1", "h3"]);
+      expect(kept.map((h) => h.id)).to.deep.equal(["h0", "h1", "h2", "h3", "h4"]);
+    });
+
+    it("combine can fuse by reciprocal rank instead, ignoring the scores' scales", () => {
+      const base = hit("x", "Doc", 1, "text", 0);
+      const vector: ChunkHit[] = [{ ...base, id: "v1", similarity: 0.9 }, { ...base, id: "both", similarity: 0.2 }];
+      const text: ChunkHit[] = [{ ...base, id: "both", text_rank: 0.1 }, { ...base, id: "t2", text_rank: 9 }];
+      const scored = combine(vector, text, { method: "rrf", vectorWeight: 0.7, rrfK: 60 });
+      expect(scored.map((h) => h.id)).to.deep.equal(["both", "v1", "t2"]);
+      expect(scored[0]!.score).to.be.closeTo(1 / 62 + 1 / 61, 1e-12);
     });
 
     it("keywordCoverage counts the share of the question's content words a chunk contains", () => {
@@ -180,8 +189,8 @@ describe("tutor units", () => {
       ];
       const scored = combine(vector, text);
       expect(scored.map((h) => h.id)).to.deep.equal(["x", "y"]);
-      expect(scored[0]!.score).to.be.closeTo(0.7 * 0.5 + 0.3 * 0.5, 1e-9);
-      expect(scored[1]!.score).to.be.closeTo(0.3, 1e-9);
+      expect(scored[0]!.score).to.be.closeTo(0.6 * 0.5 + 0.4 * 0.5, 1e-9);
+      expect(scored[1]!.score).to.be.closeTo(0.4, 1e-9);
     });
   });
 

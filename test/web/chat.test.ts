@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { api, login } from "../support/client";
+import { api } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
 import { RateLimiter } from "../../server/middleware/rate-limit";
 import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../tutor/helpers";

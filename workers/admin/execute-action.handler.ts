@@ -49,8 +49,10 @@ export const executeActionHandler = defineHandler({
     log.info({ actionId: action.id, status: finished.status, done: finished.done, failed: finished.failed }, "admin action finished");
     return { status: finished.status };
   },
-  async onFinalFailure({ data, deps }, error) {
-    // Out of attempts: the undone items fail with the reason, so the admin sees a partial result and can resume.
+  async onFailed({ data, deps }, error, { final }) {
+    // A retry carries on from the first undone item. Out of attempts: the undone items fail with
+    // the reason, so the admin sees a partial result and can resume.
+    if (!final) return;
     const reason = `not run: ${(error as Error)?.message ?? String(error)}`.slice(0, 300);
     await failPendingItems(deps.db, data.orgId, data.actionId, reason);
     await announceDone(deps, await finishAction(deps.db, data.orgId, data.actionId));

@@ -251,12 +251,11 @@ export const adminPlanHandler = defineHandler({
     log.info({ toolCalls: loop?.runs.length ?? 0, actionId, decision: outcome.decided?.as }, "admin turn answered");
     return { messageId: row.id };
   },
-  async onAttemptFailed({ data, deps }, error, willRetry) {
-    if (willRetry) await announceFailure(deps, data, error, true);
-  },
-  // Also reached for a job that stalled out (its worker died too often), where no attempt failed.
-  async onFinalFailure({ data, deps }, error) {
-    await failTurn(deps, data, error, { agent: "admin" });
+  // A retry is announced (the client may have shown partial text); the final failure ends the turn,
+  // also for a job that stalled out (its worker died too often), where no attempt failed.
+  async onFailed({ data, deps }, error, { final }) {
+    if (final) await failTurn(deps, data, error, { agent: "admin" });
+    else await announceFailure(deps, data, error, true);
   },
 });
 

@@ -33,7 +33,7 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
     throw new UnrecoverableError("admin turn no longer exists (session or message deleted)");
   }
   // Demoted or deactivated while the turn waited: it must not run with admin tools.
-  if (!user || user.role !== "admin" || !user.is_active) throw new UnrecoverableError("the caller is no longer an active admin");
+  if (user?.role !== "admin" || !user.is_active) throw new UnrecoverableError("the caller is no longer an active admin");
   // The latest turns only, limited in SQL: an admin session has no summary, and a long one must not load whole.
   const earlier = await listRecentMessagesBeforeTurn(db, payload.orgId, payload.sessionId, payload.turnId, HISTORY_WINDOW_TURNS * 2);
   return {

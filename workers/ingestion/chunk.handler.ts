@@ -3,6 +3,8 @@
  * job writes the same rows again instead of adding more. Queues embedding with a priority by
  * size, so a large document never starves small ones.
  */
+import { replaceChunkDrafts } from "../../db/queries/chunk-drafts";
+import { storedExtraction } from "../../db/queries/document-files";
 import { recordTiming } from "../../db/queries/documents";
 import { defineHandler } from "../registry";
 import { type ExtractedDocument, ExtractionError, NO_TEXT_MESSAGE } from "./extract/types";
@@ -18,8 +20,7 @@ export const chunkHandler = defineHandler({
     runStage(deps, data, async (run) => {
       await moveTo(deps, data, run, "CHUNKING");
       const started = performance.now();
-      const file = await deps.db("document_files").select("extracted").where({ document_id: data.documentId, org_id: data.orgId }).first();
-      const extracted = file?.extracted as ExtractedDocument | null;
+      const extracted = await storedExtraction<ExtractedDocument>(deps.db, data.orgId, data.documentId);
       if (!extracted) throw new Error("extracted text is missing; the extract stage did not finish");
       const options = {
         strategy: deps.config.CHUNK_STRATEGY,
@@ -31,26 +32,23 @@ export const chunkHandler = defineHandler({
       // Only headings and no body: nothing to search, and another attempt would find the same.
       if (chunks.length === 0) throw new ExtractionError(NO_TEXT_MESSAGE);
       if (run.signal.aborted) return { aborted: true };
-      await deps.db.transaction(async (trx) => {
-        await trx("document_chunk_drafts").where({ document_id: data.documentId, generation: data.generation }).delete();
-        for (let i = 0; i < chunks.length; i += 200) {
-          await trx("document_chunk_drafts").insert(
-            chunks.slice(i, i + 200).map((chunk) => ({
-              document_id: data.documentId,
-              org_id: data.orgId,
-              generation: data.generation,
-              position: chunk.position,
-              content: chunk.content,
-              token_count: chunk.tokenCount,
-              metadata: JSON.stringify({ heading: chunk.heading, page_start: chunk.pageStart, page_end: chunk.pageEnd, position: chunk.position }),
-            })),
-          );
-        }
-      });
+      await replaceChunkDrafts(
+        deps.db,
+        data,
+        chunks.map((chunk) => ({
+          position: chunk.position,
+          content: chunk.content,
+          tokenCount: chunk.tokenCount,
+          metadata: { heading: chunk.heading, page_start: chunk.pageStart, page_end: chunk.pageEnd, position: chunk.position },
+        })),
+      );
       await recordTiming(deps.db, data.orgId, data.documentId, "chunk_ms", performance.now() - started);
       log.info({ chunks: chunks.length }, "document chunked");
-      await deps.producer.enqueue("ingest-embed", data, { jobId: `${data.documentId}-g${data.generation}-embed`, priority: priorityFor(chunks.length) });
+      await deps.producer.enqueueIngestStage("ingest-embed", data, { priority: priorityFor(chunks.length) });
       return { chunks: chunks.length };
     }),
-  onFinalFailure: ({ data, deps }, error) => markFailed(deps, data, error),
+  // A retry re-runs the stage as it is; only the final failure marks the document FAILED.
+  onFailed: async ({ data, deps }, error, { final }) => {
+    if (final) await markFailed(deps, data, error);
+  },
 });

@@ -1,7 +1,9 @@
 /**
  * `ingest-extract`: bytes → text, read in a limited thread (never on this event loop). Stores
- * `full_text` (the tutor's document rung reads it) and the sections.
+ * `full_text` (the tutor's document rung reads it), the sections, and the title the document
+ * gives itself.
  */
+import { saveExtraction, storedBytes } from "../../db/queries/document-files";
 import { recordTiming } from "../../db/queries/documents";
 import { defineHandler } from "../registry";
 import { detectFormatFromRow } from "./format-of";
@@ -14,18 +16,19 @@ export const extractHandler = defineHandler({
     runStage(deps, data, async (run) => {
       await moveTo(deps, data, run, "PROCESSING", { error: null, error_code: null, ...(run.document.processing_started_at ? {} : { processing_started_at: deps.db.fn.now() }) });
       const started = performance.now();
-      const file = await deps.db("document_files").select("bytes").where({ document_id: data.documentId, org_id: data.orgId }).first();
-      if (!file) throw new Error("the uploaded file is missing");
-      const extracted = await extractInThread(file.bytes as Buffer, detectFormatFromRow(run.document), deps.config, run.signal);
+      const bytes = await storedBytes(deps.db, data.orgId, data.documentId);
+      if (!bytes) throw new Error("the uploaded file is missing");
+      const extracted = await extractInThread(bytes, detectFormatFromRow(run.document), deps.config, run.signal);
       if (run.signal.aborted) return { aborted: true };
-      await deps.db.transaction(async (trx) => {
-        await trx("documents").where({ id: data.documentId, org_id: data.orgId }).update({ full_text: extracted.fullText, updated_at: trx.fn.now() });
-        await trx("document_files").where({ document_id: data.documentId, org_id: data.orgId }).update({ extracted: JSON.stringify(extracted) });
-      });
+      // Also adopts the document's own title, unless the admin named it at upload.
+      await saveExtraction(deps.db, data.orgId, data.documentId, extracted);
       await recordTiming(deps.db, data.orgId, data.documentId, "extract_ms", performance.now() - started);
       log.info({ sections: extracted.sections.length, chars: extracted.fullText.length }, "document extracted");
-      await deps.producer.enqueue("ingest-chunk", data, { jobId: `${data.documentId}-g${data.generation}-chunk` });
+      await deps.producer.enqueueIngestStage("ingest-chunk", data);
       return { sections: extracted.sections.length };
     }),
-  onFinalFailure: ({ data, deps }, error) => markFailed(deps, data, error),
+  // A retry re-runs the stage as it is; only the final failure marks the document FAILED.
+  onFailed: async ({ data, deps }, error, { final }) => {
+    if (final) await markFailed(deps, data, error);
+  },
 });

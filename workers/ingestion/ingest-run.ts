@@ -6,7 +6,7 @@
  */
 import { UnrecoverableError } from "bullmq";
 import { findDocument, setDocumentStatus, type DocumentRow } from "../../db/queries/documents";
-import type { DocumentStatus } from "../../queues/events/user-events";
+import { IN_PROGRESS_STATUSES, STATUS_PROGRESSION, type DocumentStatus } from "../../lib/document-status";
 import type { IngestPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { LlmError } from "../llm/errors";
@@ -31,13 +31,10 @@ export type IngestFailureCode = ExtractionErrorCode | "INGEST_TIMEOUT" | "EMBEDD
 /** Thrown when a newer (re)index superseded this run, the document is gone, or a stage re-ran after the run moved on: stop quietly. */
 export class SupersededRun extends Error {}
 
-const PROGRESSION: DocumentStatus[] = ["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING", "COMPLETED"];
-const NOT_FINAL: DocumentStatus[] = ["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING"];
-
 /** Statuses a document may move to `status` from: itself or anything earlier, never from a final one. */
 export function allowedFrom(status: DocumentStatus): DocumentStatus[] {
-  if (status === "FAILED") return NOT_FINAL;
-  return PROGRESSION.slice(0, PROGRESSION.indexOf(status) + 1).filter((s) => s !== "COMPLETED");
+  if (status === "FAILED") return [...IN_PROGRESS_STATUSES];
+  return STATUS_PROGRESSION.slice(0, STATUS_PROGRESSION.indexOf(status) + 1).filter((s) => s !== "COMPLETED");
 }
 
 export interface StageRun {

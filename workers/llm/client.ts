@@ -8,7 +8,7 @@ import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Logger } from "pino";
 import { type Config, type LlmUseCase, modelFor, requireSetting } from "../../lib/config";
-import { ModelCooldowns, modelCooldowns } from "./cooldowns";
+import { type ModelCooldowns, modelCooldowns } from "./cooldowns";
 import { classifyFault, LlmError, toLlmError, type Fault } from "./errors";
 import { countMessageTokens, countTokens } from "./tokens";
 
@@ -266,7 +266,7 @@ export class LlmClient {
         if (stoppedEarly) throw stoppedEarly;
         const result: ChatResult = {
           content,
-          toolCalls: calls.filter((call) => call && call.name),
+          toolCalls: calls.filter((call) => call?.name),
           model,
           promptTokens: usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
           completionTokens: usage?.completion_tokens ?? countTokens(content + calls.map((call) => call.arguments).join("")),

@@ -4,26 +4,9 @@
  * says what to do, and never the provider's raw text or a key.
  */
 import OpenAI from "openai";
+import { type FaultKind, LlmError } from "../../lib/llm-error";
 
-export type LlmErrorCode = "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" | "LLM_RATE_LIMITED";
-
-const STATUS: Record<LlmErrorCode, number> = { LLM_UNAVAILABLE: 502, LLM_CONFIG_ERROR: 503, LLM_RATE_LIMITED: 429 };
-
-export class LlmError extends Error {
-  readonly httpStatus: number;
-  constructor(
-    readonly code: LlmErrorCode,
-    message: string,
-    readonly options: { retryAfterSeconds?: number; recoveryHint?: string; partial?: boolean; fault?: FaultKind } = {},
-  ) {
-    super(message);
-    this.name = "LlmError";
-    this.httpStatus = STATUS[code];
-  }
-}
-
-/** How a provider failure should be handled. */
-export type FaultKind = "transient" | "rate_limited" | "auth" | "not_found" | "rejected";
+export { type FaultKind, LlmError, type LlmErrorCode } from "../../lib/llm-error";
 
 export interface Fault {
   kind: FaultKind;

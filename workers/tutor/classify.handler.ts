@@ -2,7 +2,7 @@
 import { defineHandler } from "../registry";
 import { CANCELLED_STAGE, cancelledBeforeStage } from "./cancelled-turn";
 import { classifyIntent } from "./intent";
-import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
+import { failTurn, unrecoverableIfConfig } from "./stage-failure";
 import { loadTurnContext } from "./turn-context";
 import { turnEmitter } from "./turn-emitter";
 
@@ -23,7 +23,8 @@ export const classifyHandler = defineHandler({
       throw unrecoverableIfConfig(error);
     }
   },
-  async onFinalFailure({ data, deps }, error) {
-    await announceFailure(deps, data, error, false);
+  // Retries are silent (nothing has streamed yet); the final failure ends the turn.
+  async onFailed({ data, deps }, error, { final }) {
+    if (final) await failTurn(deps, data, error);
   },
 });

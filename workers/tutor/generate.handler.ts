@@ -9,6 +9,7 @@
 import { UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
 import { insertAssistantMessageOnce, findTurnMessage } from "../../db/queries/chat-messages";
+import { touchSession } from "../../db/queries/chat-sessions";
 import type { WorkerDeps } from "../deps";
 import { defineHandler } from "../registry";
 import { AnswerGuard } from "./answer-guard";
@@ -22,7 +23,7 @@ import { cancelledBeforeStage, endCancelledTurn } from "./cancelled-turn";
 import { cancelWatcherFor } from "../../queues/turn-cancel";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import { StreamCancelled } from "../llm/client";
-import { announceFailure, failTurn, unrecoverableIfConfig } from "./stage-failure";
+import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
 import { scheduleSummaryIfDue } from "./summary-schedule";
 import { suggestionsFor } from "./suggestions";
 import { loadTurnContext, type TurnContext } from "./turn-context";
@@ -93,7 +94,7 @@ export const generateHandler = defineHandler({
       },
     });
     if (!inserted) log.warn({ messageId: row.id }, "assistant message already stored for this turn; kept the first");
-    await deps.db("chat_sessions").where({ id: data.sessionId, org_id: data.orgId }).update({ updated_at: deps.db.fn.now() });
+    await touchSession(deps.db, data.orgId, data.sessionId);
     await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]);
 
     await events.emit("citations", { citations });
@@ -109,12 +110,10 @@ export const generateHandler = defineHandler({
     await scheduleSummaryIfDue(deps, data).catch((error) => log.warn({ err: error }, "could not schedule a summary refresh"));
     return { messageId: row.id };
   },
-  async onAttemptFailed({ data, deps }, error, willRetry) {
-    if (willRetry) await announceFailure(deps, data, error, true);
-  },
-  // Also reached for a job that stalled out (its worker died too often), where no attempt failed.
-  async onFinalFailure({ data, deps }, error) {
-    await failTurn(deps, data, error);
+  // A retry is announced (the client may have shown partial text); the final failure ends the turn,
+  // also for a job that stalled out (its worker died too often), where no attempt failed.
+  async onFailed({ data, deps }, error, { final }) {
+    await announceFailure(deps, data, error, !final);
   },
 });
 

@@ -9,7 +9,7 @@ import { CANCELLED_STAGE, cancelledBeforeStage } from "./cancelled-turn";
 import { INTENTS, type Intent } from "./intent";
 import { handOver } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
-import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
+import { failTurn, unrecoverableIfConfig } from "./stage-failure";
 import { loadTurnContext } from "./turn-context";
 import { turnEmitter } from "./turn-emitter";
 
@@ -39,7 +39,8 @@ export const retrieveHandler = defineHandler({
       throw unrecoverableIfConfig(error);
     }
   },
-  async onFinalFailure({ data, deps }, error) {
-    await announceFailure(deps, data, error, false);
+  // Retries are silent (nothing has streamed yet); the final failure ends the turn.
+  async onFailed({ data, deps }, error, { final }) {
+    if (final) await failTurn(deps, data, error);
   },
 });

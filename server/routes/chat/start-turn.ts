@@ -107,7 +107,7 @@ async function startTurn(deps: ServerDeps, owner: Owner, request: TurnRequest): 
  */
 async function resolveContext(deps: ServerDeps, owner: Owner, body: PostChatBody): Promise<{ courseId: string | null; lessonId: string | null }> {
   let courseId = body.context.course_id ?? null;
-  let lessonId = body.context.lesson_id ?? null;
+  const lessonId = body.context.lesson_id ?? null;
   // A follow-up in an existing session stays where the session is, unless it says otherwise.
   if (!courseId && !lessonId && body.context.session_id) {
     const session = await findOwnedSession(deps.db, owner, body.context.session_id);

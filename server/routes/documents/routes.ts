@@ -1,6 +1,8 @@
 /** The documents API (admins): upload, list, inspect, restrict, delete and re-index company material. */
 import Router from "@koa/router";
-import { coursesUsingDocument, findDocument, listDocuments, updateDocumentAccess, type DocumentRow } from "../../../db/queries/documents";
+import { hasStoredFile } from "../../../db/queries/document-files";
+import { deleteDocument, startReindex } from "../../../db/queries/document-lifecycle";
+import { coursesUsingDocument, findDocument, listDocuments, updateDocumentAccess } from "../../../db/queries/documents";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
 import { HttpError, notFound } from "../../errors";
@@ -74,8 +76,7 @@ export function documentRoutes(deps: ServerDeps): Router {
         courses,
       });
     }
-    // Chunks, drafts and the stored file go with the row (ON DELETE CASCADE); courses detach.
-    await deps.db("documents").where({ id, org_id: orgId }).delete();
+    await deleteDocument(deps.db, orgId, id);
     ctx.status = 204;
   });
 
@@ -84,12 +85,8 @@ export function documentRoutes(deps: ServerDeps): Router {
     const principal = principalOf(ctx);
     await limiter.consumeFor(principal, "reindex", { perUser: deps.config.RATE_LIMIT_REINDEX_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_REINDEX_PER_MINUTE });
     if (!(await findDocument(deps.db, principal.orgId, id))) throw notFound("Document");
-    const hasFile = await deps.db("document_files").where({ document_id: id, org_id: principal.orgId }).first("document_id");
-    if (!hasFile) throw new HttpError(409, "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
-    const [document] = (await deps.db("documents")
-      .where({ id, org_id: principal.orgId })
-      .update({ ingest_generation: deps.db.raw("ingest_generation + 1"), status: "PENDING", error: null, error_code: null, processing_started_at: null, updated_at: deps.db.fn.now() })
-      .returning("*")) as DocumentRow[];
+    if (!(await hasStoredFile(deps.db, principal.orgId, id))) throw new HttpError(409, "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
+    const document = await startReindex(deps.db, principal.orgId, id);
     if (!document) throw notFound("Document");
     await queueIngestion(deps, document, principal.userId);
     ctx.status = 202;

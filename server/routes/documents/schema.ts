@@ -1,5 +1,6 @@
 /** Request shapes of the documents API. */
 import { z } from "zod";
+import { DOCUMENT_STATUSES } from "../../../lib/document-status";
 
 const department = z
   .string({ error: "each department must be a string" })
@@ -53,7 +54,7 @@ export type PatchDocumentBody = z.infer<typeof patchDocumentBody>;
 export const documentParams = z.object({ id: z.uuid({ error: "document id must be a UUID" }) });
 
 export const listDocumentsQuery = z.object({
-  status: z.enum(["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING", "COMPLETED", "FAILED"]).optional(),
+  status: z.enum(DOCUMENT_STATUSES).optional(),
 });
 
 export const deleteDocumentQuery = z.object({

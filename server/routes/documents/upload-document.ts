@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { ALLOWED_EXTENSIONS, MIME_TYPES, detectFormat } from "../../../lib/document-formats";
 import { findCourse } from "../../../db/queries/courses";
+import { createUploadedDocument, setCourseSourceDocument } from "../../../db/queries/document-lifecycle";
 import { findDocumentByHash, updateDocumentAccess, type DocumentRow } from "../../../db/queries/documents";
 import type { Principal } from "../../auth/tokens";
 import type { ServerDeps } from "../../deps";
@@ -20,7 +21,7 @@ export interface UploadResult {
 }
 
 export async function acceptUpload(deps: ServerDeps, principal: Principal, file: UploadedFile, fields: UploadFields): Promise<UploadResult> {
-  const filename = file.originalname.replace(/\u0000/g, "").slice(0, 255) || "upload";
+  const filename = file.originalname.replaceAll("\u0000", "").slice(0, 255) || "upload";
   const format = await detectFormat(file.buffer, filename);
   if (!format) {
     throw new HttpError(415, "UNSUPPORTED_FILE_TYPE", `Unsupported or mismatched file type. Allowed: ${ALLOWED_EXTENSIONS.join(", ")} (checked by content and name)`, {
@@ -34,7 +35,7 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
   const contentHash = createHash("sha256").update(file.buffer).digest("hex");
   const existing = await findDocumentByHash(deps.db, principal.orgId, contentHash);
   if (existing) {
-    if (fields.course_id) await deps.db("courses").where({ id: fields.course_id, org_id: principal.orgId }).update({ source_document_id: existing.id });
+    if (fields.course_id) await setCourseSourceDocument(deps.db, principal.orgId, fields.course_id, existing.id);
     // Restrictions sent with a duplicate apply to the existing document rather than being lost.
     if (Object.keys(access).length > 0) return { document: (await updateDocumentAccess(deps.db, principal.orgId, existing.id, access)) ?? existing, duplicate: true };
     return { document: existing, duplicate: true };
@@ -42,24 +43,18 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
 
   let document: DocumentRow;
   try {
-    document = await deps.db.transaction(async (trx) => {
-      const [row] = await trx("documents")
-        .insert({
-          org_id: principal.orgId,
-          uploaded_by: principal.userId,
-          title: fields.title ?? filename.replace(/\.[^.]+$/, ""),
-          filename,
-          mime_type: MIME_TYPES[format],
-          size_bytes: file.size,
-          content_hash: contentHash,
-          status: "PENDING",
-          metadata: JSON.stringify({ format }),
-          ...access,
-        })
-        .returning("*");
-      await trx("document_files").insert({ document_id: row.id, org_id: principal.orgId, bytes: file.buffer });
-      if (fields.course_id) await trx("courses").where({ id: fields.course_id, org_id: principal.orgId }).update({ source_document_id: row.id });
-      return row as DocumentRow;
+    document = await createUploadedDocument(deps.db, {
+      orgId: principal.orgId,
+      uploadedBy: principal.userId,
+      title: fields.title ?? filename.replace(/\.[^.]+$/, ""),
+      filename,
+      mimeType: MIME_TYPES[format],
+      bytes: file.buffer,
+      contentHash,
+      // Extraction replaces a file-name title with the document's own, never one the admin gave.
+      metadata: { format, title_source: fields.title ? "admin" : "filename" },
+      access,
+      courseId: fields.course_id,
     });
   } catch (error) {
     // Two identical uploads raced; the other one won. Answer with its document.
@@ -84,11 +79,7 @@ export function uploadFingerprint(upload: { file: UploadedFile; fields: Record<s
 /** Queues the extract stage for the document's current generation. */
 export async function queueIngestion(deps: ServerDeps, document: Pick<DocumentRow, "id" | "org_id" | "ingest_generation">, userId: string): Promise<void> {
   try {
-    await deps.producer.enqueue(
-      "ingest-extract",
-      { orgId: document.org_id, documentId: document.id, userId, generation: document.ingest_generation },
-      { jobId: `${document.id}-g${document.ingest_generation}-extract` },
-    );
+    await deps.producer.enqueueIngestStage("ingest-extract", { orgId: document.org_id, documentId: document.id, userId, generation: document.ingest_generation });
   } catch (error) {
     // The bytes are safe in Postgres; the document stays PENDING and a reindex re-queues it.
     deps.log.error({ err: error, documentId: document.id }, "could not queue ingestion");

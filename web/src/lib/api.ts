@@ -54,7 +54,7 @@ export async function request<T>(method: string, path: string, body?: unknown | 
   }
   if (!response.ok) {
     const error = (parsed as { error?: { code?: string; message?: string } & Record<string, unknown> } | undefined)?.error;
-    const { code = "HTTP_" + response.status, message = `The server answered ${response.status}`, ...details } = error ?? {};
+    const { code = `HTTP_${response.status}`, message = `The server answered ${response.status}`, ...details } = error ?? {};
     if (response.status === 401 && token) onUnauthorized?.();
     throw new ApiError(response.status, code, message, details);
   }

@@ -1,4 +1,4 @@
-/** Shapes of the public API and socket contract as this client reads them (README: HTTP API, Socket events). */
+/** Shapes of the public API and socket contract as this client reads them (docs/http-api.md, docs/socket-protocol.md). */
 export interface Me {
   user: { id: string; org_id: string; email: string; name: string; role: "admin" | "employee"; department: string | null; locale: "es" | "en" };
   organisation: { name: string | null };

@@ -1,9 +1,10 @@
 /**
  * DOCX through mammoth's HTML, which maps Word's Heading 1..6 styles to h1..h6; the HTML
- * extractor then cuts sections at h1–h3 exactly as it does for uploaded web pages. The zip is
+ * extractor then cuts sections at headings exactly as it does for uploaded web pages. The zip is
  * measured first (declared and actual inflated sizes), so mammoth never inflates a zip bomb.
  */
 import mammoth from "mammoth";
+import { coreTitle } from "./core-properties";
 import { extractHtmlString } from "./html";
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, ExtractionError, type ExtractionLimits } from "./types";
 import { openZip } from "./zip";
@@ -26,5 +27,6 @@ export async function extractDocx(bytes: Buffer, limits: ExtractionLimits = DEFA
   } catch (error) {
     throw new ExtractionError(CORRUPT, error);
   }
-  return extractHtmlString(html, "docx", limits);
+  // The title Word saved wins; else the first Heading 1, as for a web page.
+  return extractHtmlString(html, "docx", limits, await coreTitle(zip));
 }

@@ -1,5 +1,6 @@
 /**
- * HTML (and DOCX, which mammoth turns into HTML): sections at h1–h3, block elements as lines and
+ * HTML (and DOCX, which mammoth turns into HTML): sections at every heading h1–h6 (so a chunk
+ * and its citation name the nearest heading, however deep the page nests it), block elements as lines and
  * paragraphs, lists as "- " items and table rows as "cell | cell", so structure survives as text.
  * One pass over a linear tokenizer with an explicit element stack: no recursion, so 10,000 (or a
  * million) nested elements cost time in proportion to their size and never overflow the stack.
@@ -18,9 +19,22 @@ import {
 } from "./types";
 
 const SKIPPED = new Set(["script", "style", "noscript", "template", "head", "svg", "iframe", "object", "button", "select", "title"]);
-const SECTION_HEADINGS = new Set(["h1", "h2", "h3"]);
+/**
+ * Page furniture, not content: `<nav>`, `role="navigation"`, and the classes documentation
+ * generators give their "Next: … Previous: … Up:" bars (Texinfo `header`, DocBook `navheader`/
+ * `navfooter`). Left in, every page of a manual starts with a chunk of links that matches
+ * questions about its neighbours.
+ */
+const NAVIGATION_CLASSES = new Set(["header", "nav-panel", "navheader", "navfooter", "navigation", "breadcrumb", "breadcrumbs"]);
+
+function isNavigation(tag: string, attributes: Record<string, string>): boolean {
+  if (tag === "nav" || attributes.role === "navigation") return true;
+  return (attributes.class ?? "").split(/\s+/).some((name) => NAVIGATION_CLASSES.has(name));
+}
+
+const SECTION_HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 const PARAGRAPH_BLOCKS = new Set([
-  "p", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol", "dl", "figure", "section", "article", "main",
+  "p", "blockquote", "pre", "table", "ul", "ol", "dl", "figure", "section", "article", "main",
   "header", "footer", "aside", "nav", "address", "details", "fieldset", "form", "hr",
 ]);
 const LINE_BLOCKS = new Set(["div", "li", "tr", "dt", "dd", "caption", "figcaption", "summary", "br", "thead", "tbody", "tfoot"]);
@@ -91,17 +105,28 @@ class TextBuilder {
 
 interface OpenElement {
   tag: string;
+  /** Whether this element started a skipped region (SKIPPED tags, navigation). */
+  skips: boolean;
   /** Element children opened so far: a cell after another is written " | cell". */
   elementChildren: number;
 }
 
 export function htmlToSections(html: string, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): ExtractedSection[] {
+  return readHtml(html, limits).sections;
+}
+
+/** The page's sections and its own title: `<title>` in the head, else the first h1. */
+export function readHtml(html: string, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): { sections: ExtractedSection[]; title: string | null } {
   const sections: ExtractedSection[] = [];
+  /** Text of the head's `<title>` while it is read; the head is otherwise skipped. */
+  let titleText: string | null = null;
+  let headTitle: string | null = null;
+  let firstH1: string | null = null;
   const text = new TextBuilder(limits);
   let heading: string | null = null;
   const closeSection = () => sections.push({ heading, text: text.take(), pageStart: null, pageEnd: null });
 
-  const stack: OpenElement[] = [{ tag: "#root", elementChildren: 0 }];
+  const stack: OpenElement[] = [{ tag: "#root", elementChildren: 0, skips: false }];
   /** How many of each tag are open, so a stray end tag is ignored without searching the stack. */
   const openCount = new Map<string, number>();
   let skippedDepth = 0;
@@ -110,16 +135,21 @@ export function htmlToSections(html: string, limits: ExtractionLimits = DEFAULT_
   let headingText: string | null = null;
 
   const pop = (): void => {
-    const { tag } = stack.pop()!;
+    const { tag, skips } = stack.pop()!;
     openCount.set(tag, openCount.get(tag)! - 1);
+    if (tag === "title" && titleText !== null) {
+      headTitle = titleText.replace(/\s+/g, " ").trim() || null;
+      titleText = null;
+    }
     if (skippedDepth > 0) {
-      if (SKIPPED.has(tag)) skippedDepth--;
+      if (skips) skippedDepth--;
       return;
     }
     if (tag === "pre") preDepth--;
     if (SECTION_HEADINGS.has(tag) && headingText !== null) {
       closeSection();
       heading = headingText.trim() || null;
+      if (tag === "h1" && firstH1 === null) firstH1 = heading;
       headingText = null;
     } else if (PARAGRAPH_BLOCKS.has(tag)) text.breakParagraph();
     else if (LINE_BLOCKS.has(tag)) text.breakLine();
@@ -128,15 +158,17 @@ export function htmlToSections(html: string, limits: ExtractionLimits = DEFAULT_
   scanMarkup(
     html,
     {
-      open(tag) {
+      open(tag, attributes) {
         const implied = IMPLIED_END[tag];
         while (implied && stack.length > 1 && implied.has(stack.at(-1)!.tag)) pop();
         const parent = stack.at(-1)!;
         const previousSibling = parent.elementChildren++ > 0;
-        stack.push({ tag, elementChildren: 0 });
+        const skips = SKIPPED.has(tag) || isNavigation(tag, attributes);
+        stack.push({ tag, elementChildren: 0, skips });
         openCount.set(tag, (openCount.get(tag) ?? 0) + 1);
-        if (skippedDepth > 0 || SKIPPED.has(tag)) {
-          if (SKIPPED.has(tag)) skippedDepth++;
+        if (tag === "title" && headTitle === null && (openCount.get("head") || !openCount.get("body"))) titleText = "";
+        if (skippedDepth > 0 || skips) {
+          if (skips) skippedDepth++;
           return;
         }
         if (tag === "pre") preDepth++;
@@ -156,6 +188,7 @@ export function htmlToSections(html: string, limits: ExtractionLimits = DEFAULT_
         }
       },
       text(piece) {
+        if (titleText !== null && titleText.length < MAX_HEADING_CHARS * 2) titleText += piece;
         if (skippedDepth > 0) return;
         if (headingText !== null) {
           if (headingText.length < MAX_HEADING_CHARS * 2) headingText += piece.replace(/\s+/g, " ");
@@ -168,11 +201,13 @@ export function htmlToSections(html: string, limits: ExtractionLimits = DEFAULT_
   );
   while (stack.length > 1) pop();
   closeSection();
-  return sections;
+  return { sections, title: headTitle ?? firstH1 };
 }
 
-export function extractHtmlString(html: string, format: DocumentFormat = "html", limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): ExtractedDocument {
-  return buildDocument(format, htmlToSections(html, limits), null, undefined, limits);
+/** `title` (DOCX core properties) wins over what the HTML itself names. */
+export function extractHtmlString(html: string, format: DocumentFormat = "html", limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS, title: string | null = null): ExtractedDocument {
+  const read = readHtml(html, limits);
+  return buildDocument(format, read.sections, null, undefined, limits, title ?? read.title);
 }
 
 export function extractHtml(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): ExtractedDocument {

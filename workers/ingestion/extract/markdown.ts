@@ -1,6 +1,8 @@
 /**
- * Markdown: sections at top-level `#` headings. Deeper headings stay in the section text as
- * markdown lines, so the markdown chunking strategy can still build paths like "Returns > Receipts".
+ * Markdown: a section at every ATX heading, named by its heading path ("Timers > Class: Timeout"),
+ * so every chunking strategy keeps the nearest heading for citations. HTML comments (build
+ * markers such as `<!-- YAML added: v16 -->`) are not prose and are dropped. The document's title
+ * is its first `#` heading (a file that has none is known by its name).
  */
 import { decodeUtf8 } from "./text";
 import { buildDocument, DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, type ExtractedSection, type ExtractionLimits } from "./types";
@@ -53,22 +55,44 @@ export function parseAtxHeading(line: string): MarkdownHeading | null {
   return text === "" ? null : { level, text };
 }
 
+/** The text without `<!-- … -->` comments; one indexOf scan, an unclosed comment runs to the end. */
+export function stripHtmlComments(text: string): string {
+  const kept: string[] = [];
+  let from = 0;
+  for (;;) {
+    const start = text.indexOf("<!--", from);
+    if (start < 0) break;
+    kept.push(text.slice(from, start));
+    const end = text.indexOf("-->", start + 4);
+    if (end < 0) return kept.join("");
+    from = end + 3;
+  }
+  kept.push(text.slice(from));
+  return kept.join("");
+}
+
 export function extractMarkdown(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): ExtractedDocument {
   const readHeading = markdownHeadingReader();
   const sections: ExtractedSection[] = [];
+  /** Open headings, outermost first: a new heading closes those at its level or deeper. */
+  const path: MarkdownHeading[] = [];
+  let firstTopLevel: string | null = null;
   let current: ExtractedSection = { heading: null, text: "", pageStart: null, pageEnd: null };
   const lines: string[] = [];
   const close = () => sections.push({ ...current, text: lines.splice(0).join("\n") });
 
-  for (const line of decodeUtf8(bytes).replace(/\r\n?/g, "\n").split("\n")) {
+  for (const line of stripHtmlComments(decodeUtf8(bytes)).replace(/\r\n?/g, "\n").split("\n")) {
     const heading = readHeading(line);
-    if (heading?.level === 1) {
-      close();
-      current = { heading: heading.text, text: "", pageStart: null, pageEnd: null };
-    } else {
+    if (!heading) {
       lines.push(line);
+      continue;
     }
+    close();
+    if (heading.level === 1) firstTopLevel ??= heading.text;
+    while (path.length > 0 && path.at(-1)!.level >= heading.level) path.pop();
+    path.push(heading);
+    current = { heading: path.map((entry) => entry.text).join(" > "), text: "", pageStart: null, pageEnd: null };
   }
   close();
-  return buildDocument("markdown", sections, null, undefined, limits);
+  return buildDocument("markdown", sections, null, undefined, limits, firstTopLevel);
 }

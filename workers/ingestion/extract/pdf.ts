@@ -1,6 +1,10 @@
 /**
- * PDF through unpdf (pdf.js): one section per page so citations can name the page. A page's first
- * line becomes its heading only when it is short and set larger than the page's body text.
+ * PDF through unpdf (pdf.js): sections never span pages, so citations can name the page. A page's
+ * first line becomes its heading only when it is short and set larger than the page's body text;
+ * numbered headings set large ("2.10. Storing the MIME type") start a new section mid-page; a page
+ * that opens without a heading carries the previous one, so every chunk names its nearest heading.
+ * A running header repeated at the top of most pages is dropped from the text. The title is the
+ * PDF's own metadata title, else that running header, else the first heading of page 1.
  */
 import { extractTextItems, getDocumentProxy, type StructuredTextItem } from "unpdf";
 import { buildDocument, DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, type ExtractedSection, ExtractionError, type ExtractionLimits } from "./types";
@@ -75,34 +79,78 @@ function looksLikeHeading(line: Line, bodySize: number): boolean {
   );
 }
 
+const NUMBERED_HEADING = /^\d{1,3}(\.\d{1,3})*\.?\s+\p{L}/u;
+
 export function pageSection(items: StructuredTextItem[], pageNumber: number): ExtractedSection {
-  const lines = toLines(items);
+  return pageSections(toLines(items), pageNumber, null)[0] ?? { heading: null, text: "", pageStart: pageNumber, pageEnd: pageNumber };
+}
+
+/**
+ * One page cut at its headings: the first line if it looks like one, and any later numbered
+ * heading set larger than the body. Text before the page's first heading keeps `carried`.
+ */
+export function pageSections(lines: Line[], pageNumber: number, carried: string | null): ExtractedSection[] {
   const [first, ...rest] = lines;
-  const headed = first !== undefined && rest.length > 0 && looksLikeHeading(first, bodyFontSize(rest));
-  return {
-    heading: headed ? first.text : null,
-    text: linesToText(headed ? rest : lines),
-    pageStart: pageNumber,
-    pageEnd: pageNumber,
+  const bodySize = bodyFontSize(rest.length > 0 ? rest : lines);
+  const headedFirst = first !== undefined && rest.length > 0 && looksLikeHeading(first, bodySize);
+  const sections: ExtractedSection[] = [];
+  let heading = headedFirst ? first.text : carried;
+  let body: Line[] = [];
+  const close = () => {
+    if (body.length > 0 || sections.length === 0) sections.push({ heading, text: linesToText(body), pageStart: pageNumber, pageEnd: pageNumber });
+    body = [];
   };
+  for (const line of headedFirst ? rest : lines) {
+    if (NUMBERED_HEADING.test(line.text) && looksLikeHeading(line, bodySize)) {
+      close();
+      heading = line.text;
+    } else body.push(line);
+  }
+  close();
+  return sections;
+}
+
+/** A first line repeated on most pages (the document's running header) is furniture, not text. */
+function runningHeader(pages: Line[][]): string | null {
+  if (pages.length < 3) return null;
+  const counts = new Map<string, number>();
+  for (const lines of pages) if (lines[0]) counts.set(lines[0].text, (counts.get(lines[0].text) ?? 0) + 1);
+  const [text, count] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [null, 0];
+  return text !== null && count >= pages.length / 2 ? text : null;
 }
 
 export async function extractPdf(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedDocument> {
   let pages: StructuredTextItem[][];
   let pageCount: number;
+  let metadataTitle: string | null = null;
   try {
     // pdf.js may take ownership of the array it is given; hand it a copy, and silence its console warnings.
     const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
     try {
       ({ items: pages, totalPages: pageCount } = await extractTextItems(pdf));
+      metadataTitle = await pdf.getMetadata().then(({ info }) => {
+        const title = (info as { Title?: unknown } | undefined)?.Title;
+        return typeof title === "string" && title.trim() !== "" ? title : null;
+      }, () => null);
     } finally {
       await pdf.destroy();
     }
   } catch (error) {
     throw new ExtractionError(describePdfFailure(error), error);
   }
-  const sections = pages.map((items, index) => pageSection(items, index + 1));
-  return buildDocument("pdf", sections, pageCount, SCANNED_MESSAGE, limits);
+  const lines = pages.map(toLines);
+  const header = runningHeader(lines);
+  const sections: ExtractedSection[] = [];
+  let carried: string | null = null;
+  for (const [index, pageLines] of lines.entries()) {
+    const kept = header !== null && pageLines[0]?.text === header ? pageLines.slice(1) : pageLines;
+    const cut = pageSections(kept, index + 1, carried);
+    sections.push(...cut);
+    carried = cut.at(-1)?.heading ?? carried;
+  }
+  // A running header is usually the document's name; else the first heading of page 1.
+  const firstHeading = sections.find((section) => section.pageStart === 1 && section.heading)?.heading ?? null;
+  return buildDocument("pdf", sections, pageCount, SCANNED_MESSAGE, limits, metadataTitle ?? header ?? firstHeading);
 }
 
 function describePdfFailure(error: unknown): string {

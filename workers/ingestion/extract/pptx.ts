@@ -5,6 +5,7 @@
  * the zip is read through SafeZip, which stops at the inflation limits.
  */
 import { posix } from "node:path";
+import { coreTitle } from "./core-properties";
 import { scanMarkup } from "./markup-scanner";
 import { buildDocument, DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, type ExtractedSection, ExtractionError, type ExtractionLimits, textTooLarge } from "./types";
 import { openZip, type SafeZip } from "./zip";
@@ -95,7 +96,9 @@ export async function extractPptx(bytes: Buffer, limits: ExtractionLimits = DEFA
   const zip = openZip(bytes, limits, CORRUPT);
   const budget = { remaining: limits.maxTextChars, limits };
   const sections: ExtractedSection[] = [];
+  let title: string | null;
   try {
+    title = await coreTitle(zip);
     const paths = await slidePaths(zip);
     // One slide in memory at a time: the limits bound the total, this keeps the peak small.
     for (const [index, path] of paths.entries()) sections.push(slideSection(await zip.readText(path), index + 1, budget));
@@ -103,5 +106,6 @@ export async function extractPptx(bytes: Buffer, limits: ExtractionLimits = DEFA
     if (error instanceof ExtractionError) throw error;
     throw new ExtractionError(CORRUPT, error);
   }
-  return buildDocument("pptx", sections, sections.length, undefined, limits);
+  // The saved title, else the first slide's title.
+  return buildDocument("pptx", sections, sections.length, undefined, limits, title ?? sections.find((section) => section.heading)?.heading ?? null);
 }

@@ -20,6 +20,11 @@ export interface ExtractedDocument {
   sections: ExtractedSection[];
   /** Pages (PDF) or slides (PPTX); null for formats without pages. */
   pageCount: number | null;
+  /**
+   * The title the document gives itself (HTML `<title>` or first h1, PDF or Office metadata, the
+   * first heading), so it is not known by its file name; null when it names none.
+   */
+  title?: string | null;
 }
 
 /** Why a document could not be read; stored as `documents.error_code` so clients can act on it. */
@@ -111,6 +116,7 @@ export function buildDocument(
   pageCount: number | null = null,
   emptyMessage: string = NO_TEXT_MESSAGE,
   limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS,
+  title: string | null = null,
 ): ExtractedDocument {
   const kept = sections
     .map((section) => ({ ...section, heading: tidyHeading(section.heading), text: normalizeText(section.text) }))
@@ -120,7 +126,7 @@ export function buildDocument(
     .join("\n\n");
   if (fullText.trim() === "") throw new ExtractionError(emptyMessage);
   if (fullText.length > limits.maxTextChars) throw textTooLarge(limits);
-  return { format, fullText, sections: kept, pageCount };
+  return { format, fullText, sections: kept, pageCount, title: tidyHeading(title) };
 }
 
 /** Longest heading kept: it is repeated in every chunk's metadata and in citations. */

@@ -13,7 +13,7 @@ import type { Intent } from "../intent";
 import { searchTerms } from "../language";
 import type { TurnContext } from "../turn-context";
 import { budgetsFor } from "./budgets";
-import { SIMILARITY_FLOOR, hybridSearch, toSource } from "./hybrid-search";
+import { hybridSearch, toSource } from "./hybrid-search";
 import { pageIndexSearch } from "./page-index";
 import { progressFacts } from "./progress";
 import { numbered, type RetrievalOutcome, type RetrievedSource } from "./types";
@@ -52,7 +52,7 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
     source = "pageindex";
     if (tokensOf(found) < THIN_CONTEXT_TOKENS && turn.sourceDocumentId) {
       const [embedding] = await deps.llm.embed([turn.question], "query", turn);
-      const scoped = await vectorSearch(deps.db, { reader: turn, embedding: embedding!, limit: 5, minSimilarity: SIMILARITY_FLOOR, documentId: turn.sourceDocumentId });
+      const scoped = await vectorSearch(deps.db, { reader: turn, embedding: embedding!, limit: 5, minSimilarity: deps.config.RETRIEVAL_SIMILARITY_FLOOR, documentId: turn.sourceDocumentId });
       if (scoped.length > 0) {
         found = [...found, ...scoped.map(toSource)];
         source = "scoped_fallback";

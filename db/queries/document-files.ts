@@ -1,0 +1,38 @@
+/** The uploaded bytes of a document and what extraction made of them, always within one org. */
+import type { Db } from "../knex";
+
+export async function hasStoredFile(db: Db, orgId: string, documentId: string): Promise<boolean> {
+  return Boolean(await db("document_files").where({ document_id: documentId, org_id: orgId }).first("document_id"));
+}
+
+export async function storedBytes(db: Db, orgId: string, documentId: string): Promise<Buffer | undefined> {
+  const row = await db("document_files").select("bytes").where({ document_id: documentId, org_id: orgId }).first();
+  return row?.bytes as Buffer | undefined;
+}
+
+/** The extract stage's result (sections and all), or null when that stage has not finished. */
+export async function storedExtraction<T>(db: Db, orgId: string, documentId: string): Promise<T | null> {
+  const row = await db("document_files").select("extracted").where({ document_id: documentId, org_id: orgId }).first();
+  return (row?.extracted as T | null | undefined) ?? null;
+}
+
+/**
+ * Stores an extraction: the full text on the document (the tutor's document rung reads it), the
+ * sections beside the file, and the document's own title unless an admin named it
+ * (`metadata.title_source`; rows from before that key count as admin-named unless the title is
+ * still the file name).
+ */
+export async function saveExtraction(db: Db, orgId: string, documentId: string, extracted: { fullText: string; title?: string | null }): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx("documents").where({ id: documentId, org_id: orgId }).update({ full_text: extracted.fullText, updated_at: trx.fn.now() });
+    await trx("document_files").where({ document_id: documentId, org_id: orgId }).update({ extracted: JSON.stringify(extracted) });
+    if (extracted.title) {
+      await trx("documents")
+        .where({ id: documentId, org_id: orgId })
+        .andWhere((q) =>
+          q.whereRaw("metadata->>'title_source' IN ('filename', 'document')").orWhereRaw("metadata->>'title_source' IS NULL AND title = regexp_replace(filename, '\\.[^.]+$', '')"),
+        )
+        .update({ title: extracted.title, metadata: trx.raw(`coalesce(metadata, '{}'::jsonb) || '{"title_source":"document"}'::jsonb`) });
+    }
+  });
+}

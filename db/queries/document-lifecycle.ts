@@ -1,0 +1,82 @@
+/**
+ * Creating, re-indexing and removing documents: the writes that start or end an ingestion
+ * run. Each is one statement or one transaction, scoped to the org (the deadline sweep aside).
+ */
+import type { Db } from "../knex";
+import type { DocumentAccess, DocumentRow } from "./documents";
+
+export interface NewUpload {
+  orgId: string;
+  uploadedBy: string;
+  title: string;
+  filename: string;
+  mimeType: string;
+  bytes: Buffer;
+  contentHash: string;
+  metadata: Record<string, unknown>;
+  access: Partial<DocumentAccess>;
+  /** A course whose source this document becomes. */
+  courseId?: string | undefined;
+}
+
+/**
+ * Stores the document row and its bytes in one transaction (PENDING, generation 0), and makes it
+ * the course's source when one is named. A concurrent upload of the same bytes fails on the
+ * org's unique content hash (23505); the caller answers with the winner.
+ */
+export async function createUploadedDocument(db: Db, upload: NewUpload): Promise<DocumentRow> {
+  return db.transaction(async (trx) => {
+    const [row] = await trx("documents")
+      .insert({
+        org_id: upload.orgId,
+        uploaded_by: upload.uploadedBy,
+        title: upload.title,
+        filename: upload.filename,
+        mime_type: upload.mimeType,
+        size_bytes: upload.bytes.length,
+        content_hash: upload.contentHash,
+        status: "PENDING",
+        metadata: JSON.stringify(upload.metadata),
+        ...upload.access,
+      })
+      .returning("*");
+    await trx("document_files").insert({ document_id: row.id, org_id: upload.orgId, bytes: upload.bytes });
+    if (upload.courseId) await setCourseSourceDocument(trx, upload.orgId, upload.courseId, row.id);
+    return row as DocumentRow;
+  });
+}
+
+export async function setCourseSourceDocument(db: Db, orgId: string, courseId: string, documentId: string): Promise<void> {
+  await db("courses").where({ id: courseId, org_id: orgId }).update({ source_document_id: documentId });
+}
+
+/** Starts a new ingestion run: the next generation, back to PENDING. Undefined when the document is not in the org. */
+export async function startReindex(db: Db, orgId: string, documentId: string): Promise<DocumentRow | undefined> {
+  const [row] = (await db("documents")
+    .where({ id: documentId, org_id: orgId })
+    .update({ ingest_generation: db.raw("ingest_generation + 1"), status: "PENDING", error: null, error_code: null, processing_started_at: null, updated_at: db.fn.now() })
+    .returning("*")) as DocumentRow[];
+  return row;
+}
+
+/** Chunks, drafts and the stored file go with the row (ON DELETE CASCADE); courses detach. */
+export async function deleteDocument(db: Db, orgId: string, documentId: string): Promise<void> {
+  await db("documents").where({ id: documentId, org_id: orgId }).delete();
+}
+
+/**
+ * Fails every document still being indexed past the deadline. Spans organisations on purpose:
+ * it is the maintenance sweep, it reads no content, and returns who to tell about each row.
+ */
+export async function failOverdueDocuments(
+  db: Db,
+  inProgress: readonly string[],
+  timeoutMs: number,
+  failure: { error: string; error_code: string },
+): Promise<Array<{ id: string; uploaded_by: string | null }>> {
+  return (await db("documents")
+    .whereIn("status", inProgress)
+    .andWhereRaw("coalesce(processing_started_at, created_at) < now() - (? * interval '1 millisecond')", [timeoutMs])
+    .update({ status: "FAILED", ...failure, updated_at: db.fn.now() })
+    .returning(["id", "uploaded_by"])) as Array<{ id: string; uploaded_by: string | null }>;
+}

@@ -1,0 +1,157 @@
+/**
+ * The benchmark's model: an OpenAI-compatible server in its own process (so its CPU is not the
+ * pipeline's) that streams tutor answers at a fixed rate and stamps every token with the wall
+ * clock at the moment it is written (` @<epoch ms>`), so a client can measure delivery lag per
+ * token. Classification, summaries and embeddings get the offline model's instant answers.
+ *
+ * `node --import tsx scripts/bench/model-server.ts` prints `READY <base url>`;
+ * `POST /bench/settings {tokens, intervalMs}` changes the answer length and the token rate.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createOfflineResponder } from "../llm-server/offline-responder";
+import { isIntentPrompt, isModuleSelectionPrompt, isSummaryPrompt } from "../llm-server/offline-tasks";
+import type { ChatRequest } from "../llm-server/responder";
+import { messageText } from "../llm-server/text";
+import { wallClockMs } from "./stats";
+
+interface Settings {
+  /** Tokens per tutor answer. */
+  tokens: number;
+  /** Gap between tokens; 0 is the instant model (every token written at once). */
+  intervalMs: number;
+}
+
+const settings: Settings = { tokens: 20, intervalMs: 0 };
+const offline = createOfflineResponder();
+let streams = 0;
+let tokensWritten = 0;
+
+// biome-ignore lint/suspicious/noExplicitAny: request bodies are read field by field, as the wire format allows.
+async function readJson(req: IncomingMessage): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text ? JSON.parse(text) : {};
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const isTutorAnswer = (request: ChatRequest): boolean => {
+  const instructions = request.messages.map((message) => messageText(message)).join("\n");
+  return request.stream && !request.tools?.length && !isIntentPrompt(instructions) && !isSummaryPrompt(instructions) && !isModuleSelectionPrompt(instructions);
+};
+
+function streamTokens(
+  res: ServerResponse,
+  model: string,
+  includeUsage: boolean,
+  pieces: () => Iterable<string> | null,
+  count: number,
+  intervalMs: number,
+): void {
+  const id = `chatcmpl-bench${++streams}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) })}\n\n`;
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
+  res.socket?.setNoDelay(true);
+  res.write(chunk({ role: "assistant", content: "", refusal: null }));
+  const finish = () => {
+    if (res.destroyed) return;
+    res.write(chunk({}, "stop"));
+    if (includeUsage)
+      res.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, system_fingerprint: null, choices: [], usage: { prompt_tokens: 100, completion_tokens: count, total_tokens: 100 + count } })}\n\n`,
+      );
+    res.end("data: [DONE]\n\n");
+  };
+  const fixed = pieces();
+  if (fixed) {
+    for (const piece of fixed) res.write(chunk({ content: piece }));
+    finish();
+    return;
+  }
+  const start = performance.now();
+  let sent = 0;
+  const writeNext = (): void => {
+    if (res.destroyed) return;
+    // Stamped at the moment of writing, so any lag the model process itself adds is not counted.
+    res.write(chunk({ content: ` @${wallClockMs().toFixed(2)}` }));
+    tokensWritten += 1;
+    sent += 1;
+    if (sent >= count) {
+      finish();
+      return;
+    }
+    if (intervalMs <= 0) {
+      writeNext();
+      return;
+    }
+    // Against the stream's own schedule, so timer lateness does not stretch the rate.
+    setTimeout(writeNext, Math.max(0, start + sent * intervalMs - performance.now()));
+  };
+  writeNext();
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = new URL(req.url ?? "/", "http://localhost").pathname;
+  if (req.method === "POST" && path === "/bench/settings") {
+    Object.assign(settings, await readJson(req));
+    return sendJson(res, 200, settings);
+  }
+  if (req.method === "GET" && path === "/bench/stats") return sendJson(res, 200, { streams, tokensWritten });
+  if (req.method === "POST" && path === "/v1/embeddings") {
+    const body = await readJson(req);
+    const texts: string[] = typeof body.input === "string" ? [body.input] : body.input;
+    const vectors = await offline.embed(texts, body.dimensions ?? 384, body.model);
+    const encode = (vector: number[]) => (body.encoding_format === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector);
+    return sendJson(res, 200, {
+      object: "list",
+      data: vectors.map((vector, index) => ({ object: "embedding", index, embedding: encode(vector) })),
+      model: body.model,
+      usage: { prompt_tokens: 1, total_tokens: 1 },
+    });
+  }
+  if (req.method === "POST" && path === "/v1/chat/completions") {
+    const body = await readJson(req);
+    const request: ChatRequest = {
+      model: body.model,
+      messages: body.messages,
+      tools: body.tools,
+      response_format: body.response_format,
+      stream: body.stream === true,
+    };
+    const includeUsage = body.stream_options?.include_usage === true;
+    if (isTutorAnswer(request)) return streamTokens(res, body.model, includeUsage, () => null, settings.tokens, settings.intervalMs);
+    const reply = await offline.reply(request);
+    if (request.stream) return streamTokens(res, body.model, includeUsage, () => (reply.content ?? "").match(/\s*\S+|\s+/g) ?? [], 0, 0);
+    return sendJson(res, 200, {
+      id: `chatcmpl-bench${++streams}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content: reply.content ?? "", refusal: null }, logprobs: null, finish_reason: "stop" }],
+      usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+    });
+  }
+  if (req.method === "GET" && path === "/v1/models") return sendJson(res, 200, { object: "list", data: [] });
+  sendJson(res, 404, { error: { message: `unknown ${req.method} ${path}`, type: "invalid_request_error", param: null, code: null } });
+}
+
+const server = createServer((req, res) => {
+  handle(req, res).catch((error: unknown) => {
+    if (res.headersSent) res.destroy();
+    else sendJson(res, 500, { error: { message: String(error), type: "server_error", param: null, code: null } });
+  });
+});
+server.listen(0, "127.0.0.1", () => {
+  process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}/v1\n`);
+});
+// Never outlive the benchmark that started us.
+process.stdin.on("end", () => process.exit(0));
+process.stdin.resume();

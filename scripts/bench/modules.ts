@@ -1,0 +1,19 @@
+/** The benchmark modules in the order `npm run bench` runs them. */
+import type { BenchSettings } from "./settings";
+import { ingestionModule } from "./ingestion";
+import { memoryModule } from "./memory";
+import { pipelineOverheadModule } from "./pipeline-overhead";
+import { scaleOutModule } from "./scale-out";
+import { throughputModule } from "./throughput";
+import { tokenLagModule } from "./token-lag";
+import { vectorSearchModule } from "./vector-search";
+
+export interface BenchModule {
+  /** File name under scripts/bench/ and the `--only` key. */
+  name: string;
+  title: string;
+  run(settings: BenchSettings): Promise<string>;
+}
+
+// Vector search last: at 100k chunks PGlite's HNSW build alone takes many minutes.
+export const MODULES: BenchModule[] = [pipelineOverheadModule, tokenLagModule, throughputModule, ingestionModule, memoryModule, scaleOutModule, vectorSearchModule];

@@ -1,0 +1,81 @@
+/**
+ * `npm run eval`: answer quality over a real corpus (eval/corpus/, eval/questions.json). Starts
+ * the whole stack in this process the way the test suite does (redis-server, PGlite + pgvector,
+ * BullMQ workers, Socket.IO), with the offline model (extractive answers, hashed embeddings)
+ * unless EVAL_LLM_BASE_URL points at a real OpenAI-compatible server. Prints the table, writes
+ * eval/results.md, and compares with eval/baseline.json (`--update-baseline` rewrites it).
+ *
+ *   EVAL_LLM_BASE_URL, EVAL_LLM_API_KEY, EVAL_LLM_MODEL   a real model for chat (and embeddings,
+ *   EVAL_EMBEDDING_MODEL, EVAL_EMBEDDING_DIMENSIONS       unless these name another one)
+ *   EVAL_ONLY=quick | <id,id,…>                           a subset of the questions
+ *   CHUNK_*, RETRIEVAL_*                                   as in lib/config.ts, to compare settings
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseConfig, resetConfig } from "../lib/config";
+import { prepareDatabase } from "./prepare-database";
+import { startServer } from "../server/server";
+import { startWorkers } from "../workers/host";
+import { startInfrastructure, stopInfrastructure } from "./harness/infrastructure";
+import { consoleTable, resultsPage, toBaseline, type Baseline } from "./eval/report";
+import { evaluate } from "./eval/run";
+import { allCorpusFiles, EVAL_DIR, loadQuestions } from "./eval/questions";
+import { evalSettings } from "./eval/settings";
+
+const BASELINE = join(EVAL_DIR, "baseline.json");
+const RESULTS = join(EVAL_DIR, "results.md");
+
+function selectQuestions() {
+  const all = loadQuestions();
+  const only = process.env.EVAL_ONLY;
+  if (!only) return all;
+  if (only === "quick") return all.filter((q) => q.quick);
+  const ids = new Set(only.split(","));
+  return all.filter((q) => ids.has(q.id));
+}
+
+const questions = selectQuestions();
+const fullRun = !process.env.EVAL_ONLY;
+// The harness's employees ask many questions a minute; the limits are covered by their own tests.
+Object.assign(process.env, { ...process.env, RATE_LIMIT_TUTOR_PER_MINUTE: "100000", RATE_LIMIT_UPLOADS_PER_MINUTE: "100000" });
+
+const { llm } = await startInfrastructure();
+if (process.env.EVAL_LLM_BASE_URL) {
+  process.env.LLM_BASE_URL = process.env.EVAL_LLM_BASE_URL;
+  process.env.LLM_API_KEY = process.env.EVAL_LLM_API_KEY ?? "";
+  process.env.LLM_MODEL = process.env.EVAL_LLM_MODEL ?? "gpt-4o-mini";
+  if (process.env.EVAL_EMBEDDING_MODEL) process.env.EMBEDDING_MODEL = process.env.EVAL_EMBEDDING_MODEL;
+  if (process.env.EVAL_EMBEDDING_DIMENSIONS) process.env.EMBEDDING_DIMENSIONS = process.env.EVAL_EMBEDDING_DIMENSIONS;
+} else {
+  // What a newcomer runs: the offline model's name and the default embedding settings.
+  process.env.LLM_MODEL = "offline-extractive";
+}
+resetConfig();
+const config = parseConfig(process.env);
+await prepareDatabase(config);
+const workers = await startWorkers(config);
+const server = await startServer(config, { port: 0, host: "127.0.0.1" });
+const db = server.deps.db;
+
+// Every run ingests the whole corpus, so a subset meets the same distractors as the full set.
+const { documents, results, ingestMs: ingestedMs } = await evaluate(db, server.url, questions, allCorpusFiles());
+
+await server.close();
+await workers.close();
+await llm.close();
+await stopInfrastructure();
+
+const date = new Date().toISOString().slice(0, 10);
+const settings = { ...evalSettings(config, Boolean(process.env.EVAL_LLM_BASE_URL)), corpus: `${documents.length} documents (${documents.filter((d) => d.status !== "COMPLETED").length} not COMPLETED), ingested in ${Math.round(ingestedMs / 1000)} s`, questions: questions.length };
+const previous = existsSync(BASELINE) ? (JSON.parse(readFileSync(BASELINE, "utf8")) as Baseline) : undefined;
+process.stdout.write(`\n${consoleTable(results)}\n`);
+if (fullRun) {
+  const tuning = join(EVAL_DIR, "tuning.md");
+  writeFileSync(RESULTS, resultsPage({ date, settings, documents, results, previous, notes: existsSync(tuning) ? readFileSync(tuning, "utf8") : undefined }));
+  process.stdout.write(`\nWrote eval/results.md\n`);
+  if (process.argv.includes("--update-baseline") || !previous) {
+    writeFileSync(BASELINE, `${JSON.stringify(toBaseline(results, settings, date), null, 2)}\n`);
+    process.stdout.write(`Wrote eval/baseline.json\n`);
+  }
+}
+process.exit(0);

@@ -1,0 +1,156 @@
+/**
+ * The OpenAPI 3.1 document of the HTTP API, built from the route declarations in ./routes: request
+ * schemas are the zod objects the handlers validate with, converted by zod's own `toJSONSchema`,
+ * so the document cannot describe a request the server would parse differently.
+ */
+import { z } from "zod";
+import { ERROR_CODES, type ErrorCode } from "./error-codes";
+import type { Access, ApiRoute } from "./registry";
+import { errorBody } from "./responses";
+import { adminRoutes } from "./routes/admin";
+import { chatRoutes } from "./routes/chat";
+import { documentRoutes } from "./routes/documents";
+import { sessionRoutes } from "./routes/session";
+
+export const API_ROUTES: ApiRoute[] = [...sessionRoutes, ...chatRoutes, ...documentRoutes, ...adminRoutes];
+
+type JsonSchema = Record<string, unknown>;
+
+/** A request schema as the client writes it (before defaults and transforms). */
+export function requestJsonSchema(schema: z.ZodType): JsonSchema {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  return json;
+}
+
+function responseJsonSchema(schema: z.ZodType): JsonSchema {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as JsonSchema;
+  return json;
+}
+
+/** `/api/v1/chat/sessions/:id` → `/api/v1/chat/sessions/{id}`. */
+export function openApiPath(koaPath: string): string {
+  return koaPath.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+}
+
+const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
+  public: [],
+  bearer: [{ bearerAuth: [] }],
+  admin: [{ bearerAuth: [] }],
+  operator: [{ bearerAuth: [] }],
+  metrics: [{ metricsToken: [] }],
+};
+
+/** The error codes a route can answer with: its own, plus those its access, input and limits imply. */
+export function errorCodesOf(route: ApiRoute): ErrorCode[] {
+  const codes = new Set<ErrorCode>(route.errors ?? []);
+  if (route.access !== "public" && route.access !== "metrics") codes.add("UNAUTHORIZED");
+  if (route.access === "admin" || route.access === "operator") codes.add("FORBIDDEN");
+  if (route.params || route.query || route.body) codes.add("VALIDATION_ERROR");
+  if (route.body && (route.bodyType ?? "json") === "json") ["BAD_REQUEST", "PAYLOAD_TOO_LARGE"].forEach((code) => codes.add(code as ErrorCode));
+  if (route.rateLimited) codes.add("RATE_LIMITED");
+  if (route.idempotent) ["IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED"].forEach((code) => codes.add(code as ErrorCode));
+  if (route.access !== "public" || route.body) ["SERVICE_UNAVAILABLE", "DATABASE_TIMEOUT"].forEach((code) => codes.add(code as ErrorCode));
+  codes.add("INTERNAL_ERROR");
+  return [...codes];
+}
+
+function parameters(route: ApiRoute): JsonSchema[] {
+  const list: JsonSchema[] = [];
+  for (const [where, schema] of [["path", route.params], ["query", route.query]] as const) {
+    if (!schema) continue;
+    for (const [name, field] of Object.entries(schema.shape)) {
+      const required = where === "path" || !(field as z.ZodType).safeParse(undefined).success;
+      list.push({ name, in: where, required, schema: requestJsonSchema(field as z.ZodType) });
+    }
+  }
+  if (route.idempotent) {
+    list.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description: "1–255 printable ASCII characters. The same key and body within 24 h get the first 2xx answer again (header Idempotent-Replayed: true).",
+      schema: { type: "string", minLength: 1, maxLength: 255 },
+    });
+  }
+  return list;
+}
+
+function requestBody(route: ApiRoute): JsonSchema | undefined {
+  if (!route.body) return undefined;
+  const fields = requestJsonSchema(route.body);
+  if (route.bodyType === "multipart") {
+    const properties = { file: { type: "string", contentMediaType: "application/octet-stream" }, ...(fields.properties as JsonSchema) };
+    return { required: true, content: { "multipart/form-data": { schema: { type: "object", properties, required: ["file"] } } } };
+  }
+  const mediaType = route.bodyType === "form" ? "application/x-www-form-urlencoded" : "application/json";
+  return { required: true, content: { [mediaType]: { schema: fields } } };
+}
+
+function responses(route: ApiRoute): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    const content = response.schema
+      ? { "application/json": { schema: responseJsonSchema(response.schema) } }
+      : response.contentType
+        ? { [response.contentType]: { schema: { type: "string" } } }
+        : undefined;
+    out[status] = { description: response.description, ...(content ? { content } : {}) };
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodesOf(route)) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[String(status)] = {
+      description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].when}`).join("\n\n"),
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    };
+  }
+  return out;
+}
+
+function operation(route: ApiRoute): JsonSchema {
+  const params = parameters(route);
+  const body = requestBody(route);
+  return {
+    operationId: `${route.method}${openApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_, next: string | undefined) => (next ?? "").toUpperCase())}`,
+    tags: [route.tag],
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    security: SECURITY[route.access],
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(body ? { requestBody: body } : {}),
+    responses: responses(route),
+  };
+}
+
+/** The whole document; the same for every caller and process, so it can be committed and cached. */
+export function buildOpenApiDocument(routes: ApiRoute[] = API_ROUTES): JsonSchema {
+  const paths: Record<string, JsonSchema> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    paths[path] ??= {};
+    paths[path][route.method] = operation(route);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "skillnet-chat HTTP API",
+      version: "v1",
+      description:
+        "Grounded tutor and confirm-before-write admin assistant. Turns are accepted over HTTP (202) and stream over Socket.IO " +
+        "(see docs/socket-protocol.md). Every error is `{error: {code, message, …}}`.",
+    },
+    servers: [{ url: "/" }],
+    tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "HS256 JWT with sub, org, role, iss, iat and exp." },
+        metricsToken: { type: "http", scheme: "bearer", description: "METRICS_TOKEN." },
+      },
+      schemas: {
+        Error: responseJsonSchema(errorBody),
+        ErrorCode: { type: "string", enum: Object.keys(ERROR_CODES) },
+      },
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * Every `{error: {code}}` the HTTP API gives, with its status and when. The OpenAPI document
+ * lists them per route; docs/http-api.md explains them at more length.
+ */
+export const ERROR_CODES = {
+  VALIDATION_ERROR: { status: 400, when: "The body, query or path parameters do not match the schema; `fields` lists each problem." },
+  BAD_REQUEST: { status: 400, when: "The body is not valid JSON." },
+  TOKEN_IN_URL: { status: 400, when: "A token was put in a URL; use the sign-in form or a board code." },
+  UNAUTHORIZED: { status: 401, when: "The token is missing, invalid or expired; or dev-login got an unknown email." },
+  FORBIDDEN: { status: 403, when: "The role is not allowed (admins only; Bull Board and board codes: admins of OPS_ORG)." },
+  COURSE_NOT_AVAILABLE: { status: 403, when: "The turn names a course (or lesson) the caller may not use: not enrolled, or archived." },
+  NOT_FOUND: { status: 404, when: "Unknown route, or a resource that does not exist or is not yours; dev-login disabled." },
+  METHOD_NOT_ALLOWED: { status: 405, when: "A known path with another method." },
+  IDEMPOTENCY_IN_PROGRESS: { status: 409, when: "A request with the same Idempotency-Key is still running; adds `retry_after`." },
+  TURN_ALREADY_FINISHED: { status: 409, when: "The turn has already ended; `turn_status` says how." },
+  DOCUMENT_IN_USE: { status: 409, when: "Deleting a course's source document without `force=true`; `courses` lists them." },
+  ACTION_NOT_PENDING: { status: 409, when: "The admin action is no longer pending; `status` says what it is." },
+  ACTION_EXPIRED: { status: 409, when: "Confirming an admin action after ADMIN_ACTION_TTL_SECONDS." },
+  ACTION_NOT_RESUMABLE: { status: 409, when: "Resuming an admin action that is not `partial` or `failed`." },
+  NO_SOURCE_FILE: { status: 409, when: "Re-indexing a document that was seeded from text, not uploaded." },
+  PAYLOAD_TOO_LARGE: { status: 413, when: "The JSON body is larger than 64 kB." },
+  FILE_TOO_LARGE: { status: 413, when: "The upload is larger than UPLOAD_MAX_BYTES; adds `limit_bytes`. Nothing is stored." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, when: "The body is not of the content type the route reads." },
+  UNSUPPORTED_FILE_TYPE: { status: 415, when: "The file's content or name is not an accepted type; adds `allowed`." },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, when: "The Idempotency-Key was used before with a different request." },
+  RATE_LIMITED: { status: 429, when: "Over a RATE_LIMIT_* setting; adds `retry_after` (and `limit`), with a Retry-After header." },
+  INTERNAL_ERROR: { status: 500, when: "Anything unexpected; the details go to the log." },
+  QUEUE_UNAVAILABLE: { status: 503, when: "Redis refused the job; see the route for what was kept." },
+  SERVICE_UNAVAILABLE: { status: 503, when: "Redis or Postgres is unreachable; retry shortly." },
+  DATABASE_TIMEOUT: { status: 503, when: "A statement ran past DATABASE_STATEMENT_TIMEOUT_MS; adds `retry_after`." },
+} as const satisfies Record<string, { status: number; when: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,73 @@
+/** The chat API: tutor and admin assistant turns, cancelling, sessions and their history. */
+import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "../../routes/chat/schema";
+import { defineRoutes } from "../registry";
+import { cancelTurnResponse, messagesResponse, sessionsResponse, startedTurnResponse } from "../responses";
+
+export const chatRoutes = defineRoutes([
+  {
+    method: "post",
+    path: "/api/v1/chat",
+    tag: "chat",
+    summary: "Start a tutor turn; the answer streams over Socket.IO",
+    description: "Stores the message, queues the turn and answers 202 at once. If the queue refuses it, nothing is kept (503 QUEUE_UNAVAILABLE).",
+    access: "bearer",
+    body: postChatBody,
+    idempotent: true,
+    rateLimited: true,
+    responses: { 202: { description: "Accepted: join the session's socket room to follow the turn.", schema: startedTurnResponse } },
+    errors: ["COURSE_NOT_AVAILABLE", "NOT_FOUND", "QUEUE_UNAVAILABLE"],
+  },
+  {
+    method: "post",
+    path: "/api/v1/chat/admin",
+    tag: "chat",
+    summary: "Start an admin assistant turn",
+    access: "admin",
+    body: postAdminChatBody,
+    idempotent: true,
+    rateLimited: true,
+    responses: { 202: { description: "Accepted: the turn streams over the session's socket room.", schema: startedTurnResponse } },
+    errors: ["NOT_FOUND", "QUEUE_UNAVAILABLE"],
+  },
+  {
+    method: "post",
+    path: "/api/v1/chat/turns/:id/cancel",
+    tag: "chat",
+    summary: "Cancel one of your own turns (tutor or admin assistant)",
+    description: "The worker stores what streamed so far as `cancelled` and ends the turn with `done {cancelled: true}`.",
+    access: "bearer",
+    params: turnParams,
+    responses: { 202: { description: "Cancelling.", schema: cancelTurnResponse } },
+    errors: ["NOT_FOUND", "TURN_ALREADY_FINISHED"],
+  },
+  {
+    method: "get",
+    path: "/api/v1/chat/sessions",
+    tag: "chat",
+    summary: "The caller's 50 most recently updated sessions",
+    access: "bearer",
+    query: listSessionsQuery,
+    responses: { 200: { description: "The sessions.", schema: sessionsResponse } },
+  },
+  {
+    method: "get",
+    path: "/api/v1/chat/sessions/:id/messages",
+    tag: "chat",
+    summary: "One page of a session's messages, oldest first within the page",
+    access: "bearer",
+    params: sessionParams,
+    query: listMessagesQuery,
+    responses: { 200: { description: "The session and one page of its messages.", schema: messagesResponse } },
+    errors: ["NOT_FOUND"],
+  },
+  {
+    method: "delete",
+    path: "/api/v1/chat/sessions/:id",
+    tag: "chat",
+    summary: "Delete a session and its messages",
+    access: "bearer",
+    params: sessionParams,
+    responses: { 204: { description: "Deleted." } },
+    errors: ["NOT_FOUND"],
+  },
+]);

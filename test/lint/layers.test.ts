@@ -1,0 +1,59 @@
+/**
+ * The layer directions `npm run lint` enforces (biome.json overrides, noRestrictedImports):
+ * a throwaway tree with one import in each allowed and each forbidden direction is linted with
+ * the project's own configuration, and exactly the forbidden ones are reported.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { expect } from "chai";
+
+const run = promisify(execFile);
+const BIOME = resolve("node_modules/.bin/biome");
+
+const TREE: Record<string, string> = {
+  "lib/words.ts": "export const word = 1;\n",
+  "db/query.ts": 'import { word } from "../lib/words";\nexport const query = word;\n',
+  "queues/names.ts": 'import { word } from "../lib/words";\nexport const name = word;\n',
+  "workers/stage.ts": 'import { query } from "../db/query";\nimport { name } from "../queues/names";\nexport const stage = [query, name];\n',
+  "server/routes/fine.ts": 'import { query } from "../../db/query";\nimport { name } from "../../queues/names";\nimport { word } from "../../lib/words";\nexport const fine = [query, name, word];\n',
+  // Forbidden, one per rule:
+  "server/routes/uses-worker.ts": 'import { stage } from "../../workers/stage";\nexport const bad = stage;\n',
+  "workers/uses-server.ts": 'import { fine } from "../server/routes/fine";\nexport const bad = fine;\n',
+  "db/uses-queues.ts": 'import { name } from "../queues/names";\nexport const bad = name;\n',
+  "queues/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
+  "lib/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
+  "scripts/uses-test.ts": 'import { helper } from "../test/support/helper";\nexport const bad = helper;\n',
+  "test/support/helper.ts": "export const helper = 1;\n",
+};
+
+describe("lint: layer directions", function () {
+  this.timeout(30_000);
+  let dir: string;
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "skillnet-layers-"));
+    const config = JSON.parse(readFileSync("biome.json", "utf8"));
+    delete config.$schema;
+    config.vcs = { enabled: false };
+    config.files = { includes: ["**"] };
+    writeFileSync(join(dir, "biome.json"), JSON.stringify(config));
+    for (const [path, source] of Object.entries(TREE)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), source);
+    }
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reports exactly the imports against the allowed directions", async () => {
+    const output = await run(BIOME, ["lint", "--max-diagnostics=100", "."], { cwd: dir }).then(
+      (ok) => ok.stdout + ok.stderr,
+      (failed: { stdout: string; stderr: string }) => failed.stdout + failed.stderr,
+    );
+    const reported = [...output.matchAll(/^(\S+\.ts):\d+:\d+ lint\/style\/noRestrictedImports/gm)].map((m) => m[1]).sort();
+    expect(reported).to.deep.equal(["db/uses-queues.ts", "lib/uses-db.ts", "queues/uses-db.ts", "scripts/uses-test.ts", "server/routes/uses-worker.ts", "workers/uses-server.ts"]);
+    expect(output).to.include("server/ may import from queues/, db/ and lib/ only");
+  });
+});
