@@ -6,7 +6,8 @@
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, class 08: connection exceptions.
 const SQLSTATES = /^(57P0[123]|08\w{3})$/;
-const MESSAGES = /Connection terminated|Knex: Timeout acquiring a connection|Client has encountered a connection error|connect ECONNREFUSED|Connection ended unexpectedly/i;
+const MESSAGES =
+  /Connection terminated|Knex: Timeout acquiring a connection|Client has encountered a connection error|connect ECONNREFUSED|Connection ended unexpectedly/i;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && typeof current === "object" && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {

@@ -11,9 +11,7 @@ const optionalString = z
   .optional()
   .transform((value) => (value === "" ? undefined : value));
 
-const booleanFlag = z
-  .enum(["true", "false", "1", "0", "yes", "no"])
-  .transform((value) => value === "true" || value === "1" || value === "yes");
+const booleanFlag = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((value) => value === "true" || value === "1" || value === "yes");
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -29,10 +27,7 @@ const workerQueues = z
  */
 export const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development").describe("`production` refuses dev-login at start-up."),
-  LOG_LEVEL: z
-    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
-    .default("info")
-    .describe("pino level of every process."),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("pino level of every process."),
   HOST: z
     .string()
     .default("0.0.0.0")
@@ -63,12 +58,7 @@ export const configSchema = z.object({
     .pipe(z.url().optional())
     .describe("Base URL of an OpenAI-compatible API, ending in `/v1`. Unset, `npm start` runs the offline model server."),
   LLM_API_KEY: optionalString.describe("Bearer key; whitespace is stripped. Servers that need none (Ollama, vLLM) work without it."),
-  LLM_MODEL: z
-    .string()
-    .trim()
-    .min(1)
-    .default("offline-extractive")
-    .describe("Default model for every use case. A comma-separated list is a fallback chain."),
+  LLM_MODEL: z.string().trim().min(1).default("offline-extractive").describe("Default model for every use case. A comma-separated list is a fallback chain."),
   LLM_MODEL_TUTOR: optionalString.describe("Intent classification, choosing PageIndex modules, session summaries. Unset: `LLM_MODEL`."),
   LLM_MODEL_GENERATION: optionalString.describe("The streamed tutor answer. Unset: `LLM_MODEL_TUTOR`, then `LLM_MODEL`."),
   LLM_MODEL_EVALUATION: optionalString.describe("Reserved; nothing uses it yet. Unset: `LLM_MODEL`."),
@@ -175,8 +165,7 @@ export const configSchema = z.object({
     .max(500)
     .default(4)
     .describe(
-      "Concurrency for each served queue that names none. Under `WORKER_QUEUES=all`, `tutor-generate` (which mostly waits on the model) " +
-        "gets 4× this.",
+      "Concurrency for each served queue that names none. Under `WORKER_QUEUES=all`, `tutor-generate` (which mostly waits on the model) " + "gets 4× this.",
     ),
 
   EVENT_STREAM_TTL_SECONDS: z.coerce
@@ -185,31 +174,11 @@ export const configSchema = z.object({
     .min(10)
     .default(3600)
     .describe("How long a turn's events stay in Redis for replay; also how long a session remembers its latest turn."),
-  EVENT_STREAM_MAX_EVENTS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .default(20_000)
-    .describe("Cap on the events kept per turn (approximate, via `XADD MAXLEN ~`)."),
+  EVENT_STREAM_MAX_EVENTS: z.coerce.number().int().min(100).default(20_000).describe("Cap on the events kept per turn (approximate, via `XADD MAXLEN ~`)."),
 
-  RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(30)
-    .describe("Tutor messages (`POST /api/v1/chat`) per user per sliding 60 s window."),
-  RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .describe("Admin assistant turns (`POST /api/v1/chat/admin`) per admin per minute."),
-  RATE_LIMIT_ORG_TUTOR_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(600)
-    .describe("Tutor messages per organisation (all its users together) per minute."),
+  RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30).describe("Tutor messages (`POST /api/v1/chat`) per user per sliding 60 s window."),
+  RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20).describe("Admin assistant turns (`POST /api/v1/chat/admin`) per admin per minute."),
+  RATE_LIMIT_ORG_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(600).describe("Tutor messages per organisation (all its users together) per minute."),
   RATE_LIMIT_ORG_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(100).describe("Admin assistant turns per organisation per minute."),
   RATE_LIMIT_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(30).describe("Document uploads per admin per minute."),
   RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(120).describe("Document uploads per organisation per minute."),
@@ -226,7 +195,7 @@ export const configSchema = z.object({
     .int()
     .min(1)
     .default(120)
-    .describe("Socket `join` calls per user per minute; past it the ack is `{ok: false, error: {code: \"RATE_LIMITED\"}}`."),
+    .describe('Socket `join` calls per user per minute; past it the ack is `{ok: false, error: {code: "RATE_LIMITED"}}`.'),
 
   ADMIN_ACTION_TTL_SECONDS: z.coerce
     .number()
@@ -301,9 +270,7 @@ export const configSchema = z.object({
     .int()
     .min(100)
     .default(2_000)
-    .describe(
-      "While Postgres is unreachable a job is put back for this long (no attempt used) instead of failing; it resumes when the database returns.",
-    ),
+    .describe("While Postgres is unreachable a job is put back for this long (no attempt used) instead of failing; it resumes when the database returns."),
   TURN_DEADLINE_MS: z.coerce
     .number()
     .int()
@@ -313,12 +280,7 @@ export const configSchema = z.object({
       "A turn with no answer and no live job this long (5 min) after it was accepted is failed with `TURN_LOST` and a `failed` message " +
         "(longer than a slow model's full answer; see [reliability](reliability.md)).",
     ),
-  TURN_SWEEP_INTERVAL_MS: z.coerce
-    .number()
-    .int()
-    .min(500)
-    .default(30_000)
-    .describe("How often the `maintenance` queue's job scheduler looks for lost turns."),
+  TURN_SWEEP_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000).describe("How often the `maintenance` queue's job scheduler looks for lost turns."),
 
   UPLOAD_MAX_BYTES: z.coerce
     .number()
@@ -329,11 +291,24 @@ export const configSchema = z.object({
   CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive").describe("How documents are cut into chunks."),
   CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400).describe("Target chunk size in tokens."),
   CHUNK_OVERLAP_TOKENS: z.coerce.number().int().min(0).max(2000).default(50).describe("Overlap between neighbouring chunks, in tokens."),
-  RETRIEVAL_FUSION: z.enum(["weighted", "rrf"]).default("weighted").describe("How hybrid search merges vector and keyword hits: weighted sum of scores, or reciprocal rank fusion (eval/results.md compares them)."),
-  RETRIEVAL_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.6).describe("Weighted fusion: the cosine similarity's share; the keyword rank gets the rest."),
+  RETRIEVAL_FUSION: z
+    .enum(["weighted", "rrf"])
+    .default("weighted")
+    .describe("How hybrid search merges vector and keyword hits: weighted sum of scores, or reciprocal rank fusion (eval/results.md compares them)."),
+  RETRIEVAL_VECTOR_WEIGHT: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.6)
+    .describe("Weighted fusion: the cosine similarity's share; the keyword rank gets the rest."),
   RETRIEVAL_RRF_K: z.coerce.number().int().min(1).max(1000).default(60).describe("Reciprocal rank fusion: the k in 1 / (k + rank)."),
   RETRIEVAL_SIMILARITY_FLOOR: z.coerce.number().min(0).max(1).default(0.3).describe("Vector hits below this cosine similarity are not evidence."),
-  RETRIEVAL_KEYWORD_COVERAGE_FLOOR: z.coerce.number().min(0).max(1).default(0.34).describe("A chunk only keyword search found must contain this share of the question's content words."),
+  RETRIEVAL_KEYWORD_COVERAGE_FLOOR: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.34)
+    .describe("A chunk only keyword search found must contain this share of the question's content words."),
   EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(32).describe("Chunks per embeddings request."),
   INGEST_TIMEOUT_MS: z.coerce
     .number()
@@ -386,10 +361,7 @@ export const configSchema = z.object({
       "Unset, metrics are served only while dev-login is on (`403` otherwise).",
   ),
 
-  DATA_DIR: z
-    .string()
-    .default(".data")
-    .describe("`npm start` only: holds `pglite/`, `redis/`, `jwt-secret` and `run/` (pids of what it started)."),
+  DATA_DIR: z.string().default(".data").describe("`npm start` only: holds `pglite/`, `redis/`, `jwt-secret` and `run/` (pids of what it started)."),
   EMBEDDED_POSTGRES_PORT: port.default(54329).describe("`npm start` only: port of the embedded Postgres (PGlite), used when `DATABASE_URL` is unset."),
   EMBEDDED_REDIS_PORT: port.default(6390).describe("`npm start` only: port of the embedded redis-server, used when `REDIS_URL` is unset."),
   EMBEDDED_LLM_PORT: port.default(11435).describe("`npm start` only: port of the offline model server, used when `LLM_BASE_URL` is unset."),
@@ -405,8 +377,7 @@ export const configSchema = z.object({
     .regex(/^\d+(kb|mb|gb)?$/i, "use a size like 512mb or 2gb")
     .default("512mb")
     .describe(
-      "`npm start` (embedded redis-server) and `docker-compose.yml`: Redis memory cap, with `noeviction` (writes fail past it, " +
-        "nothing is evicted).",
+      "`npm start` (embedded redis-server) and `docker-compose.yml`: Redis memory cap, with `noeviction` (writes fail past it, " + "nothing is evicted).",
     ),
 });
 
@@ -429,7 +400,9 @@ export class ConfigError extends Error {
 function devLoginProblems(env: NodeJS.ProcessEnv): string[] {
   const devLogin = booleanFlag.safeParse(env.DEV_LOGIN_ENABLED);
   if (env.NODE_ENV?.trim() === "production" && devLogin.success && devLogin.data) {
-    return ["DEV_LOGIN_ENABLED: dev-login is a development tool and is refused when NODE_ENV=production (unset DEV_LOGIN_ENABLED, or use NODE_ENV=development for a demo)"];
+    return [
+      "DEV_LOGIN_ENABLED: dev-login is a development tool and is refused when NODE_ENV=production (unset DEV_LOGIN_ENABLED, or use NODE_ENV=development for a demo)",
+    ];
   }
   return [];
 }
@@ -447,7 +420,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   }
   const parsed = result.data;
   if (parsed.JWT_TTL_SECONDS > parsed.JWT_MAX_TTL_SECONDS) {
-    problems.push(`JWT_TTL_SECONDS: ${parsed.JWT_TTL_SECONDS} exceeds JWT_MAX_TTL_SECONDS (${parsed.JWT_MAX_TTL_SECONDS}); tokens would be refused as soon as they are issued`);
+    problems.push(
+      `JWT_TTL_SECONDS: ${parsed.JWT_TTL_SECONDS} exceeds JWT_MAX_TTL_SECONDS (${parsed.JWT_MAX_TTL_SECONDS}); tokens would be refused as soon as they are issued`,
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return {

@@ -54,7 +54,18 @@ export function getLogger(): Logger {
     level: config.LOG_LEVEL,
     base: { pid: process.pid },
     redact: {
-      paths: ["*.apiKey", "*.api_key", "*.password", "*.token", "*.authorization", "req.headers.authorization", "headers.authorization", "*.JWT_SECRET", "*.LLM_API_KEY", "*.EMBEDDING_API_KEY"],
+      paths: [
+        "*.apiKey",
+        "*.api_key",
+        "*.password",
+        "*.token",
+        "*.authorization",
+        "req.headers.authorization",
+        "headers.authorization",
+        "*.JWT_SECRET",
+        "*.LLM_API_KEY",
+        "*.EMBEDDING_API_KEY",
+      ],
       censor: "[redacted]",
     },
     mixin(_object, _level, logger) {

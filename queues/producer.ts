@@ -94,7 +94,9 @@ export class JobProducer {
    * means the turn has ended; `unknown` when the job is gone (removed, or never queued).
    */
   async turnFinalStageState(agentType: "tutor" | "admin", turnId: string): Promise<string> {
-    return agentType === "tutor" ? this.queue("tutor-generate").getJobState(tutorStageJobId("tutor-generate", turnId)) : this.queue("admin-plan").getJobState(adminPlanJobId(turnId));
+    return agentType === "tutor"
+      ? this.queue("tutor-generate").getJobState(tutorStageJobId("tutor-generate", turnId))
+      : this.queue("admin-plan").getJobState(adminPlanJobId(turnId));
   }
 
   /** One run of a confirmed action; each run (first, resumes) has its own job id. */

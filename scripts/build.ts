@@ -55,7 +55,9 @@ async function main(): Promise<void> {
   );
   const web = join(ROOT, "web/dist");
   if (existsSync(web)) cpSync(web, join(DIST, "web/dist"), { recursive: true });
-  process.stdout.write(`built ${relative(ROOT, DIST) || DIST} in ${Math.round(performance.now() - started)} ms${existsSync(web) ? " (with web/dist)" : " (web/dist missing: run npm run build:web first to include the browser client)"}\n`);
+  process.stdout.write(
+    `built ${relative(ROOT, DIST) || DIST} in ${Math.round(performance.now() - started)} ms${existsSync(web) ? " (with web/dist)" : " (web/dist missing: run npm run build:web first to include the browser client)"}\n`,
+  );
 }
 
 await main();

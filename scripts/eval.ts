@@ -66,7 +66,11 @@ await llm.close();
 await stopInfrastructure();
 
 const date = new Date().toISOString().slice(0, 10);
-const settings = { ...evalSettings(config, Boolean(process.env.EVAL_LLM_BASE_URL)), corpus: `${documents.length} documents (${documents.filter((d) => d.status !== "COMPLETED").length} not COMPLETED), ingested in ${Math.round(ingestedMs / 1000)} s`, questions: questions.length };
+const settings = {
+  ...evalSettings(config, Boolean(process.env.EVAL_LLM_BASE_URL)),
+  corpus: `${documents.length} documents (${documents.filter((d) => d.status !== "COMPLETED").length} not COMPLETED), ingested in ${Math.round(ingestedMs / 1000)} s`,
+  questions: questions.length,
+};
 const previous = existsSync(BASELINE) ? (JSON.parse(readFileSync(BASELINE, "utf8")) as Baseline) : undefined;
 process.stdout.write(`\n${consoleTable(results)}\n`);
 if (fullRun) {

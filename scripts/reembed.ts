@@ -28,7 +28,9 @@ async function main(): Promise<void> {
     const column = await databaseVectorDimensions(db);
     if (column !== null && column !== config.EMBEDDING_DIMENSIONS) {
       if (!values["alter-dimensions"]) {
-        throw new Error(`The database stores vector(${column}) but EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS}; rerun with --alter-dimensions to change the columns.`);
+        throw new Error(
+          `The database stores vector(${column}) but EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS}; rerun with --alter-dimensions to change the columns.`,
+        );
       }
       await alterVectorDimensions(db, config.EMBEDDING_DIMENSIONS);
       log.info({ from: column, to: config.EMBEDDING_DIMENSIONS }, "vector columns altered");

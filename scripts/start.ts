@@ -51,13 +51,26 @@ async function main(): Promise<void> {
     await refuseBusyPort(EMBEDDED_PORTS.postgres, "the embedded Postgres", "DATABASE_URL");
     say("› starting embedded Postgres (PGlite + pgvector)…");
     // Its own --exit-with-parent closes the database cleanly when the launcher dies.
-    const { child, match } = await spawnUntilReady(process.execPath, ["--import", "tsx", "scripts/embedded/postgres-server.ts", "--data-dir", join(dataDir, "pglite"), "--port", String(EMBEDDED_PORTS.postgres), "--exit-with-parent"], {
-      name: "postgres",
-      readyPattern: /^READY (\S+)/,
-      timeoutMs: 120_000,
-      env,
-      detached: true,
-    });
+    const { child, match } = await spawnUntilReady(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "scripts/embedded/postgres-server.ts",
+        "--data-dir",
+        join(dataDir, "pglite"),
+        "--port",
+        String(EMBEDDED_PORTS.postgres),
+        "--exit-with-parent",
+      ],
+      {
+        name: "postgres",
+        readyPattern: /^READY (\S+)/,
+        timeoutMs: 120_000,
+        env,
+        detached: true,
+      },
+    );
     children.push(child);
     record("postgres", child.process.pid, "postgres-server.ts");
     watchInfrastructure(child);
@@ -88,7 +101,9 @@ async function main(): Promise<void> {
     say("› starting the offline model server (deterministic, no real LLM)…");
     const [command, args] = tsx("scripts/offline-llm.ts");
     const llmEnv = { ...env, OFFLINE_LLM_PORT: String(EMBEDDED_PORTS.llm), OFFLINE_LLM_HOST: "127.0.0.1" };
-    const llm = await supervise(launcher, "offline-llm", "scripts/offline-llm.ts", () => spawnUntilReady(command, args, { name: "offline-llm", readyPattern: /^READY (\S+)/, env: llmEnv }));
+    const llm = await supervise(launcher, "offline-llm", "scripts/offline-llm.ts", () =>
+      spawnUntilReady(command, args, { name: "offline-llm", readyPattern: /^READY (\S+)/, env: llmEnv }),
+    );
     env.LLM_BASE_URL = llm.match[1]!;
     env.LLM_MODEL ??= "offline-extractive";
     embedded.push("offline model");
@@ -96,7 +111,10 @@ async function main(): Promise<void> {
   env.JWT_SECRET ??= persistentSecret(dataDir);
   if (!base.DATABASE_URL && process.env.DEV_LOGIN_ENABLED === undefined && base.NODE_ENV !== "production") env.DEV_LOGIN_ENABLED = "true";
   const exposure = chooseBindAddress(env, (host) =>
-    componentLogger("start").warn({ host }, "dev-login is enabled and HOST exposes it beyond this machine: anyone who can reach the port can sign in as any user"),
+    componentLogger("start").warn(
+      { host },
+      "dev-login is enabled and HOST exposes it beyond this machine: anyone who can reach the port can sign in as any user",
+    ),
   );
   // The demo organisation operates the embedded platform, so its admin can open Bull Board.
   if (!base.DATABASE_URL && !base.OPS_ORG) env.OPS_ORG = "acme";
@@ -107,9 +125,13 @@ async function main(): Promise<void> {
 
   say("› starting workers and server…");
   const [workerCmd, workerArgs] = tsx("workers/main.ts");
-  await supervise(launcher, "worker", "workers/main.ts", () => spawnUntilReady(workerCmd, workerArgs, { name: "worker", readyPattern: /^READY workers/, env, onOutput: (line) => say(line) }));
+  await supervise(launcher, "worker", "workers/main.ts", () =>
+    spawnUntilReady(workerCmd, workerArgs, { name: "worker", readyPattern: /^READY workers/, env, onOutput: (line) => say(line) }),
+  );
   const [serverCmd, serverArgs] = tsx("server/main.ts");
-  await supervise(launcher, "server", "server/main.ts", () => spawnUntilReady(serverCmd, serverArgs, { name: "server", readyPattern: /^READY server/, env, onOutput: (line) => say(line) }));
+  await supervise(launcher, "server", "server/main.ts", () =>
+    spawnUntilReady(serverCmd, serverArgs, { name: "server", readyPattern: /^READY server/, env, onOutput: (line) => say(line) }),
+  );
   printBanner(config.PORT, embedded, config.DEV_LOGIN_ENABLED, exposureBannerLine(exposure, env.HOST, config.PORT));
 }
 
@@ -146,7 +168,12 @@ interface LauncherSettings {
  * everything, after LAUNCHER_MAX_FAST_CRASHES quick crashes in a row); resolves with the
  * first start's ready match.
  */
-async function supervise(launcher: LauncherSettings, name: string, script: string, spawnReady: () => Promise<{ child: ManagedChild; match: RegExpMatchArray }>): Promise<{ match: RegExpMatchArray }> {
+async function supervise(
+  launcher: LauncherSettings,
+  name: string,
+  script: string,
+  spawnReady: () => Promise<{ child: ManagedChild; match: RegExpMatchArray }>,
+): Promise<{ match: RegExpMatchArray }> {
   let first: RegExpMatchArray | undefined;
   const supervisor = new Supervisor({
     name,

@@ -55,7 +55,17 @@ export function createApp(deps: ServerDeps): Koa {
     }),
   );
 
-  for (const router of [deps.metrics.routes(deps.config), healthRoutes(deps), authRoutes(deps), chatRoutes(deps), adminActionRoutes(deps), documentRoutes(deps), meRoutes(deps), learningRoutes(deps), openApiRoutes()]) {
+  for (const router of [
+    deps.metrics.routes(deps.config),
+    healthRoutes(deps),
+    authRoutes(deps),
+    chatRoutes(deps),
+    adminActionRoutes(deps),
+    documentRoutes(deps),
+    meRoutes(deps),
+    learningRoutes(deps),
+    openApiRoutes(),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
   }

@@ -32,7 +32,8 @@ const SIGN_IN_PAGE = `<!doctype html>
 
 /** Reads an `application/x-www-form-urlencoded` body; the app's JSON parser leaves forms alone. */
 async function readForm(ctx: Context): Promise<URLSearchParams> {
-  if (!ctx.is("application/x-www-form-urlencoded")) throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", "Send the sign-in form as application/x-www-form-urlencoded");
+  if (!ctx.is("application/x-www-form-urlencoded"))
+    throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", "Send the sign-in form as application/x-www-form-urlencoded");
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {

@@ -55,7 +55,9 @@ function isBackingServiceDown(caught: unknown): boolean {
   if (error.name === "MaxRetriesPerRequestError") return true;
   if (error.code && ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01"].includes(error.code)) return true;
   // "OOM command not allowed": Redis at maxmemory with noeviction refuses writes; nothing queued is lost.
-  return /Connection is closed|Stream isn't writeable|Command timed out|Knex: Timeout acquiring a connection|Connection terminated|^OOM command not allowed/i.test(error.message ?? "");
+  return /Connection is closed|Stream isn't writeable|Command timed out|Knex: Timeout acquiring a connection|Connection terminated|^OOM command not allowed/i.test(
+    error.message ?? "",
+  );
 }
 
 /** Postgres cancelled the statement: DATABASE_STATEMENT_TIMEOUT_MS ran out (57014, query_canceled). */
@@ -67,10 +69,19 @@ function normalise(caught: unknown): HttpError {
   if (caught instanceof HttpError) return caught;
   if (caught instanceof ZodError) return fromZod(caught);
   if (isStatementTimeout(caught)) {
-    return new HttpError(503, "DATABASE_TIMEOUT", "The database took too long to answer and the request was cancelled; nothing was changed by it unless its answer said otherwise. Retry shortly.", { retry_after: 5 });
+    return new HttpError(
+      503,
+      "DATABASE_TIMEOUT",
+      "The database took too long to answer and the request was cancelled; nothing was changed by it unless its answer said otherwise. Retry shortly.",
+      { retry_after: 5 },
+    );
   }
   if (isBackingServiceDown(caught)) {
-    return new HttpError(503, "SERVICE_UNAVAILABLE", "A backing service (Redis or Postgres) is unavailable; nothing was changed by this request unless its answer said otherwise. Retry shortly.");
+    return new HttpError(
+      503,
+      "SERVICE_UNAVAILABLE",
+      "A backing service (Redis or Postgres) is unavailable; nothing was changed by this request unless its answer said otherwise. Retry shortly.",
+    );
   }
   if (caught instanceof LlmError) {
     return new HttpError(caught.httpStatus, caught.code, caught.message, {

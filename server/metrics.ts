@@ -58,7 +58,12 @@ export class ServerMetrics implements ReplayObserver {
     registers: [this.registry],
   });
   readonly sockets = new Gauge({ name: "skillnet_socket_connections", help: "Connected Socket.IO clients on this node", registers: [this.registry] });
-  private readonly turns = new Counter({ name: "skillnet_tutor_turns_total", help: "Chat turns (tutor and admin) that ended, by outcome", labelNames: ["outcome"], registers: [this.registry] });
+  private readonly turns = new Counter({
+    name: "skillnet_tutor_turns_total",
+    help: "Chat turns (tutor and admin) that ended, by outcome",
+    labelNames: ["outcome"],
+    registers: [this.registry],
+  });
   private readonly turnLatency = new Histogram({
     name: "skillnet_tutor_stage_latency_seconds",
     help: "Retrieval and generation latency of finished tutor turns",
@@ -67,8 +72,18 @@ export class ServerMetrics implements ReplayObserver {
     registers: [this.registry],
   });
 
-  private readonly toolCalls = new Counter({ name: "skillnet_admin_tool_calls_total", help: "Admin assistant tool calls, by tool and outcome", labelNames: ["tool", "ok"], registers: [this.registry] });
-  private readonly actions = new Counter({ name: "skillnet_admin_actions_total", help: "Admin actions that finished a run, by final status", labelNames: ["status"], registers: [this.registry] });
+  private readonly toolCalls = new Counter({
+    name: "skillnet_admin_tool_calls_total",
+    help: "Admin assistant tool calls, by tool and outcome",
+    labelNames: ["tool", "ok"],
+    registers: [this.registry],
+  });
+  private readonly actions = new Counter({
+    name: "skillnet_admin_actions_total",
+    help: "Admin actions that finished a run, by final status",
+    labelNames: ["status"],
+    registers: [this.registry],
+  });
 
   private readonly turnErrors = new Counter({
     name: "skillnet_turn_errors_total",
@@ -76,8 +91,16 @@ export class ServerMetrics implements ReplayObserver {
     labelNames: ["code", "will_retry"],
     registers: [this.registry],
   });
-  private readonly tokensStreamed = new Counter({ name: "skillnet_tokens_streamed_total", help: "Answer text chunks (token events) streamed to clients", registers: [this.registry] });
-  private readonly tokensUsed = new Counter({ name: "skillnet_model_tokens_used_total", help: "Model tokens (prompt + completion) of finished turns", registers: [this.registry] });
+  private readonly tokensStreamed = new Counter({
+    name: "skillnet_tokens_streamed_total",
+    help: "Answer text chunks (token events) streamed to clients",
+    registers: [this.registry],
+  });
+  private readonly tokensUsed = new Counter({
+    name: "skillnet_model_tokens_used_total",
+    help: "Model tokens (prompt + completion) of finished turns",
+    registers: [this.registry],
+  });
   private readonly firstToken = new Histogram({
     name: "skillnet_time_to_first_token_seconds",
     help: "From this node accepting a turn to its first token event (each turn counted once, on its accepting node)",
@@ -103,7 +126,12 @@ export class ServerMetrics implements ReplayObserver {
     labelNames: ["reason"],
     registers: [this.registry],
   });
-  private readonly replayedEvents = new Counter({ name: "skillnet_turn_replayed_events_total", help: "Events sent by those replays", labelNames: ["reason"], registers: [this.registry] });
+  private readonly replayedEvents = new Counter({
+    name: "skillnet_turn_replayed_events_total",
+    help: "Events sent by those replays",
+    labelNames: ["reason"],
+    registers: [this.registry],
+  });
   private readonly firstTokens = new FirstTokenClock((seconds) => this.firstToken.observe(seconds));
 
   constructor(deps: Pick<ServerDeps, "producer"> & Partial<Pick<ServerDeps, "redis" | "db" | "log">>) {

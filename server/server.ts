@@ -27,7 +27,11 @@ export interface RunningServer {
 export async function startServer(config: Config, { port = config.PORT, host = config.HOST } = {}): Promise<RunningServer> {
   const log = componentLogger("server");
   const redisUrl = requireSetting(config, "REDIS_URL");
-  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
+  const db = createDb({
+    url: requireSetting(config, "DATABASE_URL"),
+    poolMax: config.DATABASE_POOL_MAX,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  });
   const redis = createRedis(redisUrl, "producer");
   // Enqueueing happens inside requests: fail fast, like every other command the server sends.
   const queueRedis = createRedis(redisUrl, "producer");

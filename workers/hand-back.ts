@@ -118,14 +118,21 @@ export class ActiveJobs {
     this.handingBack = true;
     const jobs = [...this.running].filter((tracked) => !tracked.fence.signal.aborted);
     await Promise.all(jobs.map((tracked) => tracked.handBack()));
-    if (jobs.length > 0) this.log.info({ jobs: jobs.map((tracked) => ({ queue: tracked.job.queueName, jobId: tracked.job.id })) }, "handed running jobs back to their queues");
+    if (jobs.length > 0)
+      this.log.info({ jobs: jobs.map((tracked) => ({ queue: tracked.job.queueName, jobId: tracked.job.id })) }, "handed running jobs back to their queues");
     return jobs.length;
   }
 }
 
 /** The worker's dependencies, with the side-effecting clients refusing calls once `signal` aborts. */
 function fenced(deps: WorkerDeps, signal: AbortSignal): WorkerDeps {
-  return { ...deps, events: guard(deps.events, signal), userEvents: guard(deps.userEvents, signal), producer: guard(deps.producer, signal), llm: guard(deps.llm, signal) };
+  return {
+    ...deps,
+    events: guard(deps.events, signal),
+    userEvents: guard(deps.userEvents, signal),
+    producer: guard(deps.producer, signal),
+    llm: guard(deps.llm, signal),
+  };
 }
 
 function guard<T extends object>(target: T, signal: AbortSignal): T {

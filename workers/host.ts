@@ -56,7 +56,11 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   const log = componentLogger("worker");
   const selection = parseQueueSelection(config.WORKER_QUEUES, config.WORKER_CONCURRENCY);
   const redisUrl = requireSetting(config, "REDIS_URL");
-  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: config.DATABASE_POOL_MAX, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
+  const db = createDb({
+    url: requireSetting(config, "DATABASE_URL"),
+    poolMax: config.DATABASE_POOL_MAX,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  });
   const redis = createRedis(redisUrl, "worker");
   const llm = new LlmClient(config, { usage: usageLogSink(db), log, ...options.llm });
   const deps: WorkerDeps = {
@@ -82,14 +86,18 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     const connection = createRedis(redisUrl, "worker");
     connections.push(connection);
     const handler = handlerFor(HANDLERS, queue);
-    const worker = new Worker(queue, (job, token) => observeJobAttempt(redis, log, queue, job, () => runJob(handler, job, deps, (data) => active.lease(job, token!, data))), {
-      connection,
-      prefix: QUEUE_PREFIX,
-      concurrency,
-      lockDuration: config.WORKER_LOCK_DURATION_MS,
-      stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
-      maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
-    });
+    const worker = new Worker(
+      queue,
+      (job, token) => observeJobAttempt(redis, log, queue, job, () => runJob(handler, job, deps, (data) => active.lease(job, token!, data))),
+      {
+        connection,
+        prefix: QUEUE_PREFIX,
+        concurrency,
+        lockDuration: config.WORKER_LOCK_DURATION_MS,
+        stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+        maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+      },
+    );
     worker.on("error", (error) => log.error({ err: error, queue }, "worker error"));
     // A job whose worker died too often fails without its handler running: give it its final word here.
     worker.on("failed", (job, error) => {
@@ -173,6 +181,9 @@ async function pausedForDatabase(job: Job, error: unknown, deps: WorkerDeps, log
     log.warn({ err: moveError }, "could not put the job back while the database is down; counting a failed attempt");
     return false;
   }
-  log.warn({ err: error, pauseMs: deps.config.WORKER_DATABASE_PAUSE_MS, attemptsMade: job.attemptsMade }, "database unavailable; job put back without using an attempt");
+  log.warn(
+    { err: error, pauseMs: deps.config.WORKER_DATABASE_PAUSE_MS, attemptsMade: job.attemptsMade },
+    "database unavailable; job put back without using an attempt",
+  );
   return true;
 }

@@ -9,5 +9,8 @@ import { runUntilSignalled } from "../lib/process-lifecycle";
 import { EmbeddingDimensionError } from "./embedding-check";
 import { startWorkers } from "./host";
 
-await runUntilSignalled(componentLogger("worker"), () => startWorkers(getConfig()), { graceMs: () => getConfig().SHUTDOWN_GRACE_MS, refuseOn: [EmbeddingDimensionError] });
+await runUntilSignalled(componentLogger("worker"), () => startWorkers(getConfig()), {
+  graceMs: () => getConfig().SHUTDOWN_GRACE_MS,
+  refuseOn: [EmbeddingDimensionError],
+});
 process.stdout.write("READY workers\n");

@@ -97,10 +97,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text("content_hash").notNullable();
     t.text("storage_path");
     t.text("full_text");
-    t.text("status")
-      .notNullable()
-      .defaultTo("PENDING")
-      .checkIn(["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING", "COMPLETED", "FAILED"]);
+    t.text("status").notNullable().defaultTo("PENDING").checkIn(["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING", "COMPLETED", "FAILED"]);
     t.text("error");
     t.integer("chunk_count").notNullable().defaultTo(0);
     t.jsonb("metadata").notNullable().defaultTo("{}");

@@ -51,9 +51,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   if (dimensions <= HNSW_MAX_DIMENSIONS) {
-    await knex.raw(
-      "CREATE INDEX document_chunks_embedding_hnsw ON document_chunks USING hnsw (embedding vector_cosine_ops)",
-    );
+    await knex.raw("CREATE INDEX document_chunks_embedding_hnsw ON document_chunks USING hnsw (embedding vector_cosine_ops)");
   }
   // Wider models still work, by exact scan; an approximate index would need a halfvec expression
   // that every query would have to repeat.

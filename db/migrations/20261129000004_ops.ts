@@ -32,10 +32,7 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb("args").notNullable().defaultTo("{}");
     // What the admin was shown and confirmed; kept verbatim for the audit trail.
     t.text("preview");
-    t.text("status")
-      .notNullable()
-      .defaultTo("pending")
-      .checkIn(["pending", "confirmed", "running", "completed", "failed", "cancelled", "expired"]);
+    t.text("status").notNullable().defaultTo("pending").checkIn(["pending", "confirmed", "running", "completed", "failed", "cancelled", "expired"]);
     t.jsonb("estimate");
     t.integer("total");
     t.integer("done").notNullable().defaultTo(0);

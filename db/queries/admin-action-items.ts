@@ -41,7 +41,10 @@ const APPLIERS: Record<string, Applier> = {
     const course = await trx("courses").where({ id: target.course_id, org_id: orgId }).first("id", "status");
     if (!course) throw new ItemRejected("the course no longer exists");
     if (course.status === "archived") throw new ItemRejected("the course was archived after the action was proposed");
-    const existing = await trx("enrollments").where({ org_id: orgId, user_id: target.user_id, course_id: target.course_id }).forUpdate().first("id", "status", "deadline");
+    const existing = await trx("enrollments")
+      .where({ org_id: orgId, user_id: target.user_id, course_id: target.course_id })
+      .forUpdate()
+      .first("id", "status", "deadline");
     const deadline: string | null = target.deadline ?? null;
     const change = { targetType: "enrollment", targetId: `${target.user_id}:${target.course_id}` };
     if (!existing) {
@@ -63,7 +66,12 @@ const APPLIERS: Record<string, Applier> = {
       .insert({ org_id: orgId, user_id: target.user_id, skill_id: target.skill_id, level: target.level, updated_at: trx.fn.now() })
       .onConflict(["user_id", "skill_id"])
       .merge(["level", "updated_at"]);
-    return { targetType: "user_skill", targetId: `${target.user_id}:${target.skill_id}`, before: { level: existing?.level ?? null }, after: { level: target.level } };
+    return {
+      targetType: "user_skill",
+      targetId: `${target.user_id}:${target.skill_id}`,
+      before: { level: existing?.level ?? null },
+      after: { level: target.level },
+    };
   },
 
   async deactivate_employee(trx, orgId, target) {
@@ -119,7 +127,9 @@ export async function applyActionItem(db: Db, action: AdminActionRow, itemId: st
       })
       .onConflict("action_item_id")
       .ignore();
-    await trx("admin_action_items").where({ id: item.id }).update({ status: "done", error: null, after: JSON.stringify(change.after), updated_at: trx.fn.now() });
+    await trx("admin_action_items")
+      .where({ id: item.id })
+      .update({ status: "done", error: null, after: JSON.stringify(change.after), updated_at: trx.fn.now() });
     return "applied";
   });
 }

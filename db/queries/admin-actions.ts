@@ -115,7 +115,10 @@ export async function listActionItems(db: Db, orgId: string, actionId: string): 
 
 /** The session's newest action still awaiting an answer (expired ones are marked so on the way). */
 export async function findPendingActionForSession(db: Db, orgId: string, sessionId: string): Promise<AdminActionRow | undefined> {
-  await db("admin_actions").where({ org_id: orgId, session_id: sessionId, status: "pending" }).andWhere("expires_at", "<=", db.fn.now()).update({ status: "expired", updated_at: db.fn.now() });
+  await db("admin_actions")
+    .where({ org_id: orgId, session_id: sessionId, status: "pending" })
+    .andWhere("expires_at", "<=", db.fn.now())
+    .update({ status: "expired", updated_at: db.fn.now() });
   return db<AdminActionRow>("admin_actions").where({ org_id: orgId, session_id: sessionId, status: "pending" }).orderBy("created_at", "desc").first();
 }
 
@@ -166,7 +169,9 @@ export async function reopenForResume(db: Db, orgId: string, actionId: string): 
       .update({ status: "confirmed", runs: trx.raw("runs + 1"), finished_at: null, updated_at: trx.fn.now() })
       .returning("*");
     if (!row) return refusal(trx, orgId, actionId);
-    await trx("admin_action_items").where({ org_id: orgId, action_id: actionId, status: "failed" }).update({ status: "pending", error: null, updated_at: trx.fn.now() });
+    await trx("admin_action_items")
+      .where({ org_id: orgId, action_id: actionId, status: "failed" })
+      .update({ status: "pending", error: null, updated_at: trx.fn.now() });
     const counts = await countItems(trx, orgId, actionId);
     await trx("admin_actions").where({ id: actionId }).update({ done: counts.done, failed: counts.failed });
     return { ok: true as const, action: { ...row, ...counts } };
@@ -210,10 +215,20 @@ export async function recordProgress(db: Db, orgId: string, actionId: string, co
 export async function finishAction(db: Db, orgId: string, actionId: string): Promise<AdminActionRow> {
   const counts = await countItems(db, orgId, actionId);
   const status: ActionStatus = counts.failed === 0 ? "completed" : counts.done === 0 ? "failed" : "partial";
-  const failedItems = await db("admin_action_items").where({ org_id: orgId, action_id: actionId, status: "failed" }).select("id", "position", "label", "error").orderBy("position");
+  const failedItems = await db("admin_action_items")
+    .where({ org_id: orgId, action_id: actionId, status: "failed" })
+    .select("id", "position", "label", "error")
+    .orderBy("position");
   const [row]: AdminActionRow[] = await db("admin_actions")
     .where({ id: actionId, org_id: orgId })
-    .update({ status, done: counts.done, failed: counts.failed, summary: json({ failed_items: failedItems }), finished_at: db.fn.now(), updated_at: db.fn.now() })
+    .update({
+      status,
+      done: counts.done,
+      failed: counts.failed,
+      summary: json({ failed_items: failedItems }),
+      finished_at: db.fn.now(),
+      updated_at: db.fn.now(),
+    })
     .returning("*");
   return row!;
 }
@@ -225,5 +240,7 @@ export async function findLatestActionForSession(db: Db, orgId: string, sessionI
 
 /** Marks every item still pending as failed with `reason` (a run that could not happen or finish). */
 export async function failPendingItems(db: Db, orgId: string, actionId: string, reason: string): Promise<void> {
-  await db("admin_action_items").where({ org_id: orgId, action_id: actionId, status: "pending" }).update({ status: "failed", error: reason, updated_at: db.fn.now() });
+  await db("admin_action_items")
+    .where({ org_id: orgId, action_id: actionId, status: "pending" })
+    .update({ status: "failed", error: reason, updated_at: db.fn.now() });
 }

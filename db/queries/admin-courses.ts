@@ -37,9 +37,18 @@ export async function listCourses(db: Db, orgId: string, status?: string): Promi
 }
 
 export async function matchCoursesByTitle(db: Db, orgId: string, title: string, limit = 10): Promise<CourseRef[]> {
-  const exact = await db("courses").where({ org_id: orgId }).andWhereRaw(`${foldedSql("title")} = ?`, [foldName(title)]).select("id", "title", "status").limit(limit);
+  const exact = await db("courses")
+    .where({ org_id: orgId })
+    .andWhereRaw(`${foldedSql("title")} = ?`, [foldName(title)])
+    .select("id", "title", "status")
+    .limit(limit);
   if (exact.length > 0) return exact;
-  return db("courses").where({ org_id: orgId }).andWhereRaw(`${foldedSql("title")} LIKE ?`, [containsPattern(title)]).select("id", "title", "status").orderBy("title").limit(limit);
+  return db("courses")
+    .where({ org_id: orgId })
+    .andWhereRaw(`${foldedSql("title")} LIKE ?`, [containsPattern(title)])
+    .select("id", "title", "status")
+    .orderBy("title")
+    .limit(limit);
 }
 
 export async function findCourseRef(db: Db, orgId: string, courseId: string): Promise<CourseRef | undefined> {

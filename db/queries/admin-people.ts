@@ -58,7 +58,12 @@ export async function listEmployees(db: Db, orgId: string, filter: EmployeeFilte
 
 /** People whose name is `name` (folded); failing that, whose name or email contains it. */
 export async function matchPeopleByName(db: Db, orgId: string, name: string, limit = 10): Promise<PersonRef[]> {
-  const exact = await db("users as u").where("u.org_id", orgId).andWhereRaw(`${foldedSql("u.name")} = ?`, [foldName(name)]).select(PERSON_COLUMNS).orderBy("u.name").limit(limit);
+  const exact = await db("users as u")
+    .where("u.org_id", orgId)
+    .andWhereRaw(`${foldedSql("u.name")} = ?`, [foldName(name)])
+    .select(PERSON_COLUMNS)
+    .orderBy("u.name")
+    .limit(limit);
   if (exact.length > 0) return exact;
   const pattern = containsPattern(name);
   return db("users as u")
@@ -114,10 +119,19 @@ export interface SkillRef {
 }
 
 export async function matchSkillsByName(db: Db, orgId: string, name: string, limit = 10): Promise<SkillRef[]> {
-  const select = (q: ReturnType<Db>) => q.leftJoin("skill_categories as sc", "sc.id", "s.category_id").select("s.id", "s.name", "sc.name as category").orderBy("s.name").limit(limit);
-  const exact = await select(db("skills as s").where("s.org_id", orgId).andWhereRaw(`${foldedSql("s.name")} = ?`, [foldName(name)]));
+  const select = (q: ReturnType<Db>) =>
+    q.leftJoin("skill_categories as sc", "sc.id", "s.category_id").select("s.id", "s.name", "sc.name as category").orderBy("s.name").limit(limit);
+  const exact = await select(
+    db("skills as s")
+      .where("s.org_id", orgId)
+      .andWhereRaw(`${foldedSql("s.name")} = ?`, [foldName(name)]),
+  );
   if (exact.length > 0) return exact;
-  return select(db("skills as s").where("s.org_id", orgId).andWhereRaw(`${foldedSql("s.name")} LIKE ?`, [containsPattern(name)]));
+  return select(
+    db("skills as s")
+      .where("s.org_id", orgId)
+      .andWhereRaw(`${foldedSql("s.name")} LIKE ?`, [containsPattern(name)]),
+  );
 }
 
 export interface SkillHolding {
@@ -146,7 +160,10 @@ export async function skillsMatrix(db: Db, orgId: string, category?: string): Pr
 
 export async function holdersOfSkills(db: Db, orgId: string, skillIds: string[], minLevel: number): Promise<SkillHolding[]> {
   if (skillIds.length === 0) return [];
-  return holdings(db, orgId).whereIn("s.id", skillIds).andWhere("us.level", ">=", minLevel).orderBy([{ column: "us.level", order: "desc" }, { column: "u.name" }]);
+  return holdings(db, orgId)
+    .whereIn("s.id", skillIds)
+    .andWhere("us.level", ">=", minLevel)
+    .orderBy([{ column: "us.level", order: "desc" }, { column: "u.name" }]);
 }
 
 export interface SkillCoverage {

@@ -97,8 +97,16 @@ export async function isSessionMessage(db: Db, orgId: string, sessionId: string,
  * id), or the newest of all. Keyset paging on the (session_id, created_at) index, so the cost
  * of a page does not grow with the session.
  */
-export async function listSessionMessagePage(db: Db, orgId: string, sessionId: string, options: { before?: string | undefined; limit: number }): Promise<MessagePage> {
-  const query = db<ChatMessageRow>("chat_messages").where({ org_id: orgId, session_id: sessionId }).orderByRaw(NEWEST_FIRST).limit(options.limit + 1);
+export async function listSessionMessagePage(
+  db: Db,
+  orgId: string,
+  sessionId: string,
+  options: { before?: string | undefined; limit: number },
+): Promise<MessagePage> {
+  const query = db<ChatMessageRow>("chat_messages")
+    .where({ org_id: orgId, session_id: sessionId })
+    .orderByRaw(NEWEST_FIRST)
+    .limit(options.limit + 1);
   if (options.before) {
     // Compared in SQL: a JS Date would drop the microseconds and misplace the cursor.
     const cursor = db("chat_messages").where({ id: options.before, org_id: orgId, session_id: sessionId });
@@ -130,13 +138,19 @@ export async function countTurnsBeforeTurn(db: Db, orgId: string, sessionId: str
 
 /** The session's last `limit` complete messages, oldest first (summary refreshes). */
 export async function listRecentSessionMessages(db: Db, orgId: string, sessionId: string, limit: number): Promise<ChatMessageRow[]> {
-  const rows = await db<ChatMessageRow>("chat_messages").where({ org_id: orgId, session_id: sessionId, status: "complete" }).orderByRaw(NEWEST_FIRST).limit(limit);
+  const rows = await db<ChatMessageRow>("chat_messages")
+    .where({ org_id: orgId, session_id: sessionId, status: "complete" })
+    .orderByRaw(NEWEST_FIRST)
+    .limit(limit);
   return rows.reverse();
 }
 
 /** How many turns (user messages) the session has. */
 export async function countSessionTurns(db: Db, orgId: string, sessionId: string): Promise<number> {
-  const row = await db("chat_messages").where({ org_id: orgId, session_id: sessionId, role: "user", status: "complete" }).count<{ count: string }[]>("* as count").first();
+  const row = await db("chat_messages")
+    .where({ org_id: orgId, session_id: sessionId, role: "user", status: "complete" })
+    .count<{ count: string }[]>("* as count")
+    .first();
   return Number(row?.count ?? 0);
 }
 

@@ -43,10 +43,7 @@ export async function createSession(
 }
 
 export async function listOwnedSessions(db: Db, owner: Owner, agentType?: AgentType): Promise<ChatSessionRow[]> {
-  const query = db<ChatSessionRow>("chat_sessions")
-    .where({ org_id: owner.orgId, user_id: owner.userId })
-    .orderBy("updated_at", "desc")
-    .limit(50);
+  const query = db<ChatSessionRow>("chat_sessions").where({ org_id: owner.orgId, user_id: owner.userId }).orderBy("updated_at", "desc").limit(50);
   if (agentType) query.andWhere({ agent_type: agentType });
   return query;
 }

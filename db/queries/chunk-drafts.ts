@@ -47,7 +47,11 @@ export async function countChunkDrafts(db: Db, run: IndexRun): Promise<{ total: 
 }
 
 /** The next drafts without a vector, in order: what the embed stage works through (with the heading it embeds alongside). */
-export async function nextUnembeddedDrafts(db: Db, run: IndexRun, limit: number): Promise<Array<{ position: number; content: string; metadata: { heading?: string | null } | null }>> {
+export async function nextUnembeddedDrafts(
+  db: Db,
+  run: IndexRun,
+  limit: number,
+): Promise<Array<{ position: number; content: string; metadata: { heading?: string | null } | null }>> {
   return draftsOf(db, run).whereNull("embedding").select("position", "content", "metadata").orderBy("position").limit(limit);
 }
 
@@ -55,7 +59,9 @@ export async function nextUnembeddedDrafts(db: Db, run: IndexRun, limit: number)
 export async function saveDraftEmbeddings(db: Db, run: IndexRun, embedded: Array<{ position: number; vector: number[] }>): Promise<void> {
   await db.transaction(async (trx) => {
     for (const { position, vector } of embedded) {
-      await draftsOf(trx, run).andWhere({ position }).update({ embedding: trx.raw("?::vector", [toVectorLiteral(vector)]) });
+      await draftsOf(trx, run)
+        .andWhere({ position })
+        .update({ embedding: trx.raw("?::vector", [toVectorLiteral(vector)]) });
     }
   });
 }

@@ -25,7 +25,10 @@ export async function findCourse(db: Db, orgId: string, courseId: string): Promi
 }
 
 export async function findLesson(db: Db, orgId: string, lessonId: string): Promise<LessonRow | undefined> {
-  return db<LessonRow>("lessons").select("id", "org_id", "course_id", "module_id", "title", "content", "position").where({ id: lessonId, org_id: orgId }).first();
+  return db<LessonRow>("lessons")
+    .select("id", "org_id", "course_id", "module_id", "title", "content", "position")
+    .where({ id: lessonId, org_id: orgId })
+    .first();
 }
 
 /** The course, only when `reader` may use it as tutor context (see db/queries/access.ts). */

@@ -25,12 +25,16 @@ export async function storedExtraction<T>(db: Db, orgId: string, documentId: str
 export async function saveExtraction(db: Db, orgId: string, documentId: string, extracted: { fullText: string; title?: string | null }): Promise<void> {
   await db.transaction(async (trx) => {
     await trx("documents").where({ id: documentId, org_id: orgId }).update({ full_text: extracted.fullText, updated_at: trx.fn.now() });
-    await trx("document_files").where({ document_id: documentId, org_id: orgId }).update({ extracted: JSON.stringify(extracted) });
+    await trx("document_files")
+      .where({ document_id: documentId, org_id: orgId })
+      .update({ extracted: JSON.stringify(extracted) });
     if (extracted.title) {
       await trx("documents")
         .where({ id: documentId, org_id: orgId })
         .andWhere((q) =>
-          q.whereRaw("metadata->>'title_source' IN ('filename', 'document')").orWhereRaw("metadata->>'title_source' IS NULL AND title = regexp_replace(filename, '\\.[^.]+$', '')"),
+          q
+            .whereRaw("metadata->>'title_source' IN ('filename', 'document')")
+            .orWhereRaw("metadata->>'title_source' IS NULL AND title = regexp_replace(filename, '\\.[^.]+$', '')"),
         )
         .update({ title: extracted.title, metadata: trx.raw(`coalesce(metadata, '{}'::jsonb) || '{"title_source":"document"}'::jsonb`) });
     }

@@ -54,7 +54,14 @@ export async function setCourseSourceDocument(db: Db, orgId: string, courseId: s
 export async function startReindex(db: Db, orgId: string, documentId: string): Promise<DocumentRow | undefined> {
   const [row] = (await db("documents")
     .where({ id: documentId, org_id: orgId })
-    .update({ ingest_generation: db.raw("ingest_generation + 1"), status: "PENDING", error: null, error_code: null, processing_started_at: null, updated_at: db.fn.now() })
+    .update({
+      ingest_generation: db.raw("ingest_generation + 1"),
+      status: "PENDING",
+      error: null,
+      error_code: null,
+      processing_started_at: null,
+      updated_at: db.fn.now(),
+    })
     .returning("*")) as DocumentRow[];
   return row;
 }

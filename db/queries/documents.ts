@@ -35,9 +35,26 @@ export interface DocumentAccess {
 }
 
 const SUMMARY_COLUMNS = [
-  "id", "org_id", "uploaded_by", "title", "filename", "mime_type", "size_bytes", "content_hash", "status", "error", "error_code",
-  "chunk_count", "metadata", "ingest_generation", "processing_started_at", "created_at", "updated_at", "completed_at",
-  "restricted_departments", "restricted_course_id",
+  "id",
+  "org_id",
+  "uploaded_by",
+  "title",
+  "filename",
+  "mime_type",
+  "size_bytes",
+  "content_hash",
+  "status",
+  "error",
+  "error_code",
+  "chunk_count",
+  "metadata",
+  "ingest_generation",
+  "processing_started_at",
+  "created_at",
+  "updated_at",
+  "completed_at",
+  "restricted_departments",
+  "restricted_course_id",
 ];
 
 export async function findDocument(db: Db, orgId: string, documentId: string): Promise<DocumentRow | undefined> {

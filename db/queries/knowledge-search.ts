@@ -24,7 +24,9 @@ let iterativeScan: boolean | undefined;
 async function supportsIterativeScan(db: Db): Promise<boolean> {
   if (iterativeScan === undefined) {
     const row = await db("pg_extension").select("extversion").where({ extname: "vector" }).first();
-    const [major = 0, minor = 0] = String(row?.extversion ?? "0.0").split(".").map(Number);
+    const [major = 0, minor = 0] = String(row?.extversion ?? "0.0")
+      .split(".")
+      .map(Number);
     iterativeScan = major > 0 || minor >= 8;
   }
   return iterativeScan;

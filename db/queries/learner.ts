@@ -44,7 +44,11 @@ export async function skillFacts(db: Db, orgId: string, userId: string): Promise
 }
 
 export async function reviewsDue(db: Db, orgId: string, userId: string): Promise<number> {
-  const row = await db("spaced_repetition").where({ org_id: orgId, user_id: userId }).andWhere("next_review_at", "<=", db.fn.now()).count<{ count: string }[]>("* as count").first();
+  const row = await db("spaced_repetition")
+    .where({ org_id: orgId, user_id: userId })
+    .andWhere("next_review_at", "<=", db.fn.now())
+    .count<{ count: string }[]>("* as count")
+    .first();
   return Number(row?.count ?? 0);
 }
 

@@ -32,7 +32,10 @@ export async function listPickableCourses(db: Db, reader: Reader): Promise<Picka
     })
     .select("l.id", "l.title", "l.course_id", "m.title as module_title")
     .where("l.org_id", reader.orgId)
-    .whereIn("l.course_id", courses.map((c) => c.id))
+    .whereIn(
+      "l.course_id",
+      courses.map((c) => c.id),
+    )
     .orderBy([{ column: "m.position" }, { column: "l.position" }])) as Array<PickableLesson & { course_id: string }>;
   return courses.map((course) => ({
     ...course,

@@ -13,7 +13,12 @@ export function foldedSql(column: string): string {
 
 /** The same folding in JS, so bound values compare with `foldedSql` columns. */
 export function foldName(text: string): string {
-  return text.trim().toLowerCase().normalize("NFD").replace(/\p{M}+/gu, "").replace(/\s+/g, " ");
+  return text
+    .trim()
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .replace(/\s+/g, " ");
 }
 
 /** A LIKE pattern matching `text` anywhere, with LIKE's own wildcards escaped. */

@@ -16,7 +16,10 @@ export interface UserRow {
 
 /** Sign-in lookup: emails are unique across the platform and stored lower-case. */
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return db<UserRow>("users").select("id", "org_id", "email", "name", "role", "department", "locale", "is_active").where({ email: email.trim().toLowerCase() }).first();
+  return db<UserRow>("users")
+    .select("id", "org_id", "email", "name", "role", "department", "locale", "is_active")
+    .where({ email: email.trim().toLowerCase() })
+    .first();
 }
 
 export async function findUser(db: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
@@ -52,7 +55,11 @@ export async function findOrganisationName(db: Db, orgId: string): Promise<strin
  * alone signs anyone in anyway): admins first, then by name, at most `limit`.
  */
 export async function listSignInCandidates(db: Db, limit: number): Promise<Array<Pick<UserRow, "email" | "name" | "role" | "department">>> {
-  return db<UserRow>("users").select("email", "name", "role", "department").where({ is_active: true }).orderBy([{ column: "role" }, { column: "name" }]).limit(limit);
+  return db<UserRow>("users")
+    .select("email", "name", "role", "department")
+    .where({ is_active: true })
+    .orderBy([{ column: "role" }, { column: "name" }])
+    .limit(limit);
 }
 
 /** The org's longest-standing admin: who hears about work nobody in particular started. */

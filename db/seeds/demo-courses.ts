@@ -54,7 +54,11 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
             content:
               "Most items can be returned within 30 calendar days for a full refund. Start counting the day after the purchase (or the delivery date for online orders) and include weekends and holidays. After day 30 only a manager can authorise store credit, and the reason must be logged.",
             exercises: [
-              { prompt: "A customer bought a lamp on 1 March. What is the last day for a full refund?", kind: "multiple_choice", answer: choice(["15 March", "31 March", "30 April"], 1) },
+              {
+                prompt: "A customer bought a lamp on 1 March. What is the last day for a full refund?",
+                kind: "multiple_choice",
+                answer: choice(["15 March", "31 March", "30 April"], 1),
+              },
             ],
           },
           {
@@ -62,7 +66,11 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
             content:
               "Accept items that are unused, in original packaging and with all accessories and tags. Worn or incomplete items may be refused or refunded at up to 50% of their value at the manager's discretion. Inspect the item in front of the customer.",
             exercises: [
-              { prompt: "Sealed electronics can be returned with the seal broken even if they work. True or false?", kind: "true_false", answer: { correct: false } },
+              {
+                prompt: "Sealed electronics can be returned with the seal broken even if they work. True or false?",
+                kind: "true_false",
+                answer: { correct: false },
+              },
             ],
           },
         ],
@@ -75,9 +83,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
             title: "When there is no receipt",
             content:
               "Paper receipts, digital receipts, order confirmations and loyalty-card look-ups all count as proof of purchase. Without proof, offer store credit at the lowest price of the last 60 days, at most three times per customer per year. Photocopies are never accepted.",
-            exercises: [
-              { prompt: "How many receipt-less returns may a customer make per year?", kind: "short_answer", answer: { expected: "3" } },
-            ],
+            exercises: [{ prompt: "How many receipt-less returns may a customer make per year?", kind: "short_answer", answer: { expected: "3" } }],
           },
           {
             title: "Processing an exchange",
@@ -97,16 +103,18 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
             title: "Refunding to the original payment method",
             content:
               "Refunds always go back to the original payment method. Card refunds are processed within 5 business days; cash is refunded in cash up to 200 EUR and by bank transfer above that. Never refund to a different card or person.",
-            exercises: [
-              { prompt: "Within how many business days are card refunds processed?", kind: "multiple_choice", answer: choice(["2", "5", "10"], 1) },
-            ],
+            exercises: [{ prompt: "Within how many business days are card refunds processed?", kind: "multiple_choice", answer: choice(["2", "5", "10"], 1) }],
           },
           {
             title: "Items we cannot take back",
             content:
               "Unless faulty, these cannot be returned: perishables and flowers, gift cards and top-up cards, underwear or swimwear without the hygiene seal, personalised products and final-sale items. Check the shelf label and the receipt for the final-sale mark.",
             exercises: [
-              { prompt: "Which of these can be returned if unused: a gift card, a final-sale jacket, or a boxed toaster?", kind: "multiple_choice", answer: choice(["Gift card", "Final-sale jacket", "Boxed toaster"], 2) },
+              {
+                prompt: "Which of these can be returned if unused: a gift card, a final-sale jacket, or a boxed toaster?",
+                kind: "multiple_choice",
+                answer: choice(["Gift card", "Final-sale jacket", "Boxed toaster"], 2),
+              },
             ],
           },
         ],
@@ -128,16 +136,18 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
             title: "El EPP obligatorio",
             content:
               "En el almacén son obligatorios el calzado de seguridad y el chaleco de alta visibilidad. Usa guantes al manipular palés o flejes y casco en la zona de estanterías altas. Si tu EPP está deteriorado, pide uno nuevo a tu responsable de turno.",
-            exercises: [
-              { prompt: "¿Dónde es obligatorio el casco?", kind: "short_answer", answer: { expected: "En la zona de estanterías altas" } },
-            ],
+            exercises: [{ prompt: "¿Dónde es obligatorio el casco?", kind: "short_answer", answer: { expected: "En la zona de estanterías altas" } }],
           },
           {
             title: "Levantar cargas sin lesionarse",
             content:
               "Nadie levanta solo más de 25 kg: usa una transpaleta o pide ayuda. Dobla las rodillas, mantén la espalda recta, sujeta la carga pegada al cuerpo y gira con los pies, nunca con el tronco.",
             exercises: [
-              { prompt: "¿Cuál es el peso máximo que una persona puede levantar sola?", kind: "multiple_choice", answer: choice(["15 kg", "25 kg", "40 kg"], 1) },
+              {
+                prompt: "¿Cuál es el peso máximo que una persona puede levantar sola?",
+                kind: "multiple_choice",
+                answer: choice(["15 kg", "25 kg", "40 kg"], 1),
+              },
             ],
           },
         ],
@@ -167,9 +177,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
             title: "Saludar y escuchar",
             content:
               "Saluda a cada cliente en menos de 30 segundos, usa su nombre si lo conoces y evita la jerga interna. Escucha hasta el final antes de proponer una solución.",
-            exercises: [
-              { prompt: "¿En cuánto tiempo hay que saludar a un cliente?", kind: "short_answer", answer: { expected: "30 segundos" } },
-            ],
+            exercises: [{ prompt: "¿En cuánto tiempo hay que saludar a un cliente?", kind: "short_answer", answer: { expected: "30 segundos" } }],
           },
           {
             title: "Gestionar una queja",
@@ -187,9 +195,7 @@ export const DEMO_COURSES: readonly DemoCourse[] = [
             title: "Cuándo escalar un caso",
             content:
               "Escala si hay un riesgo de seguridad del producto, una amenaza legal o tres contactos por el mismo problema. Etiqueta el ticket con el código ZEBRA-7 y avisa al cliente de que le contactarán en un día laborable.",
-            exercises: [
-              { prompt: "¿Qué código de escalado se usa para enviar un ticket al nivel 2?", kind: "short_answer", answer: { expected: "ZEBRA-7" } },
-            ],
+            exercises: [{ prompt: "¿Qué código de escalado se usa para enviar un ticket al nivel 2?", kind: "short_answer", answer: { expected: "ZEBRA-7" } }],
           },
           {
             title: "Cerrar la conversación",

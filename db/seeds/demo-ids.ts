@@ -15,8 +15,7 @@ export function fixedId(kind: number, n: number): string {
 const courseIndex = (key: CourseKey): number => DEMO_COURSES.findIndex((course) => course.key === key);
 export const moduleId = (c: number, m: number): string => fixedId(5, (c + 1) * 100 + m + 1);
 export const lessonId = (c: number, m: number, l: number): string => fixedId(6, (c + 1) * 10_000 + (m + 1) * 100 + l + 1);
-export const exerciseId = (c: number, m: number, l: number, e: number): string =>
-  fixedId(7, ((c + 1) * 10_000 + (m + 1) * 100 + l + 1) * 100 + e + 1);
+export const exerciseId = (c: number, m: number, l: number, e: number): string => fixedId(7, ((c + 1) * 10_000 + (m + 1) * 100 + l + 1) * 100 + e + 1);
 export const exerciseRefId = (ref: ExerciseRef): string => exerciseId(courseIndex(ref.course), ref.module, ref.lesson, ref.exercise);
 
 /** The ids the seed writes, known without touching the database (tests, fixtures, docs). */

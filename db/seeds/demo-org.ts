@@ -57,9 +57,7 @@ async function planChunks(db: Db): Promise<PendingChunk[]> {
   const plan: PendingChunk[] = [];
   for (const doc of DEMO_DOCUMENTS.filter((d) => d.chunked)) {
     const documentId = DEMO_IDS.documentIds[doc.key];
-    const existing = await db("document_chunks")
-      .where({ document_id: documentId })
-      .select("position", "content", db.raw("embedding IS NOT NULL AS embedded"));
+    const existing = await db("document_chunks").where({ document_id: documentId }).select("position", "content", db.raw("embedding IS NOT NULL AS embedded"));
     const stored = new Map(existing.map((row: { position: number; content: string; embedded: boolean }) => [row.position, row]));
     doc.sections.forEach((section, position) => {
       const content = sectionText(section);
@@ -124,7 +122,9 @@ export async function seedDemoOrganisation(db: Db, deps: SeedDependencies): Prom
     );
     await trx("skills").insert(skillRows).onConflict("id").merge();
     await trx("user_skills")
-      .insert(DEMO_USER_SKILLS.map((us) => ({ org_id: orgId, user_id: userId(us.email), skill_id: skillIds[us.skill], level: us.level, updated_at: trx.fn.now() })))
+      .insert(
+        DEMO_USER_SKILLS.map((us) => ({ org_id: orgId, user_id: userId(us.email), skill_id: skillIds[us.skill], level: us.level, updated_at: trx.fn.now() })),
+      )
       .onConflict(["user_id", "skill_id"])
       .merge();
 
@@ -193,12 +193,27 @@ export async function seedDemoOrganisation(db: Db, deps: SeedDependencies): Prom
           .merge();
         for (const [l, lesson] of mod.lessons.entries()) {
           await trx("lessons")
-            .insert({ id: lessonId(c, m, l), org_id: orgId, course_id: courseIds[course.key], module_id: moduleId(c, m), title: lesson.title, content: lesson.content, position: l + 1 })
+            .insert({
+              id: lessonId(c, m, l),
+              org_id: orgId,
+              course_id: courseIds[course.key],
+              module_id: moduleId(c, m),
+              title: lesson.title,
+              content: lesson.content,
+              position: l + 1,
+            })
             .onConflict("id")
             .merge();
           for (const [e, exercise] of lesson.exercises.entries()) {
             await trx("exercises")
-              .insert({ id: exerciseId(c, m, l, e), org_id: orgId, lesson_id: lessonId(c, m, l), prompt: exercise.prompt, kind: exercise.kind, answer: json(exercise.answer) })
+              .insert({
+                id: exerciseId(c, m, l, e),
+                org_id: orgId,
+                lesson_id: lessonId(c, m, l),
+                prompt: exercise.prompt,
+                kind: exercise.kind,
+                answer: json(exercise.answer),
+              })
               .onConflict("id")
               .merge();
           }

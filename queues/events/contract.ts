@@ -90,7 +90,13 @@ export interface ActionEventPayloads {
   /** `pending` again means a confirmation was undone because its job could not be queued. */
   action_status: { status: "pending" | "confirmed" | "rejected" | "expired" | "running"; by?: string };
   action_progress: { done: number; failed: number; total: number };
-  action_done: { status: "completed" | "partial" | "failed"; done: number; failed: number; total: number; failedItems: Array<{ position: number; label: string; error: string | null }> };
+  action_done: {
+    status: "completed" | "partial" | "failed";
+    done: number;
+    failed: number;
+    total: number;
+    failedItems: Array<{ position: number; label: string; error: string | null }>;
+  };
 }
 export type ActionEventName = keyof ActionEventPayloads;
 export type ActionEvent<E extends ActionEventName = ActionEventName> = ActionEventPayloads[E] & { actionId: string; seq: number };
@@ -125,7 +131,10 @@ export interface ClientToServerEvents {
   join: (request: JoinRequest, ack: (result: JoinAck) => void) => void;
   leave: (request: { sessionId: string }, ack?: (result: { ok: boolean }) => void) => void;
   /** Admins: replay an action's events after `lastSeq` (live ones reach the user room anyway). */
-  watch_action: (request: { actionId: string; lastSeq?: number }, ack: (result: { ok: true; replayed: number } | { ok: false; error: { code: string; message: string } }) => void) => void;
+  watch_action: (
+    request: { actionId: string; lastSeq?: number },
+    ack: (result: { ok: true; replayed: number } | { ok: false; error: { code: string; message: string } }) => void,
+  ) => void;
   /** Cancel one of your own turns (same rules as POST /api/v1/chat/turns/:id/cancel); `done` says how it ended. */
   cancel: (request: { turnId: string }, ack?: (result: CancelAck) => void) => void;
 }

@@ -19,7 +19,10 @@ const jobEnd = z.object({
   /** Wall time of this attempt in the handler; absent for jobs that stalled out (their worker died). */
   durationMs: z.number().min(0).optional(),
   /** Failed attempts: an LLM error code (`LLM_UNAVAILABLE`, …), `STALLED`, `UNRECOVERABLE` or `INTERNAL_ERROR`. */
-  errorCode: z.string().regex(/^[A-Z][A-Z0-9_]{0,47}$/).optional(),
+  errorCode: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,47}$/)
+    .optional(),
 });
 export type JobEnd = z.infer<typeof jobEnd>;
 

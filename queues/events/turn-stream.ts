@@ -40,7 +40,16 @@ return seq
 
 /** Sent by SHA once Redis has it (ioredis falls back to the full script after a NOSCRIPT). */
 const APPEND_COMMAND = "skillnetAppendEvent";
-type AppendCommand = (seqKey: string, streamKey: string, event: string, data: string, maxEvents: string, ttl: string, channel: string, room: string) => Promise<number>;
+type AppendCommand = (
+  seqKey: string,
+  streamKey: string,
+  event: string,
+  data: string,
+  maxEvents: string,
+  ttl: string,
+  channel: string,
+  room: string,
+) => Promise<number>;
 
 export interface TurnStreamOptions {
   ttlSeconds: number;
@@ -74,7 +83,13 @@ export class TurnEventLog {
 
   /** Appends one event to an admin action's log and publishes it to `user:<userId>`. */
   async appendAction<E extends ActionEventName>(actionId: string, userId: string, event: E, payload: ActionEventPayloads[E]): Promise<number> {
-    return this.appendTo({ kind: "action", id: actionId }, roomForUser(userId), event, { ...payload, actionId }, Math.max(this.options.ttlSeconds, ACTION_LOG_TTL_SECONDS));
+    return this.appendTo(
+      { kind: "action", id: actionId },
+      roomForUser(userId),
+      event,
+      { ...payload, actionId },
+      Math.max(this.options.ttlSeconds, ACTION_LOG_TTL_SECONDS),
+    );
   }
 
   private async appendTo(ref: StreamRef, room: string, event: string, data: object, ttlSeconds: number): Promise<number> {

@@ -16,4 +16,12 @@ export interface BenchModule {
 }
 
 // Vector search last: at 100k chunks PGlite's HNSW build alone takes many minutes.
-export const MODULES: BenchModule[] = [pipelineOverheadModule, tokenLagModule, throughputModule, ingestionModule, memoryModule, scaleOutModule, vectorSearchModule];
+export const MODULES: BenchModule[] = [
+  pipelineOverheadModule,
+  tokenLagModule,
+  throughputModule,
+  ingestionModule,
+  memoryModule,
+  scaleOutModule,
+  vectorSearchModule,
+];

@@ -32,20 +32,18 @@ export async function streamRound(stack: BenchStack, sessions: BenchSession[], t
   const records: TurnRecord[] = await Promise.all(
     sessions.map(async (session, index) => {
       await sleep((index / sessions.length) * 1000);
-      return session
-        .turn()
-        .catch(
-          (error: unknown): TurnRecord => ({
-            turnId: "",
-            posted: 0,
-            accepted: 0,
-            stages: {},
-            tokenLags: [],
-            tokens: 0,
-            seqIntact: false,
-            failed: String(error),
-          }),
-        );
+      return session.turn().catch(
+        (error: unknown): TurnRecord => ({
+          turnId: "",
+          posted: 0,
+          accepted: 0,
+          stages: {},
+          tokenLags: [],
+          tokens: 0,
+          seqIntact: false,
+          failed: String(error),
+        }),
+      );
     }),
   );
   const seconds = (performance.now() - started) / 1000;

@@ -23,7 +23,11 @@ interface QueryQueue {
   processing: boolean;
   lastHandlerId: number | null;
   pinnedHandlerId?: number | null;
-  db: { isInTransaction(): boolean; runExclusive<T>(fn: () => Promise<T>): Promise<T>; execProtocolRawStream(message: Uint8Array, options: { onRawData: (data: Uint8Array) => void }): Promise<unknown> };
+  db: {
+    isInTransaction(): boolean;
+    runExclusive<T>(fn: () => Promise<T>): Promise<T>;
+    execProtocolRawStream(message: Uint8Array, options: { onRawData: (data: Uint8Array) => void }): Promise<unknown>;
+  };
   processQueue(): Promise<void>;
   clearQueueForHandler(handlerId: number): void;
 }
@@ -50,12 +54,14 @@ async function processQueue(this: QueryQueue): Promise<void> {
       const type = item.message[0] ?? 0;
       let bytes = 0;
       try {
-        await this.db.runExclusive(() => this.db.execProtocolRawStream(item!.message, {
-          onRawData: (data) => {
-            bytes += data.length;
-            item!.onData(data);
-          },
-        }));
+        await this.db.runExclusive(() =>
+          this.db.execProtocolRawStream(item!.message, {
+            onRawData: (data) => {
+              bytes += data.length;
+              item!.onData(data);
+            },
+          }),
+        );
       } catch (error) {
         if (process.env.PGLITE_DEBUG) process.stderr.write(`pglite message ${String.fromCharCode(type)} from #${item.handlerId} failed: ${String(error)}\n`);
         this.pinnedHandlerId = null;

@@ -63,19 +63,36 @@ export interface EmbeddedRedisOptions {
   pidFile?: string;
 }
 
-export async function startEmbeddedRedis({ port, dataDir, persistent, maxmemory, log, detached = false, exitWithParent = false, pidFile }: EmbeddedRedisOptions): Promise<{ url: string; child: ManagedChild }> {
+export async function startEmbeddedRedis({
+  port,
+  dataDir,
+  persistent,
+  maxmemory,
+  log,
+  detached = false,
+  exitWithParent = false,
+  pidFile,
+}: EmbeddedRedisOptions): Promise<{ url: string; child: ManagedChild }> {
   const binary = ensureRedisServer(log);
   mkdirSync(dataDir, { recursive: true });
   const args = [
-    "--port", String(port),
-    "--bind", "127.0.0.1",
-    "--dir", dataDir,
-    "--maxmemory-policy", "noeviction",
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dataDir,
+    "--maxmemory-policy",
+    "noeviction",
     ...(maxmemory ? ["--maxmemory", maxmemory] : []),
-    "--appendonly", persistent ? "yes" : "no",
-    "--save", "",
-    "--daemonize", "no",
-    "--protected-mode", "yes",
+    "--appendonly",
+    persistent ? "yes" : "no",
+    "--save",
+    "",
+    "--daemonize",
+    "no",
+    "--protected-mode",
+    "yes",
     ...(pidFile ? ["--pidfile", pidFile] : []),
   ];
   const [command, commandArgs] = exitWithParent ? [process.execPath, ["--import", "tsx", WATCHDOG, "--", binary, ...args]] : [binary, args];

@@ -75,7 +75,9 @@ export class Supervisor {
     while (!this.stopping) {
       if (this.fastCrashes >= maxFastCrashes) {
         this.stopping = true;
-        this.options.onGiveUp(`${name} ${why}; it crashed ${this.fastCrashes} times in a row within a minute of starting, so it is not restarted again. Its output above says why; fix that and run npm start again (LAUNCHER_MAX_FAST_CRASHES sets the limit).`);
+        this.options.onGiveUp(
+          `${name} ${why}; it crashed ${this.fastCrashes} times in a row within a minute of starting, so it is not restarted again. Its output above says why; fix that and run npm start again (LAUNCHER_MAX_FAST_CRASHES sets the limit).`,
+        );
         return;
       }
       const delay = Math.min(maxBackoffMs, firstBackoffMs * 2 ** Math.max(0, this.fastCrashes - 1));

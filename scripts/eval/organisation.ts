@@ -18,7 +18,9 @@ export interface EvalOrganisation {
 
 export async function createEvalOrganisation(db: Db, baseUrl: string, employees = 8, admins = 3): Promise<EvalOrganisation> {
   const tag = randomUUID().slice(0, 8);
-  const [{ id: orgId }] = await db("organizations").insert({ name: "Answer quality evaluation", slug: `eval-${tag}` }).returning("id");
+  const [{ id: orgId }] = await db("organizations")
+    .insert({ name: "Answer quality evaluation", slug: `eval-${tag}` })
+    .returning("id");
   const person = async (role: "admin" | "employee", n: number) => {
     const email = `eval-${role}-${n}-${tag}@example.com`;
     await db("users").insert({ org_id: orgId, email, name: `Eval ${role} ${n}`, role, department: "Evaluation", locale: "en" });
@@ -37,7 +39,11 @@ export async function dropEvalOrganisation(db: Db, orgId: string): Promise<void>
 }
 
 /** The text each source stands for: its chunk, or the whole document on the document rung. */
-export async function sourceTexts(db: Db, orgId: string, sources: Array<{ index: number; sourceType: string; sourceId: string | null }>): Promise<JudgedSource[]> {
+export async function sourceTexts(
+  db: Db,
+  orgId: string,
+  sources: Array<{ index: number; sourceType: string; sourceId: string | null }>,
+): Promise<JudgedSource[]> {
   const chunkIds = sources.filter((s) => s.sourceType === "document_chunk" && s.sourceId).map((s) => s.sourceId!);
   const documentIds = sources.filter((s) => s.sourceType === "document" && s.sourceId).map((s) => s.sourceId!);
   const chunks = chunkIds.length ? await db("document_chunks").select("id", "document_id", "content").where({ org_id: orgId }).whereIn("id", chunkIds) : [];

@@ -103,7 +103,14 @@ function settingChanges(before: Baseline["settings"], now: Baseline["settings"])
   return changed.length === 0 ? ", same settings" : `, which ran with ${changed.map((key) => `${key} ${before[key]}`).join("; ")}`;
 }
 
-export function resultsPage(input: { date: string; settings: Baseline["settings"]; documents: IngestedDocument[]; results: QuestionResult[]; previous?: Baseline; notes?: string }): string {
+export function resultsPage(input: {
+  date: string;
+  settings: Baseline["settings"];
+  documents: IngestedDocument[];
+  results: QuestionResult[];
+  previous?: Baseline;
+  notes?: string;
+}): string {
   const { date, settings, documents, results, previous } = input;
   const groups = groupFigures(results);
   const groupRows = (Object.keys(groups) as GroupName[]).map((name) => {
@@ -125,7 +132,9 @@ How the figures are made, and how to read them: [eval/README.md](README.md).
 
 ## Settings
 
-${Object.entries(settings).map(([key, value]) => `- \`${key}\`: ${value}`).join("\n")}
+${Object.entries(settings)
+  .map(([key, value]) => `- \`${key}\`: ${value}`)
+  .join("\n")}
 
 ## Totals
 
@@ -148,7 +157,21 @@ ${questionRows.join("\n")}
 
 ## Misses worth reading
 
-${misses.length === 0 ? "None." : misses.map((r) => `- **${r.question.id}** (${r.question.kind}): ${cell(r.question.question)} → rung ${r.rung}, ranks ${r.ranks.join(", ") || "–"}${r.citations.unsupported.length ? `, unsupported: “${cell(r.citations.unsupported[0]!).slice(0, 160)}”` : ""}; sources: ${r.sources.map((s) => `[${s.index}] ${cell(s.document)}${s.section ? ` § ${cell(s.section)}` : ""}`).join("; ").slice(0, 400) || "none"}`).join("\n")}
+${
+  misses.length === 0
+    ? "None."
+    : misses
+        .map(
+          (r) =>
+            `- **${r.question.id}** (${r.question.kind}): ${cell(r.question.question)} → rung ${r.rung}, ranks ${r.ranks.join(", ") || "–"}${r.citations.unsupported.length ? `, unsupported: “${cell(r.citations.unsupported[0]!).slice(0, 160)}”` : ""}; sources: ${
+              r.sources
+                .map((s) => `[${s.index}] ${cell(s.document)}${s.section ? ` § ${cell(s.section)}` : ""}`)
+                .join("; ")
+                .slice(0, 400) || "none"
+            }`,
+        )
+        .join("\n")
+}
 
 ## Documents as ingested
 
@@ -162,9 +185,13 @@ ${documentRows.join("\n")}
 
 export function consoleTable(results: QuestionResult[]): string {
   const groups = groupFigures(results);
-  const lines = [`${"group".padEnd(15)} ${"n".padStart(3)} ${"R@5".padStart(6)} ${"MRR".padStart(6)} ${"rung".padStart(6)} ${"badcit".padStart(6)} ${"refuse".padStart(6)} ${"lang".padStart(6)} ${"fact".padStart(7)} ${"p50ms".padStart(6)}`];
+  const lines = [
+    `${"group".padEnd(15)} ${"n".padStart(3)} ${"R@5".padStart(6)} ${"MRR".padStart(6)} ${"rung".padStart(6)} ${"badcit".padStart(6)} ${"refuse".padStart(6)} ${"lang".padStart(6)} ${"fact".padStart(7)} ${"p50ms".padStart(6)}`,
+  ];
   for (const [name, g] of Object.entries(groups)) {
-    lines.push(`${name.padEnd(15)} ${String(g.questions).padStart(3)} ${String(g.recallAt5 ?? "–").padStart(6)} ${String(g.mrr ?? "–").padStart(6)} ${`${g.rungCorrect}`.padStart(6)} ${String(g.invalidCitations).padStart(6)} ${String(g.refusals).padStart(6)} ${String(g.languageCorrect).padStart(6)} ${`${g.factInAnswer}/${g.factRetrieved}`.padStart(7)} ${String(g.p50LatencyMs).padStart(6)}`);
+    lines.push(
+      `${name.padEnd(15)} ${String(g.questions).padStart(3)} ${String(g.recallAt5 ?? "–").padStart(6)} ${String(g.mrr ?? "–").padStart(6)} ${`${g.rungCorrect}`.padStart(6)} ${String(g.invalidCitations).padStart(6)} ${String(g.refusals).padStart(6)} ${String(g.languageCorrect).padStart(6)} ${`${g.factInAnswer}/${g.factRetrieved}`.padStart(7)} ${String(g.p50LatencyMs).padStart(6)}`,
+    );
   }
   return lines.join("\n");
 }

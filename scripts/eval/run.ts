@@ -10,7 +10,18 @@ import type { Db } from "../../db/knex";
 import { api, connect, join as joinSession, recordEvents, upload, waitFor, waitForTurnEnd } from "../harness/client";
 import { createEvalOrganisation, dropEvalOrganisation, sourceTexts, type EvalOrganisation } from "./organisation";
 import { CORPUS_DIR, type EvalQuestion } from "./questions";
-import { answerLanguage, checkCitations, containsFact, isRefusal, withoutMarkers, passageRanks, recallAt5, reciprocalRank, saysGeneralKnowledge, type CitationCheck } from "./scoring";
+import {
+  answerLanguage,
+  checkCitations,
+  containsFact,
+  isRefusal,
+  withoutMarkers,
+  passageRanks,
+  recallAt5,
+  reciprocalRank,
+  saysGeneralKnowledge,
+  type CitationCheck,
+} from "./scoring";
 
 const MIME: Record<string, string> = { ".html": "text/html", ".md": "text/markdown", ".pdf": "application/pdf" };
 
@@ -53,12 +64,17 @@ export async function ingestCorpus(baseUrl: string, adminTokens: string[], files
       const started = performance.now();
       const name = file.split("/").at(-1)!;
       const response = await upload(baseUrl, adminToken, { name, bytes: readFileSync(join(CORPUS_DIR, file)), type: MIME[name.slice(name.lastIndexOf("."))] });
-      if (response.status !== 202 && response.status !== 200) throw new Error(`eval: uploading ${file} answered ${response.status}: ${JSON.stringify(response.body)}`);
+      if (response.status !== 202 && response.status !== 200)
+        throw new Error(`eval: uploading ${file} answered ${response.status}: ${JSON.stringify(response.body)}`);
       const documentId = response.body.document_id as string;
-      const document = await waitFor(async () => {
-        const current = await api(baseUrl, "GET", `/api/v1/documents/${documentId}`, { token: adminToken });
-        return ["COMPLETED", "FAILED"].includes(current.body.status) ? current.body : undefined;
-      }, timeoutMs, `${file} indexed`);
+      const document = await waitFor(
+        async () => {
+          const current = await api(baseUrl, "GET", `/api/v1/documents/${documentId}`, { token: adminToken });
+          return ["COMPLETED", "FAILED"].includes(current.body.status) ? current.body : undefined;
+        },
+        timeoutMs,
+        `${file} indexed`,
+      );
       results.push({ file, documentId, status: document.status, title: document.title, chunks: document.counts?.chunks ?? 0, ms: performance.now() - started });
     }
   }
@@ -67,7 +83,13 @@ export async function ingestCorpus(baseUrl: string, adminTokens: string[], files
 }
 
 /** Asks every question, one at a time (latency is then the turn's own), and judges each answer. */
-export async function askQuestions(db: Db, baseUrl: string, org: EvalOrganisation, questions: EvalQuestion[], documents: IngestedDocument[]): Promise<QuestionResult[]> {
+export async function askQuestions(
+  db: Db,
+  baseUrl: string,
+  org: EvalOrganisation,
+  questions: EvalQuestion[],
+  documents: IngestedDocument[],
+): Promise<QuestionResult[]> {
   const documentIds = new Map(documents.map((d) => [d.file, d.documentId]));
   const results: QuestionResult[] = [];
   for (const [i, question] of questions.entries()) {
@@ -78,7 +100,14 @@ export async function askQuestions(db: Db, baseUrl: string, org: EvalOrganisatio
   return results;
 }
 
-async function askOne(db: Db, baseUrl: string, orgId: string, token: string, question: EvalQuestion, documentIds: Map<string, string>): Promise<QuestionResult> {
+async function askOne(
+  db: Db,
+  baseUrl: string,
+  orgId: string,
+  token: string,
+  question: EvalQuestion,
+  documentIds: Map<string, string>,
+): Promise<QuestionResult> {
   const socket = await connect(baseUrl, token);
   const received = recordEvents(socket);
   const started = performance.now();
@@ -89,9 +118,18 @@ async function askOne(db: Db, baseUrl: string, orgId: string, token: string, que
     const events = await waitForTurnEnd(received, posted.body.turn_id, 60_000);
     const latencyMs = performance.now() - started;
     const grounding = events.find((e) => e.event === "grounding")?.payload ?? { rung: "none", sources: [] };
-    const answer = events.filter((e) => e.event === "token").map((e) => e.payload.content as string).join("");
+    const answer = events
+      .filter((e) => e.event === "token")
+      .map((e) => e.payload.content as string)
+      .join("");
     const failure = events.find((e) => e.event === "error");
-    const sources = (grounding.sources ?? []) as Array<{ index: number; document: string; section: string | null; sourceType: string; sourceId: string | null }>;
+    const sources = (grounding.sources ?? []) as Array<{
+      index: number;
+      document: string;
+      section: string | null;
+      sourceType: string;
+      sourceId: string | null;
+    }>;
     const judged = await sourceTexts(db, orgId, sources);
     const ranks = passageRanks(question, judged, documentIds);
     return {
@@ -116,11 +154,20 @@ async function askOne(db: Db, baseUrl: string, orgId: string, token: string, que
 }
 
 /** A whole run in its own organisation, removed afterwards: ingest `files`, ask `questions`. */
-export async function evaluate(db: Db, baseUrl: string, questions: EvalQuestion[], files: string[]): Promise<{ documents: IngestedDocument[]; results: QuestionResult[]; ingestMs: number }> {
+export async function evaluate(
+  db: Db,
+  baseUrl: string,
+  questions: EvalQuestion[],
+  files: string[],
+): Promise<{ documents: IngestedDocument[]; results: QuestionResult[]; ingestMs: number }> {
   const org = await createEvalOrganisation(db, baseUrl);
   try {
     const started = performance.now();
-    const documents = await ingestCorpus(baseUrl, org.admins.map((admin) => admin.token), files);
+    const documents = await ingestCorpus(
+      baseUrl,
+      org.admins.map((admin) => admin.token),
+      files,
+    );
     const ingestMs = performance.now() - started;
     return { documents, results: await askQuestions(db, baseUrl, org, questions, documents), ingestMs };
   } finally {

@@ -72,7 +72,9 @@ export function checkCitations(answer: string, sources: JudgedSource[]): Citatio
   // A cited claim runs from the end of the previous cited claim to its markers.
   const claims = answer.replace(LEAD_IN, "").split(/(?<=\])[.!?…]?\s+/);
   for (const claim of claims) {
-    const cited = citedIndices(claim).map((index) => byIndex.get(index)).filter((source): source is JudgedSource => source !== undefined);
+    const cited = citedIndices(claim)
+      .map((index) => byIndex.get(index))
+      .filter((source): source is JudgedSource => source !== undefined);
     if (cited.length === 0) continue;
     const claimWords = words(claim.replace(/\[[\d,\s–-]+\]/g, ""));
     if (claimWords.length === 0) continue;
@@ -83,7 +85,8 @@ export function checkCitations(answer: string, sources: JudgedSource[]): Citatio
   return { markers: markers.length, dangling, unsupported };
 }
 
-const REFUSAL = /\b(I (cannot|can't|can not|am unable to|'m unable to|won't) (help|answer|assist)|I('m| am) (sorry|afraid)|no (puedo|podemos) (ayudar|responder)|lo siento)\b/i;
+const REFUSAL =
+  /\b(I (cannot|can't|can not|am unable to|'m unable to|won't) (help|answer|assist)|I('m| am) (sorry|afraid)|no (puedo|podemos) (ayudar|responder)|lo siento)\b/i;
 
 /** An answer that declines instead of helping; the tutor promises never to. */
 export function isRefusal(answer: string): boolean {

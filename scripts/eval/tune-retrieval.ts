@@ -37,7 +37,11 @@ const workers = await startWorkers(config);
 const server = await startServer(config, { port: 0, host: "127.0.0.1" });
 const db = server.deps.db;
 const org = await createEvalOrganisation(db, server.url, 1);
-const documents = await ingestCorpus(server.url, org.admins.map((admin) => admin.token), allCorpusFiles());
+const documents = await ingestCorpus(
+  server.url,
+  org.admins.map((admin) => admin.token),
+  allCorpusFiles(),
+);
 const documentIds = new Map(documents.map((d) => [d.file, d.documentId]));
 const reader = await db("users").where({ org_id: org.orgId, role: "employee" }).first("id");
 const answerable = loadQuestions().filter((q) => q.passages.length > 0);
@@ -49,14 +53,23 @@ for (const [name, overrides] of VARIANTS.filter(([name]) => !only || only.includ
   const rows: Array<{ lang: string; kind: string; recall: number; rr: number; id: string }> = [];
   for (const q of answerable) {
     const found = await hybridSearch(deps, { orgId: org.orgId, userId: reader.id, question: q.question });
-    const judged = await sourceTexts(db, org.orgId, found.map((s, i) => ({ index: i + 1, sourceType: s.sourceType, sourceId: s.sourceId })));
+    const judged = await sourceTexts(
+      db,
+      org.orgId,
+      found.map((s, i) => ({ index: i + 1, sourceType: s.sourceType, sourceId: s.sourceId })),
+    );
     const ranks = passageRanks(q, judged, documentIds);
     rows.push({ lang: q.lang, kind: q.kind, recall: recallAt5(ranks), rr: reciprocalRank(ranks), id: q.id });
   }
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
   const english = rows.filter((r) => r.lang === "en");
   const spanish = rows.filter((r) => r.kind === "spanish");
-  process.stdout.write(`${name.padEnd(28)} en R@5 ${(100 * mean(english.map((r) => r.recall))).toFixed(1)} MRR ${mean(english.map((r) => r.rr)).toFixed(3)} | es R@5 ${(100 * mean(spanish.map((r) => r.recall))).toFixed(1)} | misses ${english.filter((r) => r.recall < 1).map((r) => r.id).join(",")}\n`);
+  process.stdout.write(
+    `${name.padEnd(28)} en R@5 ${(100 * mean(english.map((r) => r.recall))).toFixed(1)} MRR ${mean(english.map((r) => r.rr)).toFixed(3)} | es R@5 ${(100 * mean(spanish.map((r) => r.recall))).toFixed(1)} | misses ${english
+      .filter((r) => r.recall < 1)
+      .map((r) => r.id)
+      .join(",")}\n`,
+  );
 }
 await dropEvalOrganisation(db, org.orgId);
 await server.close();

@@ -8,7 +8,12 @@ export interface ApiResponse<T = any> {
   headers: Headers;
 }
 
-export async function api<T = any>(baseUrl: string, method: string, path: string, options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+export async function api<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined;
@@ -72,7 +77,11 @@ export async function waitForTurnEnd(received: ReceivedEvent[], turnId: string, 
   throw new Error(`turn ${turnId} did not finish within ${timeoutMs} ms; got ${received.map((e) => e.event).join(",")}`);
 }
 
-export async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 15_000, what = "condition"): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 15_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const value = await check();
@@ -83,7 +92,12 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
 }
 
 /** Uploads one file as multipart/form-data, like a browser form would. */
-export async function upload(baseUrl: string, token: string, file: { name: string; bytes: Buffer; type?: string }, fields: Record<string, string> = {}): Promise<ApiResponse> {
+export async function upload(
+  baseUrl: string,
+  token: string,
+  file: { name: string; bytes: Buffer; type?: string },
+  fields: Record<string, string> = {},
+): Promise<ApiResponse> {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
   form.append("file", new Blob([new Uint8Array(file.bytes)], { type: file.type ?? "application/octet-stream" }), file.name);

@@ -84,7 +84,13 @@ export async function handleChatCompletion(res: ServerResponse, request: ChatReq
   });
 }
 
-async function streamCompletion(res: ServerResponse, request: ChatRequest & { includeUsage: boolean }, options: ChatOptions, id: string, created: number): Promise<void> {
+async function streamCompletion(
+  res: ServerResponse,
+  request: ChatRequest & { includeUsage: boolean },
+  options: ChatOptions,
+  id: string,
+  created: number,
+): Promise<void> {
   const { reply, cutAfterTokens, silentAfterTokens, tokenDelayMs } = options;
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
   res.socket?.setNoDelay(true);

@@ -80,7 +80,14 @@ export function unwrapLines(text: string): string {
   for (const line of text.split(/\r?\n/)) {
     const fence = /^\s*(```|~~~)/.test(line);
     const previous = out.at(-1);
-    const joinable = !inFence && !fence && line.trim() !== "" && !STRUCTURAL_LINE.test(line) && previous !== undefined && previous.trim() !== "" && !/^\s*(\||```|~~~|#{1,6}\s)/.test(previous);
+    const joinable =
+      !inFence &&
+      !fence &&
+      line.trim() !== "" &&
+      !STRUCTURAL_LINE.test(line) &&
+      previous !== undefined &&
+      previous.trim() !== "" &&
+      !/^\s*(\||```|~~~|#{1,6}\s)/.test(previous);
     if (joinable) out[out.length - 1] = `${previous.trimEnd()} ${line.trim()}`;
     else out.push(line);
     if (fence) inFence = !inFence;
@@ -133,7 +140,12 @@ export function extractiveAnswer(sources: Source[], question: string): string {
 }
 
 function topicOf(question: string): string {
-  const cleaned = question.replace(/\[\d+\]/g, "").replace(/\s+/g, " ").trim().replace(/[?¿!¡.]+$/g, "").replace(/^[¿¡]/, "");
+  const cleaned = question
+    .replace(/\[\d+\]/g, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/[?¿!¡.]+$/g, "")
+    .replace(/^[¿¡]/, "");
   return cleaned.length > 80 ? `${cleaned.slice(0, 77)}…` : cleaned;
 }
 

@@ -7,11 +7,27 @@
 import type { JsonSchema } from "./responder";
 
 const WEEKDAYS: Record<string, number> = {
-  sunday: 0, monday: 1, tuesday: 2, wednesday: 3, thursday: 4, friday: 5, saturday: 6,
-  domingo: 0, lunes: 1, martes: 2, miercoles: 3, jueves: 4, viernes: 5, sabado: 6,
+  sunday: 0,
+  monday: 1,
+  tuesday: 2,
+  wednesday: 3,
+  thursday: 4,
+  friday: 5,
+  saturday: 6,
+  domingo: 0,
+  lunes: 1,
+  martes: 2,
+  miercoles: 3,
+  jueves: 4,
+  viernes: 5,
+  sabado: 6,
 };
 
-const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+const fold = (text: string) =>
+  text
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
 /** A date the message names, relative to `today`: ISO, weekday ("next Friday", "el viernes"), tomorrow, "in N days/weeks". */
@@ -25,7 +41,7 @@ export function deadlineIn(message: string, today = new Date()): string | undefi
   const inDays = /\b(?:in|en|dentro de)\s+(\d{1,3})\s+(days?|dias?|weeks?|semanas?)\b/.exec(text);
   if (inDays) return plus(Number(inDays[1]) * (/^(week|semana)/.test(inDays[2]!) ? 7 : 1));
   for (const [name, day] of Object.entries(WEEKDAYS)) {
-    if (new RegExp(`\\b${name}\\b`).test(text)) return plus(((day - base.getUTCDay() + 7) % 7) || 7);
+    if (new RegExp(`\\b${name}\\b`).test(text)) return plus((day - base.getUTCDay() + 7) % 7 || 7);
   }
   return undefined;
 }
@@ -33,24 +49,36 @@ export function deadlineIn(message: string, today = new Date()): string | undefi
 const CAPITALISED = String.raw`\p{Lu}[\p{L}&'’-]*(?:\s+(?:de\s+|del\s+|of\s+)?\p{Lu}[\p{L}&'’-]*)*`;
 
 function departmentIn(message: string): string | undefined {
-  const match = new RegExp(String.raw`(?:department|departamento|team|equipo|in|en|de|from)\s+(?:the\s+|el\s+|la\s+)?(?:department\s+|departamento\s+(?:de\s+)?)?(${CAPITALISED})`, "u").exec(message);
+  const match = new RegExp(
+    String.raw`(?:department|departamento|team|equipo|in|en|de|from)\s+(?:the\s+|el\s+|la\s+)?(?:department\s+|departamento\s+(?:de\s+)?)?(${CAPITALISED})`,
+    "u",
+  ).exec(message);
   return match?.[1];
 }
 
 function skillIn(message: string): string | undefined {
-  const match = /(?:knows?(?:\s+about)?|sabe(?:n)?(?:\s+de)?|experts?\s+(?:in|on|en)|skill(?:ed)?\s+(?:in|at)?|habilidad(?:es)?\s+(?:de|en)?)\s+(.+?)\s*(?:\?|\.|!|$|\s+(?:at|with|level|nivel|in the|en el)\b)/iu.exec(message);
+  const match =
+    /(?:knows?(?:\s+about)?|sabe(?:n)?(?:\s+de)?|experts?\s+(?:in|on|en)|skill(?:ed)?\s+(?:in|at)?|habilidad(?:es)?\s+(?:de|en)?)\s+(.+?)\s*(?:\?|\.|!|$|\s+(?:at|with|level|nivel|in the|en el)\b)/iu.exec(
+      message,
+    );
   return match?.[1]?.replace(/^(the|el|la)\s+/i, "").trim() || undefined;
 }
 
 function courseIn(message: string): string | undefined {
   const quoted = /"([^"]+)"|“([^”]+)”|«([^»]+)»/.exec(message);
   if (quoted) return quoted[1] ?? quoted[2] ?? quoted[3];
-  const assign = new RegExp(String.raw`(?:assign|enrol+|asigna(?:r)?|inscribe|archive|archiva(?:r)?|stats?\s+(?:of|for)|course|curso)\s+(?:the\s+|el\s+|la\s+)?(?:course\s+|curso\s+)?(${CAPITALISED})`, "u").exec(message);
+  const assign = new RegExp(
+    String.raw`(?:assign|enrol+|asigna(?:r)?|inscribe|archive|archiva(?:r)?|stats?\s+(?:of|for)|course|curso)\s+(?:the\s+|el\s+|la\s+)?(?:course\s+|curso\s+)?(${CAPITALISED})`,
+    "u",
+  ).exec(message);
   return assign?.[1];
 }
 
 function personIn(message: string): string | undefined {
-  const match = new RegExp(String.raw`(?:deactivate|desactiva(?:r)?(?:\s+a)?|about|sobre|detail(?:s)?\s+(?:of|for)|verify|verifica(?:r)?(?:\s+a)?|for|para)\s+(${CAPITALISED})`, "u").exec(message);
+  const match = new RegExp(
+    String.raw`(?:deactivate|desactiva(?:r)?(?:\s+a)?|about|sobre|detail(?:s)?\s+(?:of|for)|verify|verifica(?:r)?(?:\s+a)?|for|para)\s+(${CAPITALISED})`,
+    "u",
+  ).exec(message);
   return match?.[1];
 }
 

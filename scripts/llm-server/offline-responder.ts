@@ -5,7 +5,16 @@
  */
 import { hashedEmbeddings } from "./hashed-embeddings";
 import { type Source, extractQuestion, extractiveAnswer, genericAnswer, parseSources, rankSentences } from "./offline-answer";
-import { classifyIntent, isIntentPrompt, isModuleSelectionPrompt, isSummaryPrompt, jsonReply, selectModules, summarizeConversation, wantsJson } from "./offline-tasks";
+import {
+  classifyIntent,
+  isIntentPrompt,
+  isModuleSelectionPrompt,
+  isSummaryPrompt,
+  jsonReply,
+  selectModules,
+  summarizeConversation,
+  wantsJson,
+} from "./offline-tasks";
 import { summarizeToolResults, toolCallFor } from "./offline-tools";
 import type { ChatMessage, ChatReply, ChatRequest, Responder } from "./responder";
 import { messageText, splitSentences } from "./text";
@@ -26,7 +35,12 @@ interface Grounding {
 function groundingFor(messages: ChatMessage[], lastUser: string): Grounding {
   let sources = parseSources(lastUser);
   if (sources.length === 0) {
-    sources = parseSources(messages.filter((message) => message.role === "system").map((message) => messageText(message)).join("\n"));
+    sources = parseSources(
+      messages
+        .filter((message) => message.role === "system")
+        .map((message) => messageText(message))
+        .join("\n"),
+    );
   }
   return { sources, question: extractQuestion(lastUser) };
 }

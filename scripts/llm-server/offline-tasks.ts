@@ -15,7 +15,10 @@ export function lineValue(text: string, label: string): string | undefined {
   if (index < 0) return undefined;
   const value = (pattern.exec(lines[index] ?? "")?.[1] ?? "").trim();
   if (value !== "") return value;
-  return lines.slice(index + 1).find((line) => line.trim() !== "")?.trim();
+  return lines
+    .slice(index + 1)
+    .find((line) => line.trim() !== "")
+    ?.trim();
 }
 
 export function isIntentPrompt(text: string): boolean {
@@ -23,8 +26,10 @@ export function isIntentPrompt(text: string): boolean {
   return ["in_course", "cross_course", "progress", "chitchat", "off_topic"].every((label) => lower.includes(label));
 }
 
-const PROGRESS = /\b(progress|progreso|avance|deadlines?|due dates?|fechas? limites?|scores?|grades?|notas?|calificacion(es)?|my courses|mis cursos|how am i doing|como voy)\b/;
-const OFF_TOPIC = /\b(football|soccer|futbol|nba|basketball|baloncesto|tennis|sports?|deportes?|match|partido|politics?|politica|election|elecciones|president|presidente|weather|clima|rain|lluvia|forecast|celebrity|celebrities|famosos?|actor|actriz|singer|cantante|movie|pelicula|recipe|receta|cook|cocinar|horoscope|horoscopo)\b/;
+const PROGRESS =
+  /\b(progress|progreso|avance|deadlines?|due dates?|fechas? limites?|scores?|grades?|notas?|calificacion(es)?|my courses|mis cursos|how am i doing|como voy)\b/;
+const OFF_TOPIC =
+  /\b(football|soccer|futbol|nba|basketball|baloncesto|tennis|sports?|deportes?|match|partido|politics?|politica|election|elecciones|president|presidente|weather|clima|rain|lluvia|forecast|celebrity|celebrities|famosos?|actor|actriz|singer|cantante|movie|pelicula|recipe|receta|cook|cocinar|horoscope|horoscopo)\b/;
 const NO_COURSE = /^(none|null|n\/a|-|ninguno|ninguna|no)?$/i;
 
 /** One of `in_course | cross_course | progress | chitchat | off_topic`, from the employee's message. */
@@ -69,7 +74,9 @@ export function summarizeConversation(prompt: string): string {
   const spanish = detectLanguage(firsts.join(" ") || prompt) === "es";
   const end = (sentence: string) => (/[.!?…]$/.test(sentence) ? sentence : `${sentence}.`);
   if (firsts.length === 0) {
-    return spanish ? "El empleado aún no ha hecho preguntas. No hay nada que resumir." : "The employee has not asked anything yet. There is nothing to summarise.";
+    return spanish
+      ? "El empleado aún no ha hecho preguntas. No hay nada que resumir."
+      : "The employee has not asked anything yet. There is nothing to summarise.";
   }
   const [first, ...rest] = firsts;
   const sentences = [spanish ? `El empleado preguntó: ${end(first ?? "")}` : `The employee asked: ${end(first ?? "")}`];
@@ -90,7 +97,12 @@ export function wantsJson(text: string, responseFormatType: string | undefined):
  */
 export function jsonReply(prompt: string, answer: string, material: string[], schema?: JsonSchema): string {
   const keysLine = lineValue(prompt, "JSON keys");
-  const keys = keysLine ? keysLine.split(",").map((key) => key.trim().replace(/^[`"']|[`"']$/g, "")).filter(Boolean) : [];
+  const keys = keysLine
+    ? keysLine
+        .split(",")
+        .map((key) => key.trim().replace(/^[`"']|[`"']$/g, ""))
+        .filter(Boolean)
+    : [];
   if (keys.length === 0 && schema?.properties) {
     const filled = argumentsFromSchema({ ...schema, required: Object.keys(schema.properties) }, material[0] ?? answer);
     return JSON.stringify({ ...filled, ...("answer" in schema.properties ? { answer } : {}) });

@@ -10,13 +10,53 @@ import { detectLanguage, messageText, sharedStems, stem, words, STOP_WORDS } fro
 
 /** Spanish admin requests must reach English tool names. */
 const SPANISH_TO_ENGLISH: Record<string, string> = {
-  empleado: "employee", empleados: "employee", trabajador: "employee", trabajadores: "employee", usuario: "user", usuarios: "user",
-  curso: "course", cursos: "course", modulo: "module", modulos: "module", lista: "list", listar: "list", listado: "list",
-  muestra: "show", mostrar: "show", ver: "show", busca: "search", buscar: "search", encuentra: "find", crear: "create", crea: "create",
-  nuevo: "create", anade: "add", agregar: "add", agrega: "add", asignar: "assign", asigna: "assign", inscribir: "enroll", inscribe: "enroll",
-  matricular: "enroll", eliminar: "delete", elimina: "delete", borrar: "delete", borra: "delete", quitar: "remove", actualizar: "update",
-  actualiza: "update", cambiar: "update", departamento: "department", equipo: "team", progreso: "progress", informe: "report",
-  reporte: "report", cuestionario: "quiz", examen: "quiz", fecha: "date", plazo: "deadline",
+  empleado: "employee",
+  empleados: "employee",
+  trabajador: "employee",
+  trabajadores: "employee",
+  usuario: "user",
+  usuarios: "user",
+  curso: "course",
+  cursos: "course",
+  modulo: "module",
+  modulos: "module",
+  lista: "list",
+  listar: "list",
+  listado: "list",
+  muestra: "show",
+  mostrar: "show",
+  ver: "show",
+  busca: "search",
+  buscar: "search",
+  encuentra: "find",
+  crear: "create",
+  crea: "create",
+  nuevo: "create",
+  anade: "add",
+  agregar: "add",
+  agrega: "add",
+  asignar: "assign",
+  asigna: "assign",
+  inscribir: "enroll",
+  inscribe: "enroll",
+  matricular: "enroll",
+  eliminar: "delete",
+  elimina: "delete",
+  borrar: "delete",
+  borra: "delete",
+  quitar: "remove",
+  actualizar: "update",
+  actualiza: "update",
+  cambiar: "update",
+  departamento: "department",
+  equipo: "team",
+  progreso: "progress",
+  informe: "report",
+  reporte: "report",
+  cuestionario: "quiz",
+  examen: "quiz",
+  fecha: "date",
+  plazo: "deadline",
 };
 
 function toolStems(text: string): Set<string> {
@@ -40,7 +80,9 @@ export function chooseTool(tools: ToolDefinition[], message: string): { tool: To
 
 /** Words that open a command, so a capitalised "List …" at the start is not taken for a name. */
 const COMMAND_WORDS = new Set(
-  "list show find search get give tell create add assign enroll delete remove update make please who what which how lista listar muestra mostrar busca buscar dame crea crear asigna asignar inscribe elimina borra actualiza quien cual cuales como".split(" "),
+  "list show find search get give tell create add assign enroll delete remove update make please who what which how lista listar muestra mostrar busca buscar dame crea crear asigna asignar inscribe elimina borra actualiza quien cual cuales como".split(
+    " ",
+  ),
 );
 
 /** Quoted strings first, then capitalised names — the likeliest values for string arguments. */
@@ -49,7 +91,8 @@ export function stringCandidates(message: string): string[] {
   const names: string[] = [];
   for (const match of message.matchAll(/(?<![\p{L}\p{N}])\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*)*/gu)) {
     const parts = match[0].split(/\s+/);
-    while (parts.length > 0 && (COMMAND_WORDS.has(words(parts[0] ?? "")[0] ?? "") || STOP_WORDS.has(words(parts[0] ?? "")[0] ?? "") || parts[0] === "I")) parts.shift();
+    while (parts.length > 0 && (COMMAND_WORDS.has(words(parts[0] ?? "")[0] ?? "") || STOP_WORDS.has(words(parts[0] ?? "")[0] ?? "") || parts[0] === "I"))
+      parts.shift();
     if (parts.length > 0) names.push(parts.join(" "));
   }
   return [...quoted, ...names].filter((value, index, all) => value !== "" && all.indexOf(value) === index);
@@ -171,7 +214,10 @@ export function summarizeToolResults(messages: ChatMessage[]): string {
     const entries = entriesOf(parsed);
     if (!entries) {
       const record = (parsed && typeof parsed === "object" ? parsed : { result: parsed }) as Record<string, unknown>;
-      return Object.entries(record).slice(0, 4).map(([key, value]) => `${key}: ${typeof value === "object" ? JSON.stringify(value) : String(value)}`).join(", ");
+      return Object.entries(record)
+        .slice(0, 4)
+        .map(([key, value]) => `${key}: ${typeof value === "object" ? JSON.stringify(value) : String(value)}`)
+        .join(", ");
     }
     if (entries.length === 0) return spanish ? "no hay resultados" : "no results";
     const shown = entries.slice(0, 5).map(describeEntry).join("; ");

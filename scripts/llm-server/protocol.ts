@@ -71,7 +71,8 @@ function toBase64Float32(vector: number[]): string {
 async function handleEmbeddings(res: ServerResponse, body: unknown, responder: Responder, defaultDimensions: number): Promise<void> {
   const raw = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
   const input = raw.input;
-  const texts = typeof input === "string" ? [input] : Array.isArray(input) ? input.map((item) => (typeof item === "string" ? item : JSON.stringify(item))) : undefined;
+  const texts =
+    typeof input === "string" ? [input] : Array.isArray(input) ? input.map((item) => (typeof item === "string" ? item : JSON.stringify(item))) : undefined;
   if (!texts || texts.length === 0) throw new HttpError(400, "'input' must be a string or a non-empty array of strings", "invalid_value");
   if (typeof raw.model !== "string" || raw.model === "") throw new HttpError(400, "you must provide a model parameter", "missing_required_parameter");
   const dimensions = typeof raw.dimensions === "number" ? raw.dimensions : defaultDimensions;
@@ -97,7 +98,7 @@ export async function startLlmServer(options: LlmServerOptions): Promise<LlmServ
     const method = req.method ?? "GET";
     const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") || "/";
     const rawBody = method === "GET" || method === "HEAD" ? "" : await readBody(req);
-    let body: unknown ;
+    let body: unknown;
     let badJson = false;
     if (rawBody !== "") {
       try {

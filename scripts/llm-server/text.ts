@@ -20,12 +20,21 @@ usted y ya yo hola gracias`.split(/\s+/);
 export const STOP_WORDS: ReadonlySet<string> = new Set([...ENGLISH_STOP, ...SPANISH_STOP]);
 
 /** Words that only one of the two languages uses, so counting them tells the languages apart. */
-const ENGLISH_MARKERS = new Set("the is are what how do does i of to in and for my can many much which when where you it this that with have hello hi hey thanks thank".split(" "));
-const SPANISH_MARKERS = new Set("que el la los las de del en y es son por para con como cuantos cuantas cual cuando donde un una mi mis tengo puedo hay se lo su al esta este hola gracias buenos buenas dias".split(" "));
+const ENGLISH_MARKERS = new Set(
+  "the is are what how do does i of to in and for my can many much which when where you it this that with have hello hi hey thanks thank".split(" "),
+);
+const SPANISH_MARKERS = new Set(
+  "que el la los las de del en y es son por para con como cuantos cuantas cual cuando donde un una mi mis tengo puedo hay se lo su al esta este hola gracias buenos buenas dias".split(
+    " ",
+  ),
+);
 
 /** Lower-case and strip accents so "Política" and "politica" are the same word. */
 export function foldText(text: string): string {
-  return text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+  return text
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
 }
 
 /** Unicode letter/digit runs of the folded text. */

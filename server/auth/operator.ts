@@ -19,7 +19,9 @@ export async function isOperator(deps: OperatorDeps, principal: Principal): Prom
 }
 
 export function operatorOnlyMessage(deps: OperatorDeps): string {
-  return deps.config.OPS_ORG ? "Bull Board is for admins of the operator organisation (OPS_ORG) only" : "Bull Board is disabled: set OPS_ORG to the slug of the operator organisation";
+  return deps.config.OPS_ORG
+    ? "Bull Board is for admins of the operator organisation (OPS_ORG) only"
+    : "Bull Board is disabled: set OPS_ORG to the slug of the operator organisation";
 }
 
 export function requireOperator(deps: OperatorDeps): Middleware {

@@ -29,9 +29,7 @@ const DUPLICATE_WAIT_MS = 3_000;
 const DUPLICATE_POLL_MS = 50;
 const MAX_KEY_CHARS = 255;
 
-type KeyRecord =
-  | { state: "in_progress"; fingerprint: string; token: string }
-  | { state: "completed"; fingerprint: string; status: number; body: unknown };
+type KeyRecord = { state: "in_progress"; fingerprint: string; token: string } | { state: "completed"; fingerprint: string; status: number; body: unknown };
 
 // Completes or releases a reservation, but only the one this request made.
 const SETTLE_SCRIPT = `
@@ -64,7 +62,9 @@ export function idempotent(redis: Redis, options: IdempotencyOptions): Middlewar
     if (!seen) await options.admit?.(ctx);
     const fingerprint = await options.fingerprint(ctx);
     const token = randomUUID();
-    const reserved = !seen && (await redis.set(recordKey, JSON.stringify({ state: "in_progress", fingerprint, token } satisfies KeyRecord), "EX", IN_PROGRESS_SECONDS, "NX")) === "OK";
+    const reserved =
+      !seen &&
+      (await redis.set(recordKey, JSON.stringify({ state: "in_progress", fingerprint, token } satisfies KeyRecord), "EX", IN_PROGRESS_SECONDS, "NX")) === "OK";
     if (!reserved) return answerFromRecord(ctx, redis, recordKey, seen, fingerprint);
 
     try {
@@ -73,7 +73,8 @@ export function idempotent(redis: Redis, options: IdempotencyOptions): Middlewar
       await settle(redis, recordKey, token, null).catch(() => undefined);
       throw error;
     }
-    const remembered = ctx.status >= 200 && ctx.status < 300 ? ({ state: "completed", fingerprint, status: ctx.status, body: ctx.body } satisfies KeyRecord) : null;
+    const remembered =
+      ctx.status >= 200 && ctx.status < 300 ? ({ state: "completed", fingerprint, status: ctx.status, body: ctx.body } satisfies KeyRecord) : null;
     await settle(redis, recordKey, token, remembered);
   };
 }
@@ -106,11 +107,20 @@ async function answerFromRecord(ctx: Context, redis: Redis, recordKey: string, s
     record = await readRecord(redis, recordKey);
   }
   if (record && record.fingerprint !== fingerprint) {
-    throw new HttpError(422, "IDEMPOTENCY_KEY_REUSED", `This ${IDEMPOTENCY_HEADER} was already used with a different request body; use a new key for a new request`);
+    throw new HttpError(
+      422,
+      "IDEMPOTENCY_KEY_REUSED",
+      `This ${IDEMPOTENCY_HEADER} was already used with a different request body; use a new key for a new request`,
+    );
   }
   if (record?.state !== "completed") {
     // Still running, or the first attempt failed and let the key go: retrying is safe either way.
-    throw new HttpError(409, "IDEMPOTENCY_IN_PROGRESS", `A request with this ${IDEMPOTENCY_HEADER} is still being processed (or has just failed); retry shortly with the same key`, { retry_after: 1 });
+    throw new HttpError(
+      409,
+      "IDEMPOTENCY_IN_PROGRESS",
+      `A request with this ${IDEMPOTENCY_HEADER} is still being processed (or has just failed); retry shortly with the same key`,
+      { retry_after: 1 },
+    );
   }
   ctx.status = record.status;
   ctx.body = record.body;

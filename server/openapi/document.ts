@@ -56,7 +56,10 @@ export function errorCodesOf(route: ApiRoute): ErrorCode[] {
 
 function parameters(route: ApiRoute): JsonSchema[] {
   const list: JsonSchema[] = [];
-  for (const [where, schema] of [["path", route.params], ["query", route.query]] as const) {
+  for (const [where, schema] of [
+    ["path", route.params],
+    ["query", route.query],
+  ] as const) {
     if (!schema) continue;
     for (const [name, field] of Object.entries(schema.shape)) {
       const required = where === "path" || !(field as z.ZodType).safeParse(undefined).success;

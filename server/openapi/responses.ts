@@ -13,7 +13,10 @@ export const errorBody = z.object({
   error: z.looseObject({
     code: z.string().describe("Stable code; see the error table."),
     message: z.string(),
-    fields: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe("VALIDATION_ERROR: each bad field."),
+    fields: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe("VALIDATION_ERROR: each bad field."),
     retry_after: z.number().optional().describe("Seconds to wait (RATE_LIMITED, IDEMPOTENCY_IN_PROGRESS, DATABASE_TIMEOUT)."),
   }),
 });
@@ -39,7 +42,10 @@ export const meResponse = z.strictObject({
   organisation: z.strictObject({ name: z.string().nullable() }),
   model: z.strictObject({ name: z.string(), offline: z.boolean().describe("The bundled offline-extractive stand-in, not a real LLM.") }),
   operator: z.boolean().describe("Whether the caller may open Bull Board."),
-  uploads: z.strictObject({ max_bytes: z.number().int(), accepted_extensions: z.array(z.string()) }).optional().describe("Admins only."),
+  uploads: z
+    .strictObject({ max_bytes: z.number().int(), accepted_extensions: z.array(z.string()) })
+    .optional()
+    .describe("Admins only."),
 });
 
 export const coursesResponse = z.strictObject({
@@ -104,7 +110,10 @@ export const documentResponse = z.strictObject({
   created_at: timestamp,
   updated_at: timestamp,
   completed_at: timestamp.nullable(),
-  courses: z.array(z.strictObject({ id, title: z.string() })).optional().describe("Courses this is the source document of (single document only)."),
+  courses: z
+    .array(z.strictObject({ id, title: z.string() }))
+    .optional()
+    .describe("Courses this is the source document of (single document only)."),
 });
 
 export const documentsResponse = z.strictObject({ documents: z.array(documentResponse) });

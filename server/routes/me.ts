@@ -24,7 +24,9 @@ export function meRoutes(deps: ServerDeps): Router {
     const user = await findUser(deps.db, principal.orgId, principal.userId);
     if (!user) throw unauthorized("The account no longer exists");
     // First of a fallback chain: the model that answers while it is healthy.
-    const chain = modelFor(deps.config, "generation").split(",").map((name) => name.trim());
+    const chain = modelFor(deps.config, "generation")
+      .split(",")
+      .map((name) => name.trim());
     ctx.body = {
       user: { id: user.id, org_id: user.org_id, email: user.email, name: user.name, role: user.role, department: user.department, locale: user.locale },
       organisation: { name: (await findOrganisationName(deps.db, principal.orgId)) ?? null },

@@ -16,7 +16,14 @@ import { findOwnedSession } from "../../db/queries/chat-sessions";
 import { findAction } from "../../db/queries/admin-actions";
 import { TURN_EVENTS_CHANNEL, parseEnvelope } from "../../queues/events/turn-stream";
 import { JOB_EVENTS_CHANNEL, parseJobEnd } from "../../queues/events/job-events";
-import { roomForSession, roomForUser, type ClientToServerEvents, type JoinAck, type ServerToClientEvents, type TurnEventEnvelope } from "../../queues/events/contract";
+import {
+  roomForSession,
+  roomForUser,
+  type ClientToServerEvents,
+  type JoinAck,
+  type ServerToClientEvents,
+  type TurnEventEnvelope,
+} from "../../queues/events/contract";
 import { authenticateWithExpiry } from "../auth/middleware";
 import type { ServerDeps } from "../deps";
 import { SocketReauth, type AuthenticatedSocketData } from "./reauth";
@@ -50,12 +57,21 @@ async function turnBelongsToSession(deps: ServerDeps, orgId: string, sessionId: 
   return isSessionTurn(deps.db, orgId, sessionId, turnId);
 }
 
-const isTurnEnd = (envelope: TurnEventEnvelope): boolean => envelope.event === "done" || (envelope.event === "error" && !(envelope.data as { willRetry?: boolean }).willRetry);
+const isTurnEnd = (envelope: TurnEventEnvelope): boolean =>
+  envelope.event === "done" || (envelope.event === "error" && !(envelope.data as { willRetry?: boolean }).willRetry);
 
 /** The last line of a turn's trail in the server log; every node sees the event, the one whose sockets got it says so at info. */
 function logTurnEnd(log: Logger, envelope: TurnEventEnvelope, localSockets: number): void {
   const data = envelope.data as { sessionId?: string; turnId?: string; code?: string; cancelled?: boolean };
-  const line = { sessionId: data.sessionId, turnId: data.turnId, event: envelope.event, seq: envelope.seq, code: data.code, cancelled: data.cancelled, localSockets };
+  const line = {
+    sessionId: data.sessionId,
+    turnId: data.turnId,
+    event: envelope.event,
+    seq: envelope.seq,
+    code: data.code,
+    cancelled: data.cancelled,
+    localSockets,
+  };
   if (localSockets > 0) log.info(line, "turn ended; delivered to local sockets");
   else log.debug(line, "turn ended; no local socket in its session");
 }
@@ -71,7 +87,11 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   });
   const delivery = new TurnDelivery(deps.events, deps.metrics);
   const log = deps.log.child({ component: "gateway" });
-  const limits = new SocketLimits(new RateLimiter(deps.redis), { connectionsPerMinute: deps.config.RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE, joinsPerMinute: deps.config.RATE_LIMIT_SOCKET_JOINS_PER_MINUTE }, log);
+  const limits = new SocketLimits(
+    new RateLimiter(deps.redis),
+    { connectionsPerMinute: deps.config.RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE, joinsPerMinute: deps.config.RATE_LIMIT_SOCKET_JOINS_PER_MINUTE },
+    log,
+  );
   const reauth = new SocketReauth(io, deps, log, deps.config.SOCKET_REAUTH_INTERVAL_MS);
   reauth.start();
 
@@ -80,7 +100,8 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     const verified = typeof token === "string" ? await authenticateWithExpiry(deps, token).catch(() => null) : null;
     if (!verified) return next(Object.assign(new Error("UNAUTHORIZED: a valid token is required in auth.token"), { data: { code: "UNAUTHORIZED" } }));
     const refused = await limits.check("connection", verified.principal.userId);
-    if (refused) return next(Object.assign(new Error(`RATE_LIMITED: ${refused.message}`), { data: { code: "RATE_LIMITED", retry_after: refused.details?.retry_after } }));
+    if (refused)
+      return next(Object.assign(new Error(`RATE_LIMITED: ${refused.message}`), { data: { code: "RATE_LIMITED", retry_after: refused.details?.retry_after } }));
     socket.data.principal = verified.principal;
     socket.data.expiresAt = verified.expiresAt;
     next();
@@ -99,7 +120,8 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       const limited = await limits.check("join", principal.userId);
       if (limited) return reply({ ok: false, error: { code: "RATE_LIMITED", message: limited.message, retryAfter: limited.details?.retry_after as number } });
       const parsed = joinRequest.safeParse(raw);
-      if (!parsed.success) return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "join needs {sessionId: UUID, turnId?: UUID, lastSeq?: integer}" } });
+      if (!parsed.success)
+        return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "join needs {sessionId: UUID, turnId?: UUID, lastSeq?: integer}" } });
       const { sessionId, turnId: resumeTurn, lastSeq } = parsed.data;
       try {
         const denied = await reauth.recheck(socket);

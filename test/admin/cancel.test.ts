@@ -58,7 +58,10 @@ describe("cancelling an admin assistant turn", function () {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(turnEvents(admin, turnId).at(-1)!.event).to.equal("done");
 
-    const shown = turnEvents(admin, turnId).filter((e) => e.event === "token").map((e) => e.payload.content).join("");
+    const shown = turnEvents(admin, turnId)
+      .filter((e) => e.event === "token")
+      .map((e) => e.payload.content)
+      .join("");
     expect(shown.length).to.be.below(LONG_ANSWER.length / 2);
     const stored = await stack.server.deps.db("chat_messages").where({ turn_id: turnId, role: "assistant" }).first();
     expect(stored).to.include({ status: "cancelled", content: shown });
@@ -84,7 +87,10 @@ describe("cancelling an admin assistant turn", function () {
       expect(events.find((e) => e.event === "done")!.payload).to.include({ cancelled: true, toolCalls: 0 });
       expect(stack.llm.chatCalls().filter((r) => JSON.stringify(r.body?.messages ?? []).includes(message))).to.have.length(0);
       expect(await stack.server.deps.db("admin_actions").where({ session_id: sessionId })).to.have.length(0);
-      expect(await stack.server.deps.db("chat_messages").where({ turn_id: turnId, role: "assistant" }).first()).to.include({ status: "cancelled", content: "" });
+      expect(await stack.server.deps.db("chat_messages").where({ turn_id: turnId, role: "assistant" }).first()).to.include({
+        status: "cancelled",
+        content: "",
+      });
     } finally {
       await queue.resume();
     }

@@ -37,18 +37,32 @@ describe("admin actions under failure", function () {
 
   it("completes with every enrollment created exactly once when the worker is killed mid-action", async () => {
     const department = `Night Shift ${unique()}`;
-    const team = await addEmployees(stack, department, Array.from({ length: 40 }, (_, i) => `Worker ${i} ${unique()}`));
+    const team = await addEmployees(
+      stack,
+      department,
+      Array.from({ length: 40 }, (_, i) => `Worker ${i} ${unique()}`),
+    );
     const actionId = await proposeAssignment(department);
 
     const inProcess = stack.workers.workers.find((worker) => worker.name === "admin-actions")!;
     await inProcess.pause();
-    const env = { ...process.env, ...stack.env, WORKER_QUEUES: "admin-actions:1", ADMIN_ACTION_BATCH_SIZE: "2", ADMIN_ACTION_BATCH_PAUSE_MS: "150", WORKER_LOCK_DURATION_MS: "2000", WORKER_STALLED_INTERVAL_MS: "1000", LOG_LEVEL: "silent" };
+    const env = {
+      ...process.env,
+      ...stack.env,
+      WORKER_QUEUES: "admin-actions:1",
+      ADMIN_ACTION_BATCH_SIZE: "2",
+      ADMIN_ACTION_BATCH_PAUSE_MS: "150",
+      WORKER_LOCK_DURATION_MS: "2000",
+      WORKER_STALLED_INTERVAL_MS: "1000",
+      LOG_LEVEL: "silent",
+    };
     const startWorker = () => spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
     const db = stack.server.deps.db;
     const doomed = startWorker();
     try {
       expect((await api(stack.baseUrl, "POST", `/api/v1/admin/actions/${actionId}/confirm`, { token: admin.token })).status).to.equal(202);
-      const doneCount = async () => Number((await db("admin_action_items").where({ action_id: actionId, status: "done" }).count<{ count: string }[]>("* as count").first())!.count);
+      const doneCount = async () =>
+        Number((await db("admin_action_items").where({ action_id: actionId, status: "done" }).count<{ count: string }[]>("* as count").first())!.count);
       await waitFor(async () => (await doneCount()) >= 4, 60_000, "some items done");
       doomed.kill("SIGKILL");
       const doneBefore = await doneCount();
@@ -60,7 +74,13 @@ describe("admin actions under failure", function () {
       } finally {
         rescuer.kill("SIGTERM");
       }
-      const rows = await db("enrollments").whereIn("user_id", team.map((t) => t.id)).where({ course_id: DEMO_IDS.courseIds.warehouseSafety }).select("user_id");
+      const rows = await db("enrollments")
+        .whereIn(
+          "user_id",
+          team.map((t) => t.id),
+        )
+        .where({ course_id: DEMO_IDS.courseIds.warehouseSafety })
+        .select("user_id");
       expect(rows).to.have.length(40);
       expect(new Set(rows.map((r) => r.user_id)).size).to.equal(40);
       expect(await db("audit_log").where({ action_id: actionId })).to.have.length(40);
@@ -85,7 +105,11 @@ describe("admin actions under failure", function () {
     expect(failed).to.have.length(1);
     expect(failed[0].label).to.match(/^Ben Leaves/);
     expect(failed[0].error).to.match(/deactivated after the action was proposed/);
-    const done = await waitFor(() => admin.events.find((e) => (e.event as string) === "action_done" && e.payload.actionId === actionId)?.payload, 10_000, "action_done");
+    const done = await waitFor(
+      () => admin.events.find((e) => (e.event as string) === "action_done" && e.payload.actionId === actionId)?.payload,
+      10_000,
+      "action_done",
+    );
     expect(done).to.include({ status: "partial", failed: 1 });
     expect(done.failedItems[0].error).to.match(/deactivated/);
 
@@ -96,7 +120,14 @@ describe("admin actions under failure", function () {
     expect(resumed.status).to.equal(202);
     const finished = await waitForAction(stack, admin, actionId, ["completed", "failed"]);
     expect(finished.action).to.include({ status: "completed", done: 3, failed: 0, runs: 2 });
-    expect(await db("enrollments").whereIn("user_id", team.map((t) => t.id)).where({ course_id: DEMO_IDS.courseIds.warehouseSafety })).to.have.length(3);
+    expect(
+      await db("enrollments")
+        .whereIn(
+          "user_id",
+          team.map((t) => t.id),
+        )
+        .where({ course_id: DEMO_IDS.courseIds.warehouseSafety }),
+    ).to.have.length(3);
     expect(await db("audit_log").where({ action_id: actionId })).to.have.length(3, "the two items done first were not redone");
     const again = await api(stack.baseUrl, "POST", `/api/v1/admin/actions/${actionId}/resume`, { token: admin.token });
     expect(again.status).to.equal(409);

@@ -29,12 +29,22 @@ const sockets: Socket[] = [];
 export const unique = (): string => randomUUID().slice(0, 8);
 
 /** A new user of `orgId` (the demo org by default), signed in with a socket recording its events. */
-export async function freshUser(stack: Stack, options: { role?: "admin" | "employee"; name?: string; department?: string; orgId?: string; locale?: "es" | "en" } = {}): Promise<Person> {
+export async function freshUser(
+  stack: Stack,
+  options: { role?: "admin" | "employee"; name?: string; department?: string; orgId?: string; locale?: "es" | "en" } = {},
+): Promise<Person> {
   const db = stack.server.deps.db;
   const email = `admin-test-${unique()}@example.com`;
   const name = options.name ?? `Person ${unique()}`;
   const [row] = await db("users")
-    .insert({ org_id: options.orgId ?? DEMO_IDS.orgId, email, name, role: options.role ?? "employee", department: options.department ?? "QA", locale: options.locale ?? "en" })
+    .insert({
+      org_id: options.orgId ?? DEMO_IDS.orgId,
+      email,
+      name,
+      role: options.role ?? "employee",
+      department: options.department ?? "QA",
+      locale: options.locale ?? "en",
+    })
     .returning("id");
   made.push(row.id);
   const { token } = await login(stack.baseUrl, email);
@@ -44,7 +54,12 @@ export async function freshUser(stack: Stack, options: { role?: "admin" | "emplo
 }
 
 /** Rows for people who never sign in (targets of actions). */
-export async function addEmployees(stack: Stack, department: string, names: string[], orgId: string = DEMO_IDS.orgId): Promise<Array<{ id: string; name: string }>> {
+export async function addEmployees(
+  stack: Stack,
+  department: string,
+  names: string[],
+  orgId: string = DEMO_IDS.orgId,
+): Promise<Array<{ id: string; name: string }>> {
   const db = stack.server.deps.db;
   const rows = await db("users")
     .insert(names.map((name) => ({ org_id: orgId, email: `target-${unique()}@example.com`, name, role: "employee", department, locale: "en" })))
@@ -73,7 +88,10 @@ export interface AdminTurn {
 
 /** Posts one admin message, joins its session, waits for the turn to end and loads what was stored. */
 export async function askAdmin(stack: Stack, admin: Person, message: string, sessionId?: string): Promise<AdminTurn> {
-  const posted = await api(stack.baseUrl, "POST", "/api/v1/chat/admin", { token: admin.token, body: { message, ...(sessionId ? { session_id: sessionId } : {}) } });
+  const posted = await api(stack.baseUrl, "POST", "/api/v1/chat/admin", {
+    token: admin.token,
+    body: { message, ...(sessionId ? { session_id: sessionId } : {}) },
+  });
   expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
   const { session_id, turn_id } = posted.body as { session_id: string; turn_id: string };
   const ack = await join(admin.socket, { sessionId: session_id });
@@ -87,7 +105,10 @@ export async function askAdmin(stack: Stack, admin: Person, message: string, ses
     turnId: turn_id,
     events,
     names: events.map((e) => e.event),
-    tokens: events.filter((e) => e.event === "token").map((e) => e.payload.content).join(""),
+    tokens: events
+      .filter((e) => e.event === "token")
+      .map((e) => e.payload.content)
+      .join(""),
     answer,
     pending: events.find((e) => e.event === "action_pending")?.payload,
     toolResults: events.filter((e) => e.event === "tool_result").map((e) => e.payload),
@@ -110,7 +131,15 @@ export function toolMessagesSent(stack: Stack): Array<{ tool_call_id: string; co
  * answer `answer` (or summarise like the offline model). Requests that are not admin turns fall
  * to the offline model, so other suites' jobs still get sensible replies.
  */
-export function scriptTurn(stack: Stack, script: { calls?: Array<{ name: string; arguments: Record<string, unknown> }>; rounds?: Array<Array<{ name: string; arguments: Record<string, unknown> }>>; answer?: string; forMessage?: string }): void {
+export function scriptTurn(
+  stack: Stack,
+  script: {
+    calls?: Array<{ name: string; arguments: Record<string, unknown> }>;
+    rounds?: Array<Array<{ name: string; arguments: Record<string, unknown> }>>;
+    answer?: string;
+    forMessage?: string;
+  },
+): void {
   const rounds = script.rounds ?? (script.calls ? [script.calls] : []);
   stack.llm.setResponder((request: ChatRequest): ChatReply => {
     const system = String(request.messages[0]?.content ?? "");
@@ -131,9 +160,19 @@ export async function actionOf(stack: Stack, admin: Person, actionId: string): P
   return response.body;
 }
 
-export async function waitForAction(stack: Stack, admin: Person, actionId: string, statuses: string[], timeoutMs = 20_000): Promise<{ action: any; items: any[] }> {
-  return waitFor(async () => {
-    const found = await actionOf(stack, admin, actionId);
-    return statuses.includes(found.action.status) ? found : undefined;
-  }, timeoutMs, `action ${actionId} to reach ${statuses.join("/")}`);
+export async function waitForAction(
+  stack: Stack,
+  admin: Person,
+  actionId: string,
+  statuses: string[],
+  timeoutMs = 20_000,
+): Promise<{ action: any; items: any[] }> {
+  return waitFor(
+    async () => {
+      const found = await actionOf(stack, admin, actionId);
+      return statuses.includes(found.action.status) ? found : undefined;
+    },
+    timeoutMs,
+    `action ${actionId} to reach ${statuses.join("/")}`,
+  );
 }

@@ -36,7 +36,10 @@ describe("admin assistant on the offline model (the docs/demo.md exchange)", fun
     expect(assign.pending, assign.answer?.content).to.include({ tool: "assign_course", total: 5 });
     const db = stack.server.deps.db;
     const salesIds = await db("users").where({ org_id: DEMO_IDS.orgId, department: "Sales", is_active: true, role: "employee" }).pluck("id");
-    const before = await db("enrollments").whereIn("user_id", salesIds).where({ course_id: DEMO_IDS.courseIds.returnsEssentials }).select("user_id", "status", "deadline");
+    const before = await db("enrollments")
+      .whereIn("user_id", salesIds)
+      .where({ course_id: DEMO_IDS.courseIds.returnsEssentials })
+      .select("user_id", "status", "deadline");
     expect(before).to.have.length(3, "Nora and Hannah are not enrolled yet");
 
     const yes = await askAdmin(stack, admin, "sí", who.sessionId);

@@ -15,10 +15,28 @@ import { DEMO_IDS, seedDemoOrganisation } from "../../db/seeds/demo-org";
 
 const DIMENSIONS = 384;
 const APP_TABLES = [
-  "organizations", "users", "skill_categories", "skills", "user_skills", "documents", "courses", "modules",
-  "lessons", "enrollments", "exercises", "exercise_attempts", "spaced_repetition", "document_chunks",
-  "chat_sessions", "chat_messages", "llm_usage_log", "admin_actions", "admin_action_items", "audit_log",
-  "document_files", "document_chunk_drafts",
+  "organizations",
+  "users",
+  "skill_categories",
+  "skills",
+  "user_skills",
+  "documents",
+  "courses",
+  "modules",
+  "lessons",
+  "enrollments",
+  "exercises",
+  "exercise_attempts",
+  "spaced_repetition",
+  "document_chunks",
+  "chat_sessions",
+  "chat_messages",
+  "llm_usage_log",
+  "admin_actions",
+  "admin_action_items",
+  "audit_log",
+  "document_files",
+  "document_chunk_drafts",
 ];
 
 interface Served {
@@ -73,7 +91,9 @@ async function tableCounts(db: Db): Promise<Record<string, number>> {
 
 async function insertOrgWithUser(db: Db, slug: string): Promise<{ orgId: string; userId: string }> {
   const [org] = await db("organizations").insert({ name: slug, slug }).returning("id");
-  const [user] = await db("users").insert({ org_id: org.id, email: `${slug}@test.local`, name: slug, role: "employee" }).returning("id");
+  const [user] = await db("users")
+    .insert({ org_id: org.id, email: `${slug}@test.local`, name: slug, role: "employee" })
+    .returning("id");
   return { orgId: org.id, userId: user.id };
 }
 
@@ -127,9 +147,7 @@ describe("database schema and demo seed (PGlite + pgvector over the wire)", func
 
   it("generates tsv for keyword search and orders by cosine distance", async function () {
     const { orgId, userId } = await insertOrgWithUser(db, "vector-test");
-    const [doc] = await db("documents")
-      .insert({ org_id: orgId, uploaded_by: userId, title: "T", filename: "t.txt", content_hash: "abc" })
-      .returning("id");
+    const [doc] = await db("documents").insert({ org_id: orgId, uploaded_by: userId, title: "T", filename: "t.txt", content_hash: "abc" }).returning("id");
     const rows = [
       { content: "Forklift certification renewal every three years", embedding: axis(1) },
       { content: "Refunds go back to the original card", embedding: axis(0.7, 0.7) },
@@ -164,7 +182,9 @@ describe("database schema and demo seed (PGlite + pgvector over the wire)", func
     const message = (role: string, content: string) => ({ org_id: orgId, session_id: session.id, turn_id: turnId, role, content });
     await db("chat_messages").insert([message("user", "Hi"), message("assistant", "Hello")]);
     let failure: unknown;
-    await db("chat_messages").insert(message("assistant", "Hello again")).catch((error: unknown) => (failure = error));
+    await db("chat_messages")
+      .insert(message("assistant", "Hello again"))
+      .catch((error: unknown) => (failure = error));
     expect(failure, "duplicate (turn_id, role) must fail").to.be.instanceOf(Error);
     expect((failure as { code?: string }).code).to.equal("23505");
   });
@@ -246,10 +266,7 @@ describe("database schema and demo seed (PGlite + pgvector over the wire)", func
         { userId: DEMO_IDS.employeeId },
       );
       expect(rows.find((r: { title: string }) => r.title === "Returns Essentials")).to.include({ total_modules: 3, completed_modules: 1 });
-      const due = await db("spaced_repetition")
-        .where({ user_id: DEMO_IDS.employeeId })
-        .andWhere("next_review_at", "<=", db.fn.now())
-        .count({ due: "*" });
+      const due = await db("spaced_repetition").where({ user_id: DEMO_IDS.employeeId }).andWhere("next_review_at", "<=", db.fn.now()).count({ due: "*" });
       expect(Number(due[0]?.due)).to.be.at.least(1);
     });
   });

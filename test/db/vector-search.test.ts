@@ -31,24 +31,50 @@ describe("vector search under the org filter", function () {
   it("returns k rows for an org whose chunks are all far behind another org's", async () => {
     const db = stack.server.deps.db;
     const version = (await db("pg_extension").where({ extname: "vector" }).first("extversion")).extversion as string;
-    const orgs = await db("organizations").insert([{ name: "Crowd", slug: `crowd-${Date.now()}` }, { name: "Quiet", slug: `quiet-${Date.now()}` }]).returning("id");
+    const orgs = await db("organizations")
+      .insert([
+        { name: "Crowd", slug: `crowd-${Date.now()}` },
+        { name: "Quiet", slug: `quiet-${Date.now()}` },
+      ])
+      .returning("id");
     created.push(...orgs.map((o: { id: string }) => o.id));
     const [crowd, quiet] = orgs.map((o: { id: string }) => o.id) as [string, string];
     const insertDoc = async (orgId: string, n: number, hot: number) => {
-      const [doc] = await db("documents").insert({ org_id: orgId, title: `doc ${hot}`, filename: "x.txt", mime_type: "text/plain", size_bytes: 1, content_hash: `h-${orgId}`, status: "COMPLETED" }).returning("id");
-      const rows = Array.from({ length: n }, (_, i) => ({ org_id: orgId, document_id: doc.id, position: i, content: `chunk ${i}`, embedding: db.raw("?::vector", [toVectorLiteral(unit(hot, i))]) }));
+      const [doc] = await db("documents")
+        .insert({
+          org_id: orgId,
+          title: `doc ${hot}`,
+          filename: "x.txt",
+          mime_type: "text/plain",
+          size_bytes: 1,
+          content_hash: `h-${orgId}`,
+          status: "COMPLETED",
+        })
+        .returning("id");
+      const rows = Array.from({ length: n }, (_, i) => ({
+        org_id: orgId,
+        document_id: doc.id,
+        position: i,
+        content: `chunk ${i}`,
+        embedding: db.raw("?::vector", [toVectorLiteral(unit(hot, i))]),
+      }));
       for (let i = 0; i < rows.length; i += 100) await db("document_chunks").insert(rows.slice(i, i + 100));
     };
     await insertDoc(crowd, 300, 0); // right next to the query
     await insertDoc(quiet, 5, 1); // orthogonal to it
     // Search runs as someone who may read the org's documents (db/queries/access.ts).
-    const [reader] = await db("users").insert({ org_id: quiet, email: `quiet-admin-${Date.now()}@example.com`, name: "Quiet Admin", role: "admin" }).returning("id");
+    const [reader] = await db("users")
+      .insert({ org_id: quiet, email: `quiet-admin-${Date.now()}@example.com`, name: "Quiet Admin", role: "admin" })
+      .returning("id");
     // Make the planner walk the HNSW index (on a table this small it would sort exactly). PGlite
     // is one backend session, so these settings reach the pooled connection vectorSearch uses.
     await db.raw("SET enable_sort = off; SET enable_seqscan = off; SET enable_bitmapscan = off");
     let hits;
     try {
-      const plan = await db.raw("EXPLAIN SELECT id FROM document_chunks WHERE org_id = ? ORDER BY embedding <=> ?::vector LIMIT 5", [quiet, toVectorLiteral(unit(0, 99))]);
+      const plan = await db.raw("EXPLAIN SELECT id FROM document_chunks WHERE org_id = ? ORDER BY embedding <=> ?::vector LIMIT 5", [
+        quiet,
+        toVectorLiteral(unit(0, 99)),
+      ]);
       expect(JSON.stringify(plan.rows)).to.include("document_chunks_embedding_hnsw");
       hits = await vectorSearch(db, { reader: { orgId: quiet, userId: reader.id }, embedding: unit(0, 99), limit: 5, minSimilarity: -1 });
     } finally {

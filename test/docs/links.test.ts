@@ -5,13 +5,25 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const pages = ["README.md", ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(join(root, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 function anchorsOf(markdown: string): Set<string> {
   const withoutCode = markdown.replace(/```[\s\S]*?```/g, "");
   const headings = [...withoutCode.matchAll(/^#{1,6} (.+)$/gm)].map((match) => match[1]!);
-  return new Set(headings.map((heading) => heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-")));
+  return new Set(
+    headings.map((heading) =>
+      heading
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, "")
+        .replace(/ /g, "-"),
+    ),
+  );
 }
 
 describe("documentation links", () => {

@@ -89,8 +89,14 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
     const mounted = mountedRoutes(createApp(stack.server.deps));
     const documentedRoutes = new Set(API_ROUTES.map(documentedKey));
     expect([...mounted].filter((key) => key.includes("/api/v1/")).length, "no /api/v1 routes found on the app: the walk is broken").to.be.greaterThan(20);
-    expect([...mounted].filter((key) => !documentedRoutes.has(key)), "mounted but not in the OpenAPI document").to.deep.equal([]);
-    expect([...documentedRoutes].filter((key) => !mounted.has(key)), "in the OpenAPI document but not mounted").to.deep.equal([]);
+    expect(
+      [...mounted].filter((key) => !documentedRoutes.has(key)),
+      "mounted but not in the OpenAPI document",
+    ).to.deep.equal([]);
+    expect(
+      [...documentedRoutes].filter((key) => !mounted.has(key)),
+      "in the OpenAPI document but not mounted",
+    ).to.deep.equal([]);
     expect(documentedRoutes.size, "a route is declared twice").to.equal(API_ROUTES.length);
   });
 
@@ -118,7 +124,10 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
       const pathIds = parameters.filter((p) => p.in === "path");
       const enums = parameters.filter((p) => p.in === "query" && p.schema.enum);
       if (pathIds.length === 0 && enums.length === 0) continue;
-      expect(pathIds.every((p) => p.schema.format === "uuid"), `${documentedKey(route)}: path ids are documented as UUIDs`).to.equal(true);
+      expect(
+        pathIds.every((p) => p.schema.format === "uuid"),
+        `${documentedKey(route)}: path ids are documented as UUIDs`,
+      ).to.equal(true);
       const validPath = route.path.replace(/:[A-Za-z_]+/g, () => randomUUID());
       const attempts = [
         ...(pathIds.length > 0 ? [route.path.replace(/:[A-Za-z_]+/g, "not-a-uuid")] : []),

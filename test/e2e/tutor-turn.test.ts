@@ -37,7 +37,10 @@ describe("a tutor turn over HTTP, BullMQ and Socket.IO", function () {
     const events = await waitForTurnEnd(received, posted.body.turn_id);
 
     const seqs = events.map((e) => e.payload.seq);
-    expect(seqs).to.deep.equal(seqs.map((_, i) => i + 1), "seq starts at 1 and rises by one, none twice");
+    expect(seqs).to.deep.equal(
+      seqs.map((_, i) => i + 1),
+      "seq starts at 1 and rises by one, none twice",
+    );
     const names = events.map((e) => e.event);
     expect(names.at(-1)).to.equal("done");
     expect(names.indexOf("grounding")).to.be.lessThan(names.indexOf("token"));

@@ -49,7 +49,10 @@ describe("answer quality (quick evaluation subset)", function () {
     const english = results.filter((r) => r.question.lang === "en");
     const invalid = english.filter((r) => invalidCitationCount(r) > 0).map((r) => `${r.question.id}: ${r.citations.unsupported.join(" / ")}`);
     expect(invalid).to.deep.equal([]);
-    expect(english.reduce((sum, r) => sum + r.citations.markers, 0), "answers cite their sources").to.be.greaterThan(0);
+    expect(
+      english.reduce((sum, r) => sum + r.citations.markers, 0),
+      "answers cite their sources",
+    ).to.be.greaterThan(0);
   });
 
   it("answers no-answer questions on the general rung, saying so", () => {
@@ -65,6 +68,9 @@ describe("answer quality (quick evaluation subset)", function () {
     const titles = results.flatMap((r) => r.sources.map((s) => s.document));
     expect(titles).to.include("Shared MIME-info Database");
     expect(titles.some((title) => /^The Basics \(libffi/.test(title) || /^Thread Safety \(libffi/.test(title))).to.equal(true);
-    expect(titles.filter((title) => /^libffi-|^nodejs-|\.html$/.test(title)), "no file-name titles where the document names itself").to.deep.equal([]);
+    expect(
+      titles.filter((title) => /^libffi-|^nodejs-|\.html$/.test(title)),
+      "no file-name titles where the document names itself",
+    ).to.deep.equal([]);
   });
 });

@@ -5,7 +5,16 @@ import { expect } from "chai";
 import { extractDocument } from "../../workers/ingestion/extract";
 import type { DocumentFormat } from "../../lib/document-formats";
 import { CORPUS_DIR, allCorpusFiles, loadQuestions } from "../../scripts/eval/questions";
-import { checkCitations, containsFact, isRefusal, passageRanks, recallAt5, reciprocalRank, saysGeneralKnowledge, type JudgedSource } from "../../scripts/eval/scoring";
+import {
+  checkCitations,
+  containsFact,
+  isRefusal,
+  passageRanks,
+  recallAt5,
+  reciprocalRank,
+  saysGeneralKnowledge,
+  type JudgedSource,
+} from "../../scripts/eval/scoring";
 
 const source = (index: number, documentId: string, content: string): JudgedSource => ({ index, documentId, content });
 
@@ -19,15 +28,27 @@ describe("evaluation scoring", () => {
   });
 
   it("ranks the expected passages among the top five sources of the right document", () => {
-    const ids = new Map([["a.md", "doc-a"], ["b.md", "doc-b"]]);
+    const ids = new Map([
+      ["a.md", "doc-a"],
+      ["b.md", "doc-b"],
+    ]);
     const sources = [source(2, "doc-a", "refunds take 30 days"), source(1, "doc-b", "refunds take 30 days"), source(3, "doc-b", "ports are 5432")];
-    const question = { passages: [{ file: "a.md", fact: "30 days" }, { file: "b.md", fact: "port 8080" }] };
+    const question = {
+      passages: [
+        { file: "a.md", fact: "30 days" },
+        { file: "b.md", fact: "port 8080" },
+      ],
+    };
     const ranks = passageRanks(question, sources, ids);
     expect(ranks, "right words in the wrong document do not count").to.deep.equal([2, 0]);
     expect(recallAt5(ranks)).to.equal(0.5);
     expect(reciprocalRank(ranks)).to.equal(0.5);
     expect(reciprocalRank([0])).to.equal(0);
-    const sixth = passageRanks({ passages: [{ file: "a.md", fact: "late" }] }, [1, 2, 3, 4, 5, 6].map((i) => source(i, "doc-a", i === 6 ? "late" : "x")), ids);
+    const sixth = passageRanks(
+      { passages: [{ file: "a.md", fact: "late" }] },
+      [1, 2, 3, 4, 5, 6].map((i) => source(i, "doc-a", i === 6 ? "late" : "x")),
+      ids,
+    );
     expect(sixth, "only the top five count").to.deep.equal([0]);
   });
 

@@ -48,7 +48,11 @@ describe("chunkDocument", () => {
         expect(text).to.include(chunk.content);
       }
       for (let i = 1; i < chunks.length; i++) expectOverlap(chunks[i - 1]!, chunks[i]!);
-      for (let n = 1; n <= 30; n++) expect(chunks.some((chunk) => chunk.content.includes(`Rule ${n} covers`)), `sentence ${n}`).to.equal(true);
+      for (let n = 1; n <= 30; n++)
+        expect(
+          chunks.some((chunk) => chunk.content.includes(`Rule ${n} covers`)),
+          `sentence ${n}`,
+        ).to.equal(true);
     });
 
     it("keeps whole paragraphs together when they fit and never spans two sections", () => {
@@ -64,7 +68,11 @@ describe("chunkDocument", () => {
       const paragraphs = Array.from({ length: 6 }, (_, i) => `Paragraph ${i} says a few words about badges and desks.`);
       const chunks = chunkDocument(doc(section(paragraphs.join("\n\n"))), { strategy: "recursive", chunkTokens: 30, overlapTokens: 0 });
       expectWellFormed(chunks, { strategy: "recursive", chunkTokens: 30, overlapTokens: 0 });
-      for (const chunk of chunks) expect(chunk.content.split("\n\n").every((part) => paragraphs.includes(part)), chunk.content).to.equal(true);
+      for (const chunk of chunks)
+        expect(
+          chunk.content.split("\n\n").every((part) => paragraphs.includes(part)),
+          chunk.content,
+        ).to.equal(true);
     });
 
     it("drops whitespace-only sections and keeps positions contiguous", () => {
@@ -86,7 +94,13 @@ describe("chunkDocument", () => {
     });
 
     it("keeps the page of every PDF chunk", async () => {
-      const pdf = await extractDocument(await makePdf([{ heading: "Overview", body: sentences(3) }, { heading: "Parking", body: sentences(40) }]), "pdf");
+      const pdf = await extractDocument(
+        await makePdf([
+          { heading: "Overview", body: sentences(3) },
+          { heading: "Parking", body: sentences(40) },
+        ]),
+        "pdf",
+      );
       const chunks = chunkDocument(pdf, options);
       expectWellFormed(chunks, options);
       expect(chunks[0]).to.deep.include({ heading: "Overview", pageStart: 1 });

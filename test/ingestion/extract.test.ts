@@ -113,7 +113,13 @@ describe("extractDocument", () => {
 
   describe("HTML", () => {
     it("cuts sections at h1–h3 and ignores scripts, styles and the head", async () => {
-      const doc = await extractDocument(makeHtml([{ heading: "Lockers", body: "Lockers open with a token." }, { heading: "Desks", body: "Hot-desking & booking <free>." }]), "html");
+      const doc = await extractDocument(
+        makeHtml([
+          { heading: "Lockers", body: "Lockers open with a token." },
+          { heading: "Desks", body: "Hot-desking & booking <free>." },
+        ]),
+        "html",
+      );
       expect(doc.sections.map((s) => s.heading)).to.deep.equal(["Lockers", "Desks"]);
       expect(doc.sections[1]!.text).to.equal("Hot-desking & booking <free>.");
       expect(doc.fullText).to.not.match(/not content|color|Test page|doctype/i);
@@ -134,7 +140,16 @@ describe("extractDocument", () => {
   describe("Markdown", () => {
     it("cuts sections at every heading, named by their heading path, leaving code fences alone", async () => {
       const body = "Keep receipts.\n\n## Receipts\n\nPaper or digital.\n\n```sh\n# not a heading\n```";
-      const doc = await extractDocument(Buffer.concat([Buffer.from("Lead-in line.\n\n"), makeMarkdown([{ heading: "Returns", body }, { heading: "Refunds", body: "Within 5 days." }])]), "markdown");
+      const doc = await extractDocument(
+        Buffer.concat([
+          Buffer.from("Lead-in line.\n\n"),
+          makeMarkdown([
+            { heading: "Returns", body },
+            { heading: "Refunds", body: "Within 5 days." },
+          ]),
+        ]),
+        "markdown",
+      );
       expect(doc.sections).to.deep.equal([
         { heading: null, text: "Lead-in line.", pageStart: null, pageEnd: null },
         { heading: "Returns", text: "Keep receipts.", pageStart: null, pageEnd: null },
@@ -147,7 +162,16 @@ describe("extractDocument", () => {
 
   describe("CSV", () => {
     it("writes rows as 'column: value' lines, handling quotes, embedded commas and newlines", async () => {
-      const doc = await extractDocument(makeCsv(["store", "manager", "notes"], [["Lisbon", 'Rita "R" Silva', "open, late\nthursdays"], ["Porto", "", "closed"]]), "csv");
+      const doc = await extractDocument(
+        makeCsv(
+          ["store", "manager", "notes"],
+          [
+            ["Lisbon", 'Rita "R" Silva', "open, late\nthursdays"],
+            ["Porto", "", "closed"],
+          ],
+        ),
+        "csv",
+      );
       expect(doc.sections).to.have.length(1);
       expect(doc.sections[0]!.text).to.equal(
         'Columns: store, manager, notes\n\nstore: Lisbon; manager: Rita "R" Silva; notes: open, late thursdays\nstore: Porto; notes: closed',

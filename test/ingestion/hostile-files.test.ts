@@ -37,12 +37,32 @@ describe("hostile files", function () {
     const cases: Array<{ name: string; run: () => Promise<unknown> | unknown; code: string | null }> = [
       { name: "Markdown heading with 3,000,000 spaces", run: () => extractDocument(markdownSpacedHeading(3_000_000, "Body."), "markdown"), code: null },
       { name: "PPTX with 100,000 unclosed <p:sp>", run: () => extractDocument(pptxWithShapes(100_000, "Deck", "Body."), "pptx"), code: null },
-      { name: "PPTX with 300,000 closed empty shapes", run: () => extractDocument(pptxWithShapes(0, "Deck", `Body.</a:t></a:r></a:p></p:txBody></p:sp>${"<p:sp></p:sp>".repeat(300_000)}<p:sp><p:txBody><a:p><a:r><a:t>End`), "pptx"), code: null },
+      {
+        name: "PPTX with 300,000 closed empty shapes",
+        run: () =>
+          extractDocument(
+            pptxWithShapes(0, "Deck", `Body.</a:t></a:r></a:p></p:txBody></p:sp>${"<p:sp></p:sp>".repeat(300_000)}<p:sp><p:txBody><a:p><a:r><a:t>End`),
+            "pptx",
+          ),
+        code: null,
+      },
       { name: "HTML nested 10,000 deep, 30 times (3 MB)", run: () => extractDocument(deeplyNestedHtml(10_000, 30, "Deep."), "html"), code: null },
       { name: "HTML with 1,000,000 unclosed <div>s", run: () => extractDocument(Buffer.from(`${"<div>".repeat(1_000_000)}text`), "html"), code: null },
-      { name: "HTML with 600,000 unterminated <?xml and <!doctype", run: () => extractDocument(Buffer.from(`${"<?xml<!doctype".repeat(300_000)}<p>x</p>`), "html"), code: null },
-      { name: "text line of 4,000,000 spaces (trailing-space trim)", run: () => extractDocument(Buffer.from(`a${" ".repeat(4_000_000)}b${" ".repeat(1_000_000)}`), "txt"), code: null },
-      { name: "CSV of 200 × 2,000-character column names and 4,000 rows", run: () => extractDocument(wideCsv(200, 2_000, 4_000), "csv"), code: "EXTRACTION_TOO_LARGE" },
+      {
+        name: "HTML with 600,000 unterminated <?xml and <!doctype",
+        run: () => extractDocument(Buffer.from(`${"<?xml<!doctype".repeat(300_000)}<p>x</p>`), "html"),
+        code: null,
+      },
+      {
+        name: "text line of 4,000,000 spaces (trailing-space trim)",
+        run: () => extractDocument(Buffer.from(`a${" ".repeat(4_000_000)}b${" ".repeat(1_000_000)}`), "txt"),
+        code: null,
+      },
+      {
+        name: "CSV of 200 × 2,000-character column names and 4,000 rows",
+        run: () => extractDocument(wideCsv(200, 2_000, 4_000), "csv"),
+        code: "EXTRACTION_TOO_LARGE",
+      },
       { name: "CSV field of 4,000,000 quotes", run: () => extractDocument(Buffer.from(`a${'"'.repeat(4_000_000)}\n`), "csv"), code: null },
       { name: "DOCX inflating to 1 GB (honest directory)", run: () => extractDocument(docxBomb(), "docx"), code: "EXTRACTION_TOO_LARGE" },
       { name: "DOCX inflating to 1 GB (directory claims 64 kB)", run: () => extractDocument(docxBomb({ lie: true }), "docx"), code: "EXTRACTION_TOO_LARGE" },
@@ -50,17 +70,39 @@ describe("hostile files", function () {
         // Chunking is linear too, but tiktoken spends ~7 µs a character on one endless "word"
         // (measured: 2.6 s for 250k, 6.6 s for 1M); it runs in the limited thread like extraction.
         name: "recursive chunking of 250,000 closing brackets after a full stop",
-        run: () => chunkDocument({ format: "txt", fullText: "", pageCount: null, sections: [{ heading: null, text: `.${")".repeat(250_000)} end`, pageStart: null, pageEnd: null }] }, { strategy: "recursive", chunkTokens: 400, overlapTokens: 50 }),
+        run: () =>
+          chunkDocument(
+            {
+              format: "txt",
+              fullText: "",
+              pageCount: null,
+              sections: [{ heading: null, text: `.${")".repeat(250_000)} end`, pageStart: null, pageEnd: null }],
+            },
+            { strategy: "recursive", chunkTokens: 400, overlapTokens: 50 },
+          ),
         code: null,
       },
       {
         name: "token chunking of one 250,000-letter word",
-        run: () => chunkDocument({ format: "txt", fullText: "", pageCount: null, sections: [{ heading: null, text: "a".repeat(250_000), pageStart: null, pageEnd: null }] }, { strategy: "token", chunkTokens: 400, overlapTokens: 50 }),
+        run: () =>
+          chunkDocument(
+            { format: "txt", fullText: "", pageCount: null, sections: [{ heading: null, text: "a".repeat(250_000), pageStart: null, pageEnd: null }] },
+            { strategy: "token", chunkTokens: 400, overlapTokens: 50 },
+          ),
         code: null,
       },
       {
         name: "markdown chunking of a 3,000,000-space heading line",
-        run: () => chunkDocument({ format: "markdown", fullText: "", pageCount: null, sections: [{ heading: null, text: `## a${" ".repeat(3_000_000)}b\n\nbody`, pageStart: null, pageEnd: null }] }, { strategy: "markdown", chunkTokens: 400, overlapTokens: 50 }),
+        run: () =>
+          chunkDocument(
+            {
+              format: "markdown",
+              fullText: "",
+              pageCount: null,
+              sections: [{ heading: null, text: `## a${" ".repeat(3_000_000)}b\n\nbody`, pageStart: null, pageEnd: null }],
+            },
+            { strategy: "markdown", chunkTokens: 400, overlapTokens: 50 },
+          ),
         code: null,
       },
     ];
@@ -90,7 +132,15 @@ describe("hostile files", function () {
       expect((error as ExtractionError).message).to.match(/10,000 characters \(EXTRACT_MAX_TEXT_CHARS\); split the file/);
       const chunks = (() => {
         try {
-          chunkDocument({ format: "txt", fullText: "", pageCount: null, sections: [{ heading: null, text: "Sentence one. ".repeat(2_000), pageStart: null, pageEnd: null }] }, { strategy: "recursive", chunkTokens: 50, overlapTokens: 0, maxChunks: 3 });
+          chunkDocument(
+            {
+              format: "txt",
+              fullText: "",
+              pageCount: null,
+              sections: [{ heading: null, text: "Sentence one. ".repeat(2_000), pageStart: null, pageEnd: null }],
+            },
+            { strategy: "recursive", chunkTokens: 50, overlapTokens: 0, maxChunks: 3 },
+          );
         } catch (e) {
           return e as ExtractionError;
         }
@@ -114,10 +164,14 @@ describe("hostile files", function () {
     after(() => removeFreshEmployees(stack));
 
     const waitForFinal = (id: string, timeoutMs = 60_000) =>
-      waitFor(async () => {
-        const response = await api<Doc>(stack.baseUrl, "GET", `/api/v1/documents/${id}`, { token: admin });
-        return ["COMPLETED", "FAILED"].includes(response.body.status) ? response.body : undefined;
-      }, timeoutMs, `document ${id} to finish`);
+      waitFor(
+        async () => {
+          const response = await api<Doc>(stack.baseUrl, "GET", `/api/v1/documents/${id}`, { token: admin });
+          return ["COMPLETED", "FAILED"].includes(response.body.status) ? response.body : undefined;
+        },
+        timeoutMs,
+        `document ${id} to finish`,
+      );
 
     it("fails or completes each hostile upload within its limits while a tutor turn runs normally", async () => {
       const tag = unique();
@@ -158,7 +212,11 @@ describe("hostile files", function () {
           if (file.code) expect(document.error, file.name).to.match(/ZIP_MAX_UNCOMPRESSED_BYTES|declares|EXTRACT_MAX_TEXT_CHARS/);
         }
         await waitFor(() => failedEvents.filter((e) => ids.includes(e.documentId)).length === 3, 5_000, "FAILED events");
-        expect(failedEvents.filter((e) => ids.includes(e.documentId)).map((e) => e.error_code)).to.deep.equal(["EXTRACTION_TOO_LARGE", "EXTRACTION_TOO_LARGE", "EXTRACTION_TOO_LARGE"]);
+        expect(failedEvents.filter((e) => ids.includes(e.documentId)).map((e) => e.error_code)).to.deep.equal([
+          "EXTRACTION_TOO_LARGE",
+          "EXTRACTION_TOO_LARGE",
+          "EXTRACTION_TOO_LARGE",
+        ]);
         // Extraction failures are final: one attempt each, no retry redoing the same work.
         const jobs = await stack.server.deps.producer.queue("ingest-extract").getJobs(["failed"]);
         for (const job of jobs.filter((j) => ids.includes(j.data.documentId))) expect(job.attemptsMade, job.id).to.equal(1);
@@ -177,7 +235,9 @@ describe("hostile files", function () {
       const env = { ...process.env, ...stack.env, WORKER_QUEUES: "ingest-extract:2", EXTRACT_TIMEOUT_MS: "400", EXTRACT_THREADS: "1", LOG_LEVEL: "silent" };
       const worker = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
       try {
-        const slow = await makePdf(Array.from({ length: 400 }, (_, i) => ({ heading: `Page ${i}`, body: `${"Long body text for a slow PDF page. ".repeat(60)} ${unique()}` })));
+        const slow = await makePdf(
+          Array.from({ length: 400 }, (_, i) => ({ heading: `Page ${i}`, body: `${"Long body text for a slow PDF page. ".repeat(60)} ${unique()}` })),
+        );
         const started = Date.now();
         const response = await upload(stack.baseUrl, admin, { name: `slow-${unique()}.pdf`, bytes: slow });
         expect(response.status).to.equal(202);

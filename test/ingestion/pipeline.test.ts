@@ -13,10 +13,14 @@ import { useStack, type Stack } from "../support/stack";
 type Doc = { id: string; status: string; error: string | null; counts: { chunks: number } };
 
 async function waitForStatus(stack: Stack, token: string, id: string, statuses: string[], timeoutMs = 30_000): Promise<Doc> {
-  return waitFor(async () => {
-    const response = await api<Doc>(stack.baseUrl, "GET", `/api/v1/documents/${id}`, { token });
-    return statuses.includes(response.body.status) ? response.body : undefined;
-  }, timeoutMs, `document ${id} to reach ${statuses.join("/")}`);
+  return waitFor(
+    async () => {
+      const response = await api<Doc>(stack.baseUrl, "GET", `/api/v1/documents/${id}`, { token });
+      return statuses.includes(response.body.status) ? response.body : undefined;
+    },
+    timeoutMs,
+    `document ${id} to reach ${statuses.join("/")}`,
+  );
 }
 
 describe("document ingestion", function () {
@@ -29,7 +33,10 @@ describe("document ingestion", function () {
   before(async function () {
     this.timeout(120_000);
     stack = await useStack();
-    ({ token: admin, user: { id: adminId } } = await login(stack.baseUrl, "admin@example.com"));
+    ({
+      token: admin,
+      user: { id: adminId },
+    } = await login(stack.baseUrl, "admin@example.com"));
     ({ token: employee } = await login(stack.baseUrl, "employee@example.com"));
   });
   afterEach(() => stack.llm.reset());
@@ -39,13 +46,55 @@ describe("document ingestion", function () {
   it("indexes every supported format with headings and pages, and the tutor's search finds each", async () => {
     const tag = unique();
     const files = [
-      { name: `policy-${tag}.pdf`, bytes: await makePdf([{ heading: "Overview", body: `General overview ${tag}.` }, { heading: "Parking Rules", body: `Visitors park in zone marigold${tag} only.` }]), heading: null, page: 2, phrase: `marigold${tag}` },
-      { name: `handbook-${tag}.docx`, bytes: await makeDocx([{ heading: "Holidays", body: `Staff receive twentytwo${tag} paid days.` }]), heading: "Holidays", page: null, phrase: `twentytwo${tag}` },
-      { name: `deck-${tag}.pptx`, bytes: await makePptx([{ title: "Welcome", body: "Hello team." }, { title: "Safety First", body: `Helmets are mandatory in bay quartz${tag}.` }]), heading: "Safety First", page: 2, phrase: `quartz${tag}` },
+      {
+        name: `policy-${tag}.pdf`,
+        bytes: await makePdf([
+          { heading: "Overview", body: `General overview ${tag}.` },
+          { heading: "Parking Rules", body: `Visitors park in zone marigold${tag} only.` },
+        ]),
+        heading: null,
+        page: 2,
+        phrase: `marigold${tag}`,
+      },
+      {
+        name: `handbook-${tag}.docx`,
+        bytes: await makeDocx([{ heading: "Holidays", body: `Staff receive twentytwo${tag} paid days.` }]),
+        heading: "Holidays",
+        page: null,
+        phrase: `twentytwo${tag}`,
+      },
+      {
+        name: `deck-${tag}.pptx`,
+        bytes: await makePptx([
+          { title: "Welcome", body: "Hello team." },
+          { title: "Safety First", body: `Helmets are mandatory in bay quartz${tag}.` },
+        ]),
+        heading: "Safety First",
+        page: 2,
+        phrase: `quartz${tag}`,
+      },
       { name: `notes-${tag}.txt`, bytes: makeTxt(`The coffee machine code is walnut${tag}.`), heading: null, page: null, phrase: `walnut${tag}` },
-      { name: `guide-${tag}.md`, bytes: makeMarkdown([{ heading: "Badges", body: `Badges are collected at desk saffron${tag}.` }]), heading: "Badges", page: null, phrase: `saffron${tag}` },
-      { name: `page-${tag}.html`, bytes: makeHtml([{ heading: "Lockers", body: `Lockers open with token cobalt${tag}.` }]), heading: "Lockers", page: null, phrase: `cobalt${tag}` },
-      { name: `stores-${tag}.csv`, bytes: makeCsv(["store", "manager"], [["Lisbon", `Rita juniper${tag}`]]), heading: null, page: null, phrase: `juniper${tag}` },
+      {
+        name: `guide-${tag}.md`,
+        bytes: makeMarkdown([{ heading: "Badges", body: `Badges are collected at desk saffron${tag}.` }]),
+        heading: "Badges",
+        page: null,
+        phrase: `saffron${tag}`,
+      },
+      {
+        name: `page-${tag}.html`,
+        bytes: makeHtml([{ heading: "Lockers", body: `Lockers open with token cobalt${tag}.` }]),
+        heading: "Lockers",
+        page: null,
+        phrase: `cobalt${tag}`,
+      },
+      {
+        name: `stores-${tag}.csv`,
+        bytes: makeCsv(["store", "manager"], [["Lisbon", `Rita juniper${tag}`]]),
+        heading: null,
+        page: null,
+        phrase: `juniper${tag}`,
+      },
     ];
     const ids = await Promise.all(
       files.map(async (file) => {
@@ -69,7 +118,10 @@ describe("document ingestion", function () {
       expect(full.full_text).to.include(file.phrase);
 
       const found = await hybridSearch(stack.workers.deps, { orgId: stack.demo.orgId, userId: adminId, question: `What about ${file.phrase}?` });
-      expect(found.map((s) => s.sourceId), `${file.name} found by search`).to.include(chunk.id);
+      expect(
+        found.map((s) => s.sourceId),
+        `${file.name} found by search`,
+      ).to.include(chunk.id);
     }
   });
 
@@ -119,7 +171,9 @@ describe("document ingestion", function () {
     const response = await (async () => {
       adminSocket.on("document_status", (payload) => seen.push(payload));
       employeeSocket.on("document_status", (payload) => leaked.push(payload));
-      const long = makeMarkdown(Array.from({ length: 12 }, (_, i) => ({ heading: `Section ${i}`, body: `${"Policy text about returns and refunds. ".repeat(40)} ${unique()}` })));
+      const long = makeMarkdown(
+        Array.from({ length: 12 }, (_, i) => ({ heading: `Section ${i}`, body: `${"Policy text about returns and refunds. ".repeat(40)} ${unique()}` })),
+      );
       return upload(stack.baseUrl, admin, { name: `long-${unique()}.md`, bytes: long });
     })();
     const id = response.body.document_id;
@@ -127,7 +181,10 @@ describe("document ingestion", function () {
     const mine = seen.filter((e) => (e as { documentId?: string }).documentId === id);
     const order = ["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING", "COMPLETED"];
     const ranks = mine.map((e) => order.indexOf(e.status));
-    expect(ranks).to.deep.equal([...ranks].sort((a, b) => a - b), `statuses in order: ${mine.map((e) => e.status).join(",")}`);
+    expect(ranks).to.deep.equal(
+      [...ranks].sort((a, b) => a - b),
+      `statuses in order: ${mine.map((e) => e.status).join(",")}`,
+    );
     expect(mine.map((e) => e.status)).to.include.members(["PROCESSING", "CHUNKING", "EMBEDDING", "COMPLETED"]);
     const progress = mine.filter((e) => e.progress).map((e) => e.progress!.done);
     expect(progress).to.deep.equal([...progress].sort((a, b) => a - b));
@@ -145,10 +202,15 @@ describe("document ingestion", function () {
   });
 
   it("deletes a document with its chunks, refusing a course's source unless forced", async () => {
-    const response = await upload(stack.baseUrl, admin, { name: `temp-${unique()}.md`, bytes: makeMarkdown([{ heading: "Temp", body: `Temporary ${unique()}` }]) });
+    const response = await upload(stack.baseUrl, admin, {
+      name: `temp-${unique()}.md`,
+      bytes: makeMarkdown([{ heading: "Temp", body: `Temporary ${unique()}` }]),
+    });
     const id = response.body.document_id;
     await waitForStatus(stack, admin, id, ["COMPLETED"]);
-    expect(Number((await stack.server.deps.db("document_chunks").where({ document_id: id }).count<{ count: string }[]>("* as count").first())!.count)).to.be.greaterThan(0);
+    expect(
+      Number((await stack.server.deps.db("document_chunks").where({ document_id: id }).count<{ count: string }[]>("* as count").first())!.count),
+    ).to.be.greaterThan(0);
     const gone = await api(stack.baseUrl, "DELETE", `/api/v1/documents/${id}`, { token: admin });
     expect(gone.status).to.equal(204);
     expect(await stack.server.deps.db("document_chunks").where({ document_id: id }).first()).to.equal(undefined);
@@ -162,12 +224,22 @@ describe("document ingestion", function () {
   });
 
   it("re-indexes without duplicating chunks", async () => {
-    const response = await upload(stack.baseUrl, admin, { name: `reindex-${unique()}.md`, bytes: makeMarkdown([{ heading: "A", body: "Alpha ".repeat(300) }, { heading: "B", body: `Beta ${unique()}` }]) });
+    const response = await upload(stack.baseUrl, admin, {
+      name: `reindex-${unique()}.md`,
+      bytes: makeMarkdown([
+        { heading: "A", body: "Alpha ".repeat(300) },
+        { heading: "B", body: `Beta ${unique()}` },
+      ]),
+    });
     const id = response.body.document_id;
     const first = await waitForStatus(stack, admin, id, ["COMPLETED"]);
     const again = await api(stack.baseUrl, "POST", `/api/v1/documents/${id}/reindex`, { token: admin });
     expect(again.status).to.equal(202);
-    await waitFor(async () => (await stack.server.deps.db("documents").where({ id }).first("status", "ingest_generation")).ingest_generation === 1, 5_000, "generation bump");
+    await waitFor(
+      async () => (await stack.server.deps.db("documents").where({ id }).first("status", "ingest_generation")).ingest_generation === 1,
+      5_000,
+      "generation bump",
+    );
     const second = await waitForStatus(stack, admin, id, ["COMPLETED"]);
     expect(second.counts.chunks).to.equal(first.counts.chunks);
     const rows = await stack.server.deps.db("document_chunks").where({ document_id: id }).select("position");
@@ -179,20 +251,42 @@ describe("document ingestion", function () {
     this.timeout(120_000);
     const inProcess = stack.workers.workers.find((worker) => worker.name === "ingest-embed")!;
     await inProcess.pause();
-    const env = { ...process.env, ...stack.env, WORKER_QUEUES: "ingest-embed:1", EMBED_BATCH_SIZE: "2", WORKER_LOCK_DURATION_MS: "2000", WORKER_STALLED_INTERVAL_MS: "1000", LOG_LEVEL: "silent" };
+    const env = {
+      ...process.env,
+      ...stack.env,
+      WORKER_QUEUES: "ingest-embed:1",
+      EMBED_BATCH_SIZE: "2",
+      WORKER_LOCK_DURATION_MS: "2000",
+      WORKER_STALLED_INTERVAL_MS: "1000",
+      LOG_LEVEL: "silent",
+    };
     const startWorker = () => spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
     try {
       stack.llm.setEmbeddingDelay(400);
-      const sections = Array.from({ length: 10 }, (_, i) => ({ heading: `Part ${i}`, body: `${"Warehouse aisle rules and stock rotation. ".repeat(30)} ${unique()}` }));
+      const sections = Array.from({ length: 10 }, (_, i) => ({
+        heading: `Part ${i}`,
+        body: `${"Warehouse aisle rules and stock rotation. ".repeat(30)} ${unique()}`,
+      }));
       const response = await upload(stack.baseUrl, admin, { name: `crash-${unique()}.md`, bytes: makeMarkdown(sections) });
       const id = response.body.document_id;
       const doomed = startWorker();
-      await waitFor(async () => {
-        const row = await stack.server.deps.db("document_chunk_drafts").where({ document_id: id }).whereNotNull("embedding").count<{ count: string }[]>("* as count").first();
-        return Number(row!.count) >= 2;
-      }, 60_000, "some batches embedded");
+      await waitFor(
+        async () => {
+          const row = await stack.server.deps
+            .db("document_chunk_drafts")
+            .where({ document_id: id })
+            .whereNotNull("embedding")
+            .count<{ count: string }[]>("* as count")
+            .first();
+          return Number(row!.count) >= 2;
+        },
+        60_000,
+        "some batches embedded",
+      );
       doomed.kill("SIGKILL");
-      const total = Number((await stack.server.deps.db("document_chunk_drafts").where({ document_id: id }).count<{ count: string }[]>("* as count").first())!.count);
+      const total = Number(
+        (await stack.server.deps.db("document_chunk_drafts").where({ document_id: id }).count<{ count: string }[]>("* as count").first())!.count,
+      );
       stack.llm.setEmbeddingDelay(0);
       const rescuer = startWorker();
       try {

@@ -37,7 +37,9 @@ describe("ingestion stage runner", function () {
   it("ends a superseded run quietly and fails bad files without retry", async () => {
     expect(await runStage(deps, seeded(), async () => Promise.reject(new SupersededRun("reindexed")))).to.deep.equal({ superseded: true });
     expect(await runStage(deps, { ...seeded(), generation: 7 }, async () => "ran")).to.deep.equal({ superseded: true });
-    const error = (await runStage(deps, seeded(), async () => Promise.reject(new ExtractionError("The PDF is corrupt or encrypted and could not be read"))).catch((e: unknown) => e)) as Error;
+    const error = (await runStage(deps, seeded(), async () =>
+      Promise.reject(new ExtractionError("The PDF is corrupt or encrypted and could not be read")),
+    ).catch((e: unknown) => e)) as Error;
     expect(error).to.be.instanceOf(UnrecoverableError);
     expect(error.message).to.equal("The PDF is corrupt or encrypted and could not be read");
   });
@@ -68,8 +70,12 @@ describe("stuck-document sweep", function () {
     const stack = await useStack();
     const db = stack.workers.deps.db;
     const base = { org_id: stack.demo.orgId, uploaded_by: stack.demo.adminId, filename: "x.txt", mime_type: "text/plain", size_bytes: 1, status: "PROCESSING" };
-    const [old] = await db("documents").insert({ ...base, title: "old", content_hash: `old-${Date.now()}`, processing_started_at: db.raw("now() - interval '2 hours'") }).returning("id");
-    const [fresh] = await db("documents").insert({ ...base, title: "fresh", content_hash: `fresh-${Date.now()}`, processing_started_at: db.fn.now() }).returning("id");
+    const [old] = await db("documents")
+      .insert({ ...base, title: "old", content_hash: `old-${Date.now()}`, processing_started_at: db.raw("now() - interval '2 hours'") })
+      .returning("id");
+    const [fresh] = await db("documents")
+      .insert({ ...base, title: "fresh", content_hash: `fresh-${Date.now()}`, processing_started_at: db.fn.now() })
+      .returning("id");
     const count = await failStuckDocuments(db, stack.workers.deps.userEvents, 60 * 60_000);
     expect(count).to.be.at.least(1);
     const [oldRow, freshRow] = await Promise.all([db("documents").where({ id: old.id }).first(), db("documents").where({ id: fresh.id }).first()]);

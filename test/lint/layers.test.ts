@@ -18,7 +18,8 @@ const TREE: Record<string, string> = {
   "db/query.ts": 'import { word } from "../lib/words";\nexport const query = word;\n',
   "queues/names.ts": 'import { word } from "../lib/words";\nexport const name = word;\n',
   "workers/stage.ts": 'import { query } from "../db/query";\nimport { name } from "../queues/names";\nexport const stage = [query, name];\n',
-  "server/routes/fine.ts": 'import { query } from "../../db/query";\nimport { name } from "../../queues/names";\nimport { word } from "../../lib/words";\nexport const fine = [query, name, word];\n',
+  "server/routes/fine.ts":
+    'import { query } from "../../db/query";\nimport { name } from "../../queues/names";\nimport { word } from "../../lib/words";\nexport const fine = [query, name, word];\n',
   // Forbidden, one per rule:
   "server/routes/uses-worker.ts": 'import { stage } from "../../workers/stage";\nexport const bad = stage;\n',
   "workers/uses-server.ts": 'import { fine } from "../server/routes/fine";\nexport const bad = fine;\n',
@@ -53,7 +54,14 @@ describe("lint: layer directions", function () {
       (failed: { stdout: string; stderr: string }) => failed.stdout + failed.stderr,
     );
     const reported = [...output.matchAll(/^(\S+\.ts):\d+:\d+ lint\/style\/noRestrictedImports/gm)].map((m) => m[1]).sort();
-    expect(reported).to.deep.equal(["db/uses-queues.ts", "lib/uses-db.ts", "queues/uses-db.ts", "scripts/uses-test.ts", "server/routes/uses-worker.ts", "workers/uses-server.ts"]);
+    expect(reported).to.deep.equal([
+      "db/uses-queues.ts",
+      "lib/uses-db.ts",
+      "queues/uses-db.ts",
+      "scripts/uses-test.ts",
+      "server/routes/uses-worker.ts",
+      "workers/uses-server.ts",
+    ]);
     expect(output).to.include("server/ may import from queues/, db/ and lib/ only");
   });
 });

@@ -35,7 +35,12 @@ describe("offline responder (via the openai SDK)", () => {
     return completion.choices[0]!.message;
   }
   const intentOf = async (message: string, course = "None") =>
-    (await ask([{ role: "system", content: INTENT_SYSTEM }, { role: "user", content: `Course: ${course}\nEmployee message: ${message}` }])).content;
+    (
+      await ask([
+        { role: "system", content: INTENT_SYSTEM },
+        { role: "user", content: `Course: ${course}\nEmployee message: ${message}` },
+      ])
+    ).content;
 
   it("classifies greetings, progress, in-course, off-topic and cross-course messages", async () => {
     expect(await intentOf("Hello! Good morning")).to.equal("chitchat");
@@ -145,9 +150,18 @@ describe("offline responder (via the openai SDK)", () => {
     const spanish = (await ask([{ role: "user", content: "muestra los cursos publicados" }], { tools })).tool_calls?.[0];
     expect(spanish?.type === "function" && spanish.function.name).to.equal("list_courses");
 
-    const result = JSON.stringify({ employees: [{ name: "Ana García", department: "Sales" }, { name: "Luis Pérez", department: "Sales" }] });
+    const result = JSON.stringify({
+      employees: [
+        { name: "Ana García", department: "Sales" },
+        { name: "Luis Pérez", department: "Sales" },
+      ],
+    });
     const followUp = await ask(
-      [{ role: "user", content: "list employees in Sales" }, { role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: call.id, content: result }],
+      [
+        { role: "user", content: "list employees in Sales" },
+        { role: "assistant", content: null, tool_calls: [call] },
+        { role: "tool", tool_call_id: call.id, content: result },
+      ],
       { tools },
     );
     expect(followUp.tool_calls ?? []).to.have.length(0);

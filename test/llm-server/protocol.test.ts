@@ -68,7 +68,12 @@ describe("LLM server protocol (via the openai SDK)", () => {
 
   it("sends a usage chunk with empty choices when include_usage is set", async () => {
     llm.enqueueReply({ content: "one two three" });
-    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "Q" }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: "user", content: "Q" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     const last = chunks[chunks.length - 1];
@@ -103,7 +108,11 @@ describe("LLM server protocol (via the openai SDK)", () => {
   });
 
   it("returns base64 embeddings (SDK default) of the right length, similar texts closer", async () => {
-    const texts = ["query: how many days do I have to return an item?", "passage: Items can be returned within 30 days of purchase.", "passage: The cafeteria serves lunch at noon."];
+    const texts = [
+      "query: how many days do I have to return an item?",
+      "passage: Items can be returned within 30 days of purchase.",
+      "passage: The cafeteria serves lunch at noon.",
+    ];
     const result = await client.embeddings.create({ model: "intfloat/multilingual-e5-small", input: texts });
     expect(llm.embeddingCalls()[0]?.body.encoding_format).to.equal("base64");
     expect(result.data).to.have.length(3);
@@ -166,7 +175,13 @@ describe("LLM server protocol (via the openai SDK)", () => {
 
   it("uses setResponder as the default reply", async () => {
     llm.setResponder((request) => ({ content: `echo ${request.messages.length}` }));
-    const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: "system", content: "s" }, { role: "user", content: "u" }] });
+    const completion = await client.chat.completions.create({
+      model: MODEL,
+      messages: [
+        { role: "system", content: "s" },
+        { role: "user", content: "u" },
+      ],
+    });
     expect(completion.choices[0]?.message.content).to.equal("echo 2");
   });
 

@@ -52,7 +52,10 @@ describe("LlmClient against a scripted provider", function () {
 
     it("fails a 401 at once as LLM_CONFIG_ERROR (503) naming LLM_API_KEY, without the provider's text", async () => {
       const providerText = "Incorrect API key provided: sk-unit***cdef. You can find your API key at https://example.invalid/keys.";
-      llm.enqueueReply({ status: 401, body: { error: { message: providerText, type: "invalid_request_error", code: "invalid_api_key" } } }, { content: "never asked" });
+      llm.enqueueReply(
+        { status: 401, body: { error: { message: providerText, type: "invalid_request_error", code: "invalid_api_key" } } },
+        { content: "never asked" },
+      );
       const { client } = makeClient(llm);
       const error = (await rejection(client.chat({ useCase: "tutor" }, QUESTION))) as LlmError;
       expect(error).to.be.instanceOf(LlmError);
@@ -196,7 +199,10 @@ describe("LlmClient against a scripted provider", function () {
       const { client } = makeClient(llm);
       await client.embed(["refund window"], "query");
       await client.embed(["Returns are accepted for 30 days."], "passage");
-      expect(llm.embeddingCalls().map((request) => request.body.input)).to.deep.equal([["query: refund window"], ["passage: Returns are accepted for 30 days."]]);
+      expect(llm.embeddingCalls().map((request) => request.body.input)).to.deep.equal([
+        ["query: refund window"],
+        ["passage: Returns are accepted for 30 days."],
+      ]);
       expect(await client.embed([], "query")).to.deep.equal([]);
       expect(llm.embeddingCalls()).to.have.length(2, "an empty batch makes no request");
     });

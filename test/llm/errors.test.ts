@@ -94,6 +94,9 @@ describe("stage failures as the client sees them", () => {
     expect(unrecoverableIfConfig(unavailable)).to.equal(unavailable);
     const limited = new LlmError("LLM_RATE_LIMITED", "slow down", { retryAfterSeconds: 5 });
     expect(describeFailure(limited)).to.deep.include({ code: "LLM_RATE_LIMITED", retryAfter: 5 });
-    expect(describeFailure(new Error("db exploded: password=hunter2"))).to.deep.include({ code: "INTERNAL_ERROR", message: "The tutor could not finish this answer." });
+    expect(describeFailure(new Error("db exploded: password=hunter2"))).to.deep.include({
+      code: "INTERNAL_ERROR",
+      message: "The tutor could not finish this answer.",
+    });
   });
 });

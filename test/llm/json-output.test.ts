@@ -65,7 +65,11 @@ describe("chatJson", () => {
   });
 
   it("gives up with StructuredOutputError after two invalid replies", async () => {
-    llm.enqueueReply({ content: '{"intent": "refunds", "confidence": 0.5}' }, { content: '{"intent": "still wrong"}' }, { content: '{"intent": "in_course", "confidence": 1}' });
+    llm.enqueueReply(
+      { content: '{"intent": "refunds", "confidence": 0.5}' },
+      { content: '{"intent": "still wrong"}' },
+      { content: '{"intent": "in_course", "confidence": 1}' },
+    );
     const { client } = makeClient(llm);
     let caught: unknown;
     try {
@@ -74,7 +78,9 @@ describe("chatJson", () => {
       caught = error;
     }
     expect(caught).to.be.instanceOf(StructuredOutputError);
-    expect((caught as Error).message).to.contain("intent").and.to.contain("confidence");
+    expect((caught as Error).message)
+      .to.contain("intent")
+      .and.to.contain("confidence");
     expect(llm.chatCalls()).to.have.length(2, "exactly one repair round");
   });
 });

@@ -63,10 +63,16 @@ describe("the LLM layer in a full tutor turn", function () {
 
     const calls = stack.llm.chatCalls();
     const shape = calls.map((request) => `${request.body.stream === true ? "stream" : "chat"} ${String(request.body.messages?.at(-1)?.content).slice(0, 120)}`);
-    expect(calls.map((request) => request.body.stream === true)).to.deep.equal([false, true, true], `classification, cut generation, retried generation; got:\n${shape.join("\n")}`);
+    expect(calls.map((request) => request.body.stream === true)).to.deep.equal(
+      [false, true, true],
+      `classification, cut generation, retried generation; got:\n${shape.join("\n")}`,
+    );
 
     const seqs = events.map((e) => e.payload.seq);
-    expect(seqs).to.deep.equal(seqs.map((_, i) => i + 1), "seq has no gaps or repeats across the retry");
+    expect(seqs).to.deep.equal(
+      seqs.map((_, i) => i + 1),
+      "seq has no gaps or repeats across the retry",
+    );
     const names = events.map((e) => e.event);
     const errorAt = names.indexOf("error");
     const restartAt = events.findIndex((e) => e.event === "stage" && e.payload.status === "restart");
@@ -88,7 +94,11 @@ describe("the LLM layer in a full tutor turn", function () {
     // The five tokens streamed before the cut, all shown before the error (tokens that arrive
     // during one Redis round trip travel as one event: workers/tutor/turn-emitter.ts).
     const before = tokensBetween(0, errorAt);
-    expect(before.join("")).to.equal(CUT_ANSWER.match(/\s*\S+/g)!.slice(0, 5).join(""));
+    expect(before.join("")).to.equal(
+      CUT_ANSWER.match(/\s*\S+/g)!
+        .slice(0, 5)
+        .join(""),
+    );
     const after = tokensBetween(restartAt, events.length).join("");
     expect(after).to.equal(FULL_ANSWER);
 

@@ -38,7 +38,11 @@ describe("the compiled production build", function () {
 
   /** Starts `node dist/<entry>` with no loader at all (no --import, no NODE_OPTIONS). */
   async function startCompiled(entry: string, env: Record<string, string>, ready: RegExp): Promise<RegExpMatchArray> {
-    const child = spawn(process.execPath, [join(out, "dist", entry)], { cwd: out, env: { PATH: process.env.PATH ?? "", ...stack.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(out, "dist", entry)], {
+      cwd: out,
+      env: { PATH: process.env.PATH ?? "", ...stack.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     children.push(child);
     let output = "";
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
@@ -63,7 +67,7 @@ describe("the compiled production build", function () {
   });
 
   it("serves /healthz from the compiled server and indexes an upload on a compiled worker", async () => {
-    const [, url] = await startCompiled("server/main.js", { PORT: "0", HOST: "127.0.0.1" }, /^READY server (\S+)/m) as [string, string];
+    const [, url] = (await startCompiled("server/main.js", { PORT: "0", HOST: "127.0.0.1" }, /^READY server (\S+)/m)) as [string, string];
     const health = await fetch(`${url}/healthz`);
     expect(health.status).to.equal(200);
 
@@ -73,7 +77,10 @@ describe("the compiled production build", function () {
 
     const { token } = await login(url, "admin@example.com");
     const phrase = `compiledbuild${Date.now()}`;
-    const posted = await upload(url, token, { name: `compiled-${phrase}.docx`, bytes: await makeDocx([{ heading: "Build", body: `The compiled worker read ${phrase}.` }]) });
+    const posted = await upload(url, token, {
+      name: `compiled-${phrase}.docx`,
+      bytes: await makeDocx([{ heading: "Build", body: `The compiled worker read ${phrase}.` }]),
+    });
     expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
     const document = await waitFor(
       async () => {

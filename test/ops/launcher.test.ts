@@ -39,14 +39,37 @@ describe("the npm start launcher", function () {
     dataDir = mkdtempSync(join(tmpdir(), "skillnet-launcher-"));
     const [postgres, redis, llm, http] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
     baseUrl = `http://127.0.0.1:${http}`;
-    env = { ...process.env, DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(postgres), EMBEDDED_REDIS_PORT: String(redis), EMBEDDED_LLM_PORT: String(llm), PORT: String(http), LOG_LEVEL: "warn" };
+    env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      EMBEDDED_POSTGRES_PORT: String(postgres),
+      EMBEDDED_REDIS_PORT: String(redis),
+      EMBEDDED_LLM_PORT: String(llm),
+      PORT: String(http),
+      LOG_LEVEL: "warn",
+    };
     // Other suites export their stack's settings into process.env; the launcher must start its own.
-    for (const name of ["DATABASE_URL", "REDIS_URL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "EMBEDDING_BASE_URL", "NODE_ENV", "JWT_SECRET", "DEV_LOGIN_ENABLED", "OPS_ORG", "HOST"]) delete env[name];
+    for (const name of [
+      "DATABASE_URL",
+      "REDIS_URL",
+      "LLM_BASE_URL",
+      "LLM_API_KEY",
+      "LLM_MODEL",
+      "EMBEDDING_BASE_URL",
+      "NODE_ENV",
+      "JWT_SECRET",
+      "DEV_LOGIN_ENABLED",
+      "OPS_ORG",
+      "HOST",
+    ])
+      delete env[name];
   });
 
   after(async () => {
     for (const launcher of launchers) if (launcher.process.exitCode === null && launcher.process.signalCode === null) launcher.process.kill("SIGTERM");
-    await waitFor(() => launchers.every((l) => l.process.exitCode !== null || l.process.signalCode !== null), 30_000, "launchers stopped").catch(() => undefined);
+    await waitFor(() => launchers.every((l) => l.process.exitCode !== null || l.process.signalCode !== null), 30_000, "launchers stopped").catch(
+      () => undefined,
+    );
     for (const pid of Object.values(recordedPids())) if (isAlive(pid)) process.kill(pid, "SIGKILL");
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -121,7 +144,8 @@ describe("the npm start launcher", function () {
   it("after a SIGKILL, its children stop; a stale redis-server is stopped by the next launcher, which comes up", async () => {
     const first = launchers[0]!;
     const pids = recordedPids();
-    for (const name of ["postgres", "redis-watchdog", "redis-server", "offline-llm", "worker", "server"]) expect(isAlive(pids[name]!), `${name} running`).to.equal(true);
+    for (const name of ["postgres", "redis-watchdog", "redis-server", "offline-llm", "worker", "server"])
+      expect(isAlive(pids[name]!), `${name} running`).to.equal(true);
     // The worst case the issue saw: the launcher and the watchdog that guards redis-server both die at once.
     process.kill(pids["redis-watchdog"]!, "SIGKILL");
     first.process.kill("SIGKILL");
@@ -139,7 +163,11 @@ describe("the npm start launcher", function () {
     // With its watchdog alive, redis-server goes with a killed launcher too.
     const now = recordedPids();
     second.process.kill("SIGKILL");
-    await waitFor(() => ["redis-server", "redis-watchdog", "postgres", "offline-llm", "worker", "server"].every((name) => !isAlive(now[name]!)), 30_000, "every child to exit with the second launcher");
+    await waitFor(
+      () => ["redis-server", "redis-watchdog", "postgres", "offline-llm", "worker", "server"].every((name) => !isAlive(now[name]!)),
+      30_000,
+      "every child to exit with the second launcher",
+    );
   });
 
   it("leaves alone a recorded pid that now belongs to another program", async () => {

@@ -51,8 +51,18 @@ describe("logs that follow a turn", function () {
     const env = { ...process.env, ...stack.env, LOG_LEVEL: "info" };
     const port = await findFreePort();
     const [server, worker] = await Promise.all([
-      spawnUntilReady(process.execPath, ["--import", "tsx", "server/main.ts"], { name: "server", readyPattern: /^READY server (\S+)/, env: { ...env, PORT: String(port), HOST: "127.0.0.1" }, onOutput: (line) => serverLines.push(line) }),
-      spawnUntilReady(process.execPath, ["--import", "tsx", "workers/main.ts"], { name: "worker", readyPattern: /^READY workers/, env: { ...env, WORKER_QUEUES: TUTOR_QUEUES.join(",") }, onOutput: (line) => workerLines.push(line) }),
+      spawnUntilReady(process.execPath, ["--import", "tsx", "server/main.ts"], {
+        name: "server",
+        readyPattern: /^READY server (\S+)/,
+        env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+        onOutput: (line) => serverLines.push(line),
+      }),
+      spawnUntilReady(process.execPath, ["--import", "tsx", "workers/main.ts"], {
+        name: "worker",
+        readyPattern: /^READY workers/,
+        env: { ...env, WORKER_QUEUES: TUTOR_QUEUES.join(",") },
+        onOutput: (line) => workerLines.push(line),
+      }),
     ]);
     children.push(server.child, worker.child);
     // The stack's own tutor workers step aside so every stage of this turn runs in the child.
@@ -66,7 +76,11 @@ describe("logs that follow a turn", function () {
       const received = recordEvents(socket);
       stack.llm.enqueueReply({ content: "cross_course" }, { content: ANSWER, cutAfterTokens: 3 }, { content: ANSWER });
       const requestId = `trail-${randomUUID()}`;
-      const posted = await api(baseUrl, "POST", "/api/v1/chat", { token, body: { message: "How many days do I have to return an item for a refund?" }, headers: { "x-request-id": requestId } });
+      const posted = await api(baseUrl, "POST", "/api/v1/chat", {
+        token,
+        body: { message: "How many days do I have to return an item for a refund?" },
+        headers: { "x-request-id": requestId },
+      });
       expect(posted.status).to.equal(202);
       expect(posted.headers.get("x-request-id")).to.equal(requestId);
       const { session_id: sessionId, turn_id: turnId } = posted.body as { session_id: string; turn_id: string };
@@ -76,7 +90,11 @@ describe("logs that follow a turn", function () {
 
       // Logs trail the events a little: wait for the last stage's line and the delivery line.
       const grep = (lines: string[]) => parseLines(lines.filter((line) => line.includes(turnId)));
-      await waitFor(() => grep(workerLines).some((l) => l.queue === "tutor-generate" && l.msg === "job completed"), 10_000, "tutor-generate's job completed line");
+      await waitFor(
+        () => grep(workerLines).some((l) => l.queue === "tutor-generate" && l.msg === "job completed"),
+        10_000,
+        "tutor-generate's job completed line",
+      );
       await waitFor(() => grep(serverLines).some((l) => l.msg.startsWith("turn ended")), 10_000, "the gateway's turn ended line");
       const fromServer = grep(serverLines);
       const fromWorker = grep(workerLines);

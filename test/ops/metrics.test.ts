@@ -64,16 +64,22 @@ describe("ops metrics", function () {
 
     // Job-end messages are published after the handler returns, so the last stage may trail `done` a little.
     const completed = (s: Scrape, queue: string) => total(s, "skillnet_job_duration_seconds_count", { queue, outcome: "completed" });
-    const after = await waitFor(async () => {
-      const s = await scrape(stack);
-      return ["tutor-classify", "tutor-retrieve", "tutor-generate"].every((queue) => completed(s, queue) > completed(before, queue)) && s;
-    }, 10_000, "a completed job of each tutor stage in /metrics");
+    const after = await waitFor(
+      async () => {
+        const s = await scrape(stack);
+        return ["tutor-classify", "tutor-retrieve", "tutor-generate"].every((queue) => completed(s, queue) > completed(before, queue)) && s;
+      },
+      10_000,
+      "a completed job of each tutor stage in /metrics",
+    );
 
     expect(total(after, "skillnet_time_to_first_token_seconds_count") - total(before, "skillnet_time_to_first_token_seconds_count")).to.equal(1);
     expect(total(after, "skillnet_time_to_first_token_seconds_sum")).to.be.greaterThan(total(before, "skillnet_time_to_first_token_seconds_sum"));
     expect(total(after, "skillnet_tokens_streamed_total") - total(before, "skillnet_tokens_streamed_total")).to.be.at.least(tokenEvents);
     expect(total(after, "skillnet_model_tokens_used_total")).to.be.greaterThan(total(before, "skillnet_model_tokens_used_total"));
-    expect(total(after, "skillnet_tutor_turns_total", { outcome: "done" }) - total(before, "skillnet_tutor_turns_total", { outcome: "done" })).to.be.at.least(1);
+    expect(total(after, "skillnet_tutor_turns_total", { outcome: "done" }) - total(before, "skillnet_tutor_turns_total", { outcome: "done" })).to.be.at.least(
+      1,
+    );
     expect(after.text).to.match(/skillnet_job_duration_seconds_bucket\{le="\+Inf",queue="tutor-generate",outcome="completed"\} [1-9]/);
   });
 
@@ -93,7 +99,11 @@ describe("ops metrics", function () {
     const queue = stack.server.deps.producer.queue("ingest-extract");
     const added: string[] = [];
     const add = async (ageSeconds: number, priority?: number) => {
-      const job = await queue.add("ingest-extract", { probe: true }, { jobId: `metrics-probe-${randomUUID()}`, timestamp: Date.now() - ageSeconds * 1000, ...(priority ? { priority } : {}) });
+      const job = await queue.add(
+        "ingest-extract",
+        { probe: true },
+        { jobId: `metrics-probe-${randomUUID()}`, timestamp: Date.now() - ageSeconds * 1000, ...(priority ? { priority } : {}) },
+      );
       added.push(job.id!);
     };
     const oldest = async () => total(await scrape(stack), "skillnet_queue_oldest_waiting_seconds", { queue: "ingest-extract" });
@@ -121,12 +131,21 @@ describe("ops metrics", function () {
     expect(turn.errors.map((e) => e.payload.code)).to.deep.equal(["LLM_UNAVAILABLE"]);
     expect(turn.done).to.not.equal(undefined);
 
-    const malformed = await stack.server.deps.producer.queue("chat-summarise").add("chat-summarise", { not: "a summary payload" }, { jobId: `metrics-malformed-${randomUUID()}` });
+    const malformed = await stack.server.deps.producer
+      .queue("chat-summarise")
+      .add("chat-summarise", { not: "a summary payload" }, { jobId: `metrics-malformed-${randomUUID()}` });
     try {
-      const after = await waitFor(async () => {
-        const s = await scrape(stack);
-        return total(s, "skillnet_job_failures_total", { queue: "chat-summarise", code: "UNRECOVERABLE", final: "true" }) > total(before, "skillnet_job_failures_total", { queue: "chat-summarise", code: "UNRECOVERABLE", final: "true" }) && s;
-      }, 10_000, "the malformed job's failure in /metrics");
+      const after = await waitFor(
+        async () => {
+          const s = await scrape(stack);
+          return (
+            total(s, "skillnet_job_failures_total", { queue: "chat-summarise", code: "UNRECOVERABLE", final: "true" }) >
+              total(before, "skillnet_job_failures_total", { queue: "chat-summarise", code: "UNRECOVERABLE", final: "true" }) && s
+          );
+        },
+        10_000,
+        "the malformed job's failure in /metrics",
+      );
       const delta = (name: string, labels: Record<string, string>) => total(after, name, labels) - total(before, name, labels);
       expect(delta("skillnet_job_failures_total", { queue: "tutor-generate", code: "LLM_UNAVAILABLE", final: "false" })).to.be.at.least(1);
       expect(delta("skillnet_turn_errors_total", { code: "LLM_UNAVAILABLE", will_retry: "true" })).to.be.at.least(1);
@@ -150,8 +169,12 @@ describe("ops metrics", function () {
       expect(replayed).to.equal(turn.events.length - lastSeq);
       await waitFor(() => received.length >= replayed, 5_000, "the replayed events");
       const after = await scrape(stack);
-      expect(total(after, "skillnet_turn_replays_total", { reason: "resume" }) - total(before, "skillnet_turn_replays_total", { reason: "resume" })).to.equal(1);
-      expect(total(after, "skillnet_turn_replayed_events_total", { reason: "resume" }) - total(before, "skillnet_turn_replayed_events_total", { reason: "resume" })).to.equal(replayed);
+      expect(total(after, "skillnet_turn_replays_total", { reason: "resume" }) - total(before, "skillnet_turn_replays_total", { reason: "resume" })).to.equal(
+        1,
+      );
+      expect(
+        total(after, "skillnet_turn_replayed_events_total", { reason: "resume" }) - total(before, "skillnet_turn_replayed_events_total", { reason: "resume" }),
+      ).to.equal(replayed);
     } finally {
       again.disconnect();
     }
@@ -195,7 +218,10 @@ describe("ops metrics", function () {
   });
 
   describe("the Grafana dashboard and the alert rules", () => {
-    const dashboard = JSON.parse(readFileSync(DASHBOARD, "utf8")) as { templating: { list: Array<{ type: string; name: string; query: unknown }> }; panels: Panel[] };
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, "utf8")) as {
+      templating: { list: Array<{ type: string; name: string; query: unknown }> };
+      panels: Panel[];
+    };
     const rules = (parseYaml(readFileSync(ALERTS, "utf8")) as { groups: Array<{ name: string; rules: AlertRule[] }> }).groups.flatMap((group) => group.rules);
     const panels = dashboard.panels.filter((panel) => panel.type !== "row");
     const dashboardExprs = panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
@@ -208,7 +234,13 @@ describe("ops metrics", function () {
         expect(panel.datasource?.uid, panel.title).to.equal("${datasource}");
         expect(panel.targets, panel.title).to.have.length.greaterThan(0);
       }
-      expect(rules.map((rule) => rule.alert)).to.include.members(["SkillnetQueueBacklog", "SkillnetNoWorkers", "SkillnetTurnErrorRate", "SkillnetModelErrors", "SkillnetNotReady"]);
+      expect(rules.map((rule) => rule.alert)).to.include.members([
+        "SkillnetQueueBacklog",
+        "SkillnetNoWorkers",
+        "SkillnetTurnErrorRate",
+        "SkillnetModelErrors",
+        "SkillnetNotReady",
+      ]);
       for (const rule of rules) {
         expect(rule.expr, rule.alert).to.be.a("string").and.not.be.empty;
         expect(rule.labels?.severity, rule.alert).to.be.oneOf(["critical", "warning"]);
@@ -218,7 +250,10 @@ describe("ops metrics", function () {
     });
 
     it("come with an example Prometheus config that scrapes with the token and loads the rules", () => {
-      const example = parseYaml(readFileSync("ops/prometheus/prometheus.example.yml", "utf8")) as { rule_files: string[]; scrape_configs: Array<{ metrics_path: string; authorization?: { type: string } }> };
+      const example = parseYaml(readFileSync("ops/prometheus/prometheus.example.yml", "utf8")) as {
+        rule_files: string[];
+        scrape_configs: Array<{ metrics_path: string; authorization?: { type: string } }>;
+      };
       expect(example.rule_files).to.include("alerts.yml");
       expect(example.scrape_configs[0]).to.deep.include({ metrics_path: "/metrics" });
       expect(example.scrape_configs[0]!.authorization?.type).to.equal("Bearer");

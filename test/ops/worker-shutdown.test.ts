@@ -79,7 +79,11 @@ describe("a worker stopped with SIGTERM", function () {
       expect(events.map((e) => e.event)).to.include("done");
       expect(events.filter((e) => e.event === "error")).to.have.length(0);
       const lastRestart = events.map((e) => e.event === "stage" && e.payload.status === "restart").lastIndexOf(true);
-      const finalText = events.slice(lastRestart).filter((e) => e.event === "token").map((e) => e.payload.content).join("");
+      const finalText = events
+        .slice(lastRestart)
+        .filter((e) => e.event === "token")
+        .map((e) => e.payload.content)
+        .join("");
       // Tokens from the stopped worker after the hand-back would break this equality.
       expect(finalText).to.equal(LONG_ANSWER);
       const stored = await storedAnswers(turnId);
@@ -89,7 +93,8 @@ describe("a worker stopped with SIGTERM", function () {
       // The lock-expiry path would take 10–20 s; the hand-back comes right after the 1 s drain.
       expect(continuedAfterMs).to.be.below(8_000, `continued after ${continuedAfterMs} ms`);
       expect(exitedAfterMs).to.be.below(8_000, `exited after ${exitedAfterMs} ms`);
-      if (process.env.REPORT_TIMINGS) process.stdout.write(`      hand-back: continued elsewhere ${continuedAfterMs} ms after SIGTERM, stopped worker exited after ${exitedAfterMs} ms\n`);
+      if (process.env.REPORT_TIMINGS)
+        process.stdout.write(`      hand-back: continued elsewhere ${continuedAfterMs} ms after SIGTERM, stopped worker exited after ${exitedAfterMs} ms\n`);
     } finally {
       inProcess.resume();
     }
@@ -112,7 +117,10 @@ describe("a worker stopped with SIGTERM", function () {
       const [code] = await exited;
       expect(code).to.equal(0);
       expect(events.map((e) => e.event)).to.include("done");
-      expect(events.some((e) => e.event === "stage" && e.payload.status === "restart"), "finished where it started").to.equal(false);
+      expect(
+        events.some((e) => e.event === "stage" && e.payload.status === "restart"),
+        "finished where it started",
+      ).to.equal(false);
       const stored = await storedAnswers(turnId);
       expect(stored).to.have.length(1);
       expect(stored[0]!.content).to.equal(SHORT_ANSWER);

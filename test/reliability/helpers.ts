@@ -36,7 +36,10 @@ export function finalText(events: ReceivedEvent[]): string {
     .join("");
 }
 
-export async function assistantRows(stack: Stack, turnId: string): Promise<Array<{ id: string; content: string; status: string; metadata: Record<string, any> }>> {
+export async function assistantRows(
+  stack: Stack,
+  turnId: string,
+): Promise<Array<{ id: string; content: string; status: string; metadata: Record<string, any> }>> {
   return stack.server.deps.db("chat_messages").where({ turn_id: turnId, role: "assistant" });
 }
 

@@ -57,7 +57,19 @@ describe("the lost-turn sweep", function () {
     const recent = await storedTurn(learner, "tutor");
     // Still waiting in the queue (say, behind a long backlog): it will be answered, so it is not lost.
     const jobId = `${queued.turnId}-generate`;
-    await stack.workers.deps.producer.queue("tutor-generate").add("tutor-generate", { orgId: DEMO_IDS.orgId, userId: learner.userId, sessionId: queued.sessionId, turnId: queued.turnId, messageId: randomUUID(), courseId: null, lessonId: null }, { jobId, delay: 10 * 60_000 });
+    await stack.workers.deps.producer.queue("tutor-generate").add(
+      "tutor-generate",
+      {
+        orgId: DEMO_IDS.orgId,
+        userId: learner.userId,
+        sessionId: queued.sessionId,
+        turnId: queued.turnId,
+        messageId: randomUUID(),
+        courseId: null,
+        lessonId: null,
+      },
+      { jobId, delay: 10 * 60_000 },
+    );
     liveJobs.push({ queue: "tutor-generate", jobId });
 
     own = await startOwnWorkers({ WORKER_QUEUES: "maintenance", TURN_DEADLINE_MS: "60000", TURN_SWEEP_INTERVAL_MS: "500" });
@@ -67,7 +79,11 @@ describe("the lost-turn sweep", function () {
     const swept = await waitFor(() => eventsOfTurn(learner.events, lost.turnId).find((e) => e.event === "error"), 20_000, "TURN_LOST for the lost tutor turn");
     expect(swept.payload).to.include({ code: "TURN_LOST", recoveryHint: "Send the message again." });
     expect(swept.payload.willRetry).to.equal(undefined);
-    const adminError = await waitFor(() => eventsOfTurn(admin.events, lostAdmin.turnId).find((e) => e.event === "error"), 20_000, "TURN_LOST for the lost admin turn");
+    const adminError = await waitFor(
+      () => eventsOfTurn(admin.events, lostAdmin.turnId).find((e) => e.event === "error"),
+      20_000,
+      "TURN_LOST for the lost admin turn",
+    );
     expect(adminError.payload.code).to.equal("TURN_LOST");
 
     // A few more sweeps: nothing is said twice, and the live and recent turns stay open.

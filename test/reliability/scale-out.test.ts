@@ -72,7 +72,11 @@ describe("two servers and two workers on one machine", function () {
 
   const ofTurn = (events: ReceivedEvent[], turnId: string) => events.filter((e) => e.payload?.turnId === turnId);
   const seqsOf = (events: ReceivedEvent[]) => events.map((e) => e.payload.seq as number);
-  const textOf = (events: ReceivedEvent[]) => events.filter((e) => e.event === "token").map((e) => e.payload.content).join("");
+  const textOf = (events: ReceivedEvent[]) =>
+    events
+      .filter((e) => e.event === "token")
+      .map((e) => e.payload.content)
+      .join("");
 
   async function storedAnswer(turnId: string): Promise<string[]> {
     const rows = await stack.server.deps.db("chat_messages").where({ turn_id: turnId, role: "assistant" });
@@ -112,7 +116,10 @@ describe("two servers and two workers on one machine", function () {
     const rest = await waitForTurnEnd(after, turnId, 60_000);
 
     const all = [...ofTurn(before, turnId), ...rest];
-    expect(seqsOf(all)).to.deep.equal(all.map((_, i) => i + 1), "no gap and no duplicate across the move");
+    expect(seqsOf(all)).to.deep.equal(
+      all.map((_, i) => i + 1),
+      "no gap and no duplicate across the move",
+    );
     expect(rest[0]!.payload.seq).to.equal(lastSeq + 1);
     expect(await storedAnswer(turnId)).to.deep.equal([textOf(all)]);
     stack.llm.setTokenDelay(0);
@@ -125,7 +132,14 @@ describe("two servers and two workers on one machine", function () {
     const balancer = await startBalancer([a.url, b.url]);
     try {
       // A browser-like client: reconnects by itself, and rejoins with the last seq it saw.
-      const client = io(balancer.url, { path: "/socket.io", auth: { token }, transports: ["websocket"], reconnectionDelay: 100, reconnectionDelayMax: 500, forceNew: true });
+      const client = io(balancer.url, {
+        path: "/socket.io",
+        auth: { token },
+        transports: ["websocket"],
+        reconnectionDelay: 100,
+        reconnectionDelayMax: 500,
+        forceNew: true,
+      });
       sockets.push(client);
       const received = recordEvents(client);
       const disconnects: string[] = [];
@@ -157,7 +171,10 @@ describe("two servers and two workers on one machine", function () {
       expect(disconnects[0]).to.equal("transport close");
       expect(connects).to.equal(2);
       expect(balancer.routed.at(-1)).to.equal(b.url);
-      expect(seqsOf(events)).to.deep.equal(events.map((_, i) => i + 1), "no gap and no duplicate across the reconnect");
+      expect(seqsOf(events)).to.deep.equal(
+        events.map((_, i) => i + 1),
+        "no gap and no duplicate across the reconnect",
+      );
       expect(events.at(-1)!.event).to.equal("done");
       expect(await storedAnswer(followed.turnId)).to.deep.equal([textOf(events)]);
     } finally {

@@ -60,7 +60,10 @@ async function runSession(stack: Stack, run: SessionRun, stopPostingAt: number):
   while (Date.now() < stopPostingAt) {
     n++;
     const context = run.sessionId ? { session_id: run.sessionId } : {};
-    const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: run.learner.token, body: { message: `Question ${n}: how do returns work?`, context } });
+    const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: run.learner.token,
+      body: { message: `Question ${n}: how do returns work?`, context },
+    });
     if (posted.status === 429) {
       run.refused++;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -121,28 +124,50 @@ describe(`soak: ${SESSIONS} concurrent sessions for ${SECONDS} s`, function () {
         `turn time p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${percentile(latencies, 100)} ms; 429s ${runs.reduce((sum, run) => sum + run.refused, 0)}`,
     );
     expect(turns.length).to.be.at.least(SESSIONS, "every session completed at least one turn");
-    expect(lost.map((turn) => turn.turnId), "lost turns").to.deep.equal([]);
+    expect(
+      lost.map((turn) => turn.turnId),
+      "lost turns",
+    ).to.deep.equal([]);
 
     const errors = turns.flatMap((turn) => eventsOfTurn(turn.run.learner.events, turn.turnId).filter((e) => e.event === "error"));
-    expect(errors.map((e) => e.payload), "errors").to.deep.equal([]);
+    expect(
+      errors.map((e) => e.payload),
+      "errors",
+    ).to.deep.equal([]);
 
     // Each turn's events, as one client saw them: seq 1..n, each once.
     const gaps = turns.filter((turn) => {
       const seqs = eventsOfTurn(turn.run.learner.events, turn.turnId).map((e) => e.payload.seq as number);
       return seqs.some((seq, i) => seq !== i + 1);
     });
-    expect(gaps.map((turn) => turn.turnId), "turns with seq gaps or repeats").to.deep.equal([]);
+    expect(
+      gaps.map((turn) => turn.turnId),
+      "turns with seq gaps or repeats",
+    ).to.deep.equal([]);
 
     const db = stack.server.deps.db;
-    const rows = (await db("chat_messages").whereIn("turn_id", turns.map((turn) => turn.turnId)).select("turn_id", "role", "status", "content")) as Array<{ turn_id: string; role: string; status: string; content: string }>;
+    const rows = (await db("chat_messages")
+      .whereIn(
+        "turn_id",
+        turns.map((turn) => turn.turnId),
+      )
+      .select("turn_id", "role", "status", "content")) as Array<{ turn_id: string; role: string; status: string; content: string }>;
     const byTurn = new Map<string, typeof rows>();
     for (const row of rows) byTurn.set(row.turn_id, [...(byTurn.get(row.turn_id) ?? []), row]);
     const wrong = turns.filter((turn) => {
       const stored = byTurn.get(turn.turnId) ?? [];
       const answers = stored.filter((row) => row.role === "assistant");
       const questions = stored.filter((row) => row.role === "user");
-      return questions.length !== 1 || answers.length !== 1 || answers[0]!.status !== "complete" || answers[0]!.content !== finalText(eventsOfTurn(turn.run.learner.events, turn.turnId));
+      return (
+        questions.length !== 1 ||
+        answers.length !== 1 ||
+        answers[0]!.status !== "complete" ||
+        answers[0]!.content !== finalText(eventsOfTurn(turn.run.learner.events, turn.turnId))
+      );
     });
-    expect(wrong.map((turn) => ({ turnId: turn.turnId, rows: byTurn.get(turn.turnId)?.map((row) => `${row.role}:${row.status}`) })), "turns without exactly one question and one matching answer").to.deep.equal([]);
+    expect(
+      wrong.map((turn) => ({ turnId: turn.turnId, rows: byTurn.get(turn.turnId)?.map((row) => `${row.role}:${row.status}`) })),
+      "turns without exactly one question and one matching answer",
+    ).to.deep.equal([]);
   });
 });

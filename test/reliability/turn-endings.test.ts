@@ -115,7 +115,10 @@ describe("every turn ends, and is answered once", function () {
 
     // The one generate slot is free again: a follow-up in the same session is answered.
     stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => "Returns are accepted within thirty days." }));
-    const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: learner.token, body: { message: "And the short version?", context: { session_id: sessionId } } });
+    const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: learner.token,
+      body: { message: "And the short version?", context: { session_id: sessionId } },
+    });
     expect(posted.status).to.equal(202);
     const next = await waitForTurnEnd(learner.events, posted.body.turn_id, 20_000);
     expect(next.map((e) => e.event)).to.include("done");
@@ -124,7 +127,11 @@ describe("every turn ends, and is answered once", function () {
 
   it("Postgres gone just before the final write: the job waits without using attempts and stores the kept answer once, with one model call", async () => {
     tcpSwitch = await startTcpSwitch(targetOf(stack.config.DATABASE_URL!));
-    own = await startOwnWorkers({ WORKER_QUEUES: "tutor-generate:1", DATABASE_URL: throughSwitch(stack.config.DATABASE_URL!, tcpSwitch), WORKER_DATABASE_PAUSE_MS: "300" });
+    own = await startOwnWorkers({
+      WORKER_QUEUES: "tutor-generate:1",
+      DATABASE_URL: throughSwitch(stack.config.DATABASE_URL!, tcpSwitch),
+      WORKER_DATABASE_PAUSE_MS: "300",
+    });
     const question = "Which steps does a return take, in full?";
     stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONG_ANSWER }));
     stack.llm.setTokenDelay(25);

@@ -31,10 +31,18 @@ describe("a worker killed mid-generation", function () {
     const inProcess = stack.workers.workers.find((worker) => worker.name === "tutor-generate")!;
     await inProcess.pause();
     // Default lock, stalled interval and stalled count: what an operator gets.
-    const env: Record<string, string | undefined> = { ...process.env, ...stack.env, WORKER_QUEUES: "tutor-generate:1", LOG_LEVEL: process.env.CRASH_TEST_LOG ? "info" : "silent" };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ...stack.env,
+      WORKER_QUEUES: "tutor-generate:1",
+      LOG_LEVEL: process.env.CRASH_TEST_LOG ? "info" : "silent",
+    };
     for (const name of ["WORKER_LOCK_DURATION_MS", "WORKER_STALLED_INTERVAL_MS", "WORKER_MAX_STALLED_COUNT"]) delete env[name];
     const startWorker = () => {
-      const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: ["ignore", process.env.CRASH_TEST_LOG ? "inherit" : "ignore", process.env.CRASH_TEST_LOG ? "inherit" : "ignore"] });
+      const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], {
+        env,
+        stdio: ["ignore", process.env.CRASH_TEST_LOG ? "inherit" : "ignore", process.env.CRASH_TEST_LOG ? "inherit" : "ignore"],
+      });
       children.push(child);
       return child;
     };
@@ -47,7 +55,10 @@ describe("a worker killed mid-generation", function () {
       const { session_id: sessionId, turn_id: turnId } = posted.body;
       expect(await join(learner.socket, { sessionId })).to.include({ ok: true });
       const ofTurn = () => learner.events.filter((e) => e.payload?.turnId === turnId);
-      const tokensSince = (index: number) => ofTurn().slice(index).filter((e) => e.event === "token").length;
+      const tokensSince = (index: number) =>
+        ofTurn()
+          .slice(index)
+          .filter((e) => e.event === "token").length;
       const restarts = () => ofTurn().filter((e) => e.event === "stage" && e.payload.status === "restart").length;
 
       const recoveries: number[] = [];
@@ -67,7 +78,11 @@ describe("a worker killed mid-generation", function () {
       expect(events.filter((e) => e.event === "error")).to.have.length(0);
 
       const lastRestart = events.map((e) => e.event === "stage" && e.payload.status === "restart").lastIndexOf(true);
-      const finalText = events.slice(lastRestart).filter((e) => e.event === "token").map((e) => e.payload.content).join("");
+      const finalText = events
+        .slice(lastRestart)
+        .filter((e) => e.event === "token")
+        .map((e) => e.payload.content)
+        .join("");
       const stored = await stack.server.deps.db("chat_messages").where({ turn_id: turnId, role: "assistant" });
       expect(stored).to.have.length(1);
       expect(stored[0].content).to.equal(finalText);

@@ -55,7 +55,8 @@ describe("auth hardening", function () {
   }
 
   async function freshEmployee(): Promise<string> {
-    const [row] = await stack.server.deps.db("users")
+    const [row] = await stack.server.deps
+      .db("users")
       .insert({ org_id: DEMO_IDS.orgId, email: `auth-${randomUUID().slice(0, 8)}@example.com`, name: "Auth Tester", role: "employee", locale: "en" })
       .returning("id");
     users.push(row.id);
@@ -82,7 +83,14 @@ describe("auth hardening", function () {
       expect(() => parseConfig({ NODE_ENV: "development", DEV_LOGIN_ENABLED: "true" })).not.to.throw();
 
       const result = spawnSync(process.execPath, ["--import", "tsx", "server/main.ts"], {
-        env: { PATH: process.env.PATH, NODE_ENV: "production", DEV_LOGIN_ENABLED: "yes", JWT_SECRET: "0123456789abcdef0123", REDIS_URL: stack.env.REDIS_URL, DATABASE_URL: stack.env.DATABASE_URL },
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: "production",
+          DEV_LOGIN_ENABLED: "yes",
+          JWT_SECRET: "0123456789abcdef0123",
+          REDIS_URL: stack.env.REDIS_URL,
+          DATABASE_URL: stack.env.DATABASE_URL,
+        },
         encoding: "utf8",
         timeout: 25_000,
       });
@@ -196,7 +204,13 @@ describe("auth hardening", function () {
     before(async function () {
       this.timeout(60_000);
       server = await startServer(
-        parseConfig({ ...process.env, JWT_AUDIENCE: "skillnet-api", SOCKET_REAUTH_INTERVAL_MS: "200", TRUST_PROXY: "true", RATE_LIMIT_DEV_LOGIN_PER_MINUTE: "3" }),
+        parseConfig({
+          ...process.env,
+          JWT_AUDIENCE: "skillnet-api",
+          SOCKET_REAUTH_INTERVAL_MS: "200",
+          TRUST_PROXY: "true",
+          RATE_LIMIT_DEV_LOGIN_PER_MINUTE: "3",
+        }),
         { port: 0, host: "127.0.0.1" },
       );
     });
@@ -247,7 +261,8 @@ describe("auth hardening", function () {
 
     it("rate limits dev-login per client IP with 429 and Retry-After", async () => {
       const ip = `203.0.113.${Math.floor(Math.random() * 200) + 1}`;
-      const attempt = (from: string, email = "employee@example.com") => api(server.url, "POST", "/api/v1/auth/dev-login", { body: { email }, headers: { "x-forwarded-for": from } });
+      const attempt = (from: string, email = "employee@example.com") =>
+        api(server.url, "POST", "/api/v1/auth/dev-login", { body: { email }, headers: { "x-forwarded-for": from } });
       expect((await attempt(ip)).status).to.equal(200);
       expect((await attempt(ip, "nobody@example.com")).status, "failed attempts count too").to.equal(401);
       expect((await attempt(ip)).status).to.equal(200);

@@ -13,7 +13,11 @@ describe("chat API edges", function () {
     this.timeout(120_000);
     stack = await useStack();
     employee = (await login(stack.baseUrl, "employee@example.com")).token;
-    const others = await stack.server.deps.db("users").where({ org_id: stack.demo.orgId, role: "employee" }).whereNot({ email: "employee@example.com" }).first();
+    const others = await stack.server.deps
+      .db("users")
+      .where({ org_id: stack.demo.orgId, role: "employee" })
+      .whereNot({ email: "employee@example.com" })
+      .first();
     colleague = (await login(stack.baseUrl, others.email)).token;
   });
 
@@ -54,7 +58,10 @@ describe("chat API edges", function () {
     const badId = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: marker, context: { session_id: "not-a-uuid" } } });
     expect(badId.status).to.equal(400);
     expect(badId.body.error.message).to.match(/session_id/);
-    const unknownCourse = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: marker, context: { course_id: "00000000-0000-4000-8000-000000000000" } } });
+    const unknownCourse = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: employee,
+      body: { message: marker, context: { course_id: "00000000-0000-4000-8000-000000000000" } },
+    });
     expect(unknownCourse.status).to.equal(404);
     const badPathId = await api(stack.baseUrl, "GET", "/api/v1/chat/sessions/123/messages", { token: employee });
     expect(badPathId.status).to.equal(400);
@@ -103,7 +110,10 @@ describe("chat API edges", function () {
     const first = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "Can I exchange an item without a receipt?" } });
     await join(socket, { sessionId: first.body.session_id });
     await waitForTurnEnd(received, first.body.turn_id);
-    const second = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "And for gift cards?", context: { session_id: first.body.session_id } } });
+    const second = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: employee,
+      body: { message: "And for gift cards?", context: { session_id: first.body.session_id } },
+    });
     expect(second.status).to.equal(202);
     expect(second.body.session_id).to.equal(first.body.session_id);
     await waitForTurnEnd(received, second.body.turn_id);
@@ -150,8 +160,12 @@ describe("chat API edges", function () {
 
     // An admin of another tenant must not see (or control) anyone's jobs.
     const db = stack.server.deps.db;
-    const [org] = await db("organizations").insert({ name: "Other Co", slug: `other-${Date.now()}` }).returning("id");
-    const [otherAdmin] = await db("users").insert({ org_id: org.id, email: `boss-${Date.now()}@other.example`, name: "Other Admin", role: "admin" }).returning("id");
+    const [org] = await db("organizations")
+      .insert({ name: "Other Co", slug: `other-${Date.now()}` })
+      .returning("id");
+    const [otherAdmin] = await db("users")
+      .insert({ org_id: org.id, email: `boss-${Date.now()}@other.example`, name: "Other Admin", role: "admin" })
+      .returning("id");
     const foreign = await stack.server.deps.tokens.sign({ userId: otherAdmin.id, orgId: org.id, role: "admin" });
     expect((await api(stack.baseUrl, "GET", "/admin/queues/api/queues", { token: foreign })).status).to.equal(403);
     expect((await api(stack.baseUrl, "POST", "/admin/login", form(foreign))).status).to.equal(403);
@@ -170,9 +184,15 @@ describe("chat API edges", function () {
 
   it("keeps a session's course context for follow-ups that do not restate it", async () => {
     const courseId = stack.demo.courseIds.returnsEssentials;
-    const first = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "What does module 1 cover?", context: { course_id: courseId } } });
+    const first = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: employee,
+      body: { message: "What does module 1 cover?", context: { course_id: courseId } },
+    });
     expect(first.status).to.equal(202);
-    const second = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "And module 2?", context: { session_id: first.body.session_id } } });
+    const second = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: employee,
+      body: { message: "And module 2?", context: { session_id: first.body.session_id } },
+    });
     expect(second.status).to.equal(202);
     const job = await stack.server.deps.producer.queue("tutor-generate").getJob(`${second.body.turn_id}-generate`);
     expect(job?.data.courseId).to.equal(courseId);
@@ -180,8 +200,12 @@ describe("chat API edges", function () {
 
   it("keeps each organisation's documents and sessions out of another's reach", async () => {
     const db = stack.server.deps.db;
-    const [org] = await db("organizations").insert({ name: "Elsewhere", slug: `elsewhere-${Date.now()}` }).returning("id");
-    const [admin] = await db("users").insert({ org_id: org.id, email: `admin-${Date.now()}@elsewhere.example`, name: "Else Admin", role: "admin" }).returning("id");
+    const [org] = await db("organizations")
+      .insert({ name: "Elsewhere", slug: `elsewhere-${Date.now()}` })
+      .returning("id");
+    const [admin] = await db("users")
+      .insert({ org_id: org.id, email: `admin-${Date.now()}@elsewhere.example`, name: "Else Admin", role: "admin" })
+      .returning("id");
     try {
       const token = await stack.server.deps.tokens.sign({ userId: admin.id, orgId: org.id, role: "admin" });
       const foreignDocument = await api(stack.baseUrl, "GET", `/api/v1/documents/${stack.demo.documentIds.returnsPolicy}`, { token });
@@ -190,7 +214,10 @@ describe("chat API edges", function () {
       expect(listed.body.documents).to.deep.equal([]);
       const removed = await api(stack.baseUrl, "DELETE", `/api/v1/documents/${stack.demo.documentIds.warehouseSafety}?force=true`, { token });
       expect(removed.status).to.equal(404);
-      const course = await api(stack.baseUrl, "POST", "/api/v1/chat", { token, body: { message: "hi", context: { course_id: stack.demo.courseIds.returnsEssentials } } });
+      const course = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+        token,
+        body: { message: "hi", context: { course_id: stack.demo.courseIds.returnsEssentials } },
+      });
       expect(course.status).to.equal(404);
       expect(await db("documents").where({ id: stack.demo.documentIds.warehouseSafety }).first("id")).to.exist;
     } finally {

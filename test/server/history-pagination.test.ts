@@ -36,7 +36,11 @@ describe("chat history at scale", function () {
     stack = await useStack();
     learner = await freshEmployee(stack);
     const db = stack.server.deps.db;
-    const session = await createSession(db, { orgId: stack.demo.orgId, userId: learner.userId }, { agentType: "tutor", title: "A very long conversation", context: {} });
+    const session = await createSession(
+      db,
+      { orgId: stack.demo.orgId, userId: learner.userId },
+      { agentType: "tutor", title: "A very long conversation", context: {} },
+    );
     sessionId = session.id;
     // One statement: turn n is a question and its answer, a millisecond apart, an hour ago.
     await db.raw(
@@ -79,14 +83,25 @@ describe("chat history at scale", function () {
 
   it("pages back to the very first message, and each page stays fast deep in the history", async () => {
     const db = stack.server.deps.db;
-    const early = await db("chat_messages").where({ session_id: sessionId, content: question(3) }).first("id");
+    const early = await db("chat_messages")
+      .where({ session_id: sessionId, content: question(3) })
+      .first("id");
     const deep = await page(`?before=${early.id}&limit=200`);
     expect(deep.status).to.equal(200);
-    expect(deep.body.messages.map((m) => m.content)).to.deep.equal([question(0), "Answer #00000.", question(1), "Answer #00001.", question(2), "Answer #00002."]);
+    expect(deep.body.messages.map((m) => m.content)).to.deep.equal([
+      question(0),
+      "Answer #00000.",
+      question(1),
+      "Answer #00001.",
+      question(2),
+      "Answer #00002.",
+    ]);
     expect(deep.body).to.include({ has_more: false, next_before: null });
     expect(deep.ms, "a page at the start of the history").to.be.lessThan(PAGE_BOUND_MS);
 
-    const middle = await db("chat_messages").where({ session_id: sessionId, content: question(12_345) }).first("id");
+    const middle = await db("chat_messages")
+      .where({ session_id: sessionId, content: question(12_345) })
+      .first("id");
     const mid = await page(`?before=${middle.id}&limit=2`);
     expect(mid.body.messages.map((m) => m.content)).to.deep.equal([question(12_344), "Answer #12344."]);
     expect(mid.body.next_before).to.equal(mid.body.messages[0]!.id);
@@ -115,7 +130,9 @@ describe("chat history at scale", function () {
 
     const [generation] = generationRequestsFor(stack, "What did we just talk about?");
     const prompt = promptOf(generation!);
-    expect(prompt).to.include(question(TURNS - 1)).and.include(`Answer #${TURNS - 1}.`);
+    expect(prompt)
+      .to.include(question(TURNS - 1))
+      .and.include(`Answer #${TURNS - 1}.`);
     expect(prompt).to.not.include(question(0));
     expect(prompt).to.not.include(question(TURNS - 100));
 
@@ -133,7 +150,9 @@ describe("chat history at scale", function () {
 
   it("bounds the sessions list to the 50 most recently active", async () => {
     const db = stack.server.deps.db;
-    await db("chat_sessions").insert(Array.from({ length: 60 }, (_, i) => ({ org_id: stack.demo.orgId, user_id: learner.userId, agent_type: "tutor", title: `filler ${i}` })));
+    await db("chat_sessions").insert(
+      Array.from({ length: 60 }, (_, i) => ({ org_id: stack.demo.orgId, user_id: learner.userId, agent_type: "tutor", title: `filler ${i}` })),
+    );
     const sessions = await api(stack.baseUrl, "GET", "/api/v1/chat/sessions", { token: learner.token });
     expect(sessions.status).to.equal(200);
     expect(sessions.body.sessions).to.have.length(50);

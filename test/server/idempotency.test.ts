@@ -63,10 +63,20 @@ describe("Idempotency-Key", function () {
     const learner = await freshEmployee(stack);
     const question = `Concurrent duplicate ${randomUUID()}`;
     const key = randomUUID();
-    const answers = await Promise.all([chat(learner, { message: question }, key), chat(learner, { message: question }, key), chat(learner, { message: question }, key)]);
+    const answers = await Promise.all([
+      chat(learner, { message: question }, key),
+      chat(learner, { message: question }, key),
+      chat(learner, { message: question }, key),
+    ]);
     const accepted = answers.filter((a) => a.status === 202);
-    expect(answers.every((a) => a.status === 202 || (a.status === 409 && a.body.error.code === "IDEMPOTENCY_IN_PROGRESS")), JSON.stringify(answers.map((a) => a.body))).to.equal(true);
-    expect(accepted.filter((a) => a.headers.get("idempotent-replayed") === null), "exactly one request ran; the rest waited and replayed it or got 409").to.have.length(1);
+    expect(
+      answers.every((a) => a.status === 202 || (a.status === 409 && a.body.error.code === "IDEMPOTENCY_IN_PROGRESS")),
+      JSON.stringify(answers.map((a) => a.body)),
+    ).to.equal(true);
+    expect(
+      accepted.filter((a) => a.headers.get("idempotent-replayed") === null),
+      "exactly one request ran; the rest waited and replayed it or got 409",
+    ).to.have.length(1);
     for (const answer of accepted) expect(answer.body).to.deep.equal(accepted[0]!.body);
     const rows = await userMessages(question);
     expect(rows).to.have.length(1);
@@ -145,7 +155,11 @@ describe("Idempotency-Key", function () {
       const form = new FormData();
       for (const [name, value] of Object.entries(fields)) form.append(name, value);
       form.append("file", new Blob([new Uint8Array(bytes)], { type: "text/markdown" }), "policy.md");
-      const response = await fetch(`${stack.baseUrl}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${token}`, "Idempotency-Key": key }, body: form });
+      const response = await fetch(`${stack.baseUrl}/api/v1/documents`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "Idempotency-Key": key },
+        body: form,
+      });
       return { status: response.status, body: await response.json(), headers: response.headers };
     }
 

@@ -61,7 +61,8 @@ describe("limits on costly requests", function () {
 
   const member = (role: "admin" | "employee" = "employee"): Promise<Person> => freshUser(stack, { orgId, role });
   const chat = (person: Person, message: string) => api(node.url, "POST", "/api/v1/chat", { token: person.token, body: { message } });
-  const countIn = async (table: string) => Number((await stack.server.deps.db(table).where({ org_id: orgId }).count<{ count: string }[]>("* as count").first())?.count);
+  const countIn = async (table: string) =>
+    Number((await stack.server.deps.db(table).where({ org_id: orgId }).count<{ count: string }[]>("* as count").first())?.count);
 
   it("refuses tutor turns past the user's limit, then past the organisation's, saying whose limit it was", async () => {
     for (const message of ["one", "two"]) expect((await chat(ana, message)).status).to.equal(202);
@@ -82,7 +83,10 @@ describe("limits on costly requests", function () {
     expect(await countIn("chat_sessions")).to.equal(3, "refused turns store nothing");
 
     // Another organisation is not affected.
-    const [{ id: otherOrgId }] = await stack.server.deps.db("organizations").insert({ name: "Elsewhere Ltd", slug: `limits-other-${randomUUID().slice(0, 8)}` }).returning("id");
+    const [{ id: otherOrgId }] = await stack.server.deps
+      .db("organizations")
+      .insert({ name: "Elsewhere Ltd", slug: `limits-other-${randomUUID().slice(0, 8)}` })
+      .returning("id");
     try {
       const outsider = await freshUser(stack, { orgId: otherOrgId });
       expect((await chat(outsider, "hello")).status).to.equal(202);
@@ -94,7 +98,11 @@ describe("limits on costly requests", function () {
 
   it("limits uploads per admin and per organisation, refusing before the file is stored", async () => {
     const [first, second] = [admin, otherAdmin];
-    const file = (n: number) => ({ name: `limits-${n}.txt`, bytes: makeTxt(`Limits handbook part ${n} ${randomUUID()}.\n\nRefunds take five days.`), type: "text/plain" });
+    const file = (n: number) => ({
+      name: `limits-${n}.txt`,
+      bytes: makeTxt(`Limits handbook part ${n} ${randomUUID()}.\n\nRefunds take five days.`),
+      type: "text/plain",
+    });
     expect((await upload(node.url, first.token, file(1))).status).to.equal(202);
     expect((await upload(node.url, first.token, file(2))).status).to.equal(202);
     const own = await upload(node.url, first.token, file(3));
@@ -148,7 +156,10 @@ describe("limits on costly requests", function () {
     const quietMs = performance.now() - quietStarted;
 
     const started = performance.now();
-    const joins = Array.from({ length: 1000 }, () => socket.timeout(30_000).emitWithAck("join", { sessionId: session.id }) as Promise<{ ok: boolean; error?: { code: string; retryAfter?: number } }>);
+    const joins = Array.from(
+      { length: 1000 },
+      () => socket.timeout(30_000).emitWithAck("join", { sessionId: session.id }) as Promise<{ ok: boolean; error?: { code: string; retryAfter?: number } }>,
+    );
     // Asked while the burst is being handled: answered promptly.
     const httpStarted = performance.now();
     const listed = await api(node.url, "GET", "/api/v1/chat/sessions", { token: person.token });
@@ -164,7 +175,9 @@ describe("limits on costly requests", function () {
     expect(ok).to.be.within(1, 10);
     expect(limited.length).to.equal(1000 - ok);
     expect(limited[0]!.error!.retryAfter).to.be.within(1, 60);
-    console.log(`      1,000 joins answered in ${Math.round(burstMs)} ms (${ok} admitted); GET /sessions took ${Math.round(httpMs)} ms during the burst, ${Math.round(quietMs)} ms before it`);
+    console.log(
+      `      1,000 joins answered in ${Math.round(burstMs)} ms (${ok} admitted); GET /sessions took ${Math.round(httpMs)} ms during the burst, ${Math.round(quietMs)} ms before it`,
+    );
   });
 
   it("counts in memory with a sliding window (no I/O for refusals)", () => {

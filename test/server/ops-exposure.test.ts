@@ -37,7 +37,10 @@ async function serve(router: Router): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-const form = (token: string, headers: Record<string, string> = {}) => ({ rawBody: `token=${encodeURIComponent(token)}`, headers: { "content-type": "application/x-www-form-urlencoded", ...headers } });
+const form = (token: string, headers: Record<string, string> = {}) => ({
+  rawBody: `token=${encodeURIComponent(token)}`,
+  headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+});
 
 describe("operational exposure", function () {
   this.timeout(60_000);
@@ -174,7 +177,9 @@ describe("operational exposure", function () {
       expect(redeemed.status).to.equal(303);
       expect(redeemed.headers.get("location"), "the code leaves the address bar").to.equal("/admin/queues");
       const cookie = redeemed.headers.get("set-cookie")!;
-      expect(cookie).to.match(/httponly/i).and.to.match(/samesite=strict/i);
+      expect(cookie)
+        .to.match(/httponly/i)
+        .and.to.match(/samesite=strict/i);
       const page = await api(stack.baseUrl, "GET", "/admin/queues", { headers: { cookie: cookie.split(";")[0]! } });
       expect(page.status).to.equal(200);
 
@@ -197,7 +202,10 @@ describe("operational exposure", function () {
       it("marks the cookie Secure when the proxy says the request came over HTTPS", async () => {
         const secure = await api(server.url, "POST", "/admin/login", form(admin, { "x-forwarded-proto": "https" }));
         expect(secure.status).to.equal(303);
-        expect(secure.headers.get("set-cookie")).to.match(/;\s*secure/i).and.to.match(/httponly/i).and.to.match(/samesite=strict/i);
+        expect(secure.headers.get("set-cookie"))
+          .to.match(/;\s*secure/i)
+          .and.to.match(/httponly/i)
+          .and.to.match(/samesite=strict/i);
         const plain = await api(server.url, "POST", "/admin/login", form(admin));
         expect(plain.headers.get("set-cookie")).not.to.match(/secure/i);
       });

@@ -26,7 +26,8 @@ describe("Postgres statement timeout", function () {
     app.use(errorMiddleware(componentLogger("test")));
     app.use(async (ctx) => {
       const db = stack.server.deps.db;
-      if (ctx.path === "/cancelled") await db.raw("DO $$ BEGIN RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = 'query_canceled'; END $$");
+      if (ctx.path === "/cancelled")
+        await db.raw("DO $$ BEGIN RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = 'query_canceled'; END $$");
       if (ctx.path === "/broken") await db.raw("SELECT 1 / 0");
       ctx.body = { ok: true };
     });

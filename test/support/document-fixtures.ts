@@ -17,7 +17,11 @@ export interface SlideSpec {
   body: string;
 }
 
-const paragraphsOf = (body: string) => body.split(/\n\s*\n/).map((paragraph) => paragraph.trim()).filter(Boolean);
+const paragraphsOf = (body: string) =>
+  body
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.trim())
+    .filter(Boolean);
 
 /** One page per entry: the heading in 20pt, the body in 11pt (long bodies flow onto extra pages). */
 export async function makePdf(pages: SectionSpec[]): Promise<Buffer> {
@@ -68,7 +72,12 @@ const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "
 /** A small web page: each section an `<h2>` and its body paragraphs, plus a script that must be ignored. */
 export function makeHtml(sections: SectionSpec[], title = "Test page"): Buffer {
   const body = sections
-    .map((section) => `<h2>${escapeHtml(section.heading)}</h2>\n${paragraphsOf(section.body).map((p) => `<p>${escapeHtml(p)}</p>`).join("\n")}`)
+    .map(
+      (section) =>
+        `<h2>${escapeHtml(section.heading)}</h2>\n${paragraphsOf(section.body)
+          .map((p) => `<p>${escapeHtml(p)}</p>`)
+          .join("\n")}`,
+    )
     .join("\n");
   return Buffer.from(
     `<!doctype html>\n<html><head><title>${escapeHtml(title)}</title><style>p { color: red; }</style></head>\n` +
@@ -93,7 +102,10 @@ export function makeTxt(text: string): Buffer {
 
 /** Looks like a PDF by its header (so detection accepts it) but has no readable structure. */
 export function corruptPdf(): Buffer {
-  return Buffer.concat([Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "latin1"), Buffer.from("1 0 obj << /Type /Catalog /Pages 9 0 R >>\nthis is not a pdf body at all ".repeat(20))]);
+  return Buffer.concat([
+    Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "latin1"),
+    Buffer.from("1 0 obj << /Type /Catalog /Pages 9 0 R >>\nthis is not a pdf body at all ".repeat(20)),
+  ]);
 }
 
 /** A Windows executable's opening bytes (MZ header, PE signature), for renamed-file tests. */

@@ -26,7 +26,14 @@ const courses: string[] = [];
 
 export async function insertDocument(
   stack: Stack,
-  options: { title: string; sections: Array<{ heading: string; body: string }>; chunked: boolean; departments?: string[]; courseId?: string; fullText?: string },
+  options: {
+    title: string;
+    sections: Array<{ heading: string; body: string }>;
+    chunked: boolean;
+    departments?: string[];
+    courseId?: string;
+    fullText?: string;
+  },
 ): Promise<FixtureDocument> {
   const db = stack.server.deps.db;
   const fullText = options.fullText ?? options.sections.map((s) => `## ${s.heading}\n\n${s.body}`).join("\n\n");
@@ -70,7 +77,14 @@ export async function insertDocument(
 
 export async function insertCourse(
   stack: Stack,
-  options: { title: string; module: string; summary: string; lessons: Array<{ title: string; content: string }>; sourceDocumentId?: string; archived?: boolean },
+  options: {
+    title: string;
+    module: string;
+    summary: string;
+    lessons: Array<{ title: string; content: string }>;
+    sourceDocumentId?: string;
+    archived?: boolean;
+  },
 ): Promise<FixtureCourse> {
   const db = stack.server.deps.db;
   const id = randomUUID();
@@ -89,7 +103,15 @@ export async function insertCourse(
   const lessonIds: string[] = [];
   for (const [i, lesson] of options.lessons.entries()) {
     const lessonId = randomUUID();
-    await db("lessons").insert({ id: lessonId, org_id: DEMO_IDS.orgId, course_id: id, module_id: moduleId, title: lesson.title, content: lesson.content, position: i + 1 });
+    await db("lessons").insert({
+      id: lessonId,
+      org_id: DEMO_IDS.orgId,
+      course_id: id,
+      module_id: moduleId,
+      title: lesson.title,
+      content: lesson.content,
+      position: i + 1,
+    });
     lessonIds.push(lessonId);
   }
   return { id, title: options.title, moduleId, lessonIds };

@@ -16,7 +16,19 @@ import { searchTerms } from "../../workers/tutor/language";
 import { api } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
 import { enrol, insertCourse, insertDocument, removeFixtures, unenrol, type FixtureCourse, type FixtureDocument } from "./access-fixtures";
-import { CLASSIFY_MARKER, MODULE_SELECTION_MARKER, ask, chatRequestsContaining, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, type Learner, type Turn } from "./helpers";
+import {
+  CLASSIFY_MARKER,
+  MODULE_SELECTION_MARKER,
+  ask,
+  chatRequestsContaining,
+  freshEmployee,
+  generationRequestsFor,
+  promptOf,
+  removeFreshEmployees,
+  scriptedResponder,
+  type Learner,
+  type Turn,
+} from "./helpers";
 
 const OSPREY_QUESTION = "What is form OSPREY-3 used for in the quarterly ledger close?";
 const HERON_QUESTION = "What does the HERON-5 freezer log record during cold chain checks?";
@@ -70,14 +82,19 @@ describe("the tutor, complete: who can read what inside an organisation", functi
       title: "Cold Chain Basics",
       module: "Freezer checks",
       summary: "Daily freezer checks and the HERON-5 log.",
-      lessons: [{ title: "Logging freezer temperatures", content: "Every morning, record the PELICAN-9 probe reading of each freezer before the store opens." }],
+      lessons: [
+        { title: "Logging freezer temperatures", content: "Every morning, record the PELICAN-9 probe reading of each freezer before the store opens." },
+      ],
     });
     financeHandbook = await insertDocument(stack, {
       title: "Finance Close Handbook",
       departments: ["Finance"],
       chunked: true,
       sections: [
-        { heading: "Quarterly close", body: "Form OSPREY-3 is used in the quarterly ledger close to list every open accrual; the controller signs form OSPREY-3 before the ledger is locked." },
+        {
+          heading: "Quarterly close",
+          body: "Form OSPREY-3 is used in the quarterly ledger close to list every open accrual; the controller signs form OSPREY-3 before the ledger is locked.",
+        },
         { heading: "Deadlines", body: "The quarterly ledger close ends on the fifth working day. Late journal entries wait for the next period." },
       ],
     });
@@ -85,13 +102,23 @@ describe("the tutor, complete: who can read what inside an organisation", functi
       title: "Cold Chain Procedures",
       courseId: coldChain.id,
       chunked: true,
-      sections: [{ heading: "Freezer log", body: "The HERON-5 freezer log records the freezer temperature, the time of the check and the initials of the person who checked it during cold chain checks." }],
+      sections: [
+        {
+          heading: "Freezer log",
+          body: "The HERON-5 freezer log records the freezer temperature, the time of the check and the initials of the person who checked it during cold chain checks.",
+        },
+      ],
     });
     vaultRegister = await insertDocument(stack, {
       title: "Vault Keys Register",
       departments: ["Finance"],
       chunked: false,
-      sections: [{ heading: "Custodians", body: "The ALBATROSS vault keys register is signed by the custodian on duty. The custodian signs the register when the vault keys are handed over." }],
+      sections: [
+        {
+          heading: "Custodians",
+          body: "The ALBATROSS vault keys register is signed by the custodian on duty. The custodian signs the register when the vault keys are handed over.",
+        },
+      ],
     });
     ledgerBasics = await insertCourse(stack, {
       title: "Ledger Basics",
@@ -107,7 +134,13 @@ describe("the tutor, complete: who can read what inside an organisation", functi
       lessons: [{ title: "Keys", content: "Keys are kept safe." }],
       sourceDocumentId: vaultRegister.id,
     });
-    archived = await insertCourse(stack, { title: "Old Till Training", module: "Tills", summary: "Old tills.", lessons: [{ title: "Tills", content: "Old tills." }], archived: true });
+    archived = await insertCourse(stack, {
+      title: "Old Till Training",
+      module: "Tills",
+      summary: "Old tills.",
+      lessons: [{ title: "Tills", content: "Old tills." }],
+      archived: true,
+    });
 
     await enrol(stack, warehouse.userId, coldChain.id);
     for (const learner of [finance, warehouse]) {
@@ -183,16 +216,28 @@ describe("the tutor, complete: who can read what inside an organisation", functi
 
   describe("course context", () => {
     it("refuses a course the employee is not enrolled in (403 COURSE_NOT_AVAILABLE), and its lessons", async () => {
-      const byCourse = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: finance.token, body: { message: "Explain this", context: { course_id: coldChain.id } } });
+      const byCourse = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+        token: finance.token,
+        body: { message: "Explain this", context: { course_id: coldChain.id } },
+      });
       expect(byCourse.status).to.equal(403);
       expect(byCourse.body.error.code).to.equal("COURSE_NOT_AVAILABLE");
-      const byLesson = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: finance.token, body: { message: "Explain this", context: { lesson_id: coldChain.lessonIds[0] } } });
+      const byLesson = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+        token: finance.token,
+        body: { message: "Explain this", context: { lesson_id: coldChain.lessonIds[0] } },
+      });
       expect(byLesson.status).to.equal(403);
       expect(byLesson.body.error.code).to.equal("COURSE_NOT_AVAILABLE");
-      const archivedCourse = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: finance.token, body: { message: "Explain this", context: { course_id: archived.id } } });
+      const archivedCourse = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+        token: finance.token,
+        body: { message: "Explain this", context: { course_id: archived.id } },
+      });
       expect(archivedCourse.status, "an archived course, even when enrolled").to.equal(403);
       expect(archivedCourse.body.error.code).to.equal("COURSE_NOT_AVAILABLE");
-      const unknown = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: finance.token, body: { message: "Explain this", context: { course_id: randomUUID() } } });
+      const unknown = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+        token: finance.token,
+        body: { message: "Explain this", context: { course_id: randomUUID() } },
+      });
       expect(unknown.status).to.equal(404);
       expect(chatRequestsContaining(stack, CLASSIFY_MARKER), "nothing was queued").to.have.length(0);
     });
@@ -248,7 +293,10 @@ describe("the tutor, complete: who can read what inside an organisation", functi
 
     it("never reads a lesson of another course, even when a job names one (worker re-check and PageIndex)", async () => {
       const deps = stack.workers.deps;
-      const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: warehouse.token, body: { message: "Hello", context: { course_id: ledgerBasics.id } } });
+      const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+        token: warehouse.token,
+        body: { message: "Hello", context: { course_id: ledgerBasics.id } },
+      });
       expect(posted.status).to.equal(202);
       const payload = {
         orgId: DEMO_IDS.orgId,
@@ -262,12 +310,21 @@ describe("the tutor, complete: who can read what inside an organisation", functi
       const context = await loadTurnContext(deps, payload);
       expect(context.courseId).to.equal(ledgerBasics.id);
       expect(context.lessonId, "a lesson of another course is dropped").to.equal(null);
-      const asFinance = await loadTurnContext(deps, { ...payload, userId: finance.userId, courseId: coldChain.id, lessonId: coldChain.lessonIds[0]! }).catch((error: Error) => error);
+      const asFinance = await loadTurnContext(deps, { ...payload, userId: finance.userId, courseId: coldChain.id, lessonId: coldChain.lessonIds[0]! }).catch(
+        (error: Error) => error,
+      );
       // The session is the warehouse employee's: a forged job for someone else is refused outright.
       expect(asFinance).to.be.instanceOf(Error);
 
       stack.llm.setResponder(scriptedResponder({ modules: "1" }));
-      const sources = await pageIndexSearch(deps, { orgId: DEMO_IDS.orgId, userId: warehouse.userId, courseId: ledgerBasics.id, courseTitle: ledgerBasics.title, lessonId: coldChain.lessonIds[0]!, question: "What is this?" });
+      const sources = await pageIndexSearch(deps, {
+        orgId: DEMO_IDS.orgId,
+        userId: warehouse.userId,
+        courseId: ledgerBasics.id,
+        courseTitle: ledgerBasics.title,
+        lessonId: coldChain.lessonIds[0]!,
+        question: "What is this?",
+      });
       expect(sources.map((s) => s.sourceId)).to.deep.equal(ledgerBasics.lessonIds);
     });
   });

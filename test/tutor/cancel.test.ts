@@ -29,7 +29,11 @@ describe("cancelling a tutor turn", function () {
   }
 
   const ofTurn = (learner: Learner, turnId: string): ReceivedEvent[] => learner.events.filter((e) => e.payload?.turnId === turnId);
-  const tokensOf = (events: ReceivedEvent[]): string => events.filter((e) => e.event === "token").map((e) => e.payload.content).join("");
+  const tokensOf = (events: ReceivedEvent[]): string =>
+    events
+      .filter((e) => e.event === "token")
+      .map((e) => e.payload.content)
+      .join("");
 
   async function storedAnswer(turnId: string): Promise<{ status: string; content: string; metadata: Record<string, any> } | undefined> {
     return stack.server.deps.db("chat_messages").where({ turn_id: turnId, role: "assistant" }).first();
@@ -105,7 +109,11 @@ describe("cancelling a tutor turn", function () {
       return classify(request);
     });
     const { turnId } = await startTurn(learner, question);
-    await waitFor(() => stack.llm.chatCalls().some((r) => promptOf(r).includes(CLASSIFY_MARKER) && promptOf(r).includes(question)), 20_000, "the classifier call");
+    await waitFor(
+      () => stack.llm.chatCalls().some((r) => promptOf(r).includes(CLASSIFY_MARKER) && promptOf(r).includes(question)),
+      20_000,
+      "the classifier call",
+    );
     const response = await cancelOverHttp(learner, turnId);
     expect(response.status).to.equal(202);
     openGate();
@@ -115,7 +123,10 @@ describe("cancelling a tutor turn", function () {
     expect(done.payload.cancelled).to.equal(true);
     expect(events.some((e) => e.event === "token" || e.event === "grounding")).to.equal(false);
     expect(generationRequestsFor(stack, question)).to.have.length(0);
-    expect(stack.llm.embeddingCalls().filter((r) => JSON.stringify(r.body?.input ?? "").includes(question)), "retrieval skipped").to.have.length(0);
+    expect(
+      stack.llm.embeddingCalls().filter((r) => JSON.stringify(r.body?.input ?? "").includes(question)),
+      "retrieval skipped",
+    ).to.have.length(0);
     expect(await storedAnswer(turnId)).to.include({ status: "cancelled", content: "" });
   });
 

@@ -84,7 +84,10 @@ describe("documents API: access restrictions", function () {
       const response = await patch(body);
       expect(response.status, JSON.stringify(body)).to.equal(400);
       expect(response.body.error.code).to.equal("VALIDATION_ERROR");
-      expect(response.body.error.fields.map((f: { path: string }) => f.path), JSON.stringify(body)).to.include(path);
+      expect(
+        response.body.error.fields.map((f: { path: string }) => f.path),
+        JSON.stringify(body),
+      ).to.include(path);
     }
     expect((await patch({ restricted_departments: ["Sales"] }, admin.token, randomUUID())).status).to.equal(404);
     expect((await patch({ restricted_departments: ["Sales"] }, admin.token, "nope")).status).to.equal(400);
@@ -96,7 +99,12 @@ describe("documents API: access restrictions", function () {
 
   it("takes restrictions as multipart fields at upload", async () => {
     const bytes = Buffer.from(`# Bonus rules ${randomUUID()}\n\nBonuses are paid in March.\n`);
-    const response = await upload(stack.baseUrl, admin.token, { name: "bonus.md", bytes, type: "text/markdown" }, { restricted_departments: '["Finance","Sales"]', restricted_course_id: course.id });
+    const response = await upload(
+      stack.baseUrl,
+      admin.token,
+      { name: "bonus.md", bytes, type: "text/markdown" },
+      { restricted_departments: '["Finance","Sales"]', restricted_course_id: course.id },
+    );
     expect(response.status, JSON.stringify(response.body)).to.equal(202);
     uploaded.push(response.body.document_id);
     const shown = await api(stack.baseUrl, "GET", `/api/v1/documents/${response.body.document_id}`, { token: admin.token });
@@ -108,7 +116,12 @@ describe("documents API: access restrictions", function () {
     expect(reshown.body.access.restricted_departments).to.deep.equal(["Finance", "People"]);
 
     const other = Buffer.from(`# Other ${randomUUID()}\n\nText.\n`);
-    const unknownCourse = await upload(stack.baseUrl, admin.token, { name: "other.md", bytes: other, type: "text/markdown" }, { restricted_course_id: randomUUID() });
+    const unknownCourse = await upload(
+      stack.baseUrl,
+      admin.token,
+      { name: "other.md", bytes: other, type: "text/markdown" },
+      { restricted_course_id: randomUUID() },
+    );
     expect(unknownCourse.status).to.equal(400);
     expect(unknownCourse.body.error.code).to.equal("VALIDATION_ERROR");
     const emptyList = await upload(stack.baseUrl, admin.token, { name: "other.md", bytes: other, type: "text/markdown" }, { restricted_departments: "[]" });

@@ -32,7 +32,13 @@ describe("the tutor, complete: the document rung on a multi-megabyte document", 
     const fullText = `${head}${body}\n\nThe ZEPHYR-1 procedure is only described at the very end.`;
     fullLength = fullText.length;
     manual = await insertDocument(stack, { title: "Store Operations Encyclopedia", chunked: false, sections: [], fullText });
-    const course = await insertCourse(stack, { title: "Store Operations", module: "Opening", summary: "Opening the store.", lessons: [{ title: "Opening", content: "Open on time." }], sourceDocumentId: manual.id });
+    const course = await insertCourse(stack, {
+      title: "Store Operations",
+      module: "Opening",
+      summary: "Opening the store.",
+      lessons: [{ title: "Opening", content: "Open on time." }],
+      sourceDocumentId: manual.id,
+    });
     await enrol(stack, learner.userId, course.id);
   });
 

@@ -43,15 +43,32 @@ const created: Learner[] = [];
 export async function removeFreshEmployees(stack: Stack): Promise<void> {
   const learners = created.splice(0);
   for (const learner of learners) learner.socket.disconnect();
-  if (learners.length > 0) await stack.server.deps.db("users").whereIn("id", learners.map((l) => l.userId)).delete();
+  if (learners.length > 0)
+    await stack.server.deps
+      .db("users")
+      .whereIn(
+        "id",
+        learners.map((l) => l.userId),
+      )
+      .delete();
 }
 
 /** Inserts a brand-new employee (or admin) of the demo org, optionally enrolled in demo courses, and signs in. */
-export async function freshEmployee(stack: Stack, options: { locale?: "es" | "en"; enrolIn?: CourseKey[]; department?: string; role?: "employee" | "admin" } = {}): Promise<Learner> {
+export async function freshEmployee(
+  stack: Stack,
+  options: { locale?: "es" | "en"; enrolIn?: CourseKey[]; department?: string; role?: "employee" | "admin" } = {},
+): Promise<Learner> {
   const db = stack.server.deps.db;
   const email = `tutor-test-${randomUUID().slice(0, 8)}@example.com`;
   const [row] = await db("users")
-    .insert({ org_id: DEMO_IDS.orgId, email, name: "Test Learner", role: options.role ?? "employee", department: options.department ?? "QA", locale: options.locale ?? "en" })
+    .insert({
+      org_id: DEMO_IDS.orgId,
+      email,
+      name: "Test Learner",
+      role: options.role ?? "employee",
+      department: options.department ?? "QA",
+      locale: options.locale ?? "en",
+    })
     .returning("id");
   for (const course of options.enrolIn ?? []) {
     await db("enrollments").insert({ org_id: DEMO_IDS.orgId, user_id: row.id, course_id: DEMO_IDS.courseIds[course], status: "in_progress" });
@@ -66,7 +83,11 @@ export interface Turn {
   turnId: string;
   events: ReceivedEvent[];
   names: string[];
-  grounding: { rung: string; source: string; sources: Array<{ index: number; document: string; section: string | null; sourceType: string; sourceId: string | null }> };
+  grounding: {
+    rung: string;
+    source: string;
+    sources: Array<{ index: number; document: string; section: string | null; sourceType: string; sourceId: string | null }>;
+  };
   citations: Array<{ index: number; sourceType: string; sourceId: string | null }>;
   suggestions: string[];
   done: { messageId: string; retrievalSource: string } | undefined;
@@ -98,7 +119,10 @@ export async function ask(stack: Stack, learner: Learner, message: string, conte
     suggestions: payload("suggestions")?.suggestions ?? [],
     done: payload("done"),
     errors: events.filter((e) => e.event === "error"),
-    tokens: events.filter((e) => e.event === "token").map((e) => e.payload.content as string).join(""),
+    tokens: events
+      .filter((e) => e.event === "token")
+      .map((e) => e.payload.content as string)
+      .join(""),
     answer,
   };
 }

@@ -63,7 +63,10 @@ describe("the tutor, complete: job return values", function () {
     let turnId = "";
     try {
       const question = "What should I look at when goods come back damaged?";
-      const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: learner.token, body: { message: question, context: { course_id: RETURNS, lesson_id: current } } });
+      const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+        token: learner.token,
+        body: { message: question, context: { course_id: RETURNS, lesson_id: current } },
+      });
       expect(posted.status).to.equal(202);
       turnId = posted.body.turn_id;
       expect(await join(learner.socket, { sessionId: posted.body.session_id })).to.include({ ok: true });

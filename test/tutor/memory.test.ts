@@ -7,7 +7,18 @@ import { expect } from "chai";
 import { modelCooldowns } from "../../workers/llm/cooldowns";
 import { waitFor } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { SUMMARY_MARKER, ask, chatRequestsContaining, freshEmployee, removeFreshEmployees, generationRequestsFor, promptOf, scriptedResponder, type Learner, type Turn } from "./helpers";
+import {
+  SUMMARY_MARKER,
+  ask,
+  chatRequestsContaining,
+  freshEmployee,
+  removeFreshEmployees,
+  generationRequestsFor,
+  promptOf,
+  scriptedResponder,
+  type Learner,
+  type Turn,
+} from "./helpers";
 
 const QUESTIONS = [
   "My name is Zoltan and I work at the Lisbon store. How long is the refund window?",
@@ -37,7 +48,11 @@ describe("the tutor, complete: conversation memory", function () {
   });
   after(() => removeFreshEmployees(stack));
 
-  async function session(): Promise<{ learner: Learner; say: (n: number) => Promise<Turn>; row: () => Promise<{ summary: string | null; summary_turn_count: number }> }> {
+  async function session(): Promise<{
+    learner: Learner;
+    say: (n: number) => Promise<Turn>;
+    row: () => Promise<{ summary: string | null; summary_turn_count: number }>;
+  }> {
     const learner = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
     let sessionId: string | undefined;
     return {
@@ -59,10 +74,14 @@ describe("the tutor, complete: conversation memory", function () {
     expect((await row()).summary, "six turns still fit the raw window: nothing to summarise").to.equal(null);
 
     await say(7);
-    const first = await waitFor(async () => {
-      const current = await row();
-      return current.summary ? current : undefined;
-    }, 15_000, "the session summary");
+    const first = await waitFor(
+      async () => {
+        const current = await row();
+        return current.summary ? current : undefined;
+      },
+      15_000,
+      "the session summary",
+    );
     expect(first.summary_turn_count).to.equal(1);
     expect(first.summary).to.include("Zoltan");
 
@@ -115,7 +134,10 @@ describe("the tutor, complete: conversation memory", function () {
       expect(turn.answer?.status).to.equal("complete");
       expect(turn.answer?.content.trim()).to.not.equal("");
     }
-    expect(learner.events.filter((e) => e.event === "error"), "no turn heard about the summariser").to.deep.equal([]);
+    expect(
+      learner.events.filter((e) => e.event === "error"),
+      "no turn heard about the summariser",
+    ).to.deep.equal([]);
     const [ninth] = generationRequestsFor(stack, QUESTIONS[8]!);
     expect(promptOf(ninth!)).to.not.include("Summary of the earlier conversation");
     // Without a summary, the raw history still carries the whole conversation.

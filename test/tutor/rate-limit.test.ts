@@ -61,7 +61,10 @@ describe("the tutor, complete: rate limit", function () {
 
       // Into an existing session too: refused, and nothing stored or touched.
       const session = await stack.server.deps.db("chat_sessions").where({ user_id: learner.userId }).first();
-      const again = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: learner.token, body: { message: "¿sigues ahí?", context: { session_id: session.id } } });
+      const again = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+        token: learner.token,
+        body: { message: "¿sigues ahí?", context: { session_id: session.id } },
+      });
       expect(again.status).to.equal(429);
       expect(await counts(learner.userId)).to.deep.equal(before);
       const untouched = await stack.server.deps.db("chat_sessions").where({ id: session.id }).first();

@@ -13,7 +13,19 @@ import { keywordCoverage } from "../../workers/tutor/retrieval/hybrid-search";
 import { THIN_CONTEXT_TOKENS } from "../../workers/tutor/retrieval/ladder";
 import { countTokens } from "../../workers/llm/tokens";
 import { useStack, type Stack } from "../support/stack";
-import { CLASSIFY_MARKER, MODULE_SELECTION_MARKER, ask, chatRequestsContaining, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, signIn, type Learner } from "./helpers";
+import {
+  CLASSIFY_MARKER,
+  MODULE_SELECTION_MARKER,
+  ask,
+  chatRequestsContaining,
+  freshEmployee,
+  generationRequestsFor,
+  promptOf,
+  removeFreshEmployees,
+  scriptedResponder,
+  signIn,
+  type Learner,
+} from "./helpers";
 
 const RETURNS = DEMO_IDS.courseIds.returnsEssentials;
 const RETURNS_MANUAL = DEMO_IDS.documentIds.returnsPolicy;
@@ -71,7 +83,9 @@ describe("the tutor, complete: retrieval", function () {
       const lessons = turn.grounding.sources.filter((s) => s.sourceType === "lesson").map((s) => s.sourceId);
       expect(lessons).to.deep.equal([current, lessonId(0, 0, 0), lessonId(0, 0, 1)]);
       const [generation] = generationRequestsFor(stack, "Can you explain this lesson again?");
-      expect(promptOf(generation!)).to.include("[1] Returns Essentials > Refunds and Exceptions > Refunding to the original payment method\nRefunds always go back");
+      expect(promptOf(generation!)).to.include(
+        "[1] Returns Essentials > Refunds and Exceptions > Refunding to the original payment method\nRefunds always go back",
+      );
     });
 
     it("uses PageIndex alone, without embeddings, when the selected lessons are enough", async () => {
@@ -98,9 +112,31 @@ describe("the tutor, complete: retrieval", function () {
 
     before(async () => {
       const db = stack.server.deps.db;
-      await db("courses").insert({ id: courseId, org_id: DEMO_IDS.orgId, title: "Refunds in Brief", language: "en", source_document_id: RETURNS_MANUAL, status: "published" });
-      await db("modules").insert({ id: moduleId, org_id: DEMO_IDS.orgId, course_id: courseId, title: "Card refunds", summary: "Where card refunds go.", position: 1 });
-      await db("lessons").insert({ id: thinLesson, org_id: DEMO_IDS.orgId, course_id: courseId, module_id: moduleId, title: "Card refunds", content: "Card refunds go back to the same card.", position: 1 });
+      await db("courses").insert({
+        id: courseId,
+        org_id: DEMO_IDS.orgId,
+        title: "Refunds in Brief",
+        language: "en",
+        source_document_id: RETURNS_MANUAL,
+        status: "published",
+      });
+      await db("modules").insert({
+        id: moduleId,
+        org_id: DEMO_IDS.orgId,
+        course_id: courseId,
+        title: "Card refunds",
+        summary: "Where card refunds go.",
+        position: 1,
+      });
+      await db("lessons").insert({
+        id: thinLesson,
+        org_id: DEMO_IDS.orgId,
+        course_id: courseId,
+        module_id: moduleId,
+        title: "Card refunds",
+        content: "Card refunds go back to the same card.",
+        position: 1,
+      });
       // Course context is only accepted for a course the learner is enrolled in.
       await db("enrollments").insert({ org_id: DEMO_IDS.orgId, user_id: learner.userId, course_id: courseId, status: "in_progress" });
       const chunks = await db("document_chunks").where({ document_id: RETURNS_MANUAL }).count<{ count: string }[]>("* as count").first();
@@ -116,13 +152,18 @@ describe("the tutor, complete: retrieval", function () {
       const lesson = await stack.server.deps.db("lessons").where({ id: thinLesson }).first();
       expect(countTokens(lesson.content)).to.be.lessThan(THIN_CONTEXT_TOKENS);
 
-      const turn = await ask(stack, learner, "Within how many business days are card refunds processed to the original payment method?", { course_id: courseId, lesson_id: thinLesson });
+      const turn = await ask(stack, learner, "Within how many business days are card refunds processed to the original payment method?", {
+        course_id: courseId,
+        lesson_id: thinLesson,
+      });
 
       expect(turn.grounding).to.include({ rung: "chunks", source: "scoped_fallback" });
       expect(turn.grounding.sources[0]).to.include({ index: 1, sourceType: "lesson", sourceId: thinLesson });
       const chunks = turn.grounding.sources.filter((s) => s.sourceType === "document_chunk");
       expect(chunks.length).to.be.greaterThan(0);
-      const manualChunkIds = (await stack.server.deps.db("document_chunks").where({ document_id: RETURNS_MANUAL }).select("id")).map((r: { id: string }) => r.id);
+      const manualChunkIds = (await stack.server.deps.db("document_chunks").where({ document_id: RETURNS_MANUAL }).select("id")).map(
+        (r: { id: string }) => r.id,
+      );
       for (const chunk of chunks) expect(manualChunkIds).to.include(chunk.sourceId);
       expect(chunks.map((c) => c.section)).to.include("5. Refunds to the Original Payment Method");
       expect(stack.llm.embeddingCalls()).to.have.length(1);
@@ -149,7 +190,11 @@ describe("the tutor, complete: retrieval", function () {
       expect(chatRequestsContaining(stack, CLASSIFY_MARKER)).to.have.length(1);
       expect(turn.grounding).to.include({ rung: "chunks", source: "semantic" });
       const hit = turn.grounding.sources.find((s) => s.sourceId === zebra.id);
-      expect(hit, JSON.stringify(turn.grounding.sources)).to.include({ sourceType: "document_chunk", document: "Customer Service Playbook", section: "3. Ticket Escalation" });
+      expect(hit, JSON.stringify(turn.grounding.sources)).to.include({
+        sourceType: "document_chunk",
+        document: "Customer Service Playbook",
+        section: "3. Ticket Escalation",
+      });
       expect(turn.citations.map((c) => c.sourceId)).to.include(zebra.id);
       expect(turn.answer?.content).to.include("ZEBRA-7");
     });

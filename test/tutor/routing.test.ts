@@ -6,7 +6,19 @@
 import { expect } from "chai";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { useStack, type Stack } from "../support/stack";
-import { CLASSIFY_MARKER, MODULE_SELECTION_MARKER, ask, chatRequestsContaining, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, signIn, type Learner } from "./helpers";
+import {
+  CLASSIFY_MARKER,
+  MODULE_SELECTION_MARKER,
+  ask,
+  chatRequestsContaining,
+  freshEmployee,
+  generationRequestsFor,
+  promptOf,
+  removeFreshEmployees,
+  scriptedResponder,
+  signIn,
+  type Learner,
+} from "./helpers";
 
 describe("the tutor, complete: routing a turn", function () {
   this.timeout(60_000);
@@ -111,7 +123,10 @@ describe("the tutor, complete: routing a turn", function () {
 
     expect(turn.answer?.metadata.language).to.equal("es");
     expect(turn.suggestions.length).to.be.greaterThan(0);
-    expect(turn.suggestions.some((s) => s.includes("¿")), turn.suggestions.join(" | ")).to.equal(true);
+    expect(
+      turn.suggestions.some((s) => s.includes("¿")),
+      turn.suggestions.join(" | "),
+    ).to.equal(true);
     for (const suggestion of turn.suggestions) expect(suggestion).to.match(/[¿áéíóúñ]|\b(qué|curso|puedo|más|tema|progreso|hoy)\b/i);
     expect(turn.answer?.metadata.suggestions).to.deep.equal(turn.suggestions);
     const [generation] = generationRequestsFor(stack, "¿Cómo debo gestionar la queja");

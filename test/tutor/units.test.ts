@@ -43,19 +43,46 @@ describe("tutor units", () => {
 
   describe("heuristicIntent", () => {
     it("settles greetings and thanks in Spanish and English as chitchat", () => {
-      for (const message of ["hola", "¡Hola!", "Buenos días", "buenas tardes", "Muchas gracias", "Hola, gracias", "hi", "Hello!", "Thank you", "thanks a lot", "Good morning."]) {
+      for (const message of [
+        "hola",
+        "¡Hola!",
+        "Buenos días",
+        "buenas tardes",
+        "Muchas gracias",
+        "Hola, gracias",
+        "hi",
+        "Hello!",
+        "Thank you",
+        "thanks a lot",
+        "Good morning.",
+      ]) {
         expect(heuristicIntent(message), message).to.equal("chitchat");
       }
     });
 
     it("settles progress questions in Spanish and English", () => {
-      for (const message of ["¿Cómo voy?", "¿Cuál es mi progreso?", "¿Cuáles son mis fechas límite?", "¿Qué debería repasar?", "What is my progress and my deadlines?", "How am I doing?", "Show me my grades", "What are my courses?"]) {
+      for (const message of [
+        "¿Cómo voy?",
+        "¿Cuál es mi progreso?",
+        "¿Cuáles son mis fechas límite?",
+        "¿Qué debería repasar?",
+        "What is my progress and my deadlines?",
+        "How am I doing?",
+        "Show me my grades",
+        "What are my courses?",
+      ]) {
         expect(heuristicIntent(message), message).to.equal("progress");
       }
     });
 
     it("leaves real questions to the model, including ones that merely start with a greeting", () => {
-      for (const message of ["How many days do I have to return an item for a refund?", "Hola, ¿cuántos kg puedo levantar solo?", "Hi, what is ZEBRA-7?", "¿Qué necesito para conducir una carretilla elevadora?", "okay so what about gift cards"]) {
+      for (const message of [
+        "How many days do I have to return an item for a refund?",
+        "Hola, ¿cuántos kg puedo levantar solo?",
+        "Hi, what is ZEBRA-7?",
+        "¿Qué necesito para conducir una carretilla elevadora?",
+        "okay so what about gift cards",
+      ]) {
         expect(heuristicIntent(message), message).to.equal(null);
       }
     });
@@ -107,14 +134,29 @@ describe("tutor units", () => {
     });
 
     const sources: RetrievedSource[] = [
-      { index: 1, document: "Returns Policy Manual", section: "1. Refund Window", page: 1, sourceType: "document_chunk", sourceId: "c1", content: "thirty days" },
+      {
+        index: 1,
+        document: "Returns Policy Manual",
+        section: "1. Refund Window",
+        page: 1,
+        sourceType: "document_chunk",
+        sourceId: "c1",
+        content: "thirty days",
+      },
       { index: 2, document: "Returns Essentials", section: "M1 > L1", page: null, sourceType: "lesson", sourceId: "l1", content: "count from the day after" },
     ];
 
     it("extractCitations keeps only sources that were given, ordered by index, without their text", () => {
       const citations = extractCitations("Refunds take 30 days [2][9]. See also [1] and [0], [2].", sources);
       expect(citations.map((c) => c.index)).to.deep.equal([1, 2]);
-      expect(citations[0]).to.deep.equal({ index: 1, document: "Returns Policy Manual", section: "1. Refund Window", page: 1, sourceType: "document_chunk", sourceId: "c1" });
+      expect(citations[0]).to.deep.equal({
+        index: 1,
+        document: "Returns Policy Manual",
+        section: "1. Refund Window",
+        page: 1,
+        sourceType: "document_chunk",
+        sourceId: "c1",
+      });
       expect(citations[1]).to.not.have.property("content");
     });
 
@@ -157,15 +199,23 @@ describe("tutor units", () => {
     });
 
     it("selectHits keeps at most five, best first, so source [1] is the strongest evidence", () => {
-      const hits = Array.from({ length: 9 }, (_, i) => hit(`h${i}`, i % 2 ? "B doc" : "A doc", i * 10, `unique words number ${i} ${"x".repeat(i + 1)} alpha${i} beta${i} gamma${i}`, 1 - i / 10));
+      const hits = Array.from({ length: 9 }, (_, i) =>
+        hit(`h${i}`, i % 2 ? "B doc" : "A doc", i * 10, `unique words number ${i} ${"x".repeat(i + 1)} alpha${i} beta${i} gamma${i}`, 1 - i / 10),
+      );
       const kept = selectHits(hits);
       expect(kept.map((h) => h.id)).to.deep.equal(["h0", "h1", "h2", "h3", "h4"]);
     });
 
     it("combine can fuse by reciprocal rank instead, ignoring the scores' scales", () => {
       const base = hit("x", "Doc", 1, "text", 0);
-      const vector: ChunkHit[] = [{ ...base, id: "v1", similarity: 0.9 }, { ...base, id: "both", similarity: 0.2 }];
-      const text: ChunkHit[] = [{ ...base, id: "both", text_rank: 0.1 }, { ...base, id: "t2", text_rank: 9 }];
+      const vector: ChunkHit[] = [
+        { ...base, id: "v1", similarity: 0.9 },
+        { ...base, id: "both", similarity: 0.2 },
+      ];
+      const text: ChunkHit[] = [
+        { ...base, id: "both", text_rank: 0.1 },
+        { ...base, id: "t2", text_rank: 9 },
+      ];
       const scored = combine(vector, text, { method: "rrf", vectorWeight: 0.7, rrfK: 60 });
       expect(scored.map((h) => h.id)).to.deep.equal(["both", "v1", "t2"]);
       expect(scored[0]!.score).to.be.closeTo(1 / 62 + 1 / 61, 1e-12);

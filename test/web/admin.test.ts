@@ -58,7 +58,10 @@ describe("web: the admin console in Chromium", function () {
 
   afterEach(() => {
     expect(watched.consoleErrors, "console errors").to.deep.equal([]);
-    expect(watched.dialogs.filter((d) => !d.startsWith("confirm")), "dialogs").to.deep.equal([]);
+    expect(
+      watched.dialogs.filter((d) => !d.startsWith("confirm")),
+      "dialogs",
+    ).to.deep.equal([]);
   });
 
   it("shows the upload limits before anything is sent and refuses an oversized file in the page", async () => {
@@ -66,7 +69,9 @@ describe("web: the admin console in Chromium", function () {
     expect(limits).to.include("5.0 MB").and.to.include(".pdf").and.to.include(".md");
     await page.locator(".document").first().waitFor(); // the seeded documents, once listed
     const before = await page.locator(".document").count();
-    await page.locator("#upload-input").setInputFiles({ name: "huge.txt", mimeType: "text/plain", buffer: Buffer.alloc(stack.config.UPLOAD_MAX_BYTES + 1, 97) });
+    await page
+      .locator("#upload-input")
+      .setInputFiles({ name: "huge.txt", mimeType: "text/plain", buffer: Buffer.alloc(stack.config.UPLOAD_MAX_BYTES + 1, 97) });
     await page.locator(".messages-box", { hasText: "over the 5.0 MB limit" }).waitFor();
     await page.locator("#upload-input").setInputFiles({ name: "tool.exe", mimeType: "application/octet-stream", buffer: Buffer.from("MZ") });
     await page.locator(".messages-box", { hasText: "this type is not accepted" }).waitFor();
@@ -100,7 +105,9 @@ describe("web: the admin console in Chromium", function () {
 
   it("uploads through the picker, shows a refusal and a failure with its reason and code, and deletes a document", async () => {
     // Named .pdf but not a PDF inside: refused by content, so upload answers 415 and nothing is stored.
-    await page.locator("#upload-input").setInputFiles({ name: `fake-${unique()}.pdf`, mimeType: "application/pdf", buffer: Buffer.from("this is not a pdf at all") });
+    await page
+      .locator("#upload-input")
+      .setInputFiles({ name: `fake-${unique()}.pdf`, mimeType: "application/pdf", buffer: Buffer.from("this is not a pdf at all") });
     await page.locator(".messages-box", { hasText: "That file type is not accepted" }).waitFor();
     // Chromium logs every 4xx response; this one the test asked for.
     const refused = watched.consoleErrors.findIndex((line) => line.includes("status of 415"));
@@ -108,13 +115,17 @@ describe("web: the admin console in Chromium", function () {
     watched.consoleErrors.splice(refused, 1);
 
     const empty = `empty-${unique()}`;
-    await page.locator("#upload-input").setInputFiles({ name: `${empty}.txt`, mimeType: "text/plain", buffer: Buffer.from(`   \n\n  ${" ".repeat(Math.floor(Math.random() * 50))}`) });
+    await page
+      .locator("#upload-input")
+      .setInputFiles({ name: `${empty}.txt`, mimeType: "text/plain", buffer: Buffer.from(`   \n\n  ${" ".repeat(Math.floor(Math.random() * 50))}`) });
     const failed = page.locator(".document", { hasText: empty });
     await failed.locator("[data-status='FAILED']").waitFor({ timeout: 30_000 });
     expect(await failed.locator(".doc-error").textContent()).to.match(/\w+.*EXTRACTION_FAILED/);
 
     const good = `picked-${unique()}`;
-    await page.locator("#upload-input").setInputFiles({ name: `${good}.csv`, mimeType: "text/csv", buffer: Buffer.from(`product,days\nshoes ${good},30\nhats,14\n`) });
+    await page
+      .locator("#upload-input")
+      .setInputFiles({ name: `${good}.csv`, mimeType: "text/csv", buffer: Buffer.from(`product,days\nshoes ${good},30\nhats,14\n`) });
     const row = page.locator(".document", { hasText: good });
     await row.locator("[data-status='COMPLETED']").waitFor({ timeout: 30_000 });
     await row.getByRole("button", { name: `Delete ${good}` }).click();
@@ -125,7 +136,10 @@ describe("web: the admin console in Chromium", function () {
   it("runs the assistant: tool calls as cards, a proposal with Confirm that runs as a live checklist, and Resume after a partial run", async () => {
     const department = `Web Team ${unique()}`;
     const team = await addEmployees(stack, department, ["Ana Web", "Ben Web", "Cleo Web"]);
-    scriptTurn(stack, { calls: [{ name: "assign_course", arguments: { course_id: DEMO_IDS.courseIds.warehouseSafety, department } }], answer: "I have prepared this change." });
+    scriptTurn(stack, {
+      calls: [{ name: "assign_course", arguments: { course_id: DEMO_IDS.courseIds.warehouseSafety, department } }],
+      answer: "I have prepared this change.",
+    });
     await page.getByRole("link", { name: "Assistant" }).click();
     const input = page.getByLabel("Message", { exact: true });
     await input.fill(`Assign warehouse safety to ${department}`);
@@ -149,7 +163,13 @@ describe("web: the admin console in Chromium", function () {
     await card.locator("button", { hasText: "Resume failed items" }).click();
     await card.locator(".action-status[data-status='completed']").waitFor({ timeout: 20_000 });
     expect(await card.locator(".checklist li[data-status='done']").count()).to.equal(3);
-    const enrolled = await stack.server.deps.db("enrollments").whereIn("user_id", team.map((t) => t.id)).andWhere({ course_id: DEMO_IDS.courseIds.warehouseSafety });
+    const enrolled = await stack.server.deps
+      .db("enrollments")
+      .whereIn(
+        "user_id",
+        team.map((t) => t.id),
+      )
+      .andWhere({ course_id: DEMO_IDS.courseIds.warehouseSafety });
     expect(enrolled).to.have.length(3);
     stack.llm.setResponder(null);
     if (process.env.SCREENSHOTS) {

@@ -22,7 +22,8 @@ let built: Promise<unknown> | undefined;
 export async function launchBrowser(): Promise<Browser> {
   built ??= buildWeb();
   await built;
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash scripts/ensure-deps.sh --browser\` (npm test does) or apt-get install chromium`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: run \`bash scripts/ensure-deps.sh --browser\` (npm test does) or apt-get install chromium`);
   // As root Chromium refuses to start inside its sandbox; the pages are our own.
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
 }

@@ -20,11 +20,15 @@ const QUESTION = "How many days do customers have to return an item?";
 /** The newest answer bubble once it has finished streaming. */
 async function lastAnswerDone(page: Page, timeout = 20_000) {
   const answer = page.locator("li.msg.assistant").last();
-  await page.waitForFunction(() => {
-    const all = document.querySelectorAll("li.msg.assistant");
-    const last = all[all.length - 1];
-    return last !== undefined && last.getAttribute("aria-busy") === "false";
-  }, undefined, { timeout });
+  await page.waitForFunction(
+    () => {
+      const all = document.querySelectorAll("li.msg.assistant");
+      const last = all[all.length - 1];
+      return last !== undefined && last.getAttribute("aria-busy") === "false";
+    },
+    undefined,
+    { timeout },
+  );
   return answer;
 }
 
@@ -64,12 +68,17 @@ describe("web: the employee chat in Chromium", function () {
   afterEach(function () {
     // Every step: nothing logged as an error, nothing popped up except delete confirmations.
     expect(watched.consoleErrors, "console errors").to.deep.equal([]);
-    expect(watched.dialogs.filter((d) => !d.startsWith("confirm")), "dialogs").to.deep.equal([]);
+    expect(
+      watched.dialogs.filter((d) => !d.startsWith("confirm")),
+      "dialogs",
+    ).to.deep.equal([]);
   });
 
   it("signs in from the demo-user list and says who is signed in", async () => {
     expect(await page.locator(".topbar .who").textContent()).to.include("Eli Employee");
-    expect(await page.evaluate(() => sessionStorage.getItem("skillnet.token"))).to.be.a("string").with.length.greaterThan(20);
+    expect(await page.evaluate(() => sessionStorage.getItem("skillnet.token")))
+      .to.be.a("string")
+      .with.length.greaterThan(20);
   });
 
   it("streams the answer token by token, shows the rung badge as soon as it is known, then citations the markers link to", async () => {
@@ -77,10 +86,14 @@ describe("web: the employee chat in Chromium", function () {
     await ask(page, QUESTION);
     const answer = page.locator("li.msg.assistant").last();
     // Mid-stream: some text, still busy, and the badge already there (grounding comes before tokens).
-    await page.waitForFunction(() => {
-      const last = [...document.querySelectorAll("li.msg.assistant")].pop();
-      return last?.getAttribute("aria-busy") === "true" && (last.querySelector(".answer-text")?.textContent ?? "").length > 0;
-    }, undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => {
+        const last = [...document.querySelectorAll("li.msg.assistant")].pop();
+        return last?.getAttribute("aria-busy") === "true" && (last.querySelector(".answer-text")?.textContent ?? "").length > 0;
+      },
+      undefined,
+      { timeout: 20_000 },
+    );
     const early = (await answer.locator(".answer-text").textContent()) ?? "";
     expect(await answer.locator(".badge[data-rung]").getAttribute("data-rung")).to.equal("chunks");
     expect(await answer.locator(".badge[data-rung]").textContent()).to.equal("company source");
@@ -122,7 +135,9 @@ describe("web: the employee chat in Chromium", function () {
     stack.llm.setTokenDelay(40);
     await page.locator(".new-session").click();
     await ask(page, "Tell me about the returns window in detail");
-    await page.waitForFunction(() => ([...document.querySelectorAll("li.msg.assistant .answer-text")].pop()?.textContent ?? "").length > 30, undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => ([...document.querySelectorAll("li.msg.assistant .answer-text")].pop()?.textContent ?? "").length > 30, undefined, {
+      timeout: 20_000,
+    });
 
     await watched.context.setOffline(true);
     await page.locator(".topbar .connection.offline").waitFor({ timeout: 5_000 });
@@ -150,7 +165,9 @@ describe("web: the employee chat in Chromium", function () {
     stack.llm.setTokenDelay(60);
     await page.locator(".new-session").click();
     await ask(page, "Give me a very long answer about returns");
-    await page.waitForFunction(() => ([...document.querySelectorAll("li.msg.assistant .answer-text")].pop()?.textContent ?? "").length > 20, undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => ([...document.querySelectorAll("li.msg.assistant .answer-text")].pop()?.textContent ?? "").length > 20, undefined, {
+      timeout: 20_000,
+    });
     await page.getByRole("button", { name: "Stop" }).click();
     const answer = await lastAnswerDone(page);
     await answer.locator(".badge.stopped").waitFor();
@@ -160,7 +177,9 @@ describe("web: the employee chat in Chromium", function () {
     expect(shown).not.to.include("part119");
     const token = (await page.evaluate(() => sessionStorage.getItem("skillnet.token")))!;
     const sessionId = (await api(stack.baseUrl, "GET", "/api/v1/chat/sessions?agent_type=tutor", { token })).body.sessions[0].id;
-    const stored = (await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${sessionId}/messages`, { token })).body.messages.find((m: { role: string }) => m.role === "assistant");
+    const stored = (await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${sessionId}/messages`, { token })).body.messages.find(
+      (m: { role: string }) => m.role === "assistant",
+    );
     expect(stored.status).to.equal("cancelled");
     expect(stored.content.trim()).to.equal(shown);
     stack.llm.reset();
@@ -168,13 +187,25 @@ describe("web: the employee chat in Chromium", function () {
 
   it("switches between sessions and shows each one's history", async () => {
     const token = (await page.evaluate(() => sessionStorage.getItem("skillnet.token")))!;
-    const sessions = (await api(stack.baseUrl, "GET", "/api/v1/chat/sessions?agent_type=tutor", { token })).body.sessions as Array<{ id: string; title: string }>;
+    const sessions = (await api(stack.baseUrl, "GET", "/api/v1/chat/sessions?agent_type=tutor", { token })).body.sessions as Array<{
+      id: string;
+      title: string;
+    }>;
     expect(sessions.length).to.be.at.least(2);
     for (const session of [sessions[1]!, sessions[0]!]) {
-      await page.locator(".session-open", { hasText: session.title.slice(0, 30) }).first().click();
-      const stored = (await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${session.id}/messages`, { token })).body.messages as Array<{ role: string; content: string }>;
+      await page
+        .locator(".session-open", { hasText: session.title.slice(0, 30) })
+        .first()
+        .click();
+      const stored = (await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${session.id}/messages`, { token })).body.messages as Array<{
+        role: string;
+        content: string;
+      }>;
       const firstUser = stored.find((m) => m.role === "user")!;
-      await page.locator("li.msg.user", { hasText: firstUser.content.slice(0, 40) }).first().waitFor({ timeout: 10_000 });
+      await page
+        .locator("li.msg.user", { hasText: firstUser.content.slice(0, 40) })
+        .first()
+        .waitFor({ timeout: 10_000 });
       expect(await page.locator("li.msg").count()).to.equal(stored.length);
       expect(await page.locator(".session-open[aria-current='true']").textContent()).to.equal(session.title);
     }
@@ -193,7 +224,10 @@ describe("web: the employee chat in Chromium", function () {
     expect(await answer.locator(".answer-text").textContent()).to.include("<img src=x onerror=alert(1)>");
     await answer.locator("a", { hasText: "click me" }).click();
     await page.waitForTimeout(300);
-    expect(watched.dialogs.filter((d) => d.startsWith("alert")), "no alert fired").to.deep.equal([]);
+    expect(
+      watched.dialogs.filter((d) => d.startsWith("alert")),
+      "no alert fired",
+    ).to.deep.equal([]);
     stack.llm.reset();
   });
 
@@ -224,9 +258,20 @@ describe("web: the employee chat in Chromium", function () {
 
       // The caller's real per-user window, filled up in Redis as earlier messages would have.
       const limiter = new RateLimiter(stack.server.deps.redis);
-      const fill = () => limiter.consumeFor({ userId: learner.userId, orgId: stack.demo.orgId }, "tutor", { perUser: stack.config.RATE_LIMIT_TUTOR_PER_MINUTE, perOrganisation: 1_000_000 });
+      const fill = () =>
+        limiter.consumeFor({ userId: learner.userId, orgId: stack.demo.orgId }, "tutor", {
+          perUser: stack.config.RATE_LIMIT_TUTOR_PER_MINUTE,
+          perOrganisation: 1_000_000,
+        });
       let admitted = 0;
-      while (admitted <= stack.config.RATE_LIMIT_TUTOR_PER_MINUTE && (await fill().then(() => true, () => false))) admitted++;
+      while (
+        admitted <= stack.config.RATE_LIMIT_TUTOR_PER_MINUTE &&
+        (await fill().then(
+          () => true,
+          () => false,
+        ))
+      )
+        admitted++;
       expect(admitted, "the window is full").to.be.lessThan(stack.config.RATE_LIMIT_TUTOR_PER_MINUTE + 1);
       await ask(other.page, "Am I over the limit?");
       const limited = other.page.locator(".chat > .alert");

@@ -31,7 +31,10 @@ describe("web client: serving and the API it uses", function () {
 
   describe("pages and assets", () => {
     it("serves the chat at / and the console at /admin with a strict CSP and no caching of the page", async () => {
-      for (const [path, script] of [["/", /\/app\/chat-[A-Z0-9]+\.js/], ["/admin", /\/app\/admin-[A-Z0-9]+\.js/]] as const) {
+      for (const [path, script] of [
+        ["/", /\/app\/chat-[A-Z0-9]+\.js/],
+        ["/admin", /\/app\/admin-[A-Z0-9]+\.js/],
+      ] as const) {
         const page = await api(stack.baseUrl, "GET", path);
         expect(page.status, path).to.equal(200);
         expect(page.headers.get("content-type")).to.equal("text/html; charset=utf-8");
@@ -103,12 +106,20 @@ describe("web client: serving and the API it uses", function () {
       expect(response.status).to.equal(200);
       const courses = response.body.courses as Array<{ id: string; title: string; lessons: Array<{ id: string; title: string; module_title: string }> }>;
       expect(courses.map((c) => c.id)).to.deep.equal([DEMO_IDS.courseIds.returnsEssentials]);
-      const lessons = await stack.server.deps.db("lessons as l").join("modules as m", "m.id", "l.module_id").where("l.course_id", DEMO_IDS.courseIds.returnsEssentials).orderBy(["m.position", "l.position"]).select("l.id");
+      const lessons = await stack.server.deps
+        .db("lessons as l")
+        .join("modules as m", "m.id", "l.module_id")
+        .where("l.course_id", DEMO_IDS.courseIds.returnsEssentials)
+        .orderBy(["m.position", "l.position"])
+        .select("l.id");
       expect(courses[0]!.lessons.map((l) => l.id)).to.deep.equal(lessons.map((l: { id: string }) => l.id));
       expect(courses[0]!.lessons[0]!.module_title).to.be.a("string").and.not.empty;
 
       // Whatever the catalogue offers, the chat accepts as context.
-      const turn = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: learner.token, body: { message: "What is the first step?", context: { course_id: courses[0]!.id, lesson_id: courses[0]!.lessons[0]!.id } } });
+      const turn = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+        token: learner.token,
+        body: { message: "What is the first step?", context: { course_id: courses[0]!.id, lesson_id: courses[0]!.lessons[0]!.id } },
+      });
       expect(turn.status).to.equal(202);
     });
 

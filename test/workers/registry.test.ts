@@ -60,12 +60,24 @@ describe("tutor turns under load", function () {
   it("reach generation first come, first served", async () => {
     const turns = Array.from({ length: 5 }, () => randomUUID());
     for (const turnId of turns) {
-      await producer.enqueueTutorTurn({ orgId: randomUUID(), userId: randomUUID(), sessionId: randomUUID(), turnId, messageId: randomUUID(), courseId: null, lessonId: null });
+      await producer.enqueueTutorTurn({
+        orgId: randomUUID(),
+        userId: randomUUID(),
+        sessionId: randomUUID(),
+        turnId,
+        messageId: randomUUID(),
+        courseId: null,
+        lessonId: null,
+      });
     }
     const order: Record<string, string[]> = {};
     for (const queue of TUTOR_STAGE_QUEUES) {
       order[queue] = [];
-      const worker = new Worker(queue, async (job) => void order[queue]!.push(job.data.turnId), { connection: redis.duplicate(), prefix: QUEUE_PREFIX, concurrency: 1 });
+      const worker = new Worker(queue, async (job) => void order[queue]!.push(job.data.turnId), {
+        connection: redis.duplicate(),
+        prefix: QUEUE_PREFIX,
+        concurrency: 1,
+      });
       workers.push(worker);
       const started = Date.now();
       while (order[queue]!.length < turns.length && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 50));

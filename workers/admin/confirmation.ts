@@ -8,20 +8,43 @@
 export type ReplyKind = "confirm" | "reject" | "new_request" | "ambiguous";
 
 // Seed 000's lists, plus the everyday forms admins actually type.
-const CONFIRM_WORDS = new Set(["yes", "si", "proceed", "dale", "ok", "okay", "confirmar", "confirmo", "confirm", "confirmed", "hazlo", "adelante", "yep", "yeah", "sure", "vale", "claro", "go"]);
+const CONFIRM_WORDS = new Set([
+  "yes",
+  "si",
+  "proceed",
+  "dale",
+  "ok",
+  "okay",
+  "confirmar",
+  "confirmo",
+  "confirm",
+  "confirmed",
+  "hazlo",
+  "adelante",
+  "yep",
+  "yeah",
+  "sure",
+  "vale",
+  "claro",
+  "go",
+]);
 const CONFIRM_PHRASES = ["go ahead", "do it", "de acuerdo", "por supuesto", "sounds good"];
 const REJECT_WORDS = new Set(["no", "cancel", "cancelar", "cancela", "wait", "espera", "stop", "para", "nope", "abort", "don't", "dont", "nah"]);
 const REJECT_PHRASES = ["mejor no", "not now", "never mind"];
 
 /** Verbs and words of a request: a reply carrying them is a new instruction, not an answer. */
 const REQUEST_WORDS = new Set(
-  ("add also instead change remove include exclude assign enroll enrol deactivate archive verify set list show who make only except plus but " +
-    "anade agrega agregar incluye incluir tambien quita quitar excluye cambia cambiar asigna asignar inscribe desactiva archiva verifica pon lista muestra quien solo excepto ademas pero")
-    .split(" "),
+  (
+    "add also instead change remove include exclude assign enroll enrol deactivate archive verify set list show who make only except plus but " +
+    "anade agrega agregar incluye incluir tambien quita quitar excluye cambia cambiar asigna asignar inscribe desactiva archiva verifica pon lista muestra quien solo excepto ademas pero"
+  ).split(" "),
 );
 
 function fold(text: string): string {
-  return text.toLowerCase().normalize("NFD").replace(/\p{M}+/gu, "");
+  return text
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "");
 }
 
 function wordsOf(text: string): string[] {

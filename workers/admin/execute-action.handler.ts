@@ -8,13 +8,30 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { applyActionItem, ItemRejected } from "../../db/queries/admin-action-items";
 import type { WorkerDeps } from "../deps";
-import { type AdminActionRow, countItems, failPendingItems, finishAction, markItemFailed, nextPendingItems, recordProgress, startRunning } from "../../db/queries/admin-actions";
+import {
+  type AdminActionRow,
+  countItems,
+  failPendingItems,
+  finishAction,
+  markItemFailed,
+  nextPendingItems,
+  recordProgress,
+  startRunning,
+} from "../../db/queries/admin-actions";
 import { defineHandler } from "../registry";
 
 async function announceDone(deps: WorkerDeps, finished: AdminActionRow): Promise<void> {
-  const failedItems = ((finished.summary?.failed_items ?? []) as Array<{ position: number; label: string; error: string | null }>).map(({ position, label, error }) => ({ position, label, error }));
+  const failedItems = ((finished.summary?.failed_items ?? []) as Array<{ position: number; label: string; error: string | null }>).map(
+    ({ position, label, error }) => ({ position, label, error }),
+  );
   const status = finished.status as "completed" | "partial" | "failed";
-  await deps.events.appendAction(finished.id, finished.user_id, "action_done", { status, done: finished.done, failed: finished.failed, total: finished.total, failedItems });
+  await deps.events.appendAction(finished.id, finished.user_id, "action_done", {
+    status,
+    done: finished.done,
+    failed: finished.failed,
+    total: finished.total,
+    failedItems,
+  });
 }
 
 export const executeActionHandler = defineHandler({

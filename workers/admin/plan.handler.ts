@@ -65,12 +65,19 @@ interface Outcome {
 }
 
 /** The admin's reply to a pending action, decided without the model; null means "plan this turn". */
-async function answerPending(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitter, pending: AdminActionRow): Promise<Outcome | { plan: true; prefix: string; stillPending?: AdminActionRow }> {
+async function answerPending(
+  deps: WorkerDeps,
+  turn: AdminTurnContext,
+  events: TurnEmitter,
+  pending: AdminActionRow,
+): Promise<Outcome | { plan: true; prefix: string; stillPending?: AdminActionRow }> {
   const kind = classifyReply(turn.message);
   const language = turn.language;
   if (kind === "confirm") {
     const confirmed = await confirmAndQueue(deps, pending, turn.userId);
-    const text = confirmed ? replies.confirmed(language, confirmed) : replies.alreadyDecided(language, (await findLatestActionForSession(deps.db, turn.orgId, turn.sessionId)) ?? pending);
+    const text = confirmed
+      ? replies.confirmed(language, confirmed)
+      : replies.alreadyDecided(language, (await findLatestActionForSession(deps.db, turn.orgId, turn.sessionId)) ?? pending);
     await say(events, text);
     return { text, decided: { actionId: pending.id, as: confirmed ? "confirmed" : "unchanged" } };
   }
@@ -143,13 +150,31 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
       return { actionId: row.id, expiresAt: row.expires_at.toISOString() };
     },
   };
-  const system = adminSystemPrompt({ orgName: turn.orgName, adminName: turn.adminName, language: turn.language, today, weekday: WEEKDAYS[now.getUTCDay()]!, pendingPreview: stillPending?.preview });
-  const blocked = turn.language === "es" ? "Ya hay una acción esperando confirmación en esta conversación; pide al admin que la confirme o la cancele antes de proponer otra." : "An action is already waiting for confirmation in this conversation; ask the admin to confirm or cancel it before proposing another.";
+  const system = adminSystemPrompt({
+    orgName: turn.orgName,
+    adminName: turn.adminName,
+    language: turn.language,
+    today,
+    weekday: WEEKDAYS[now.getUTCDay()]!,
+    pendingPreview: stillPending?.preview,
+  });
+  const blocked =
+    turn.language === "es"
+      ? "Ya hay una acción esperando confirmación en esta conversación; pide al admin que la confirme o la cancele antes de proponer otra."
+      : "An action is already waiting for confirmation in this conversation; ask the admin to confirm or cancel it before proposing another.";
   const cancel = cancelWatcherFor(deps.redis).watch(turn.turnId);
   let loop: ToolLoopResult;
   let cancelled: boolean;
   try {
-    loop = await runToolLoop({ deps, events, tools, messages: conversation(turn, system), prefix, writeBlocked: () => (proposed || stillPending ? blocked : null), cancel });
+    loop = await runToolLoop({
+      deps,
+      events,
+      tools,
+      messages: conversation(turn, system),
+      prefix,
+      writeBlocked: () => (proposed || stillPending ? blocked : null),
+      cancel,
+    });
     // One last look: a cancel that lands after the model finished still withdraws this turn's proposal.
     cancelled = loop.cancelled || (await cancel.check());
   } finally {
@@ -176,7 +201,16 @@ async function withdrawProposal(deps: WorkerDeps, turn: AdminTurnContext, propos
 }
 
 function toolCallsMetadata(loop: ToolLoopResult | undefined): Array<Record<string, unknown>> {
-  return (loop?.runs ?? []).map((run) => ({ name: run.tool, arguments: run.arguments, ok: run.ok, result_bytes: Buffer.byteLength(run.json), truncated: run.truncated, ms: run.ms, round: run.round, ...(run.error ? { error: run.error } : {}) }));
+  return (loop?.runs ?? []).map((run) => ({
+    name: run.tool,
+    arguments: run.arguments,
+    ok: run.ok,
+    result_bytes: Buffer.byteLength(run.json),
+    truncated: run.truncated,
+    ms: run.ms,
+    round: run.round,
+    ...(run.error ? { error: run.error } : {}),
+  }));
 }
 
 export const adminPlanHandler = defineHandler({
@@ -186,12 +220,22 @@ export const adminPlanHandler = defineHandler({
     const answered = await findTurnMessage(deps.db, data.orgId, data.turnId, "assistant");
     if (answered) {
       const meta = answered.metadata as { tokens_used?: number; tool_calls?: unknown[]; action_id?: string | null };
-      await events.emit("done", { messageId: answered.id, tokensUsed: meta.tokens_used ?? 0, toolCalls: meta.tool_calls?.length ?? 0, actionId: meta.action_id ?? null, ...(answered.status === "cancelled" ? { cancelled: true } : {}) });
+      await events.emit("done", {
+        messageId: answered.id,
+        tokensUsed: meta.tokens_used ?? 0,
+        toolCalls: meta.tool_calls?.length ?? 0,
+        actionId: meta.action_id ?? null,
+        ...(answered.status === "cancelled" ? { cancelled: true } : {}),
+      });
       return { messageId: answered.id, replayed: true };
     }
     // Cancelled while queued: nothing is decided or planned.
     if (await isTurnCancelled(deps.redis, data.turnId)) {
-      return endCancelledTurn(deps, data, events, { content: "", metadata: { agent: "admin", cancelled_during: "before_plan" }, done: { toolCalls: 0, actionId: null } });
+      return endCancelledTurn(deps, data, events, {
+        content: "",
+        metadata: { agent: "admin", cancelled_during: "before_plan" },
+        done: { toolCalls: 0, actionId: null },
+      });
     }
     const turn = await loadAdminTurn(deps, data);
     if (job.attemptsMade > 0 || job.attemptsStarted > 1) await events.emit("stage", { stage: "plan", status: "restart" });
@@ -219,7 +263,16 @@ export const adminPlanHandler = defineHandler({
       const loop = outcome.loop;
       return endCancelledTurn(deps, data, events, {
         content: outcome.text,
-        metadata: { agent: "admin", language: turn.language, model: loop?.model ?? null, rounds: loop?.rounds ?? 0, tool_calls: toolCallsMetadata(loop), action_id: null, tokens_used: loop ? loop.promptTokens + loop.completionTokens : 0, cancelled_during: "plan" },
+        metadata: {
+          agent: "admin",
+          language: turn.language,
+          model: loop?.model ?? null,
+          rounds: loop?.rounds ?? 0,
+          tool_calls: toolCallsMetadata(loop),
+          action_id: null,
+          tokens_used: loop ? loop.promptTokens + loop.completionTokens : 0,
+          cancelled_during: "plan",
+        },
         done: { toolCalls: loop?.runs.length ?? 0, actionId: null },
       });
     }
@@ -258,5 +311,3 @@ export const adminPlanHandler = defineHandler({
     else await announceFailure(deps, data, error, true);
   },
 });
-
-

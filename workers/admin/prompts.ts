@@ -40,6 +40,8 @@ export function adminSystemPrompt(facts: AdminPromptFacts): string {
     "- send emails, messages or notifications;",
     "- browse the internet or open URLs;",
     "- make any change without the admin's confirmation.",
-    ...(facts.pendingPreview ? ["", `A proposal is waiting for the admin's answer: "${facts.pendingPreview}". Do not propose another change until they confirm or cancel it.`] : []),
+    ...(facts.pendingPreview
+      ? ["", `A proposal is waiting for the admin's answer: "${facts.pendingPreview}". Do not propose another change until they confirm or cancel it.`]
+      : []),
   ].join("\n");
 }

@@ -35,7 +35,9 @@ export const replies = {
       ? `La acción ${quote(l, a.preview)} caducó sin confirmarse y no se ejecutó. Pídemela de nuevo para preparar una propuesta actualizada.`
       : `The action ${quote(l, a.preview)} expired unconfirmed and did not run. Ask again and I will prepare a fresh proposal.`,
   alreadyDecided: (l: Language, a: AdminActionRow) =>
-    l === "es" ? `La acción ${quote(l, a.preview)} ya está en estado «${a.status}»; no hay nada pendiente de confirmar.` : `The action ${quote(l, a.preview)} is already ${a.status}; there is nothing pending to confirm.`,
+    l === "es"
+      ? `La acción ${quote(l, a.preview)} ya está en estado «${a.status}»; no hay nada pendiente de confirmar.`
+      : `The action ${quote(l, a.preview)} is already ${a.status}; there is nothing pending to confirm.`,
 };
 
 /** Splits fixed text into word-sized pieces, so it streams like a model's answer. */

@@ -69,7 +69,13 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
       result = await deps.llm.stream(
         { useCase: "admin", orgId: tools.orgId, userId: tools.userId },
         messages,
-        { temperature: 0.2, maxTokens: 1_500, tools: OPENAI_TOOLS, ...(lastChance ? { toolChoice: "none" as const } : {}), ...(cancel ? { signal: cancel.signal } : {}) },
+        {
+          temperature: 0.2,
+          maxTokens: 1_500,
+          tools: OPENAI_TOOLS,
+          ...(lastChance ? { toolChoice: "none" as const } : {}),
+          ...(cancel ? { signal: cancel.signal } : {}),
+        },
         async (piece) => {
           const content = separator + piece;
           separator = "";
@@ -99,7 +105,15 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
       const kind = ADMIN_TOOLS.find((tool) => tool.name === call.name)?.kind;
       const blocked = kind === "write" ? writeBlocked() : null;
       const run: ToolRun = blocked
-        ? { tool: call.name, arguments: parsedArguments(call.arguments), ok: false, json: JSON.stringify({ error: blocked }), truncated: false, ms: 0, error: blocked }
+        ? {
+            tool: call.name,
+            arguments: parsedArguments(call.arguments),
+            ok: false,
+            json: JSON.stringify({ error: blocked }),
+            truncated: false,
+            ms: 0,
+            error: blocked,
+          }
         : await runToolCall(tools, call);
       runs.push({ ...run, callId: call.id, round });
       await events.emit("tool_result", {

@@ -29,7 +29,11 @@ export const embedHandler = defineHandler({
         if (batch.length === 0) break;
         const texts = batch.map((row) => embeddingText(run.document.title, row.metadata?.heading, row.content));
         const vectors = await deps.llm.embed(texts, "passage", { orgId: data.orgId, userId: data.userId });
-        await saveDraftEmbeddings(deps.db, data, batch.map((row, i) => ({ position: row.position, vector: vectors[i]! })));
+        await saveDraftEmbeddings(
+          deps.db,
+          data,
+          batch.map((row, i) => ({ position: row.position, vector: vectors[i]! })),
+        );
         done += batch.length;
         announceProgress(deps, data, done, total);
       }
@@ -38,7 +42,9 @@ export const embedHandler = defineHandler({
       const swapped = await publishChunkDrafts(deps.db, data, total);
       if (!swapped) return { superseded: true };
       deps.userEvents.emit(data.userId, "document_status", { documentId: data.documentId, status: "COMPLETED", progress: { done: total, total } });
-      await recordTiming(deps.db, data.orgId, data.documentId, "embed_ms", performance.now() - started).catch((error) => log.warn({ err: error }, "could not record timing"));
+      await recordTiming(deps.db, data.orgId, data.documentId, "embed_ms", performance.now() - started).catch((error) =>
+        log.warn({ err: error }, "could not record timing"),
+      );
       log.info({ chunks: total }, "document indexed");
       return { chunks: total };
     }),

@@ -14,7 +14,11 @@ export const extractHandler = defineHandler({
   queue: "ingest-extract",
   perform: ({ data, deps, log }) =>
     runStage(deps, data, async (run) => {
-      await moveTo(deps, data, run, "PROCESSING", { error: null, error_code: null, ...(run.document.processing_started_at ? {} : { processing_started_at: deps.db.fn.now() }) });
+      await moveTo(deps, data, run, "PROCESSING", {
+        error: null,
+        error_code: null,
+        ...(run.document.processing_started_at ? {} : { processing_started_at: deps.db.fn.now() }),
+      });
       const started = performance.now();
       const bytes = await storedBytes(deps.db, data.orgId, data.documentId);
       if (!bytes) throw new Error("the uploaded file is missing");

@@ -227,15 +227,18 @@ export class LlmClient {
       const watch = new IdleWatch(this.config.LLM_STREAM_IDLE_TIMEOUT_MS, options.signal);
       let content = "";
       try {
-        const stream = await this.chatApi.chat.completions.create({
-          model,
-          messages,
-          max_tokens: options.maxTokens,
-          temperature: options.temperature,
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(options.tools?.length ? { tools: options.tools, ...(options.toolChoice ? { tool_choice: options.toolChoice } : {}) } : {}),
-        }, { signal: watch.controller.signal });
+        const stream = await this.chatApi.chat.completions.create(
+          {
+            model,
+            messages,
+            max_tokens: options.maxTokens,
+            temperature: options.temperature,
+            stream: true,
+            stream_options: { include_usage: true },
+            ...(options.tools?.length ? { tools: options.tools, ...(options.toolChoice ? { tool_choice: options.toolChoice } : {}) } : {}),
+          },
+          { signal: watch.controller.signal },
+        );
         // Until the headers arrive LLM_TIMEOUT_MS applies; from here on, silence is what we watch.
         watch.touch();
         let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
@@ -286,15 +289,24 @@ export class LlmClient {
     if (texts.length === 0) return [];
     const model = this.config.EMBEDDING_MODEL;
     const input = this.config.embeddingPrefixes ? texts.map((text) => `${kind}: ${text}`) : texts;
-    return this.withRetries(async () => {
-      const started = performance.now();
-      const response = await this.embeddingApi.embeddings.create({ model, input });
-      const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding as number[]);
-      if (context) {
-        await this.record({ useCase: kind === "query" ? "tutor" : "ingestion", ...context }, { model: `embedding:${model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 }, performance.now() - started, false);
-      }
-      return vectors;
-    }, { variable: "EMBEDDING_MODEL", model }, () => false);
+    return this.withRetries(
+      async () => {
+        const started = performance.now();
+        const response = await this.embeddingApi.embeddings.create({ model, input });
+        const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding as number[]);
+        if (context) {
+          await this.record(
+            { useCase: kind === "query" ? "tutor" : "ingestion", ...context },
+            { model: `embedding:${model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 },
+            performance.now() - started,
+            false,
+          );
+        }
+        return vectors;
+      },
+      { variable: "EMBEDDING_MODEL", model },
+      () => false,
+    );
   }
 
   private async acrossChain<T>(context: CallContext, call: (model: string, markPartial: () => void) => Promise<T>): Promise<T> {
@@ -305,7 +317,11 @@ export class LlmClient {
     for (const model of ordered) {
       try {
         let partial = false;
-        return await this.withRetries(() => call(model, () => (partial = true)), { variable: USE_CASE_VARIABLE[context.useCase], model }, () => partial);
+        return await this.withRetries(
+          () => call(model, () => (partial = true)),
+          { variable: USE_CASE_VARIABLE[context.useCase], model },
+          () => partial,
+        );
       } catch (error) {
         if (!(error instanceof LlmError)) throw error;
         last = error;
@@ -341,7 +357,12 @@ export class LlmClient {
     throw toLlmError(fault, context);
   }
 
-  private async record(context: CallContext, result: Pick<ChatResult, "model" | "promptTokens" | "completionTokens">, durationMs: number, streamed: boolean): Promise<void> {
+  private async record(
+    context: CallContext,
+    result: Pick<ChatResult, "model" | "promptTokens" | "completionTokens">,
+    durationMs: number,
+    streamed: boolean,
+  ): Promise<void> {
     if (!this.options.usage) return;
     try {
       await this.options.usage({

@@ -12,7 +12,10 @@ const COST_PER_MILLION: Array<[prefix: string, input: number, output: number]> =
 
 export function estimateCostUsd(model: string, promptTokens: number, completionTokens: number): number {
   // The client records embedding calls as `embedding:<model>`; price them as the model itself.
-  const name = model.toLowerCase().replace(/^embedding:/, "").replace(/^.*\//, "");
+  const name = model
+    .toLowerCase()
+    .replace(/^embedding:/, "")
+    .replace(/^.*\//, "");
   const rates = COST_PER_MILLION.filter(([prefix]) => name.startsWith(prefix)).sort((a, b) => b[0].length - a[0].length)[0];
   if (!rates) return 0;
   return Math.round(((promptTokens / 1e6) * rates[1] + (completionTokens / 1e6) * rates[2]) * 1e6) / 1e6;

@@ -21,7 +21,8 @@ export function classifyFault(error: unknown): Fault {
     if (status === 429) return { kind: "rate_limited", status, retryAfterMs: retryAfterMs(error.headers) };
     if (status === 401 || status === 403) return { kind: "auth", status };
     if (status === 404) return { kind: "not_found", status };
-    if (status === undefined || status >= 500 || status === 408 || status === 409) return { kind: "transient", status, retryAfterMs: retryAfterMs(error.headers) };
+    if (status === undefined || status >= 500 || status === 408 || status === 409)
+      return { kind: "transient", status, retryAfterMs: retryAfterMs(error.headers) };
     return { kind: "rejected", status };
   }
   // `TypeError: terminated`, socket resets and aborted streams: the connection died mid-way.
@@ -67,10 +68,14 @@ function describeFault(fault: Fault, context: { variable: string; model: string;
         partial,
       });
     case "rejected":
-      return new LlmError("LLM_CONFIG_ERROR", `The language model rejected the request (HTTP ${fault.status}); check ${context.variable} and the provider's limits.`, {
-        recoveryHint: "An operator needs to check the model configuration.",
-        partial,
-      });
+      return new LlmError(
+        "LLM_CONFIG_ERROR",
+        `The language model rejected the request (HTTP ${fault.status}); check ${context.variable} and the provider's limits.`,
+        {
+          recoveryHint: "An operator needs to check the model configuration.",
+          partial,
+        },
+      );
     case "transient":
       return new LlmError("LLM_UNAVAILABLE", "The language model is unavailable right now.", {
         recoveryHint: "Try again in a minute.",

@@ -35,7 +35,10 @@ export async function failLostTurns(deps: WorkerDeps, deadlineMs: number): Promi
     const metadata = { swept: true, ...(turn.agent_type === "admin" ? { agent: "admin" } : {}) };
     if (await failTurn(deps, data, new TurnLostError(Date.now() - new Date(turn.created_at).getTime()), metadata)) {
       failed++;
-      deps.log.warn({ orgId: turn.org_id, sessionId: turn.session_id, turnId: turn.turn_id, agent: turn.agent_type }, "turn lost: no answer and no live job past the deadline; failed with TURN_LOST");
+      deps.log.warn(
+        { orgId: turn.org_id, sessionId: turn.session_id, turnId: turn.turn_id, agent: turn.agent_type },
+        "turn lost: no answer and no live job past the deadline; failed with TURN_LOST",
+      );
     }
   }
   return failed;

@@ -14,7 +14,8 @@ export async function failStuckDocuments(db: Db, userEvents: UserEventPublisher,
   const reason = `Indexing did not finish within ${Math.round(timeoutMs / 1000)} s; re-index the document to try again.`;
   const rows = await failOverdueDocuments(db, IN_PROGRESS_STATUSES, timeoutMs, { error: reason, error_code: "INGEST_TIMEOUT" });
   for (const row of rows) {
-    if (row.uploaded_by) userEvents.emit(row.uploaded_by, "document_status", { documentId: row.id, status: "FAILED", error: reason, error_code: "INGEST_TIMEOUT" });
+    if (row.uploaded_by)
+      userEvents.emit(row.uploaded_by, "document_status", { documentId: row.id, status: "FAILED", error: reason, error_code: "INGEST_TIMEOUT" });
   }
   return rows.length;
 }

@@ -29,7 +29,10 @@ export class AnswerGuard {
   private emitted = "";
   private readonly secrets: string[];
 
-  constructor(private readonly validIndices: ReadonlySet<number>, systemPrompt: string) {
+  constructor(
+    private readonly validIndices: ReadonlySet<number>,
+    systemPrompt: string,
+  ) {
     const sentences = systemPrompt.split(/\n+|(?<=[.!?:])\s+/).map((s) => s.trim());
     this.secrets = [...new Set(sentences.filter((s) => s.length >= MIN_SECRET_CHARS))];
   }

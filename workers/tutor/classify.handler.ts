@@ -15,7 +15,11 @@ export const classifyHandler = defineHandler({
     const events = turnEmitter(deps.events, data.sessionId, data.turnId);
     await events.emit("stage", { stage: "classify", status: "started" });
     try {
-      const { intent, decidedBy } = await classifyIntent(deps.llm, { message: turn.question, courseTitle: turn.courseTitle, lessonTitle: turn.lessonTitle }, data);
+      const { intent, decidedBy } = await classifyIntent(
+        deps.llm,
+        { message: turn.question, courseTitle: turn.courseTitle, lessonTitle: turn.lessonTitle },
+        data,
+      );
       log.info({ intent, decidedBy }, "turn classified");
       await events.emit("stage", { stage: "classify", status: "completed", detail: intent });
       return { intent, decidedBy };

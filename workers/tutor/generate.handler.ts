@@ -37,7 +37,14 @@ export const generateHandler = defineHandler({
     if (answered) {
       // Stored but the job died before finishing: finish the announcement, don't answer twice.
       const meta = answered.metadata as Record<string, never>;
-      await events.emit("done", { messageId: answered.id, tokensUsed: meta.tokens_used ?? 0, retrievalSource: meta.retrieval_source ?? "none", retrievalLatencyMs: meta.retrieval_latency_ms ?? 0, generationLatencyMs: meta.generation_latency_ms ?? 0, ...(answered.status === "cancelled" ? { cancelled: true } : {}) });
+      await events.emit("done", {
+        messageId: answered.id,
+        tokensUsed: meta.tokens_used ?? 0,
+        retrievalSource: meta.retrieval_source ?? "none",
+        retrievalLatencyMs: meta.retrieval_latency_ms ?? 0,
+        generationLatencyMs: meta.generation_latency_ms ?? 0,
+        ...(answered.status === "cancelled" ? { cancelled: true } : {}),
+      });
       await release(deps.redis, data.turnId);
       return { messageId: answered.id, replayed: true };
     }
@@ -132,10 +139,15 @@ async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: Retrieva
   let result;
   try {
     await cancel.check();
-    result = await deps.llm.stream({ useCase: "generation", orgId: turn.orgId, userId: turn.userId }, messages, { temperature: 0.3, maxTokens: 2_000, signal: cancel.signal }, async (content) => {
-      const shown = guard.push(content);
-      if (shown) await events.emit("token", { content: shown });
-    });
+    result = await deps.llm.stream(
+      { useCase: "generation", orgId: turn.orgId, userId: turn.userId },
+      messages,
+      { temperature: 0.3, maxTokens: 2_000, signal: cancel.signal },
+      async (content) => {
+        const shown = guard.push(content);
+        if (shown) await events.emit("token", { content: shown });
+      },
+    );
   } catch (error) {
     // The partial answer is what the client was shown, not what the guard still held back.
     if (error instanceof StreamCancelled) throw new StreamCancelled(guard.text);
@@ -145,7 +157,8 @@ async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: Retrieva
   }
   const tail = guard.end();
   if (tail) await events.emit("token", { content: tail });
-  if (guard.text !== result.content) log.warn({ removedChars: result.content.length - guard.text.length }, "answer cleaned: invalid citation markers or recited instructions removed");
+  if (guard.text !== result.content)
+    log.warn({ removedChars: result.content.length - guard.text.length }, "answer cleaned: invalid citation markers or recited instructions removed");
   const answer: KeptAnswer = {
     text: guard.text,
     model: result.model,
@@ -161,9 +174,19 @@ async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: Retrieva
 async function endCancelled(deps: WorkerDeps, data: TutorTurnPayload, events: TurnEmitter, shown: string, retrieval?: RetrievalOutcome): Promise<unknown> {
   await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]);
   const metadata = retrieval
-    ? { intent: retrieval.intent, rung: retrieval.rung, retrieval_source: retrieval.source, sources: retrieval.sources.map(({ content: _content, ...source }) => source), cancelled_during: "generate" }
+    ? {
+        intent: retrieval.intent,
+        rung: retrieval.rung,
+        retrieval_source: retrieval.source,
+        sources: retrieval.sources.map(({ content: _content, ...source }) => source),
+        cancelled_during: "generate",
+      }
     : { cancelled_during: "before_generation" };
-  return endCancelledTurn(deps, data, events, { content: shown, metadata, ...(retrieval ? { done: { retrievalSource: retrieval.source, retrievalLatencyMs: retrieval.latencyMs } } : {}) });
+  return endCancelledTurn(deps, data, events, {
+    content: shown,
+    metadata,
+    ...(retrieval ? { done: { retrievalSource: retrieval.source, retrievalLatencyMs: retrieval.latencyMs } } : {}),
+  });
 }
 
 /** The sources retrieve handed over; if they have expired or were lost, retrieved again for the same intent. */

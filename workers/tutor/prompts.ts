@@ -36,7 +36,8 @@ export function tutorSystemPrompt({ orgName, language, rung, intent }: { orgName
   const byIntent: Partial<Record<Intent, string>> = {
     progress: "The sources are the employee's own progress data. Present it clearly, point out deadlines that are close, and encourage them.",
     chitchat: "This is small talk: reply briefly and warmly, then offer one learning-related next step.",
-    off_topic: "This is outside work and learning: acknowledge it kindly in one sentence and steer back to what you can help with (their courses, company material, skills). Keep it short and friendly.",
+    off_topic:
+      "This is outside work and learning: acknowledge it kindly in one sentence and steer back to what you can help with (their courses, company material, skills). Keep it short and friendly.",
   };
   return [...persona, ...grounding[rung], byIntent[intent] ?? ""].filter(Boolean).join("\n");
 }
@@ -65,11 +66,13 @@ export function tutorUserMessage(question: string, sources: RetrievedSource[]): 
 
 /** Untrusted text with anything that could pass for a source number or the block's edges defused. */
 export function neutralise(text: string): string {
-  return text
-    .replace(/<\s*\/?\s*sources\s*>/gi, "")
-    .replace(/\[(\s*\d[\d\s,–-]*)\]/g, "($1)")
-    // A line that opens like the real question would end the block for a naive reader.
-    .replace(/^(\s*)(question|pregunta)(\s*):/gim, "$1$2$3 —");
+  return (
+    text
+      .replace(/<\s*\/?\s*sources\s*>/gi, "")
+      .replace(/\[(\s*\d[\d\s,–-]*)\]/g, "($1)")
+      // A line that opens like the real question would end the block for a naive reader.
+      .replace(/^(\s*)(question|pregunta)(\s*):/gim, "$1$2$3 —")
+  );
 }
 
 export function sourceLabel(source: Pick<RetrievedSource, "document" | "section" | "page">): string {

@@ -54,7 +54,11 @@ export async function announceFailure(deps: WorkerDeps, data: TurnRef, error: un
     return;
   }
   const failure = describeFailure(error);
-  await turnEmitter(deps.events, data.sessionId, data.turnId).emit("error", { ...failure, recoveryHint: "Retrying automatically; the answer will restart.", willRetry });
+  await turnEmitter(deps.events, data.sessionId, data.turnId).emit("error", {
+    ...failure,
+    recoveryHint: "Retrying automatically; the answer will restart.",
+    willRetry,
+  });
 }
 
 /** The session or question was deleted while the turn waited: nobody to tell, nowhere to store. */

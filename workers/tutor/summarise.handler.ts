@@ -22,7 +22,11 @@ export const summariseHandler = defineHandler({
     const turns = toTurns(await listRecentSessionMessages(deps.db, data.orgId, data.sessionId, (take + RAW_TURNS) * 2));
     const loadedFrom = total - turns.length;
     const fresh = turns.slice(Math.max(0, cover - take - loadedFrom), Math.max(0, cover - loadedFrom));
-    const reply = await deps.llm.chat({ useCase: "summary", orgId: data.orgId, userId: session.user_id }, [{ role: "user", content: summaryPrompt(transcript(fresh), session.summary) }], { maxTokens: 300, temperature: 0 });
+    const reply = await deps.llm.chat(
+      { useCase: "summary", orgId: data.orgId, userId: session.user_id },
+      [{ role: "user", content: summaryPrompt(transcript(fresh), session.summary) }],
+      { maxTokens: 300, temperature: 0 },
+    );
     const summary = reply.content.trim();
     if (!summary) throw new Error("the model returned an empty summary");
     await saveSummary(deps.db, data.orgId, data.sessionId, summary, cover);

@@ -43,7 +43,10 @@ export async function loadTurnContext(deps: WorkerDeps, payload: TutorTurnPayloa
   const found = course && payload.lessonId ? await findLesson(db, payload.orgId, payload.lessonId) : undefined;
   const lesson = found?.course_id === course?.id ? found : undefined;
   if ((payload.courseId && !course) || (payload.lessonId && !lesson)) {
-    deps.log.warn({ turnId: payload.turnId, courseId: payload.courseId, lessonId: payload.lessonId, courseKept: Boolean(course) }, "course context no longer available to this user; dropped");
+    deps.log.warn(
+      { turnId: payload.turnId, courseId: payload.courseId, lessonId: payload.lessonId, courseKept: Boolean(course) },
+      "course context no longer available to this user; dropped",
+    );
   }
   return {
     orgId: payload.orgId,

@@ -5,7 +5,18 @@
  * that changes nothing.
  */
 import Router from "@koa/router";
-import { confirmPendingAction, failPendingItems, findAction, finishAction, listActionItems, listActions, rejectPendingAction, reopenForResume, undoConfirmation, type Transition } from "../../../db/queries/admin-actions";
+import {
+  confirmPendingAction,
+  failPendingItems,
+  findAction,
+  finishAction,
+  listActionItems,
+  listActions,
+  rejectPendingAction,
+  reopenForResume,
+  undoConfirmation,
+  type Transition,
+} from "../../../db/queries/admin-actions";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
 import { HttpError, notFound } from "../../errors";
 import type { ServerDeps } from "../../deps";
@@ -15,7 +26,13 @@ import { actionParams, listActionsQuery } from "./schema";
 
 function refused(transition: Extract<Transition, { ok: false }>, wanted: string): HttpError {
   if (transition.status === "missing") return notFound("Admin action");
-  if (transition.status === "expired") return new HttpError(409, "ACTION_EXPIRED", `This action expired before it was confirmed; it cannot ${wanted}. Ask the assistant again for a fresh proposal.`, { status: "expired" });
+  if (transition.status === "expired")
+    return new HttpError(
+      409,
+      "ACTION_EXPIRED",
+      `This action expired before it was confirmed; it cannot ${wanted}. Ask the assistant again for a fresh proposal.`,
+      { status: "expired" },
+    );
   return new HttpError(409, "ACTION_NOT_PENDING", `This action is ${transition.status}; it cannot ${wanted}.`, { status: transition.status });
 }
 
@@ -74,7 +91,9 @@ export function adminActionRoutes(deps: ServerDeps): Router {
     const reopened = await reopenForResume(deps.db, principal.orgId, id);
     if (!reopened.ok) {
       if (reopened.status === "missing") throw notFound("Admin action");
-      throw new HttpError(409, "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${reopened.status}.`, { status: reopened.status });
+      throw new HttpError(409, "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${reopened.status}.`, {
+        status: reopened.status,
+      });
     }
     const action = reopened.action;
     try {

@@ -21,12 +21,20 @@ export function chatRoutes(deps: ServerDeps): Router {
   const tutorOnce = idempotent(deps.redis, {
     scope: "chat",
     fingerprint: jsonFingerprint,
-    admit: (ctx) => limiter.consumeFor(principalOf(ctx), "tutor", { perUser: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_TUTOR_PER_MINUTE }),
+    admit: (ctx) =>
+      limiter.consumeFor(principalOf(ctx), "tutor", {
+        perUser: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE,
+        perOrganisation: deps.config.RATE_LIMIT_ORG_TUTOR_PER_MINUTE,
+      }),
   });
   const adminOnce = idempotent(deps.redis, {
     scope: "chat-admin",
     fingerprint: jsonFingerprint,
-    admit: (ctx) => limiter.consumeFor(principalOf(ctx), "admin", { perUser: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_ADMIN_PER_MINUTE }),
+    admit: (ctx) =>
+      limiter.consumeFor(principalOf(ctx), "admin", {
+        perUser: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE,
+        perOrganisation: deps.config.RATE_LIMIT_ORG_ADMIN_PER_MINUTE,
+      }),
   });
 
   router.post("/", tutorOnce, async (ctx) => {
@@ -82,7 +90,15 @@ export function chatRoutes(deps: ServerDeps): Router {
     const page = await listSessionMessagePage(deps.db, principal.orgId, id, { before, limit });
     ctx.body = {
       session: { id: session.id, agent_type: session.agent_type, title: session.title, summary: session.summary },
-      messages: page.messages.map((m) => ({ id: m.id, turn_id: m.turn_id, role: m.role, content: m.content, status: m.status, metadata: m.metadata, created_at: m.created_at })),
+      messages: page.messages.map((m) => ({
+        id: m.id,
+        turn_id: m.turn_id,
+        role: m.role,
+        content: m.content,
+        status: m.status,
+        metadata: m.metadata,
+        created_at: m.created_at,
+      })),
       has_more: page.nextBefore !== null,
       next_before: page.nextBefore,
     };

@@ -13,7 +13,10 @@ export interface UploadedFile {
   size: number;
 }
 
-export async function readSingleUpload(ctx: Context, { field, maxBytes }: { field: string; maxBytes: number }): Promise<{ file: UploadedFile; fields: Record<string, string> }> {
+export async function readSingleUpload(
+  ctx: Context,
+  { field, maxBytes }: { field: string; maxBytes: number },
+): Promise<{ file: UploadedFile; fields: Record<string, string> }> {
   if (!ctx.is("multipart/form-data")) {
     throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", `Send the document as multipart/form-data with a "${field}" field`);
   }

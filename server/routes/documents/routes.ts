@@ -27,7 +27,11 @@ export function documentRoutes(deps: ServerDeps): Router {
   const uploadOnce = idempotent(deps.redis, {
     scope: "documents",
     // Before the body is read: a refused upload costs no parsing, storage or extraction; a replay costs no slot.
-    admit: (ctx) => limiter.consumeFor(principalOf(ctx), "upload", { perUser: deps.config.RATE_LIMIT_UPLOADS_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_UPLOADS_PER_MINUTE }),
+    admit: (ctx) =>
+      limiter.consumeFor(principalOf(ctx), "upload", {
+        perUser: deps.config.RATE_LIMIT_UPLOADS_PER_MINUTE,
+        perOrganisation: deps.config.RATE_LIMIT_ORG_UPLOADS_PER_MINUTE,
+      }),
     fingerprint: async (ctx) => uploadFingerprint(await readUpload(ctx)),
   });
 
@@ -72,9 +76,14 @@ export function documentRoutes(deps: ServerDeps): Router {
     if (!document) throw notFound("Document");
     const courses = await coursesUsingDocument(deps.db, orgId, id);
     if (courses.length > 0 && force !== "true") {
-      throw new HttpError(409, "DOCUMENT_IN_USE", `This document is the source of ${courses.map((c) => `"${c.title}"`).join(", ")}; delete with ?force=true to detach it`, {
-        courses,
-      });
+      throw new HttpError(
+        409,
+        "DOCUMENT_IN_USE",
+        `This document is the source of ${courses.map((c) => `"${c.title}"`).join(", ")}; delete with ?force=true to detach it`,
+        {
+          courses,
+        },
+      );
     }
     await deleteDocument(deps.db, orgId, id);
     ctx.status = 204;
@@ -83,9 +92,13 @@ export function documentRoutes(deps: ServerDeps): Router {
   router.post("/:id/reindex", async (ctx) => {
     const { id } = parseInput(documentParams, ctx.params, "params");
     const principal = principalOf(ctx);
-    await limiter.consumeFor(principal, "reindex", { perUser: deps.config.RATE_LIMIT_REINDEX_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_REINDEX_PER_MINUTE });
+    await limiter.consumeFor(principal, "reindex", {
+      perUser: deps.config.RATE_LIMIT_REINDEX_PER_MINUTE,
+      perOrganisation: deps.config.RATE_LIMIT_ORG_REINDEX_PER_MINUTE,
+    });
     if (!(await findDocument(deps.db, principal.orgId, id))) throw notFound("Document");
-    if (!(await hasStoredFile(deps.db, principal.orgId, id))) throw new HttpError(409, "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
+    if (!(await hasStoredFile(deps.db, principal.orgId, id)))
+      throw new HttpError(409, "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
     const document = await startReindex(deps.db, principal.orgId, id);
     if (!document) throw notFound("Document");
     await queueIngestion(deps, document, principal.userId);

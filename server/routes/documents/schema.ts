@@ -34,7 +34,13 @@ function departmentList(value: unknown): unknown {
 }
 
 export const uploadFields = z.object({
-  title: z.string().trim().min(1).max(300).refine((value) => !value.includes("\u0000"), "title must not contain NUL characters").optional(),
+  title: z
+    .string()
+    .trim()
+    .min(1)
+    .max(300)
+    .refine((value) => !value.includes("\u0000"), "title must not contain NUL characters")
+    .optional(),
   course_id: z.uuid({ error: "course_id must be a UUID" }).optional(),
   restricted_departments: z.preprocess(departmentList, restrictedDepartments.optional()),
   restricted_course_id: z.preprocess((value) => (value === "" ? undefined : value), restrictedCourseId.optional()),
@@ -48,7 +54,10 @@ export const patchDocumentBody = z
     restricted_course_id: restrictedCourseId.nullable().optional(),
   })
   .strict()
-  .refine((body) => body.restricted_departments !== undefined || body.restricted_course_id !== undefined, "give restricted_departments and/or restricted_course_id");
+  .refine(
+    (body) => body.restricted_departments !== undefined || body.restricted_course_id !== undefined,
+    "give restricted_departments and/or restricted_course_id",
+  );
 export type PatchDocumentBody = z.infer<typeof patchDocumentBody>;
 
 export const documentParams = z.object({ id: z.uuid({ error: "document id must be a UUID" }) });

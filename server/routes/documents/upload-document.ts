@@ -24,9 +24,14 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
   const filename = file.originalname.replaceAll("\u0000", "").slice(0, 255) || "upload";
   const format = await detectFormat(file.buffer, filename);
   if (!format) {
-    throw new HttpError(415, "UNSUPPORTED_FILE_TYPE", `Unsupported or mismatched file type. Allowed: ${ALLOWED_EXTENSIONS.join(", ")} (checked by content and name)`, {
-      allowed: ALLOWED_EXTENSIONS,
-    });
+    throw new HttpError(
+      415,
+      "UNSUPPORTED_FILE_TYPE",
+      `Unsupported or mismatched file type. Allowed: ${ALLOWED_EXTENSIONS.join(", ")} (checked by content and name)`,
+      {
+        allowed: ALLOWED_EXTENSIONS,
+      },
+    );
   }
   if (fields.course_id && !(await findCourse(deps.db, principal.orgId, fields.course_id))) throw notFound("Course");
   const access = accessGiven(fields);
@@ -37,7 +42,8 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
   if (existing) {
     if (fields.course_id) await setCourseSourceDocument(deps.db, principal.orgId, fields.course_id, existing.id);
     // Restrictions sent with a duplicate apply to the existing document rather than being lost.
-    if (Object.keys(access).length > 0) return { document: (await updateDocumentAccess(deps.db, principal.orgId, existing.id, access)) ?? existing, duplicate: true };
+    if (Object.keys(access).length > 0)
+      return { document: (await updateDocumentAccess(deps.db, principal.orgId, existing.id, access)) ?? existing, duplicate: true };
     return { document: existing, duplicate: true };
   }
 
@@ -73,13 +79,21 @@ export function uploadFingerprint(upload: { file: UploadedFile; fields: Record<s
   const fields = Object.keys(upload.fields)
     .sort()
     .map((key) => [key, upload.fields[key]]);
-  return createHash("sha256").update(upload.file.buffer).update(JSON.stringify([upload.file.originalname, fields])).digest("hex");
+  return createHash("sha256")
+    .update(upload.file.buffer)
+    .update(JSON.stringify([upload.file.originalname, fields]))
+    .digest("hex");
 }
 
 /** Queues the extract stage for the document's current generation. */
 export async function queueIngestion(deps: ServerDeps, document: Pick<DocumentRow, "id" | "org_id" | "ingest_generation">, userId: string): Promise<void> {
   try {
-    await deps.producer.enqueueIngestStage("ingest-extract", { orgId: document.org_id, documentId: document.id, userId, generation: document.ingest_generation });
+    await deps.producer.enqueueIngestStage("ingest-extract", {
+      orgId: document.org_id,
+      documentId: document.id,
+      userId,
+      generation: document.ingest_generation,
+    });
   } catch (error) {
     // The bytes are safe in Postgres; the document stays PENDING and a reindex re-queues it.
     deps.log.error({ err: error, documentId: document.id }, "could not queue ingestion");

@@ -11,7 +11,17 @@ import type { LiveSocket } from "../lib/socket";
 import type { ActionItemState, PendingAction } from "../lib/types";
 
 interface ActionDetail {
-  action: { id: string; tool: string; status: string; preview: string; total: number; done: number; failed: number; estimate: PendingAction["estimate"]; expires_at: string };
+  action: {
+    id: string;
+    tool: string;
+    status: string;
+    preview: string;
+    total: number;
+    done: number;
+    failed: number;
+    estimate: PendingAction["estimate"];
+    expires_at: string;
+  };
   items: ActionItemState[];
 }
 

@@ -56,7 +56,13 @@ export function Assistant({ live }: SignedIn) {
           }
         />
         <DismissibleAlert message={conversation.error} onDismiss={conversation.dismissError} />
-        <Composer onSend={(text) => conversation.send(text)} busy={conversation.sending} streaming={Boolean(conversation.streaming)} onStop={conversation.streaming ? () => void conversation.stop(conversation.streaming!.turnId) : undefined} placeholder="Ask about people, skills and courses…" />
+        <Composer
+          onSend={(text) => conversation.send(text)}
+          busy={conversation.sending}
+          streaming={Boolean(conversation.streaming)}
+          onStop={conversation.streaming ? () => void conversation.stop(conversation.streaming!.turnId) : undefined}
+          placeholder="Ask about people, skills and courses…"
+        />
       </main>
     </div>
   );

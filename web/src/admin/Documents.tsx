@@ -51,7 +51,18 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
   useEffect(() => {
     void reload();
     const onStatus = (event: StatusEvent): void => {
-      setDocuments((list) => list.map((d) => (d.id === event.documentId ? { ...d, status: event.status, error: event.error ?? (event.status === "FAILED" ? d.error : null), error_code: event.error_code ?? (event.status === "FAILED" ? d.error_code : null) } : d)));
+      setDocuments((list) =>
+        list.map((d) =>
+          d.id === event.documentId
+            ? {
+                ...d,
+                status: event.status,
+                error: event.error ?? (event.status === "FAILED" ? d.error : null),
+                error_code: event.error_code ?? (event.status === "FAILED" ? d.error_code : null),
+              }
+            : d,
+        ),
+      );
       if (event.progress) setProgress((all) => ({ ...all, [event.documentId]: event.progress! }));
       // Final states: read the row again for the chunk count and the stored reason.
       if (event.status === "COMPLETED" || event.status === "FAILED") void refreshOne(event.documentId);
@@ -144,7 +155,9 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
                     {doc.status}
                     {doc.status === "EMBEDDING" && embedding ? ` ${embedding.done}/${embedding.total}` : ""}
                   </span>
-                  {doc.status !== "FAILED" && doc.status !== "COMPLETED" && <progress max={STEPS.length - 1} value={Math.max(step, 0)} aria-label={`${doc.title}: ${doc.status}`} />}
+                  {doc.status !== "FAILED" && doc.status !== "COMPLETED" && (
+                    <progress max={STEPS.length - 1} value={Math.max(step, 0)} aria-label={`${doc.title}: ${doc.status}`} />
+                  )}
                   {doc.status === "FAILED" && (
                     <p class="doc-error" role="alert">
                       {doc.error ?? "Indexing failed."} {doc.error_code && <code>{doc.error_code}</code>}

@@ -5,7 +5,15 @@
 import { useRef, useState } from "preact/hooks";
 import { formatBytes } from "../lib/errors";
 
-export function UploadZone({ limits, onFiles, busy }: { limits: { max_bytes: number; accepted_extensions: string[] }; onFiles: (files: File[]) => void; busy: boolean }) {
+export function UploadZone({
+  limits,
+  onFiles,
+  busy,
+}: {
+  limits: { max_bytes: number; accepted_extensions: string[] };
+  onFiles: (files: File[]) => void;
+  busy: boolean;
+}) {
   const [over, setOver] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   return (

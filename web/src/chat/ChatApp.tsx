@@ -28,7 +28,12 @@ export function ChatApp({ live }: SignedIn) {
   // A session keeps the context it was started with.
   useEffect(() => {
     const session = conversation.sessions.find((s) => s.id === conversation.sessionId);
-    if (session) setContext(session.context?.course_id ? { course_id: session.context.course_id, ...(session.context.lesson_id ? { lesson_id: session.context.lesson_id } : {}) } : {});
+    if (session)
+      setContext(
+        session.context?.course_id
+          ? { course_id: session.context.course_id, ...(session.context.lesson_id ? { lesson_id: session.context.lesson_id } : {}) }
+          : {},
+      );
   }, [conversation.sessionId, conversation.sessions.length]);
 
   const openSession = (id: string | null): void => {
@@ -69,7 +74,13 @@ export function ChatApp({ live }: SignedIn) {
           }
         />
         <DismissibleAlert message={conversation.error} onDismiss={conversation.dismissError} />
-        <Composer onSend={send} busy={conversation.sending} streaming={Boolean(conversation.streaming)} onStop={conversation.streaming ? () => void conversation.stop(conversation.streaming!.turnId) : undefined} placeholder="Ask a question… (Enter sends, Shift+Enter for a new line)" />
+        <Composer
+          onSend={send}
+          busy={conversation.sending}
+          streaming={Boolean(conversation.streaming)}
+          onStop={conversation.streaming ? () => void conversation.stop(conversation.streaming!.turnId) : undefined}
+          placeholder="Ask a question… (Enter sends, Shift+Enter for a new line)"
+        />
       </main>
     </div>
   );

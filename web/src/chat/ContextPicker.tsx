@@ -9,7 +9,17 @@ export interface ChatContext {
   lesson_id?: string;
 }
 
-export function ContextPicker({ courses, value, onChange, disabled }: { courses: PickableCourse[]; value: ChatContext; onChange: (next: ChatContext) => void; disabled?: boolean }) {
+export function ContextPicker({
+  courses,
+  value,
+  onChange,
+  disabled,
+}: {
+  courses: PickableCourse[];
+  value: ChatContext;
+  onChange: (next: ChatContext) => void;
+  disabled?: boolean;
+}) {
   const course = courses.find((c) => c.id === value.course_id);
   return (
     <fieldset class="context-picker" disabled={disabled}>
@@ -28,7 +38,10 @@ export function ContextPicker({ courses, value, onChange, disabled }: { courses:
       {course && course.lessons.length > 0 && (
         <label>
           <span>Lesson</span>
-          <select value={value.lesson_id ?? ""} onChange={(e) => onChange({ course_id: course.id, ...(e.currentTarget.value ? { lesson_id: e.currentTarget.value } : {}) })}>
+          <select
+            value={value.lesson_id ?? ""}
+            onChange={(e) => onChange({ course_id: course.id, ...(e.currentTarget.value ? { lesson_id: e.currentTarget.value } : {}) })}
+          >
             <option value="">Whole course</option>
             {course.lessons.map((l) => (
               <option key={l.id} value={l.id}>

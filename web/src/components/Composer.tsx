@@ -3,7 +3,19 @@ import { useState } from "preact/hooks";
 
 export const MAX_MESSAGE_CHARS = 10_000;
 
-export function Composer({ onSend, onStop, busy, streaming, placeholder }: { onSend: (text: string) => Promise<boolean>; onStop?: () => void; busy: boolean; streaming: boolean; placeholder: string }) {
+export function Composer({
+  onSend,
+  onStop,
+  busy,
+  streaming,
+  placeholder,
+}: {
+  onSend: (text: string) => Promise<boolean>;
+  onStop?: () => void;
+  busy: boolean;
+  streaming: boolean;
+  placeholder: string;
+}) {
   const [text, setText] = useState("");
   const tooLong = text.length > MAX_MESSAGE_CHARS;
 

@@ -1,7 +1,21 @@
 /** The caller's sessions, most recent first: open one, start a new one, delete one. */
 import type { SessionSummary } from "../lib/types";
 
-export function SessionList({ sessions, current, onOpen, onNew, onDelete, label }: { sessions: SessionSummary[]; current: string | null; onOpen: (id: string) => void; onNew: () => void; onDelete: (session: SessionSummary) => void; label: string }) {
+export function SessionList({
+  sessions,
+  current,
+  onOpen,
+  onNew,
+  onDelete,
+  label,
+}: {
+  sessions: SessionSummary[];
+  current: string | null;
+  onOpen: (id: string) => void;
+  onNew: () => void;
+  onDelete: (session: SessionSummary) => void;
+  label: string;
+}) {
   return (
     <nav class="sessions" aria-label={label}>
       <button type="button" class="new-session" onClick={onNew}>

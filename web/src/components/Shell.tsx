@@ -18,7 +18,17 @@ export interface SignedIn {
 
 const CONNECTION_LABELS: Record<ConnectionState, string> = { connected: "Live", connecting: "Reconnecting…", offline: "Offline" };
 
-export function Shell({ title, role, nav, children }: { title: string; role?: "admin"; nav?: ComponentChildren; children: (signedIn: SignedIn) => ComponentChildren }) {
+export function Shell({
+  title,
+  role,
+  nav,
+  children,
+}: {
+  title: string;
+  role?: "admin";
+  nav?: ComponentChildren;
+  children: (signedIn: SignedIn) => ComponentChildren;
+}) {
   const [token, setToken] = useState(tokenStore.get());
   const [me, setMe] = useState<Me | null>(null);
   const [live, setLive] = useState<LiveSocket | null>(null);
@@ -71,12 +81,19 @@ export function Shell({ title, role, nav, children }: { title: string; role?: "a
       </>
     );
   }
-  if (!me || !live) return <p class="loading" aria-live="polite">Loading…</p>;
+  if (!me || !live)
+    return (
+      <p class="loading" aria-live="polite">
+        Loading…
+      </p>
+    );
   if (role && me.user.role !== role) {
     return (
       <main class="sign-in">
         <h1>{title}</h1>
-        <p role="alert">This console is for admins; {me.user.name} is signed in as an {me.user.role}.</p>
+        <p role="alert">
+          This console is for admins; {me.user.name} is signed in as an {me.user.role}.
+        </p>
         <p>
           <a href="/">Open the tutor</a> or{" "}
           <button type="button" onClick={() => signOut()}>
@@ -105,7 +122,8 @@ export function Shell({ title, role, nav, children }: { title: string; role?: "a
       </header>
       {me.model.offline && (
         <p class="banner offline-model" role="note">
-          Answers come from the <strong>offline model</strong> (<code>{me.model.name}</code>): it repeats sentences of your company's material and is not a real language model.
+          Answers come from the <strong>offline model</strong> (<code>{me.model.name}</code>): it repeats sentences of your company's material and is not a real
+          language model.
         </p>
       )}
       {children({ me, live })}

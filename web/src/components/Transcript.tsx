@@ -34,7 +34,12 @@ function fromStored(message: StoredMessage): AnswerView {
     citations: meta.citations ?? [],
     suggestions: meta.suggestions ?? [],
     status: message.status === "cancelled" ? "cancelled" : message.status === "failed" ? "failed" : "done",
-    tools: (meta.tool_calls ?? []).map((call, i) => ({ callId: `${message.id}-${i}`, tool: call.name, arguments: call.arguments, result: { ok: call.ok, resultBytes: call.result_bytes ?? 0, ms: call.ms ?? 0, error: call.error } })),
+    tools: (meta.tool_calls ?? []).map((call, i) => ({
+      callId: `${message.id}-${i}`,
+      tool: call.name,
+      arguments: call.arguments,
+      result: { ok: call.ok, resultBytes: call.result_bytes ?? 0, ms: call.ms ?? 0, error: call.error },
+    })),
     actionId: meta.action_id ?? null,
   };
 }
@@ -52,7 +57,19 @@ function UserBubble({ text }: { text: string }) {
   );
 }
 
-function AssistantBubble({ view, last, onSuggestion, extras, busy }: { view: AnswerView; last: boolean; onSuggestion: (text: string) => void; extras?: (view: AnswerView) => ComponentChildren; busy: boolean }) {
+function AssistantBubble({
+  view,
+  last,
+  onSuggestion,
+  extras,
+  busy,
+}: {
+  view: AnswerView;
+  last: boolean;
+  onSuggestion: (text: string) => void;
+  extras?: (view: AnswerView) => ComponentChildren;
+  busy: boolean;
+}) {
   const indices = new Set(view.citations.map((c) => c.index));
   return (
     <li class={`msg assistant ${view.status}`} data-turn-id={view.turnId} aria-busy={view.status === "streaming"}>
@@ -75,7 +92,17 @@ function AssistantBubble({ view, last, onSuggestion, extras, busy }: { view: Ans
   );
 }
 
-export function Transcript({ conversation, onSuggestion, extras, empty }: { conversation: Conversation; onSuggestion: (text: string) => void; extras?: (view: AnswerView) => ComponentChildren; empty: ComponentChildren }) {
+export function Transcript({
+  conversation,
+  onSuggestion,
+  extras,
+  empty,
+}: {
+  conversation: Conversation;
+  onSuggestion: (text: string) => void;
+  extras?: (view: AnswerView) => ComponentChildren;
+  empty: ComponentChildren;
+}) {
   const { history, outgoing, live } = conversation;
   const rows: Array<{ key: string; user?: string; answer?: AnswerView }> = [];
   const storedUserTurns = new Set(history.filter((m) => m.role === "user").map((m) => m.turn_id));
@@ -90,7 +117,10 @@ export function Transcript({ conversation, onSuggestion, extras, empty }: { conv
     const turn = entry.turnId ? live[entry.turnId] : undefined;
     if (entry.turnId && !storedAnswers.has(entry.turnId)) {
       shown.add(entry.turnId);
-      rows.push({ key: `${entry.key}-answer`, answer: turn ? fromLive(turn) : { turnId: entry.turnId, text: "", citations: [], suggestions: [], status: "streaming", tools: [] } });
+      rows.push({
+        key: `${entry.key}-answer`,
+        answer: turn ? fromLive(turn) : { turnId: entry.turnId, text: "", citations: [], suggestions: [], status: "streaming", tools: [] },
+      });
     }
   }
   for (const turn of Object.values(live)) {
@@ -112,7 +142,18 @@ export function Transcript({ conversation, onSuggestion, extras, empty }: { conv
       {rows.length === 0 && !conversation.loading ? <div class="empty">{empty}</div> : null}
       <ol class="messages" aria-live="polite" aria-label="Conversation">
         {rows.map((row) =>
-          row.user !== undefined ? <UserBubble key={row.key} text={row.user} /> : <AssistantBubble key={row.key} view={row.answer!} last={row.answer === lastAnswer} onSuggestion={onSuggestion} extras={extras} busy={conversation.sending || Boolean(conversation.streaming)} />,
+          row.user !== undefined ? (
+            <UserBubble key={row.key} text={row.user} />
+          ) : (
+            <AssistantBubble
+              key={row.key}
+              view={row.answer!}
+              last={row.answer === lastAnswer}
+              onSuggestion={onSuggestion}
+              extras={extras}
+              busy={conversation.sending || Boolean(conversation.streaming)}
+            />
+          ),
         )}
       </ol>
       <div ref={end} />

@@ -45,7 +45,9 @@ export function describeTurnError(error: TurnError): string {
     case "LLM_RATE_LIMITED":
       return `The model is rate limited right now. ${wait(error.retryAfter)}`;
     case "LLM_UNAVAILABLE":
-      return error.willRetry ? "The model did not answer; trying again…" : `The model is unavailable, so this answer could not be written. ${error.recoveryHint ?? "Send your message again in a minute."}`;
+      return error.willRetry
+        ? "The model did not answer; trying again…"
+        : `The model is unavailable, so this answer could not be written. ${error.recoveryHint ?? "Send your message again in a minute."}`;
     case "LLM_CONFIG_ERROR":
       return "The model is not set up correctly on the server (an operator needs to check LLM_* settings). Your message was kept.";
     case "TURN_LOST":

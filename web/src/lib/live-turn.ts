@@ -65,7 +65,13 @@ export function applyEvent(turn: LiveTurn, name: TurnEventName, event: TurnEvent
       next.actionId = (event.actionId as string | null | undefined) ?? turn.actionId;
       break;
     case "error": {
-      const error = { code: String(event.code), message: String(event.message ?? ""), retryAfter: event.retryAfter as number | undefined, recoveryHint: event.recoveryHint as string | undefined, willRetry: Boolean(event.willRetry) };
+      const error = {
+        code: String(event.code),
+        message: String(event.message ?? ""),
+        retryAfter: event.retryAfter as number | undefined,
+        recoveryHint: event.recoveryHint as string | undefined,
+        willRetry: Boolean(event.willRetry),
+      };
       next.error = error;
       if (!error.willRetry) next.status = "failed";
       break;
@@ -74,7 +80,19 @@ export function applyEvent(turn: LiveTurn, name: TurnEventName, event: TurnEvent
       next.tools = [...turn.tools, { callId: String(event.callId), tool: String(event.tool), arguments: event.arguments }];
       break;
     case "tool_result":
-      next.tools = turn.tools.map((t) => (t.callId === event.callId ? { ...t, result: { ok: Boolean(event.ok), resultBytes: Number(event.resultBytes ?? 0), ms: Number(event.ms ?? 0), error: event.error as string | undefined } } : t));
+      next.tools = turn.tools.map((t) =>
+        t.callId === event.callId
+          ? {
+              ...t,
+              result: {
+                ok: Boolean(event.ok),
+                resultBytes: Number(event.resultBytes ?? 0),
+                ms: Number(event.ms ?? 0),
+                error: event.error as string | undefined,
+              },
+            }
+          : t,
+      );
       break;
     case "action_pending":
       next.action = event as unknown as PendingAction;

@@ -71,10 +71,13 @@ export function useConversation(live: LiveSocket, agent: Agent): Conversation {
     const unfinished = Object.values(turnsRef.current).filter((t) => t.sessionId === id && t.status === "streaming");
     const resume = unfinished.at(-1);
     const request = resume ? { sessionId: id, turnId: resume.turnId, lastSeq: resume.lastSeq } : { sessionId: id };
-    live.socket.timeout(10_000).emit("join", request, (timeout: Error | null, ack?: { ok: boolean; error?: { code: string; message: string; retryAfter?: number } }) => {
-      if (timeout || !ack) return; // the next reconnection joins again
-      if (!ack.ok && ack.error) setError(ack.error.code === "RATE_LIMITED" ? `Too many reconnects; wait ${ack.error.retryAfter ?? 60} seconds.` : ack.error.message);
-    });
+    live.socket
+      .timeout(10_000)
+      .emit("join", request, (timeout: Error | null, ack?: { ok: boolean; error?: { code: string; message: string; retryAfter?: number } }) => {
+        if (timeout || !ack) return; // the next reconnection joins again
+        if (!ack.ok && ack.error)
+          setError(ack.error.code === "RATE_LIMITED" ? `Too many reconnects; wait ${ack.error.retryAfter ?? 60} seconds.` : ack.error.message);
+      });
   }, [live]);
 
   useEffect(() => {

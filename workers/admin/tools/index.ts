@@ -38,7 +38,16 @@ export async function runToolCall(context: ToolContext, call: ToolCall): Promise
     const { json, truncated } = capResult(result);
     const error = typeof result.error === "string" ? result.error : undefined;
     const actionId = typeof result.action_id === "string" ? result.action_id : undefined;
-    return { tool: call.name, arguments: args, ok: !error, json, truncated, ms: Math.round(performance.now() - started), ...(error ? { error } : {}), ...(actionId ? { actionId } : {}) };
+    return {
+      tool: call.name,
+      arguments: args,
+      ok: !error,
+      json,
+      truncated,
+      ms: Math.round(performance.now() - started),
+      ...(error ? { error } : {}),
+      ...(actionId ? { actionId } : {}),
+    };
   };
   const tool = ADMIN_TOOLS.find((candidate) => candidate.name === call.name);
   if (!tool) return finish({ error: `There is no tool called "${call.name}". Available: ${ADMIN_TOOLS.map((t) => t.name).join(", ")}.` }, call.arguments);

@@ -28,14 +28,17 @@ const page = <T>(rows: T[], total: number, at: number) => ({
   total,
   returned: rows.length,
   offset: at,
-  ...(at + rows.length < total ? { next_offset: at + rows.length, note: `Showing ${rows.length} of ${total}; call again with offset ${at + rows.length} for more.` } : {}),
+  ...(at + rows.length < total
+    ? { next_offset: at + rows.length, note: `Showing ${rows.length} of ${total}; call again with offset ${at + rows.length} for more.` }
+    : {}),
 });
 
 const day = (value: Date | string | null) => (value ? new Date(value).toISOString().slice(0, 10) : null);
 
 export const listEmployeesTool = defineTool({
   name: "list_employees",
-  description: "List employees with role, department, active status, active courses and skill count. Filter by search (name or email), role, active, department.",
+  description:
+    "List employees with role, department, active status, active courses and skill count. Filter by search (name or email), role, active, department.",
   kind: "read",
   schema: z.object({
     search: z.string().max(100).optional().describe("Part of a name or email"),
@@ -48,7 +51,17 @@ export const listEmployeesTool = defineTool({
   async run(context, args) {
     const { rows, total } = await listEmployees(context.db, context.orgId, { ...args });
     const result: Record<string, unknown> = {
-      employees: rows.map((r) => ({ id: r.id, name: r.name, email: r.email, role: r.role, department: r.department, job_title: r.job_title, active: r.is_active, active_courses: r.active_courses, skills: r.skills_count })),
+      employees: rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        email: r.email,
+        role: r.role,
+        department: r.department,
+        job_title: r.job_title,
+        active: r.is_active,
+        active_courses: r.active_courses,
+        skills: r.skills_count,
+      })),
       ...page(rows, total, args.offset),
     };
     if (total === 0 && args.department) result.known_departments = await listDepartments(context.db, context.orgId);
@@ -73,7 +86,13 @@ export const getEmployeeDetailTool = defineTool({
     return {
       employee: { id, name, email, department, role, active: is_active },
       skills,
-      enrollments: enrollments.map((e) => ({ course: e.title, status: e.status, deadline: day(e.deadline), score_pct: e.score === null ? null : Math.round(Number(e.score) * 100), modules_completed: `${e.completed_modules}/${e.total_modules}` })),
+      enrollments: enrollments.map((e) => ({
+        course: e.title,
+        status: e.status,
+        deadline: day(e.deadline),
+        score_pct: e.score === null ? null : Math.round(Number(e.score) * 100),
+        modules_completed: `${e.completed_modules}/${e.total_modules}`,
+      })),
       recent_activity: activity.map((a) => ({ date: day(a.at), course: a.course, lesson: a.lesson, passed: a.passed })),
     };
   },
@@ -87,7 +106,10 @@ export const getSkillsMatrixTool = defineTool({
   async run(context, args) {
     const rows = await skillsMatrix(context.db, context.orgId, args.category);
     const shown = rows.slice(args.offset, args.offset + args.limit);
-    return { matrix: shown.map((r) => ({ employee: r.employee, department: r.department, skill: r.skill, category: r.category, level: r.level })), ...page(shown, rows.length, args.offset) };
+    return {
+      matrix: shown.map((r) => ({ employee: r.employee, department: r.department, skill: r.skill, category: r.category, level: r.level })),
+      ...page(shown, rows.length, args.offset),
+    };
   },
 });
 
@@ -111,7 +133,12 @@ export const whoKnowsTool = defineTool({
   async run(context, args) {
     const skills = await matchSkillsByName(context.db, context.orgId, args.skill);
     if (skills.length === 0) return toolError(`No skill matches "${args.skill}".`);
-    const holders = await holdersOfSkills(context.db, context.orgId, skills.map((s) => s.id), args.min_level);
+    const holders = await holdersOfSkills(
+      context.db,
+      context.orgId,
+      skills.map((s) => s.id),
+      args.min_level,
+    );
     return {
       skills_matched: skills.map((s) => s.name),
       min_level: args.min_level,
@@ -129,7 +156,18 @@ export const listCoursesTool = defineTool({
   async run(context, args) {
     const rows = await listCourses(context.db, context.orgId, args.status);
     const shown = rows.slice(args.offset, args.offset + args.limit);
-    return { courses: shown.map(({ id, title, status, language, enrolled, completed, average_score_pct }) => ({ id, title, status, language, enrolled, completed, average_score_pct })), ...page(shown, rows.length, args.offset) };
+    return {
+      courses: shown.map(({ id, title, status, language, enrolled, completed, average_score_pct }) => ({
+        id,
+        title,
+        status,
+        language,
+        enrolled,
+        completed,
+        average_score_pct,
+      })),
+      ...page(shown, rows.length, args.offset),
+    };
   },
 });
 
@@ -147,11 +185,15 @@ export const getCourseStatsTool = defineTool({
 
 export const getAlertsTool = defineTool({
   name: "get_alerts",
-  description: "Current alerts: enrollments overdue or due within a week, repeated exercise failures in the last 30 days, and the employees who need attention because of either.",
+  description:
+    "Current alerts: enrollments overdue or due within a week, repeated exercise failures in the last 30 days, and the employees who need attention because of either.",
   kind: "read",
   schema: z.object({ due_within_days: z.number().int().min(0).max(90).default(7) }),
   async run(context, args) {
-    const [risks, failures] = await Promise.all([deadlineRisks(context.db, context.orgId, args.due_within_days), repeatedFailures(context.db, context.orgId, 2)]);
+    const [risks, failures] = await Promise.all([
+      deadlineRisks(context.db, context.orgId, args.due_within_days),
+      repeatedFailures(context.db, context.orgId, 2),
+    ]);
     const attention = new Map<string, string[]>();
     const note = (name: string, reason: string) => attention.set(name, [...(attention.get(name) ?? []), reason]);
     for (const r of risks) note(r.employee, `${r.overdue ? "overdue" : "due soon"}: ${r.course}`);

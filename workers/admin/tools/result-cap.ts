@@ -37,6 +37,7 @@ export function capResult(result: Record<string, unknown>, maxChars = MAX_RESULT
     copy.truncated = { omitted, note: "Result cut to fit; narrow the filters or use offset to see the rest, and tell the admin the list is partial." };
     json = JSON.stringify(copy);
   }
-  if (json.length > maxChars) json = JSON.stringify({ truncated: true, note: "Result too large to show; narrow the request.", preview: json.slice(0, maxChars / 2) });
+  if (json.length > maxChars)
+    json = JSON.stringify({ truncated: true, note: "Result too large to show; narrow the request.", preview: json.slice(0, maxChars / 2) });
   return { json, truncated: true };
 }

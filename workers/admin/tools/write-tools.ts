@@ -17,7 +17,8 @@ const SHOWN_ITEMS = 10;
 
 async function propose(context: ToolContext, action: ProposedAction): Promise<ToolResult> {
   if (action.items.length === 0) return toolError("Nothing to do: no target is left after resolving the request.");
-  if (action.items.length > MAX_ACTION_ITEMS) return toolError(`That would touch ${action.items.length} records; the limit for one action is ${MAX_ACTION_ITEMS}. Narrow it down.`);
+  if (action.items.length > MAX_ACTION_ITEMS)
+    return toolError(`That would touch ${action.items.length} records; the limit for one action is ${MAX_ACTION_ITEMS}. Narrow it down.`);
   const { actionId, expiresAt } = await context.propose(action);
   return {
     status: "pending_confirmation",
@@ -56,14 +57,19 @@ export const assignCourseTool = defineTool({
     if (!course.ok) return course.result;
     if (course.value.status === "archived") return toolError(`"${course.value.title}" is archived; it cannot be assigned.`);
     if (args.deadline && args.deadline < context.today) return toolError(`The deadline ${args.deadline} is in the past (today is ${context.today}).`);
-    if (!args.employee_ids?.length && !args.employee_names?.length && !args.department) return toolError("Say who: employee_ids, employee_names or department.");
+    if (!args.employee_ids?.length && !args.employee_names?.length && !args.department)
+      return toolError("Say who: employee_ids, employee_names or department.");
 
     const people = new Map<string, PersonRef>();
     const notFound: string[] = [];
     const inactive: string[] = [];
     const add = (person: PersonRef) => (person.is_active ? people.set(person.id, person) : inactive.push(person.name));
     if (args.employee_ids?.length) {
-      const found = await findPeopleByIds(context.db, context.orgId, args.employee_ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)));
+      const found = await findPeopleByIds(
+        context.db,
+        context.orgId,
+        args.employee_ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)),
+      );
       found.forEach(add);
       notFound.push(...args.employee_ids.filter((id) => !found.some((p) => p.id === id)));
     }
@@ -76,13 +82,25 @@ export const assignCourseTool = defineTool({
     }
     if (args.department) {
       const members = await activePeopleInDepartment(context.db, context.orgId, args.department);
-      if (members.length === 0) return toolError(`No active employees in a department called "${args.department}".`, { known_departments: await listDepartments(context.db, context.orgId) });
+      if (members.length === 0)
+        return toolError(`No active employees in a department called "${args.department}".`, {
+          known_departments: await listDepartments(context.db, context.orgId),
+        });
       members.forEach(add);
     }
     if (notFound.length > 0 && people.size === 0) return toolError(`No employee found for: ${notFound.join(", ")}.`);
 
     const targets = [...people.values()].sort((a, b) => a.name.localeCompare(b.name));
-    const existing = new Map((await enrollmentsOfPeople(context.db, context.orgId, course.value.id, targets.map((p) => p.id))).map((e) => [e.user_id, e]));
+    const existing = new Map(
+      (
+        await enrollmentsOfPeople(
+          context.db,
+          context.orgId,
+          course.value.id,
+          targets.map((p) => p.id),
+        )
+      ).map((e) => [e.user_id, e]),
+    );
     const deadline = args.deadline ?? null;
     const counts = { enrol: 0, deadline: 0, unchanged: 0 };
     const items: NewActionItem[] = targets.map((person) => {
@@ -90,7 +108,12 @@ export const assignCourseTool = defineTool({
       const target = { user_id: person.id, course_id: course.value.id, deadline };
       if (!current) {
         counts.enrol++;
-        return { target, label: `${label(person)}: enrol${deadline ? `, deadline ${deadline}` : ""}`, before: null, after: { status: "not_started", deadline } };
+        return {
+          target,
+          label: `${label(person)}: enrol${deadline ? `, deadline ${deadline}` : ""}`,
+          before: null,
+          after: { status: "not_started", deadline },
+        };
       }
       const before = { status: current.status, deadline: current.deadline ? new Date(current.deadline).toISOString().slice(0, 10) : null };
       if (current.status === "completed" || !deadline || before.deadline === deadline) {
@@ -98,7 +121,12 @@ export const assignCourseTool = defineTool({
         return { target, label: `${label(person)}: already enrolled (${current.status}), unchanged`, before, after: before };
       }
       counts.deadline++;
-      return { target, label: `${label(person)}: already enrolled (${current.status}), deadline ${before.deadline ?? "none"} → ${deadline}`, before, after: { ...before, deadline } };
+      return {
+        target,
+        label: `${label(person)}: already enrolled (${current.status}), deadline ${before.deadline ?? "none"} → ${deadline}`,
+        before,
+        after: { ...before, deadline },
+      };
     });
     const who = args.department ? `everyone active in ${args.department}` : `${items.length} employee${items.length === 1 ? "" : "s"}`;
     const preview =
@@ -133,7 +161,12 @@ export const verifySkillTool = defineTool({
       before: { level: current },
       after: { level: args.level },
     };
-    return propose(context, { tool: "verify_skill", args, preview: `Set ${person.value.name}'s "${skill.value.name}" level from ${current ?? "none"} to ${args.level}.`, items: [item] });
+    return propose(context, {
+      tool: "verify_skill",
+      args,
+      preview: `Set ${person.value.name}'s "${skill.value.name}" level from ${current ?? "none"} to ${args.level}.`,
+      items: [item],
+    });
   },
 });
 
@@ -148,8 +181,18 @@ export const deactivateEmployeeTool = defineTool({
     if (person.value.id === context.userId) return toolError("You cannot deactivate your own account from the assistant.");
     if (person.value.role !== "employee") return toolError(`${person.value.name} is an admin; admins are not deactivated from the assistant.`);
     if (!person.value.is_active) return toolError(`${person.value.name} is already deactivated.`);
-    const item: NewActionItem = { target: { user_id: person.value.id }, label: `${label(person.value)}: deactivate`, before: { is_active: true }, after: { is_active: false } };
-    return propose(context, { tool: "deactivate_employee", args, preview: `Deactivate ${person.value.name} (${person.value.email}). Their data is kept.`, items: [item] });
+    const item: NewActionItem = {
+      target: { user_id: person.value.id },
+      label: `${label(person.value)}: deactivate`,
+      before: { is_active: true },
+      after: { is_active: false },
+    };
+    return propose(context, {
+      tool: "deactivate_employee",
+      args,
+      preview: `Deactivate ${person.value.name} (${person.value.email}). Their data is kept.`,
+      items: [item],
+    });
   },
 });
 
@@ -164,8 +207,18 @@ export const archiveCourseTool = defineTool({
     if (course.value.status === "archived") return toolError(`"${course.value.title}" is already archived.`);
     const open = await openEnrollmentsOfCourse(context.db, context.orgId, course.value.id);
     const items: NewActionItem[] = [
-      ...open.map((e) => ({ target: { kind: "enrollment", enrollment_id: e.id }, label: `${e.name}: enrollment ${e.status} → completed`, before: { status: e.status }, after: { status: "completed" } })),
-      { target: { kind: "course", course_id: course.value.id }, label: `"${course.value.title}": ${course.value.status} → archived`, before: { status: course.value.status }, after: { status: "archived" } },
+      ...open.map((e) => ({
+        target: { kind: "enrollment", enrollment_id: e.id },
+        label: `${e.name}: enrollment ${e.status} → completed`,
+        before: { status: e.status },
+        after: { status: "completed" },
+      })),
+      {
+        target: { kind: "course", course_id: course.value.id },
+        label: `"${course.value.title}": ${course.value.status} → archived`,
+        before: { status: course.value.status },
+        after: { status: "archived" },
+      },
     ];
     return propose(context, {
       tool: "archive_course",

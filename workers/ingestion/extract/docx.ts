@@ -19,11 +19,14 @@ export async function extractDocx(bytes: Buffer, limits: ExtractionLimits = DEFA
   await zip.measureAll();
   let html: string;
   try {
-    ({ value: html } = await mammoth.convertToHtml({ buffer: bytes }, {
-      convertImage: dropImages,
-      // A document may link to files on the machine that converts it; never follow those links.
-      externalFileAccess: false,
-    }));
+    ({ value: html } = await mammoth.convertToHtml(
+      { buffer: bytes },
+      {
+        convertImage: dropImages,
+        // A document may link to files on the machine that converts it; never follow those links.
+        externalFileAccess: false,
+      },
+    ));
   } catch (error) {
     throw new ExtractionError(CORRUPT, error);
   }

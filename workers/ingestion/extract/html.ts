@@ -34,13 +34,59 @@ function isNavigation(tag: string, attributes: Record<string, string>): boolean 
 
 const SECTION_HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 const PARAGRAPH_BLOCKS = new Set([
-  "p", "blockquote", "pre", "table", "ul", "ol", "dl", "figure", "section", "article", "main",
-  "header", "footer", "aside", "nav", "address", "details", "fieldset", "form", "hr",
+  "p",
+  "blockquote",
+  "pre",
+  "table",
+  "ul",
+  "ol",
+  "dl",
+  "figure",
+  "section",
+  "article",
+  "main",
+  "header",
+  "footer",
+  "aside",
+  "nav",
+  "address",
+  "details",
+  "fieldset",
+  "form",
+  "hr",
 ]);
 const LINE_BLOCKS = new Set(["div", "li", "tr", "dt", "dd", "caption", "figcaption", "summary", "br", "thead", "tbody", "tfoot"]);
 
 /** Start tags that end the open element named in their set first (HTML's implied end tags). */
-const BLOCKS_CLOSING_P = ["p", "div", "ul", "ol", "dl", "table", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "header", "footer", "aside", "nav", "figure", "form", "hr", "main", "address", "details", "fieldset"];
+const BLOCKS_CLOSING_P = [
+  "p",
+  "div",
+  "ul",
+  "ol",
+  "dl",
+  "table",
+  "pre",
+  "blockquote",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "section",
+  "article",
+  "header",
+  "footer",
+  "aside",
+  "nav",
+  "figure",
+  "form",
+  "hr",
+  "main",
+  "address",
+  "details",
+  "fieldset",
+];
 const IMPLIED_END: Record<string, Set<string>> = {
   li: new Set(["li", "p"]),
   dt: new Set(["dt", "dd", "p"]),
@@ -205,7 +251,12 @@ export function readHtml(html: string, limits: ExtractionLimits = DEFAULT_EXTRAC
 }
 
 /** `title` (DOCX core properties) wins over what the HTML itself names. */
-export function extractHtmlString(html: string, format: DocumentFormat = "html", limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS, title: string | null = null): ExtractedDocument {
+export function extractHtmlString(
+  html: string,
+  format: DocumentFormat = "html",
+  limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS,
+  title: string | null = null,
+): ExtractedDocument {
   const read = readHtml(html, limits);
   return buildDocument(format, read.sections, null, undefined, limits, title ?? read.title);
 }

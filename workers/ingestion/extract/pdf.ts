@@ -70,13 +70,7 @@ function bodyFontSize(lines: Line[]): number {
 
 function looksLikeHeading(line: Line, bodySize: number): boolean {
   const words = line.text.split(/\s+/).length;
-  return (
-    line.text.length <= 100 &&
-    words <= 14 &&
-    /\p{L}/u.test(line.text) &&
-    !/[.,;!?]$/.test(line.text) &&
-    line.fontSize >= bodySize * 1.15
-  );
+  return line.text.length <= 100 && words <= 14 && /\p{L}/u.test(line.text) && !/[.,;!?]$/.test(line.text) && line.fontSize >= bodySize * 1.15;
 }
 
 const NUMBERED_HEADING = /^\d{1,3}(\.\d{1,3})*\.?\s+\p{L}/u;
@@ -128,10 +122,13 @@ export async function extractPdf(bytes: Buffer, limits: ExtractionLimits = DEFAU
     const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
     try {
       ({ items: pages, totalPages: pageCount } = await extractTextItems(pdf));
-      metadataTitle = await pdf.getMetadata().then(({ info }) => {
-        const title = (info as { Title?: unknown } | undefined)?.Title;
-        return typeof title === "string" && title.trim() !== "" ? title : null;
-      }, () => null);
+      metadataTitle = await pdf.getMetadata().then(
+        ({ info }) => {
+          const title = (info as { Title?: unknown } | undefined)?.Title;
+          return typeof title === "string" && title.trim() !== "" ? title : null;
+        },
+        () => null,
+      );
     } finally {
       await pdf.destroy();
     }

@@ -7,7 +7,15 @@
 import { posix } from "node:path";
 import { coreTitle } from "./core-properties";
 import { scanMarkup } from "./markup-scanner";
-import { buildDocument, DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, type ExtractedSection, ExtractionError, type ExtractionLimits, textTooLarge } from "./types";
+import {
+  buildDocument,
+  DEFAULT_EXTRACTION_LIMITS,
+  type ExtractedDocument,
+  type ExtractedSection,
+  ExtractionError,
+  type ExtractionLimits,
+  textTooLarge,
+} from "./types";
 import { openZip, type SafeZip } from "./zip";
 
 const CORRUPT = "The PowerPoint file is corrupt or could not be read";
@@ -18,7 +26,11 @@ const TITLE_TYPES = new Set(["title", "ctrTitle"]);
  * placeholders become the heading, every other paragraph a line of the body. `budget` is the
  * text the document may still produce.
  */
-export function slideSection(xml: string, slideNumber: number, budget: { remaining: number; limits: ExtractionLimits } = { remaining: Infinity, limits: DEFAULT_EXTRACTION_LIMITS }): ExtractedSection {
+export function slideSection(
+  xml: string,
+  slideNumber: number,
+  budget: { remaining: number; limits: ExtractionLimits } = { remaining: Infinity, limits: DEFAULT_EXTRACTION_LIMITS },
+): ExtractedSection {
   const titles: string[] = [];
   const body: string[] = [];
   /** One flag per open `<p:sp>`: whether it is a title placeholder. */

@@ -121,9 +121,7 @@ export function buildDocument(
   const kept = sections
     .map((section) => ({ ...section, heading: tidyHeading(section.heading), text: normalizeText(section.text) }))
     .filter((section) => section.heading !== null || section.text !== "");
-  const fullText = kept
-    .map((section) => [section.heading, section.text].filter((part) => part).join("\n\n"))
-    .join("\n\n");
+  const fullText = kept.map((section) => [section.heading, section.text].filter((part) => part).join("\n\n")).join("\n\n");
   if (fullText.trim() === "") throw new ExtractionError(emptyMessage);
   if (fullText.length > limits.maxTextChars) throw textTooLarge(limits);
   return { format, fullText, sections: kept, pageCount, title: tidyHeading(title) };

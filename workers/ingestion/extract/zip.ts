@@ -129,7 +129,8 @@ export function openZip(bytes: Buffer, limits: ExtractionLimits, corrupt: string
     count = Number(bytes.readBigUInt64LE(record + 32));
     offset = Number(bytes.readBigUInt64LE(record + 48));
   }
-  if (count > limits.zipMaxEntries) throw tooLarge(`The file holds ${count.toLocaleString("en")} parts, more than ${limits.zipMaxEntries.toLocaleString("en")} (ZIP_MAX_ENTRIES)`);
+  if (count > limits.zipMaxEntries)
+    throw tooLarge(`The file holds ${count.toLocaleString("en")} parts, more than ${limits.zipMaxEntries.toLocaleString("en")} (ZIP_MAX_ENTRIES)`);
 
   let declared = 0;
   let at = offset;

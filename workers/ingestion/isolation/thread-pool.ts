@@ -58,12 +58,7 @@ export async function closeThreadPool(): Promise<void> {
  * Runs a task of thread-tasks.ts in a pool thread. The clock starts when the thread picks the
  * task up. `signal` (the document's own deadline) also stops it.
  */
-export async function runInThread<T>(
-  name: "extract" | "chunk",
-  task: Record<string, unknown>,
-  settings: IsolationSettings,
-  signal?: AbortSignal,
-): Promise<T> {
+export async function runInThread<T>(name: "extract" | "chunk", task: Record<string, unknown>, settings: IsolationSettings, signal?: AbortSignal): Promise<T> {
   const controller = new AbortController();
   const { port1, port2 } = new MessageChannel();
   let timer: NodeJS.Timeout | undefined;

@@ -38,7 +38,10 @@ export interface ScoredHit extends ChunkHit {
  */
 export const KEYWORD_COVERAGE_FLOOR = 0.34;
 
-export async function hybridSearch(deps: WorkerDeps, { orgId, userId, question }: { orgId: string; userId: string; question: string }): Promise<Omit<RetrievedSource, "index">[]> {
+export async function hybridSearch(
+  deps: WorkerDeps,
+  { orgId, userId, question }: { orgId: string; userId: string; question: string },
+): Promise<Omit<RetrievedSource, "index">[]> {
   const { config } = deps;
   const [embedding] = await deps.llm.embed([question], "query", { orgId, userId });
   const words = contentWords(question);
@@ -70,7 +73,8 @@ export function keywordCoverage(questionWords: string[], content: string): numbe
 export function combine(vectorHits: ChunkHit[], textHits: ChunkHit[], fusion: Fusion = DEFAULT_FUSION): ScoredHit[] {
   const bestRank = Math.max(0, ...textHits.map((hit) => hit.text_rank)) || 1;
   const vectorScore = (hit: ChunkHit, position: number) => (fusion.method === "rrf" ? 1 / (fusion.rrfK + position + 1) : fusion.vectorWeight * hit.similarity);
-  const textScore = (hit: ChunkHit, position: number) => (fusion.method === "rrf" ? 1 / (fusion.rrfK + position + 1) : (1 - fusion.vectorWeight) * (hit.text_rank / bestRank));
+  const textScore = (hit: ChunkHit, position: number) =>
+    fusion.method === "rrf" ? 1 / (fusion.rrfK + position + 1) : (1 - fusion.vectorWeight) * (hit.text_rank / bestRank);
   const merged = new Map<string, ScoredHit>();
   vectorHits.forEach((hit, position) => merged.set(hit.id, { ...hit, score: vectorScore(hit, position) }));
   textHits.forEach((hit, position) => {

@@ -48,11 +48,17 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
   let source: RetrievalSource;
   let found: Source[];
   if (intent === "in_course" && turn.courseId) {
-    found = await pageIndexSearch(deps, { ...turn, courseId: turn.courseId, courseTitle: turn.courseTitle ?? "" , question: turn.question });
+    found = await pageIndexSearch(deps, { ...turn, courseId: turn.courseId, courseTitle: turn.courseTitle ?? "", question: turn.question });
     source = "pageindex";
     if (tokensOf(found) < THIN_CONTEXT_TOKENS && turn.sourceDocumentId) {
       const [embedding] = await deps.llm.embed([turn.question], "query", turn);
-      const scoped = await vectorSearch(deps.db, { reader: turn, embedding: embedding!, limit: 5, minSimilarity: deps.config.RETRIEVAL_SIMILARITY_FLOOR, documentId: turn.sourceDocumentId });
+      const scoped = await vectorSearch(deps.db, {
+        reader: turn,
+        embedding: embedding!,
+        limit: 5,
+        minSimilarity: deps.config.RETRIEVAL_SIMILARITY_FLOOR,
+        documentId: turn.sourceDocumentId,
+      });
       if (scoped.length > 0) {
         found = [...found, ...scoped.map(toSource)];
         source = "scoped_fallback";
@@ -87,7 +93,11 @@ export const CHARS_PER_TOKEN_CAP = 8;
  * may read are considered, and only a bounded prefix of the text is read and tokenised.
  */
 async function wholeDocument(deps: WorkerDeps, turn: TurnContext, budget: number): Promise<{ source: Source; truncated: boolean } | null> {
-  const chosen = await courseDocumentFor(deps.db, turn, { currentCourseId: turn.courseId, words: searchTerms(turn.question), maxChars: budget * CHARS_PER_TOKEN_CAP });
+  const chosen = await courseDocumentFor(deps.db, turn, {
+    currentCourseId: turn.courseId,
+    words: searchTerms(turn.question),
+    maxChars: budget * CHARS_PER_TOKEN_CAP,
+  });
   if (!chosen) return null;
   const fitted = truncateToTokens(chosen.text, budget);
   const truncated = fitted.truncated || chosen.cut;

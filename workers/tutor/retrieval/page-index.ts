@@ -30,13 +30,28 @@ export function parseModuleSelection(reply: string, modules: ModuleOutline[]): M
 
 export async function pageIndexSearch(
   deps: WorkerDeps,
-  { orgId, userId, courseId, courseTitle, lessonId, question }: { orgId: string; userId: string; courseId: string; courseTitle: string; lessonId: string | null; question: string },
+  {
+    orgId,
+    userId,
+    courseId,
+    courseTitle,
+    lessonId,
+    question,
+  }: { orgId: string; userId: string; courseId: string; courseTitle: string; lessonId: string | null; question: string },
 ): Promise<Omit<RetrievedSource, "index">[]> {
   const modules = await courseModules(deps.db, orgId, courseId);
   if (modules.length === 0) return [];
-  const reply = await deps.llm.chat({ useCase: "tutor", orgId, userId }, [{ role: "user", content: moduleSelectionPrompt(modules, question) }], { maxTokens: 20, temperature: 0 });
+  const reply = await deps.llm.chat({ useCase: "tutor", orgId, userId }, [{ role: "user", content: moduleSelectionPrompt(modules, question) }], {
+    maxTokens: 20,
+    temperature: 0,
+  });
   const selected = parseModuleSelection(reply.content, modules);
-  let lessons = await lessonsOfModules(deps.db, orgId, courseId, selected.map((m) => m.id));
+  let lessons = await lessonsOfModules(
+    deps.db,
+    orgId,
+    courseId,
+    selected.map((m) => m.id),
+  );
   if (lessonId) {
     const current = lessons.find((lesson) => lesson.id === lessonId) ?? (await lessonWithModule(deps.db, orgId, courseId, lessonId));
     if (current) lessons = [current, ...lessons.filter((lesson) => lesson.id !== current.id)];

@@ -5,11 +5,32 @@ import type { Language } from "../language";
 import type { RetrievedSource } from "./types";
 
 const LABELS = {
-  en: { courses: "Your courses", skills: "Your skills", reviews: "Reviews due", modules: "modules", deadline: "deadline", score: "score", level: "level", none: "No enrollments yet." },
-  es: { courses: "Tus cursos", skills: "Tus habilidades", reviews: "Repasos pendientes", modules: "módulos", deadline: "fecha límite", score: "nota", level: "nivel", none: "Todavía no tienes cursos asignados." },
+  en: {
+    courses: "Your courses",
+    skills: "Your skills",
+    reviews: "Reviews due",
+    modules: "modules",
+    deadline: "deadline",
+    score: "score",
+    level: "level",
+    none: "No enrollments yet.",
+  },
+  es: {
+    courses: "Tus cursos",
+    skills: "Tus habilidades",
+    reviews: "Repasos pendientes",
+    modules: "módulos",
+    deadline: "fecha límite",
+    score: "nota",
+    level: "nivel",
+    none: "Todavía no tienes cursos asignados.",
+  },
 };
 
-export async function progressFacts(db: Db, { orgId, userId, language }: { orgId: string; userId: string; language: Language }): Promise<Omit<RetrievedSource, "index">[]> {
+export async function progressFacts(
+  db: Db,
+  { orgId, userId, language }: { orgId: string; userId: string; language: Language },
+): Promise<Omit<RetrievedSource, "index">[]> {
   const t = LABELS[language];
   const [enrollments, skills, due] = await Promise.all([enrollmentFacts(db, orgId, userId), skillFacts(db, orgId, userId), reviewsDue(db, orgId, userId)]);
   const courseLines = enrollments.map((e) => {
