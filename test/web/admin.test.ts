@@ -99,7 +99,10 @@ describe("web: the admin console in Chromium", function () {
     expect(["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING"]).to.include(seen[0]);
     const chunks = Number(/(\d+) chunks/.exec((await row.locator(".doc-meta").textContent())!)![1]);
     expect(chunks).to.be.greaterThan(0);
-    const stored = await stack.server.deps.db("documents").where({ title, org_id: DEMO_IDS.orgId }).first("chunk_count", "status");
+    const stored = await stack.server.deps
+      .db("documents")
+      .where({ filename: `${title}.md`, org_id: DEMO_IDS.orgId })
+      .first("chunk_count", "status");
     expect(stored).to.deep.include({ status: "COMPLETED", chunk_count: chunks });
   });
 
@@ -130,7 +133,12 @@ describe("web: the admin console in Chromium", function () {
     await row.locator("[data-status='COMPLETED']").waitFor({ timeout: 30_000 });
     await row.getByRole("button", { name: `Delete ${good}` }).click();
     await row.waitFor({ state: "detached" });
-    expect(await stack.server.deps.db("documents").where({ title: good }).first()).to.equal(undefined);
+    expect(
+      await stack.server.deps
+        .db("documents")
+        .where({ filename: `${good}.csv` })
+        .first(),
+    ).to.equal(undefined);
   });
 
   it("runs the assistant: tool calls as cards, a proposal with Confirm that runs as a live checklist, and Resume after a partial run", async () => {
