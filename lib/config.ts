@@ -52,7 +52,7 @@ export const configSchema = z.object({
     ),
   REDIS_URL: optionalString
     .pipe(z.url({ protocol: /^rediss?$/ }).optional())
-    .describe("`redis://` or `rediss://` URL: Redis 6.2+ with `maxmemory-policy noeviction`. Unset, `npm start` runs a local redis-server."),
+    .describe("`redis://` or `rediss://` URL: Redis 7.0+ with `maxmemory-policy noeviction`. Unset, `npm start` runs a local redis-server."),
 
   LLM_BASE_URL: optionalString
     .pipe(z.url().optional())

@@ -78,6 +78,7 @@ export async function startServer(config: Config, { port = config.PORT, host = c
       // (through the load balancer, to another node) and rejoining with their lastSeq.
       await gateway.close();
       await drained; // requests in flight finish; the process's grace period bounds the wait
+      await deps.events.flushed();
       await deps.producer.close();
       await Promise.allSettled([redis.quit(), queueRedis.quit()]);
       await db.destroy();

@@ -126,6 +126,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       await active.handBackAll();
       await Promise.all(closing);
       await closeThreadPool();
+      await deps.events.flushed();
       await deps.producer.close();
       await Promise.allSettled([redis.quit(), ...connections.map((c) => c.quit())]);
       await db.destroy();

@@ -1,8 +1,15 @@
 /**
  * Per-turn (and per-admin-action) event logs in Redis. Each event is appended to a capped stream
- * keyed by its turn or action, with the stream id `<seq>-0`, and published on one channel for
- * live delivery, in a single Lua call, so the log and the live feed can never disagree about
- * what `seq` an event has.
+ * keyed by its turn or action, with the stream id `0-<seq>` (Redis numbers the entries itself,
+ * so no counter key is needed), and published for live delivery in the same Lua call, so the log
+ * and the live feed can never disagree about what `seq` an event has.
+ *
+ * Appends are batched per process: the first event goes out at once, and whatever is emitted
+ * while that call is in flight — any turn's, any action's — travels in the next call, which
+ * appends each event to its own log and publishes them all as one message. Tokens of one turn
+ * queued back to back become one `token` event. A quiet process therefore adds no delay, while a
+ * busy one pays one script call and one PUBLISH per round trip instead of per event
+ * (bench/optimisations.md, section 1).
  */
 import type { Redis } from "ioredis";
 import type { ActionEventName, ActionEventPayloads, TurnEvent, TurnEventEnvelope, TurnEventName, TurnEventPayloads } from "./contract";
@@ -16,8 +23,9 @@ export interface StreamRef {
   id: string;
 }
 
-const streamKey = (ref: StreamRef): string => `skillnet:${ref.kind}:${ref.id}:events`;
-const seqKey = (ref: StreamRef): string => `skillnet:${ref.kind}:${ref.id}:seq`;
+// `:log`, not the `:events` of the earlier `<seq>-0` ids: a log started by an older worker is never
+// continued with the new ids.
+const streamKey = (ref: StreamRef): string => `skillnet:${ref.kind}:${ref.id}:log`;
 const latestTurnKey = (sessionId: string): string => `skillnet:session:${sessionId}:latest-turn`;
 
 /** The log an event payload belongs to, read from the ids it carries. */
@@ -25,31 +33,34 @@ export function streamOf(payload: { turnId?: string; actionId?: string | null })
   return payload.turnId ? { kind: "turn", id: payload.turnId } : { kind: "action", id: payload.actionId ?? "" };
 }
 
-// EXPIRE only on a log's first event and every 64th after: refreshing both keys on every token
-// was a third of the Redis commands a streamed answer costs (bench/results.md, measure 2).
-const APPEND_SCRIPT = `
-local seq = redis.call('INCR', KEYS[1])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'event', ARGV[1], 'data', ARGV[2])
-if seq == 1 or seq % 64 == 0 then
-  redis.call('EXPIRE', KEYS[1], ARGV[4])
-  redis.call('EXPIRE', KEYS[2], ARGV[4])
+/**
+ * KEYS: one log per event. ARGV: max events per log, channel, then per event its name, JSON
+ * data, room and TTL. `0-*` lets Redis (7.0+) number the entries 0-1, 0-2, … per log. EXPIRE
+ * runs only on a log's first event and every 64th after: refreshing it on every token was a third
+ * of the commands a streamed answer cost (bench/optimisations.md). Returns the seqs in order.
+ */
+const APPEND_BATCH_SCRIPT = `
+local seqs = {}
+local published = {}
+for i = 1, #KEYS do
+  local at = 2 + (i - 1) * 4
+  local event, data, room = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
+  local id = redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[1], '0-*', 'event', event, 'data', data)
+  local seq = tonumber(string.sub(id, 3))
+  if seq == 1 or seq % 64 == 0 then redis.call('EXPIRE', KEYS[i], ARGV[at + 4]) end
+  seqs[i] = seq
+  published[i] = '{"room":' .. cjson.encode(room) .. ',"event":' .. cjson.encode(event) .. ',"seq":' .. seq .. ',"data":' .. data .. '}'
 end
-redis.call('PUBLISH', ARGV[5], '{"room":' .. cjson.encode(ARGV[6]) .. ',"event":' .. cjson.encode(ARGV[1]) .. ',"seq":' .. seq .. ',"data":' .. ARGV[2] .. '}')
-return seq
+redis.call('PUBLISH', ARGV[2], '[' .. table.concat(published, ',') .. ']')
+return seqs
 `;
 
 /** Sent by SHA once Redis has it (ioredis falls back to the full script after a NOSCRIPT). */
-const APPEND_COMMAND = "skillnetAppendEvent";
-type AppendCommand = (
-  seqKey: string,
-  streamKey: string,
-  event: string,
-  data: string,
-  maxEvents: string,
-  ttl: string,
-  channel: string,
-  room: string,
-) => Promise<number>;
+const APPEND_BATCH_COMMAND = "skillnetAppendEvents";
+type AppendBatchCommand = (...keysThenArgs: string[]) => Promise<number[]>;
+
+/** Events per script call: bounds one call's time inside Redis (≈ 2 µs per XADD). */
+const MAX_BATCH = 256;
 
 export interface TurnStreamOptions {
   ttlSeconds: number;
@@ -65,25 +76,62 @@ export interface LoggedTurnEvent {
 /** Action logs outlive turn logs: an action may be confirmed or resumed a day after it was proposed. */
 const ACTION_LOG_TTL_SECONDS = 7 * 24 * 3600;
 
+/** An event waiting for the next script call. */
+interface QueuedEvent {
+  key: string;
+  /** Set on a turn's `token` event, which later tokens of the turn may join. */
+  tokenOf: string | null;
+  room: string;
+  event: string;
+  data: Record<string, unknown>;
+  ttlSeconds: number;
+  settled: Promise<number>;
+  resolve(seq: number): void;
+  reject(error: unknown): void;
+}
+
 export class TurnEventLog {
-  private readonly appendScript: AppendCommand;
+  private readonly appendBatch: AppendBatchCommand;
+  private queue: QueuedEvent[] = [];
+  private flushing: Promise<void> | null = null;
+  /** A turn's queued `token` event that later tokens may still join (it is the turn's newest queued event). */
+  private readonly openTokens = new Map<string, QueuedEvent>();
 
   constructor(
     private readonly redis: Redis,
     private readonly options: TurnStreamOptions,
   ) {
-    if (!(APPEND_COMMAND in redis)) redis.defineCommand(APPEND_COMMAND, { numberOfKeys: 2, lua: APPEND_SCRIPT });
-    this.appendScript = (redis as unknown as Record<string, AppendCommand>)[APPEND_COMMAND]!.bind(redis);
+    if (!(APPEND_BATCH_COMMAND in redis)) redis.defineCommand(APPEND_BATCH_COMMAND, { lua: APPEND_BATCH_SCRIPT });
+    const command = (redis as unknown as Record<string, AppendBatchCommand>)[APPEND_BATCH_COMMAND]!;
+    this.appendBatch = command.bind(redis);
   }
 
-  /** Appends one event to the turn's log and publishes it to the session room; returns its `seq`. */
+  /** Appends one event to the turn's log and publishes it to the session room; resolves with its `seq`. */
   async append<E extends TurnEventName>(sessionId: string, turnId: string, event: E, payload: TurnEventPayloads[E]): Promise<number> {
-    return this.appendTo({ kind: "turn", id: turnId }, roomForSession(sessionId), event, { ...payload, sessionId, turnId }, this.options.ttlSeconds);
+    this.openTokens.delete(turnId);
+    return this.enqueue({ kind: "turn", id: turnId }, roomForSession(sessionId), event, { ...payload, sessionId, turnId }, this.options.ttlSeconds);
+  }
+
+  /**
+   * Queues streamed text: joins the turn's `token` event still waiting in the queue, if it is the
+   * turn's newest, else queues a new one. Resolves with the seq of the event that carried it.
+   */
+  appendToken(sessionId: string, turnId: string, content: string): Promise<number> {
+    const open = this.openTokens.get(turnId);
+    if (open) {
+      open.data.content = `${open.data.content as string}${content}`;
+      return open.settled;
+    }
+    const settled = this.enqueue({ kind: "turn", id: turnId }, roomForSession(sessionId), "token", { content, sessionId, turnId }, this.options.ttlSeconds);
+    const queued = this.queue[this.queue.length - 1]!;
+    queued.tokenOf = turnId;
+    this.openTokens.set(turnId, queued);
+    return settled;
   }
 
   /** Appends one event to an admin action's log and publishes it to `user:<userId>`. */
   async appendAction<E extends ActionEventName>(actionId: string, userId: string, event: E, payload: ActionEventPayloads[E]): Promise<number> {
-    return this.appendTo(
+    return this.enqueue(
       { kind: "action", id: actionId },
       roomForUser(userId),
       event,
@@ -92,18 +140,48 @@ export class TurnEventLog {
     );
   }
 
-  private async appendTo(ref: StreamRef, room: string, event: string, data: object, ttlSeconds: number): Promise<number> {
-    const seq = await this.appendScript(
-      seqKey(ref),
-      streamKey(ref),
-      event,
-      JSON.stringify(data),
-      String(this.options.maxEvents),
-      String(ttlSeconds),
-      TURN_EVENTS_CHANNEL,
-      room,
-    );
-    return Number(seq);
+  /** Resolves once every event queued so far is in its log (or has failed). */
+  async flushed(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private enqueue(ref: StreamRef, room: string, event: string, data: Record<string, unknown>, ttlSeconds: number): Promise<number> {
+    let resolve!: (seq: number) => void;
+    let reject!: (error: unknown) => void;
+    const settled = new Promise<number>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    this.queue.push({ key: streamKey(ref), tokenOf: null, room, event, data, ttlSeconds, settled, resolve, reject });
+    this.startFlushing();
+    return settled;
+  }
+
+  private startFlushing(): void {
+    if (this.flushing) return;
+    // Started on the microtask queue, so events emitted in the same tick share the first call.
+    this.flushing = Promise.resolve()
+      .then(() => this.flush())
+      .finally(() => {
+        this.flushing = null;
+        // Queued after the loop's last check but before this ran: nobody else will send it.
+        if (this.queue.length > 0) this.startFlushing();
+      });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      for (const queued of batch) if (queued.tokenOf && this.openTokens.get(queued.tokenOf) === queued) this.openTokens.delete(queued.tokenOf);
+      const args = [String(batch.length), ...batch.map((q) => q.key), String(this.options.maxEvents), TURN_EVENTS_CHANNEL];
+      for (const queued of batch) args.push(queued.event, JSON.stringify(queued.data), queued.room, String(queued.ttlSeconds));
+      try {
+        const seqs = await this.appendBatch(...args);
+        batch.forEach((queued, i) => queued.resolve(Number(seqs[i])));
+      } catch (error) {
+        for (const queued of batch) queued.reject(error);
+      }
+    }
   }
 
   /** Events of a turn with `fromSeq <= seq <= toSeq` (inclusive), oldest first. */
@@ -113,9 +191,9 @@ export class TurnEventLog {
 
   /** The same for any log; action events come back in the same shape (`payload.actionId` set). */
   async readStream(ref: StreamRef, fromSeq: number, toSeq?: number): Promise<LoggedTurnEvent[]> {
-    const entries = await this.redis.xrange(streamKey(ref), `${Math.max(1, fromSeq)}-0`, toSeq === undefined ? "+" : `${toSeq}-0`);
+    const entries = await this.redis.xrange(streamKey(ref), `0-${Math.max(1, fromSeq)}`, toSeq === undefined ? "+" : `0-${toSeq}`);
     return entries.map(([id, fields]) => {
-      const seq = Number(id.split("-")[0]);
+      const seq = Number(id.split("-")[1]);
       const record: Record<string, string> = {};
       for (let i = 0; i + 1 < fields.length; i += 2) record[fields[i]!] = fields[i + 1]!;
       return { event: record.event as TurnEventName, payload: { ...(JSON.parse(record.data ?? "{}") as object), seq } as TurnEvent };
@@ -136,11 +214,17 @@ export class TurnEventLog {
   }
 }
 
-export function parseEnvelope(message: string): TurnEventEnvelope | null {
+/** The envelopes of one published message: a batch (an array), or a single envelope from an older worker. */
+export function parseEnvelopes(message: string): TurnEventEnvelope[] {
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(message) as TurnEventEnvelope;
-    return typeof parsed.seq === "number" && typeof parsed.room === "string" ? parsed : null;
+    parsed = JSON.parse(message);
   } catch {
-    return null;
+    return [];
   }
+  const envelopes = Array.isArray(parsed) ? parsed : [parsed];
+  return envelopes.filter(
+    (envelope): envelope is TurnEventEnvelope =>
+      typeof envelope === "object" && envelope !== null && typeof envelope.seq === "number" && typeof envelope.room === "string",
+  );
 }

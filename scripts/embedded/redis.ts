@@ -40,7 +40,7 @@ export function ensureRedisServer(log: (message: string) => void): string {
   throw new Error(
     "redis-server was not found and could not be installed automatically.\n" +
       "Install it (Debian/Ubuntu: `sudo apt-get install redis-server`, macOS: `brew install redis`) " +
-      "or point REDIS_URL at an existing Redis 6.2+ server.",
+      "or point REDIS_URL at an existing Redis 7.0+ server.",
   );
 }
 

@@ -14,7 +14,7 @@ import { z } from "zod";
 import { isSessionTurn } from "../../db/queries/chat-messages";
 import { findOwnedSession } from "../../db/queries/chat-sessions";
 import { findAction } from "../../db/queries/admin-actions";
-import { TURN_EVENTS_CHANNEL, parseEnvelope } from "../../queues/events/turn-stream";
+import { TURN_EVENTS_CHANNEL, parseEnvelopes } from "../../queues/events/turn-stream";
 import { JOB_EVENTS_CHANNEL, parseJobEnd } from "../../queues/events/job-events";
 import {
   roomForSession,
@@ -205,16 +205,16 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       if (end) deps.metrics.observeJobEnd(end);
       return;
     }
-    const envelope = parseEnvelope(message);
-    if (!envelope) return;
-    deps.metrics.observeTurnEvent(envelope);
-    const members = io.sockets.adapter.rooms.get(envelope.room);
-    if (isTurnEnd(envelope)) logTurnEnd(log, envelope, members?.size ?? 0);
-    if (!members) return;
-    const payload = { ...envelope.data, seq: envelope.seq } as LoggedPayload;
-    for (const socketId of members) {
-      const socket = io.sockets.sockets.get(socketId);
-      if (socket) void delivery.deliver(socket, envelope.event, payload).catch((error) => log.warn({ err: error }, "turn event delivery failed"));
+    for (const envelope of parseEnvelopes(message)) {
+      deps.metrics.observeTurnEvent(envelope);
+      const members = io.sockets.adapter.rooms.get(envelope.room);
+      if (isTurnEnd(envelope)) logTurnEnd(log, envelope, members?.size ?? 0);
+      if (!members) continue;
+      const payload = { ...envelope.data, seq: envelope.seq } as LoggedPayload;
+      for (const socketId of members) {
+        const socket = io.sockets.sockets.get(socketId);
+        if (socket) void delivery.deliver(socket, envelope.event, payload).catch((error) => log.warn({ err: error }, "turn event delivery failed"));
+      }
     }
   });
 

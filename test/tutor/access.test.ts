@@ -351,7 +351,7 @@ describe("the tutor, complete: who can read what inside an organisation", functi
     it("reads a restricted source document only for a reader of it", async () => {
       stack.llm.setResponder(scriptedResponder({ label: "cross_course" }));
       const allowed = await ask(stack, finance, VAULT_QUESTION);
-      expect(allowed.grounding.rung).to.equal("document");
+      expect(allowed.grounding.rung, JSON.stringify(allowed.grounding.sources)).to.equal("document");
       expect(allowed.grounding.sources).to.have.length(1);
       expect(allowed.grounding.sources[0]).to.include({ sourceType: "document", sourceId: vaultRegister.id, document: "Vault Keys Register" });
 

@@ -1,9 +1,6 @@
 /** Everything a tutor stage needs to know about its turn, loaded from the database by ids. */
 import { UnrecoverableError } from "bullmq";
-import { findLesson, findUsableCourse } from "../../db/queries/courses";
-import { findSessionInOrg } from "../../db/queries/chat-sessions";
-import { findTurnMessage } from "../../db/queries/chat-messages";
-import { findOrganisationName, findUser } from "../../db/queries/users";
+import { findTurnRows } from "../../db/queries/turn-context";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { detectLanguage, type Language } from "./language";
@@ -25,23 +22,16 @@ export interface TurnContext {
 }
 
 export async function loadTurnContext(deps: WorkerDeps, payload: TutorTurnPayload): Promise<TurnContext> {
-  const { db } = deps;
-  const [session, message, user, orgName] = await Promise.all([
-    findSessionInOrg(db, payload.orgId, payload.sessionId),
-    findTurnMessage(db, payload.orgId, payload.turnId, "user"),
-    findUser(db, payload.orgId, payload.userId),
-    findOrganisationName(db, payload.orgId),
-  ]);
+  const reader = { orgId: payload.orgId, userId: payload.userId };
+  const rows = await findTurnRows(deps.db, reader, payload);
   // Deleted while queued (or never ours): nothing to answer, and retrying will not change that.
-  if (!session || session.user_id !== payload.userId || !message || !user) {
+  if (!rows || rows.sessionUserId !== payload.userId || rows.question === null || rows.userName === null) {
     throw new UnrecoverableError("turn no longer exists (session or message deleted)");
   }
   // Checked again at run time, not only when the turn was accepted: an employee unenrolled (or
   // a course archived) while the turn waited in the queue loses the course, it is never read.
-  const reader = { orgId: payload.orgId, userId: payload.userId };
-  const course = payload.courseId ? await findUsableCourse(db, reader, payload.courseId) : undefined;
-  const found = course && payload.lessonId ? await findLesson(db, payload.orgId, payload.lessonId) : undefined;
-  const lesson = found?.course_id === course?.id ? found : undefined;
+  const course = rows.course;
+  const lesson = course && rows.lesson?.courseId === course.id ? rows.lesson : null;
   if ((payload.courseId && !course) || (payload.lessonId && !lesson)) {
     deps.log.warn(
       { turnId: payload.turnId, courseId: payload.courseId, lessonId: payload.lessonId, courseKept: Boolean(course) },
@@ -50,16 +40,16 @@ export async function loadTurnContext(deps: WorkerDeps, payload: TutorTurnPayloa
   }
   return {
     orgId: payload.orgId,
-    orgName: orgName ?? "your company",
+    orgName: rows.orgName || "your company",
     userId: payload.userId,
-    userName: user.name,
+    userName: rows.userName,
     sessionId: payload.sessionId,
     turnId: payload.turnId,
-    question: message.content,
-    language: detectLanguage(message.content, user.locale),
+    question: rows.question,
+    language: detectLanguage(rows.question, rows.userLocale ?? undefined),
     courseId: course?.id ?? null,
     courseTitle: course?.title ?? null,
-    sourceDocumentId: course?.source_document_id ?? null,
+    sourceDocumentId: course?.sourceDocumentId ?? null,
     lessonId: lesson?.id ?? null,
     lessonTitle: lesson?.title ?? null,
   };

@@ -1,13 +1,12 @@
 /**
  * A turn's event emitter: binds session and turn so stages only name the event.
  *
- * Tokens are coalesced while an append is in flight: the first token goes to Redis at once, and
- * whatever the model streams during that round trip travels as one `token` event after it. A slow
- * stream therefore sees no added delay, while a fast one (or a busy Redis) costs one append per
- * round trip instead of one per token (bench/results.md, measures 1–3). Any other event first
- * waits for the tokens before it — also when it comes from another emitter of the same turn in
- * this process, like the failure announcement after a stream broke — so the log keeps the order
- * in which the stages emitted.
+ * Tokens do not wait for Redis: each is queued on the process's event log (queues/events/
+ * turn-stream.ts), which joins it to the turn's `token` event still waiting there, so a fast
+ * model or a busy Redis costs one append per round trip rather than one per token. Any other
+ * event first waits until the tokens before it are in the log — also when it comes from another
+ * emitter of the same turn in this process, like the failure announcement after a stream broke —
+ * so a token append that failed is reported before anything follows it.
  */
 import type { TurnEventLog } from "../../queues/events/turn-stream";
 import type { TurnEventName, TurnEventPayloads } from "../../queues/events/contract";
@@ -20,60 +19,48 @@ export interface TurnEmitter {
   emit<E extends TurnEventName>(event: E, payload: TurnEventPayloads[E]): Promise<number>;
 }
 
-/** Tokens of one turn not yet in its log. */
-interface PendingTokens {
-  text: string;
-  inFlight: Promise<void> | null;
+/** A turn's newest token append, and the first failure among its token appends. */
+interface TokenState {
+  latest: Promise<unknown>;
   failure: unknown;
 }
 
-/** Turns with tokens still pending or in flight; an entry goes once its tokens are in the log. */
-const pendingByTurn = new Map<string, PendingTokens>();
+/** Turns with token appends not yet confirmed; an entry goes once the newest one is in the log. */
+const tokensByTurn = new Map<string, TokenState>();
 
 export function turnEmitter(events: TurnEventLog, sessionId: string, turnId: string): TurnEmitter {
-  const send = (state: PendingTokens): void => {
-    const content = state.text;
-    state.text = "";
-    state.inFlight = events.append(sessionId, turnId, "token", { content }).then(
-      () => {
-        state.inFlight = null;
-        if (state.text) send(state);
-        else if (pendingByTurn.get(turnId) === state) pendingByTurn.delete(turnId);
-      },
-      (error: unknown) => {
-        // Kept until the next emit of the turn reports it once.
-        state.failure = error;
-        state.inFlight = null;
-        state.text = "";
-      },
-    );
-  };
-
-  const reportFailure = (state: PendingTokens): void => {
-    if (!state.failure) return;
-    pendingByTurn.delete(turnId);
+  /** Throws (once) a token append of the turn that failed. */
+  const reportFailure = (state: TokenState | undefined): void => {
+    if (!state?.failure) return;
+    tokensByTurn.delete(turnId);
     throw state.failure;
-  };
-
-  /** Waits until every token queued for the turn is in its log; throws if one could not be appended. */
-  const drain = async (): Promise<void> => {
-    const state = pendingByTurn.get(turnId);
-    if (!state) return;
-    while (state.inFlight) await state.inFlight;
-    reportFailure(state);
   };
 
   return {
     async emit(event, payload) {
+      let state = tokensByTurn.get(turnId);
       if (event === "token") {
-        let state = pendingByTurn.get(turnId);
-        if (state) reportFailure(state);
-        else pendingByTurn.set(turnId, (state = { text: "", inFlight: null, failure: null }));
-        state.text += (payload as TurnEventPayloads["token"]).content;
-        if (!state.inFlight) send(state);
+        reportFailure(state);
+        const sent = events.appendToken(sessionId, turnId, (payload as TurnEventPayloads["token"]).content);
+        if (!state) tokensByTurn.set(turnId, (state = { latest: sent, failure: null }));
+        const tracked = state;
+        tracked.latest = sent;
+        sent.then(
+          () => {
+            if (tracked.latest === sent && tokensByTurn.get(turnId) === tracked) tokensByTurn.delete(turnId);
+          },
+          (error: unknown) => {
+            tracked.failure ??= error;
+          },
+        );
         return 0;
       }
-      await drain();
+      while (state && !state.failure) {
+        const latest = state.latest;
+        await latest.catch(() => undefined);
+        if (state.latest === latest) break;
+      }
+      reportFailure(state);
       return events.append(sessionId, turnId, event, payload);
     },
   };
