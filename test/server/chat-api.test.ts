@@ -72,6 +72,33 @@ describe("chat API edges", function () {
     expect(stored).to.equal(undefined);
   });
 
+  it("continues a session only through the route of its kind: a tutor session is not an admin session, nor the reverse", async () => {
+    const admin = (await login(stack.baseUrl, "admin@example.com")).token;
+    const tutor = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: admin, body: { message: "What is the refund window?" } });
+    expect(tutor.status).to.equal(202);
+    const assistant = await api(stack.baseUrl, "POST", "/api/v1/chat/admin", { token: admin, body: { message: "How many learners are there?" } });
+    expect(assistant.status).to.equal(202);
+    const asAdmin = await api(stack.baseUrl, "POST", "/api/v1/chat/admin", { token: admin, body: { message: "and now?", session_id: tutor.body.session_id } });
+    expect(asAdmin.status).to.equal(404);
+    const asTutor = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: admin,
+      body: { message: "and now?", context: { session_id: assistant.body.session_id } },
+    });
+    expect(asTutor.status).to.equal(404);
+    const followUp = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: admin,
+      body: { message: "And for gift cards?", context: { session_id: tutor.body.session_id } },
+    });
+    expect(followUp.status).to.equal(202);
+    expect(followUp.body.session_id).to.equal(tutor.body.session_id);
+    const stored = await stack.server.deps
+      .db("chat_messages")
+      .where({ session_id: tutor.body.session_id, role: "user" })
+      .orderBy("created_at")
+      .pluck("content");
+    expect(stored).to.deep.equal(["What is the refund window?", "And for gift cards?"]);
+  });
+
   it("keeps sessions private: another user's session is a 404 over HTTP and refused over the socket", async () => {
     const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "What is the refund window?" } });
     expect(posted.status).to.equal(202);
@@ -84,6 +111,12 @@ describe("chat API edges", function () {
     expect(remove.status).to.equal(404);
     const hijack = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: colleague, body: { message: "me too", context: { session_id: sessionId } } });
     expect(hijack.status).to.equal(404);
+    expect(hijack.body.error.code).to.equal("NOT_FOUND");
+    const own = await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${sessionId}/messages`, { token: employee });
+    expect(
+      own.body.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content),
+      "the refused message was not stored in the owner's session",
+    ).to.deep.equal(["What is the refund window?"]);
     const listed = await api(stack.baseUrl, "GET", "/api/v1/chat/sessions", { token: colleague });
     expect(listed.body.sessions.map((s: { id: string }) => s.id)).to.not.include(sessionId);
 

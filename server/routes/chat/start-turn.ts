@@ -6,8 +6,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { courseAvailability, findLesson } from "../../../db/queries/courses";
-import { createSession, deleteOwnedSession, findOwnedSession, touchSession, type AgentType, type Owner } from "../../../db/queries/chat-sessions";
-import { deleteMessage, insertUserMessage } from "../../../db/queries/chat-messages";
+import { deleteOwnedSession, findOwnedSession, type AgentType, type Owner } from "../../../db/queries/chat-sessions";
+import { deleteMessage } from "../../../db/queries/chat-messages";
+import { storeQuestion } from "../../../db/queries/chat-questions";
 import { addToLogContext } from "../../../lib/logger";
 import { HttpError, notFound } from "../../errors";
 import type { ServerDeps } from "../../deps";
@@ -68,21 +69,17 @@ async function startTurn(deps: ServerDeps, owner: Owner, request: TurnRequest): 
   const message = request.message.trim();
   const turnId = randomUUID();
 
-  const { sessionId, messageId, createdSession } = await db.transaction(async (trx) => {
-    let sessionId = request.sessionId;
-    let createdSession = false;
-    if (sessionId) {
-      const session = await findOwnedSession(trx, owner, sessionId);
-      if (!session || session.agent_type !== request.agentType) throw notFound("Chat session");
-      await touchSession(trx, owner.orgId, sessionId, request.sessionContext);
-    } else {
-      const session = await createSession(trx, owner, { agentType: request.agentType, title: titleFrom(message), context: request.sessionContext ?? {} });
-      sessionId = session.id;
-      createdSession = true;
-    }
-    const row = await insertUserMessage(trx, { orgId: owner.orgId, sessionId, turnId, content: message, metadata: request.metadata });
-    return { sessionId, messageId: row.id, createdSession };
+  const stored = await storeQuestion(db, owner, {
+    sessionId: request.sessionId,
+    agentType: request.agentType,
+    title: titleFrom(message),
+    sessionContext: request.sessionContext,
+    turnId,
+    content: message,
+    metadata: request.metadata,
   });
+  if (!stored) throw notFound("Chat session");
+  const { sessionId, messageId, createdSession } = stored;
 
   // The request's log line (and anything logged from here on) names the turn, so one grep follows it.
   addToLogContext({ sessionId, turnId });

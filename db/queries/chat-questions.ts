@@ -1,0 +1,54 @@
+/**
+ * Storing the question that starts a chat turn: the session (created on first use, or the
+ * caller's own session of that kind touched) and the user message, in one statement. One
+ * statement is one round trip and its own transaction: BEGIN, two or three statements and COMMIT
+ * were five round trips on the request path of every turn (bench/optimisations.md, section 2).
+ */
+import type { Db } from "../knex";
+import type { AgentType, Owner } from "./chat-sessions";
+
+export interface StoredQuestion {
+  sessionId: string;
+  messageId: string;
+  createdSession: boolean;
+}
+
+export interface QuestionValues {
+  /** The caller's existing session, or undefined to create one. */
+  sessionId: string | undefined;
+  agentType: AgentType;
+  /** Title of a new session. */
+  title: string;
+  /** Replaces the session's context when given (tutor: the pinned course and lesson). */
+  sessionContext: Record<string, unknown> | undefined;
+  turnId: string;
+  content: string;
+  metadata: Record<string, unknown>;
+}
+
+/** Undefined when `sessionId` is not a session of this owner and agent type. */
+export async function storeQuestion(db: Db, owner: Owner, values: QuestionValues): Promise<StoredQuestion | undefined> {
+  const message = [owner.orgId, values.turnId, values.content, JSON.stringify(values.metadata)];
+  const insertMessage = `INSERT INTO chat_messages (org_id, session_id, turn_id, role, content, metadata)
+       SELECT ?, s.id, ?, 'user', ?, ?::jsonb FROM s
+       RETURNING id, session_id`;
+  if (!values.sessionId) {
+    const { rows } = await db.raw(
+      `WITH s AS (
+         INSERT INTO chat_sessions (org_id, user_id, agent_type, title, context) VALUES (?, ?, ?, ?, ?::jsonb) RETURNING id
+       ) ${insertMessage}`,
+      [owner.orgId, owner.userId, values.agentType, values.title, JSON.stringify(values.sessionContext ?? {}), ...message],
+    );
+    return { sessionId: rows[0].session_id, messageId: rows[0].id, createdSession: true };
+  }
+  const context = values.sessionContext ? ", context = ?::jsonb" : "";
+  const { rows } = await db.raw(
+    `WITH s AS (
+       UPDATE chat_sessions SET updated_at = now()${context}
+        WHERE id = ? AND org_id = ? AND user_id = ? AND agent_type = ?
+       RETURNING id
+     ) ${insertMessage}`,
+    [...(values.sessionContext ? [JSON.stringify(values.sessionContext)] : []), values.sessionId, owner.orgId, owner.userId, values.agentType, ...message],
+  );
+  return rows[0] ? { sessionId: rows[0].session_id, messageId: rows[0].id, createdSession: false } : undefined;
+}
