@@ -22,6 +22,13 @@ interface PooledConnection {
   query(sql: string, callback: (error: Error | null) => void): void;
 }
 
+/**
+ * HNSW scans of this session keep going until they have `LIMIT` rows that pass the tenant filter
+ * (pgvector 0.8+; a placeholder, ignored, on older versions or before the extension exists), so
+ * vector search needs no transaction of its own for it (db/queries/knowledge-search.ts).
+ */
+const ITERATIVE_SCAN_ON = `DO $$ BEGIN PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', false); EXCEPTION WHEN OTHERS THEN NULL; END $$`;
+
 export function createDb({ url, poolMax = 8, statementTimeoutMs }: DbOptions): Db {
   return knexFactory({
     client: "pg",
@@ -29,14 +36,11 @@ export function createDb({ url, poolMax = 8, statementTimeoutMs }: DbOptions): D
     pool: {
       min: 0,
       max: poolMax,
-      // Set on the session rather than as a startup parameter, which some proxies (and PGlite's socket server) drop.
-      ...(statementTimeoutMs !== undefined
-        ? {
-            afterCreate: (connection: PooledConnection, done: (error: Error | null, connection: PooledConnection) => void) => {
-              connection.query(`SET statement_timeout = ${Math.max(0, Math.floor(statementTimeoutMs))}`, (error) => done(error, connection));
-            },
-          }
-        : {}),
+      // Set on the session rather than as startup parameters, which some proxies (and PGlite's socket server) drop.
+      afterCreate: (connection: PooledConnection, done: (error: Error | null, connection: PooledConnection) => void) => {
+        const timeout = statementTimeoutMs === undefined ? "" : `SET statement_timeout = ${Math.max(0, Math.floor(statementTimeoutMs))}; `;
+        connection.query(`${timeout}${ITERATIVE_SCAN_ON}`, (error) => done(error, connection));
+      },
     },
     acquireConnectionTimeout: 30_000,
   });

@@ -1,9 +1,12 @@
 /**
  * Search over the document chunks one reader may read: pgvector cosine (HNSW) and `simple`
- * full-text, both limited by `readableBy` (db/queries/access.ts). Vector search runs in a short transaction that raises `hnsw.ef_search` to at least k and,
- * where pgvector supports it (0.8+), turns on iterative scans, so the org filter cannot leave
- * the index with fewer than k rows to return.
+ * full-text, both limited by `readableBy` (db/queries/access.ts). Every pooled session has
+ * iterative HNSW scans on where pgvector supports them (0.8+, db/knex.ts), so the org filter
+ * cannot leave the index with fewer than k rows to return. A search for more rows than the default
+ * `hnsw.ef_search` (40) covers runs in a short transaction that raises it to 4k; the tutor's
+ * searches (k ≤ 10) are one statement, one round trip, instead of five.
  */
+import type { Knex } from "knex";
 import type { Db } from "../knex";
 import { toVectorLiteral } from "../knex";
 import { readableBy, type Reader } from "./access";
@@ -41,13 +44,14 @@ export interface VectorSearchOptions {
   documentId?: string;
 }
 
+/** pgvector's default `hnsw.ef_search`: candidates the index scan keeps in its queue. */
+const DEFAULT_EF_SEARCH = 40;
+
 export async function vectorSearch(db: Db, { reader, embedding, limit, minSimilarity, documentId }: VectorSearchOptions): Promise<ChunkHit[]> {
   const iterative = await supportsIterativeScan(db);
   const vector = toVectorLiteral(embedding);
-  return db.transaction(async (trx) => {
-    await trx.raw(`SET LOCAL hnsw.ef_search = ${Math.max(40, limit * 4)}`);
-    if (iterative) await trx.raw("SET LOCAL hnsw.iterative_scan = relaxed_order");
-    const rows = await trx.raw(
+  const search = async (conn: Db | Knex.Transaction) => {
+    const rows = await conn.raw(
       `SELECT c.id, c.document_id, d.title AS document_title, c.content, c.position, c.metadata,
               1 - (c.embedding <=> ?::vector) AS similarity, 0 AS text_rank
          FROM document_chunks c
@@ -55,9 +59,16 @@ export async function vectorSearch(db: Db, { reader, embedding, limit, minSimila
         WHERE c.org_id = ? AND c.embedding IS NOT NULL ${documentId ? "AND c.document_id = ?" : ""} AND ?
         ORDER BY c.embedding <=> ?::vector
         LIMIT ?`,
-      [vector, reader.orgId, ...(documentId ? [documentId] : []), readableBy(trx, reader), vector, limit],
+      [vector, reader.orgId, ...(documentId ? [documentId] : []), readableBy(conn, reader), vector, limit],
     );
     return (rows.rows as ChunkHit[]).map(normaliseHit).filter((hit) => hit.similarity >= minSimilarity);
+  };
+  const efSearch = limit * 4;
+  if (efSearch <= DEFAULT_EF_SEARCH) return search(db);
+  return db.transaction(async (trx) => {
+    await trx.raw(`SET LOCAL hnsw.ef_search = ${efSearch}`);
+    if (iterative) await trx.raw("SET LOCAL hnsw.iterative_scan = relaxed_order");
+    return search(trx);
   });
 }
 
