@@ -1,14 +1,19 @@
 /**
- * Search over the document chunks one reader may read: pgvector cosine (HNSW) and `simple`
- * full-text, both limited by `readableBy` (db/queries/access.ts). Every pooled session has
- * iterative HNSW scans on where pgvector supports them (0.8+, db/knex.ts), so the org filter
- * cannot leave the index with fewer than k rows to return. A search for more rows than the default
- * `hnsw.ef_search` (40) covers runs in a short transaction that raises it to 4k; the tutor's
- * searches (k ≤ 10) are one statement, one round trip, instead of five.
+ * Search over the document chunks one reader may read: pgvector cosine and `simple` full-text,
+ * both limited by `readableBy` (db/queries/access.ts).
+ *
+ * Vector search is exact for an organisation with at most `exactUpTo` chunks, and for a search
+ * inside one document: every chunk of the org is compared (found through the org_id index), so
+ * recall is 1 by construction. An HNSW graph holds every org's rows, and when the searched org is
+ * a small share of them its recall collapses — 0.61 of the true ten nearest at 10,000 rows with
+ * pgvector's defaults, 0.2–0.3 at 100,000 whatever `ef_search` (bench/results.md, measure 5). A
+ * larger org goes through the index: every pooled session scans iteratively with ef_search 100
+ * (db/knex.ts), so the org filter cannot leave it with fewer than k rows; a search for more rows
+ * than that covers runs in a short transaction that raises it.
  */
 import type { Knex } from "knex";
 import type { Db } from "../knex";
-import { toVectorLiteral } from "../knex";
+import { HNSW_EF_SEARCH, toVectorLiteral } from "../knex";
 import { readableBy, type Reader } from "./access";
 
 export interface ChunkHit {
@@ -42,14 +47,32 @@ export interface VectorSearchOptions {
   limit: number;
   minSimilarity: number;
   documentId?: string;
+  /** Search exactly when the reader's org has at most this many chunks (RETRIEVAL_EXACT_MAX_CHUNKS); 0: always the index. */
+  exactUpTo?: number;
 }
 
-/** pgvector's default `hnsw.ef_search`: candidates the index scan keeps in its queue. */
-const DEFAULT_EF_SEARCH = 40;
+/** How long an org's (capped) chunk count is trusted: it decides exact versus index, nothing more. */
+const ORG_SIZE_TTL_MS = 60_000;
+const orgSizes = new Map<string, { chunks: number; at: number }>();
 
-export async function vectorSearch(db: Db, { reader, embedding, limit, minSimilarity, documentId }: VectorSearchOptions): Promise<ChunkHit[]> {
-  const iterative = await supportsIterativeScan(db);
+/** The org's chunk count, counted no further than `cap + 1` and remembered for a minute. */
+async function orgChunkCount(db: Db, orgId: string, cap: number): Promise<number> {
+  const key = `${orgId}:${cap}`;
+  const known = orgSizes.get(key);
+  if (known && performance.now() - known.at < ORG_SIZE_TTL_MS) return known.chunks;
+  const { rows } = await db.raw("SELECT count(*)::int AS chunks FROM (SELECT 1 FROM document_chunks WHERE org_id = ? LIMIT ?) capped", [orgId, cap + 1]);
+  const chunks = rows[0].chunks as number;
+  if (orgSizes.size > 10_000) orgSizes.clear();
+  orgSizes.set(key, { chunks, at: performance.now() });
+  return chunks;
+}
+
+export async function vectorSearch(db: Db, options: VectorSearchOptions): Promise<ChunkHit[]> {
+  const { reader, embedding, limit, minSimilarity, documentId, exactUpTo = 0 } = options;
+  const exact = Boolean(documentId) || (exactUpTo > 0 && (await orgChunkCount(db, reader.orgId, exactUpTo)) <= exactUpTo);
   const vector = toVectorLiteral(embedding);
+  // `+ 0`: an ORDER BY the HNSW index cannot serve, so the planner reads the org's rows by org_id and sorts them all.
+  const distance = exact ? "(c.embedding <=> ?::vector) + 0" : "c.embedding <=> ?::vector";
   const search = async (conn: Db | Knex.Transaction) => {
     const rows = await conn.raw(
       `SELECT c.id, c.document_id, d.title AS document_title, c.content, c.position, c.metadata,
@@ -57,14 +80,15 @@ export async function vectorSearch(db: Db, { reader, embedding, limit, minSimila
          FROM document_chunks c
          JOIN documents d ON d.id = c.document_id AND d.org_id = c.org_id
         WHERE c.org_id = ? AND c.embedding IS NOT NULL ${documentId ? "AND c.document_id = ?" : ""} AND ?
-        ORDER BY c.embedding <=> ?::vector
+        ORDER BY ${distance}
         LIMIT ?`,
       [vector, reader.orgId, ...(documentId ? [documentId] : []), readableBy(conn, reader), vector, limit],
     );
     return (rows.rows as ChunkHit[]).map(normaliseHit).filter((hit) => hit.similarity >= minSimilarity);
   };
   const efSearch = limit * 4;
-  if (efSearch <= DEFAULT_EF_SEARCH) return search(db);
+  if (exact || efSearch <= HNSW_EF_SEARCH) return search(db);
+  const iterative = await supportsIterativeScan(db);
   return db.transaction(async (trx) => {
     await trx.raw(`SET LOCAL hnsw.ef_search = ${efSearch}`);
     if (iterative) await trx.raw("SET LOCAL hnsw.iterative_scan = relaxed_order");

@@ -5,6 +5,10 @@
  * command round trips. A SIGUSR2 ends the current measurement window: its figures are written to
  * `$BENCH_PROBE_DIR/<pid>.json` and a new window starts.
  *
+ * With `BENCH_CPU_PROFILE=<dir>` it also records a V8 CPU profile of the whole process and
+ * writes it to `<dir>/<role>-<pid>.cpuprofile` on exit (Node refuses `--cpu-prof` in NODE_OPTIONS).
+ * Open it in Chrome DevTools, or summarise it with `node scripts/bench/profile-summary.mjs <file>`.
+ *
  * Plain JavaScript: extraction worker threads inherit `--import` without tsx's loader.
  */
 import { writeFileSync } from "node:fs";
@@ -12,6 +16,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { isMainThread } from "node:worker_threads";
+import { Session } from "node:inspector";
 
 const require = createRequire(import.meta.url);
 const dir = process.env.BENCH_PROBE_DIR;
@@ -118,5 +123,23 @@ function write() {
   writeFileSync(join(dir, `${process.pid}.json`), JSON.stringify(report));
 }
 
+/** The inspector's Profiler runs in this thread; posts to it complete synchronously, so exit can write. */
+function profileCpu(profileDir) {
+  const session = new Session();
+  session.connect();
+  session.post("Profiler.enable");
+  session.post("Profiler.setSamplingInterval", { interval: 500 });
+  session.post("Profiler.start");
+  const role = process.argv.find((arg) => /(server|workers)\/main\.ts$/.test(arg))?.match(/(server|workers)/)?.[1] ?? "process";
+  process.once("exit", () => {
+    session.post("Profiler.stop", (error, result) => {
+      if (!error) writeFileSync(join(profileDir, `${role}-${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+    });
+  });
+}
+
 // Worker threads (extraction) inherit --import but have no signals of their own to answer.
-if (isMainThread) install();
+if (isMainThread) {
+  install();
+  if (process.env.BENCH_CPU_PROFILE) profileCpu(process.env.BENCH_CPU_PROFILE);
+}

@@ -28,7 +28,8 @@ describe("vector search under the org filter", function () {
     await stack.server.deps.db("organizations").whereIn("id", created).delete();
   });
 
-  it("returns k rows for an org whose chunks are all far behind another org's", async () => {
+  /** A crowded org right next to the query and a quiet org of five chunks orthogonal to it, with a reader of the quiet one. */
+  async function crowdAndQuiet(): Promise<{ quiet: string; readerId: string; version: string }> {
     const db = stack.server.deps.db;
     const version = (await db("pg_extension").where({ extname: "vector" }).first("extversion")).extversion as string;
     const orgs = await db("organizations")
@@ -66,6 +67,12 @@ describe("vector search under the org filter", function () {
     const [reader] = await db("users")
       .insert({ org_id: quiet, email: `quiet-admin-${Date.now()}@example.com`, name: "Quiet Admin", role: "admin" })
       .returning("id");
+    return { quiet, readerId: reader.id, version };
+  }
+
+  it("returns k rows for an org whose chunks are all far behind another org's", async () => {
+    const db = stack.server.deps.db;
+    const { quiet, readerId, version } = await crowdAndQuiet();
     // Make the planner walk the HNSW index (on a table this small it would sort exactly). PGlite
     // is one backend session, so these settings reach the pooled connection vectorSearch uses.
     await db.raw("SET enable_sort = off; SET enable_seqscan = off; SET enable_bitmapscan = off");
@@ -76,11 +83,27 @@ describe("vector search under the org filter", function () {
         toVectorLiteral(unit(0, 99)),
       ]);
       expect(JSON.stringify(plan.rows)).to.include("document_chunks_embedding_hnsw");
-      hits = await vectorSearch(db, { reader: { orgId: quiet, userId: reader.id }, embedding: unit(0, 99), limit: 5, minSimilarity: -1 });
+      hits = await vectorSearch(db, { reader: { orgId: quiet, userId: readerId }, embedding: unit(0, 99), limit: 5, minSimilarity: -1 });
     } finally {
       await db.raw("RESET enable_sort; RESET enable_seqscan; RESET enable_bitmapscan");
     }
     expect(hits, `pgvector ${version}`).to.have.length(5);
     expect(new Set(hits.map((h) => h.document_id)).size).to.equal(1);
+  });
+
+  it("searches an org of at most RETRIEVAL_EXACT_MAX_CHUNKS chunks exactly, without the index, and a larger one through it", async () => {
+    const db = stack.server.deps.db;
+    const { quiet, readerId } = await crowdAndQuiet();
+    const search = (trx: typeof db, exactUpTo: number) =>
+      vectorSearch(trx, { reader: { orgId: quiet, userId: readerId }, embedding: unit(0, 99), limit: 5, minSimilarity: -1, exactUpTo });
+    // With the planner pushed onto the index and iterative scans off, an index scan finds none of
+    // the quiet org's chunks (the crowd fills every candidate slot); an exact search finds all five.
+    const [exact, tooBig, indexOnly] = await db.transaction(async (trx) => {
+      await trx.raw("SET LOCAL enable_sort = off; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL hnsw.iterative_scan = off");
+      return [await search(trx, 5), await search(trx, 4), await search(trx, 0)];
+    });
+    expect(exact.map((hit) => hit.position).sort()).to.deep.equal([0, 1, 2, 3, 4]);
+    expect(tooBig, "an org above the limit goes through the index").to.have.length(0);
+    expect(indexOnly, "0: always the index").to.have.length(0);
   });
 });
