@@ -2,7 +2,7 @@
 import { expect } from "chai";
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, fitMessagesToContext, RESPONSE_RESERVE } from "../../workers/llm/context-window";
 import { estimateBulkCost, estimateCostUsd } from "../../workers/llm/costs";
-import { countMessageTokens, countTokens, truncateToTokens } from "../../workers/llm/tokens";
+import { countMessageTokens, countTokens, messageTokensAtMost, tokensAtMost, truncateToTokens } from "../../workers/llm/tokens";
 
 describe("contextWindowOf", () => {
   it("knows exact model names", () => {
@@ -43,6 +43,22 @@ describe("countMessageTokens", () => {
   it("counts a name minus one", () => {
     const plain = countMessageTokens([{ role: "user", content: "hi" }]);
     expect(countMessageTokens([{ role: "user", content: "hi", name: "alice" }])).to.equal(plain + countTokens("alice") - 1);
+  });
+
+  it("bounds every text's count from above by its UTF-8 length, framing and names included", () => {
+    const texts = [
+      "",
+      "plain English words",
+      "  \n\n\t  ",
+      "¿Cuántos días tengo para devolver un artículo? Señal, acción.",
+      "漢字とかなの文章、そして絵文字 😀🎉👩‍👩‍👧",
+      "<|endoftext|> special tokens are text here",
+      "0123456789".repeat(50),
+      "\u0000\u0001 binary-ish \uFFFD",
+    ];
+    for (const text of texts) expect(tokensAtMost(text), JSON.stringify(text)).to.be.at.least(countTokens(text));
+    const messages = texts.map((content, i) => ({ role: i % 2 ? "assistant" : "user", content, ...(i === 3 ? { name: "ana" } : {}) }));
+    expect(messageTokensAtMost(messages)).to.be.at.least(countMessageTokens(messages));
   });
 
   it("truncateToTokens keeps short text and cuts long text within the budget", () => {

@@ -2,7 +2,7 @@
  * Context windows per model and fitting a conversation into one. The system prompt and the
  * current question are never cut; history goes oldest first.
  */
-import { countMessageTokens, type CountableMessage } from "./tokens";
+import { countMessageTokens, messageTokensAtMost, type CountableMessage } from "./tokens";
 
 const CONTEXT_WINDOWS: Array<[prefix: string, tokens: number]> = [
   ["gpt-4.1", 1_000_000],
@@ -41,7 +41,7 @@ export function contextWindowOf(model: string): number {
 export function fitMessagesToContext<M extends CountableMessage>(messages: M[], model: string, reserve = RESPONSE_RESERVE): M[] {
   if (messages.length === 0) return [];
   const budget = contextWindowOf(model) - reserve;
-  if (countMessageTokens(messages) <= budget) return [...messages];
+  if (messageTokensAtMost(messages) <= budget || countMessageTokens(messages) <= budget) return [...messages];
   const system = messages[0]!.role === "system" ? messages[0]! : undefined;
   const latest = messages[messages.length - 1]!;
   const fixed = system && system !== latest ? [system, latest] : [latest];

@@ -17,6 +17,25 @@ export interface CountableMessage {
   name?: string;
 }
 
+/**
+ * A bound no text's token count exceeds: its UTF-8 length, since every cl100k token is at least
+ * one byte. Budget checks try it first and tokenise only when it does not settle the question:
+ * tokenising every prompt was a seventh of a tutor worker's CPU (bench/optimisations.md).
+ */
+export function tokensAtMost(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/** The same bound for chat messages, framing included (as countMessageTokens counts it). */
+export function messageTokensAtMost(messages: CountableMessage[]): number {
+  let total = 2;
+  for (const message of messages) {
+    total += 4 + tokensAtMost(message.role) + tokensAtMost(message.content ?? "");
+    if (message.name) total += tokensAtMost(message.name);
+  }
+  return total;
+}
+
 /** Chat messages cost their text plus a per-message frame (role and delimiters) and reply priming. */
 export function countMessageTokens(messages: CountableMessage[]): number {
   let total = 2;

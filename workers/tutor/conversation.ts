@@ -8,7 +8,7 @@ import { countTurnsBeforeTurn, listRecentMessagesBeforeTurn } from "../../db/que
 import type { WorkerDeps } from "../deps";
 import type { ChatMessage } from "../llm/client";
 import { fitMessagesToContext } from "../llm/context-window";
-import { countTokens } from "../llm/tokens";
+import { countTokens, tokensAtMost } from "../llm/tokens";
 import { HISTORY_WINDOW_TURNS, rawWindow, toTurns } from "./history";
 import { tutorSystemPrompt, tutorUserMessage } from "./prompts";
 import { budgetsFor } from "./retrieval/budgets";
@@ -31,14 +31,19 @@ export async function buildTutorMessages(deps: WorkerDeps, turn: TurnContext, re
 
   // Newest turns first until the history budget is spent, then back in order.
   const history: ChatMessage[] = [];
+  const window = rawWindow(turns, session?.summary ? session.summary_turn_count : 0, totalTurns).reverse();
+  // When the byte bound of the whole window fits, every turn does: no need to tokenise them.
+  const fitsByBytes = window.reduce((sum, past) => sum + tokensAtMost(past.user) + tokensAtMost(past.assistant ?? "") + 8, 0) <= budgets.history;
   let spent = 0;
-  for (const past of rawWindow(turns, session?.summary ? session.summary_turn_count : 0, totalTurns).reverse()) {
+  for (const past of window) {
     const pair: ChatMessage[] = [{ role: "user", content: past.user }];
     if (past.assistant) pair.push({ role: "assistant", content: past.assistant });
-    const cost = countTokens(past.user) + countTokens(past.assistant ?? "") + 8;
-    if (spent + cost > budgets.history) break;
+    if (!fitsByBytes) {
+      const cost = countTokens(past.user) + countTokens(past.assistant ?? "") + 8;
+      if (spent + cost > budgets.history) break;
+      spent += cost;
+    }
     history.unshift(...pair);
-    spent += cost;
   }
   messages.push(...history, { role: "user", content: tutorUserMessage(turn.question, retrieval.sources) });
   return fitMessagesToContext(messages as Array<ChatMessage & { role: string; content: string }>, model, budgets.generationReserve);
