@@ -26,6 +26,7 @@ import { closeThreadPool } from "./ingestion/isolation";
 import { maintenanceSchedule } from "./maintenance/schedule";
 import { ActiveJobs, type JobLease } from "./hand-back";
 import { usageLogSink } from "./usage-log";
+import { loadTokenizer } from "./llm/tokens";
 import { jobLogBindings, observeJobAttempt, reportStalledOut } from "./job-outcome";
 
 /** Queues whose jobs mostly wait on the model's stream: they get 4× the default concurrency under `all`. */
@@ -79,6 +80,9 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     await Promise.allSettled([redis.quit(), db.destroy()]);
     throw error;
   }
+
+  // Before any job: its first use would block the event loop mid-stream (tokens.ts).
+  loadTokenizer();
 
   const connections: Redis[] = [];
   const active = new ActiveJobs(log);

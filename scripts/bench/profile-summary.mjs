@@ -1,54 +1,70 @@
+/**
+ * Summarises a V8 CPU profile written with BENCH_CPU_PROFILE (scripts/bench/probe.mjs): self
+ * time by package (node_modules/<name>, node:<module>, or our file), the hottest functions, and
+ * inclusive time of our own functions (server/, workers/, queues/, db/, lib/). Percentages are of
+ * the process's busy time (idle samples left out).
+ *
+ *   node scripts/bench/profile-summary.mjs <file.cpuprofile> [top]
+ */
 import { readFileSync } from "node:fs";
-const file = process.argv[2];
-const prof = JSON.parse(readFileSync(file, "utf8"));
-const byId = new Map(prof.nodes.map((n) => [n.id, n]));
-const self = new Map();
-const counts = new Map();
-for (const id of prof.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
-const total = prof.samples.length;
-const dt = (prof.endTime - prof.startTime) / 1000 / total; // ms per sample
-const pkgOf = (url) => {
-  if (!url) return "(native/idle)";
-  const m = url.match(/node_modules\/((@[^/]+\/)?[^/]+)/);
-  if (m) return m[1];
-  if (url.startsWith("node:")) return url;
-  const w = url.match(/\/work\/main\/([^?]+)/);
-  return w ? w[1] : url;
-};
-const byPkg = new Map();
-const byFn = new Map();
-for (const [id, c] of counts) {
-  const n = byId.get(id);
-  const f = n.callFrame;
-  const pkg =
-    f.functionName === "(idle)" ? "(idle)" : f.functionName === "(garbage collector)" ? "(gc)" : f.functionName === "(program)" ? "(program)" : pkgOf(f.url);
-  byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + c);
-  const key = `${f.functionName || "(anon)"} ${pkgOf(f.url)}:${f.lineNumber}`;
-  byFn.set(key, (byFn.get(key) ?? 0) + c);
+import { relative } from "node:path";
+
+const [file, topArg] = process.argv.slice(2);
+if (!file) {
+  process.stderr.write("usage: node scripts/bench/profile-summary.mjs <file.cpuprofile> [top]\n");
+  process.exit(2);
 }
-const idle = byPkg.get("(idle)") ?? 0;
-console.log(file, "samples", total, "ms/sample", dt.toFixed(3), "busy ms", ((total - idle) * dt).toFixed(0));
-const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k);
-console.log("--- by package (self) ---");
-for (const [k, v] of top(byPkg, 25)) console.log(((v / (total - idle)) * 100).toFixed(1).padStart(5) + "%", (v * dt).toFixed(0).padStart(6), "ms", k);
-console.log("--- by function (self) ---");
-for (const [k, v] of top(byFn, 30)) console.log(((v / (total - idle)) * 100).toFixed(1).padStart(5) + "%", (v * dt).toFixed(0).padStart(6), "ms", k);
-// inclusive time for our own functions
-const parent = new Map();
-for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-const incl = new Map();
-for (const [id, c] of counts) {
+const top = Number(topArg ?? 25);
+const profile = JSON.parse(readFileSync(file, "utf8"));
+const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+const parentOf = new Map();
+for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+const msPerSample = (profile.endTime - profile.startTime) / 1000 / profile.samples.length;
+
+const OURS = /^(server|workers|queues|db|lib|scripts)\//;
+function packageOf(frame) {
+  if (["(idle)", "(garbage collector)", "(program)"].includes(frame.functionName)) return frame.functionName;
+  const url = frame.url;
+  if (!url) return "(native)";
+  const dependency = url.match(/node_modules\/((@[^/]+\/)?[^/]+)/);
+  if (dependency) return dependency[1];
+  if (url.startsWith("node:") || url.startsWith("wasm:")) return url.replace(/^(wasm:\/\/wasm)\/.*$/, "$1");
+  return relative(process.cwd(), url.replace(/^file:\/\//, "").replace(/\?.*$/, ""));
+}
+const label = (frame) => `${frame.functionName || "(anonymous)"} ${packageOf(frame)}:${frame.lineNumber + 1}`;
+
+const samples = new Map();
+for (const id of profile.samples) samples.set(id, (samples.get(id) ?? 0) + 1);
+const idle = [...samples].filter(([id]) => nodes.get(id).callFrame.functionName === "(idle)").reduce((sum, [, n]) => sum + n, 0);
+const busy = profile.samples.length - idle;
+
+const selfByPackage = new Map();
+const selfByFunction = new Map();
+const inclusiveOurs = new Map();
+for (const [id, count] of samples) {
+  const frame = nodes.get(id).callFrame;
+  if (frame.functionName === "(idle)") continue;
+  const add = (map, key) => map.set(key, (map.get(key) ?? 0) + count);
+  add(selfByPackage, packageOf(frame));
+  add(selfByFunction, label(frame));
   const seen = new Set();
-  let cur = id;
-  while (cur !== undefined) {
-    const f = byId.get(cur).callFrame;
-    const key = `${f.functionName || "(anon)"} ${pkgOf(f.url)}:${f.lineNumber}`;
-    if (!seen.has(key) && /^(workers|queues|db|lib|server)\//.test(pkgOf(f.url))) {
+  for (let at = id; at !== undefined; at = parentOf.get(at)) {
+    const ancestor = nodes.get(at).callFrame;
+    const key = label(ancestor);
+    if (OURS.test(packageOf(ancestor)) && !seen.has(key)) {
       seen.add(key);
-      incl.set(key, (incl.get(key) ?? 0) + c);
+      add(inclusiveOurs, key);
     }
-    cur = parent.get(cur);
   }
 }
-console.log("--- our functions (inclusive) ---");
-for (const [k, v] of top(incl, 40)) console.log(((v / (total - idle)) * 100).toFixed(1).padStart(5) + "%", (v * dt).toFixed(0).padStart(6), "ms", k);
+
+const print = (title, map) => {
+  process.stdout.write(`\n${title}\n`);
+  for (const [key, count] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    process.stdout.write(`${((count / busy) * 100).toFixed(1).padStart(6)} % ${(count * msPerSample).toFixed(0).padStart(7)} ms  ${key}\n`);
+  }
+};
+process.stdout.write(`${file}: busy ${(busy * msPerSample).toFixed(0)} ms of ${((profile.endTime - profile.startTime) / 1000).toFixed(0)} ms\n`);
+print("self time by package", selfByPackage);
+print("self time by function", selfByFunction);
+print("inclusive time of our functions", inclusiveOurs);

@@ -6,6 +6,14 @@ import { get_encoding, type Tiktoken } from "tiktoken";
 
 let encoder: Tiktoken | undefined;
 
+/**
+ * Loads the encoder now. Building cl100k's tables takes ≈ 0.4 s of synchronous CPU: done by the
+ * first turn's budget check, it froze every answer the process was streaming for that long.
+ */
+export function loadTokenizer(): void {
+  encoder ??= get_encoding("cl100k_base");
+}
+
 export function countTokens(text: string): number {
   encoder ??= get_encoding("cl100k_base");
   return encoder.encode(text, "all").length;
