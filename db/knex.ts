@@ -23,9 +23,9 @@ interface PooledConnection {
 }
 
 /**
- * Candidates an HNSW scan keeps in its queue. pgvector's default of 40 found 61 % of the true ten
- * nearest chunks of an org holding a tenth of 10,000 rows; 100 found all of them at the same p50
- * (bench/results.md, measure 5).
+ * Candidates an HNSW scan keeps in its queue. With iterative scans, pgvector's default of 40 found
+ * 61 % of the true ten nearest chunks of an org holding a tenth of 10,000 rows; 100 found all of
+ * them at the same p50 (bench/results.md, measure 5).
  */
 export const HNSW_EF_SEARCH = 100;
 

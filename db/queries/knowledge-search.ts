@@ -6,7 +6,8 @@
  * inside one document: every chunk of the org is compared (found through the org_id index), so
  * recall is 1 by construction. An HNSW graph holds every org's rows, and when the searched org is
  * a small share of them its recall collapses — 0.61 of the true ten nearest at 10,000 rows with
- * pgvector's defaults, 0.2–0.3 at 100,000 whatever `ef_search` (bench/results.md, measure 5). A
+ * ef_search 40 and iterative scans (0.29 without them), 0.2–0.3 at 100,000 whatever `ef_search`
+ * (bench/results.md, measure 5). A
  * larger org goes through the index: every pooled session scans iteratively with ef_search 100
  * (db/knex.ts), so the org filter cannot leave it with fewer than k rows; a search for more rows
  * than that covers runs in a short transaction that raises it.
