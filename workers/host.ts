@@ -10,7 +10,7 @@ import { type Config, requireSetting } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 import { createDb } from "../db/knex";
 import { isDatabaseUnavailable } from "../db/unavailable";
-import { createRedis } from "../queues/connection";
+import { createRedis, requireRedisVersion } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
 import { UserEventPublisher } from "../queues/events/user-events";
 import { QUEUE_NAMES, QUEUE_PREFIX, isQueueName, type QueueName } from "../queues/names";
@@ -75,6 +75,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     userEvents: new UserEventPublisher(redis),
   };
   try {
+    await requireRedisVersion(redis);
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
   } catch (error) {
     await Promise.allSettled([redis.quit(), db.destroy()]);
