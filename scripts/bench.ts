@@ -2,7 +2,7 @@
  * `npm run bench`: what the pipeline adds around the model, and how that grows with load, on
  * this machine — written to bench/results.md with the machine, the settings, the date and raw
  * percentiles. `--quick` runs smaller sizes for development (results go to
- * bench/results-quick.md), `--smoke` tiny ones (the test), `--only=name,name` picks modules.
+ * bench/results-quick.md), `--smoke` tiny ones (to check that every module runs), `--only=name,name` picks modules.
  * Each measurement is its own module under scripts/bench/.
  */
 import { execSync } from "node:child_process";
