@@ -31,16 +31,6 @@ export async function findLesson(db: Db, orgId: string, lessonId: string): Promi
     .first();
 }
 
-/** The course, only when `reader` may use it as tutor context (see db/queries/access.ts). */
-export async function findUsableCourse(db: Db, reader: Reader, courseId: string): Promise<CourseRow | undefined> {
-  const row = await db("courses as c")
-    .select("c.id", "c.org_id", "c.title", "c.language", "c.source_document_id")
-    .where({ "c.id": courseId, "c.org_id": reader.orgId })
-    .andWhereRaw("?", [courseUsableBy(db, reader, "c")])
-    .first();
-  return row as CourseRow | undefined;
-}
-
 /** Whether a course exists in the reader's org and, if so, whether they may use it. */
 export async function courseAvailability(db: Db, reader: Reader, courseId: string): Promise<"usable" | "not_usable" | "missing"> {
   const row = await db("courses as c")

@@ -200,6 +200,11 @@ async function withdrawProposal(deps: WorkerDeps, turn: AdminTurnContext, propos
   if (rejected.ok) await deps.events.appendAction(proposed.id, proposed.user_id, "action_status", { status: "rejected", by: turn.userId });
 }
 
+/** What every stored admin answer records of how it was made, cancelled or not. */
+function answerMetadata(language: string, loop: ToolLoopResult | undefined): Record<string, unknown> {
+  return { agent: "admin", language, model: loop?.model ?? null, rounds: loop?.rounds ?? 0, tool_calls: toolCallsMetadata(loop) };
+}
+
 function toolCallsMetadata(loop: ToolLoopResult | undefined): Array<Record<string, unknown>> {
   return (loop?.runs ?? []).map((run) => ({
     name: run.tool,
@@ -264,11 +269,7 @@ export const adminPlanHandler = defineHandler({
       return endCancelledTurn(deps, data, events, {
         content: outcome.text,
         metadata: {
-          agent: "admin",
-          language: turn.language,
-          model: loop?.model ?? null,
-          rounds: loop?.rounds ?? 0,
-          tool_calls: toolCallsMetadata(loop),
+          ...answerMetadata(turn.language, loop),
           action_id: null,
           tokens_used: loop ? loop.promptTokens + loop.completionTokens : 0,
           cancelled_during: "plan",
@@ -287,11 +288,7 @@ export const adminPlanHandler = defineHandler({
       turnId: data.turnId,
       content: outcome.text,
       metadata: {
-        agent: "admin",
-        language: turn.language,
-        model: loop?.model ?? null,
-        rounds: loop?.rounds ?? 0,
-        tool_calls: toolCallsMetadata(loop),
+        ...answerMetadata(turn.language, loop),
         action_id: actionId,
         ...(outcome.proposed ? { action_proposed: true } : {}),
         ...(outcome.decided ? { action_decision: outcome.decided.as } : {}),

@@ -11,6 +11,7 @@ import { type Config, type LlmUseCase, modelFor, requireSetting } from "../../li
 import { type ModelCooldowns, modelCooldowns } from "./cooldowns";
 import { classifyFault, LlmError, toLlmError, type Fault } from "./errors";
 import { countMessageTokens, countTokens } from "./tokens";
+import type { UsageRow } from "../../db/queries/llm-usage";
 
 export type ChatMessage = ChatCompletionMessageParam;
 
@@ -45,16 +46,8 @@ export interface ChatResult {
   completionTokens: number;
 }
 
-export interface UsageRecord {
-  orgId: string | null;
-  userId: string | null;
-  useCase: string;
-  model: string;
-  promptTokens: number;
-  completionTokens: number;
-  durationMs: number;
-  streamed: boolean;
-}
+/** A model call as the client reports it; the sink prices it (workers/usage-log.ts). */
+export type UsageRecord = Omit<UsageRow, "costUsd">;
 
 export type UsageSink = (record: UsageRecord) => Promise<void> | void;
 

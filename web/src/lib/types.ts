@@ -1,4 +1,10 @@
 /** Shapes of the public API and socket contract as this client reads them (docs/http-api.md, docs/socket-protocol.md). */
+import type { ActionPendingPayload, Citation, GroundingRung } from "../../../queues/events/contract";
+
+// The socket contract's own types (erased at build time: nothing of the server is bundled).
+export type { Citation };
+export type Rung = GroundingRung;
+export type PendingAction = ActionPendingPayload;
 export interface Me {
   user: { id: string; org_id: string; email: string; name: string; role: "admin" | "employee"; department: string | null; locale: "es" | "en" };
   organisation: { name: string | null };
@@ -14,17 +20,6 @@ export interface SessionSummary {
   context: { course_id?: string; lesson_id?: string } | null;
   updated_at: string;
 }
-
-export interface Citation {
-  index: number;
-  document: string;
-  section: string | null;
-  page: number | null;
-  sourceType: string;
-  sourceId: string | null;
-}
-
-export type Rung = "chunks" | "document" | "general";
 
 export interface StoredMessage {
   id: string;
@@ -81,16 +76,6 @@ export interface ToolCall {
   tool: string;
   arguments: unknown;
   result?: { ok: boolean; resultBytes: number; ms: number; error?: string };
-}
-
-export interface PendingAction {
-  actionId: string;
-  tool: string;
-  preview: string;
-  total: number;
-  items: Array<{ position: number; label: string }>;
-  estimate: { items: number; writes: number; seconds: number };
-  expiresAt: string;
 }
 
 export interface ActionItemState {
