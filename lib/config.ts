@@ -147,6 +147,22 @@ export const configSchema = z.object({
       "Behind a reverse proxy: trust `X-Forwarded-For` (client IP for rate limits) and `X-Forwarded-Proto` (HTTPS, so the Bull Board " +
         "cookie is `Secure`). Leave off when clients reach the server directly.",
     ),
+  TRUST_PROXY_HOPS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10)
+    .default(1)
+    .describe(
+      "With `TRUST_PROXY`: how many proxies of yours stand in front of the server. The client IP is the entry this many places from the " +
+        "right of `X-Forwarded-For` (each proxy appends the address it saw), so entries a client wrote itself are never read.",
+    ),
+  PUBLIC_URL: optionalString
+    .pipe(z.url({ protocol: /^https?$/ }).optional())
+    .describe(
+      "The URL people open (e.g. `https://learn.example.com`). While dev-login is on, only requests whose `Host` is this URL's host or a " +
+        "loopback name are served (`421 HOST_NOT_ALLOWED` otherwise, against DNS rebinding).",
+    ),
   BOARD_CODE_TTL_SECONDS: z.coerce
     .number()
     .int()

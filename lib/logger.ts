@@ -45,6 +45,33 @@ export function addToLogContext(bindings: LogContext): void {
   if (store) Object.assign(store, Object.fromEntries(Object.entries(bindings).filter(([, value]) => value !== undefined && value !== null)));
 }
 
+/** A Postgres error as pg raises it: SQLSTATE code, severity and the server routine that raised it. */
+interface DatabaseErrorShape {
+  name: string;
+  code: string;
+  severity: string;
+  routine?: string;
+}
+
+function isDatabaseError(value: unknown): value is DatabaseErrorShape {
+  const error = value as Partial<DatabaseErrorShape> | null;
+  return !!error && typeof error === "object" && typeof error.code === "string" && typeof error.severity === "string";
+}
+
+/**
+ * How an error is logged. A database error keeps its class, SQLSTATE code, severity and routine,
+ * not its message: that carries the statement and Postgres quotes the offending values in it
+ * (`invalid input syntax for type uuid: "…"`), which are org ids, emails, what people typed.
+ */
+export function serializeError(error: unknown): Record<string, unknown> {
+  if (isDatabaseError(error)) {
+    // pg names every such error "error"; the class says what it is.
+    const type = (error as object).constructor?.name ?? error.name;
+    return { type, code: error.code, severity: error.severity, routine: error.routine, message: `database error ${error.code}` };
+  }
+  return pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
+}
+
 let root: Logger | undefined;
 
 export function getLogger(): Logger {
@@ -53,6 +80,7 @@ export function getLogger(): Logger {
   root = pino({
     level: config.LOG_LEVEL,
     base: { pid: process.pid },
+    serializers: { err: serializeError },
     redact: {
       paths: [
         "*.apiKey",

@@ -9,6 +9,7 @@ import { withRequestId } from "../lib/logger";
 import { mountBullBoard } from "./bull-board";
 import type { ServerDeps } from "./deps";
 import { errorMiddleware } from "./errors";
+import { hostGuard } from "./middleware/host-guard";
 import { adminActionRoutes } from "./routes/admin/actions";
 import { authRoutes } from "./routes/auth";
 import { chatRoutes } from "./routes/chat/routes";
@@ -24,7 +25,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function createApp(deps: ServerDeps): Koa {
   // X-Forwarded-* decide the client IP (dev-login rate limit) and HTTPS (Secure cookies); only a proxy may set them.
-  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  // The client IP is read TRUST_PROXY_HOPS entries from the right: what our own proxies appended, never what the client wrote.
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: deps.config.TRUST_PROXY_HOPS });
   const log = deps.log;
 
   app.use(async (ctx, next) => {
@@ -45,6 +47,7 @@ export function createApp(deps: ServerDeps): Koa {
   });
   app.use(deps.metrics.http());
   app.use(errorMiddleware(log));
+  app.use(hostGuard(deps.config));
   app.use(
     bodyParser({
       enableTypes: ["json"],

@@ -24,7 +24,7 @@ export interface ItemChange {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: each applier reads the fields its own action kind validated (workers/admin/tools)
-type Applier = (trx: Knex.Transaction, orgId: string, target: Record<string, any>) => Promise<ItemChange>;
+type Applier = (trx: Knex.Transaction, orgId: string, target: Record<string, any>, action: AdminActionRow) => Promise<ItemChange>;
 
 async function activeUser(trx: Knex.Transaction, orgId: string, userId: string): Promise<{ id: string; name: string }> {
   const user = await trx("users").where({ id: userId, org_id: orgId }).first("id", "name", "is_active");
@@ -34,6 +34,9 @@ async function activeUser(trx: Knex.Transaction, orgId: string, userId: string):
 }
 
 const dateOnly = (value: Date | string | null | undefined): string | null => (value ? new Date(value).toISOString().slice(0, 10) : null);
+
+// Each applier re-checks, as the organisation is now, what its tool checked when it proposed
+// (workers/admin/tools/write-tools.ts): a change made in between fails the item with the reason.
 
 const APPLIERS: Record<string, Applier> = {
   async assign_course(trx, orgId, target) {
@@ -46,6 +49,8 @@ const APPLIERS: Record<string, Applier> = {
       .forUpdate()
       .first("id", "status", "deadline");
     const deadline: string | null = target.deadline ?? null;
+    const today = new Date().toISOString().slice(0, 10);
+    if (deadline && deadline < today) throw new ItemRejected(`the deadline ${deadline} has passed since the action was proposed`);
     const change = { targetType: "enrollment", targetId: `${target.user_id}:${target.course_id}` };
     if (!existing) {
       await trx("enrollments").insert({ org_id: orgId, user_id: target.user_id, course_id: target.course_id, status: "not_started", deadline });
@@ -74,11 +79,14 @@ const APPLIERS: Record<string, Applier> = {
     };
   },
 
-  async deactivate_employee(trx, orgId, target) {
-    const user = await trx("users").where({ id: target.user_id, org_id: orgId }).forUpdate().first("id", "is_active");
+  async deactivate_employee(trx, orgId, target, action) {
+    const user = await trx("users").where({ id: target.user_id, org_id: orgId }).forUpdate().first("id", "name", "role", "is_active");
     if (!user) throw new ItemRejected("the employee no longer exists");
-    if (user.is_active) await trx("users").where({ id: user.id }).update({ is_active: false, deactivated_at: trx.fn.now() });
-    return { targetType: "user", targetId: user.id, before: { is_active: user.is_active }, after: { is_active: false } };
+    if (user.id === action.user_id) throw new ItemRejected("an admin cannot deactivate their own account from the assistant");
+    if (user.role !== "employee") throw new ItemRejected(`${user.name} is now an ${user.role}; admins are not deactivated from the assistant`);
+    if (!user.is_active) throw new ItemRejected(`${user.name} was already deactivated after the action was proposed`);
+    await trx("users").where({ id: user.id }).update({ is_active: false, deactivated_at: trx.fn.now() });
+    return { targetType: "user", targetId: user.id, before: { is_active: true }, after: { is_active: false } };
   },
 
   async archive_course(trx, orgId, target) {
@@ -90,7 +98,8 @@ const APPLIERS: Record<string, Applier> = {
     }
     const course = await trx("courses").where({ id: target.course_id, org_id: orgId }).forUpdate().first("id", "status");
     if (!course) throw new ItemRejected("the course no longer exists");
-    if (course.status !== "archived") await trx("courses").where({ id: course.id }).update({ status: "archived", archived_at: trx.fn.now() });
+    if (course.status === "archived") throw new ItemRejected("the course was already archived after the action was proposed");
+    await trx("courses").where({ id: course.id }).update({ status: "archived", archived_at: trx.fn.now() });
     return { targetType: "course", targetId: course.id, before: { status: course.status }, after: { status: "archived" } };
   },
 };
@@ -110,12 +119,14 @@ export async function applyActionItem(db: Db, action: AdminActionRow, itemId: st
     const item = await trx<ActionItemRow>("admin_action_items").where({ id: itemId, org_id: action.org_id, action_id: action.id }).forUpdate().first();
     if (!item) throw new ItemRejected("the item no longer exists");
     if (item.status === "done") return "already";
-    const change = await applier(trx, action.org_id, item.target);
+    const change = await applier(trx, action.org_id, item.target, action);
     await trx("audit_log")
       .insert({
         org_id: action.org_id,
         actor_id: action.user_id,
         confirmed_by: action.confirmed_by,
+        // A resumed run's items name who resumed them (the first run's keep null).
+        resumed_by: action.runs > 1 ? action.resumed_by : null,
         action: `admin_action.${action.tool}`,
         action_id: action.id,
         action_item_id: item.id,

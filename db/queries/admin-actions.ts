@@ -29,6 +29,10 @@ export interface AdminActionRow {
   confirmed_at: Date | null;
   finished_at: Date | null;
   runs: number;
+  /** When the proposing turn's `done` went out: from then on the admin has seen it, and a reply may decide it. */
+  announced_at: Date | null;
+  /** The admin who last resumed the action's failed items. */
+  resumed_by: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -113,13 +117,45 @@ export async function listActionItems(db: Db, orgId: string, actionId: string): 
   return db<ActionItemRow>("admin_action_items").where({ org_id: orgId, action_id: actionId }).orderBy("position");
 }
 
-/** The session's newest action still awaiting an answer (expired ones are marked so on the way). */
-export async function findPendingActionForSession(db: Db, orgId: string, sessionId: string): Promise<AdminActionRow | undefined> {
+/**
+ * The pending action a chat message may answer: proposed by another, earlier turn of the session
+ * whose `done` went out before the message was stored (so the admin saw it). A turn's own
+ * proposal, or one still being planned or shown, is never returned. Expired ones are marked so
+ * on the way.
+ */
+export async function findDecidableAction(
+  db: Db,
+  orgId: string,
+  reply: { sessionId: string; turnId: string; storedAt: Date },
+): Promise<AdminActionRow | undefined> {
   await db("admin_actions")
-    .where({ org_id: orgId, session_id: sessionId, status: "pending" })
+    .where({ org_id: orgId, session_id: reply.sessionId, status: "pending" })
     .andWhere("expires_at", "<=", db.fn.now())
     .update({ status: "expired", updated_at: db.fn.now() });
-  return db<AdminActionRow>("admin_actions").where({ org_id: orgId, session_id: sessionId, status: "pending" }).orderBy("created_at", "desc").first();
+  return db<AdminActionRow>("admin_actions")
+    .where({ org_id: orgId, session_id: reply.sessionId, status: "pending" })
+    .whereNot({ turn_id: reply.turnId })
+    .andWhere("announced_at", "<", reply.storedAt)
+    .orderBy("created_at", "desc")
+    .first();
+}
+
+/** The action a turn proposed on an earlier attempt, in any status (a turn proposes at most one). */
+export async function findActionOfTurn(db: Db, orgId: string, turnId: string): Promise<AdminActionRow | undefined> {
+  return db<AdminActionRow>("admin_actions").where({ org_id: orgId, turn_id: turnId }).orderBy("created_at").first();
+}
+
+/** The proposing turn's `done` went out: the action may be answered by the admin's next message. */
+export async function markActionAnnounced(db: Db, orgId: string, actionId: string): Promise<void> {
+  await db("admin_actions").where({ id: actionId, org_id: orgId }).whereNull("announced_at").update({ announced_at: db.fn.now() });
+}
+
+/** Rejects what a turn left pending (it failed for good or was cancelled); the rows that changed. */
+export async function withdrawActionsOfTurn(db: Db, orgId: string, turnId: string, reason: string): Promise<AdminActionRow[]> {
+  return db("admin_actions")
+    .where({ org_id: orgId, turn_id: turnId, status: "pending" })
+    .update({ status: "rejected", summary: json({ reason }), finished_at: db.fn.now(), updated_at: db.fn.now() })
+    .returning("*");
 }
 
 export type Transition = { ok: true; action: AdminActionRow } | { ok: false; status: ActionStatus | "missing" };
@@ -160,15 +196,23 @@ export async function undoConfirmation(db: Db, orgId: string, actionId: string):
     .update({ status: "pending", confirmed_by: null, confirmed_at: null, runs: db.raw("runs - 1"), updated_at: db.fn.now() });
 }
 
-/** partial/failed → confirmed again, with its failed items back to pending; counts a run. */
-export async function reopenForResume(db: Db, orgId: string, actionId: string): Promise<Transition> {
+/**
+ * partial/failed and not expired → confirmed again by `resumerId`, with its failed items back to
+ * pending; counts a run. An action past its expiry is refused as `expired` (its status is kept).
+ */
+export async function reopenForResume(db: Db, orgId: string, actionId: string, resumerId: string): Promise<Transition> {
   return db.transaction(async (trx) => {
     const [row]: AdminActionRow[] = await trx("admin_actions")
       .where({ id: actionId, org_id: orgId })
       .whereIn("status", ["partial", "failed"])
-      .update({ status: "confirmed", runs: trx.raw("runs + 1"), finished_at: null, updated_at: trx.fn.now() })
+      .andWhere("expires_at", ">", trx.fn.now())
+      .update({ status: "confirmed", resumed_by: resumerId, runs: trx.raw("runs + 1"), finished_at: null, updated_at: trx.fn.now() })
       .returning("*");
-    if (!row) return refusal(trx, orgId, actionId);
+    if (!row) {
+      const current = await findAction(trx, orgId, actionId);
+      if (current && ["partial", "failed"].includes(current.status)) return { ok: false as const, status: "expired" as const };
+      return refusal(trx, orgId, actionId);
+    }
     await trx("admin_action_items")
       .where({ org_id: orgId, action_id: actionId, status: "failed" })
       .update({ status: "pending", error: null, updated_at: trx.fn.now() });

@@ -52,3 +52,38 @@ export async function storeQuestion(db: Db, owner: Owner, values: QuestionValues
   );
   return rows[0] ? { sessionId: rows[0].session_id, messageId: rows[0].id, createdSession: false } : undefined;
 }
+
+/** Questions older than this no longer hold a session open (the lost-turn sweep looks back as far). */
+const OPEN_TURN_LOOKBACK_HOURS = 24;
+
+export type AdminQuestion = { stored: StoredQuestion } | { busy: { turnId: string } } | { missing: true };
+
+/**
+ * Stores an admin's next question only if no earlier turn of the session is still running (a
+ * question without its assistant message). The session row is locked first, so two questions
+ * sent at once cannot both find the session idle: one turn at a time per admin session, which is
+ * what lets a reply be read against the proposal the admin actually saw.
+ */
+export async function storeAdminQuestion(db: Db, owner: Owner, values: QuestionValues & { sessionId: string }): Promise<AdminQuestion> {
+  return db.transaction(async (trx) => {
+    const session = await trx("chat_sessions")
+      .where({ id: values.sessionId, org_id: owner.orgId, user_id: owner.userId, agent_type: values.agentType })
+      .forUpdate()
+      .first("id");
+    if (!session) return { missing: true as const };
+    const open = await trx("chat_messages as q")
+      .where({ "q.session_id": session.id, "q.org_id": owner.orgId, "q.role": "user" })
+      .andWhereRaw("q.created_at > now() - (? * interval '1 hour')", [OPEN_TURN_LOOKBACK_HOURS])
+      .whereNotExists(function () {
+        this.select(trx.raw("1")).from("chat_messages as a").whereRaw("a.turn_id = q.turn_id").andWhere("a.role", "assistant");
+      })
+      .orderBy("q.created_at", "desc")
+      .first("q.turn_id");
+    if (open) return { busy: { turnId: open.turn_id as string } };
+    const [message] = await trx("chat_messages")
+      .insert({ org_id: owner.orgId, session_id: session.id, turn_id: values.turnId, role: "user", content: values.content, metadata: values.metadata })
+      .returning("id");
+    await trx("chat_sessions").where({ id: session.id }).update({ updated_at: trx.fn.now() });
+    return { stored: { sessionId: session.id, messageId: message.id as string, createdSession: false } };
+  });
+}

@@ -50,6 +50,8 @@ export function errorCodesOf(route: ApiRoute): ErrorCode[] {
   if (route.rateLimited) codes.add("RATE_LIMITED");
   if (route.idempotent) ["IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED"].forEach((code) => codes.add(code as ErrorCode));
   if (route.access !== "public" || route.body) ["SERVICE_UNAVAILABLE", "DATABASE_TIMEOUT"].forEach((code) => codes.add(code as ErrorCode));
+  // Any route, while dev-login is on: a Host that is not this server's own name (DNS rebinding).
+  codes.add("HOST_NOT_ALLOWED");
   codes.add("INTERNAL_ERROR");
   return [...codes];
 }

@@ -4,11 +4,12 @@
  * the turn at once (not after the lock expires: lock 10 s + stalled checks every 5 s). Either
  * way the client gets `done` and one stored answer equal to the final text.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { expect } from "chai";
 import { api, join, waitFor, waitForTurnEnd } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
+import { spawnReadyWorker } from "../reliability/helpers";
 import { freshEmployee, removeFreshEmployees, scriptedResponder, type Learner } from "../tutor/helpers";
 
 const LONG_ANSWER = Array.from({ length: 40 }, (_, i) => `Step ${i + 1} of the returns procedure is written down here.`).join(" ");
@@ -30,17 +31,10 @@ describe("a worker stopped with SIGTERM", function () {
     await removeFreshEmployees(stack);
   });
 
-  /** A worker process serving only tutor-generate; resolves once it is taking jobs. */
+  /** A worker process serving only tutor-generate on the default lock settings; resolves once it is taking jobs. */
   async function startWorker(settings: Record<string, string> = {}): Promise<ChildProcess> {
-    const env: Record<string, string | undefined> = { ...process.env, ...stack.env, WORKER_QUEUES: "tutor-generate:1", ...settings };
-    for (const name of ["WORKER_LOCK_DURATION_MS", "WORKER_STALLED_INTERVAL_MS", "WORKER_MAX_STALLED_COUNT"]) delete env[name];
-    const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: ["ignore", "pipe", "inherit"] });
-    children.push(child);
-    let output = "";
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    await waitFor(() => output.includes("READY workers") || child.exitCode !== null, 60_000, "worker READY");
-    expect(child.exitCode, "worker exited before it was ready").to.equal(null);
-    return child;
+    const defaults = { WORKER_LOCK_DURATION_MS: undefined, WORKER_STALLED_INTERVAL_MS: undefined, WORKER_MAX_STALLED_COUNT: undefined };
+    return spawnReadyWorker(stack, { ...defaults, WORKER_QUEUES: "tutor-generate:1", ...settings }, children);
   }
 
   async function postTurn(learner: Learner): Promise<{ sessionId: string; turnId: string }> {

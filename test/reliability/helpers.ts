@@ -2,17 +2,36 @@
  * Helpers of the reliability suites: an extra set of workers in this process with its own
  * settings (short timeouts, a database behind a switch), and a turn's events and stored rows.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import type { Worker } from "bullmq";
+import { expect } from "chai";
 import { parseConfig } from "../../lib/config";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { ModelCooldowns } from "../../workers/llm/cooldowns";
-import type { ReceivedEvent } from "../support/client";
+import { waitFor, type ReceivedEvent } from "../support/client";
 import type { Stack } from "../support/stack";
 
 /** Workers with `overrides` on top of the stack's environment; their own model cooldowns, so a tripped model stays local. */
 export function startOwnWorkers(overrides: Record<string, string>): Promise<RunningWorkers> {
   const config = parseConfig({ ...process.env, ...overrides });
   return startWorkers(config, { skipEmbeddingCheck: true, llm: { retry: { attempts: 2, baseDelayMs: 50, maxDelayMs: 200 }, cooldowns: new ModelCooldowns() } });
+}
+
+/**
+ * A worker process (workers/main.ts) on the stack's environment plus `env`, added to `children`
+ * so the test can kill what it started; resolves once the process is taking jobs.
+ */
+export async function spawnReadyWorker(stack: Stack, env: Record<string, string | undefined>, children: ChildProcess[]): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], {
+    env: { ...process.env, ...stack.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  let output = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  await waitFor(() => output.includes("READY workers") || child.exitCode !== null, 60_000, "worker READY");
+  expect(child.exitCode, "worker exited before it was ready").to.equal(null);
+  return child;
 }
 
 /** The stack's own worker for a queue, to pause while a test's workers take that queue. */

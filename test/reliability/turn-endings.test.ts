@@ -84,7 +84,7 @@ describe("every turn ends, and is answered once", function () {
     const rows = await assistantRows(stack, turnId);
     expect(rows).to.have.length(1);
     expect(rows[0]).to.include({ status: "failed", content: "" });
-    expect(rows[0]!.metadata.error).to.match(/stalled/);
+    expect(rows[0]!.metadata).to.include({ error_code: "INTERNAL_ERROR", failure_kind: "STALLED" });
     expect(elapsed).to.be.below(30_000);
     // The sweep and late hooks must not speak for this turn a second time.
     await new Promise((resolve) => setTimeout(resolve, 1_000));

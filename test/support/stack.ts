@@ -48,3 +48,11 @@ export async function stopStack(): Promise<void> {
   }
   await stopInfrastructure();
 }
+
+/** A `before` hook that starts (or reuses) the stack, allowing for a cold start, and hands it to the suite. */
+export function startStack(assign: (stack: Stack) => void): Mocha.AsyncFunc {
+  return async function () {
+    this.timeout(120_000);
+    assign(await useStack());
+  };
+}

@@ -18,6 +18,7 @@ import {
   recordProgress,
   startRunning,
 } from "../../db/queries/admin-actions";
+import { failureCode } from "../job-outcome";
 import { defineHandler } from "../registry";
 
 async function announceDone(deps: WorkerDeps, finished: AdminActionRow): Promise<void> {
@@ -70,7 +71,8 @@ export const executeActionHandler = defineHandler({
     // A retry carries on from the first undone item. Out of attempts: the undone items fail with
     // the reason, so the admin sees a partial result and can resume.
     if (!final) return;
-    const reason = `not run: ${(error as Error)?.message ?? String(error)}`.slice(0, 300);
+    // The admin reads this reason: a code, never the error's own text (an SQL statement, a stack).
+    const reason = `not run: the run stopped on an error (${failureCode(error)}); resume the action to run the remaining items`;
     await failPendingItems(deps.db, data.orgId, data.actionId, reason);
     await announceDone(deps, await finishAction(deps.db, data.orgId, data.actionId));
   },

@@ -1,19 +1,27 @@
 /**
- * `admin-plan`: one admin assistant turn. If the session has a pending action, the admin's
+ * `admin-plan`: one admin assistant turn. If the session has a pending action the admin has seen
+ * (proposed by an earlier turn whose `done` went out before this message was stored), the
  * message is first read as an answer to it (confirm → queued for execution, reject → cancelled,
  * neither → still pending); otherwise, or for a new request, the tool-calling rounds run. The
  * answer streams as `token` events and is stored once with its tool calls in the metadata.
- * A cancel by the admin stops the rounds (and the stream) and withdraws a proposal of this turn.
+ *
+ * A turn never decides its own proposal: an attempt that is retried or handed back after
+ * proposing leaves the proposal to the re-run, which gets it back unchanged instead of
+ * proposing again; a turn that fails for good or is cancelled withdraws it.
  */
 import { findTurnMessage, insertAssistantMessageOnce } from "../../db/queries/chat-messages";
 import { touchSession } from "../../db/queries/chat-sessions";
 import {
   confirmPendingAction,
   createPendingAction,
+  findActionOfTurn,
+  findDecidableAction,
   findLatestActionForSession,
-  findPendingActionForSession,
+  listActionItems,
+  markActionAnnounced,
   rejectPendingAction,
   undoConfirmation,
+  withdrawActionsOfTurn,
   type AdminActionRow,
 } from "../../db/queries/admin-actions";
 
@@ -29,11 +37,13 @@ import { adminSystemPrompt } from "./prompts";
 import { pieces, replies } from "./replies";
 import { runToolLoop, type ToolLoopResult } from "./tool-loop";
 import { estimateWork, type ProposedAction } from "./tools/proposal";
-import type { ToolContext } from "./tools/tool";
+import type { StoredProposal, ToolContext } from "./tools/tool";
 import { loadAdminTurn, type AdminTurnContext } from "./turn-context";
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 const SHOWN_ITEMS = 20;
+/** How many item labels the "reply yes to run it" line quotes. */
+const QUOTED_LABELS = 3;
 
 async function say(events: TurnEmitter, text: string): Promise<void> {
   for (const piece of pieces(text)) await events.emit("token", { content: piece });
@@ -60,6 +70,8 @@ interface Outcome {
   loop?: ToolLoopResult;
   decided?: { actionId: string; as: string };
   proposed?: AdminActionRow;
+  /** A pending action this answer shows with "reply yes": once `done` is out, a reply may decide it. */
+  shown?: AdminActionRow;
   /** The owner cancelled the turn while it planned; `text` is what had streamed. */
   cancelled?: boolean;
 }
@@ -98,9 +110,25 @@ async function answerPending(
   if (!isQuestion) {
     const text = replies.stillPending(language, pending);
     await say(events, text);
-    return { text, decided: { actionId: pending.id, as: "still_pending" } };
+    return { text, decided: { actionId: pending.id, as: "still_pending" }, shown: pending };
   }
   return { plan: true, prefix: "", stillPending: pending };
+}
+
+/**
+ * A "yes" that may decide nothing: the last proposal is decided already, expired, or was not yet
+ * shown when the message was stored. A pending one is shown now (this answer quotes it and asks
+ * again), so the admin's next reply can decide it.
+ */
+async function answerUnseen(events: TurnEmitter, turn: AdminTurnContext, latest: AdminActionRow): Promise<Outcome> {
+  if (latest.status === "pending") {
+    const text = replies.notYetShown(turn.language, latest);
+    await say(events, text);
+    return { text, decided: { actionId: latest.id, as: "still_pending" }, shown: latest };
+  }
+  const text = latest.status === "expired" ? replies.expired(turn.language, latest) : replies.alreadyDecided(turn.language, latest);
+  await say(events, text);
+  return { text, decided: { actionId: latest.id, as: "unchanged" } };
 }
 
 function conversation(turn: AdminTurnContext, system: string): ChatMessage[] {
@@ -113,10 +141,43 @@ function conversation(turn: AdminTurnContext, system: string): ChatMessage[] {
   return messages;
 }
 
-async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitter, prefix: string, stillPending?: AdminActionRow): Promise<Outcome> {
+/** The first frozen labels of an action, for the line that asks the admin to confirm it. */
+async function labelsOf(deps: WorkerDeps, action: AdminActionRow, limit: number): Promise<string[]> {
+  return (await listActionItems(deps.db, action.org_id, action.id)).slice(0, limit).map((item) => item.label);
+}
+
+async function plan(
+  deps: WorkerDeps,
+  turn: AdminTurnContext,
+  events: TurnEmitter,
+  prefix: string,
+  stillPending?: AdminActionRow,
+): Promise<Outcome & { labels?: string[] }> {
   const now = new Date();
   const today = now.toISOString().slice(0, 10);
+  // What an earlier attempt of this turn proposed (handed back or failed after proposing): carried over, never re-proposed.
+  const carried = await findActionOfTurn(deps.db, turn.orgId, turn.turnId);
   let proposed: AdminActionRow | undefined;
+  let labels: string[] = [];
+  const announcePending = async (row: AdminActionRow, shownLabels: string[], estimate: Record<string, unknown> | null): Promise<void> => {
+    await events.emit("action_pending", {
+      actionId: row.id,
+      tool: row.tool,
+      preview: row.preview,
+      total: row.total,
+      items: shownLabels.slice(0, SHOWN_ITEMS).map((label, position) => ({ position, label })),
+      estimate: estimate as { items: number; writes: number; seconds: number },
+      expiresAt: row.expires_at.toISOString(),
+    });
+  };
+  const stored = (row: AdminActionRow, frozen: string[]): StoredProposal => ({
+    actionId: row.id,
+    status: row.status,
+    preview: row.preview,
+    total: row.total,
+    labels: frozen,
+    expiresAt: row.expires_at.toISOString(),
+  });
   const tools: ToolContext = {
     db: deps.db,
     orgId: turn.orgId,
@@ -124,6 +185,13 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
     language: turn.language,
     today,
     propose: async (action: ProposedAction) => {
+      if (carried) {
+        proposed = carried;
+        labels = await labelsOf(deps, carried, SHOWN_ITEMS);
+        // Shown again: the client dropped what the earlier attempt streamed when it saw `restart`.
+        if (carried.status === "pending") await announcePending(carried, labels, carried.estimate);
+        return stored(carried, labels);
+      }
       const estimate = estimateWork(action.items);
       const row = await createPendingAction(deps.db, {
         orgId: turn.orgId,
@@ -138,16 +206,9 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
         items: action.items,
       });
       proposed = row;
-      await events.emit("action_pending", {
-        actionId: row.id,
-        tool: row.tool,
-        preview: row.preview,
-        total: row.total,
-        items: action.items.slice(0, SHOWN_ITEMS).map((item, position) => ({ position, label: item.label })),
-        estimate,
-        expiresAt: row.expires_at.toISOString(),
-      });
-      return { actionId: row.id, expiresAt: row.expires_at.toISOString() };
+      labels = action.items.slice(0, SHOWN_ITEMS).map((item) => item.label);
+      await announcePending(row, labels, estimate);
+      return stored(row, labels);
     },
   };
   const system = adminSystemPrompt({
@@ -181,23 +242,29 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
     cancel.stop();
   }
   if (cancelled) {
-    if (proposed) await withdrawProposal(deps, turn, proposed);
+    if (proposed) await withdrawProposal(deps, turn, "the turn that proposed it was cancelled");
     return { text: loop.text, loop, cancelled: true };
   }
   let text = loop.text;
-  // Whatever the model wrote, the admin is told plainly that nothing ran yet and how to run it.
-  const footer = proposed ? replies.pendingFooter(turn.language, proposed) : stillPending ? replies.stillPendingFooter(turn.language, stillPending) : "";
+  // Whatever the model wrote, the admin is told plainly that nothing ran yet and exactly what "yes" runs.
+  const awaiting = proposed?.status === "pending" ? proposed : undefined;
+  const footer = awaiting
+    ? replies.pendingFooter(turn.language, awaiting, labels.slice(0, QUOTED_LABELS))
+    : stillPending
+      ? replies.stillPendingFooter(turn.language, stillPending)
+      : "";
   if (footer) {
     await say(events, footer);
     text += footer;
   }
-  return { text, loop, ...(proposed ? { proposed } : {}) };
+  return { text, loop, ...(proposed ? { proposed } : {}), ...(awaiting ? { shown: awaiting } : stillPending ? { shown: stillPending } : {}) };
 }
 
-/** A cancelled turn leaves no pending action behind: the one it proposed is rejected (and announced). */
-async function withdrawProposal(deps: WorkerDeps, turn: AdminTurnContext, proposed: AdminActionRow): Promise<void> {
-  const rejected = await rejectPendingAction(deps.db, turn.orgId, proposed.id, "the turn that proposed it was cancelled");
-  if (rejected.ok) await deps.events.appendAction(proposed.id, proposed.user_id, "action_status", { status: "rejected", by: turn.userId });
+/** A cancelled or failed turn leaves no pending action behind: what it proposed is rejected (and announced). */
+async function withdrawProposal(deps: WorkerDeps, turn: { orgId: string; turnId: string; userId: string }, reason: string): Promise<void> {
+  for (const withdrawn of await withdrawActionsOfTurn(deps.db, turn.orgId, turn.turnId, reason)) {
+    await deps.events.appendAction(withdrawn.id, withdrawn.user_id, "action_status", { status: "rejected", by: turn.userId });
+  }
 }
 
 /** What every stored admin answer records of how it was made, cancelled or not. */
@@ -224,7 +291,7 @@ export const adminPlanHandler = defineHandler({
     const events = turnEmitter(deps.events, data.sessionId, data.turnId);
     const answered = await findTurnMessage(deps.db, data.orgId, data.turnId, "assistant");
     if (answered) {
-      const meta = answered.metadata as { tokens_used?: number; tool_calls?: unknown[]; action_id?: string | null };
+      const meta = answered.metadata as { tokens_used?: number; tool_calls?: unknown[]; action_id?: string | null; action_shown?: string };
       await events.emit("done", {
         messageId: answered.id,
         tokensUsed: meta.tokens_used ?? 0,
@@ -232,10 +299,13 @@ export const adminPlanHandler = defineHandler({
         actionId: meta.action_id ?? null,
         ...(answered.status === "cancelled" ? { cancelled: true } : {}),
       });
+      // The attempt that stored the answer may have stopped before it recorded that `done` went out.
+      if (meta.action_shown && answered.status === "complete") await markActionAnnounced(deps.db, data.orgId, meta.action_shown);
       return { messageId: answered.id, replayed: true };
     }
     // Cancelled while queued: nothing is decided or planned.
     if (await isTurnCancelled(deps.redis, data.turnId)) {
+      await withdrawProposal(deps, data, "the turn that proposed it was cancelled");
       return endCancelledTurn(deps, data, events, {
         content: "",
         metadata: { agent: "admin", cancelled_during: "before_plan" },
@@ -249,15 +319,14 @@ export const adminPlanHandler = defineHandler({
 
     let outcome: Outcome;
     try {
-      const pending = await findPendingActionForSession(deps.db, data.orgId, data.sessionId);
+      // Only a proposal the admin had seen when this message was stored; never this turn's own.
+      const pending = await findDecidableAction(deps.db, data.orgId, { sessionId: data.sessionId, turnId: data.turnId, storedAt: turn.messageStoredAt });
       const decided = pending ? await answerPending(deps, turn, events, pending) : undefined;
-      // A "yes" with nothing pending: say what became of the last proposal instead of guessing.
+      // A "yes" with nothing it may decide: say what became of the last proposal instead of guessing.
       const latest = !decided && classifyReply(turn.message) === "confirm" ? await findLatestActionForSession(deps.db, data.orgId, data.sessionId) : undefined;
       if (decided && !("plan" in decided)) outcome = decided;
-      else if (latest) {
-        const text = latest.status === "expired" ? replies.expired(turn.language, latest) : replies.alreadyDecided(turn.language, latest);
-        await say(events, text);
-        outcome = { text, decided: { actionId: latest.id, as: "unchanged" } };
+      else if (latest && latest.turn_id !== data.turnId) {
+        outcome = await answerUnseen(events, turn, latest);
       } else {
         outcome = await plan(deps, turn, events, decided?.prefix ?? "", decided?.stillPending);
       }
@@ -292,19 +361,24 @@ export const adminPlanHandler = defineHandler({
         action_id: actionId,
         ...(outcome.proposed ? { action_proposed: true } : {}),
         ...(outcome.decided ? { action_decision: outcome.decided.as } : {}),
+        ...(outcome.shown ? { action_shown: outcome.shown.id } : {}),
         tokens_used: tokensUsed,
         latency_ms: Math.round(performance.now() - started),
       },
     });
     await touchSession(deps.db, data.orgId, data.sessionId);
     await events.emit("done", { messageId: row.id, tokensUsed, toolCalls: loop?.runs.length ?? 0, actionId });
+    // From now on the admin has seen it: their next message may confirm or reject it.
+    if (outcome.shown) await markActionAnnounced(deps.db, data.orgId, outcome.shown.id);
     log.info({ toolCalls: loop?.runs.length ?? 0, actionId, decision: outcome.decided?.as }, "admin turn answered");
     return { messageId: row.id };
   },
   // A retry is announced (the client may have shown partial text); the final failure ends the turn,
   // also for a job that stalled out (its worker died too often), where no attempt failed.
+  // A retry keeps this attempt's proposal for the re-run; a turn that fails for good withdraws it.
   async onFailed({ data, deps }, error, { final }) {
-    if (final) await failTurn(deps, data, error, { agent: "admin" });
-    else await announceFailure(deps, data, error, true);
+    if (!final) return announceFailure(deps, data, error, true);
+    await withdrawProposal(deps, data, "the turn that proposed it failed before the admin saw it");
+    await failTurn(deps, data, error, { agent: "admin" });
   },
 });

@@ -9,6 +9,13 @@ import type { Language } from "../tutor/language";
 const quote = (language: Language, text: string) => (language === "es" ? `«${text}»` : `“${text}”`);
 const time = (date: Date) => `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
+/** The first labels, then how many more ("Ada (Sales): enrol; Bo (Sales): enrol and 3 more"). */
+function firstOf(l: Language, labels: string[], total: number): string {
+  const rest = total - labels.length;
+  const more = rest > 0 ? (l === "es" ? ` y ${rest} más` : ` and ${rest} more`) : "";
+  return `${labels.join("; ")}${more}`;
+}
+
 export const replies = {
   confirmed: (l: Language, a: AdminActionRow) =>
     l === "es"
@@ -22,10 +29,17 @@ export const replies = {
       : `I did not read that as a yes or a no, so the action is still pending: ${quote(l, a.preview)}. Reply “yes” to run it or “no” to cancel it.`,
   supersededPrefix: (l: Language) =>
     l === "es" ? "He cancelado la propuesta anterior (no se cambió nada).\n\n" : "I cancelled the previous proposal (nothing was changed).\n\n",
-  pendingFooter: (l: Language, a: AdminActionRow) =>
+  // Quotes the frozen proposal, not the model's account of it: a "yes" confirms exactly what this line showed.
+  pendingFooter: (l: Language, a: AdminActionRow, labels: string[]) =>
     l === "es"
-      ? `\n\nTodavía no se ha cambiado nada. Responde «sí» para ejecutarlo o «no» para cancelarlo (caduca el ${time(a.expires_at)}).`
-      : `\n\nNothing has changed yet. Reply “yes” to run it or “no” to cancel it (expires ${time(a.expires_at)}).`,
+      ? `\n\nTodavía no se ha cambiado nada. Propuesta: ${quote(l, a.preview)} — ${a.total} ${a.total === 1 ? "elemento" : "elementos"}: ${firstOf(l, labels, a.total)}. ` +
+        `Responde «sí» para ejecutar exactamente esto o «no» para cancelarlo (caduca el ${time(a.expires_at)}).`
+      : `\n\nNothing has changed yet. Proposed: ${quote(l, a.preview)} — ${a.total} ${a.total === 1 ? "item" : "items"}: ${firstOf(l, labels, a.total)}. ` +
+        `Reply “yes” to run exactly this or “no” to cancel it (expires ${time(a.expires_at)}).`,
+  notYetShown: (l: Language, a: AdminActionRow) =>
+    l === "es"
+      ? `Tu mensaje llegó antes de que te mostrara la propuesta, así que no la he ejecutado: ${quote(l, a.preview)} (${a.total} elementos). Responde «sí» para ejecutarla o «no» para cancelarla.`
+      : `Your message arrived before I had shown you the proposal, so I did not run it: ${quote(l, a.preview)} (${a.total} items). Reply “yes” to run it or “no” to cancel it.`,
   stillPendingFooter: (l: Language, a: AdminActionRow) =>
     l === "es"
       ? `\n\nRecuerda: ${quote(l, a.preview)} sigue pendiente. Responde «sí» o «no».`

@@ -16,6 +16,8 @@ export interface AdminTurnContext {
   sessionId: string;
   turnId: string;
   message: string;
+  /** When the message was stored: a reply decides only proposals the admin had seen by then. */
+  messageStoredAt: Date;
   language: Language;
   /** Earlier turns of the session, oldest first: the latest HISTORY_WINDOW_TURNS at most. */
   history: Turn[];
@@ -44,6 +46,7 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
     sessionId: payload.sessionId,
     turnId: payload.turnId,
     message: message.content,
+    messageStoredAt: message.created_at,
     language: detectLanguage(message.content, user.locale),
     history: toTurns(earlier),
   };

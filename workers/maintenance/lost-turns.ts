@@ -7,6 +7,7 @@
  */
 import type { JobState } from "bullmq";
 import { listUnansweredTurns, type UnansweredTurn } from "../../db/queries/unanswered-turns";
+import { withdrawActionsOfTurn } from "../../db/queries/admin-actions";
 import type { WorkerDeps } from "../deps";
 import { failTurn, TurnLostError } from "../tutor/stage-failure";
 
@@ -33,6 +34,8 @@ export async function failLostTurns(deps: WorkerDeps, deadlineMs: number): Promi
     if (await hasLiveJob(deps, turn)) continue;
     const data = { orgId: turn.org_id, sessionId: turn.session_id, turnId: turn.turn_id };
     const metadata = { swept: true, ...(turn.agent_type === "admin" ? { agent: "admin" } : {}) };
+    // A lost admin turn's proposal was never shown with its answer: withdrawn, so no later reply can decide it.
+    if (turn.agent_type === "admin") await withdrawActionsOfTurn(deps.db, turn.org_id, turn.turn_id, "the turn that proposed it was lost");
     if (await failTurn(deps, data, new TurnLostError(Date.now() - new Date(turn.created_at).getTime()), metadata)) {
       failed++;
       deps.log.warn(

@@ -10,6 +10,7 @@ import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { ErrorCode } from "../../queues/events/contract";
 import type { WorkerDeps } from "../deps";
+import { failureCode } from "../job-outcome";
 import { LlmError } from "../llm/errors";
 import { dropKeptAnswer } from "./kept-answer";
 import { release } from "./retrieval/handoff";
@@ -82,7 +83,8 @@ export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, 
         turnId: data.turnId,
         content: "",
         status: "failed",
-        metadata: { ...metadata, error: String((error as Error)?.message ?? error), error_code: failure.code },
+        // The code and the human message only: an internal error's own text (an SQL statement, a stack) stays in the log.
+        metadata: { ...metadata, error: failure.message, error_code: failure.code, failure_kind: failureCode(error) },
       });
       endedHere = stored.inserted;
     } catch (storeError) {

@@ -51,7 +51,7 @@ export const adminRoutes = defineRoutes([
     access: "admin",
     params: actionParams,
     responses: { 202: { description: "Queued.", schema: actionResponse } },
-    errors: ["NOT_FOUND", "ACTION_NOT_RESUMABLE", "QUEUE_UNAVAILABLE"],
+    errors: ["NOT_FOUND", "ACTION_NOT_RESUMABLE", "ACTION_EXPIRED", "QUEUE_UNAVAILABLE"],
   },
   {
     method: "post",

@@ -27,7 +27,7 @@ export const chatRoutes = defineRoutes([
     idempotent: true,
     rateLimited: true,
     responses: { 202: { description: "Accepted: the turn streams over the session's socket room.", schema: startedTurnResponse } },
-    errors: ["NOT_FOUND", "QUEUE_UNAVAILABLE"],
+    errors: ["NOT_FOUND", "TURN_IN_PROGRESS", "QUEUE_UNAVAILABLE"],
   },
   {
     method: "post",
@@ -45,9 +45,11 @@ export const chatRoutes = defineRoutes([
     path: "/api/v1/chat/sessions",
     tag: "chat",
     summary: "The caller's 50 most recently updated sessions",
+    description: "Admin assistant sessions are listed to admins only; `agent_type=admin` from anyone else is 403.",
     access: "bearer",
     query: listSessionsQuery,
     responses: { 200: { description: "The sessions.", schema: sessionsResponse } },
+    errors: ["FORBIDDEN"],
   },
   {
     method: "get",
@@ -57,8 +59,9 @@ export const chatRoutes = defineRoutes([
     access: "bearer",
     params: sessionParams,
     query: listMessagesQuery,
+    description: "An admin assistant session's messages are for admins only (403 for an account that is no longer an admin).",
     responses: { 200: { description: "The session and one page of its messages.", schema: messagesResponse } },
-    errors: ["NOT_FOUND"],
+    errors: ["NOT_FOUND", "FORBIDDEN"],
   },
   {
     method: "delete",

@@ -88,9 +88,16 @@ export function adminActionRoutes(deps: ServerDeps): Router {
   router.post("/:id/resume", async (ctx) => {
     const principal = principalOf(ctx);
     const { id } = parseInput(actionParams, ctx.params, "params");
-    const reopened = await reopenForResume(deps.db, principal.orgId, id);
+    const reopened = await reopenForResume(deps.db, principal.orgId, id, principal.userId);
     if (!reopened.ok) {
       if (reopened.status === "missing") throw notFound("Admin action");
+      if (reopened.status === "expired")
+        throw new HttpError(
+          409,
+          "ACTION_EXPIRED",
+          "This action is past its expiry; its frozen targets may no longer match the organisation. Ask the assistant for a fresh proposal.",
+          { status: "expired" },
+        );
       throw new HttpError(409, "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${reopened.status}.`, {
         status: reopened.status,
       });

@@ -3,7 +3,7 @@ import Router from "@koa/router";
 import { deleteOwnedSession, findOwnedSession, listOwnedSessions } from "../../../db/queries/chat-sessions";
 import { isSessionMessage, listSessionMessagePage } from "../../../db/queries/chat-messages";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
-import { badRequest, notFound } from "../../errors";
+import { badRequest, forbidden, notFound } from "../../errors";
 import { parseInput } from "../../validation";
 import { RateLimiter } from "../../middleware/rate-limit";
 import type { ServerDeps } from "../../deps";
@@ -11,6 +11,8 @@ import { idempotent, jsonFingerprint } from "../../middleware/idempotency";
 import { cancelTurn } from "./cancel-turn";
 import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "./schema";
 import { startAdminTurn, startTutorTurn } from "./start-turn";
+
+const ADMIN_TRANSCRIPTS = "Admin assistant conversations are for admins only";
 
 export function chatRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/chat" });
@@ -64,9 +66,12 @@ export function chatRoutes(deps: ServerDeps): Router {
   router.get("/sessions", async (ctx) => {
     const principal = principalOf(ctx);
     const query = parseInput(listSessionsQuery, ctx.query, "query");
+    // Roles read as the database has them now (requireAuth): a demoted admin loses the admin transcripts, as on the socket.
+    if (query.agent_type === "admin" && principal.role !== "admin") throw forbidden(ADMIN_TRANSCRIPTS);
     const sessions = await listOwnedSessions(deps.db, { orgId: principal.orgId, userId: principal.userId }, query.agent_type);
+    const readable = principal.role === "admin" ? sessions : sessions.filter((s) => s.agent_type !== "admin");
     ctx.body = {
-      sessions: sessions.map((s) => ({
+      sessions: readable.map((s) => ({
         id: s.id,
         agent_type: s.agent_type,
         title: s.title,
@@ -86,6 +91,7 @@ export function chatRoutes(deps: ServerDeps): Router {
     const { before, limit } = parseInput(listMessagesQuery, ctx.query, "query");
     const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, id);
     if (!session) throw notFound("Chat session");
+    if (session.agent_type === "admin" && principal.role !== "admin") throw forbidden(ADMIN_TRANSCRIPTS);
     if (before && !(await isSessionMessage(deps.db, principal.orgId, id, before))) throw badRequest("before must be the id of a message in this session");
     const page = await listSessionMessagePage(deps.db, principal.orgId, id, { before, limit });
     ctx.body = {

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { courseAvailability, findLesson } from "../../../db/queries/courses";
 import { deleteOwnedSession, findOwnedSession, type AgentType, type Owner } from "../../../db/queries/chat-sessions";
 import { deleteMessage } from "../../../db/queries/chat-messages";
-import { storeQuestion } from "../../../db/queries/chat-questions";
+import { storeAdminQuestion, storeQuestion, type QuestionValues, type StoredQuestion } from "../../../db/queries/chat-questions";
 import { addToLogContext } from "../../../lib/logger";
 import { HttpError, notFound } from "../../errors";
 import type { ServerDeps } from "../../deps";
@@ -50,6 +50,7 @@ export async function startAdminTurn(deps: ServerDeps, owner: Owner, body: PostA
     message: body.message,
     sessionId: body.session_id,
     metadata: {},
+    oneTurnAtATime: true,
     enqueue: (ids) => deps.producer.enqueueAdminTurn(ids),
   });
 }
@@ -61,7 +62,24 @@ interface TurnRequest {
   /** Replaces the session's context (tutor: the pinned course and lesson). */
   sessionContext?: Record<string, unknown> | undefined;
   metadata: Record<string, unknown>;
+  /** Refuse (409 TURN_IN_PROGRESS) while an earlier turn of the session has no answer yet (admin sessions). */
+  oneTurnAtATime?: boolean;
   enqueue(ids: { orgId: string; userId: string; sessionId: string; turnId: string; messageId: string }): Promise<void>;
+}
+
+/** The question, stored; undefined when the session is not the caller's. */
+async function store(deps: ServerDeps, owner: Owner, request: TurnRequest, values: QuestionValues): Promise<StoredQuestion | undefined> {
+  if (!request.oneTurnAtATime || !values.sessionId) return storeQuestion(deps.db, owner, values);
+  const result = await storeAdminQuestion(deps.db, owner, { ...values, sessionId: values.sessionId });
+  if ("missing" in result) return undefined;
+  if ("busy" in result)
+    throw new HttpError(
+      409,
+      "TURN_IN_PROGRESS",
+      "The previous message of this conversation is still being answered; wait for its answer (or cancel it) before sending the next one.",
+      { turn_id: result.busy.turnId },
+    );
+  return result.stored;
 }
 
 async function startTurn(deps: ServerDeps, owner: Owner, request: TurnRequest): Promise<StartedTurn> {
@@ -69,7 +87,7 @@ async function startTurn(deps: ServerDeps, owner: Owner, request: TurnRequest): 
   const message = request.message.trim();
   const turnId = randomUUID();
 
-  const stored = await storeQuestion(db, owner, {
+  const stored = await store(deps, owner, request, {
     sessionId: request.sessionId,
     agentType: request.agentType,
     title: titleFrom(message),

@@ -18,8 +18,22 @@ export interface ToolContext {
   language: Language;
   /** Today in the admin's calendar (UTC date), for deadlines the model computes. */
   today: string;
-  /** Persists a write as a pending action; the tool returns what the model should say about it. */
-  propose(action: ProposedAction): Promise<{ actionId: string; expiresAt: string }>;
+  /**
+   * Persists a write as a pending action and returns what was stored; the tool tells the model
+   * about that. A re-run of a turn that proposed on an earlier attempt gets that proposal back,
+   * unchanged (a turn proposes at most once), whatever it resolved this time.
+   */
+  propose(action: ProposedAction): Promise<StoredProposal>;
+}
+
+export interface StoredProposal {
+  actionId: string;
+  status: string;
+  preview: string;
+  total: number;
+  /** The first items' labels, as frozen. */
+  labels: string[];
+  expiresAt: string;
 }
 
 export type ToolResult = Record<string, unknown>;

@@ -19,14 +19,14 @@ async function propose(context: ToolContext, action: ProposedAction): Promise<To
   if (action.items.length === 0) return toolError("Nothing to do: no target is left after resolving the request.");
   if (action.items.length > MAX_ACTION_ITEMS)
     return toolError(`That would touch ${action.items.length} records; the limit for one action is ${MAX_ACTION_ITEMS}. Narrow it down.`);
-  const { actionId, expiresAt } = await context.propose(action);
+  const stored = await context.propose(action);
+  const shown = { action_id: stored.actionId, preview: stored.preview, items_total: stored.total, items: stored.labels.slice(0, SHOWN_ITEMS) };
+  if (stored.status !== "pending")
+    return { status: stored.status, ...shown, instruction: `This turn's proposal is already ${stored.status}; do not propose it again or say it is pending.` };
   return {
     status: "pending_confirmation",
-    action_id: actionId,
-    preview: action.preview,
-    items_total: action.items.length,
-    items: action.items.slice(0, SHOWN_ITEMS).map((item) => item.label),
-    expires_at: expiresAt,
+    ...shown,
+    expires_at: stored.expiresAt,
     instruction: "Nothing has been changed yet. Show the admin this preview and ask them to confirm (yes / sí) or cancel (no). Do not say it is done.",
   };
 }

@@ -1,0 +1,44 @@
+/**
+ * DNS rebinding: a page on an attacker's domain can make a browser send requests to a server on
+ * 127.0.0.1 once its name resolves there, and read the answers (the origin is the attacker's
+ * own). While dev-login is on, an email alone buys a token, so such a page could sign in as
+ * anyone. The browser still sends the attacker's name as `Host`; so, while dev-login is on, only
+ * the server's own names are served: loopback names, the address it is bound to, and
+ * PUBLIC_URL's host. Off dev-login, tokens come from elsewhere and nothing is refused here.
+ */
+import type { Middleware } from "koa";
+import { isLoopbackHost } from "../../lib/loopback";
+import { HttpError } from "../errors";
+
+const ANY_ADDRESS = new Set(["0.0.0.0", "::", ""]);
+
+/** The host part of a Host header, lower-cased, without port or IPv6 brackets. */
+export function hostnameOf(header: string): string {
+  const value = header.trim().toLowerCase();
+  if (value.startsWith("[")) return value.slice(1, value.indexOf("]") > 0 ? value.indexOf("]") : undefined);
+  return value.replace(/:\d*$/, "");
+}
+
+export function allowedHosts(config: { HOST: string; PUBLIC_URL?: string | undefined }): (hostname: string) => boolean {
+  const named = new Set<string>();
+  if (!ANY_ADDRESS.has(config.HOST)) named.add(config.HOST.toLowerCase());
+  if (config.PUBLIC_URL) named.add(hostnameOf(new URL(config.PUBLIC_URL).host));
+  return (hostname) => isLoopbackHost(hostname) || named.has(hostname);
+}
+
+export function hostGuard(config: { DEV_LOGIN_ENABLED: boolean; HOST: string; PUBLIC_URL?: string | undefined }): Middleware {
+  if (!config.DEV_LOGIN_ENABLED) return (_ctx, next) => next();
+  const allowed = allowedHosts(config);
+  return async (ctx, next) => {
+    // Koa's ctx.host would read X-Forwarded-Host behind a proxy; the browser's own Host header is what rebinding forges.
+    const hostname = hostnameOf(ctx.get("host"));
+    if (!allowed(hostname)) {
+      throw new HttpError(
+        421,
+        "HOST_NOT_ALLOWED",
+        "This server answers only to its own names while dev-login is on; open it by localhost, 127.0.0.1 or PUBLIC_URL.",
+      );
+    }
+    await next();
+  };
+}
