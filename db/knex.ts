@@ -54,9 +54,6 @@ export function createDb({ url, poolMax = 8, statementTimeoutMs }: DbOptions): D
       },
     },
     acquireConnectionTimeout: 30_000,
-    // A failed statement's error message carries the SQL with `$1` placeholders, not the bound
-    // values (org ids, emails, message text): that message reaches logs and Bull Board.
-    compileSqlOnError: false,
   });
 }
 

@@ -1,7 +1,7 @@
 /**
- * No internal text reaches users. A database error's message carries no bound values (Knex
- * keeps `$1` placeholders), its log line keeps the class and SQLSTATE code only, and a turn that
- * fails on it stores a code and a human sentence in its metadata, never the statement.
+ * No internal text reaches users or logs. A database error is logged by class and SQLSTATE code
+ * only (its message holds the statement, and Postgres quotes offending values in it), and a turn
+ * that fails on one stores a code and a human sentence in its metadata, never the statement.
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
@@ -28,15 +28,21 @@ describe("internal error text stays internal", function () {
     throw new Error("the duplicate insert did not fail");
   }
 
-  it("keeps bound values out of a database error's message and out of its log line", async () => {
-    const secret = `Private Name ${randomUUID()}`;
-    const error = await failedStatement(secret);
-    expect(error.message).to.not.include(secret);
-    expect(error.message).to.not.include(DEMO_IDS.orgId);
+  it("logs a database error by class and SQLSTATE code: neither the statement nor the values Postgres quotes in its message", async () => {
+    const secret = `private-${randomUUID()}`;
+    let error: Error | undefined;
+    try {
+      // Postgres quotes the offending value in its message: invalid input syntax for type uuid: "private-…".
+      await stack.workers.deps.db("users").where({ org_id: DEMO_IDS.orgId, id: secret }).first();
+    } catch (caught) {
+      error = caught as Error;
+    }
+    expect(error?.message).to.include(secret, "the raw message does carry the value");
     const logged = JSON.stringify(serializeError(error));
     expect(logged).to.not.include(secret);
-    expect(logged).to.not.match(/insert into/i);
-    expect(serializeError(error)).to.include({ code: "23505", type: "DatabaseError" });
+    expect(logged).to.not.include(DEMO_IDS.orgId);
+    expect(logged).to.not.match(/select|from "users"/i);
+    expect(serializeError(error)).to.include({ code: "22P02", type: "DatabaseError" });
   });
 
   it("stores a failed turn with a code and a human message, not the SQL of the error that ended it", async () => {
