@@ -150,10 +150,16 @@ export async function markActionAnnounced(db: Db, orgId: string, actionId: strin
   await db("admin_actions").where({ id: actionId, org_id: orgId }).whereNull("announced_at").update({ announced_at: db.fn.now() });
 }
 
-/** Rejects what a turn left pending (it failed for good or was cancelled); the rows that changed. */
+/**
+ * Rejects what a turn left pending (it failed for good, was cancelled or was lost); the rows that
+ * changed. A turn whose answer is stored has shown its proposal, which then stays for the admin.
+ */
 export async function withdrawActionsOfTurn(db: Db, orgId: string, turnId: string, reason: string): Promise<AdminActionRow[]> {
   return db("admin_actions")
     .where({ org_id: orgId, turn_id: turnId, status: "pending" })
+    .whereNotExists(function () {
+      this.select(db.raw("1")).from("chat_messages").where({ org_id: orgId, turn_id: turnId, role: "assistant", status: "complete" });
+    })
     .update({ status: "rejected", summary: json({ reason }), finished_at: db.fn.now(), updated_at: db.fn.now() })
     .returning("*");
 }

@@ -140,6 +140,40 @@ describe("confirm-before-write under retries, hand-backs and races", function ()
     }
   });
 
+  it("a retried attempt whose model no longer asks for the write still shows the carried proposal, unchanged, and asks for a yes", async () => {
+    const department = `Sales ${unique()}`;
+    const team = await addEmployees(stack, department, ["Ivy Sales", "Jay Sales"]);
+    const model = `flaky-admin-${unique()}`;
+    let adminCalls = 0;
+    stack.llm.setResponder((request: ChatRequest): ChatReply => {
+      if (!String(request.messages[0]?.content ?? "").includes(ADMIN_PROMPT_MARKER)) return { content: "ok" };
+      adminCalls++;
+      if (adminCalls > 1) return { content: "Here is what I prepared." };
+      // The first attempt proposes, then its next call fails past the client's retries.
+      stack.llm.enqueueReply({ status: 503 }, { status: 503 });
+      return { toolCalls: [{ name: "assign_course", arguments: { course_id: COURSE, department } }] };
+    });
+    const inProcess = stackWorker(stack, "admin-plan");
+    await inProcess.pause();
+    try {
+      own = await startOwnWorkers({ WORKER_QUEUES: "admin-plan:1", LLM_MODEL_ADMIN: model });
+      const { turnId } = await start(`Sure, give the warehouse safety course to everyone in ${department}`);
+      const events = await waitForTurnEnd(admin.events, turnId, 60_000);
+      expect(events.map((e) => e.event)).to.include("done");
+      expect(events.some((e) => e.event === "error" && e.payload.willRetry)).to.equal(true, "the first attempt failed and was retried");
+      const actions = await db()("admin_actions").where({ turn_id: turnId });
+      expect(actions).to.have.length(1);
+      expect(actions[0]).to.include({ status: "pending", confirmed_by: null });
+      expect(actions[0].announced_at).to.not.equal(null);
+      const answer = await db()("chat_messages").where({ turn_id: turnId, role: "assistant" }).first();
+      expect(answer.content).to.include(`Proposed: “${actions[0].preview}”`);
+      expect(answer.metadata).to.include({ action_id: actions[0].id, action_proposed: true });
+      expect(await enrolled(team)).to.equal(0);
+    } finally {
+      inProcess.resume();
+    }
+  });
+
   it("a 'yes' racing a turn that is still planning is refused with 409 TURN_IN_PROGRESS, and the proposal stays pending", async () => {
     const department = `Sales ${unique()}`;
     const team = await addEmployees(stack, department, ["Eve Sales", "Finn Sales"]);

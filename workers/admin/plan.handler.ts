@@ -152,7 +152,7 @@ async function plan(
   events: TurnEmitter,
   prefix: string,
   stillPending?: AdminActionRow,
-): Promise<Outcome & { labels?: string[] }> {
+): Promise<Outcome> {
   const now = new Date();
   const today = now.toISOString().slice(0, 10);
   // What an earlier attempt of this turn proposed (handed back or failed after proposing): carried over, never re-proposed.
@@ -244,6 +244,12 @@ async function plan(
   if (cancelled) {
     if (proposed) await withdrawProposal(deps, turn, "the turn that proposed it was cancelled");
     return { text: loop.text, loop, cancelled: true };
+  }
+  // The earlier attempt's proposal stands even if the model did not ask for it again this time: shown, not dropped.
+  if (!proposed && carried?.status === "pending") {
+    proposed = carried;
+    labels = await labelsOf(deps, carried, SHOWN_ITEMS);
+    await announcePending(carried, labels, carried.estimate);
   }
   let text = loop.text;
   // Whatever the model wrote, the admin is told plainly that nothing ran yet and exactly what "yes" runs.
