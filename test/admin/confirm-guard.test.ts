@@ -14,7 +14,7 @@ import { expect } from "chai";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import type { ChatReply, ChatRequest } from "../../scripts/llm-server/responder";
 import type { RunningWorkers } from "../../workers/host";
-import { api, join, waitFor, waitForTurnEnd } from "../support/client";
+import { api, join, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
 import { startStack, type Stack } from "../support/stack";
 import { spawnReadyWorker, startOwnWorkers, stackWorker } from "../reliability/helpers";
 import { ADMIN_PROMPT_MARKER, addEmployees, cleanUp, freshUser, scriptTurn, unique, type Person } from "./helpers";
@@ -68,6 +68,26 @@ describe("confirm-before-write under retries, hand-backs and races", function ()
   const startWorkerProcess = (settings: Record<string, string> = {}): Promise<ChildProcess> =>
     spawnReadyWorker(stack, { WORKER_QUEUES: "admin-plan:1", LOG_LEVEL: "silent", ...settings }, children);
 
+  /**
+   * One "Sure, give …" turn run by this test's own admin-plan workers on `model` (the stack's are
+   * paused), its admin model calls answered by `answer(n)`; resolves with the turn's events.
+   */
+  async function flakyTurn(model: string, department: string, answer: (call: number) => ChatReply): Promise<{ turnId: string; events: ReceivedEvent[] }> {
+    let calls = 0;
+    stack.llm.setResponder(
+      (request: ChatRequest): ChatReply => (String(request.messages[0]?.content ?? "").includes(ADMIN_PROMPT_MARKER) ? answer(++calls) : { content: "ok" }),
+    );
+    const inProcess = stackWorker(stack, "admin-plan");
+    await inProcess.pause();
+    try {
+      own = await startOwnWorkers({ WORKER_QUEUES: "admin-plan:1", LLM_MODEL_ADMIN: model });
+      const { turnId } = await start(`Sure, give the warehouse safety course to everyone in ${department}`);
+      return { turnId, events: await waitForTurnEnd(admin.events, turnId, 60_000) };
+    } finally {
+      inProcess.resume();
+    }
+  }
+
   it("SIGTERM during the second model call: the re-run carries the proposal over unchanged and does not read its own 'Sure' as a yes", async () => {
     const department = `Sales ${unique()}`;
     const team = await addEmployees(stack, department, ["Ana Sales", "Ben Sales"]);
@@ -110,68 +130,45 @@ describe("confirm-before-write under retries, hand-backs and races", function ()
     const team = await addEmployees(stack, department, ["Cleo Sales", "Dan Sales"]);
     const model = `flaky-admin-${unique()}`;
     let proposed = false;
-    stack.llm.setResponder((request: ChatRequest): ChatReply => {
-      if (!String(request.messages[0]?.content ?? "").includes(ADMIN_PROMPT_MARKER)) return { content: "ok" };
+    const { turnId, events } = await flakyTurn(model, department, () => {
       // The first call proposes; from then on every call to this model is a 503.
       proposed = true;
       stack.llm.failModel(model, 503);
       return { toolCalls: [{ name: "assign_course", arguments: { course_id: COURSE, department } }] };
     });
-    const inProcess = stackWorker(stack, "admin-plan");
-    await inProcess.pause();
-    try {
-      own = await startOwnWorkers({ WORKER_QUEUES: "admin-plan:1", LLM_MODEL_ADMIN: model });
-      const { turnId } = await start(`Sure, give the warehouse safety course to everyone in ${department}`);
-      const events = await waitForTurnEnd(admin.events, turnId, 60_000);
-      expect(proposed).to.equal(true);
-      expect(events.map((e) => e.event)).to.not.include("done");
-      expect(events.filter((e) => e.event === "error" && !e.payload.willRetry)).to.have.length(1);
+    expect(proposed).to.equal(true);
+    expect(events.map((e) => e.event)).to.not.include("done");
+    expect(events.filter((e) => e.event === "error" && !e.payload.willRetry)).to.have.length(1);
 
-      const actions = await db()("admin_actions").where({ turn_id: turnId });
-      expect(actions, "the second attempt did not propose again").to.have.length(1);
-      expect(actions[0]).to.include({ status: "rejected", confirmed_by: null, runs: 0 });
-      expect(actions[0].summary.reason).to.match(/failed/);
-      const failed = await db()("chat_messages").where({ turn_id: turnId, role: "assistant" }).first();
-      expect(failed).to.include({ status: "failed" });
-      expect(await enrolled(team)).to.equal(0);
-    } finally {
-      stack.llm.failModel(model, null);
-      inProcess.resume();
-    }
+    const actions = await db()("admin_actions").where({ turn_id: turnId });
+    expect(actions, "the second attempt did not propose again").to.have.length(1);
+    expect(actions[0]).to.include({ status: "rejected", confirmed_by: null, runs: 0 });
+    expect(actions[0].summary.reason).to.match(/failed/);
+    const failed = await db()("chat_messages").where({ turn_id: turnId, role: "assistant" }).first();
+    expect(failed).to.include({ status: "failed" });
+    expect(await enrolled(team)).to.equal(0);
   });
 
   it("a retried attempt whose model no longer asks for the write still shows the carried proposal, unchanged, and asks for a yes", async () => {
     const department = `Sales ${unique()}`;
     const team = await addEmployees(stack, department, ["Ivy Sales", "Jay Sales"]);
     const model = `flaky-admin-${unique()}`;
-    let adminCalls = 0;
-    stack.llm.setResponder((request: ChatRequest): ChatReply => {
-      if (!String(request.messages[0]?.content ?? "").includes(ADMIN_PROMPT_MARKER)) return { content: "ok" };
-      adminCalls++;
-      if (adminCalls > 1) return { content: "Here is what I prepared." };
+    const { turnId, events } = await flakyTurn(model, department, (call) => {
+      if (call > 1) return { content: "Here is what I prepared." };
       // The first attempt proposes, then its next call fails past the client's retries.
       stack.llm.enqueueReply({ status: 503 }, { status: 503 });
       return { toolCalls: [{ name: "assign_course", arguments: { course_id: COURSE, department } }] };
     });
-    const inProcess = stackWorker(stack, "admin-plan");
-    await inProcess.pause();
-    try {
-      own = await startOwnWorkers({ WORKER_QUEUES: "admin-plan:1", LLM_MODEL_ADMIN: model });
-      const { turnId } = await start(`Sure, give the warehouse safety course to everyone in ${department}`);
-      const events = await waitForTurnEnd(admin.events, turnId, 60_000);
-      expect(events.map((e) => e.event)).to.include("done");
-      expect(events.some((e) => e.event === "error" && e.payload.willRetry)).to.equal(true, "the first attempt failed and was retried");
-      const actions = await db()("admin_actions").where({ turn_id: turnId });
-      expect(actions).to.have.length(1);
-      expect(actions[0]).to.include({ status: "pending", confirmed_by: null });
-      expect(actions[0].announced_at).to.not.equal(null);
-      const answer = await db()("chat_messages").where({ turn_id: turnId, role: "assistant" }).first();
-      expect(answer.content).to.include(`Proposed: “${actions[0].preview}”`);
-      expect(answer.metadata).to.include({ action_id: actions[0].id, action_proposed: true });
-      expect(await enrolled(team)).to.equal(0);
-    } finally {
-      inProcess.resume();
-    }
+    expect(events.map((e) => e.event)).to.include("done");
+    expect(events.some((e) => e.event === "error" && e.payload.willRetry)).to.equal(true, "the first attempt failed and was retried");
+    const actions = await db()("admin_actions").where({ turn_id: turnId });
+    expect(actions).to.have.length(1);
+    expect(actions[0]).to.include({ status: "pending", confirmed_by: null });
+    expect(actions[0].announced_at).to.not.equal(null);
+    const answer = await db()("chat_messages").where({ turn_id: turnId, role: "assistant" }).first();
+    expect(answer.content).to.include(`Proposed: “${actions[0].preview}”`);
+    expect(answer.metadata).to.include({ action_id: actions[0].id, action_proposed: true });
+    expect(await enrolled(team)).to.equal(0);
   });
 
   it("a 'yes' racing a turn that is still planning is refused with 409 TURN_IN_PROGRESS, and the proposal stays pending", async () => {
