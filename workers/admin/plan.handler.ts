@@ -146,13 +146,7 @@ async function labelsOf(deps: WorkerDeps, action: AdminActionRow, limit: number)
   return (await listActionItems(deps.db, action.org_id, action.id)).slice(0, limit).map((item) => item.label);
 }
 
-async function plan(
-  deps: WorkerDeps,
-  turn: AdminTurnContext,
-  events: TurnEmitter,
-  prefix: string,
-  stillPending?: AdminActionRow,
-): Promise<Outcome> {
+async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitter, prefix: string, stillPending?: AdminActionRow): Promise<Outcome> {
   const now = new Date();
   const today = now.toISOString().slice(0, 10);
   // What an earlier attempt of this turn proposed (handed back or failed after proposing): carried over, never re-proposed.
