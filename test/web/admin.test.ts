@@ -15,7 +15,7 @@ import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 // Globals of the page: the callbacks given to page.evaluate/waitForFunction run in Chromium, not in Node.
 declare const document: any, window: any, sessionStorage: any, DataTransfer: any, DragEvent: any;
 
-/** Records every status a document row shows, from the moment it appears (no reloads in between). */
+/** Records every status a document row shows, from the moment it appears (no reloads in between); `title` is its file name without extension. */
 async function watchStatuses(page: Page, title: string): Promise<void> {
   // A string, not a function: the test runner's transpiler would wrap a function in helpers the page lacks.
   await page.evaluate(`(() => {
@@ -23,7 +23,8 @@ async function watchStatuses(page: Page, title: string): Promise<void> {
     const seen = (window.seenStatuses = []);
     const record = () => {
       for (const row of document.querySelectorAll(".document")) {
-        if (row.querySelector(".doc-title")?.textContent !== wanted) continue;
+        // By file name: the title changes to the document's own heading once it is read, which can be before the row first shows.
+        if (!row.querySelector(".doc-meta")?.textContent?.startsWith(wanted)) continue;
         const status = row.querySelector("[data-status]")?.getAttribute("data-status");
         if (status && seen.at(-1) !== status) seen.push(status);
       }
