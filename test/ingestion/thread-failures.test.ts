@@ -85,6 +85,7 @@ describe("a document whose extraction threads fail", function () {
     const posted = await upload(stack.baseUrl, token, { name: `fine-${tag}.txt`, bytes: Buffer.from(`A perfectly good file ${tag}.`), type: "text/plain" });
     expect(posted.status).to.equal(202);
     const id = posted.body.document_id as string;
+    const sentAt = performance.now();
 
     const failed = await waitFor(
       async () => {
@@ -94,6 +95,8 @@ describe("a document whose extraction threads fail", function () {
       60_000,
       "the document to end FAILED",
     );
+    // A figure for notes (default attempts and back-off), never asserted.
+    if (process.env.JOURNEY_FIGURES) process.stdout.write(`internal failure to FAILED: ${Math.round(performance.now() - sentAt)} ms\n`);
     expect(failed.error_code).to.equal("INGEST_FAILED");
     expect(failed.error).to.include(INTERNAL_FAILURE_REASON);
     expect(failed.error).to.match(/not a problem with the file.*Try again later/);
