@@ -196,8 +196,16 @@ export const configSchema = z.object({
   RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20).describe("Admin assistant turns (`POST /api/v1/chat/admin`) per admin per minute."),
   RATE_LIMIT_ORG_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(600).describe("Tutor messages per organisation (all its users together) per minute."),
   RATE_LIMIT_ORG_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(100).describe("Admin assistant turns per organisation per minute."),
-  RATE_LIMIT_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(30).describe("Document uploads per admin per minute."),
-  RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(120).describe("Document uploads per organisation per minute."),
+  // 120/300, not 30/120: one embedded worker indexes about 7 small documents a second (420/min),
+  // so 30/min made a first day's folder of 300 pages take 10 min for no protection; the console
+  // queues past the limit either way (issue 25).
+  RATE_LIMIT_UPLOADS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(120)
+    .describe("Document uploads per admin per minute (the admin console queues files past it and sends them when the server allows)."),
+  RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: z.coerce.number().int().min(1).default(300).describe("Document uploads per organisation per minute."),
   RATE_LIMIT_REINDEX_PER_MINUTE: z.coerce.number().int().min(1).default(20).describe("Document re-index requests per admin per minute."),
   RATE_LIMIT_ORG_REINDEX_PER_MINUTE: z.coerce.number().int().min(1).default(60).describe("Document re-index requests per organisation per minute."),
   RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: z.coerce

@@ -22,12 +22,17 @@ import { HANDLERS } from "./handlers";
 import { LlmClient, type LlmClientOptions } from "./llm/client";
 import { LlmError } from "./llm/errors";
 import { handlerFor, type FailureOutcome, type JobContext, type JobHandler } from "./registry";
-import { closeThreadPool } from "./ingestion/isolation";
+import { closeThreadPool, probeThreadPool } from "./ingestion/isolation";
 import { maintenanceSchedule } from "./maintenance/schedule";
 import { ActiveJobs, type JobLease } from "./hand-back";
 import { usageLogSink } from "./usage-log";
 import { loadTokenizer } from "./llm/tokens";
 import { jobLogBindings, observeJobAttempt, reportStalledOut } from "./job-outcome";
+
+/** Queues whose jobs read files in the extraction threads: a worker serving one checks the threads start. */
+const THREAD_BOUND: readonly QueueName[] = ["ingest-extract", "ingest-chunk"];
+/** How long a first thread may take to start and load the readers (about 1 s on a quiet machine). */
+const THREAD_PROBE_TIMEOUT_MS = 30_000;
 
 /** Queues whose jobs mostly wait on the model's stream: they get 4× the default concurrency under `all`. */
 const MODEL_BOUND: readonly QueueName[] = ["tutor-generate", "admin-plan"];
@@ -77,6 +82,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   try {
     await requireRedisVersion(redis);
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
+    if (THREAD_BOUND.some((queue) => selection.has(queue))) await probeThreadPool(config, THREAD_PROBE_TIMEOUT_MS);
   } catch (error) {
     await Promise.allSettled([redis.quit(), db.destroy()]);
     throw error;

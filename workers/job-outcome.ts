@@ -2,7 +2,7 @@
  * Around every job attempt: the ids every log line inside it carries (whichever logger writes
  * it, the LLM client's included), a `job completed` line, and one message to the servers' /metrics when it ends with the
  * attempt's duration and, for a failure, a code from a small fixed set so the `code` label stays
- * bounded. Model errors keep their LlmError code (also when wrapped as UnrecoverableError's
+ * bounded (EXTRACTION_THREAD_FAILED: a reader thread could not start or crashed). Model errors keep their LlmError code (also when wrapped as UnrecoverableError's
  * cause), which is how /metrics counts model errors per queue, including retried attempts no
  * client ever sees.
  */
@@ -12,11 +12,13 @@ import type { Logger } from "pino";
 import { withLogContext } from "../lib/logger";
 import { publishJobEnd } from "../queues/events/job-events";
 import type { QueueName } from "../queues/names";
+import { ExtractionThreadError } from "./ingestion/isolation/thread-pool";
 import { LlmError } from "./llm/errors";
 
 export function failureCode(error: unknown): string {
   const cause = error instanceof UnrecoverableError && error.cause instanceof LlmError ? error.cause : error;
   if (cause instanceof LlmError) return cause.code;
+  if (error instanceof ExtractionThreadError) return error.code;
   if (error instanceof Error && /stalled/i.test(error.message)) return "STALLED";
   if (error instanceof UnrecoverableError) return "UNRECOVERABLE";
   return "INTERNAL_ERROR";

@@ -8,9 +8,10 @@ import { componentLogger } from "../lib/logger";
 import { runUntilSignalled } from "../lib/process-lifecycle";
 import { EmbeddingDimensionError } from "./embedding-check";
 import { startWorkers } from "./host";
+import { ExtractionThreadsUnavailable } from "./ingestion/isolation";
 
 await runUntilSignalled(componentLogger("worker"), () => startWorkers(getConfig()), {
   graceMs: () => getConfig().SHUTDOWN_GRACE_MS,
-  refuseOn: [EmbeddingDimensionError],
+  refuseOn: [EmbeddingDimensionError, ExtractionThreadsUnavailable],
 });
 process.stdout.write("READY workers\n");

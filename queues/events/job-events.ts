@@ -18,7 +18,7 @@ const jobEnd = z.object({
   willRetry: z.boolean().optional(),
   /** Wall time of this attempt in the handler; absent for jobs that stalled out (their worker died). */
   durationMs: z.number().min(0).optional(),
-  /** Failed attempts: an LLM error code (`LLM_UNAVAILABLE`, …), `STALLED`, `UNRECOVERABLE` or `INTERNAL_ERROR`. */
+  /** Failed attempts: an LLM error code (`LLM_UNAVAILABLE`, …), `EXTRACTION_THREAD_FAILED`, `STALLED`, `UNRECOVERABLE` or `INTERNAL_ERROR`. */
   errorCode: z
     .string()
     .regex(/^[A-Z][A-Z0-9_]{0,47}$/)

@@ -87,7 +87,7 @@ export interface AdminTurn {
 }
 
 /** Posts one admin message, joins its session, waits for the turn to end and loads what was stored. */
-export async function askAdmin(stack: Stack, admin: Person, message: string, sessionId?: string): Promise<AdminTurn> {
+export async function askAdmin(stack: Pick<Stack, "baseUrl">, admin: Person, message: string, sessionId?: string): Promise<AdminTurn> {
   const posted = await api(stack.baseUrl, "POST", "/api/v1/chat/admin", {
     token: admin.token,
     body: { message, ...(sessionId ? { session_id: sessionId } : {}) },
@@ -154,14 +154,14 @@ export function scriptTurn(
   });
 }
 
-export async function actionOf(stack: Stack, admin: Person, actionId: string): Promise<{ action: any; items: any[] }> {
+export async function actionOf(stack: Pick<Stack, "baseUrl">, admin: Person, actionId: string): Promise<{ action: any; items: any[] }> {
   const response = await api(stack.baseUrl, "GET", `/api/v1/admin/actions/${actionId}`, { token: admin.token });
   expect(response.status, JSON.stringify(response.body)).to.equal(200);
   return response.body;
 }
 
 export async function waitForAction(
-  stack: Stack,
+  stack: Pick<Stack, "baseUrl">,
   admin: Person,
   actionId: string,
   statuses: string[],

@@ -1,16 +1,17 @@
 /**
  * The production build (scripts/build.ts, what the Docker image runs): bundled into a temporary
- * folder, the compiled server answers /healthz and a compiled worker indexes an uploaded DOCX —
- * which proves the extraction threads load their compiled bundle, since from dist/ there is no
- * TypeScript loader and no thread-entry.mjs to fall back on.
+ * folder, the compiled server answers /healthz and a compiled worker runs the admin's upload
+ * journey — one file of every supported format, each COMPLETED — which proves the extraction
+ * threads load their compiled bundle, since from dist/ there is no TypeScript loader and no
+ * thread-entry.mjs to fall back on.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect } from "chai";
-import { api, login, upload, waitFor } from "../support/client";
-import { makeDocx } from "../support/document-fixtures";
+import { login, waitFor } from "../support/client";
+import { ingestEveryFormat } from "../support/ingestion-journey";
 import { useStack, type Stack } from "../support/stack";
 
 const INGEST_QUEUES = ["ingest-extract", "ingest-chunk", "ingest-embed"];
@@ -66,7 +67,7 @@ describe("the compiled production build", function () {
     expect(worker).to.not.match(/from "tsx|import\("tsx/);
   });
 
-  it("serves /healthz from the compiled server and indexes an upload on a compiled worker", async () => {
+  it("serves /healthz from the compiled server and indexes one upload of every format on a compiled worker", async () => {
     const [, url] = (await startCompiled("server/main.js", { PORT: "0", HOST: "127.0.0.1" }, /^READY server (\S+)/m)) as [string, string];
     const health = await fetch(`${url}/healthz`);
     expect(health.status).to.equal(200);
@@ -76,21 +77,6 @@ describe("the compiled production build", function () {
     await startCompiled("workers/main.js", { WORKER_QUEUES: INGEST_QUEUES.join(",") }, /^READY workers/m);
 
     const { token } = await login(url, "admin@example.com");
-    const phrase = `compiledbuild${Date.now()}`;
-    const posted = await upload(url, token, {
-      name: `compiled-${phrase}.docx`,
-      bytes: await makeDocx([{ heading: "Build", body: `The compiled worker read ${phrase}.` }]),
-    });
-    expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
-    const document = await waitFor(
-      async () => {
-        const response = await api(url, "GET", `/api/v1/documents/${posted.body.document_id}`, { token });
-        return ["COMPLETED", "FAILED"].includes(response.body.status) ? response.body : undefined;
-      },
-      60_000,
-      "the document to be indexed",
-    );
-    expect(document.status, JSON.stringify(document)).to.equal("COMPLETED");
-    expect(document.counts.chunks).to.be.greaterThan(0);
+    await ingestEveryFormat(url, token, `compiled${Date.now().toString(36)}`);
   });
 });

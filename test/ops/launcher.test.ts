@@ -5,111 +5,51 @@
  * outlived it (its watchdog killed too) is recognised from the data dir and stopped by the
  * next launcher, which then comes up.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { findFreePort } from "../../scripts/embedded/child-process";
 import { commandLineOf, recordPid, stopStaleProcesses } from "../../scripts/embedded/pidfiles";
 import { api, login, waitFor } from "../support/client";
-
-interface Launcher {
-  process: ChildProcess;
-  output: () => string;
-}
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import {
+  hasExited,
+  healthy as answersHealthz,
+  isAlive,
+  launcherSetup,
+  recordedPids as pidsIn,
+  startLauncher as start,
+  type Launcher,
+  type LauncherSetup,
+} from "../support/launcher";
 
 describe("the npm start launcher", function () {
   this.timeout(300_000);
+  let setup: LauncherSetup;
   let dataDir: string;
-  let env: Record<string, string | undefined>;
   let baseUrl: string;
   const launchers: Launcher[] = [];
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "skillnet-launcher-"));
-    const [postgres, redis, llm, http] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
-    baseUrl = `http://127.0.0.1:${http}`;
-    env = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      EMBEDDED_POSTGRES_PORT: String(postgres),
-      EMBEDDED_REDIS_PORT: String(redis),
-      EMBEDDED_LLM_PORT: String(llm),
-      PORT: String(http),
-      LOG_LEVEL: "warn",
-    };
-    // Other suites export their stack's settings into process.env; the launcher must start its own.
-    for (const name of [
-      "DATABASE_URL",
-      "REDIS_URL",
-      "LLM_BASE_URL",
-      "LLM_API_KEY",
-      "LLM_MODEL",
-      "EMBEDDING_BASE_URL",
-      "NODE_ENV",
-      "JWT_SECRET",
-      "DEV_LOGIN_ENABLED",
-      "OPS_ORG",
-      "HOST",
-    ])
-      delete env[name];
+    setup = await launcherSetup();
+    ({ dataDir, baseUrl } = setup);
   });
 
   after(async () => {
-    for (const launcher of launchers) if (launcher.process.exitCode === null && launcher.process.signalCode === null) launcher.process.kill("SIGTERM");
-    await waitFor(() => launchers.every((l) => l.process.exitCode !== null || l.process.signalCode !== null), 30_000, "launchers stopped").catch(
-      () => undefined,
-    );
+    for (const launcher of launchers) if (!hasExited(launcher)) launcher.process.kill("SIGTERM");
+    await waitFor(() => launchers.every(hasExited), 30_000, "launchers stopped").catch(() => undefined);
     for (const pid of Object.values(recordedPids())) if (isAlive(pid)) process.kill(pid, "SIGKILL");
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   function startLauncher(): Launcher {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    const launcher = { process: child, output: () => output };
+    const launcher = start(setup);
     launchers.push(launcher);
     return launcher;
   }
 
-  async function healthy(launcher: Launcher): Promise<void> {
-    await waitFor(
-      async () => {
-        if (launcher.process.exitCode !== null) throw new Error(`launcher exited (${launcher.process.exitCode}):\n${launcher.output()}`);
-        return (await fetch(`${baseUrl}/healthz`).catch(() => null))?.ok;
-      },
-      180_000,
-      "the launcher's server to answer /healthz",
-    );
-  }
-
-  /** Pids the launcher recorded under DATA_DIR/run, by name. */
-  function recordedPids(): Record<string, number> {
-    const pids: Record<string, number> = {};
-    let files: string[] = [];
-    try {
-      files = readdirSync(join(dataDir, "run"));
-    } catch {
-      return pids;
-    }
-    for (const file of files.filter((f) => f.endsWith(".pid"))) {
-      const text = readFileSync(join(dataDir, "run", file), "utf8");
-      pids[file.slice(0, -4)] = /^\s*\d+\s*$/.test(text) ? Number(text) : (JSON.parse(text) as { pid: number }).pid;
-    }
-    return pids;
-  }
+  const healthy = (launcher: Launcher) => answersHealthz(launcher, baseUrl);
+  const recordedPids = () => pidsIn(dataDir);
 
   async function answeredTurn(): Promise<void> {
     const { token } = await login(baseUrl, "employee@example.com");

@@ -240,6 +240,7 @@ describe("ops metrics", function () {
         "SkillnetTurnErrorRate",
         "SkillnetModelErrors",
         "SkillnetNotReady",
+        "SkillnetIngestionInternalFailures",
       ]);
       for (const rule of rules) {
         expect(rule.expr, rule.alert).to.be.a("string").and.not.be.empty;

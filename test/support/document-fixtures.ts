@@ -116,3 +116,32 @@ export function fakeExe(): Buffer {
   bytes.write("PE\0\0", 0x80, "latin1");
   return bytes;
 }
+
+export interface FormatFixture {
+  format: "pdf" | "docx" | "pptx" | "txt" | "markdown" | "html" | "csv";
+  name: string;
+  bytes: Buffer;
+  /** A word only this file holds, so a search or an answer that finds it found this file. */
+  phrase: string;
+}
+
+/** One real file of every supported format (lib/document-formats.ts), each holding its own phrase. */
+export async function oneOfEachFormat(tag: string): Promise<FormatFixture[]> {
+  const phrase = (format: string) => `${format}${tag}`;
+  const body = (format: string) => `The visitor parking zone is called ${phrase(format)}. Visitors must park only there.`;
+  const heading = (format: string) => `Parking rules (${format})`;
+  return [
+    { format: "pdf", name: `parking-${tag}.pdf`, bytes: await makePdf([{ heading: heading("pdf"), body: body("pdf") }]), phrase: phrase("pdf") },
+    { format: "docx", name: `parking-${tag}.docx`, bytes: await makeDocx([{ heading: heading("docx"), body: body("docx") }]), phrase: phrase("docx") },
+    { format: "pptx", name: `parking-${tag}.pptx`, bytes: await makePptx([{ title: heading("pptx"), body: body("pptx") }]), phrase: phrase("pptx") },
+    { format: "txt", name: `parking-${tag}.txt`, bytes: makeTxt(body("txt")), phrase: phrase("txt") },
+    {
+      format: "markdown",
+      name: `parking-${tag}.md`,
+      bytes: makeMarkdown([{ heading: heading("markdown"), body: body("markdown") }]),
+      phrase: phrase("markdown"),
+    },
+    { format: "html", name: `parking-${tag}.html`, bytes: makeHtml([{ heading: heading("html"), body: body("html") }]), phrase: phrase("html") },
+    { format: "csv", name: `parking-${tag}.csv`, bytes: makeCsv(["topic", "rule"], [["parking", body("csv")]]), phrase: phrase("csv") },
+  ];
+}

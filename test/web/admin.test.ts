@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
+import { useThreadEntry } from "../../workers/ingestion/isolation/thread-pool";
 import { addEmployees, cleanUp, freshUser, scriptTurn, unique, type Person } from "../admin/helpers";
 import { useStack, type Stack } from "../support/stack";
 import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
@@ -15,7 +16,7 @@ import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 // Globals of the page: the callbacks given to page.evaluate/waitForFunction run in Chromium, not in Node.
 declare const document: any, window: any, sessionStorage: any, DataTransfer: any, DragEvent: any;
 
-/** Records every status a document row shows, from the moment it appears (no reloads in between). */
+/** Records every status a document row shows, from the moment it appears (no reloads in between); `title` is its file name without extension. */
 async function watchStatuses(page: Page, title: string): Promise<void> {
   // A string, not a function: the test runner's transpiler would wrap a function in helpers the page lacks.
   await page.evaluate(`(() => {
@@ -23,7 +24,8 @@ async function watchStatuses(page: Page, title: string): Promise<void> {
     const seen = (window.seenStatuses = []);
     const record = () => {
       for (const row of document.querySelectorAll(".document")) {
-        if (row.querySelector(".doc-title")?.textContent !== wanted) continue;
+        // By file name: the title changes to the document's own heading once it is read, which can be before the row first shows.
+        if (!row.querySelector(".doc-meta")?.textContent?.startsWith(wanted)) continue;
         const status = row.querySelector("[data-status]")?.getAttribute("data-status");
         if (status && seen.at(-1) !== status) seen.push(status);
       }
@@ -139,6 +141,20 @@ describe("web: the admin console in Chromium", function () {
         .where({ filename: `${good}.csv` })
         .first(),
     ).to.equal(undefined);
+  });
+
+  it("shows a document that failed for a reason of ours (its threads cannot start) as FAILED, saying the file is fine", async () => {
+    await useThreadEntry(new URL("../ingestion/thread-fixtures/cannot-start.mjs", import.meta.url));
+    try {
+      const name = `fine-file-${unique()}`;
+      await page.locator("#upload-input").setInputFiles({ name: `${name}.txt`, mimeType: "text/plain", buffer: Buffer.from(`A perfectly good file ${name}.`) });
+      const row = page.locator(".document", { hasText: name });
+      await row.locator("[data-status='FAILED']").waitFor({ timeout: 60_000 });
+      const shown = (await row.locator(".doc-error").textContent())!;
+      expect(shown).to.include("not a problem with the file").and.include("Try again later").and.include("INGEST_FAILED");
+    } finally {
+      await useThreadEntry(undefined);
+    }
   });
 
   it("runs the assistant: tool calls as cards, a proposal with Confirm that runs as a live checklist, and Resume after a partial run", async () => {

@@ -11,6 +11,7 @@ import type { IngestPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { LlmError } from "../llm/errors";
 import { ExtractionError, type ExtractionErrorCode } from "./extract/types";
+import { ExtractionThreadError } from "./isolation/thread-pool";
 
 /**
  * An extraction failure on its way through BullMQ: unrecoverable (another attempt would redo the
@@ -66,12 +67,20 @@ export function announceProgress(deps: WorkerDeps, data: IngestPayload, done: nu
   deps.userEvents.emit(data.userId, "document_status", { documentId: data.documentId, status: "EMBEDDING", progress: { done, total } });
 }
 
+/**
+ * What FAILED says when the cause is ours (a reader thread that could not start or crashed, a
+ * bug, a lost file): the admin must not go and "fix" a file that is fine.
+ */
+export const INTERNAL_FAILURE_REASON =
+  "Indexing failed because of a problem on our side, not a problem with the file. Try again later: re-index the document (or upload it again).";
+
 /** A reason for FAILED that names the cause, never a stack trace. */
 export function failureReason(error: unknown): string {
   if (error instanceof ExtractionError) return error.message;
   if (error instanceof LlmError) return `The embedding service failed: ${error.message} ${error.options.recoveryHint ?? ""}`.trim();
   if (error instanceof UnrecoverableError) return error.message;
-  return "Indexing failed after several attempts; re-index the document to try again.";
+  if (error instanceof ExtractionThreadError) return `${INTERNAL_FAILURE_REASON} (The file reader could not run.)`;
+  return INTERNAL_FAILURE_REASON;
 }
 
 /** The stable code stored beside the reason, for clients that act on the kind of failure. */

@@ -1,12 +1,15 @@
 /**
- * Company documents: upload, live status (socket `document_status`), chunk counts, failure
- * reasons, re-index and delete. The list is read once and then kept current by the socket.
+ * Company documents: upload (through the queue, upload-queue.ts), live status (socket
+ * `document_status`), chunk counts, failure reasons, re-index and delete. The list is read once
+ * and then kept current by the socket.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, api } from "../lib/api";
 import { describeApiError, formatBytes } from "../lib/errors";
 import type { LiveSocket } from "../lib/socket";
 import type { DocumentInfo, Me } from "../lib/types";
+import { UploadQueue, type QueueView, type SentUpload } from "./upload-queue";
+import { UploadQueuePanel } from "./UploadQueuePanel";
 import { UploadZone } from "./UploadZone";
 
 interface StatusEvent {
@@ -29,7 +32,6 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
   const [documents, setDocuments] = useState<DocumentInfo[]>([]);
   const [progress, setProgress] = useState<Record<string, { done: number; total: number }>>({});
   const [messages, setMessages] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
 
   const say = (text: string): void => setMessages((list) => [...list.slice(-4), text]);
   const reload = async (): Promise<void> => {
@@ -47,6 +49,28 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
       // Deleted meanwhile: the next full reload drops it.
     }
   };
+
+  const queue = useMemo(
+    () =>
+      new UploadQueue(
+        `skillnet.uploads.${me.user.id}`,
+        (file) => {
+          const form = new FormData();
+          form.append("file", file, file.name);
+          return api.upload<SentUpload>("/api/v1/documents", form);
+        },
+        (entry) => {
+          if (entry.state === "failed") say(`${entry.name}: ${entry.note}`);
+          else if (entry.documentId) void refreshOne(entry.documentId);
+        },
+      ),
+    [me.user.id],
+  );
+  const [queueView, setQueueView] = useState<QueueView>(() => queue.view());
+  useEffect(() => {
+    setQueueView(queue.view());
+    return queue.subscribe(() => setQueueView(queue.view()));
+  }, [queue]);
 
   useEffect(() => {
     void reload();
@@ -76,28 +100,21 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
     };
   }, [live]);
 
-  const upload = async (files: File[]): Promise<void> => {
-    setBusy(true);
-    for (const file of files) {
+  /** Refuses here what the server would refuse anyway (size, type), and queues the rest. */
+  const upload = (files: File[]): void => {
+    const acceptable = files.filter((file) => {
       if (file.size > limits.max_bytes) {
         say(`${file.name} is ${formatBytes(file.size)}, over the ${formatBytes(limits.max_bytes)} limit: not uploaded.`);
-        continue;
+        return false;
       }
       if (limits.accepted_extensions.length && !limits.accepted_extensions.includes(extensionOf(file.name))) {
         say(`${file.name}: this type is not accepted (allowed: ${limits.accepted_extensions.join(" ")}).`);
-        continue;
+        return false;
       }
-      const form = new FormData();
-      form.append("file", file, file.name);
-      try {
-        const result = await api.upload<{ document_id: string; duplicate: boolean }>("/api/v1/documents", form);
-        say(result.duplicate ? `${file.name} was already uploaded; showing the existing document.` : `${file.name} uploaded; indexing…`);
-        await refreshOne(result.document_id);
-      } catch (error) {
-        say(`${file.name}: ${describeApiError(error)}`);
-      }
-    }
-    setBusy(false);
+      return true;
+    });
+    const { alreadySent } = queue.add(acceptable);
+    if (alreadySent.length) say(`${alreadySent.length} ${alreadySent.length === 1 ? "file was" : "files were"} already uploaded from this browser: skipped.`);
   };
 
   const reindex = async (doc: DocumentInfo): Promise<void> => {
@@ -105,7 +122,7 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
       await api.post(`/api/v1/documents/${doc.id}/reindex`);
       await refreshOne(doc.id);
     } catch (error) {
-      say(`${doc.title}: ${describeApiError(error)}`);
+      say(`${doc.title}: ${describeApiError(error, "re-index requests")}`);
     }
   };
 
@@ -127,7 +144,8 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
 
   return (
     <section class="documents" aria-labelledby="documents-title">
-      <UploadZone limits={limits} onFiles={(files) => void upload(files)} busy={busy} />
+      <UploadZone limits={limits} onFiles={upload} />
+      <UploadQueuePanel view={queueView} onClear={() => queue.clearFinished()} />
       <div class="messages-box" role="status" aria-live="polite">
         {messages.map((m, i) => (
           <p key={i}>{m}</p>

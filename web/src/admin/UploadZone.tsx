@@ -8,11 +8,10 @@ import { formatBytes } from "../lib/errors";
 export function UploadZone({
   limits,
   onFiles,
-  busy,
 }: {
   limits: { max_bytes: number; accepted_extensions: string[] };
+  /** Files are queued (upload-queue.ts), so more may be added while others are still being sent. */
   onFiles: (files: File[]) => void;
-  busy: boolean;
 }) {
   const [over, setOver] = useState(false);
   const input = useRef<HTMLInputElement>(null);
@@ -35,7 +34,7 @@ export function UploadZone({
       <h2 id="upload-title">Upload documents</h2>
       <p>
         Drop files here or{" "}
-        <button type="button" class="link-button" disabled={busy} onClick={() => input.current?.click()}>
+        <button type="button" class="link-button" onClick={() => input.current?.click()}>
           choose files
         </button>
         .

@@ -15,7 +15,7 @@ export class ApiError extends Error {
     this.name = "ApiError";
   }
 
-  /** Seconds to wait before retrying, when the server said so (429, some 503s). */
+  /** Seconds to wait before retrying, when the server said so (429, some 503s): the body's `retry_after`, else the Retry-After header. */
   get retryAfter(): number | undefined {
     const value = this.details.retry_after;
     return typeof value === "number" ? value : undefined;
@@ -56,6 +56,9 @@ export async function request<T>(method: string, path: string, body?: unknown | 
     const error = (parsed as { error?: { code?: string; message?: string } & Record<string, unknown> } | undefined)?.error;
     const { code = `HTTP_${response.status}`, message = `The server answered ${response.status}`, ...details } = error ?? {};
     if (response.status === 401 && token) onUnauthorized?.();
+    // A proxy in front may answer 429/503 with only the standard header and no JSON body.
+    const header = Number(response.headers.get("retry-after"));
+    if (details.retry_after === undefined && Number.isFinite(header) && header > 0) details.retry_after = header;
     throw new ApiError(response.status, code, message, details);
   }
   return parsed as T;

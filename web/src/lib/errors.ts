@@ -7,12 +7,15 @@ function wait(seconds: number | undefined): string {
   return seconds < 90 ? `Try again in ${Math.ceil(seconds)} seconds.` : `Try again in about ${Math.ceil(seconds / 60)} minutes.`;
 }
 
-/** One line for an error from the HTTP API, including what to do next. */
-export function describeApiError(error: unknown): string {
+/**
+ * One line for an error from the HTTP API, including what to do next. `sending` names what a
+ * refusal for pace refused ("messages" in the chat, "uploads" in the document console).
+ */
+export function describeApiError(error: unknown, sending = "messages"): string {
   if (!(error instanceof ApiError)) return "Something went wrong in the page. Reload it and try again.";
   switch (error.code) {
     case "RATE_LIMITED":
-      return `You are sending messages faster than allowed${error.details.limit === "organisation" ? " for your organisation" : ""}. ${wait(error.retryAfter)}`;
+      return `You are sending ${sending} faster than allowed${error.details.limit === "organisation" ? " for your organisation" : ""}. ${wait(error.retryAfter)}`;
     case "VALIDATION_ERROR": {
       const fields = error.details.fields as Array<{ message: string }> | undefined;
       return `That was not accepted: ${fields?.map((f) => f.message).join("; ") || error.message}.`;

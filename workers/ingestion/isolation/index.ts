@@ -8,7 +8,7 @@ import type { Chunk, ChunkingOptions } from "../chunking";
 import type { ExtractedDocument, ExtractionLimits } from "../extract/types";
 import { runInThread } from "./thread-pool";
 
-export { closeThreadPool } from "./thread-pool";
+export { closeThreadPool, ExtractionThreadError, ExtractionThreadsUnavailable, probeThreadPool } from "./thread-pool";
 
 export function extractionLimits(config: Config): ExtractionLimits {
   return {

@@ -44,3 +44,8 @@ export function extract({ bytes, format, limits, started }: ExtractTask): Promis
 export function chunk({ document, options, started }: ChunkTask): Promise<Outcome<Chunk[]>> {
   return settle(started, () => chunkDocument(document, options));
 }
+
+/** The start-up probe (probeThreadPool): answering proves the thread started and loaded the readers. */
+export function ping(): string {
+  return "pong";
+}
