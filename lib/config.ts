@@ -41,6 +41,15 @@ export const configSchema = z.object({
         "Unset, `npm start` runs a local PostgreSQL of its own, or PGlite (see `EMBEDDED_POSTGRES`).",
     ),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(8).describe("Knex pool size per process."),
+  DATABASE_POOL_ACQUIRE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(5_000)
+    .describe(
+      "How long a request or job waits for a free pooled connection. Past it the request answers `503 SERVICE_UNAVAILABLE` (a job is put " +
+        "back without using an attempt), so a full pool turns callers away quickly instead of queueing them for ever.",
+    ),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce
     .number()
     .int()

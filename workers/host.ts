@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import { type Config, requireSetting } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 import { createDb } from "../db/knex";
+import { refuseIfDatabaseFull } from "../db/connection-limit";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import { createRedis, requireRedisVersion } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
@@ -61,6 +62,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     url: requireSetting(config, "DATABASE_URL"),
     poolMax: config.DATABASE_POOL_MAX,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
   });
   const redis = createRedis(redisUrl, "worker");
   const llm = new LlmClient(config, { usage: usageLogSink(db), log, ...options.llm });
@@ -76,6 +78,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   };
   try {
     await requireRedisVersion(redis);
+    await refuseIfDatabaseFull(requireSetting(config, "DATABASE_URL"), config.DATABASE_POOL_MAX);
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
   } catch (error) {
     await Promise.allSettled([redis.quit(), db.destroy()]);
