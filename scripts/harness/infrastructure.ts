@@ -41,11 +41,22 @@ export interface TestClusterOptions {
   settings?: Record<string, string | number>;
 }
 
+export interface TestCluster {
+  url: string;
+  dataDir: string;
+  /** The running postmaster's pid (to kill it). */
+  postmasterPid(): number | undefined;
+  /** Starts the postmaster again on the same data and port, e.g. after it was killed. */
+  restart(): Promise<void>;
+  /** Stops it and removes its data. */
+  stop(): Promise<void>;
+}
+
 /**
  * A fresh PostgreSQL cluster with pgvector in its own temporary directory, on a free port, for
- * tests that need a server of their own (to kill, to fill up). `stop()` removes its data.
+ * tests that need a server of their own (to kill, to fill up).
  */
-export async function startTestCluster(options: TestClusterOptions = {}): Promise<RunningCluster & { dataDir: string; stop(): Promise<void> }> {
+export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
   const server = findPostgresServer();
   if (!server.found) {
     throw new Error(
@@ -57,17 +68,29 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   chmodSync(dir, 0o711);
   const dataDir = join(dir, "pg");
   initCluster({ bindir: server.bindir, dataDir });
-  const cluster = await startCluster({
-    bindir: server.bindir,
-    dataDir,
-    port: await findFreePort(),
-    settings: { ...THROWAWAY_SETTINGS, ...options.settings },
-  });
+  const settings = { ...THROWAWAY_SETTINGS, ...options.settings };
+  const port = await findFreePort();
+  const start = () => startCluster({ bindir: server.bindir, dataDir, port, settings });
+  let current: RunningCluster = await start();
   return {
-    ...cluster,
+    url: current.url,
     dataDir,
+    postmasterPid: () => current.postmasterPid(),
+    async restart() {
+      await current.child.stop(5_000).catch(() => undefined);
+      // Backends of a killed postmaster hold its shared memory for a moment; until they are gone it refuses to start.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          current = await start();
+          return;
+        } catch (error) {
+          if (attempt >= 20) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
+    },
     async stop() {
-      await cluster.child.stop(5_000).catch(() => undefined);
+      await current.child.stop(5_000).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
   };
