@@ -22,7 +22,8 @@ node --import tsx scripts/build-web.ts
 if [ "$#" -gt 0 ] || [ "${TEST_POSTGRES:-server}" = "pglite" ]; then
   exec node_modules/.bin/mocha "${@:-test/**/*.test.ts}"
 fi
-echo "› the whole suite on PostgreSQL $(bash scripts/ensure-postgres.sh --check | sed 's/^PG_BINDIR=//') with pgvector"
+bindir="$(bash scripts/ensure-postgres.sh --check | sed 's/^PG_BINDIR=//')"
+echo "› the whole suite on $("$bindir/postgres" --version) with pgvector, in a throwaway cluster"
 node_modules/.bin/mocha "test/**/*.test.ts"
 echo "› the fallback's suites (tutor, ingestion, admin, web) on PGlite"
 TEST_POSTGRES=pglite exec node_modules/.bin/mocha "test/{tutor,ingestion,admin,web}/**/*.test.ts"
