@@ -47,8 +47,8 @@ export const configSchema = z.object({
     .min(100)
     .default(5_000)
     .describe(
-      "How long a request or job waits for a free pooled connection. Past it the request answers `503 SERVICE_UNAVAILABLE` (a job is put " +
-        "back without using an attempt), so a full pool turns callers away quickly instead of queueing them for ever.",
+      "How long an HTTP request waits for a free connection of the server's pool. Past it the request answers `503 SERVICE_UNAVAILABLE`, " +
+        "so a full pool turns callers away quickly instead of queueing them. Workers wait up to 30 s (then the job is put back).",
     ),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce
     .number()

@@ -23,7 +23,7 @@ if [ "$#" -gt 0 ] || [ "${TEST_POSTGRES:-server}" = "pglite" ]; then
   exec node_modules/.bin/mocha "${@:-test/**/*.test.ts}"
 fi
 bindir="$(bash scripts/ensure-postgres.sh --check | sed 's/^PG_BINDIR=//')"
-echo "› the whole suite on $("$bindir/postgres" --version) with pgvector, in a throwaway cluster"
+echo "› the whole suite on $("$bindir/postgres" --version | sed "s/^postgres (PostgreSQL) /PostgreSQL /") with pgvector, in a throwaway cluster"
 node_modules/.bin/mocha "test/**/*.test.ts"
 echo "› the fallback's suites (tutor, ingestion, admin, web) on PGlite"
 TEST_POSTGRES=pglite exec node_modules/.bin/mocha "test/{tutor,ingestion,admin,web}/**/*.test.ts"

@@ -62,7 +62,6 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     url: requireSetting(config, "DATABASE_URL"),
     poolMax: config.DATABASE_POOL_MAX,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
-    acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
   });
   const redis = createRedis(redisUrl, "worker");
   const llm = new LlmClient(config, { usage: usageLogSink(db), log, ...options.llm });
