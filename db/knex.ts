@@ -16,6 +16,8 @@ export interface DbOptions {
    * whose long statements are expected.
    */
   statementTimeoutMs?: number;
+  /** How long a caller waits for a free connection before Knex gives up ("Timeout acquiring a connection"). */
+  acquireTimeoutMs?: number;
 }
 
 interface PooledConnection {
@@ -40,7 +42,7 @@ const HNSW_SESSION_SETTINGS = `DO $$ BEGIN
   PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', false);
 EXCEPTION WHEN OTHERS THEN NULL; END $$`;
 
-export function createDb({ url, poolMax = 8, statementTimeoutMs }: DbOptions): Db {
+export function createDb({ url, poolMax = 8, statementTimeoutMs, acquireTimeoutMs = 30_000 }: DbOptions): Db {
   return knexFactory({
     client: "pg",
     connection: { connectionString: url },
@@ -53,7 +55,7 @@ export function createDb({ url, poolMax = 8, statementTimeoutMs }: DbOptions): D
         connection.query(`${timeout}${HNSW_SESSION_SETTINGS}`, (error) => done(error, connection));
       },
     },
-    acquireConnectionTimeout: 30_000,
+    acquireConnectionTimeout: acquireTimeoutMs,
   });
 }
 

@@ -4,10 +4,16 @@
  * could not connect. Workers wait such an outage out instead of spending a job's attempts on it.
  */
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
-// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, class 08: connection exceptions.
-const SQLSTATES = /^(57P0[123]|08\w{3})$/;
+// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, class 08: connection exceptions,
+// 53300 too_many_connections (no slot for a new pooled connection until others close).
+const SQLSTATES = /^(57P0[123]|08\w{3}|53300)$/;
 const MESSAGES =
   /Connection terminated|Knex: Timeout acquiring a connection|Client has encountered a connection error|connect ECONNREFUSED|Connection ended unexpectedly/i;
+
+/** Postgres cancelled the statement because statement_timeout ran out (57014, query_canceled). */
+export function isStatementTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === "57014";
+}
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && typeof current === "object" && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {

@@ -38,9 +38,18 @@ export const configSchema = z.object({
     .pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional())
     .describe(
       "`postgres://` or `postgresql://` URL, with the `vector` extension (pgvector). Required by the server, the workers and `db:prepare`. " +
-        "Unset, `npm start` serves embedded PGlite.",
+        "Unset, `npm start` runs a local PostgreSQL of its own, or PGlite (see `EMBEDDED_POSTGRES`).",
     ),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(8).describe("Knex pool size per process."),
+  DATABASE_POOL_ACQUIRE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(5_000)
+    .describe(
+      "How long an HTTP request waits for a free connection of the server's pool. Past it the request answers `503 SERVICE_UNAVAILABLE`, " +
+        "so a full pool turns callers away quickly instead of queueing them. Workers wait up to 30 s (then the job is put back).",
+    ),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -393,8 +402,24 @@ export const configSchema = z.object({
       "Unset, metrics are served only while dev-login is on (`403` otherwise).",
   ),
 
-  DATA_DIR: z.string().default(".data").describe("`npm start` only: holds `pglite/`, `redis/`, `jwt-secret` and `run/` (pids of what it started)."),
-  EMBEDDED_POSTGRES_PORT: port.default(54329).describe("`npm start` only: port of the embedded Postgres (PGlite), used when `DATABASE_URL` is unset."),
+  DATA_DIR: z
+    .string()
+    .default(".data")
+    .describe(
+      "`npm start` only: holds `postgres/` (the PostgreSQL cluster) or `pglite/`, `redis/`, `jwt-secret`, `postgres-password` and `run/` " +
+        "(pids of what it started).",
+    ),
+  EMBEDDED_POSTGRES: z
+    .enum(["auto", "server", "pglite"])
+    .default("auto")
+    .describe(
+      "`npm start` only, when `DATABASE_URL` is unset: `server` runs a PostgreSQL cluster of its own (an installed server with pgvector, " +
+        "which `scripts/ensure-deps.sh` installs), `pglite` the embedded PGlite fallback; `auto` takes whichever `DATA_DIR` already holds, " +
+        "else the server when there is one, else PGlite, and says why.",
+    ),
+  EMBEDDED_POSTGRES_PORT: port
+    .default(54329)
+    .describe("`npm start` only: port of the embedded Postgres (the local server or PGlite), used when `DATABASE_URL` is unset."),
   EMBEDDED_REDIS_PORT: port.default(6390).describe("`npm start` only: port of the embedded redis-server, used when `REDIS_URL` is unset."),
   EMBEDDED_LLM_PORT: port.default(11435).describe("`npm start` only: port of the offline model server, used when `LLM_BASE_URL` is unset."),
   LAUNCHER_MAX_FAST_CRASHES: z.coerce

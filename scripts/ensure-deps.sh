@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
 # Shared set-up for `npm start` and `npm test`: install npm packages when they are missing or
-# stale, and Debian's redis-server when no REDIS_URL is given and it is not installed.
+# stale, Debian's redis-server when no REDIS_URL is given and it is not installed, and a
+# PostgreSQL server with pgvector when no DATABASE_URL is given (scripts/ensure-postgres.sh).
+#   --browser            also Chromium (the web suite)
+#   --postgres-required  no PostgreSQL server is an error (`npm test` on the real server); without
+#                        it, `npm start` falls back to PGlite unless EMBEDDED_POSTGRES=server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+WANT_BROWSER=false
+POSTGRES_REQUIRED=false
+for arg in "$@"; do
+  case "$arg" in
+    --browser) WANT_BROWSER=true ;;
+    --postgres-required) POSTGRES_REQUIRED=true ;;
+  esac
+done
 
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "› installing npm packages (npm ci)…"
@@ -26,7 +38,7 @@ fi
 
 # `npm test` only (--browser): the web suite drives Debian's Chromium headless; no browser is
 # ever downloaded by npm (playwright-core ships none).
-if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
+if $WANT_BROWSER && [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "› installing chromium from Debian's packages (for the browser tests)…"
     export DEBIAN_FRONTEND=noninteractive
@@ -37,5 +49,17 @@ if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
     echo "Chromium is not installed at /usr/bin/chromium and cannot be installed automatically here." >&2
     echo "Install it (Debian/Ubuntu: sudo apt-get install chromium) to run test/web." >&2
     exit 1
+  fi
+fi
+
+# The production engine: a local PostgreSQL server with pgvector, unless one is given or PGlite is
+# asked for. Quick when it is already there (it only looks at files).
+if [ -z "${DATABASE_URL:-}" ] && [ "${EMBEDDED_POSTGRES:-auto}" != "pglite" ] || $POSTGRES_REQUIRED; then
+  if ! bash scripts/ensure-postgres.sh >/dev/null; then
+    if $POSTGRES_REQUIRED || [ "${EMBEDDED_POSTGRES:-auto}" = "server" ]; then
+      echo "(npm test: TEST_POSTGRES=pglite runs the suite on PGlite instead; npm start: EMBEDDED_POSTGRES=pglite.)" >&2
+      exit 1
+    fi
+    echo "› npm start will use PGlite (the embedded fallback) instead." >&2
   fi
 fi

@@ -1,12 +1,13 @@
 /**
  * The one-command launcher (`npm start`). Every part missing from the environment is started
- * here on embedded defaults — PGlite with pgvector for DATABASE_URL, a local redis-server for
+ * here on embedded defaults — a PostgreSQL cluster of its own with pgvector (or PGlite, see
+ * EMBEDDED_POSTGRES and embedded/database-choice.ts) for DATABASE_URL, a local redis-server for
  * REDIS_URL, the offline model server for LLM_BASE_URL — then the database is migrated and
  * seeded, and the server and workers start as child processes. Ctrl-C stops them all, in
  * reverse order; Postgres and Redis run in their own process groups so a terminal's Ctrl-C
  * does not stop them under workers that are still finishing jobs. Data lives in DATA_DIR (default .data/), so a restart keeps it.
  *
- * A server, worker or model child that crashes is restarted with back-off (supervisor.ts).
+ * A server, worker, model or PostgreSQL child that crashes is restarted with back-off (supervisor.ts).
  * Every child stops itself when the launcher dies, even by SIGKILL (exit-with-parent,
  * watchdog.ts), and their pids are kept under DATA_DIR/run so the next launcher stops any
  * that still outlived it (pidfiles.ts) before it takes the ports.
@@ -19,7 +20,9 @@ import { ConfigError, parseConfig } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 import { chooseBindAddress, exposureBannerLine } from "./bind-address";
 import { isPortInUse, spawnUntilReady, type ManagedChild } from "./embedded/child-process";
+import { chooseEmbeddedDatabase, pgliteDataDir, type EmbeddedPostgresMode } from "./embedded/database-choice";
 import { recordPid, stopStaleProcesses } from "./embedded/pidfiles";
+import { initCluster, isCluster, startCluster } from "./embedded/postgres-cluster";
 import { startEmbeddedRedis } from "./embedded/redis";
 import { Supervisor } from "./embedded/supervisor";
 import { DEMO_USERS } from "../db/seeds/demo-people";
@@ -49,33 +52,9 @@ async function main(): Promise<void> {
 
   if (!base.DATABASE_URL) {
     await refuseBusyPort(EMBEDDED_PORTS.postgres, "the embedded Postgres", "DATABASE_URL");
-    say("› starting embedded Postgres (PGlite + pgvector)…");
-    // Its own --exit-with-parent closes the database cleanly when the launcher dies.
-    const { child, match } = await spawnUntilReady(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "scripts/embedded/postgres-server.ts",
-        "--data-dir",
-        join(dataDir, "pglite"),
-        "--port",
-        String(EMBEDDED_PORTS.postgres),
-        "--exit-with-parent",
-      ],
-      {
-        name: "postgres",
-        readyPattern: /^READY (\S+)/,
-        timeoutMs: 120_000,
-        env,
-        detached: true,
-      },
-    );
-    children.push(child);
-    record("postgres", child.process.pid, "postgres-server.ts");
-    watchInfrastructure(child);
-    env.DATABASE_URL = match[1]!;
-    embedded.push("Postgres");
+    const database = await startEmbeddedDatabase(base.EMBEDDED_POSTGRES, launcher, EMBEDDED_PORTS.postgres, env);
+    env.DATABASE_URL = database.url;
+    embedded.push(database.label);
   }
   if (!base.REDIS_URL) {
     await refuseBusyPort(EMBEDDED_PORTS.redis, "the embedded Redis", "REDIS_URL");
@@ -108,7 +87,7 @@ async function main(): Promise<void> {
     env.LLM_MODEL ??= "offline-extractive";
     embedded.push("offline model");
   }
-  env.JWT_SECRET ??= persistentSecret(dataDir);
+  env.JWT_SECRET ??= persistentSecret(dataDir, "jwt-secret");
   if (!base.DATABASE_URL && process.env.DEV_LOGIN_ENABLED === undefined && base.NODE_ENV !== "production") env.DEV_LOGIN_ENABLED = "true";
   const exposure = chooseBindAddress(env, (host) =>
     componentLogger("start").warn(
@@ -168,13 +147,13 @@ interface LauncherSettings {
  * everything, after LAUNCHER_MAX_FAST_CRASHES quick crashes in a row); resolves with the
  * first start's ready match.
  */
-async function supervise(
+async function supervise<Match = RegExpMatchArray>(
   launcher: LauncherSettings,
   name: string,
   script: string,
-  spawnReady: () => Promise<{ child: ManagedChild; match: RegExpMatchArray }>,
-): Promise<{ match: RegExpMatchArray }> {
-  let first: RegExpMatchArray | undefined;
+  spawnReady: () => Promise<{ child: ManagedChild; match: Match }>,
+): Promise<{ match: Match }> {
+  let first: Match | undefined;
   const supervisor = new Supervisor({
     name,
     start: async () => {
@@ -196,6 +175,59 @@ async function supervise(
   return { match: first! };
 }
 
+/**
+ * The embedded database EMBEDDED_POSTGRES asks for (database-choice.ts): a PostgreSQL cluster of
+ * our own under DATA_DIR/postgres, restarted like the server and workers when it dies, or PGlite.
+ * In `auto`, a cluster that cannot be created (say the postgres OS user cannot reach DATA_DIR)
+ * falls back to PGlite, with the reason.
+ */
+async function startEmbeddedDatabase(
+  mode: EmbeddedPostgresMode,
+  launcher: LauncherSettings,
+  port: number,
+  env: Record<string, string>,
+): Promise<{ url: string; label: string }> {
+  let choice = chooseEmbeddedDatabase(mode, launcher.dataDir);
+  const password = persistentSecret(launcher.dataDir, "postgres-password");
+  if (choice.engine === "server" && !isCluster(choice.dataDir)) {
+    try {
+      say(`› creating a PostgreSQL cluster in ${choice.dataDir}…`);
+      initCluster({ bindir: choice.bindir, dataDir: choice.dataDir, password });
+    } catch (error) {
+      if (mode !== "auto") throw error;
+      choice = { engine: "pglite", dataDir: pgliteDataDir(launcher.dataDir), why: `the PostgreSQL cluster could not be created: ${(error as Error).message}` };
+    }
+  }
+  if (choice.engine === "pglite") {
+    say(`› starting embedded Postgres: PGlite + pgvector, because ${choice.why}…`);
+    return { url: await startPglite(launcher, choice.dataDir, port, env), label: "Postgres (PGlite)" };
+  }
+  const { bindir, dataDir } = choice;
+  say(`› starting embedded Postgres: PostgreSQL server from ${bindir}, data in ${dataDir}, because ${choice.why}…`);
+  const { match: url } = await supervise(launcher, "postgres", dataDir, async () => {
+    const cluster = await startCluster({ bindir, dataDir, port, password, detached: true });
+    // The watchdog's pid is recorded by supervise; the postmaster's too, in case it outlives it.
+    const postmaster = cluster.postmasterPid();
+    if (postmaster) recordPid(launcher.dataDir, "postmaster", { pid: postmaster, marker: dataDir });
+    return { child: cluster.child, match: cluster.url };
+  });
+  return { url, label: "Postgres (PostgreSQL server)" };
+}
+
+/** PGlite with pgvector over the wire protocol, in its own process. */
+async function startPglite(launcher: LauncherSettings, dataDir: string, port: number, env: Record<string, string>): Promise<string> {
+  // Its own --exit-with-parent closes the database cleanly when the launcher dies.
+  const { child, match } = await spawnUntilReady(
+    process.execPath,
+    ["--import", "tsx", "scripts/embedded/postgres-server.ts", "--data-dir", dataDir, "--port", String(port), "--exit-with-parent"],
+    { name: "postgres", readyPattern: /^READY (\S+)/, timeoutMs: 120_000, env, detached: true },
+  );
+  children.push(child);
+  recordPid(launcher.dataDir, "postgres", { pid: child.process.pid!, marker: "postgres-server.ts" });
+  watchInfrastructure(child);
+  return match[1]!;
+}
+
 /** Postgres and Redis hold the data: if one of them dies, the launcher stops rather than run on without it. */
 function watchInfrastructure(child: ManagedChild): void {
   child.process.once("exit", (code, signal) => {
@@ -205,9 +237,9 @@ function watchInfrastructure(child: ManagedChild): void {
   });
 }
 
-/** The JWT secret for embedded mode, generated once and kept so tokens survive restarts. */
-function persistentSecret(dataDir: string): string {
-  const file = join(dataDir, "jwt-secret");
+/** A secret for embedded mode (JWT key, database password), generated once and kept so it survives restarts. */
+function persistentSecret(dataDir: string, name: string): string {
+  const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   const secret = randomBytes(32).toString("hex");
   writeFileSync(file, secret, { mode: 0o600 });

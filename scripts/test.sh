@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# `npm test`: the full suite against real Redis, PGlite with pgvector, real BullMQ workers and
-# the scripted model server. The suite starts and stops those parts itself (test/support).
+# `npm test`: the full suite against real Redis, a throwaway PostgreSQL cluster with pgvector
+# (the production engine; scripts/ensure-postgres.sh installs it), real BullMQ workers and the
+# scripted model server; then the suites the `npm start` fallback must pass (tutor, ingestion,
+# admin, web) once more on PGlite. The suite starts and stops those parts itself (test/support).
+#   TEST_POSTGRES=pglite npm test   everything on PGlite only (no PostgreSQL server needed)
+#   npm test -- <files or flags>    only those, on TEST_POSTGRES (default: the real server)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-deps.sh --browser
+if [ "${TEST_POSTGRES:-server}" = "pglite" ]; then
+  bash scripts/ensure-deps.sh --browser
+else
+  bash scripts/ensure-deps.sh --browser --postgres-required
+fi
 unset REDIS_URL DATABASE_URL LLM_BASE_URL EMBEDDING_BASE_URL
 # Lint first (Biome rules, the layer directions, no raw table access outside db/): drift fails the build.
 npm run --silent lint
@@ -11,4 +19,11 @@ npm run --silent format:check
 node_modules/.bin/tsc --noEmit -p .
 node_modules/.bin/tsc --noEmit -p web
 node --import tsx scripts/build-web.ts
-exec node_modules/.bin/mocha "test/**/*.test.ts" "$@"
+if [ "$#" -gt 0 ] || [ "${TEST_POSTGRES:-server}" = "pglite" ]; then
+  exec node_modules/.bin/mocha "${@:-test/**/*.test.ts}"
+fi
+bindir="$(bash scripts/ensure-postgres.sh --check | sed 's/^PG_BINDIR=//')"
+echo "› the whole suite on $("$bindir/postgres" --version | sed "s/^postgres (PostgreSQL) /PostgreSQL /") with pgvector, in a throwaway cluster"
+node_modules/.bin/mocha "test/**/*.test.ts"
+echo "› the fallback's suites (tutor, ingestion, admin, web) on PGlite"
+TEST_POSTGRES=pglite exec node_modules/.bin/mocha "test/{tutor,ingestion,admin,web}/**/*.test.ts"

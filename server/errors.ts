@@ -2,6 +2,7 @@
  * HTTP errors with a stable code. Anything thrown that is not an HttpError becomes a 500
  * with a generic message (and a log line); everything else keeps its status and code.
  */
+import { isStatementTimeout } from "../db/unavailable";
 import type { Middleware } from "koa";
 import { ZodError } from "zod";
 import type { Logger } from "pino";
@@ -53,16 +54,11 @@ function isBackingServiceDown(caught: unknown): boolean {
   const error = caught as { name?: string; message?: string; code?: string } | undefined;
   if (!error || typeof error !== "object") return false;
   if (error.name === "MaxRetriesPerRequestError") return true;
-  if (error.code && ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01"].includes(error.code)) return true;
+  if (error.code && ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P03", "53300"].includes(error.code)) return true;
   // "OOM command not allowed": Redis at maxmemory with noeviction refuses writes; nothing queued is lost.
   return /Connection is closed|Stream isn't writeable|Command timed out|Knex: Timeout acquiring a connection|Connection terminated|^OOM command not allowed/i.test(
     error.message ?? "",
   );
-}
-
-/** Postgres cancelled the statement: DATABASE_STATEMENT_TIMEOUT_MS ran out (57014, query_canceled). */
-function isStatementTimeout(caught: unknown): boolean {
-  return (caught as { code?: unknown } | undefined)?.code === "57014";
 }
 
 function normalise(caught: unknown): HttpError {

@@ -3,6 +3,7 @@
  * order: stop accepting HTTP, close sockets (clients reconnect elsewhere), let requests in
  * flight finish, then queues, Redis and the database pool.
  */
+import { refuseIfDatabaseFull } from "../db/connection-limit";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Config, requireSetting } from "../lib/config";
@@ -27,10 +28,12 @@ export interface RunningServer {
 export async function startServer(config: Config, { port = config.PORT, host = config.HOST } = {}): Promise<RunningServer> {
   const log = componentLogger("server");
   const redisUrl = requireSetting(config, "REDIS_URL");
+  await refuseIfDatabaseFull(requireSetting(config, "DATABASE_URL"), config.DATABASE_POOL_MAX);
   const db = createDb({
     url: requireSetting(config, "DATABASE_URL"),
     poolMax: config.DATABASE_POOL_MAX,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
   });
   const redis = createRedis(redisUrl, "producer");
   // Enqueueing happens inside requests: fail fast, like every other command the server sends.

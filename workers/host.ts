@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import { type Config, requireSetting } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 import { createDb } from "../db/knex";
+import { refuseIfDatabaseFull } from "../db/connection-limit";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import { createRedis, requireRedisVersion } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
@@ -81,6 +82,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   };
   try {
     await requireRedisVersion(redis);
+    await refuseIfDatabaseFull(requireSetting(config, "DATABASE_URL"), config.DATABASE_POOL_MAX);
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
     if (THREAD_BOUND.some((queue) => selection.has(queue))) await probeThreadPool(config, THREAD_PROBE_TIMEOUT_MS);
   } catch (error) {

@@ -3,6 +3,7 @@
  * `node dist/workers/main.js`), serving the queues named by WORKER_QUEUES. On SIGTERM it stops
  * taking jobs, lets running ones finish for WORKER_DRAIN_MS and hands the rest back (host.ts).
  */
+import { DatabaseFullError } from "../db/connection-limit";
 import { getConfig } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 import { runUntilSignalled } from "../lib/process-lifecycle";
@@ -12,6 +13,6 @@ import { ExtractionThreadsUnavailable } from "./ingestion/isolation";
 
 await runUntilSignalled(componentLogger("worker"), () => startWorkers(getConfig()), {
   graceMs: () => getConfig().SHUTDOWN_GRACE_MS,
-  refuseOn: [EmbeddingDimensionError, ExtractionThreadsUnavailable],
+  refuseOn: [EmbeddingDimensionError, ExtractionThreadsUnavailable, DatabaseFullError],
 });
 process.stdout.write("READY workers\n");

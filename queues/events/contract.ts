@@ -33,7 +33,8 @@ export interface Citation {
 }
 
 /** `TURN_LOST`: the turn's work vanished (its jobs were lost or its workers died too often); send the message again. */
-export type ErrorCode = "RATE_LIMITED" | "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" | "LLM_RATE_LIMITED" | "INTERNAL_ERROR" | "TURN_LOST";
+/** `DATABASE_TIMEOUT`: Postgres cancelled a statement of the turn (DATABASE_STATEMENT_TIMEOUT_MS) on every attempt. */
+export type ErrorCode = "RATE_LIMITED" | "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" | "LLM_RATE_LIMITED" | "INTERNAL_ERROR" | "TURN_LOST" | "DATABASE_TIMEOUT";
 
 /** Event name → payload without the common `{sessionId, turnId, seq}` fields. */
 export interface TurnEventPayloads {

@@ -1,9 +1,11 @@
 /**
- * The benchmark's stack: redis-server, PGlite + pgvector (or your Postgres via BENCH_DATABASE_URL),
- * the bench model server, migrations and the demo seed, then N server and M worker processes
+ * The benchmark's stack: redis-server, the database of the engine under test (database.ts: a
+ * PostgreSQL server with pgvector, PGlite, or your Postgres via BENCH_DATABASE_URL), the bench
+ * model server, migrations and the demo seed, then N server and M worker processes
  * started from their real entry points. Every part is its own process, so CPU and memory are
  * measured per process and the bench driver's clients do not steal the pipeline's time.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,10 +16,12 @@ import { resetLogger } from "../../lib/logger";
 import { findFreePort, spawnUntilReady, type ManagedChild } from "../embedded/child-process";
 import { startEmbeddedRedis } from "../embedded/redis";
 import { prepareDatabase } from "../prepare-database";
+import { startBenchDatabase } from "./database";
 
 export interface BenchProcess {
   role: string;
-  child: ManagedChild;
+  /** Unset for the database, which the stack stops through database.ts. */
+  child?: ManagedChild;
   pid: number;
 }
 
@@ -111,10 +115,12 @@ export async function startBenchStack(options: StackOptions = {}): Promise<Bench
     processes.push({ role, child, pid: child.process.pid! });
     running.add(child.process.pid!);
   };
+  let stopDatabase: (() => Promise<void>) | undefined;
   try {
-    return await startParts(options, tempDir, processes, track);
+    return await startParts(options, tempDir, processes, track, (stop) => (stopDatabase = stop));
   } catch (error) {
-    for (const p of processes) await p.child.stop(2_000).catch(() => undefined);
+    for (const p of processes) await p.child?.stop(2_000).catch(() => undefined);
+    await stopDatabase?.().catch(() => undefined);
     rmSync(tempDir, { recursive: true, force: true });
     throw error;
   }
@@ -125,25 +131,19 @@ async function startParts(
   tempDir: string,
   processes: BenchProcess[],
   track: (role: string, child: ManagedChild) => void,
+  onDatabase: (stop: () => Promise<void>) => void,
 ): Promise<BenchStack> {
   const noop = (): void => undefined;
-  const [redis, postgres, model] = await Promise.all([
+  const [redis, database, model] = await Promise.all([
     findFreePort().then((port) => startEmbeddedRedis({ port, dataDir: join(tempDir, "redis"), persistent: false, log: noop })),
-    process.env.BENCH_DATABASE_URL
-      ? Promise.resolve(undefined)
-      : findFreePort().then((port) =>
-          spawnUntilReady(
-            process.execPath,
-            [...TSX, "scripts/embedded/postgres-server.ts", "--port", String(port), "--exit-with-parent", "--max-connections", "256"],
-            { name: "pglite", readyPattern: /^READY (\S+)/, timeoutMs: 60_000 },
-          ),
-        ),
+    startBenchDatabase(),
     spawnUntilReady(process.execPath, [...TSX, "scripts/bench/model-server.ts"], { name: "model", readyPattern: /^READY (\S+)/, timeoutMs: 30_000 }),
   ]);
   track("redis", redis.child);
-  if (postgres) track("postgres", postgres.child);
+  onDatabase(database.stop);
+  if (database.pid) processes.push({ role: "postgres", pid: database.pid });
   track("model", model.child);
-  const databaseUrl = postgres ? postgres.match[1]! : process.env.BENCH_DATABASE_URL!;
+  const databaseUrl = database.url;
   const modelUrl = model.match[1]!;
   const env = { ...baseEnv(redis.url, databaseUrl, modelUrl), ...(options.env ?? {}) };
   const previous = { ...process.env };
@@ -214,7 +214,10 @@ async function startParts(
       client.disconnect();
       // Pipeline first (servers, workers), then what they depend on.
       const order = ["server", "worker", "model", "postgres", "redis"];
-      for (const role of order) await Promise.all(processes.filter((p) => p.role.startsWith(role)).map((p) => p.child.stop(5_000).catch(() => undefined)));
+      for (const role of order) {
+        await Promise.all(processes.filter((p) => p.role.startsWith(role)).map((p) => p.child?.stop(5_000).catch(() => undefined)));
+        if (role === "postgres") await database.stop().catch(() => undefined);
+      }
       for (const p of processes) running.delete(p.pid);
       rmSync(tempDir, { recursive: true, force: true });
     },
@@ -235,17 +238,36 @@ export function processUsage(pid: number): { cpuMs: number; rssMb: number } {
   }
 }
 
-/** Per-process CPU used between `start()` and `stop()`, as a share of one core. */
+/**
+ * CPU of a process and its live children (a postmaster's backends), summed; a backend that exited
+ * meanwhile is not counted. Memory is the process's own: backends share the server's buffers.
+ */
+export function processTreeUsage(pid: number): { cpuMs: number; rssMb: number } {
+  const children = spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+    .stdout.split("\n")
+    .map((line) => Number(line.trim()))
+    .filter((child) => child > 0);
+  const own = processUsage(pid);
+  return {
+    cpuMs: children
+      .map((child) => processUsage(child).cpuMs)
+      .filter(Number.isFinite)
+      .reduce((sum, ms) => sum + ms, own.cpuMs),
+    rssMb: own.rssMb,
+  };
+}
+
+/** Per-process CPU used between `start()` and `stop()`, as a share of one core (a process's children included). */
 export function cpuMeter(processes: Array<{ role: string; pid: number }>) {
   const started = performance.now();
-  const before = new Map(processes.map((p) => [p.pid, processUsage(p.pid).cpuMs]));
+  const before = new Map(processes.map((p) => [p.pid, processTreeUsage(p.pid).cpuMs]));
   const selfBefore = process.cpuUsage();
   return {
     stop(): Array<{ role: string; corePercent: number; rssMb: number }> {
       const elapsed = performance.now() - started;
       const self = process.cpuUsage(selfBefore);
       const rows = processes.map((p) => {
-        const usage = processUsage(p.pid);
+        const usage = processTreeUsage(p.pid);
         return { role: p.role, corePercent: ((usage.cpuMs - before.get(p.pid)!) / elapsed) * 100, rssMb: usage.rssMb };
       });
       rows.push({ role: "bench clients", corePercent: ((self.user + self.system) / 1000 / elapsed) * 100, rssMb: process.memoryUsage().rss / 1024 / 1024 });

@@ -6,6 +6,7 @@
 import { devLogin, openSessions, type BenchSession, type TurnRecord } from "./clients";
 import { processTable, waitTable } from "./report";
 import type { BenchSettings } from "./settings";
+import { currentEngine } from "./database";
 import { cpuMeter, startBenchStack, type BenchStack, type ProbeReport } from "./stack";
 import { percentile, table } from "./stats";
 
@@ -79,7 +80,7 @@ export function renderThroughput(steps: ThroughputStep[], seconds: number): stri
     "",
     table(["concurrent clients", "turns", "turns/s", "TTFT p50 (ms)", "p90", "p99", "failed"], rows),
     "",
-    `**Where the time goes at ${knee.concurrency} clients** (${percentile(knee.ttft, 99) > TTFT_LIMIT_MS ? `p99 TTFT passed ${TTFT_LIMIT_MS} ms here` : `the last step; p99 TTFT stayed under ${TTFT_LIMIT_MS} ms`}). Pool wait is time to get a Postgres connection from knex's pool; a query's round trip includes waiting for PGlite's single backend:`,
+    `**Where the time goes at ${knee.concurrency} clients** (${percentile(knee.ttft, 99) > TTFT_LIMIT_MS ? `p99 TTFT passed ${TTFT_LIMIT_MS} ms here` : `the last step; p99 TTFT stayed under ${TTFT_LIMIT_MS} ms`}). Pool wait is time to get a Postgres connection from knex's pool; a query's round trip includes ${currentEngine() === "pglite" ? "waiting for PGlite's single backend" : "the server's own queueing for locks and CPU"}:`,
     "",
     waitTable(knee.probes),
     "",

@@ -5,7 +5,7 @@
  * defaults, the product's settings (db/queries/knowledge-search.ts) and tuned ones.
  */
 import pg from "pg";
-import { spawnUntilReady, findFreePort } from "../embedded/child-process";
+import { startBenchDatabase } from "./database";
 import type { BenchSettings } from "./settings";
 import { killOnExit } from "./stack";
 import { fmt, percentile, table } from "./stats";
@@ -149,20 +149,11 @@ export const vectorSearchModule = {
   name: "vector-search",
   title: "5. Vector search",
   async run(settings: BenchSettings): Promise<string> {
-    let databaseUrl = process.env.BENCH_DATABASE_URL;
-    let stop = async (): Promise<void> => undefined;
-    if (!databaseUrl) {
-      const port = await findFreePort();
-      const postgres = await spawnUntilReady(
-        process.execPath,
-        ["--import", "tsx", "scripts/embedded/postgres-server.ts", "--port", String(port), "--exit-with-parent"],
-        { name: "pglite", readyPattern: /^READY (\S+)/, timeoutMs: 60_000 },
-      );
-      databaseUrl = postgres.match[1]!;
-      // A busy PGlite (building an index) cannot notice its parent is gone: kill it ourselves.
-      const forget = killOnExit(postgres.child.process.pid!);
-      stop = () => postgres.child.stop(5_000).then(forget);
-    }
+    const database = await startBenchDatabase();
+    const databaseUrl = database.url;
+    // A busy PGlite (building an index) cannot notice its parent is gone: kill it ourselves.
+    const forget = database.pid ? killOnExit(database.pid) : () => undefined;
+    const stop = () => database.stop().then(forget);
     try {
       const client = new pg.Client({ connectionString: databaseUrl });
       await client.connect();

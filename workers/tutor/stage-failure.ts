@@ -7,6 +7,7 @@
  */
 import { UnrecoverableError } from "bullmq";
 import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
+import { isStatementTimeout } from "../../db/unavailable";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { ErrorCode } from "../../queues/events/contract";
 import type { WorkerDeps } from "../deps";
@@ -39,6 +40,13 @@ export function describeFailure(error: unknown): TurnFailure {
   }
   if (error instanceof TurnLostError) {
     return { code: "TURN_LOST", message: "This answer was lost before it finished.", recoveryHint: "Send the message again." };
+  }
+  if (isStatementTimeout(error)) {
+    return {
+      code: "DATABASE_TIMEOUT",
+      message: "The database took too long to answer, so this answer was stopped.",
+      recoveryHint: "Send the message again in a moment.",
+    };
   }
   return { code: "INTERNAL_ERROR", message: "The tutor could not finish this answer.", recoveryHint: "Send the message again." };
 }

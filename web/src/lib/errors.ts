@@ -55,6 +55,10 @@ export function describeTurnError(error: TurnError): string {
       return "The model is not set up correctly on the server (an operator needs to check LLM_* settings). Your message was kept.";
     case "TURN_LOST":
       return "This answer was lost on the server. Send your message again.";
+    case "DATABASE_TIMEOUT":
+      return error.willRetry
+        ? "The database was slow; trying again…"
+        : "The database took too long, so this answer was stopped. Send your message again in a moment.";
     default:
       return error.willRetry ? "Something went wrong; trying again…" : `${error.message || "Something went wrong while answering."} Send your message again.`;
   }
