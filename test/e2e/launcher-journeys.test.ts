@@ -11,6 +11,7 @@ import { rmSync } from "node:fs";
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { isPortInUse } from "../../scripts/embedded/child-process";
+import { findPostgresServer } from "../../scripts/embedded/postgres-cluster";
 import { askAdmin, waitForAction, type Person } from "../admin/helpers";
 import { connect, join, login, recordEvents, waitFor, waitForTurnEnd, api, type ReceivedEvent } from "../support/client";
 import { makeHtml } from "../support/document-fixtures";
@@ -77,6 +78,14 @@ describe("journeys on the product started by npm start's launcher", function () 
 
   const citedDocuments = (events: ReceivedEvent[]): string[] =>
     (events.find((e) => e.event === "citations")?.payload.citations ?? []).map((c: { document: string }) => c.document);
+
+  it("runs on its own PostgreSQL server when one is installed, as npm start does on a fresh machine", () => {
+    if (!findPostgresServer().found) {
+      expect(launcher.output()).to.include("PGlite + pgvector, because");
+      return;
+    }
+    expect(launcher.output()).to.include("starting embedded Postgres: PostgreSQL server from");
+  });
 
   it("an employee gets a cited answer from the company material", async () => {
     const { token } = await login(setup.baseUrl, "employee@example.com");

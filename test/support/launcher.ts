@@ -4,7 +4,7 @@
  * process group of its own, so a test can send SIGINT to the group the way a terminal's Ctrl-C does.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findFreePort } from "../../scripts/embedded/child-process";
@@ -40,6 +40,9 @@ export interface Launcher {
 /** A fresh DATA_DIR and four free ports, with the environment the launcher gets. */
 export async function launcherSetup(extraEnv: Record<string, string> = {}): Promise<LauncherSetup> {
   const dataDir = mkdtempSync(join(tmpdir(), "skillnet-launcher-"));
+  // As root the embedded PostgreSQL cluster belongs to the postgres OS user, who must reach it
+  // (a fresh machine's .data/ under the checkout is reachable; mkdtemp's 0700 is not).
+  chmodSync(dataDir, 0o711);
   const [postgres, redis, llm, http] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
   const env: Record<string, string | undefined> = {
     ...process.env,
