@@ -197,6 +197,15 @@ export const configSchema = z.object({
     .default(120)
     .describe('Socket `join` calls per user per minute; past it the ack is `{ok: false, error: {code: "RATE_LIMITED"}}`.'),
 
+  AI_MONTHLY_TOKENS_PER_ORG: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      "Model tokens each organisation may use per calendar month (UTC), before its credits; 0 = unlimited (the self-hosted default). An operator sets one organisation's own allowance with `PUT /api/v1/ops/orgs/:orgId/ai-allowance`.",
+    ),
+
   ADMIN_ACTION_TTL_SECONDS: z.coerce
     .number()
     .int()

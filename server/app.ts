@@ -10,6 +10,7 @@ import { mountBullBoard } from "./bull-board";
 import type { ServerDeps } from "./deps";
 import { errorMiddleware } from "./errors";
 import { adminActionRoutes } from "./routes/admin/actions";
+import { allowanceRoutes } from "./routes/allowance/routes";
 import { authRoutes } from "./routes/auth";
 import { chatRoutes } from "./routes/chat/routes";
 import { documentRoutes } from "./routes/documents/routes";
@@ -64,6 +65,7 @@ export function createApp(deps: ServerDeps): Koa {
     documentRoutes(deps),
     meRoutes(deps),
     learningRoutes(deps),
+    allowanceRoutes(deps),
     openApiRoutes(),
   ]) {
     app.use(router.routes());

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { AllowanceNotice, useAllowance } from "../components/AllowanceNotice";
 import type { SignedIn } from "../components/Shell";
 import { Assistant } from "./Assistant";
 import { Documents } from "./Documents";
@@ -13,6 +14,7 @@ const tabFromHash = (): Tab => (location.hash === "#assistant" ? "assistant" : "
 export function AdminApp(signedIn: SignedIn) {
   const [tab, setTab] = useState<Tab>(tabFromHash());
   const [boardError, setBoardError] = useState<string | null>(null);
+  const allowance = useAllowance(tab);
 
   useEffect(() => {
     const follow = (): void => setTab(tabFromHash());
@@ -47,6 +49,7 @@ export function AdminApp(signedIn: SignedIn) {
         )}
         <a href="/">Tutor</a>
       </nav>
+      <AllowanceNotice allowance={allowance} admin />
       {boardError && (
         <p class="alert" role="alert">
           {boardError}

@@ -1,0 +1,86 @@
+/**
+ * What issue 23 added to the pages, in real Chromium against the real stack: an employee of a
+ * spent organisation told the tutor is paused (and a send refused with 402, nothing stored).
+ */
+import { expect } from "chai";
+import type { Browser, Page } from "playwright-core";
+import { insertUsage } from "../../db/queries/llm-usage";
+import { api, login } from "../support/client";
+import { useStack, type Stack } from "../support/stack";
+import { cleanUp, freshUser, type Person } from "../admin/helpers";
+import { dropOrganisation, freshOrganisation } from "../allowance/helpers";
+import { launchBrowser, openPage, type WatchedPage } from "./browser";
+
+declare const sessionStorage: any;
+
+/** Signs a fresh user in by their token (the demo-user picker lists only the first 100 users). */
+export async function signInWithToken(page: Page, baseUrl: string, token: string, path = "/"): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await page.evaluate((value: string) => sessionStorage.setItem("skillnet.token", value), token);
+  await page.reload();
+  await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
+}
+
+describe("web: allowance, feedback, citations, usage and content gaps in Chromium", function () {
+  this.timeout(90_000);
+  let stack: Stack;
+  let browser: Browser;
+  let watched: WatchedPage;
+  let orgId: string;
+  let operator: string;
+
+  before(async function () {
+    this.timeout(180_000);
+    [stack, browser] = await Promise.all([useStack(), launchBrowser()]);
+    operator = (await login(stack.baseUrl, "admin@example.com")).token;
+    orgId = await freshOrganisation(stack, "Web org");
+  });
+  beforeEach(async () => {
+    watched = await openPage(browser);
+  });
+  afterEach(async () => {
+    await watched.context.close();
+    stack.llm.reset();
+  });
+  after(async () => {
+    await browser?.close();
+    await cleanUp(stack);
+    await dropOrganisation(stack, orgId);
+  });
+
+  it("tells an employee of a spent organisation that the tutor is paused, and a send is refused with nothing stored", async () => {
+    const employee: Person = await freshUser(stack, { orgId });
+    await api(stack.baseUrl, "PUT", `/api/v1/ops/orgs/${orgId}/ai-allowance`, { token: operator, body: { monthly_tokens: 10 } });
+    await insertUsage(
+      stack.server.deps.db,
+      {
+        orgId,
+        userId: null,
+        useCase: "tutor",
+        model: "m",
+        promptTokens: 10,
+        completionTokens: 0,
+        costUsd: 0,
+        durationMs: 1,
+        streamed: false,
+        callKey: `web-${orgId}`,
+      },
+      { defaultMonthlyTokens: 0 },
+    );
+    const { page } = watched;
+    await signInWithToken(page, stack.baseUrl, employee.token);
+    const paused = page.locator("[data-allowance=exhausted]");
+    await paused.waitFor();
+    expect(await paused.textContent()).to.match(/The tutor is paused until .*\b20\d\d\b/);
+
+    const input = page.getByLabel("Message", { exact: true });
+    await input.fill("What is the refund window?");
+    await input.press("Enter");
+    const refusal = page.locator("p.alert[role=alert]");
+    await refusal.waitFor();
+    expect(await refusal.textContent()).to.match(/paused until .* not sent/);
+    const stored = await stack.server.deps.db("chat_messages").where({ org_id: orgId }).count("* as n");
+    expect(Number(stored[0]!.n)).to.equal(0);
+    expect(watched.consoleErrors.filter((e) => !/402/.test(e))).to.deep.equal([]);
+  });
+});
