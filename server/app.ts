@@ -12,6 +12,7 @@ import { errorMiddleware } from "./errors";
 import { adminActionRoutes } from "./routes/admin/actions";
 import { allowanceRoutes } from "./routes/allowance/routes";
 import { authRoutes } from "./routes/auth";
+import { feedbackRoutes } from "./routes/feedback/routes";
 import { chatRoutes } from "./routes/chat/routes";
 import { documentRoutes } from "./routes/documents/routes";
 import { healthRoutes } from "./routes/health";
@@ -66,6 +67,7 @@ export function createApp(deps: ServerDeps): Koa {
     meRoutes(deps),
     learningRoutes(deps),
     allowanceRoutes(deps),
+    feedbackRoutes(deps),
     openApiRoutes(),
   ]) {
     app.use(router.routes());

@@ -9,11 +9,12 @@ import type { Access, ApiRoute } from "./registry";
 import { errorBody } from "./responses";
 import { adminRoutes } from "./routes/admin";
 import { allowanceRoutes } from "./routes/allowance";
+import { feedbackRoutes } from "./routes/feedback";
 import { chatRoutes } from "./routes/chat";
 import { documentRoutes } from "./routes/documents";
 import { sessionRoutes } from "./routes/session";
 
-export const API_ROUTES: ApiRoute[] = [...sessionRoutes, ...chatRoutes, ...documentRoutes, ...adminRoutes, ...allowanceRoutes];
+export const API_ROUTES: ApiRoute[] = [...sessionRoutes, ...chatRoutes, ...documentRoutes, ...adminRoutes, ...allowanceRoutes, ...feedbackRoutes];
 
 type JsonSchema = Record<string, unknown>;
 

@@ -11,7 +11,22 @@ import { cleanUp, freshUser, type Person } from "../admin/helpers";
 import { dropOrganisation, freshOrganisation } from "../allowance/helpers";
 import { launchBrowser, openPage, type WatchedPage } from "./browser";
 
-declare const sessionStorage: any;
+declare const sessionStorage: any, document: any;
+
+async function ask(page: Page, text: string): Promise<void> {
+  const input = page.getByLabel("Message", { exact: true });
+  await input.fill(text);
+  await input.press("Enter");
+}
+
+/** The newest answer bubble once it has finished streaming. */
+async function lastAnswerDone(page: Page) {
+  await page.waitForFunction(() => {
+    const all = document.querySelectorAll("li.msg.assistant");
+    return all.length > 0 && all[all.length - 1].getAttribute("aria-busy") === "false" && all[all.length - 1].querySelector(".feedback");
+  });
+  return page.locator("li.msg.assistant").last();
+}
 
 /** Signs a fresh user in by their token (the demo-user picker lists only the first 100 users). */
 export async function signInWithToken(page: Page, baseUrl: string, token: string, path = "/"): Promise<void> {
@@ -82,5 +97,26 @@ describe("web: allowance, feedback, citations, usage and content gaps in Chromiu
     const stored = await stack.server.deps.db("chat_messages").where({ org_id: orgId }).count("* as n");
     expect(Number(stored[0]!.n)).to.equal(0);
     expect(watched.consoleErrors.filter((e) => !/402/.test(e))).to.deep.equal([]);
+  });
+
+  it("rates an answer down with a comment from the thumbs under it, and shows the rating again after a reload", async () => {
+    const employee = await freshUser(stack);
+    const { page } = watched;
+    await signInWithToken(page, stack.baseUrl, employee.token);
+    await ask(page, "How many days do customers have to return an item?");
+    const answer = await lastAnswerDone(page);
+    await answer.getByRole("button", { name: "Not helpful" }).click();
+    await answer.getByLabel("What was missing? (optional)").fill("The form number");
+    await answer.getByRole("button", { name: "Send" }).click();
+    await answer.locator(".feedback-thanks").waitFor();
+    const stored = await stack.server.deps.db("chat_feedback").where({ user_id: employee.id }).first("rating", "comment");
+    expect(stored).to.deep.equal({ rating: "down", comment: "The form number" });
+
+    await page.reload();
+    await page.locator(".topbar .connection.connected").waitFor();
+    await page.locator("button.session-open").first().click();
+    await page.locator("li.msg.assistant .thumb[aria-pressed=true]").first().waitFor();
+    expect(await page.locator("li.msg.assistant .thumb[aria-pressed=true] .sr-only").textContent()).to.equal("Not helpful");
+    expect(watched.consoleErrors).to.deep.equal([]);
   });
 });

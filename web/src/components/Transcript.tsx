@@ -10,6 +10,7 @@ import type { LiveTurn } from "../lib/live-turn";
 import type { Conversation } from "../lib/use-conversation";
 import type { Citation, Rung, StoredMessage, ToolCall, TurnError } from "../lib/types";
 import { Citations, RungBadge, Suggestions, citationAnchor } from "./AnswerParts";
+import { FeedbackThumbs, useSessionFeedback } from "./FeedbackThumbs";
 import { Markdown } from "./Markdown";
 
 export interface AnswerView {
@@ -23,6 +24,8 @@ export interface AnswerView {
   tools: ToolCall[];
   actionId?: string | null;
   live?: LiveTurn;
+  /** The stored answer (history, or a live turn once done). */
+  messageId?: string;
 }
 
 function fromStored(message: StoredMessage): AnswerView {
@@ -41,6 +44,7 @@ function fromStored(message: StoredMessage): AnswerView {
       result: { ok: call.ok, resultBytes: call.result_bytes ?? 0, ms: call.ms ?? 0, error: call.error },
     })),
     actionId: meta.action_id ?? null,
+    messageId: message.id,
   };
 }
 
@@ -63,12 +67,14 @@ function AssistantBubble({
   onSuggestion,
   extras,
   busy,
+  feedback,
 }: {
   view: AnswerView;
   last: boolean;
   onSuggestion: (text: string) => void;
   extras?: (view: AnswerView) => ComponentChildren;
   busy: boolean;
+  feedback: ReturnType<typeof useSessionFeedback>;
 }) {
   const indices = new Set(view.citations.map((c) => c.index));
   return (
@@ -87,6 +93,9 @@ function AssistantBubble({
         </p>
       )}
       <Citations turnId={view.turnId} citations={view.citations} />
+      {view.status === "done" && view.messageId && (
+        <FeedbackThumbs messageId={view.messageId} rating={feedback.ratings[view.messageId]} onRated={(rating) => feedback.remember(view.messageId!, rating)} />
+      )}
       {last && view.status === "done" && <Suggestions suggestions={view.suggestions} onPick={onSuggestion} disabled={busy} />}
     </li>
   );
@@ -104,6 +113,7 @@ export function Transcript({
   empty: ComponentChildren;
 }) {
   const { history, outgoing, live } = conversation;
+  const feedback = useSessionFeedback(conversation.sessionId);
   const rows: Array<{ key: string; user?: string; answer?: AnswerView }> = [];
   const storedUserTurns = new Set(history.filter((m) => m.role === "user").map((m) => m.turn_id));
   const storedAnswers = new Set(history.filter((m) => m.role === "assistant").map((m) => m.turn_id));
@@ -152,6 +162,7 @@ export function Transcript({
               onSuggestion={onSuggestion}
               extras={extras}
               busy={conversation.sending || Boolean(conversation.streaming)}
+              feedback={feedback}
             />
           ),
         )}
