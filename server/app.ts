@@ -16,6 +16,7 @@ import { feedbackRoutes } from "./routes/feedback/routes";
 import { chatRoutes } from "./routes/chat/routes";
 import { documentRoutes } from "./routes/documents/routes";
 import { healthRoutes } from "./routes/health";
+import { insightsRoutes } from "./routes/insights/routes";
 import { learningRoutes } from "./routes/learning/routes";
 import { meRoutes } from "./routes/me";
 import { openApiRoutes } from "./openapi/route";
@@ -68,6 +69,7 @@ export function createApp(deps: ServerDeps): Koa {
     learningRoutes(deps),
     allowanceRoutes(deps),
     feedbackRoutes(deps),
+    insightsRoutes(deps),
     openApiRoutes(),
   ]) {
     app.use(router.routes());

@@ -10,11 +10,20 @@ import { errorBody } from "./responses";
 import { adminRoutes } from "./routes/admin";
 import { allowanceRoutes } from "./routes/allowance";
 import { feedbackRoutes } from "./routes/feedback";
+import { insightsRoutes } from "./routes/insights";
 import { chatRoutes } from "./routes/chat";
 import { documentRoutes } from "./routes/documents";
 import { sessionRoutes } from "./routes/session";
 
-export const API_ROUTES: ApiRoute[] = [...sessionRoutes, ...chatRoutes, ...documentRoutes, ...adminRoutes, ...allowanceRoutes, ...feedbackRoutes];
+export const API_ROUTES: ApiRoute[] = [
+  ...sessionRoutes,
+  ...chatRoutes,
+  ...documentRoutes,
+  ...adminRoutes,
+  ...allowanceRoutes,
+  ...feedbackRoutes,
+  ...insightsRoutes,
+];
 
 type JsonSchema = Record<string, unknown>;
 

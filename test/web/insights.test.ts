@@ -5,13 +5,17 @@
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { insertUsage } from "../../db/queries/llm-usage";
-import { api, login } from "../support/client";
+import { api, login, waitFor } from "../support/client";
+import { embedPendingQuestions } from "../../workers/maintenance/question-vectors";
+import { ask as askTutor } from "../tutor/helpers";
 import { useStack, type Stack } from "../support/stack";
 import { cleanUp, freshUser, type Person } from "../admin/helpers";
 import { dropOrganisation, freshOrganisation } from "../allowance/helpers";
 import { launchBrowser, openPage, type WatchedPage } from "./browser";
 
 declare const sessionStorage: any, document: any;
+
+const PARKING = "Where can visitors park their car when they come to the office?";
 
 async function ask(page: Page, text: string): Promise<void> {
   const input = page.getByLabel("Message", { exact: true });
@@ -118,5 +122,50 @@ describe("web: allowance, feedback, citations, usage and content gaps in Chromiu
     await page.locator("li.msg.assistant .thumb[aria-pressed=true]").first().waitFor();
     expect(await page.locator("li.msg.assistant .thumb[aria-pressed=true] .sr-only").textContent()).to.equal("Not helpful");
     expect(watched.consoleErrors).to.deep.equal([]);
+  });
+
+  it("lists a content-gap group with an upload button; the upload answers it and the group leaves the list", async () => {
+    const gapOrg = await freshOrganisation(stack, "Gap web org");
+    try {
+      const admin = await freshUser(stack, { role: "admin", orgId: gapOrg });
+      const employee = await freshUser(stack, { orgId: gapOrg, department: "Sales" });
+      const asker = { token: employee.token, userId: employee.id, email: employee.email, socket: employee.socket, events: employee.events };
+      expect((await askTutor(stack, asker, PARKING)).answer?.metadata.rung).to.equal("general");
+      await embedPendingQuestions(stack.workers.deps, 500);
+
+      const { page } = watched;
+      await signInWithToken(page, stack.baseUrl, admin.token, "/admin#gaps");
+      const group = page.locator("section.gap-group");
+      await group.first().waitFor();
+      expect(await group.count()).to.equal(1);
+      expect(await group.locator("h2").textContent()).to.include(PARKING);
+      expect(await group.locator(".gap-meta").textContent())
+        .to.include("1 question from 1 person")
+        .and.include("Sales");
+
+      await group.locator("input[type=file]").setInputFiles({
+        name: "visitor-parking.txt",
+        mimeType: "text/plain",
+        buffer: Buffer.from(
+          "Visitor parking\n\nWhen visitors come to the office, they can park their car in the visitor car park behind building B. Reserve a space at reception.",
+        ),
+      });
+      await group.locator("p.notice", { hasText: "Uploaded visitor-parking.txt" }).waitFor();
+      const indexed = await waitFor(
+        async () => (await stack.server.deps.db("documents").where({ org_id: gapOrg, status: "COMPLETED" }).first("id")) as { id: string } | undefined,
+        30_000,
+        "the uploaded document to be indexed",
+      );
+      expect(indexed.id).to.be.a("string");
+      expect((await askTutor(stack, asker, PARKING)).answer?.metadata.rung).to.equal("chunks");
+      await embedPendingQuestions(stack.workers.deps, 500);
+
+      await page.getByRole("button", { name: "Refresh" }).click();
+      await page.locator(".content-gaps .empty").waitFor();
+      expect(await group.count()).to.equal(0);
+      expect(watched.consoleErrors).to.deep.equal([]);
+    } finally {
+      await dropOrganisation(stack, gapOrg);
+    }
   });
 });

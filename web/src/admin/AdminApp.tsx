@@ -5,11 +5,13 @@ import { describeApiError } from "../lib/errors";
 import { AllowanceNotice, useAllowance } from "../components/AllowanceNotice";
 import type { SignedIn } from "../components/Shell";
 import { Assistant } from "./Assistant";
+import { ContentGaps } from "./ContentGaps";
 import { Documents } from "./Documents";
 
-type Tab = "documents" | "assistant";
+type Tab = "documents" | "assistant" | "gaps";
 
-const tabFromHash = (): Tab => (location.hash === "#assistant" ? "assistant" : "documents");
+const TABS: readonly Tab[] = ["documents", "assistant", "gaps"];
+const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
   const [tab, setTab] = useState<Tab>(tabFromHash());
@@ -42,6 +44,9 @@ export function AdminApp(signedIn: SignedIn) {
         <a href="#assistant" aria-current={tab === "assistant" ? "page" : undefined}>
           Assistant
         </a>
+        <a href="#gaps" aria-current={tab === "gaps" ? "page" : undefined}>
+          Content gaps
+        </a>
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
             Queues (Bull Board)
@@ -55,7 +60,9 @@ export function AdminApp(signedIn: SignedIn) {
           {boardError}
         </p>
       )}
-      {tab === "documents" ? <Documents me={signedIn.me} live={signedIn.live} /> : <Assistant {...signedIn} />}
+      {tab === "documents" && <Documents me={signedIn.me} live={signedIn.live} />}
+      {tab === "assistant" && <Assistant {...signedIn} />}
+      {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>
   );
 }
