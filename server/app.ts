@@ -19,6 +19,7 @@ import { healthRoutes } from "./routes/health";
 import { insightsRoutes } from "./routes/insights/routes";
 import { learningRoutes } from "./routes/learning/routes";
 import { meRoutes } from "./routes/me";
+import { passageRoutes } from "./routes/passages/routes";
 import { openApiRoutes } from "./openapi/route";
 import { serveWeb } from "./web";
 
@@ -70,6 +71,7 @@ export function createApp(deps: ServerDeps): Koa {
     allowanceRoutes(deps),
     feedbackRoutes(deps),
     insightsRoutes(deps),
+    passageRoutes(deps),
     openApiRoutes(),
   ]) {
     app.use(router.routes());

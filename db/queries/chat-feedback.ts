@@ -17,8 +17,8 @@ export interface FeedbackRow {
 
 const COLUMNS = ["message_id", "rating", "comment", "rung", "updated_at"] as const;
 
-/** The caller's own assistant message: its rung and sources; undefined when it is not theirs or not an answer. */
-async function ownAnswer(db: Db, owner: { orgId: string; userId: string }, messageId: string) {
+/** The caller's own assistant message (its metadata: rung, sources…); undefined when it is not theirs or not an answer. */
+export async function findOwnAnswer(db: Db, owner: { orgId: string; userId: string }, messageId: string) {
   return db("chat_messages as m")
     .join("chat_sessions as s", (on) => on.on("s.id", "m.session_id").andOn("s.org_id", "m.org_id"))
     .where({ "m.id": messageId, "m.org_id": owner.orgId, "m.role": "assistant", "s.user_id": owner.userId })
@@ -31,7 +31,7 @@ export async function rateAnswer(
   owner: { orgId: string; userId: string },
   input: { messageId: string; rating: Rating; comment: string | null },
 ): Promise<FeedbackRow | undefined> {
-  const answer = await ownAnswer(db, owner, input.messageId);
+  const answer = await findOwnAnswer(db, owner, input.messageId);
   if (!answer) return undefined;
   const rung = typeof answer.metadata.rung === "string" ? answer.metadata.rung : null;
   const sources = Array.isArray(answer.metadata.sources) ? answer.metadata.sources : [];

@@ -11,6 +11,7 @@ import { adminRoutes } from "./routes/admin";
 import { allowanceRoutes } from "./routes/allowance";
 import { feedbackRoutes } from "./routes/feedback";
 import { insightsRoutes } from "./routes/insights";
+import { passageRoutes } from "./routes/passages";
 import { chatRoutes } from "./routes/chat";
 import { documentRoutes } from "./routes/documents";
 import { sessionRoutes } from "./routes/session";
@@ -23,6 +24,7 @@ export const API_ROUTES: ApiRoute[] = [
   ...allowanceRoutes,
   ...feedbackRoutes,
   ...insightsRoutes,
+  ...passageRoutes,
 ];
 
 type JsonSchema = Record<string, unknown>;

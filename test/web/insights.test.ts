@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { insertUsage } from "../../db/queries/llm-usage";
-import { api, login, waitFor } from "../support/client";
+import { api, login, upload, waitFor } from "../support/client";
 import { embedPendingQuestions } from "../../workers/maintenance/question-vectors";
 import { ask as askTutor } from "../tutor/helpers";
 import { useStack, type Stack } from "../support/stack";
@@ -166,6 +166,43 @@ describe("web: allowance, feedback, citations, usage and content gaps in Chromiu
       expect(watched.consoleErrors).to.deep.equal([]);
     } finally {
       await dropOrganisation(stack, gapOrg);
+    }
+  });
+
+  it("opens the passage behind a citation marker and a source, with the original document one click away", async () => {
+    const docOrg = await freshOrganisation(stack, "Citation web org");
+    try {
+      const admin = await freshUser(stack, { role: "admin", orgId: docOrg });
+      const employee = await freshUser(stack, { orgId: docOrg });
+      const uploaded = await upload(stack.baseUrl, admin.token, {
+        name: "fleet.txt",
+        bytes: Buffer.from("Company cars\n\nTo book a company car for a client visit, fill in form F-12 at the fleet desk two days ahead."),
+        type: "text/plain",
+      });
+      await waitFor(
+        async () => (await api(stack.baseUrl, "GET", `/api/v1/documents/${uploaded.body.document_id}`, { token: admin.token })).body.status === "COMPLETED",
+        30_000,
+        "indexing",
+      );
+      const { page } = watched;
+      await signInWithToken(page, stack.baseUrl, employee.token);
+      await ask(page, "How do I book a company car for a client visit?");
+      const answer = await lastAnswerDone(page);
+      await answer.locator("a.cite-marker").first().click();
+      const passage = answer.locator("section.passage");
+      await passage.locator(".passage-text").waitFor();
+      expect(await passage.locator(".passage-text").textContent()).to.include("form F-12");
+      expect(await passage.getAttribute("data-index")).to.equal("1");
+
+      await passage.getByRole("button", { name: "Close" }).click();
+      expect(await passage.count()).to.equal(0);
+      await answer.locator(".citations button.cite-open").first().click();
+      await passage.locator(".passage-text").waitFor();
+      const [popup] = await Promise.all([watched.context.waitForEvent("page"), passage.getByRole("button", { name: "Open the original document" }).click()]);
+      expect(popup.url()).to.match(/^blob:/);
+      expect(watched.consoleErrors).to.deep.equal([]);
+    } finally {
+      await dropOrganisation(stack, docOrg);
     }
   });
 });

@@ -4,13 +4,14 @@
  * one) suggestion chips; admin turns add their tool cards and action card through `extras`.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { describeTurnError } from "../lib/errors";
 import type { LiveTurn } from "../lib/live-turn";
 import type { Conversation } from "../lib/use-conversation";
 import type { Citation, Rung, StoredMessage, ToolCall, TurnError } from "../lib/types";
 import { Citations, RungBadge, Suggestions, citationAnchor } from "./AnswerParts";
 import { FeedbackThumbs, useSessionFeedback } from "./FeedbackThumbs";
+import { PassageViewer, citedIndex } from "./PassageViewer";
 import { Markdown } from "./Markdown";
 
 export interface AnswerView {
@@ -77,8 +78,22 @@ function AssistantBubble({
   feedback: ReturnType<typeof useSessionFeedback>;
 }) {
   const indices = new Set(view.citations.map((c) => c.index));
+  const [opened, setOpened] = useState<number | null>(null);
+  const openable = view.status === "done" && view.messageId ? setOpened : undefined;
+  // A [n] marker is a link (keyboard users reach and press it like any link); its click also opens the passage.
+  const bubble = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    const element = bubble.current;
+    if (!element || !openable) return;
+    const onClick = (event: MouseEvent): void => {
+      const index = citedIndex(event.target, view.turnId);
+      if (index !== null && indices.has(index)) setOpened(index);
+    };
+    element.addEventListener("click", onClick);
+    return () => element.removeEventListener("click", onClick);
+  }, [openable, view.turnId, view.citations.length]);
   return (
-    <li class={`msg assistant ${view.status}`} data-turn-id={view.turnId} aria-busy={view.status === "streaming"}>
+    <li ref={bubble} class={`msg assistant ${view.status}`} data-turn-id={view.turnId} aria-busy={view.status === "streaming"}>
       <div class="answer-head">
         <span class="sr-only">Answer: </span>
         {view.rung && <RungBadge rung={view.rung} />}
@@ -92,7 +107,8 @@ function AssistantBubble({
           {describeTurnError(view.error)}
         </p>
       )}
-      <Citations turnId={view.turnId} citations={view.citations} />
+      <Citations turnId={view.turnId} citations={view.citations} onOpen={openable} />
+      {opened !== null && view.messageId && <PassageViewer messageId={view.messageId} index={opened} onClose={() => setOpened(null)} />}
       {view.status === "done" && view.messageId && (
         <FeedbackThumbs messageId={view.messageId} rating={feedback.ratings[view.messageId]} onRated={(rating) => feedback.remember(view.messageId!, rating)} />
       )}
