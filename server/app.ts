@@ -17,6 +17,7 @@ import { chatRoutes } from "./routes/chat/routes";
 import { documentRoutes } from "./routes/documents/routes";
 import { healthRoutes } from "./routes/health";
 import { insightsRoutes } from "./routes/insights/routes";
+import { usageRoutes } from "./routes/insights/usage";
 import { learningRoutes } from "./routes/learning/routes";
 import { meRoutes } from "./routes/me";
 import { passageRoutes } from "./routes/passages/routes";
@@ -71,6 +72,7 @@ export function createApp(deps: ServerDeps): Koa {
     allowanceRoutes(deps),
     feedbackRoutes(deps),
     insightsRoutes(deps),
+    usageRoutes(deps),
     passageRoutes(deps),
     openApiRoutes(),
   ]) {

@@ -12,13 +12,11 @@ import { makeTxt } from "../support/document-fixtures";
 import { useStack, type Stack } from "../support/stack";
 import { cleanUp, freshUser, type Person } from "../admin/helpers";
 import { ask } from "../tutor/helpers";
-import { dropOrganisation, freshOrganisation } from "../allowance/helpers";
+import { asLearner as learner, dropOrganisation, freshOrganisation } from "../allowance/helpers";
 
 const CAR = "How do I book a company car for a client visit?";
 const CAR_AGAIN = "How can I book a company car for client visits?";
 const DRESS = "What is the dress code at the trade fair stand?";
-
-const learner = (person: Person) => ({ token: person.token, userId: person.id, email: person.email, socket: person.socket, events: person.events });
 
 describe("content gaps (GET /api/v1/admin/insights/content-gaps)", function () {
   this.timeout(90_000);

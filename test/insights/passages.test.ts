@@ -8,9 +8,7 @@ import { makeMarkdown } from "../support/document-fixtures";
 import { useStack, type Stack } from "../support/stack";
 import { cleanUp, freshUser, type Person } from "../admin/helpers";
 import { ask } from "../tutor/helpers";
-import { dropOrganisation, freshOrganisation } from "../allowance/helpers";
-
-const learner = (person: Person) => ({ token: person.token, userId: person.id, email: person.email, socket: person.socket, events: person.events });
+import { asLearner as learner, dropOrganisation, freshOrganisation } from "../allowance/helpers";
 
 describe("cited passages (GET /api/v1/chat/messages/:id/passage)", function () {
   this.timeout(90_000);

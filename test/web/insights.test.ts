@@ -10,7 +10,7 @@ import { embedPendingQuestions } from "../../workers/maintenance/question-vector
 import { ask as askTutor } from "../tutor/helpers";
 import { useStack, type Stack } from "../support/stack";
 import { cleanUp, freshUser, type Person } from "../admin/helpers";
-import { dropOrganisation, freshOrganisation } from "../allowance/helpers";
+import { asLearner, dropOrganisation, freshOrganisation } from "../allowance/helpers";
 import { launchBrowser, openPage, type WatchedPage } from "./browser";
 
 declare const sessionStorage: any, document: any;
@@ -129,7 +129,7 @@ describe("web: allowance, feedback, citations, usage and content gaps in Chromiu
     try {
       const admin = await freshUser(stack, { role: "admin", orgId: gapOrg });
       const employee = await freshUser(stack, { orgId: gapOrg, department: "Sales" });
-      const asker = { token: employee.token, userId: employee.id, email: employee.email, socket: employee.socket, events: employee.events };
+      const asker = asLearner(employee);
       expect((await askTutor(stack, asker, PARKING)).answer?.metadata.rung).to.equal("general");
       await embedPendingQuestions(stack.workers.deps, 500);
 
@@ -203,6 +203,46 @@ describe("web: allowance, feedback, citations, usage and content gaps in Chromiu
       expect(watched.consoleErrors).to.deep.equal([]);
     } finally {
       await dropOrganisation(stack, docOrg);
+    }
+  });
+
+  it("shows an admin the month's usage with a uPlot daily chart, tables and a CSV export", async () => {
+    const usageOrg = await freshOrganisation(stack, "Usage web org");
+    try {
+      const admin = await freshUser(stack, { role: "admin", orgId: usageOrg, name: "Ada Admin" });
+      await api(stack.baseUrl, "PUT", `/api/v1/ops/orgs/${usageOrg}/ai-allowance`, { token: operator, body: { monthly_tokens: 50_000 } });
+      for (const [i, useCase] of ["generation", "tutor"].entries()) {
+        await insertUsage(
+          stack.server.deps.db,
+          {
+            orgId: usageOrg,
+            userId: admin.id,
+            useCase,
+            model: "gpt-x",
+            promptTokens: 1_000 * (i + 1),
+            completionTokens: 0,
+            costUsd: 0.01,
+            durationMs: 1,
+            streamed: false,
+            callKey: `usage-web-${usageOrg}-${i}`,
+          },
+          { defaultMonthlyTokens: 0 },
+        );
+      }
+      const { page } = watched;
+      await signInWithToken(page, stack.baseUrl, admin.token, "/admin#usage");
+      await page.locator(".usage .chart .uplot canvas").waitFor();
+      expect(await page.locator(".usage-summary").textContent())
+        .to.include("3,000")
+        .and.include("47,000 left");
+      const useCases = await page.locator("table", { hasText: "By use case" }).locator("tbody tr td:first-child").allTextContents();
+      expect(useCases).to.deep.equal(["tutor", "generation"]);
+      expect(await page.locator(".allowance-left").textContent()).to.include("47,000 tokens left");
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+      expect(download.suggestedFilename()).to.match(/^ai-usage-\d{4}-\d{2}\.csv$/);
+      expect(watched.consoleErrors).to.deep.equal([]);
+    } finally {
+      await dropOrganisation(stack, usageOrg);
     }
   });
 });

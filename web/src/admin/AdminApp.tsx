@@ -6,11 +6,12 @@ import { AllowanceNotice, useAllowance } from "../components/AllowanceNotice";
 import type { SignedIn } from "../components/Shell";
 import { Assistant } from "./Assistant";
 import { ContentGaps } from "./ContentGaps";
+import { Usage } from "./Usage";
 import { Documents } from "./Documents";
 
-type Tab = "documents" | "assistant" | "gaps";
+type Tab = "documents" | "assistant" | "gaps" | "usage";
 
-const TABS: readonly Tab[] = ["documents", "assistant", "gaps"];
+const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage"];
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
@@ -47,6 +48,9 @@ export function AdminApp(signedIn: SignedIn) {
         <a href="#gaps" aria-current={tab === "gaps" ? "page" : undefined}>
           Content gaps
         </a>
+        <a href="#usage" aria-current={tab === "usage" ? "page" : undefined}>
+          Usage
+        </a>
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
             Queues (Bull Board)
@@ -62,6 +66,7 @@ export function AdminApp(signedIn: SignedIn) {
       )}
       {tab === "documents" && <Documents me={signedIn.me} live={signedIn.live} />}
       {tab === "assistant" && <Assistant {...signedIn} />}
+      {tab === "usage" && <Usage />}
       {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>
   );
