@@ -9,7 +9,8 @@ import { api, login, upload, waitFor } from "../support/client";
 import { embedPendingQuestions } from "../../workers/maintenance/question-vectors";
 import { ask as askTutor } from "../tutor/helpers";
 import { useStack, type Stack } from "../support/stack";
-import { cleanUp, freshUser, type Person } from "../admin/helpers";
+import { addEmployees, cleanUp, freshUser, scriptTurn, unique, type Person } from "../admin/helpers";
+import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { asLearner, dropOrganisation, freshOrganisation } from "../allowance/helpers";
 import { launchBrowser, openPage, type WatchedPage } from "./browser";
 
@@ -244,5 +245,44 @@ describe("web: allowance, feedback, citations, usage and content gaps in Chromiu
     } finally {
       await dropOrganisation(stack, usageOrg);
     }
+  });
+
+  it("drops 'Nothing has changed yet' from a proposal once its action ran, live and after a reload; a seeded document says it is read whole", async () => {
+    const admin = await freshUser(stack, { role: "admin" });
+    const department = `Gap Team ${unique()}`;
+    await addEmployees(stack, department, ["Dana Web", "Eli Web"]);
+    scriptTurn(stack, {
+      calls: [{ name: "assign_course", arguments: { course_id: DEMO_IDS.courseIds.warehouseSafety, department } }],
+      answer: "I have prepared this change.",
+    });
+    const { page } = watched;
+    await signInWithToken(page, stack.baseUrl, admin.token, "/admin#assistant");
+    await ask(page, `Assign warehouse safety to ${department}`);
+    const card = page.locator(".action-card");
+    await card.locator("button", { hasText: "Confirm" }).waitFor({ timeout: 20_000 });
+    const answerText = page.locator("li.msg.assistant .answer-text").last();
+    expect(await answerText.textContent()).to.include("Nothing has changed yet");
+
+    await card.locator("button", { hasText: "Confirm" }).click();
+    await page.locator(".action-card .action-status[data-status='completed']").waitFor({ timeout: 20_000 });
+    await page.waitForFunction(() => {
+      const texts = document.querySelectorAll("li.msg.assistant .answer-text");
+      return texts.length > 0 && !texts[texts.length - 1].textContent.includes("Nothing has changed yet");
+    });
+    expect(await answerText.textContent()).to.include("I have prepared this change.");
+
+    await page.reload();
+    await page.locator(".topbar .connection.connected").waitFor();
+    await page.locator("button.session-open").first().click();
+    await page.locator(".action-card .action-status[data-status='completed']").waitFor();
+    expect(await page.locator("li.msg.assistant .answer-text").last().textContent()).to.not.include("Nothing has changed yet");
+
+    await page.getByRole("link", { name: "Documents" }).click();
+    const seeded = page.locator(`li.document[data-document-id="${DEMO_IDS.documentIds.warehouseSafety}"]`);
+    await seeded.waitFor();
+    expect(await seeded.locator(".doc-meta").textContent())
+      .to.include("0 chunks")
+      .and.include("read whole by the tutor");
+    expect(watched.consoleErrors).to.deep.equal([]);
   });
 });

@@ -60,6 +60,8 @@ interface Outcome {
   loop?: ToolLoopResult;
   decided?: { actionId: string; as: string };
   proposed?: AdminActionRow;
+  /** The "nothing has changed yet" sentence appended to a proposal, stored so a client can drop it once the action is decided. */
+  pendingFooter?: string;
   /** The owner cancelled the turn while it planned; `text` is what had streamed. */
   cancelled?: boolean;
 }
@@ -191,7 +193,7 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
     await say(events, footer);
     text += footer;
   }
-  return { text, loop, ...(proposed ? { proposed } : {}) };
+  return { text, loop, ...(proposed ? { proposed, pendingFooter: footer } : {}) };
 }
 
 /** A cancelled turn leaves no pending action behind: the one it proposed is rejected (and announced). */
@@ -290,7 +292,7 @@ export const adminPlanHandler = defineHandler({
       metadata: {
         ...answerMetadata(turn.language, loop),
         action_id: actionId,
-        ...(outcome.proposed ? { action_proposed: true } : {}),
+        ...(outcome.proposed ? { action_proposed: true, pending_footer: outcome.pendingFooter } : {}),
         ...(outcome.decided ? { action_decision: outcome.decided.as } : {}),
         tokens_used: tokensUsed,
         latency_ms: Math.round(performance.now() - started),

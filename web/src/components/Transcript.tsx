@@ -27,6 +27,8 @@ export interface AnswerView {
   live?: LiveTurn;
   /** The stored answer (history, or a live turn once done). */
   messageId?: string;
+  /** Admin proposals: the "nothing has changed yet" footer the server appended, dropped once the action is decided. */
+  pendingFooter?: string;
 }
 
 function fromStored(message: StoredMessage): AnswerView {
@@ -46,8 +48,18 @@ function fromStored(message: StoredMessage): AnswerView {
     })),
     actionId: meta.action_id ?? null,
     messageId: message.id,
+    pendingFooter: typeof meta.pending_footer === "string" ? meta.pending_footer : undefined,
   };
 }
+
+/** The answer as it reads now: a proposal whose action was decided no longer asks for a yes. */
+function currentText(view: AnswerView, settled: ReadonlySet<string>): string {
+  const footer = view.pendingFooter;
+  if (!footer || !view.actionId || !settled.has(view.actionId) || !view.text.endsWith(footer)) return view.text;
+  return view.text.slice(0, -footer.length);
+}
+
+const NONE_SETTLED: ReadonlySet<string> = new Set();
 
 function fromLive(turn: LiveTurn): AnswerView {
   return { ...turn, live: turn };
@@ -69,7 +81,9 @@ function AssistantBubble({
   extras,
   busy,
   feedback,
+  settled,
 }: {
+  settled: ReadonlySet<string>;
   view: AnswerView;
   last: boolean;
   onSuggestion: (text: string) => void;
@@ -101,7 +115,9 @@ function AssistantBubble({
         {view.status === "cancelled" && <span class="badge stopped">stopped</span>}
       </div>
       {extras?.(view)}
-      {view.text && <Markdown class="markdown answer-text" text={view.text} linking={{ indices, anchorFor: (i) => citationAnchor(view.turnId, i) }} />}
+      {view.text && (
+        <Markdown class="markdown answer-text" text={currentText(view, settled)} linking={{ indices, anchorFor: (i) => citationAnchor(view.turnId, i) }} />
+      )}
       {view.error && (
         <p class={view.error.willRetry ? "notice" : "alert"} role={view.error.willRetry ? "status" : "alert"}>
           {describeTurnError(view.error)}
@@ -122,7 +138,10 @@ export function Transcript({
   onSuggestion,
   extras,
   empty,
+  settled = NONE_SETTLED,
 }: {
+  /** Ids of actions no longer pending (admin assistant). */
+  settled?: ReadonlySet<string>;
   conversation: Conversation;
   onSuggestion: (text: string) => void;
   extras?: (view: AnswerView) => ComponentChildren;
@@ -179,6 +198,7 @@ export function Transcript({
               extras={extras}
               busy={conversation.sending || Boolean(conversation.streaming)}
               feedback={feedback}
+              settled={settled}
             />
           ),
         )}
