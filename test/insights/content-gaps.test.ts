@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { groupContentGaps } from "../../server/routes/insights/group-questions";
 import { embedPendingQuestions } from "../../workers/maintenance/question-vectors";
-import { api, upload, waitFor } from "../support/client";
+import { api, login, upload, waitFor } from "../support/client";
 import { makeTxt } from "../support/document-fixtures";
 import { useStack, type Stack } from "../support/stack";
 import { cleanUp, freshUser, type Person } from "../admin/helpers";
@@ -104,6 +104,16 @@ describe("content gaps (GET /api/v1/admin/insights/content-gaps)", function () {
       },
     );
     expect(future.body.groups).to.deep.equal([]);
+  });
+
+  it("has groups to show in the demo organisation as seeded (npm start), led by the company-car question three people asked", async () => {
+    await embedPendingQuestions(stack.workers.deps, 500);
+    const demoAdmin = (await login(stack.baseUrl, "admin@example.com")).token;
+    const response = await api(stack.baseUrl, "GET", "/api/v1/admin/insights/content-gaps", { token: demoAdmin });
+    const car = response.body.groups.find((g: { examples: string[] }) => g.examples.some((e) => e.includes("company car")));
+    expect(car).to.include({ count: 3, employees: 3 });
+    const rated = response.body.groups.find((g: { languages: string[] }) => g.languages.includes("es"));
+    expect(rated, "the rated-down Spanish question").to.not.equal(undefined);
   });
 
   it("keeps apart questions below the similarity and joins those above it", () => {
