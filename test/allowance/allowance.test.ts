@@ -5,6 +5,7 @@
  */
 import { expect } from "chai";
 import { allowanceState } from "../../db/queries/ai-allowance";
+import { allowanceResponse } from "../../server/openapi/routes/allowance";
 import { insertUsage, type UsageRow } from "../../db/queries/llm-usage";
 import { withCallScope } from "../../workers/llm/call-keys";
 import { LlmClient } from "../../workers/llm/client";
@@ -116,6 +117,7 @@ describe("AI allowance per organisation", function () {
     const seenByEmployee = await api(stack.baseUrl, "GET", "/api/v1/ai-allowance", { token: employee.token });
     expect(seenByEmployee.body).to.deep.equal({ status: "exhausted", unlimited: false, resets_at: resetsAt.toISOString() });
     const seenByAdmin = await api(stack.baseUrl, "GET", "/api/v1/ai-allowance", { token: admin.token });
+    for (const seen of [seenByEmployee, seenByAdmin]) expect(allowanceResponse.safeParse(seen.body).success, "matches the documented schema").to.equal(true);
     expect(seenByAdmin.body).to.include({ status: "exhausted", used_tokens: 100, remaining_tokens: 0, credit_balance: 0 });
 
     await api(stack.baseUrl, "POST", `/api/v1/ops/orgs/${orgId}/ai-credits`, { token: operator, body: { tokens: 5_000, note: "resume" } });

@@ -5,6 +5,7 @@
  * when that answer is rated down.
  */
 import { expect } from "chai";
+import { contentGapsResponse } from "../../server/openapi/routes/insights";
 import { groupContentGaps } from "../../server/routes/insights/group-questions";
 import { embedPendingQuestions } from "../../workers/maintenance/question-vectors";
 import { api, login, upload, waitFor } from "../support/client";
@@ -30,6 +31,7 @@ describe("content gaps (GET /api/v1/admin/insights/content-gaps)", function () {
     await embedPendingQuestions(stack.workers.deps, 500);
     const response = await api(stack.baseUrl, "GET", "/api/v1/admin/insights/content-gaps", { token: admin.token });
     expect(response.status).to.equal(200);
+    expect(contentGapsResponse.safeParse(response.body).success, "matches the documented schema").to.equal(true);
     return response.body.groups as Array<{ id: string; count: number; employees: number; examples: string[]; departments: string[]; languages: string[] }>;
   };
 

@@ -3,6 +3,7 @@
  * and a link to the original, only for people who may read it now (the retrieval rule).
  */
 import { expect } from "chai";
+import { passageResponse } from "../../server/openapi/routes/passages";
 import { api, upload, waitFor } from "../support/client";
 import { makeMarkdown } from "../support/document-fixtures";
 import { useStack, type Stack } from "../support/stack";
@@ -52,6 +53,7 @@ describe("cited passages (GET /api/v1/chat/messages/:id/passage)", function () {
   it("shows the passage the tutor was given, with its document, heading and a link to the original", async () => {
     const opened = await passage(sales, 1);
     expect(opened.status).to.equal(200);
+    expect(passageResponse.safeParse(opened.body).success, "matches the documented schema").to.equal(true);
     expect(opened.body).to.include({ index: 1, source_type: "document_chunk", document_id: documentId, truncated: false });
     expect(opened.body.text).to.include("form F-12");
     expect(opened.body.heading).to.include("Company cars");

@@ -1,5 +1,6 @@
 /** AI usage and cost for admins: one month by use case, model, day and user, the allowance beside it, and the CSV. */
 import { expect } from "chai";
+import { usageResponse } from "../../server/openapi/routes/insights";
 import { api } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
 import { cleanUp, freshUser, type Person } from "../admin/helpers";
@@ -48,6 +49,7 @@ describe("AI usage for admins (GET /api/v1/admin/usage)", function () {
   it("reports one month by use case, model, day and top users, with the allowance", async () => {
     const report = await api(stack.baseUrl, "GET", "/api/v1/admin/usage?month=2026-10", { token: admin.token });
     expect(report.status).to.equal(200);
+    expect(usageResponse.safeParse(report.body).success, "matches the documented schema").to.equal(true);
     expect(report.body.month).to.equal("2026-10");
     expect(report.body.totals).to.deep.equal({ calls: 4, prompt_tokens: 6_400, completion_tokens: 305, tokens: 6_705, cost_usd: 0.015 });
     expect(report.body.by_use_case.map((u: { use_case: string; tokens: number }) => [u.use_case, u.tokens])).to.deep.equal([
