@@ -15,6 +15,7 @@ import * as extractionLimits from "./migrations/20261129000007_extraction_limits
 import * as documentAccess from "./migrations/20261129000008_document_access";
 import * as turnCancel from "./migrations/20261129000009_turn_cancel";
 import * as openTurnIndex from "./migrations/20261129000011_open_turn_index";
+import * as aiAllowanceAndInsights from "./migrations/20261129000021_ai_allowance_and_insights";
 import * as actionAnnounced from "./migrations/20261201000018_action_announced";
 
 export interface NamedMigration {
@@ -35,6 +36,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261129000008_document_access", migration: documentAccess },
   { name: "20261129000009_turn_cancel", migration: turnCancel },
   { name: "20261129000011_open_turn_index", migration: openTurnIndex },
+  { name: "20261129000021_ai_allowance_and_insights", migration: aiAllowanceAndInsights },
   { name: "20261201000018_action_announced", migration: actionAnnounced },
 ];
 

@@ -230,6 +230,24 @@ export const configSchema = z.object({
     .default(120)
     .describe('Socket `join` calls per user per minute; past it the ack is `{ok: false, error: {code: "RATE_LIMITED"}}`.'),
 
+  AI_MONTHLY_TOKENS_PER_ORG: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      "Model tokens each organisation may use per calendar month (UTC), before its credits; 0 = unlimited (the self-hosted default). An operator sets one organisation's own allowance with `PUT /api/v1/ops/orgs/:orgId/ai-allowance`.",
+    ),
+
+  CONTENT_GAP_SIMILARITY: z.coerce
+    .number()
+    .min(0.1)
+    .max(1)
+    .default(0.8)
+    .describe(
+      "Cosine similarity at which two tutor questions count as the same question in the content-gap report. 0.8 groups near-identical wording with the offline model's hashed embeddings; E5 models place unrelated questions near 0.8, so use about 0.9 with them.",
+    ),
+
   ADMIN_ACTION_TTL_SECONDS: z.coerce
     .number()
     .int()

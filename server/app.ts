@@ -11,12 +11,17 @@ import type { ServerDeps } from "./deps";
 import { errorMiddleware } from "./errors";
 import { hostGuard } from "./middleware/host-guard";
 import { adminActionRoutes } from "./routes/admin/actions";
+import { allowanceRoutes } from "./routes/allowance/routes";
 import { authRoutes } from "./routes/auth";
+import { feedbackRoutes } from "./routes/feedback/routes";
 import { chatRoutes } from "./routes/chat/routes";
 import { documentRoutes } from "./routes/documents/routes";
 import { healthRoutes } from "./routes/health";
+import { insightsRoutes } from "./routes/insights/routes";
+import { usageRoutes } from "./routes/insights/usage";
 import { learningRoutes } from "./routes/learning/routes";
 import { meRoutes } from "./routes/me";
+import { passageRoutes } from "./routes/passages/routes";
 import { openApiRoutes } from "./openapi/route";
 import { serveWeb } from "./web";
 
@@ -67,6 +72,11 @@ export function createApp(deps: ServerDeps): Koa {
     documentRoutes(deps),
     meRoutes(deps),
     learningRoutes(deps),
+    allowanceRoutes(deps),
+    feedbackRoutes(deps),
+    insightsRoutes(deps),
+    usageRoutes(deps),
+    passageRoutes(deps),
     openApiRoutes(),
   ]) {
     app.use(router.routes());

@@ -27,6 +27,7 @@ import { closeThreadPool, probeThreadPool } from "./ingestion/isolation";
 import { maintenanceSchedule } from "./maintenance/schedule";
 import { ActiveJobs, type JobLease } from "./hand-back";
 import { usageLogSink } from "./usage-log";
+import { withCallScope } from "./llm/call-keys";
 import { loadTokenizer } from "./llm/tokens";
 import { jobLogBindings, observeJobAttempt, reportStalledOut } from "./job-outcome";
 
@@ -69,7 +70,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
   });
   const redis = createRedis(redisUrl, "worker");
-  const llm = new LlmClient(config, { usage: usageLogSink(db), log, ...options.llm });
+  const llm = new LlmClient(config, { usage: usageLogSink(db, { defaultMonthlyTokens: config.AI_MONTHLY_TOKENS_PER_ORG }), log, ...options.llm });
   const deps: WorkerDeps = {
     config,
     log,
@@ -159,7 +160,8 @@ async function runJob<Q extends QueueName>(handler: JobHandler<Q>, job: Job, dep
   const running = lease(deps);
   const context: JobContext<Q> = { job, data: parsed.data, deps: running.deps, log };
   try {
-    return await running.run(handler.perform(context));
+    // Model calls are named after the job, so a retried or re-run job is not charged twice for the same call.
+    return await running.run(withCallScope(`${queue}:${job.id}`, () => handler.perform(context)));
   } catch (error) {
     // Handed back by a stopping worker: not a failure, another worker runs it now.
     if (running.handedBack) throw error;

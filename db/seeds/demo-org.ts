@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { toVectorLiteral, type Db } from "../knex";
 import { DEMO_COURSES, type CourseKey } from "./demo-courses";
 import { DEMO_DOCUMENTS, documentFullText, sectionText, type DocumentKey } from "./demo-documents";
+import { seedDemoInsights } from "./demo-insights";
 import { DEMO_IDS, exerciseId, exerciseRefId, fixedId, lessonId, moduleId } from "./demo-ids";
 import {
   DEMO_ADMIN_EMAIL,
@@ -267,6 +268,8 @@ export async function seedDemoOrganisation(db: Db, deps: SeedDependencies): Prom
       )
       .onConflict(["user_id", "exercise_id"])
       .merge(["org_id", "next_review_at", "interval_days", "ease"]);
+
+    await seedDemoInsights(trx, orgId, (position) => userId(DEMO_USERS[position]!.email));
 
     return {
       orgId,

@@ -8,11 +8,24 @@ import { ERROR_CODES, type ErrorCode } from "./error-codes";
 import type { Access, ApiRoute } from "./registry";
 import { errorBody } from "./responses";
 import { adminRoutes } from "./routes/admin";
+import { allowanceRoutes } from "./routes/allowance";
+import { feedbackRoutes } from "./routes/feedback";
+import { insightsRoutes } from "./routes/insights";
+import { passageRoutes } from "./routes/passages";
 import { chatRoutes } from "./routes/chat";
 import { documentRoutes } from "./routes/documents";
 import { sessionRoutes } from "./routes/session";
 
-export const API_ROUTES: ApiRoute[] = [...sessionRoutes, ...chatRoutes, ...documentRoutes, ...adminRoutes];
+export const API_ROUTES: ApiRoute[] = [
+  ...sessionRoutes,
+  ...chatRoutes,
+  ...documentRoutes,
+  ...adminRoutes,
+  ...allowanceRoutes,
+  ...feedbackRoutes,
+  ...insightsRoutes,
+  ...passageRoutes,
+];
 
 type JsonSchema = Record<string, unknown>;
 

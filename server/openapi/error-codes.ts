@@ -8,6 +8,10 @@ export const ERROR_CODES = {
   TOKEN_IN_URL: { status: 400, when: "A token was put in a URL; use the sign-in form or a board code." },
   UNAUTHORIZED: { status: 401, when: "The token is missing, invalid or expired; or dev-login got an unknown email." },
   FORBIDDEN: { status: 403, when: "The role is not allowed (admins only; Bull Board and board codes: admins of OPS_ORG)." },
+  AI_ALLOWANCE_EXHAUSTED: {
+    status: 402,
+    when: "The organisation's AI allowance for the month and its credits are spent; adds `resets_at`. Nothing was stored.",
+  },
   COURSE_NOT_AVAILABLE: { status: 403, when: "The turn names a course (or lesson) the caller may not use: not enrolled, or archived." },
   NOT_FOUND: { status: 404, when: "Unknown route, or a resource that does not exist or is not yours; dev-login disabled." },
   METHOD_NOT_ALLOWED: { status: 405, when: "A known path with another method." },

@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import type { ErrorCode } from "./error-codes";
 
-export type HttpMethod = "get" | "post" | "patch" | "delete";
+export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
 /**
  * - `public`: no credentials.

@@ -37,6 +37,11 @@ const APP_TABLES = [
   "audit_log",
   "document_files",
   "document_chunk_drafts",
+  "ai_allowances",
+  "ai_usage_months",
+  "ai_credit_grants",
+  "chat_feedback",
+  "question_vectors",
 ];
 
 interface Served {

@@ -74,7 +74,10 @@ describe("the lost-turn sweep", function () {
 
     own = await startOwnWorkers({ WORKER_QUEUES: "maintenance", TURN_DEADLINE_MS: "60000", TURN_SWEEP_INTERVAL_MS: "500" });
     const schedulers = await stack.workers.deps.producer.queue("maintenance").getJobSchedulers();
-    expect(schedulers.map((s) => s.key).sort()).to.deep.equal(["lost-turns", "stuck-documents"], "both sweeps are schedulers ops can see in Bull Board");
+    expect(schedulers.map((s) => s.key).sort()).to.deep.equal(
+      ["lost-turns", "question-vectors", "stuck-documents"],
+      "every sweep is a scheduler ops can see in Bull Board",
+    );
 
     const swept = await waitFor(() => eventsOfTurn(learner.events, lost.turnId).find((e) => e.event === "error"), 20_000, "TURN_LOST for the lost tutor turn");
     expect(swept.payload).to.include({ code: "TURN_LOST", recoveryHint: "Send the message again." });

@@ -72,6 +72,8 @@ interface Outcome {
   proposed?: AdminActionRow;
   /** A pending action this answer shows with "reply yes": once `done` is out, a reply may decide it. */
   shown?: AdminActionRow;
+  /** The "nothing has changed yet" sentence appended to a proposal, stored so a client can drop it once the action is decided. */
+  pendingFooter?: string;
   /** The owner cancelled the turn while it planned; `text` is what had streamed. */
   cancelled?: boolean;
 }
@@ -257,7 +259,7 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
     await say(events, footer);
     text += footer;
   }
-  return { text, loop, ...(proposed ? { proposed } : {}), ...(awaiting ? { shown: awaiting } : stillPending ? { shown: stillPending } : {}) };
+  return { text, loop, ...(proposed ? { proposed } : {}), ...(awaiting ? { shown: awaiting, pendingFooter: footer } : stillPending ? { shown: stillPending } : {}) };
 }
 
 /** A cancelled or failed turn leaves no pending action behind: what it proposed is rejected (and announced). */
@@ -359,7 +361,7 @@ export const adminPlanHandler = defineHandler({
       metadata: {
         ...answerMetadata(turn.language, loop),
         action_id: actionId,
-        ...(outcome.proposed ? { action_proposed: true } : {}),
+        ...(outcome.proposed ? { action_proposed: true, pending_footer: outcome.pendingFooter } : {}),
         ...(outcome.decided ? { action_decision: outcome.decided.as } : {}),
         ...(outcome.shown ? { action_shown: outcome.shown.id } : {}),
         tokens_used: tokensUsed,

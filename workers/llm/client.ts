@@ -12,6 +12,7 @@ import { type ModelCooldowns, modelCooldowns } from "./cooldowns";
 import { classifyFault, LlmError, toLlmError, type Fault } from "./errors";
 import { countMessageTokens, countTokens } from "./tokens";
 import type { UsageRow } from "../../db/queries/llm-usage";
+import { callKeyFor } from "./call-keys";
 
 export type ChatMessage = ChatCompletionMessageParam;
 
@@ -202,7 +203,7 @@ export class LlmClient {
         promptTokens: response.usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
         completionTokens: response.usage?.completion_tokens ?? countTokens(content),
       };
-      await this.record(context, result, performance.now() - started, false);
+      await this.record(context, result, performance.now() - started, false, messages);
       return result;
     });
   }
@@ -267,7 +268,7 @@ export class LlmClient {
           promptTokens: usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
           completionTokens: usage?.completion_tokens ?? countTokens(content + calls.map((call) => call.arguments).join("")),
         };
-        await this.record(context, result, performance.now() - started, true);
+        await this.record(context, result, performance.now() - started, true, messages);
         return result;
       } catch (error) {
         throw watch.reason(content) ?? error;
@@ -293,6 +294,7 @@ export class LlmClient {
             { model: `embedding:${model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 },
             performance.now() - started,
             false,
+            input,
           );
         }
         return vectors;
@@ -355,6 +357,8 @@ export class LlmClient {
     result: Pick<ChatResult, "model" | "promptTokens" | "completionTokens">,
     durationMs: number,
     streamed: boolean,
+    /** What was sent: with the job, it names the call so a re-run is not charged twice (call-keys.ts). */
+    request: unknown,
   ): Promise<void> {
     if (!this.options.usage) return;
     try {
@@ -367,6 +371,7 @@ export class LlmClient {
         completionTokens: result.completionTokens,
         durationMs: Math.round(durationMs),
         streamed,
+        callKey: callKeyFor(result.model, request),
       });
     } catch (error) {
       // Usage is observability: losing a row must never fail the user's turn.

@@ -5,6 +5,9 @@ import type { MaintenanceTask } from "../../queues/payloads";
 /** The stuck-document deadline (INGEST_TIMEOUT_MS) is minutes long, so a minute is fine-grained enough. */
 const DOCUMENT_SWEEP_EVERY_MS = 60_000;
 
+/** The content-gap report can lag its questions by half a minute. */
+const QUESTION_VECTOR_SWEEP_EVERY_MS = 30_000;
+
 export function maintenanceSchedule(config: Config): Record<MaintenanceTask, number> {
-  return { "lost-turns": config.TURN_SWEEP_INTERVAL_MS, "stuck-documents": DOCUMENT_SWEEP_EVERY_MS };
+  return { "lost-turns": config.TURN_SWEEP_INTERVAL_MS, "stuck-documents": DOCUMENT_SWEEP_EVERY_MS, "question-vectors": QUESTION_VECTOR_SWEEP_EVERY_MS };
 }

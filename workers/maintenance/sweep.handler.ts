@@ -5,6 +5,7 @@
  */
 import { defineHandler } from "../registry";
 import { failLostTurns } from "./lost-turns";
+import { embedPendingQuestions } from "./question-vectors";
 import { failStuckDocuments } from "./stuck-documents";
 
 export const maintenanceHandler = defineHandler({
@@ -14,6 +15,11 @@ export const maintenanceHandler = defineHandler({
       const failed = await failLostTurns(deps, deps.config.TURN_DEADLINE_MS);
       log[failed > 0 ? "warn" : "debug"]({ task: data.task, count: failed }, "lost-turn sweep: turns failed with TURN_LOST");
       return { failed };
+    }
+    if (data.task === "question-vectors") {
+      const embedded = await embedPendingQuestions(deps);
+      log.debug({ task: data.task, count: embedded }, "question-vector sweep: tutor questions embedded");
+      return { embedded };
     }
     const failed = await failStuckDocuments(deps.db, deps.userEvents, deps.config.INGEST_TIMEOUT_MS);
     log[failed > 0 ? "warn" : "debug"]({ task: data.task, count: failed }, "stuck-document sweep: documents marked FAILED");

@@ -15,7 +15,7 @@ export const chatRoutes = defineRoutes([
     idempotent: true,
     rateLimited: true,
     responses: { 202: { description: "Accepted: join the session's socket room to follow the turn.", schema: startedTurnResponse } },
-    errors: ["COURSE_NOT_AVAILABLE", "NOT_FOUND", "QUEUE_UNAVAILABLE"],
+    errors: ["AI_ALLOWANCE_EXHAUSTED", "COURSE_NOT_AVAILABLE", "NOT_FOUND", "QUEUE_UNAVAILABLE"],
   },
   {
     method: "post",
@@ -27,7 +27,7 @@ export const chatRoutes = defineRoutes([
     idempotent: true,
     rateLimited: true,
     responses: { 202: { description: "Accepted: the turn streams over the session's socket room.", schema: startedTurnResponse } },
-    errors: ["NOT_FOUND", "TURN_IN_PROGRESS", "QUEUE_UNAVAILABLE"],
+    errors: ["AI_ALLOWANCE_EXHAUSTED", "NOT_FOUND", "TURN_IN_PROGRESS", "QUEUE_UNAVAILABLE"],
   },
   {
     method: "post",

@@ -8,6 +8,7 @@ import { parseInput } from "../../validation";
 import { RateLimiter } from "../../middleware/rate-limit";
 import type { ServerDeps } from "../../deps";
 import { idempotent, jsonFingerprint } from "../../middleware/idempotency";
+import { requireAllowance } from "../allowance/gate";
 import { cancelTurn } from "./cancel-turn";
 import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "./schema";
 import { startAdminTurn, startTutorTurn } from "./start-turn";
@@ -39,7 +40,10 @@ export function chatRoutes(deps: ServerDeps): Router {
       }),
   });
 
-  router.post("/", tutorOnce, async (ctx) => {
+  // After the idempotency check: a replay of an accepted turn is answered, a new turn is checked.
+  const allowance = requireAllowance(deps);
+
+  router.post("/", tutorOnce, allowance, async (ctx) => {
     const principal = principalOf(ctx);
     const body = parseInput(postChatBody, ctx.request.body ?? {}, "body");
     const started = await startTutorTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
@@ -47,7 +51,7 @@ export function chatRoutes(deps: ServerDeps): Router {
     ctx.body = started;
   });
 
-  router.post("/admin", requireRole("admin"), adminOnce, async (ctx) => {
+  router.post("/admin", requireRole("admin"), adminOnce, allowance, async (ctx) => {
     const principal = principalOf(ctx);
     const body = parseInput(postAdminChatBody, ctx.request.body ?? {}, "body");
     const started = await startAdminTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);

@@ -36,13 +36,27 @@ interface ActionEvent {
 
 const FINAL = new Set(["completed", "partial", "failed", "rejected", "expired"]);
 
-export function ActionCard({ actionId, pending, live }: { actionId: string; pending?: PendingAction; live: LiveSocket }) {
+export function ActionCard({
+  actionId,
+  pending,
+  live,
+  onSettled,
+}: {
+  actionId: string;
+  pending?: PendingAction;
+  live: LiveSocket;
+  /** Called once the action is no longer pending (confirmed, rejected, running, finished…). */
+  onSettled?: (actionId: string) => void;
+}) {
   const [detail, setDetail] = useState<ActionDetail | null>(null);
   const [status, setStatus] = useState<string>("pending");
   const [counts, setCounts] = useState<{ done: number; failed: number; total: number } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const lastSeq = useRef(0);
+  useEffect(() => {
+    if (status !== "pending") onSettled?.(actionId);
+  }, [status, actionId]);
 
   const load = async (): Promise<void> => {
     try {

@@ -2,17 +2,22 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { AllowanceNotice, useAllowance } from "../components/AllowanceNotice";
 import type { SignedIn } from "../components/Shell";
 import { Assistant } from "./Assistant";
+import { ContentGaps } from "./ContentGaps";
+import { Usage } from "./Usage";
 import { Documents } from "./Documents";
 
-type Tab = "documents" | "assistant";
+type Tab = "documents" | "assistant" | "gaps" | "usage";
 
-const tabFromHash = (): Tab => (location.hash === "#assistant" ? "assistant" : "documents");
+const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage"];
+const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
   const [tab, setTab] = useState<Tab>(tabFromHash());
   const [boardError, setBoardError] = useState<string | null>(null);
+  const allowance = useAllowance(tab);
 
   useEffect(() => {
     const follow = (): void => setTab(tabFromHash());
@@ -40,6 +45,12 @@ export function AdminApp(signedIn: SignedIn) {
         <a href="#assistant" aria-current={tab === "assistant" ? "page" : undefined}>
           Assistant
         </a>
+        <a href="#gaps" aria-current={tab === "gaps" ? "page" : undefined}>
+          Content gaps
+        </a>
+        <a href="#usage" aria-current={tab === "usage" ? "page" : undefined}>
+          Usage
+        </a>
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
             Queues (Bull Board)
@@ -47,12 +58,16 @@ export function AdminApp(signedIn: SignedIn) {
         )}
         <a href="/">Tutor</a>
       </nav>
+      <AllowanceNotice allowance={allowance} admin />
       {boardError && (
         <p class="alert" role="alert">
           {boardError}
         </p>
       )}
-      {tab === "documents" ? <Documents me={signedIn.me} live={signedIn.live} /> : <Assistant {...signedIn} />}
+      {tab === "documents" && <Documents me={signedIn.me} live={signedIn.live} />}
+      {tab === "assistant" && <Assistant {...signedIn} />}
+      {tab === "usage" && <Usage />}
+      {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>
   );
 }

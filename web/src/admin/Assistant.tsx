@@ -1,4 +1,5 @@
 /** The admin assistant: the same conversation as the tutor, with tool calls as cards and proposed changes as action cards. */
+import { useState } from "preact/hooks";
 import type { SignedIn } from "../components/Shell";
 import { Composer } from "../components/Composer";
 import { DismissibleAlert } from "../components/DismissibleAlert";
@@ -14,6 +15,17 @@ function argumentsText(args: unknown): string {
 
 export function Assistant({ live }: SignedIn) {
   const conversation = useConversation(live, "admin");
+  const [settled, setSettled] = useState<ReadonlySet<string>>(new Set());
+  const [reloaded, setReloaded] = useState<ReadonlySet<string>>(new Set());
+  // A decided proposal stops asking for a yes. A proposal streamed in this page has no stored
+  // metadata yet, so its session is read again once (which brings the footer to drop).
+  const onSettled = (view: AnswerView) => (actionId: string) => {
+    if (!settled.has(actionId)) setSettled((all) => new Set([...all, actionId]));
+    if (view.live && !view.pendingFooter && !reloaded.has(actionId) && conversation.sessionId) {
+      setReloaded((all) => new Set([...all, actionId]));
+      void conversation.open(conversation.sessionId);
+    }
+  };
   const extras = (view: AnswerView) => (
     <>
       {view.tools.length > 0 && (
@@ -26,7 +38,7 @@ export function Assistant({ live }: SignedIn) {
           ))}
         </ul>
       )}
-      {view.actionId && <ActionCard actionId={view.actionId} pending={view.live?.action} live={live} />}
+      {view.actionId && <ActionCard actionId={view.actionId} pending={view.live?.action} live={live} onSettled={onSettled(view)} />}
     </>
   );
   return (
@@ -48,6 +60,7 @@ export function Assistant({ live }: SignedIn) {
           conversation={conversation}
           onSuggestion={(text) => void conversation.send(text)}
           extras={extras}
+          settled={settled}
           empty={
             <>
               <h2>Ask the assistant</h2>

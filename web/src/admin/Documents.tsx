@@ -166,6 +166,13 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
                   <span class="doc-meta">
                     {doc.filename ?? "seeded text"}
                     {doc.size_bytes ? ` · ${formatBytes(doc.size_bytes)}` : ""} · {doc.counts.chunks} chunks
+                    {/* A finished document without chunks is not broken: the tutor reads its whole text (the document rung). */}
+                    {doc.status === "COMPLETED" && doc.counts.chunks === 0 && (
+                      <span class="read-whole" title="Not split into passages: when a question needs it, the tutor reads the whole text">
+                        {" "}
+                        · read whole by the tutor
+                      </span>
+                    )}
                   </span>
                 </div>
                 <div class="doc-status">

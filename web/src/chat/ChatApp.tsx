@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
 import type { SignedIn } from "../components/Shell";
+import { AllowanceNotice, useAllowance } from "../components/AllowanceNotice";
 import { Composer } from "../components/Composer";
 import { DismissibleAlert } from "../components/DismissibleAlert";
 import { SessionList } from "../components/SessionList";
@@ -11,8 +12,9 @@ import { useConversation } from "../lib/use-conversation";
 import type { PickableCourse } from "../lib/types";
 import { ContextPicker, type ChatContext } from "./ContextPicker";
 
-export function ChatApp({ live }: SignedIn) {
+export function ChatApp({ live, me }: SignedIn) {
   const conversation = useConversation(live, "tutor");
+  const allowance = useAllowance(conversation.error);
   const [courses, setCourses] = useState<PickableCourse[]>([]);
   const [context, setContext] = useState<ChatContext>({});
   const [showSessions, setShowSessions] = useState(false);
@@ -73,6 +75,7 @@ export function ChatApp({ live }: SignedIn) {
             </>
           }
         />
+        <AllowanceNotice allowance={allowance} admin={me.user.role === "admin"} />
         <DismissibleAlert message={conversation.error} onDismiss={conversation.dismissError} />
         <Composer
           onSend={send}

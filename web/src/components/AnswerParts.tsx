@@ -18,7 +18,8 @@ export function RungBadge({ rung }: { rung: Rung }) {
 
 export const citationAnchor = (turnId: string, index: number): string => `cite-${turnId}-${index}`;
 
-export function Citations({ turnId, citations }: { turnId: string; citations: Citation[] }) {
+/** `onOpen` (answers stored with a message id) makes each source open its passage. */
+export function Citations({ turnId, citations, onOpen }: { turnId: string; citations: Citation[]; onOpen?: (index: number) => void }) {
   if (citations.length === 0) return null;
   return (
     <section class="citations" aria-label="Sources">
@@ -26,7 +27,13 @@ export function Citations({ turnId, citations }: { turnId: string; citations: Ci
       <ol>
         {citations.map((c) => (
           <li key={c.index} id={citationAnchor(turnId, c.index)} value={c.index} tabIndex={-1}>
-            <span class="doc">{c.document}</span>
+            {onOpen ? (
+              <button type="button" class="cite-open doc" onClick={() => onOpen(c.index)}>
+                {c.document}
+              </button>
+            ) : (
+              <span class="doc">{c.document}</span>
+            )}
             {c.section ? <span class="section"> · {c.section}</span> : null}
             {c.page ? <span class="page"> · p. {c.page}</span> : null}
           </li>

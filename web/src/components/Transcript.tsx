@@ -4,12 +4,14 @@
  * one) suggestion chips; admin turns add their tool cards and action card through `extras`.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { describeTurnError } from "../lib/errors";
 import type { LiveTurn } from "../lib/live-turn";
 import type { Conversation } from "../lib/use-conversation";
 import type { Citation, Rung, StoredMessage, ToolCall, TurnError } from "../lib/types";
 import { Citations, RungBadge, Suggestions, citationAnchor } from "./AnswerParts";
+import { FeedbackThumbs, useSessionFeedback } from "./FeedbackThumbs";
+import { PassageViewer, citedIndex } from "./PassageViewer";
 import { Markdown } from "./Markdown";
 
 export interface AnswerView {
@@ -23,6 +25,10 @@ export interface AnswerView {
   tools: ToolCall[];
   actionId?: string | null;
   live?: LiveTurn;
+  /** The stored answer (history, or a live turn once done). */
+  messageId?: string;
+  /** Admin proposals: the "nothing has changed yet" footer the server appended, dropped once the action is decided. */
+  pendingFooter?: string;
 }
 
 function fromStored(message: StoredMessage): AnswerView {
@@ -41,8 +47,19 @@ function fromStored(message: StoredMessage): AnswerView {
       result: { ok: call.ok, resultBytes: call.result_bytes ?? 0, ms: call.ms ?? 0, error: call.error },
     })),
     actionId: meta.action_id ?? null,
+    messageId: message.id,
+    pendingFooter: typeof meta.pending_footer === "string" ? meta.pending_footer : undefined,
   };
 }
+
+/** The answer as it reads now: a proposal whose action was decided no longer asks for a yes. */
+function currentText(view: AnswerView, settled: ReadonlySet<string>): string {
+  const footer = view.pendingFooter;
+  if (!footer || !view.actionId || !settled.has(view.actionId) || !view.text.endsWith(footer)) return view.text;
+  return view.text.slice(0, -footer.length);
+}
+
+const NONE_SETTLED: ReadonlySet<string> = new Set();
 
 function fromLive(turn: LiveTurn): AnswerView {
   return { ...turn, live: turn };
@@ -63,16 +80,34 @@ function AssistantBubble({
   onSuggestion,
   extras,
   busy,
+  feedback,
+  settled,
 }: {
+  settled: ReadonlySet<string>;
   view: AnswerView;
   last: boolean;
   onSuggestion: (text: string) => void;
   extras?: (view: AnswerView) => ComponentChildren;
   busy: boolean;
+  feedback: ReturnType<typeof useSessionFeedback>;
 }) {
   const indices = new Set(view.citations.map((c) => c.index));
+  const [opened, setOpened] = useState<number | null>(null);
+  const openable = view.status === "done" && view.messageId ? setOpened : undefined;
+  // A [n] marker is a link (keyboard users reach and press it like any link); its click also opens the passage.
+  const bubble = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    const element = bubble.current;
+    if (!element || !openable) return;
+    const onClick = (event: MouseEvent): void => {
+      const index = citedIndex(event.target, view.turnId);
+      if (index !== null && indices.has(index)) setOpened(index);
+    };
+    element.addEventListener("click", onClick);
+    return () => element.removeEventListener("click", onClick);
+  }, [openable, view.turnId, view.citations.length]);
   return (
-    <li class={`msg assistant ${view.status}`} data-turn-id={view.turnId} aria-busy={view.status === "streaming"}>
+    <li ref={bubble} class={`msg assistant ${view.status}`} data-turn-id={view.turnId} aria-busy={view.status === "streaming"}>
       <div class="answer-head">
         <span class="sr-only">Answer: </span>
         {view.rung && <RungBadge rung={view.rung} />}
@@ -80,13 +115,19 @@ function AssistantBubble({
         {view.status === "cancelled" && <span class="badge stopped">stopped</span>}
       </div>
       {extras?.(view)}
-      {view.text && <Markdown class="markdown answer-text" text={view.text} linking={{ indices, anchorFor: (i) => citationAnchor(view.turnId, i) }} />}
+      {view.text && (
+        <Markdown class="markdown answer-text" text={currentText(view, settled)} linking={{ indices, anchorFor: (i) => citationAnchor(view.turnId, i) }} />
+      )}
       {view.error && (
         <p class={view.error.willRetry ? "notice" : "alert"} role={view.error.willRetry ? "status" : "alert"}>
           {describeTurnError(view.error)}
         </p>
       )}
-      <Citations turnId={view.turnId} citations={view.citations} />
+      <Citations turnId={view.turnId} citations={view.citations} onOpen={openable} />
+      {opened !== null && view.messageId && <PassageViewer messageId={view.messageId} index={opened} onClose={() => setOpened(null)} />}
+      {view.status === "done" && view.messageId && (
+        <FeedbackThumbs messageId={view.messageId} rating={feedback.ratings[view.messageId]} onRated={(rating) => feedback.remember(view.messageId!, rating)} />
+      )}
       {last && view.status === "done" && <Suggestions suggestions={view.suggestions} onPick={onSuggestion} disabled={busy} />}
     </li>
   );
@@ -97,13 +138,17 @@ export function Transcript({
   onSuggestion,
   extras,
   empty,
+  settled = NONE_SETTLED,
 }: {
+  /** Ids of actions no longer pending (admin assistant). */
+  settled?: ReadonlySet<string>;
   conversation: Conversation;
   onSuggestion: (text: string) => void;
   extras?: (view: AnswerView) => ComponentChildren;
   empty: ComponentChildren;
 }) {
   const { history, outgoing, live } = conversation;
+  const feedback = useSessionFeedback(conversation.sessionId);
   const rows: Array<{ key: string; user?: string; answer?: AnswerView }> = [];
   const storedUserTurns = new Set(history.filter((m) => m.role === "user").map((m) => m.turn_id));
   const storedAnswers = new Set(history.filter((m) => m.role === "assistant").map((m) => m.turn_id));
@@ -152,6 +197,8 @@ export function Transcript({
               onSuggestion={onSuggestion}
               extras={extras}
               busy={conversation.sending || Boolean(conversation.streaming)}
+              feedback={feedback}
+              settled={settled}
             />
           ),
         )}

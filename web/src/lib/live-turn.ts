@@ -18,6 +18,8 @@ export interface LiveTurn {
   tools: ToolCall[];
   action?: PendingAction;
   actionId?: string | null;
+  /** The stored answer, once `done` names it (for feedback). */
+  messageId?: string;
 }
 
 export interface TurnEventPayload {
@@ -63,6 +65,7 @@ export function applyEvent(turn: LiveTurn, name: TurnEventName, event: TurnEvent
       next.status = event.cancelled ? "cancelled" : "done";
       next.error = undefined;
       next.actionId = (event.actionId as string | null | undefined) ?? turn.actionId;
+      if (typeof event.messageId === "string") next.messageId = event.messageId;
       break;
     case "error": {
       const error = {

@@ -1,0 +1,147 @@
+/**
+ * An organisation's AI allowance: a monthly token budget (its own, or AI_MONTHLY_TOKENS_PER_ORG;
+ * 0 = unlimited) that resets on the 1st of each month (UTC), plus credits that never expire.
+ * A model call's tokens come out of the month's allowance first, then out of the credits; what
+ * neither covers (a turn that was already running when the balance ran out) is charged to the
+ * month as overdraft, so the books always add up to the tokens really used.
+ */
+import type { Knex } from "knex";
+import type { Db } from "../knex";
+
+type Conn = Db | Knex.Transaction;
+
+export interface AllowanceState {
+  /** The allowance that applies this month; 0 = unlimited. */
+  monthlyTokens: number;
+  /** Whether that is the organisation's own setting rather than the deployment default. */
+  custom: boolean;
+  /** Tokens charged to this month's allowance (overdraft included). */
+  usedTokens: number;
+  /** Tokens taken from credits this month. */
+  creditTokensUsed: number;
+  creditBalance: number;
+  /** Allowance left this month plus credits; null when unlimited. */
+  remaining: number | null;
+  exhausted: boolean;
+  month: string;
+  resetsAt: Date;
+}
+
+export interface Charge {
+  allowanceTokens: number;
+  creditTokens: number;
+}
+
+/** `2026-12-01`: the calendar month (UTC) a moment belongs to. */
+export function monthOf(at: Date): string {
+  return `${at.getUTCFullYear()}-${String(at.getUTCMonth() + 1).padStart(2, "0")}-01`;
+}
+
+export function nextMonthStart(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+}
+
+export async function allowanceState(db: Conn, orgId: string, defaultTokens: number, at = new Date()): Promise<AllowanceState> {
+  const month = monthOf(at);
+  const [settings, usage] = await Promise.all([
+    db("ai_allowances").where({ org_id: orgId }).first("monthly_tokens", "credit_balance"),
+    db("ai_usage_months").where({ org_id: orgId, month }).first("allowance_tokens", "credit_tokens"),
+  ]);
+  const custom = settings?.monthly_tokens !== null && settings?.monthly_tokens !== undefined;
+  const monthlyTokens = custom ? Number(settings.monthly_tokens) : defaultTokens;
+  const usedTokens = Number(usage?.allowance_tokens ?? 0);
+  const creditBalance = Number(settings?.credit_balance ?? 0);
+  const remaining = monthlyTokens === 0 ? null : Math.max(0, monthlyTokens - usedTokens) + creditBalance;
+  return {
+    monthlyTokens,
+    custom,
+    usedTokens,
+    creditTokensUsed: Number(usage?.credit_tokens ?? 0),
+    creditBalance,
+    remaining,
+    exhausted: remaining !== null && remaining <= 0,
+    month: month.slice(0, 7),
+    resetsAt: nextMonthStart(at),
+  };
+}
+
+/**
+ * Takes `tokens` from the organisation's month, then its credits. Call it inside the transaction
+ * that writes the usage row: the settings row is locked, so two calls finishing together cannot
+ * both spend the same credits.
+ */
+export async function chargeTokens(trx: Knex.Transaction, orgId: string, tokens: number, defaultTokens: number, at = new Date()): Promise<Charge> {
+  const month = monthOf(at);
+  await trx("ai_allowances").insert({ org_id: orgId }).onConflict("org_id").ignore();
+  const settings = await trx("ai_allowances").where({ org_id: orgId }).forUpdate().first("monthly_tokens", "credit_balance");
+  const usage = await trx("ai_usage_months").where({ org_id: orgId, month }).first("allowance_tokens");
+  const monthlyTokens = settings.monthly_tokens === null ? defaultTokens : Number(settings.monthly_tokens);
+  const used = Number(usage?.allowance_tokens ?? 0);
+  let charge: Charge = { allowanceTokens: tokens, creditTokens: 0 };
+  if (monthlyTokens > 0) {
+    const fromAllowance = Math.min(tokens, Math.max(0, monthlyTokens - used));
+    const fromCredits = Math.min(tokens - fromAllowance, Number(settings.credit_balance));
+    charge = { allowanceTokens: tokens - fromCredits, creditTokens: fromCredits };
+  }
+  await trx("ai_usage_months")
+    .insert({ org_id: orgId, month, allowance_tokens: charge.allowanceTokens, credit_tokens: charge.creditTokens })
+    .onConflict(["org_id", "month"])
+    .merge({
+      allowance_tokens: trx.raw("ai_usage_months.allowance_tokens + excluded.allowance_tokens"),
+      credit_tokens: trx.raw("ai_usage_months.credit_tokens + excluded.credit_tokens"),
+    });
+  if (charge.creditTokens > 0) {
+    await trx("ai_allowances")
+      .where({ org_id: orgId })
+      .update({ credit_balance: trx.raw("credit_balance - ?", [charge.creditTokens]), updated_at: trx.fn.now() });
+  }
+  return charge;
+}
+
+export async function organisationExists(db: Db, orgId: string): Promise<boolean> {
+  return Boolean(await db("organizations").where({ id: orgId }).first("id"));
+}
+
+/** Sets (or with null, clears) the organisation's own allowance; audited in the same transaction. */
+export async function setMonthlyAllowance(db: Db, input: { orgId: string; monthlyTokens: number | null; actorId: string }): Promise<void> {
+  await db.transaction(async (trx) => {
+    const before = await trx("ai_allowances").where({ org_id: input.orgId }).first("monthly_tokens");
+    await trx("ai_allowances")
+      .insert({ org_id: input.orgId, monthly_tokens: input.monthlyTokens })
+      .onConflict("org_id")
+      .merge({ monthly_tokens: input.monthlyTokens, updated_at: trx.fn.now() });
+    await trx("audit_log").insert({
+      org_id: input.orgId,
+      actor_id: input.actorId,
+      action: "ai_allowance.set",
+      target_type: "organization",
+      target_id: input.orgId,
+      before: JSON.stringify({ monthly_tokens: before?.monthly_tokens === undefined || before.monthly_tokens === null ? null : Number(before.monthly_tokens) }),
+      after: JSON.stringify({ monthly_tokens: input.monthlyTokens }),
+    });
+  });
+}
+
+/** Adds credits (a grant row and an audit row, in one transaction); returns the new balance. */
+export async function addCredits(db: Db, input: { orgId: string; tokens: number; note: string; actorId: string }): Promise<number> {
+  return db.transaction(async (trx) => {
+    const [row] = await trx("ai_allowances")
+      .insert({ org_id: input.orgId, credit_balance: input.tokens })
+      .onConflict("org_id")
+      .merge({ credit_balance: trx.raw("ai_allowances.credit_balance + excluded.credit_balance"), updated_at: trx.fn.now() })
+      .returning("credit_balance");
+    const [grant] = await trx("ai_credit_grants")
+      .insert({ org_id: input.orgId, tokens: input.tokens, note: input.note, granted_by: input.actorId })
+      .returning("id");
+    await trx("audit_log").insert({
+      org_id: input.orgId,
+      actor_id: input.actorId,
+      action: "ai_credits.add",
+      target_type: "ai_credit_grant",
+      target_id: grant.id,
+      details: JSON.stringify({ tokens: input.tokens, note: input.note }),
+      after: JSON.stringify({ credit_balance: Number(row.credit_balance) }),
+    });
+    return Number(row.credit_balance);
+  });
+}

@@ -1,0 +1,35 @@
+/** The allowance as the API shows it, and the 402 a turn gets once it is spent. */
+import type { AllowanceState } from "../../../db/queries/ai-allowance";
+import { HttpError } from "../../errors";
+
+/** Everyone sees whether the tutor is available and until when it is paused; admins also see the figures. */
+export function presentAllowance(state: AllowanceState, role: "admin" | "employee") {
+  const common = {
+    status: state.exhausted ? ("exhausted" as const) : ("available" as const),
+    unlimited: state.monthlyTokens === 0,
+    resets_at: state.resetsAt.toISOString(),
+  };
+  if (role !== "admin") return common;
+  return {
+    ...common,
+    month: state.month,
+    monthly_tokens: state.monthlyTokens,
+    custom: state.custom,
+    used_tokens: state.usedTokens,
+    credit_tokens_used: state.creditTokensUsed,
+    credit_balance: state.creditBalance,
+    remaining_tokens: state.remaining,
+  };
+}
+
+const RESET_DATE = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
+
+export function allowanceExhausted(state: AllowanceState): HttpError {
+  return new HttpError(
+    402,
+    "AI_ALLOWANCE_EXHAUSTED",
+    `Your organisation has used this month's AI allowance, so the assistant is paused until ${RESET_DATE.format(state.resetsAt)}. ` +
+      "Your message was not sent. An administrator can ask for more credits to resume it sooner.",
+    { resets_at: state.resetsAt.toISOString() },
+  );
+}

@@ -1,0 +1,18 @@
+/** Request shapes of answer feedback. */
+import { z } from "zod";
+
+export const MAX_FEEDBACK_COMMENT_CHARS = 1_000;
+
+export const messageParams = z.object({ id: z.uuid({ error: "message id must be a UUID" }) });
+export const sessionFeedbackParams = z.object({ id: z.uuid({ error: "session id must be a UUID" }) });
+
+export const postFeedbackBody = z
+  .object({
+    rating: z.enum(["up", "down"], { error: 'rating must be "up" or "down"' }),
+    comment: z
+      .string({ error: "comment must be a string" })
+      .max(MAX_FEEDBACK_COMMENT_CHARS, `comment must be at most ${MAX_FEEDBACK_COMMENT_CHARS} characters`)
+      .refine((value) => !value.includes("\u0000"), "comment must not contain NUL characters")
+      .optional(),
+  })
+  .strict();

@@ -1,0 +1,117 @@
+/**
+ * AI usage and estimated cost for one month: the allowance and what is left, a daily chart
+ * (uPlot, bundled by esbuild), and the month by use case, model and top users, with a CSV export.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+import { api } from "../lib/api";
+import { describeApiError } from "../lib/errors";
+import { tokenStore } from "../lib/token-store";
+import { tokens } from "../components/AllowanceNotice";
+import type { UsageBody } from "../../../server/openapi/routes/insights";
+import "../insights.css";
+
+const usd = (value: number): string => `$${value.toFixed(value < 1 ? 4 : 2)}`;
+const thisMonth = (): string => new Date().toISOString().slice(0, 7);
+
+function DailyChart({ days }: { days: UsageBody["by_day"] }) {
+  const holder = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!holder.current) return;
+    const x = days.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000);
+    const plot = new uPlot(
+      {
+        width: Math.max(320, Math.min(900, holder.current.clientWidth - 16)),
+        height: 220,
+        scales: { x: { time: true } },
+        series: [{}, { label: "Tokens", stroke: "#2f5bd3", fill: "rgba(47, 91, 211, 0.25)", paths: uPlot.paths.bars?.({ size: [0.7, 40] }) }],
+        axes: [{}, { values: (_u, splits) => splits.map((v) => tokens(v)) }],
+        legend: { show: true },
+      },
+      [x, days.map((d) => d.tokens)],
+      holder.current,
+    );
+    return () => plot.destroy();
+  }, [days]);
+  return <div class="chart" ref={holder} role="img" aria-label="Tokens per day" />;
+}
+
+function Table<T extends UsageBody["totals"]>({ caption, column, rows, label }: { caption: string; column: string; rows: T[]; label: (row: T) => string }) {
+  return (
+    <table>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th>{column}</th>
+          <th class="num">Calls</th>
+          <th class="num">Tokens</th>
+          <th class="num">Est. cost</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={label(row)}>
+            <td>{label(row)}</td>
+            <td class="num">{tokens(row.calls)}</td>
+            <td class="num">{tokens(row.tokens)}</td>
+            <td class="num">{usd(row.cost_usd)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The CSV needs the bearer token, so it is fetched and saved through a blob link. */
+async function downloadCsv(month: string): Promise<void> {
+  const response = await fetch(`/api/v1/admin/usage/csv?month=${month}`, { headers: { authorization: `Bearer ${tokenStore.get() ?? ""}` } });
+  if (!response.ok) throw new Error(`The export failed (${response.status}).`);
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = `ai-usage-${month}.csv`;
+  link.click();
+}
+
+export function Usage() {
+  const [month, setMonth] = useState(thisMonth());
+  const [report, setReport] = useState<UsageBody | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setError(null);
+    api
+      .get<UsageBody>(`/api/v1/admin/usage?month=${month}`)
+      .then(setReport)
+      .catch((caught) => setError(describeApiError(caught)));
+  }, [month]);
+
+  const allowance = report?.allowance;
+  return (
+    <main class="insights usage" aria-label="AI usage">
+      <h1>AI usage</h1>
+      <p>
+        <label>
+          Month <input type="month" value={month} max={thisMonth()} onChange={(e) => setMonth((e.target as HTMLInputElement).value || thisMonth())} />
+        </label>{" "}
+        <button type="button" onClick={() => void downloadCsv(month).catch((caught) => setError(String((caught as Error).message)))}>
+          Export CSV
+        </button>
+      </p>
+      {error && <p class="alert">{error}</p>}
+      {report && allowance && (
+        <>
+          <p class="usage-summary">
+            <strong>{tokens(report.totals.tokens)}</strong> tokens in {tokens(report.totals.calls)} model calls, estimated {usd(report.totals.cost_usd)}.{" "}
+            {allowance.unlimited
+              ? "The allowance is unlimited."
+              : `Allowance ${tokens(allowance.monthly_tokens)} a month: ${tokens(allowance.used_tokens)} used, ${tokens(allowance.remaining_tokens ?? 0)} left (credits ${tokens(allowance.credit_balance)}); resets ${new Date(allowance.resets_at).toLocaleDateString(undefined, { timeZone: "UTC" })}.`}
+          </p>
+          <DailyChart days={report.by_day} />
+          <Table caption="By use case" column="Use case" rows={report.by_use_case} label={(r) => r.use_case} />
+          <Table caption="By model" column="Model" rows={report.by_model} label={(r) => r.model} />
+          <Table caption="Top users" column="Person" rows={report.top_users} label={(r) => r.name ?? r.email ?? r.user_id} />
+        </>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,30 @@
+/**
+ * The `question-vectors` sweep: embeds answered tutor questions that have no vector for the
+ * current embedding model, a bounded batch per run and one embedding call per organisation (so
+ * each is charged to its own allowance). The content-gap report groups questions by these.
+ */
+import { listQuestionsToEmbed, saveQuestionVectors, type PendingQuestion } from "../../db/queries/question-vectors";
+import type { WorkerDeps } from "../deps";
+
+/** Per run: a minute's worth for a busy deployment, and one small embedding call per org. */
+export const QUESTION_VECTOR_BATCH = 64;
+
+export async function embedPendingQuestions(deps: Pick<WorkerDeps, "db" | "llm" | "config">, limit = QUESTION_VECTOR_BATCH): Promise<number> {
+  const model = deps.config.EMBEDDING_MODEL;
+  const pending = await listQuestionsToEmbed(deps.db, model, limit);
+  const byOrg = new Map<string, PendingQuestion[]>();
+  for (const question of pending) byOrg.set(question.orgId, [...(byOrg.get(question.orgId) ?? []), question]);
+  for (const [orgId, questions] of byOrg) {
+    const vectors = await deps.llm.embed(
+      questions.map((q) => q.content),
+      "query",
+      { orgId },
+    );
+    await saveQuestionVectors(
+      deps.db,
+      model,
+      questions.map((q, i) => ({ messageId: q.id, orgId, embedding: vectors[i]! })),
+    );
+  }
+  return pending.length;
+}
