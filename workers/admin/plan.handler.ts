@@ -259,7 +259,12 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
     await say(events, footer);
     text += footer;
   }
-  return { text, loop, ...(proposed ? { proposed } : {}), ...(awaiting ? { shown: awaiting, pendingFooter: footer } : stillPending ? { shown: stillPending } : {}) };
+  return {
+    text,
+    loop,
+    ...(proposed ? { proposed } : {}),
+    ...(awaiting ? { shown: awaiting, pendingFooter: footer } : stillPending ? { shown: stillPending } : {}),
+  };
 }
 
 /** A cancelled or failed turn leaves no pending action behind: what it proposed is rejected (and announced). */
