@@ -12,15 +12,12 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseConfig, resetConfig } from "../lib/config";
-import { prepareDatabase } from "./prepare-database";
-import { startServer } from "../server/server";
-import { startWorkers } from "../workers/host";
 import { startInfrastructure, stopInfrastructure } from "./harness/infrastructure";
 import { consoleTable, resultsPage, toBaseline, type Baseline } from "./eval/report";
 import { evaluate } from "./eval/run";
 import { allCorpusFiles, EVAL_DIR, loadQuestions } from "./eval/questions";
 import { evalSettings } from "./eval/settings";
+import { startEvalStack } from "./eval/ingested-corpus";
 
 const BASELINE = join(EVAL_DIR, "baseline.json");
 const RESULTS = join(EVAL_DIR, "results.md");
@@ -50,12 +47,7 @@ if (process.env.EVAL_LLM_BASE_URL) {
   // What a newcomer runs: the offline model's name and the default embedding settings.
   process.env.LLM_MODEL = "offline-extractive";
 }
-resetConfig();
-const config = parseConfig(process.env);
-await prepareDatabase(config);
-const workers = await startWorkers(config);
-const server = await startServer(config, { port: 0, host: "127.0.0.1" });
-const db = server.deps.db;
+const { config, workers, server, db } = await startEvalStack();
 
 // Every run ingests the whole corpus, so a subset meets the same distractors as the full set.
 const { documents, results, ingestMs: ingestedMs } = await evaluate(db, server.url, questions, allCorpusFiles());

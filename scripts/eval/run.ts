@@ -14,6 +14,7 @@ import {
   answerLanguage,
   checkCitations,
   containsFact,
+  isMisleading,
   isRefusal,
   withoutMarkers,
   passageRanks,
@@ -44,6 +45,14 @@ export interface QuestionResult {
   refused: boolean;
   /** The answer quotes the key fact, when a retrieved passage held it (null when none did). */
   factInAnswer: boolean | null;
+  /**
+   * The answer was grounded (chunks or document rung, after any step-down) in sources that do
+   * not hold it: a no-answer question grounded at all, or an answerable one grounded while none
+   * of its expected passages was among the sources.
+   */
+  misleading: boolean;
+  /** The model said the sources did not answer and the turn moved to the general rung (`grounding_update`). */
+  steppedDown: boolean;
   /** No-answer questions: the answer said it is general knowledge. */
   saidAloud: boolean;
   language: "en" | "es";
@@ -117,7 +126,9 @@ async function askOne(
     await joinSession(socket, { sessionId: posted.body.session_id });
     const events = await waitForTurnEnd(received, posted.body.turn_id, 60_000);
     const latencyMs = performance.now() - started;
-    const grounding = events.find((e) => e.event === "grounding")?.payload ?? { rung: "none", sources: [] };
+    const announced = events.find((e) => e.event === "grounding")?.payload ?? { rung: "none", sources: [] };
+    const update = events.find((e) => e.event === "grounding_update")?.payload;
+    const grounding = update ?? announced;
     const answer = events
       .filter((e) => e.event === "token")
       .map((e) => e.payload.content as string)
@@ -135,6 +146,8 @@ async function askOne(
     return {
       question,
       rung: grounding.rung,
+      misleading: isMisleading(grounding.rung, ranks),
+      steppedDown: Boolean(update),
       ranks,
       recall: recallAt5(ranks),
       reciprocalRank: reciprocalRank(ranks),
