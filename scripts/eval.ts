@@ -50,7 +50,7 @@ if (process.env.EVAL_LLM_BASE_URL) {
 const { config, workers, server, db } = await startEvalStack();
 
 // Every run ingests the whole corpus, so a subset meets the same distractors as the full set.
-const { documents, results, ingestMs: ingestedMs } = await evaluate(db, server.url, questions, allCorpusFiles());
+const { documents, results, ingestMs: ingestedMs, cost } = await evaluate(db, server.url, questions, allCorpusFiles());
 
 await server.close();
 await workers.close();
@@ -62,9 +62,12 @@ const settings = {
   ...evalSettings(config, Boolean(process.env.EVAL_LLM_BASE_URL)),
   corpus: `${documents.length} documents (${documents.filter((d) => d.status !== "COMPLETED").length} not COMPLETED), ingested in ${Math.round(ingestedMs / 1000)} s`,
   questions: questions.length,
+  "turn CPU": `${Object.entries(cost.cpuMsPerTurn)
+    .map(([name, ms]) => `${name} ${ms} ms`)
+    .join(", ")} per turn (questions asked one at a time; CPU time, unlike latency, barely moves with other load on the machine)`,
 };
 const previous = existsSync(BASELINE) ? (JSON.parse(readFileSync(BASELINE, "utf8")) as Baseline) : undefined;
-process.stdout.write(`\n${consoleTable(results)}\n`);
+process.stdout.write(`\n${consoleTable(results)}\n\nturn CPU: ${JSON.stringify(cost.cpuMsPerTurn)} ms per turn\n`);
 if (fullRun) {
   const tuning = join(EVAL_DIR, "tuning.md");
   writeFileSync(RESULTS, resultsPage({ date, settings, documents, results, previous, notes: existsSync(tuning) ? readFileSync(tuning, "utf8") : undefined }));

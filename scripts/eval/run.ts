@@ -10,6 +10,7 @@ import type { Db } from "../../db/knex";
 import { api, connect, join as joinSession, recordEvents, upload, waitFor, waitForTurnEnd } from "../harness/client";
 import { createEvalOrganisation, dropEvalOrganisation, sourceTexts, type EvalOrganisation } from "./organisation";
 import { CORPUS_DIR, type EvalQuestion } from "./questions";
+import { measureTurns, type TurnCost } from "./turn-cost";
 import {
   answerLanguage,
   checkCitations,
@@ -172,7 +173,7 @@ export async function evaluate(
   baseUrl: string,
   questions: EvalQuestion[],
   files: string[],
-): Promise<{ documents: IngestedDocument[]; results: QuestionResult[]; ingestMs: number }> {
+): Promise<{ documents: IngestedDocument[]; results: QuestionResult[]; ingestMs: number; cost: TurnCost }> {
   const org = await createEvalOrganisation(db, baseUrl);
   try {
     const started = performance.now();
@@ -182,7 +183,8 @@ export async function evaluate(
       files,
     );
     const ingestMs = performance.now() - started;
-    return { documents, results: await askQuestions(db, baseUrl, org, questions, documents), ingestMs };
+    const { result: results, cost } = await measureTurns(questions.length, () => askQuestions(db, baseUrl, org, questions, documents));
+    return { documents, results, ingestMs, cost };
   } finally {
     await dropEvalOrganisation(db, org.orgId);
   }
