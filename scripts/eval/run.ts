@@ -128,14 +128,15 @@ async function askOne(
     const events = await waitForTurnEnd(received, posted.body.turn_id, 60_000);
     const latencyMs = performance.now() - started;
     const announced = events.find((e) => e.event === "grounding")?.payload ?? { rung: "none", sources: [] };
+    // Retrieval is judged on what was retrieved; the rung on where the turn ended, after any step-down.
     const update = events.find((e) => e.event === "grounding_update")?.payload;
-    const grounding = update ?? announced;
+    const rung = (update ?? announced).rung as string;
     const answer = events
       .filter((e) => e.event === "token")
       .map((e) => e.payload.content as string)
       .join("");
     const failure = events.find((e) => e.event === "error");
-    const sources = (grounding.sources ?? []) as Array<{
+    const sources = (announced.sources ?? []) as Array<{
       index: number;
       document: string;
       section: string | null;
@@ -146,8 +147,8 @@ async function askOne(
     const ranks = passageRanks(question, judged, documentIds);
     return {
       question,
-      rung: grounding.rung,
-      misleading: isMisleading(grounding.rung, ranks),
+      rung,
+      misleading: isMisleading(rung, ranks),
       steppedDown: Boolean(update),
       ranks,
       recall: recallAt5(ranks),
