@@ -71,7 +71,8 @@ export const generateHandler = defineHandler({
     try {
       generated = kept ?? (await generate(deps, turn, retrieval, events, log));
     } catch (error) {
-      if (error instanceof StreamCancelled) return endCancelled(deps, data, events, error.partialContent, retrieval);
+      if (error instanceof StreamCancelled)
+        return endCancelled(deps, data, events, error.partialContent, error instanceof CancelledAfterStepDown ? steppedDown(retrieval) : retrieval);
       throw error;
     }
     const answer = generated.text;
@@ -165,7 +166,7 @@ async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: Retrieva
     );
   } catch (error) {
     // The partial answer is what the client was shown, not what the guard still held back.
-    if (error instanceof StreamCancelled) throw new StreamCancelled(guard.text);
+    if (error instanceof StreamCancelled) throw guard.steppedDown ? new CancelledAfterStepDown(guard.text) : new StreamCancelled(guard.text);
     throw unrecoverableIfConfig(error);
   } finally {
     cancel.stop();
@@ -187,6 +188,9 @@ async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: Retrieva
   await keepAnswer(deps.redis, turn.turnId, answer);
   return answer;
 }
+
+/** A stream its owner cancelled after the model had stepped down: the partial answer is general knowledge. */
+class CancelledAfterStepDown extends StreamCancelled {}
 
 /** Stores the partial answer as `cancelled` and ends the turn with `done {cancelled: true}`; nothing runs after it. */
 async function endCancelled(deps: WorkerDeps, data: TutorTurnPayload, events: TurnEmitter, shown: string, retrieval?: RetrievalOutcome): Promise<unknown> {

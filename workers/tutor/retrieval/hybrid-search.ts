@@ -49,7 +49,7 @@ export async function hybridSearch(deps: WorkerDeps, asked: { orgId: string; use
 
 /**
  * Both searches merged and ranked, before any is judged to answer the question, with the judge
- * (relevance.ts) that decides it; scripts/eval/tune-retrieval.ts sweeps the floors over these.
+ * (relevance.ts) that decides it; scripts/eval/tune-grounding.ts sweeps the floors over these.
  */
 export async function candidateHits(
   deps: WorkerDeps,

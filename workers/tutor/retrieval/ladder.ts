@@ -1,8 +1,10 @@
 /**
  * The retrieval ladder. Intent picks the path (DB facts, PageIndex with scoped fallback,
- * hybrid search, or nothing); when the chunk paths come back empty the next rung is the whole
- * text of an enrolled course's source document; below that, general knowledge. The server
- * decides the rung here, never the model, and no rung refuses.
+ * hybrid search, or nothing); only passages that answer the question count (relevance.ts). When
+ * the chunk paths come back empty the next rung is the whole text of the current course's source
+ * document or of an enrolled course's document that covers the question; below that, general
+ * knowledge. The server decides the rung here; the model can only step down from it to general
+ * knowledge (step-down.ts), never up, and no rung refuses.
  */
 import { vectorSearch } from "../../../db/queries/knowledge-search";
 import { courseDocumentCandidates, documentTextPrefix } from "../../../db/queries/learner";

@@ -23,7 +23,7 @@ const FRAME_WORDS = new Set([
   ...`company companies organisation organization firm say says said tell explain explains mean means know need want use using used
   happen happens find give show please could would should will may might must long often way ways best good new make made does did
   rule rules thing things exactly take takes taking by as from them its was were than out doesn don isn even still though why who whom
-  whose let done whether some into over under then all such only own same other each more most very just also been being am did doing
+  whose let done whether some into over under then all such only own same other each more most very just also been being am doing
   had having shall not no so too here these those they their he she his her us`.split(/\s+/),
   ...`empresa empresas compania organizacion dice dicen decir explica explican significa saber sabes necesito quiero queremos usar
   pasa ocurre forma manera mejor bueno buena nuevo nueva hacer hace hago debo debe deben tiene tienen cosa cosas exactamente segun
