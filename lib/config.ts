@@ -368,6 +368,22 @@ export const configSchema = z.object({
     .max(1)
     .default(0.34)
     .describe("A chunk only keyword search found must contain this share of the question's content words."),
+  RETRIEVAL_GROUNDING_COVERAGE: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.55)
+    .describe(
+      "A passage or document grounds an answer only when it covers this share of the question's terms, each weighted by its rarity in the organisation's material (a passage adds half its cosine similarity; or it clears RETRIEVAL_GROUNDING_SIMILARITY); eval/tuning.md.",
+    ),
+  RETRIEVAL_GROUNDING_SIMILARITY: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe(
+      "Cosine similarity at which a passage grounds an answer whatever words it shares; measured with the offline hashed embeddings, re-measure it for another embedding model (eval/tuning.md).",
+    ),
   EMBED_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(32).describe("Chunks per embeddings request."),
   INGEST_TIMEOUT_MS: z.coerce
     .number()

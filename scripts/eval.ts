@@ -12,15 +12,12 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseConfig, resetConfig } from "../lib/config";
-import { prepareDatabase } from "./prepare-database";
-import { startServer } from "../server/server";
-import { startWorkers } from "../workers/host";
 import { startInfrastructure, stopInfrastructure } from "./harness/infrastructure";
 import { consoleTable, resultsPage, toBaseline, type Baseline } from "./eval/report";
 import { evaluate } from "./eval/run";
 import { allCorpusFiles, EVAL_DIR, loadQuestions } from "./eval/questions";
 import { evalSettings } from "./eval/settings";
+import { startEvalStack } from "./eval/ingested-corpus";
 
 const BASELINE = join(EVAL_DIR, "baseline.json");
 const RESULTS = join(EVAL_DIR, "results.md");
@@ -50,15 +47,10 @@ if (process.env.EVAL_LLM_BASE_URL) {
   // What a newcomer runs: the offline model's name and the default embedding settings.
   process.env.LLM_MODEL = "offline-extractive";
 }
-resetConfig();
-const config = parseConfig(process.env);
-await prepareDatabase(config);
-const workers = await startWorkers(config);
-const server = await startServer(config, { port: 0, host: "127.0.0.1" });
-const db = server.deps.db;
+const { config, workers, server, db } = await startEvalStack();
 
 // Every run ingests the whole corpus, so a subset meets the same distractors as the full set.
-const { documents, results, ingestMs: ingestedMs } = await evaluate(db, server.url, questions, allCorpusFiles());
+const { documents, results, ingestMs: ingestedMs, cost } = await evaluate(db, server.url, questions, allCorpusFiles());
 
 await server.close();
 await workers.close();
@@ -70,9 +62,12 @@ const settings = {
   ...evalSettings(config, Boolean(process.env.EVAL_LLM_BASE_URL)),
   corpus: `${documents.length} documents (${documents.filter((d) => d.status !== "COMPLETED").length} not COMPLETED), ingested in ${Math.round(ingestedMs / 1000)} s`,
   questions: questions.length,
+  "turn CPU": `${Object.entries(cost.cpuMsPerTurn)
+    .map(([name, ms]) => `${name} ${ms} ms`)
+    .join(", ")} per turn (questions asked one at a time; CPU time, unlike latency, barely moves with other load on the machine)`,
 };
 const previous = existsSync(BASELINE) ? (JSON.parse(readFileSync(BASELINE, "utf8")) as Baseline) : undefined;
-process.stdout.write(`\n${consoleTable(results)}\n`);
+process.stdout.write(`\n${consoleTable(results)}\n\nturn CPU: ${JSON.stringify(cost.cpuMsPerTurn)} ms per turn\n`);
 if (fullRun) {
   const tuning = join(EVAL_DIR, "tuning.md");
   writeFileSync(RESULTS, resultsPage({ date, settings, documents, results, previous, notes: existsSync(tuning) ? readFileSync(tuning, "utf8") : undefined }));

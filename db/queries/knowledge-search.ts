@@ -119,3 +119,32 @@ export async function keywordSearch(db: Db, { reader, words, limit }: { reader: 
 function normaliseHit(hit: ChunkHit): ChunkHit {
   return { ...hit, similarity: Number(hit.similarity), text_rank: Number(hit.text_rank), position: Number(hit.position), metadata: hit.metadata ?? {} };
 }
+
+/** How often each term occurs in an organisation's material, the base of its rarity weight. */
+export interface TermFrequencies {
+  /** Chunks the organisation holds. */
+  units: number;
+  /** Per term (same order as asked): chunks that contain it, or whose document's title does. */
+  frequencies: number[];
+}
+
+/**
+ * Per-term document frequencies over the org's chunks (each a `to_tsquery('simple', …)`
+ * expression such as `polic:* | políc:*`). A chunk counts when its text holds the term or its
+ * document's title does: every chunk is embedded and cited under that title, so a title word
+ * ("Policy", "Manual") is as common as the document is long. One statement of scalar subqueries,
+ * each served by the GIN index on `tsv`; plain SQL, so PGlite and PostgreSQL answer alike.
+ */
+export async function termFrequencies(db: Db, orgId: string, terms: string[]): Promise<TermFrequencies> {
+  if (terms.length === 0) return { units: 0, frequencies: [] };
+  const perTerm = terms.map(
+    (_, i) => `(SELECT count(*) FROM document_chunks c WHERE c.org_id = ? AND c.tsv @@ to_tsquery('simple', ?))::int AS c${i},
+       (SELECT coalesce(sum(d.chunk_count), 0) FROM documents d WHERE d.org_id = ? AND to_tsvector('simple', d.title) @@ to_tsquery('simple', ?))::int AS d${i}`,
+  );
+  const bindings = terms.flatMap((term) => [orgId, term, orgId, term]);
+  const { rows } = await db.raw(`SELECT (SELECT count(*) FROM document_chunks WHERE org_id = ?)::int AS units, ${perTerm.join(", ")}`, [orgId, ...bindings]);
+  const row = rows[0] as Record<string, number>;
+  const units = Number(row.units);
+  // A chunk holding the word under a title holding it too is counted twice: capped at the total.
+  return { units, frequencies: terms.map((_, i) => Math.min(units, Number(row[`c${i}`]) + Number(row[`d${i}`]))) };
+}

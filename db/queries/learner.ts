@@ -52,61 +52,65 @@ export async function reviewsDue(db: Db, orgId: string, userId: string): Promise
   return Number(row?.count ?? 0);
 }
 
-/** A course's source document chosen for the document rung, with a bounded prefix of its text. */
-export interface CourseDocument {
+/** A course source document the document rung may take: the current course's, or an enrolled course's. */
+export interface CourseDocumentCandidate {
   document_id: string;
   title: string;
   course_id: string;
   course_title: string;
-  rank: number;
-  /** At most `maxChars` characters of the extracted text. */
-  text: string;
-  /** True when the stored text is longer than `text`. */
-  cut: boolean;
+  is_current: boolean;
+  /** Per term asked (same order): whether the document's text (its stored tsvector, not its title) holds it. */
+  matched: boolean[];
 }
 
+/** At most this many enrolled courses' documents are weighed for one question. */
+const MAX_CANDIDATES = 50;
+
 /**
- * The source document for the document rung: the current course's, else the best-ranked one of
- * the courses the reader is enrolled in that shares words with the question. Only courses the
- * reader may use and documents they may read are considered. Ranking reads the stored tsvector
- * of a bounded prefix (`documents.full_text_tsv`) and only the chosen document's first
- * `maxChars` characters leave the database, however long its text is.
+ * The documents the document rung chooses from: the current course's source document and those
+ * of the courses the reader is enrolled in, each with which of `terms` (`to_tsquery('simple', …)`
+ * expressions) its text holds. Only courses the reader may use and documents they may read are
+ * considered. Matching reads the stored tsvector of a bounded prefix (`documents.full_text_tsv`),
+ * built from the text alone, so a title word is never mistaken for what the document covers; no
+ * text leaves the database here (documentTextPrefix reads the chosen one).
  */
-export async function courseDocumentFor(
+export async function courseDocumentCandidates(
   db: Db,
   reader: Reader,
-  { currentCourseId, words, maxChars }: { currentCourseId: string | null; words: string[]; maxChars: number },
-): Promise<CourseDocument | undefined> {
-  const terms = [...new Set(words.map((w) => w.replace(/[^\p{L}\p{N}]/gu, "")).filter((w) => w.length > 1))].slice(0, 32);
-  const rank = terms.length > 0 ? db.raw("ts_rank_cd(d.full_text_tsv, to_tsquery('simple', ?))", [terms.join(" | ")]) : db.raw("0::real");
+  { currentCourseId, terms }: { currentCourseId: string | null; terms: string[] },
+): Promise<CourseDocumentCandidate[]> {
   const current = currentCourseId ?? "00000000-0000-0000-0000-000000000000";
+  const matches = terms.map((_, i) => `(d.full_text_tsv @@ to_tsquery('simple', ?)) AS m${i}`);
   const rows = await db.raw(
-    `WITH candidate AS (
-       SELECT d.id AS document_id, d.title, c.id AS course_id, c.title AS course_title, (c.id = ?) AS is_current, ? AS rank
-         FROM courses c
-         JOIN documents d ON d.id = c.source_document_id AND d.org_id = c.org_id
-        WHERE c.org_id = ? AND octet_length(d.full_text) > 0
-          AND (c.id = ? OR EXISTS (SELECT 1 FROM enrollments e WHERE e.org_id = c.org_id AND e.course_id = c.id AND e.user_id = ?))
-          AND ? AND ?
-     ), chosen AS (
-       SELECT * FROM candidate WHERE is_current OR rank > 0 ORDER BY is_current DESC, rank DESC, course_title LIMIT 1
-     )
-     SELECT chosen.*, left(d.full_text, ?) AS text
-       FROM chosen JOIN documents d ON d.id = chosen.document_id`,
-    [current, rank, reader.orgId, current, reader.userId, courseUsableBy(db, reader, "c"), readableBy(db, reader, "d"), maxChars + 1],
+    `SELECT d.id AS document_id, d.title, c.id AS course_id, c.title AS course_title, (c.id = ?) AS is_current${matches.length ? `, ${matches.join(", ")}` : ""}
+       FROM courses c
+       JOIN documents d ON d.id = c.source_document_id AND d.org_id = c.org_id
+      WHERE c.org_id = ? AND octet_length(d.full_text) > 0
+        AND (c.id = ? OR EXISTS (SELECT 1 FROM enrollments e WHERE e.org_id = c.org_id AND e.course_id = c.id AND e.user_id = ?))
+        AND ? AND ?
+      ORDER BY is_current DESC, c.title
+      LIMIT ?`,
+    [current, ...terms, reader.orgId, current, reader.userId, courseUsableBy(db, reader, "c"), readableBy(db, reader, "d"), MAX_CANDIDATES],
   );
-  const row = rows.rows[0] as (Omit<CourseDocument, "cut"> & { is_current: boolean }) | undefined;
+  return (rows.rows as Array<Record<string, unknown>>).map((row) => ({
+    document_id: row.document_id as string,
+    title: row.title as string,
+    course_id: row.course_id as string,
+    course_title: row.course_title as string,
+    is_current: Boolean(row.is_current),
+    matched: terms.map((_, i) => Boolean(row[`m${i}`])),
+  }));
+}
+
+/** At most `maxChars` characters of a document's extracted text; `cut` when the stored text is longer. */
+export async function documentTextPrefix(db: Db, orgId: string, documentId: string, maxChars: number): Promise<{ text: string; cut: boolean } | undefined> {
+  const row = await db("documents")
+    .where({ id: documentId, org_id: orgId })
+    .first(db.raw("left(full_text, ?) AS text", [maxChars + 1]));
   if (!row) return undefined;
-  const cut = row.text.length > maxChars;
-  return {
-    document_id: row.document_id,
-    title: row.title,
-    course_id: row.course_id,
-    course_title: row.course_title,
-    rank: Number(row.rank),
-    text: cut ? row.text.slice(0, maxChars) : row.text,
-    cut,
-  };
+  const text = String(row.text ?? "");
+  const cut = text.length > maxChars;
+  return { text: cut ? text.slice(0, maxChars) : text, cut };
 }
 
 export interface ModuleOutline {

@@ -40,6 +40,13 @@ export type ErrorCode = "RATE_LIMITED" | "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" 
 export interface TurnEventPayloads {
   stage: { stage: "classify" | "retrieve" | "generate" | "postprocess" | "plan"; status: "started" | "completed" | "restart"; detail?: string };
   grounding: { rung: GroundingRung; source: RetrievalSource; sources: GroundingSource[] };
+  /**
+   * The model said the sources it was given do not answer the question (the step-down marker,
+   * workers/tutor/step-down.ts): the turn is general knowledge after all. Sent at most once,
+   * after `grounding` and before the answer's first token; it replaces that announcement, the
+   * answer keeps no citation markers and `citations` is empty. `from` is the rung announced first.
+   */
+  grounding_update: { rung: "general"; source: "none"; sources: GroundingSource[]; from: GroundingRung; reason: "sources_do_not_answer" };
   token: { content: string };
   citations: { citations: Citation[] };
   suggestions: { suggestions: string[] };

@@ -14,6 +14,10 @@ export interface GroupFigures {
   invalidCitations: number;
   refusals: number;
   languageCorrect: number;
+  /** Answers grounded in sources that hold no expected passage (scoring.ts isMisleading); the goal is 0. */
+  misleading: number;
+  /** Turns the model stepped down to the general rung. */
+  steppedDown: number;
   /** No-answer questions whose answer said it was general knowledge. */
   saidAloud: number;
   /** Answers quoting the key fact, of those whose retrieved passages held it. */
@@ -23,13 +27,14 @@ export interface GroupFigures {
   p95LatencyMs: number;
 }
 
-export type GroupName = "english" | "spanish" | "cross-language" | "no-answer" | "quick" | "all";
+export type GroupName = "english" | "spanish" | "cross-language" | "no-answer" | "decoy" | "quick" | "all";
 
 export const GROUPS: Record<GroupName, (r: QuestionResult) => boolean> = {
   english: (r) => r.question.lang === "en" && r.question.rung === "chunks",
   spanish: (r) => r.question.kind === "spanish",
   "cross-language": (r) => r.question.kind === "cross-language",
-  "no-answer": (r) => r.question.rung === "general",
+  "no-answer": (r) => r.question.kind === "no-answer",
+  decoy: (r) => r.question.kind === "decoy",
   quick: (r) => r.question.quick,
   all: () => true,
 };
@@ -64,6 +69,8 @@ export function figures(results: QuestionResult[]): GroupFigures {
     invalidCitations: results.reduce((sum, r) => sum + invalidCitationCount(r), 0),
     refusals: results.filter((r) => r.refused).length,
     languageCorrect: results.filter((r) => r.language === r.question.lang).length,
+    misleading: results.filter((r) => r.misleading).length,
+    steppedDown: results.filter((r) => r.steppedDown).length,
     saidAloud: results.filter((r) => r.question.rung === "general" && r.saidAloud).length,
     factInAnswer: results.filter((r) => r.factInAnswer === true).length,
     factRetrieved: results.filter((r) => r.factInAnswer !== null).length,
@@ -116,15 +123,15 @@ export function resultsPage(input: {
   const groupRows = (Object.keys(groups) as GroupName[]).map((name) => {
     const g = groups[name]!;
     const before = previous?.groups[name];
-    return `| ${name} | ${g.questions} | ${g.recallAt5 ?? "–"} | ${delta(g.recallAt5, before?.recallAt5)} | ${g.mrr ?? "–"} | ${delta(g.mrr, before?.mrr, 3)} | ${g.rungCorrect}/${g.questions} | ${g.invalidCitations} of ${g.citationMarkers} | ${g.refusals} | ${g.languageCorrect}/${g.questions} | ${name === "no-answer" || name === "all" ? `${g.saidAloud}` : "–"} | ${g.factRetrieved ? `${g.factInAnswer}/${g.factRetrieved}` : "–"} | ${g.p50LatencyMs} / ${g.p95LatencyMs} |`;
+    return `| ${name} | ${g.questions} | ${g.recallAt5 ?? "–"} | ${delta(g.recallAt5, before?.recallAt5)} | ${g.mrr ?? "–"} | ${delta(g.mrr, before?.mrr, 3)} | ${g.rungCorrect}/${g.questions} | ${g.misleading}/${g.questions} | ${g.invalidCitations} of ${g.citationMarkers} | ${g.refusals} | ${g.languageCorrect}/${g.questions} | ${name === "no-answer" || name === "decoy" || name === "all" ? `${g.saidAloud}` : "–"} | ${g.factRetrieved ? `${g.factInAnswer}/${g.factRetrieved}` : "–"} | ${g.p50LatencyMs} / ${g.p95LatencyMs} |`;
   });
   const questionRows = results.map((r) => {
     const before = previous?.perQuestion[r.question.id];
     const top = r.sources[0] ? `${r.sources[0].document}${r.sources[0].section ? ` § ${r.sources[0].section}` : ""}` : "–";
-    return `| ${r.question.id} | ${r.question.kind} | ${cell(r.question.question)} | ${r.rung}${r.rung === r.question.rung ? "" : ` (expected ${r.question.rung})`} | ${r.question.passages.length ? r.ranks.map((rank) => rank || "✗").join(", ") : "–"} | ${round(100 * r.recall, 0)} | ${delta(100 * r.recall, before ? 100 * before.recall : undefined, 0)} | ${round(r.reciprocalRank, 2)} | ${r.factInAnswer === null ? "–" : r.factInAnswer ? "yes" : "no"} | ${invalidCitationCount(r)}/${r.citations.markers} | ${r.refused ? "yes" : "no"} | ${r.language} | ${Math.round(r.latencyMs)} | ${cell(top).slice(0, 90)} |`;
+    return `| ${r.question.id} | ${r.question.kind} | ${cell(r.question.question)} | ${r.rung}${r.steppedDown ? " (stepped down)" : ""}${r.rung === r.question.rung ? "" : ` (expected ${r.question.rung})`}${r.misleading ? " misleading" : ""} | ${r.question.passages.length ? r.ranks.map((rank) => rank || "✗").join(", ") : "–"} | ${round(100 * r.recall, 0)} | ${delta(100 * r.recall, before ? 100 * before.recall : undefined, 0)} | ${round(r.reciprocalRank, 2)} | ${r.factInAnswer === null ? "–" : r.factInAnswer ? "yes" : "no"} | ${invalidCitationCount(r)}/${r.citations.markers} | ${r.refused ? "yes" : "no"} | ${r.language} | ${Math.round(r.latencyMs)} | ${cell(top).slice(0, 90)} |`;
   });
   const documentRows = documents.map((d) => `| ${d.file} | ${cell(d.title)} | ${d.status} | ${d.chunks} | ${Math.round(d.ms)} |`);
-  const misses = results.filter((r) => r.recall < 1 || invalidCitationCount(r) > 0 || r.rung !== r.question.rung);
+  const misses = results.filter((r) => r.recall < 1 || invalidCitationCount(r) > 0 || r.rung !== r.question.rung || r.misleading);
   return `# Answer quality: evaluation results
 
 Run with \`npm run eval\` on ${date}${previous ? `; deltas against the committed baseline of ${previous.date} (eval/baseline.json)${settingChanges(previous.settings, settings)}` : ""}.
@@ -139,12 +146,13 @@ ${Object.entries(settings)
 ## Totals
 
 recall@5 and MRR: of the passage holding the answer among the grounding sources (percent; 0–1).
+Misleading grounding: answers grounded (chunks or document rung, after any step-down by the model) in sources that hold no expected passage; no-answer and decoy questions grounded at all. The goal is 0.
 Invalid citations: \`[n]\` markers naming no source of the turn, or whose sentence the cited source does not support.
 Key fact in answer: answers quoting the question's key fact, of those whose grounding sources held it.
 Latency: POST /api/v1/chat to \`done\` on the socket, p50 / p95 in ms.
 
-| group | questions | recall@5 | Δ | MRR | Δ | rung as expected | invalid citations | refusals | answer language right | said "general knowledge" | key fact in answer | latency ms |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| group | questions | recall@5 | Δ | MRR | Δ | rung as expected | misleading grounding | invalid citations | refusals | answer language right | said "general knowledge" | key fact in answer | latency ms |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${groupRows.join("\n")}
 
 ${input.notes ? `${input.notes.trim()}\n\n` : ""}## Per question
@@ -186,11 +194,11 @@ ${documentRows.join("\n")}
 export function consoleTable(results: QuestionResult[]): string {
   const groups = groupFigures(results);
   const lines = [
-    `${"group".padEnd(15)} ${"n".padStart(3)} ${"R@5".padStart(6)} ${"MRR".padStart(6)} ${"rung".padStart(6)} ${"badcit".padStart(6)} ${"refuse".padStart(6)} ${"lang".padStart(6)} ${"fact".padStart(7)} ${"p50ms".padStart(6)}`,
+    `${"group".padEnd(15)} ${"n".padStart(3)} ${"R@5".padStart(6)} ${"MRR".padStart(6)} ${"rung".padStart(6)} ${"mislead".padStart(7)} ${"badcit".padStart(6)} ${"refuse".padStart(6)} ${"lang".padStart(6)} ${"fact".padStart(7)} ${"p50ms".padStart(6)}`,
   ];
   for (const [name, g] of Object.entries(groups)) {
     lines.push(
-      `${name.padEnd(15)} ${String(g.questions).padStart(3)} ${String(g.recallAt5 ?? "–").padStart(6)} ${String(g.mrr ?? "–").padStart(6)} ${`${g.rungCorrect}`.padStart(6)} ${String(g.invalidCitations).padStart(6)} ${String(g.refusals).padStart(6)} ${String(g.languageCorrect).padStart(6)} ${`${g.factInAnswer}/${g.factRetrieved}`.padStart(7)} ${String(g.p50LatencyMs).padStart(6)}`,
+      `${name.padEnd(15)} ${String(g.questions).padStart(3)} ${String(g.recallAt5 ?? "–").padStart(6)} ${String(g.mrr ?? "–").padStart(6)} ${`${g.rungCorrect}`.padStart(6)} ${String(g.misleading).padStart(7)} ${String(g.invalidCitations).padStart(6)} ${String(g.refusals).padStart(6)} ${String(g.languageCorrect).padStart(6)} ${`${g.factInAnswer}/${g.factRetrieved}`.padStart(7)} ${String(g.p50LatencyMs).padStart(6)}`,
     );
   }
   return lines.join("\n");

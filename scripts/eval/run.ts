@@ -10,10 +10,12 @@ import type { Db } from "../../db/knex";
 import { api, connect, join as joinSession, recordEvents, upload, waitFor, waitForTurnEnd } from "../harness/client";
 import { createEvalOrganisation, dropEvalOrganisation, sourceTexts, type EvalOrganisation } from "./organisation";
 import { CORPUS_DIR, type EvalQuestion } from "./questions";
+import { measureTurns, type TurnCost } from "./turn-cost";
 import {
   answerLanguage,
   checkCitations,
   containsFact,
+  isMisleading,
   isRefusal,
   withoutMarkers,
   passageRanks,
@@ -44,6 +46,14 @@ export interface QuestionResult {
   refused: boolean;
   /** The answer quotes the key fact, when a retrieved passage held it (null when none did). */
   factInAnswer: boolean | null;
+  /**
+   * The answer was grounded (chunks or document rung, after any step-down) in sources that do
+   * not hold it: a no-answer question grounded at all, or an answerable one grounded while none
+   * of its expected passages was among the sources.
+   */
+  misleading: boolean;
+  /** The model said the sources did not answer and the turn moved to the general rung (`grounding_update`). */
+  steppedDown: boolean;
   /** No-answer questions: the answer said it is general knowledge. */
   saidAloud: boolean;
   language: "en" | "es";
@@ -117,13 +127,16 @@ async function askOne(
     await joinSession(socket, { sessionId: posted.body.session_id });
     const events = await waitForTurnEnd(received, posted.body.turn_id, 60_000);
     const latencyMs = performance.now() - started;
-    const grounding = events.find((e) => e.event === "grounding")?.payload ?? { rung: "none", sources: [] };
+    const announced = events.find((e) => e.event === "grounding")?.payload ?? { rung: "none", sources: [] };
+    // Retrieval is judged on what was retrieved; the rung on where the turn ended, after any step-down.
+    const update = events.find((e) => e.event === "grounding_update")?.payload;
+    const rung = (update ?? announced).rung as string;
     const answer = events
       .filter((e) => e.event === "token")
       .map((e) => e.payload.content as string)
       .join("");
     const failure = events.find((e) => e.event === "error");
-    const sources = (grounding.sources ?? []) as Array<{
+    const sources = (announced.sources ?? []) as Array<{
       index: number;
       document: string;
       section: string | null;
@@ -134,7 +147,9 @@ async function askOne(
     const ranks = passageRanks(question, judged, documentIds);
     return {
       question,
-      rung: grounding.rung,
+      rung,
+      misleading: isMisleading(rung, ranks),
+      steppedDown: Boolean(update),
       ranks,
       recall: recallAt5(ranks),
       reciprocalRank: reciprocalRank(ranks),
@@ -159,7 +174,7 @@ export async function evaluate(
   baseUrl: string,
   questions: EvalQuestion[],
   files: string[],
-): Promise<{ documents: IngestedDocument[]; results: QuestionResult[]; ingestMs: number }> {
+): Promise<{ documents: IngestedDocument[]; results: QuestionResult[]; ingestMs: number; cost: TurnCost }> {
   const org = await createEvalOrganisation(db, baseUrl);
   try {
     const started = performance.now();
@@ -169,7 +184,8 @@ export async function evaluate(
       files,
     );
     const ingestMs = performance.now() - started;
-    return { documents, results: await askQuestions(db, baseUrl, org, questions, documents), ingestMs };
+    const { result: results, cost } = await measureTurns(questions.length, () => askQuestions(db, baseUrl, org, questions, documents));
+    return { documents, results, ingestMs, cost };
   } finally {
     await dropEvalOrganisation(db, org.orgId);
   }

@@ -40,6 +40,16 @@ export function recallAt5(ranks: number[]): number {
   return ranks.filter((rank) => rank > 0).length / ranks.length;
 }
 
+/**
+ * Misleading grounding: the turn ended on a grounded rung (chunks or document) while none of the
+ * question's expected passages was among its sources. A question with no answer in the corpus
+ * (no passages) is misleading on any grounded rung; the general rung never is.
+ */
+export function isMisleading(rung: string, ranks: number[]): boolean {
+  if (rung !== "chunks" && rung !== "document") return false;
+  return !ranks.some((rank) => rank > 0);
+}
+
 /** 1 / rank of the first expected passage found; 0 when none was. */
 export function reciprocalRank(ranks: number[]): number {
   const found = ranks.filter((rank) => rank > 0);

@@ -5,15 +5,11 @@
  * recall@5 and MRR exactly as `npm run eval` does. Much faster than a full run per setting; the
  * settings it favours are then confirmed by `npm run eval` (eval/results.md records both).
  */
-import { parseConfig, resetConfig, type Config } from "../../lib/config";
-import { prepareDatabase } from "../prepare-database";
-import { startServer } from "../../server/server";
-import { startWorkers } from "../../workers/host";
+import type { Config } from "../../lib/config";
 import { hybridSearch } from "../../workers/tutor/retrieval/hybrid-search";
-import { startInfrastructure, stopInfrastructure } from "../harness/infrastructure";
-import { createEvalOrganisation, dropEvalOrganisation, sourceTexts } from "./organisation";
-import { allCorpusFiles, loadQuestions } from "./questions";
-import { ingestCorpus } from "./run";
+import { ingestedCorpus } from "./ingested-corpus";
+import { sourceTexts } from "./organisation";
+import { loadQuestions } from "./questions";
 import { passageRanks, recallAt5, reciprocalRank } from "./scoring";
 
 const VARIANTS: Array<[string, Partial<Config>]> = [
@@ -28,28 +24,16 @@ const VARIANTS: Array<[string, Partial<Config>]> = [
   ["coverage 0.34 + rrf 60", { RETRIEVAL_KEYWORD_COVERAGE_FLOOR: 0.34, RETRIEVAL_FUSION: "rrf" }],
 ];
 
-Object.assign(process.env, { RATE_LIMIT_UPLOADS_PER_MINUTE: "100000", LLM_MODEL: "offline-extractive" });
-const { llm } = await startInfrastructure();
-resetConfig();
-const config = parseConfig(process.env);
-await prepareDatabase(config);
-const workers = await startWorkers(config);
-const server = await startServer(config, { port: 0, host: "127.0.0.1" });
-const db = server.deps.db;
-const org = await createEvalOrganisation(db, server.url, 1);
-const documents = await ingestCorpus(
-  server.url,
-  org.admins.map((admin) => admin.token),
-  allCorpusFiles(),
-);
-const documentIds = new Map(documents.map((d) => [d.file, d.documentId]));
-const reader = await db("users").where({ org_id: org.orgId, role: "employee" }).first("id");
+const corpus = await ingestedCorpus();
+const { config, db, documentIds } = corpus;
+const org = { orgId: corpus.orgId };
+const reader = { id: corpus.readerId };
 const answerable = loadQuestions().filter((q) => q.passages.length > 0);
 
 process.stdout.write(`chunks ${config.CHUNK_TOKENS}/${config.CHUNK_OVERLAP_TOKENS} ${config.CHUNK_STRATEGY}\n`);
 const only = process.env.TUNE_ONLY?.split(",");
 for (const [name, overrides] of VARIANTS.filter(([name]) => !only || only.includes(name))) {
-  const deps = { ...workers.deps, config: { ...config, ...overrides } };
+  const deps = { ...corpus.deps, config: { ...config, ...overrides } };
   const rows: Array<{ lang: string; kind: string; recall: number; rr: number; id: string }> = [];
   for (const q of answerable) {
     const found = await hybridSearch(deps, { orgId: org.orgId, userId: reader.id, question: q.question });
@@ -71,9 +55,5 @@ for (const [name, overrides] of VARIANTS.filter(([name]) => !only || only.includ
       .join(",")}\n`,
   );
 }
-await dropEvalOrganisation(db, org.orgId);
-await server.close();
-await workers.close();
-await llm.close();
-await stopInfrastructure();
+await corpus.close();
 process.exit(0);

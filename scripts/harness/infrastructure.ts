@@ -147,6 +147,11 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
   return { env, llm };
 }
 
+/** The processes startInfrastructure started (Redis, PGlite), by name, for harnesses that measure their CPU time. */
+export function infrastructureProcesses(): Array<{ name: string; pid: number }> {
+  return children.filter((child) => child.process.pid !== undefined).map((child) => ({ name: child.name, pid: child.process.pid! }));
+}
+
 /** Stops what startInfrastructure started and removes its data. */
 export async function stopInfrastructure(): Promise<void> {
   for (const child of children.reverse()) await child.stop(5_000).catch(() => undefined);

@@ -14,13 +14,15 @@ export interface Source {
 
 const SOURCE_HEADER = /^\s*\[(\d+)\]\s*(.*)$/;
 const QUESTION_LINE = /^\s*(question|pregunta)\s*:\s*(.*)$/i;
+/** The tutor's delimiters around the sources block (workers/tutor/prompts.ts): frame, not source text. */
+const SOURCES_DELIMITER = /^\s*<\/?sources>\s*$/i;
 
 /** Reads `[n] Title > Section` blocks until the `Question:` line. */
 export function parseSources(text: string): Source[] {
   const sources: Source[] = [];
   let current: Source | undefined;
   for (const line of text.split(/\r?\n/)) {
-    if (QUESTION_LINE.test(line)) {
+    if (QUESTION_LINE.test(line) || SOURCES_DELIMITER.test(line)) {
       current = undefined;
       continue;
     }
@@ -49,6 +51,8 @@ export interface Candidate {
   sentence: string;
   score: number;
   order: number;
+  /** Which paragraph (line, after unwrapping) of its source the sentence belongs to. */
+  paragraph: number;
 }
 
 const MAX_SENTENCES = 3;
@@ -66,6 +70,9 @@ function isHeadingLine(sentence: string): boolean {
   return words <= 6 && !/[.!?…:;]$/.test(sentence.trim()) && !/[(){}=|`'"/<>[\]]/.test(sentence);
 }
 
+/** A Markdown link reference definition (`[Corepack documentation]: https://…`): an address book, never an answer. */
+const LINK_DEFINITION = /^\s*\[[^\]]+\]:\s*\S+/;
+
 /** Lines that start a structure of their own: list items, headings, table rows, quotes, fences. */
 const STRUCTURAL_LINE = /^\s*([-*+•]\s|\d{1,3}[.)]\s|#{1,6}\s|\||>|```|~~~)/;
 
@@ -78,6 +85,11 @@ export function unwrapLines(text: string): string {
   const out: string[] = [];
   let inFence = false;
   for (const line of text.split(/\r?\n/)) {
+    if (!inFence && LINK_DEFINITION.test(line)) {
+      // Dropped, and it ends the paragraph before it: the next line starts afresh.
+      out.push("");
+      continue;
+    }
     const fence = /^\s*(```|~~~)/.test(line);
     const previous = out.at(-1);
     const joinable =
@@ -103,26 +115,43 @@ export function unwrapLines(text: string): string {
  */
 export function rankSentences(sources: Source[], question: string): Candidate[] {
   const questionStems = stemSet(question);
-  const sentences: Array<{ marker: number; sentence: string; stems: Set<string> }> = [];
+  const sentences: Array<{ marker: number; sentence: string; stems: Set<string>; paragraph: number }> = [];
+  let paragraph = 0;
   for (const source of sources) {
-    for (const sentence of splitSentences(unwrapLines(source.text))) {
-      // Headings ("Carretillas Elevadoras", "## Refunds") are labels, not statements to quote.
-      if (!isHeadingLine(sentence)) sentences.push({ marker: source.marker, sentence, stems: stemSet(sentence) });
+    for (const line of unwrapLines(source.text).split(/\n+/)) {
+      paragraph += 1;
+      for (const sentence of splitSentences(line)) {
+        // Headings ("Carretillas Elevadoras", "## Refunds") are labels, not statements to quote.
+        if (!isHeadingLine(sentence)) sentences.push({ marker: source.marker, sentence, stems: stemSet(sentence), paragraph });
+      }
     }
   }
   const documentFrequency = new Map<string, number>();
   for (const { stems } of sentences) for (const stem of stems) if (questionStems.has(stem)) documentFrequency.set(stem, (documentFrequency.get(stem) ?? 0) + 1);
   const weight = (stem: string) => Math.log(1 + sentences.length / (documentFrequency.get(stem) ?? 1));
-  const candidates: Candidate[] = sentences.map(({ marker, sentence, stems }, order) => {
+  const candidates: Candidate[] = sentences.map(({ marker, sentence, stems, paragraph }, order) => {
     let score = 0;
     for (const stem of stems) if (questionStems.has(stem)) score += weight(stem);
-    return { marker, sentence, score, order };
+    return { marker, sentence, score, order, paragraph };
   });
   // Array.prototype.sort is stable, so on equal scores the earlier source wins.
   return candidates.sort((a, b) => b.score - a.score);
 }
 
-/** The best 2–3 source sentences for the question, in reading order, each cited. */
+/**
+ * The sentence right after the best one, when it continues the same paragraph and was not chosen
+ * already. The best match names what the question asks about; the fact itself is often the
+ * sentence after it ("`maxKeys` Specifies the maximum number of keys to parse. … **Default:**
+ * `1000`"), which shares no word with the question and so never ranks by itself.
+ */
+function continuationOf(best: Candidate | undefined, ranked: Candidate[], chosen: Candidate[]): Candidate | undefined {
+  if (!best || best.score <= 0) return undefined;
+  const next = ranked.find((candidate) => candidate.order === best.order + 1);
+  if (!next || next.paragraph !== best.paragraph || chosen.includes(next)) return undefined;
+  return next;
+}
+
+/** The best 2–3 source sentences for the question (and the best one's continuation), in reading order, each cited. */
 export function extractiveAnswer(sources: Source[], question: string): string {
   const language = detectLanguage(question);
   const ranked = rankSentences(sources, question);
@@ -134,6 +163,8 @@ export function extractiveAnswer(sources: Source[], question: string): string {
     const next = inOrder.find((candidate) => anchor && candidate.order === anchor.order + 1 && candidate.marker === anchor.marker);
     chosen = [anchor, next].filter((candidate): candidate is Candidate => candidate !== undefined);
   }
+  const continuation = continuationOf(chosen[0], ranked, chosen);
+  if (continuation) chosen.push(continuation);
   chosen.sort((a, b) => a.order - b.order);
   const body = chosen.map((candidate) => cite(candidate.sentence, candidate.marker)).join(" ");
   return `${language === "es" ? "Según el material de la empresa:" : "According to the company material:"} ${body}`;

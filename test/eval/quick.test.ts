@@ -1,8 +1,9 @@
 /**
  * The CI slice of `npm run eval`: the whole corpus through the upload API, the quick questions
  * through the chat API and socket, judged like the full run. Fails when recall@5 drops more
- * than 5 points below the committed baseline (eval/baseline.json), or when the English answers
- * cite anything the sources do not support.
+ * than 5 points below the committed baseline (eval/baseline.json), when the English answers
+ * cite anything the sources do not support, or when a question the corpus does not answer (a
+ * decoy sharing its title words included) is grounded at all.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,7 +32,7 @@ describe("answer quality (quick evaluation subset)", function () {
   });
 
   it("covers every kind of question and ends within a generous bound", () => {
-    expect(new Set(quick.map((q) => q.kind))).to.include.members(["fact", "table", "two-passage", "paraphrase", "no-answer", "spanish"]);
+    expect(new Set(quick.map((q) => q.kind))).to.include.members(["fact", "table", "two-passage", "paraphrase", "no-answer", "decoy", "spanish"]);
     expect(results).to.have.length(quick.length);
     expect(elapsedMs, "quick subset wall time").to.be.below(120_000);
   });
@@ -62,6 +63,14 @@ describe("answer quality (quick evaluation subset)", function () {
       expect(r.rung, r.question.id).to.equal("general");
       expect(r.saidAloud, `${r.question.id}: ${r.answer}`).to.equal(true);
     }
+  });
+
+  it("grounds no question in sources that do not hold its answer, decoys sharing title words included", () => {
+    const decoys = results.filter((r) => r.question.kind === "decoy");
+    expect(decoys.length, "the quick subset has decoys in both languages").to.be.greaterThan(2);
+    expect(new Set(decoys.map((r) => r.question.lang))).to.deep.equal(new Set(["en", "es"]));
+    const unanswerable = results.filter((r) => r.question.passages.length === 0 && r.misleading);
+    expect(unanswerable.map((r) => `${r.question.id} → ${r.rung}: ${r.sources.map((s) => s.document).join(", ")}`)).to.deep.equal([]);
   });
 
   it("names documents by their own titles in the grounding sources", () => {

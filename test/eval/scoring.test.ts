@@ -8,6 +8,7 @@ import { CORPUS_DIR, allCorpusFiles, loadQuestions } from "../../scripts/eval/qu
 import {
   checkCitations,
   containsFact,
+  isMisleading,
   isRefusal,
   passageRanks,
   recallAt5,
@@ -72,12 +73,28 @@ describe("evaluation scoring", () => {
     expect(saysGeneralKnowledge("France won.")).to.equal(false);
   });
 
+  it("calls grounding misleading when no expected passage is among the sources, and never on the general rung", () => {
+    expect(isMisleading("chunks", []), "a decoy grounded at all").to.equal(true);
+    expect(isMisleading("document", [0]), "an answerable question grounded without its passage").to.equal(true);
+    expect(isMisleading("chunks", [0, 3])).to.equal(false);
+    expect(isMisleading("general", [])).to.equal(false);
+    expect(isMisleading("general", [0])).to.equal(false);
+  });
+
+  it("has 30 or more decoys, in English and Spanish, all expecting the general rung", () => {
+    const decoys = loadQuestions().filter((q) => q.kind === "decoy");
+    expect(decoys.length).to.be.at.least(30);
+    expect(decoys.every((q) => q.rung === "general" && q.passages.length === 0)).to.equal(true);
+    expect(decoys.filter((q) => q.lang === "es").length).to.be.at.least(10);
+    expect(decoys.filter((q) => q.lang === "en").length).to.be.at.least(10);
+  });
+
   it("has a question set of at least 60 questions of every kind, each key fact present in its document", async function () {
     this.timeout(30_000);
     const questions = loadQuestions();
     expect(questions.length).to.be.at.least(60);
     const kinds = new Set(questions.map((q) => q.kind));
-    expect([...kinds]).to.include.members(["fact", "table", "two-passage", "paraphrase", "no-answer", "spanish"]);
+    expect([...kinds]).to.include.members(["fact", "table", "two-passage", "paraphrase", "no-answer", "decoy", "spanish"]);
     expect(questions.filter((q) => q.kind === "spanish").every((q) => q.lang === "es" && q.passages.every((p) => p.file.startsWith("es/")))).to.equal(true);
     const files = allCorpusFiles();
     expect(files.length).to.be.at.least(30);

@@ -10,6 +10,7 @@ import type { RunningWorkers } from "../../workers/host";
 import { api, join, waitFor, waitForTurnEnd } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
 import { freshEmployee, generationRequestsFor, removeFreshEmployees, scriptedResponder, type Learner } from "../tutor/helpers";
+import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";
 import { assistantRows, eventsOfTurn, finalErrors, finalText, startOwnWorkers, stackWorker } from "./helpers";
 import { startTcpSwitch, targetOf, throughSwitch, type TcpSwitch } from "./tcp-switch";
 
@@ -125,44 +126,59 @@ describe("every turn ends, and is answered once", function () {
     expect(finalText(next)).to.equal("Returns are accepted within thirty days.");
   });
 
-  it("Postgres gone just before the final write: the job waits without using attempts and stores the kept answer once, with one model call", async () => {
-    tcpSwitch = await startTcpSwitch(targetOf(stack.config.DATABASE_URL!));
-    own = await startOwnWorkers({
-      WORKER_QUEUES: "tutor-generate:1",
-      DATABASE_URL: throughSwitch(stack.config.DATABASE_URL!, tcpSwitch),
-      WORKER_DATABASE_PAUSE_MS: "300",
+  for (const stepDown of [false, true]) {
+    const title = stepDown
+      ? "Postgres gone just before the final write of a stepped-down answer: stored once on the general rung, grounding_update sent again with the kept text"
+      : "Postgres gone just before the final write: the job waits without using attempts and stores the kept answer once, with one model call";
+    it(title, async () => {
+      tcpSwitch = await startTcpSwitch(targetOf(stack.config.DATABASE_URL!));
+      own = await startOwnWorkers({
+        WORKER_QUEUES: "tutor-generate:1",
+        DATABASE_URL: throughSwitch(stack.config.DATABASE_URL!, tcpSwitch),
+        WORKER_DATABASE_PAUSE_MS: "300",
+      });
+      // A question the returns manual answers, so the turn is grounded and may step down.
+      const question = stepDown ? "How many days do customers have to return an item for a full refund?" : "Which steps does a return take, in full?";
+      const generated = stepDown ? `${STEP_DOWN_MARKER} ${LONG_ANSWER}` : LONG_ANSWER;
+      stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => generated }));
+      stack.llm.setTokenDelay(25);
+      const learner = await freshEmployee(stack);
+      const { turnId } = await post(stack, learner, question);
+
+      // Mid-stream the database goes away: the stream finishes, then the answer cannot be written.
+      await waitFor(() => eventsOfTurn(learner.events, turnId).filter((e) => e.event === "token").length >= 3, 30_000, "tokens");
+      await tcpSwitch.off();
+      const generateJob = `${turnId}-generate`;
+      const queue = stack.workers.deps.producer.queue("tutor-generate");
+      await waitFor(async () => (await queue.getJobState(generateJob)) === "delayed", 30_000, "the job put back while the database is down");
+      // Several put-backs while it stays down; none of them may use an attempt or call the model.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect((await queue.getJob(generateJob))?.attemptsMade).to.equal(0);
+      expect(await stack.workers.deps.redis.exists(`skillnet:turn:${turnId}:answer`)).to.equal(1, "the finished answer is kept until stored");
+
+      await tcpSwitch.on();
+      const events = await waitForTurnEnd(learner.events, turnId, 30_000);
+      expect(events.map((e) => e.event)).to.include("done");
+      expect(finalErrors(events)).to.have.length(0);
+      const rows = await assistantRows(stack, turnId);
+      expect(rows).to.have.length(1);
+      expect(rows[0]!.status).to.equal("complete");
+      expect(rows[0]!.content).to.equal(finalText(events));
+      expect(rows[0]!.content).to.contain("Point 40");
+      expect(generationRequestsFor(stack, question)).to.have.length(1, "the answer was not generated a second time");
+      // BullMQ counts the attempt that completes the job once it is moved to completed, which can
+      // land just after `done`: wait for that, then only that one attempt may be counted.
+      await waitFor(async () => (await queue.getJobState(generateJob)) === "completed", 10_000, "the generate job to complete");
+      expect((await queue.getJob(generateJob))?.attemptsMade).to.equal(1, "the outage used no attempt: only the one that stored the answer");
+      expect(await stack.workers.deps.redis.exists(`skillnet:turn:${turnId}:answer`)).to.equal(0);
+      if (stepDown) {
+        expect(rows[0]!.content).to.not.include(STEP_DOWN_MARKER);
+        expect(rows[0]!.metadata).to.deep.include({ rung: "general", citations: [] });
+        const updates = events.filter((e) => e.event === "grounding_update");
+        expect(updates.length, "announced when streamed; again (or only) when the kept answer is stored").to.be.at.least(1);
+        const lastUpdate = events.map((e) => e.event).lastIndexOf("grounding_update");
+        expect(lastUpdate).to.be.lessThan(events.map((e) => e.event).lastIndexOf("token"));
+      }
     });
-    const question = "Which steps does a return take, in full?";
-    stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONG_ANSWER }));
-    stack.llm.setTokenDelay(25);
-    const learner = await freshEmployee(stack);
-    const { turnId } = await post(stack, learner, question);
-
-    // Mid-stream the database goes away: the stream finishes, then the answer cannot be written.
-    await waitFor(() => eventsOfTurn(learner.events, turnId).filter((e) => e.event === "token").length >= 3, 30_000, "tokens");
-    await tcpSwitch.off();
-    const generateJob = `${turnId}-generate`;
-    const queue = stack.workers.deps.producer.queue("tutor-generate");
-    await waitFor(async () => (await queue.getJobState(generateJob)) === "delayed", 30_000, "the job put back while the database is down");
-    // Several put-backs while it stays down; none of them may use an attempt or call the model.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect((await queue.getJob(generateJob))?.attemptsMade).to.equal(0);
-    expect(await stack.workers.deps.redis.exists(`skillnet:turn:${turnId}:answer`)).to.equal(1, "the finished answer is kept until stored");
-
-    await tcpSwitch.on();
-    const events = await waitForTurnEnd(learner.events, turnId, 30_000);
-    expect(events.map((e) => e.event)).to.include("done");
-    expect(finalErrors(events)).to.have.length(0);
-    const rows = await assistantRows(stack, turnId);
-    expect(rows).to.have.length(1);
-    expect(rows[0]!.status).to.equal("complete");
-    expect(rows[0]!.content).to.equal(finalText(events));
-    expect(rows[0]!.content).to.contain("Point 40");
-    expect(generationRequestsFor(stack, question)).to.have.length(1, "the answer was not generated a second time");
-    // BullMQ counts the attempt that completes the job once it is moved to completed, which can
-    // land just after `done`: wait for that, then only that one attempt may be counted.
-    await waitFor(async () => (await queue.getJobState(generateJob)) === "completed", 10_000, "the generate job to complete");
-    expect((await queue.getJob(generateJob))?.attemptsMade).to.equal(1, "the outage used no attempt: only the one that stored the answer");
-    expect(await stack.workers.deps.redis.exists(`skillnet:turn:${turnId}:answer`)).to.equal(0);
-  });
+  }
 });

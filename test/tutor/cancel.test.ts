@@ -9,6 +9,7 @@ import { expect } from "chai";
 import type { ChatRequest } from "../../scripts/llm-server/responder";
 import { api, join, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
 import { stackSuite } from "../support/suite";
+import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";
 import { ask, CLASSIFY_MARKER, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, type Learner } from "./helpers";
 
 const LONG_ANSWER = Array.from({ length: 120 }, (_, i) => `Sentence ${i + 1} about the returns policy.`).join(" ");
@@ -39,11 +40,13 @@ describe("cancelling a tutor turn", function () {
     return stack.server.deps.db("chat_messages").where({ turn_id: turnId, role: "assistant" }).first();
   }
 
-  async function cancelMidStream(cancel: (learner: Learner, turnId: string) => Promise<unknown>): Promise<void> {
+  async function cancelMidStream(
+    cancel: (learner: Learner, turnId: string) => Promise<unknown>,
+    { opening = "", question = `What does the returns policy say? ${randomUUID()}` } = {},
+  ): Promise<ReceivedEvent[]> {
     const learner = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
-    stack.llm.setResponder(scriptedResponder({ generation: () => LONG_ANSWER }));
+    stack.llm.setResponder(scriptedResponder({ generation: () => `${opening}${LONG_ANSWER}` }));
     stack.llm.setTokenDelay(TOKEN_DELAY_MS);
-    const question = `What does the returns policy say? ${randomUUID()}`;
     const { turnId } = await startTurn(learner, question);
     await waitFor(() => ofTurn(learner, turnId).filter((e) => e.event === "token").length >= 5, 20_000, "a few tokens");
 
@@ -80,6 +83,7 @@ describe("cancelling a tutor turn", function () {
     const again = await cancelOverHttp(learner, turnId);
     expect(again.status).to.equal(409);
     expect(again.body.error).to.include({ code: "TURN_ALREADY_FINISHED" });
+    return all;
   }
 
   it("POST /turns/:id/cancel mid-stream: stream stopped, partial stored as cancelled, done says so, nothing after", async () => {
@@ -95,6 +99,21 @@ describe("cancelling a tutor turn", function () {
       const ack = await cancelOverSocket(learner, turnId);
       expect(ack).to.deep.equal({ ok: true, turnId });
     });
+  });
+
+  it("cancelled after the model stepped down: the partial answer is stored on the general rung, as it was shown", async () => {
+    // A question the returns manual answers (a random id in it would be a term no passage covers): the turn is grounded, and may step down.
+    const events = await cancelMidStream(
+      async (learner, turnId) => {
+        expect((await cancelOverHttp(learner, turnId)).status).to.equal(202);
+      },
+      { opening: `${STEP_DOWN_MARKER} `, question: "How many days do customers have to return an item for a full refund?" },
+    );
+    expect(events.map((e) => e.event)).to.include("grounding_update");
+    const turnId = events[0]!.payload.turnId as string;
+    const stored = await storedAnswer(turnId);
+    expect(stored!.metadata).to.deep.include({ rung: "general", retrieval_source: "none", sources: [] });
+    expect(stored!.content).to.not.include(STEP_DOWN_MARKER);
   });
 
   it("cancelled before generation: no model generation call, done cancelled with an empty answer", async () => {

@@ -9,6 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { api } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
 import { RateLimiter } from "../../server/middleware/rate-limit";
+import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";
 import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../tutor/helpers";
 import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 
@@ -110,6 +111,38 @@ describe("web: the employee chat in Chromium", function () {
     expect(await answer.locator(`.citations li[id="${target}"]`).count(), "[n] links to its citation").to.equal(1);
     expect(await answer.locator(".citations").textContent()).to.include("Returns Policy Manual");
     stack.llm.setTokenDelay(0);
+  });
+
+  it("changes the badge to general knowledge while streaming, without citations, when the model says its sources do not answer", async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    stack.llm.setResponder(
+      scriptedResponder({
+        generation: () => `${STEP_DOWN_MARKER} This is general knowledge, not company material: returns usually take a month [1]. ${words}.`,
+      }),
+    );
+    stack.llm.setTokenDelay(25);
+    const before = await page.locator("li.msg.assistant").count();
+    await ask(page, QUESTION);
+    // Mid-stream, from the live events alone: the new bubble is busy, has text, and already says general knowledge.
+    await page.waitForFunction(
+      (count) => {
+        const all = document.querySelectorAll("li.msg.assistant");
+        const last = all[all.length - 1];
+        return all.length > count && last?.getAttribute("aria-busy") === "true" && (last.querySelector(".answer-text")?.textContent ?? "").length > 0;
+      },
+      before,
+      { timeout: 20_000 },
+    );
+    const answer = page.locator("li.msg.assistant").last();
+    expect(await answer.locator(".badge[data-rung]").getAttribute("data-rung")).to.equal("general");
+    expect(await answer.locator(".badge[data-rung]").textContent()).to.equal("general knowledge");
+    stack.llm.setTokenDelay(0);
+    await lastAnswerDone(page);
+    const text = (await answer.locator(".answer-text").textContent()) ?? "";
+    expect(text).to.include("This is general knowledge").and.not.include(STEP_DOWN_MARKER).and.not.include("[1]");
+    expect(await answer.locator(".citations li").count()).to.equal(0);
+    expect(await answer.locator(".badge[data-rung]").getAttribute("data-rung")).to.equal("general");
+    stack.llm.reset();
   });
 
   it("sends a suggestion chip as the next message", async () => {

@@ -4,13 +4,16 @@
  *
  * - citation markers are kept only for sources the model was given (`[7]` with three sources is
  *   dropped, `[1, 7]` becomes `[1]`), so no citation can point at material the user never saw;
- * - sentences of the system prompt repeated verbatim are replaced by a short notice.
+ * - sentences of the system prompt repeated verbatim are replaced by a short notice;
+ * - the step-down marker (step-down.ts), where the turn may step down, is taken out of the text and
+ *   recorded: from then on no citation marker is kept, since the answer is general knowledge.
  *
  * Text is held back only while its tail could still become a marker or a prompt sentence, so
  * ordinary answers stream with no visible delay. Paraphrases cannot be caught by matching; the
  * system prompt holds no secrets, this only keeps it from being recited as such.
  */
 import { citedIndices } from "./citations";
+import { STEP_DOWN_MARKER } from "./step-down";
 
 export const WITHHELD_NOTICE = "(instructions withheld)";
 
@@ -28,13 +31,22 @@ export class AnswerGuard {
   private pending = "";
   private emitted = "";
   private readonly secrets: string[];
+  private validIndices: ReadonlySet<number>;
+  private stepped = false;
 
   constructor(
-    private readonly validIndices: ReadonlySet<number>,
+    validIndices: ReadonlySet<number>,
     systemPrompt: string,
+    private readonly options: { stepDown?: boolean } = {},
   ) {
+    this.validIndices = validIndices;
     const sentences = systemPrompt.split(/\n+|(?<=[.!?:])\s+/).map((s) => s.trim());
     this.secrets = [...new Set(sentences.filter((s) => s.length >= MIN_SECRET_CHARS))];
+  }
+
+  /** True once the model wrote the step-down marker: the answer is general knowledge, citing nothing. */
+  get steppedDown(): boolean {
+    return this.stepped;
   }
 
   /** Feeds a streamed delta; returns the text that is safe to show now (maybe empty). */
@@ -50,9 +62,12 @@ export class AnswerGuard {
     return this.release(this.pending.length);
   }
 
-  /** Everything released so far: the answer as it should be stored. */
+  /**
+   * Everything released so far: the answer as it should be stored. After a step-down no citation
+   * marker is kept, also none released before a marker the model wrote late (against the prompt).
+   */
   get text(): string {
-    return this.emitted;
+    return this.stepped ? this.cleanMarkers(this.emitted) : this.emitted;
   }
 
   private release(cut: number): string {
@@ -60,10 +75,26 @@ export class AnswerGuard {
     const head = this.pending.slice(0, cut);
     const partial = PARTIAL_MARKER.exec(head);
     const boundary = partial && cut < this.pending.length && head.length - partial.index <= MAX_MARKER_CHARS ? partial.index : cut;
-    const out = this.cleanMarkers(this.pending.slice(0, boundary));
+    // Only released text is read for the marker: a recited prompt sentence that contains it is held back until whole, then withheld.
+    const out = this.cleanMarkers(this.takeStepDown(this.pending.slice(0, boundary)));
     this.pending = this.pending.slice(boundary);
     this.emitted += out;
     return out;
+  }
+
+  /** Removes the step-down marker (and the space after it) and, the first time, stops keeping citations. */
+  private takeStepDown(text: string): string {
+    if (!this.options.stepDown) return text;
+    let rest = text;
+    if (rest.includes(STEP_DOWN_MARKER)) {
+      if (!this.stepped) {
+        this.stepped = true;
+        this.validIndices = new Set();
+      }
+      rest = rest.split(STEP_DOWN_MARKER).join("");
+    }
+    // The marker opened the answer: the answer starts after it, without the space that followed it.
+    return this.stepped && this.emitted === "" ? rest.trimStart() : rest;
   }
 
   private redactSecrets(text: string): string {
@@ -90,7 +121,8 @@ export class AnswerGuard {
     let hold = 0;
     const partial = PARTIAL_MARKER.exec(text);
     if (partial && text.length - partial.index <= MAX_MARKER_CHARS) hold = text.length - partial.index;
-    for (const secret of this.secrets) {
+    const watched = this.options.stepDown && !this.stepped ? [...this.secrets, STEP_DOWN_MARKER] : this.secrets;
+    for (const secret of watched) {
       const from = Math.max(0, text.length - secret.length + 1);
       for (let start = text.indexOf(secret[0]!, from); start >= 0; start = text.indexOf(secret[0]!, start + 1)) {
         if (secret.startsWith(text.slice(start))) {

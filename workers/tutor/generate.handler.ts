@@ -25,6 +25,7 @@ import type { TutorTurnPayload } from "../../queues/payloads";
 import { StreamCancelled } from "../llm/client";
 import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
 import { scheduleSummaryIfDue } from "./summary-schedule";
+import { canStepDown, stepDownUpdate, steppedDown } from "./step-down";
 import { suggestionsFor } from "./suggestions";
 import { loadTurnContext, type TurnContext } from "./turn-context";
 import { turnEmitter, type TurnEmitter } from "./turn-emitter";
@@ -63,21 +64,25 @@ export const generateHandler = defineHandler({
     if (kept) {
       // The model finished on an earlier attempt and only the write failed: show the same text again, don't regenerate it.
       log.info({ chars: kept.text.length }, "storing the answer kept from an earlier attempt; the model is not asked again");
+      if (kept.steppedDownFrom) await events.emit("grounding_update", stepDownUpdate(kept.steppedDownFrom));
       if (kept.text) await events.emit("token", { content: kept.text });
     }
     let generated: KeptAnswer;
     try {
       generated = kept ?? (await generate(deps, turn, retrieval, events, log));
     } catch (error) {
-      if (error instanceof StreamCancelled) return endCancelled(deps, data, events, error.partialContent, retrieval);
+      if (error instanceof StreamCancelled)
+        return endCancelled(deps, data, events, error.partialContent, error instanceof CancelledAfterStepDown ? steppedDown(retrieval) : retrieval);
       throw error;
     }
     const answer = generated.text;
     const generationLatencyMs = generated.generationLatencyMs;
     await events.emit("stage", { stage: "generate", status: "completed" });
+    // The model said its sources do not answer: stored and shown as general knowledge, citing nothing.
+    const grounded = generated.steppedDownFrom ? steppedDown(retrieval) : retrieval;
 
     await events.emit("stage", { stage: "postprocess", status: "started" });
-    const citations = extractCitations(answer, retrieval.sources);
+    const citations = extractCitations(answer, grounded.sources);
     const suggestions = suggestionsFor(retrieval.intent, turn.language, Boolean(turn.courseId));
     const tokensUsed = generated.promptTokens + generated.completionTokens;
     const { row, inserted } = await insertAssistantMessageOnce(deps.db, {
@@ -87,9 +92,12 @@ export const generateHandler = defineHandler({
       content: answer,
       metadata: {
         intent: retrieval.intent,
-        rung: retrieval.rung,
-        retrieval_source: retrieval.source,
-        sources: retrieval.sources.map(({ content: _content, ...source }) => source),
+        rung: grounded.rung,
+        retrieval_source: grounded.source,
+        sources: grounded.sources.map(({ content: _content, ...source }) => source),
+        ...(generated.steppedDownFrom
+          ? { stepped_down: { from: generated.steppedDownFrom, reason: "sources_do_not_answer", retrieved: retrieval.sources.length } }
+          : {}),
         truncated: retrieval.truncated,
         citations,
         suggestions,
@@ -110,7 +118,7 @@ export const generateHandler = defineHandler({
     await events.emit("done", {
       messageId: row.id,
       tokensUsed,
-      retrievalSource: retrieval.source,
+      retrievalSource: grounded.source,
       retrievalLatencyMs: retrieval.latencyMs,
       generationLatencyMs,
     });
@@ -133,7 +141,14 @@ async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: Retrieva
   const messages = await buildTutorMessages(deps, turn, retrieval, model);
   const started = performance.now();
   const systemPrompt = messages[0]?.role === "system" && typeof messages[0].content === "string" ? messages[0].content : "";
-  const guard = new AnswerGuard(new Set(retrieval.sources.map((source) => source.index)), systemPrompt);
+  const guard = new AnswerGuard(new Set(retrieval.sources.map((source) => source.index)), systemPrompt, { stepDown: canStepDown(retrieval) });
+  let stepDownAnnounced = false;
+  // Before the first token shown after the marker, so the client changes the badge before the text arrives.
+  const announceStepDown = async () => {
+    if (!guard.steppedDown || stepDownAnnounced) return;
+    stepDownAnnounced = true;
+    await events.emit("grounding_update", stepDownUpdate(retrieval.rung));
+  };
   // The owner's cancel aborts the stream within CANCEL_POLL_MS, wherever it was requested.
   const cancel = cancelWatcherFor(deps.redis).watch(turn.turnId);
   let result;
@@ -145,19 +160,22 @@ async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: Retrieva
       { temperature: 0.3, maxTokens: 2_000, signal: cancel.signal },
       async (content) => {
         const shown = guard.push(content);
+        await announceStepDown();
         if (shown) await events.emit("token", { content: shown });
       },
     );
   } catch (error) {
     // The partial answer is what the client was shown, not what the guard still held back.
-    if (error instanceof StreamCancelled) throw new StreamCancelled(guard.text);
+    if (error instanceof StreamCancelled) throw guard.steppedDown ? new CancelledAfterStepDown(guard.text) : new StreamCancelled(guard.text);
     throw unrecoverableIfConfig(error);
   } finally {
     cancel.stop();
   }
   const tail = guard.end();
+  await announceStepDown();
   if (tail) await events.emit("token", { content: tail });
-  if (guard.text !== result.content)
+  if (guard.steppedDown) log.info({ from: retrieval.rung }, "the model stepped down: its sources do not answer, the turn is general knowledge");
+  else if (guard.text !== result.content)
     log.warn({ removedChars: result.content.length - guard.text.length }, "answer cleaned: invalid citation markers or recited instructions removed");
   const answer: KeptAnswer = {
     text: guard.text,
@@ -165,10 +183,14 @@ async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: Retrieva
     promptTokens: result.promptTokens,
     completionTokens: result.completionTokens,
     generationLatencyMs: Math.round(performance.now() - started),
+    ...(guard.steppedDown ? { steppedDownFrom: retrieval.rung } : {}),
   };
   await keepAnswer(deps.redis, turn.turnId, answer);
   return answer;
 }
+
+/** A stream its owner cancelled after the model had stepped down: the partial answer is general knowledge. */
+class CancelledAfterStepDown extends StreamCancelled {}
 
 /** Stores the partial answer as `cancelled` and ends the turn with `done {cancelled: true}`; nothing runs after it. */
 async function endCancelled(deps: WorkerDeps, data: TutorTurnPayload, events: TurnEmitter, shown: string, retrieval?: RetrievalOutcome): Promise<unknown> {

@@ -6,6 +6,7 @@
  * final message.
  */
 import type { Redis } from "ioredis";
+import type { GroundingRung } from "../../queues/events/contract";
 import { HANDOFF_TTL_SECONDS } from "./retrieval/handoff";
 
 export interface KeptAnswer {
@@ -14,6 +15,8 @@ export interface KeptAnswer {
   promptTokens: number;
   completionTokens: number;
   generationLatencyMs: number;
+  /** The model stepped down (step-down.ts) from this rung: the answer is general knowledge. */
+  steppedDownFrom?: GroundingRung;
 }
 
 const keyOf = (turnId: string): string => `skillnet:turn:${turnId}:answer`;

@@ -2,11 +2,13 @@
  * The tutor's prompts. One persona holds on every rung; what changes per rung is only how
  * the answer is grounded, and the bottom rung still answers, saying plainly that the answer
  * is general knowledge rather than company material. Nothing here tells the model to refuse.
+ * A grounded rung also tells the model how to step down when its sources do not answer (step-down.ts).
  */
 import type { GroundingRung } from "../../queues/events/contract";
 import type { Intent } from "./intent";
 import type { Language } from "./language";
 import type { RetrievedSource } from "./retrieval/types";
+import { canStepDown, STEP_DOWN_INSTRUCTION } from "./step-down";
 
 const LANGUAGE_NAME: Record<Language, string> = { en: "English", es: "Spanish" };
 
@@ -39,7 +41,8 @@ export function tutorSystemPrompt({ orgName, language, rung, intent }: { orgName
     off_topic:
       "This is outside work and learning: acknowledge it kindly in one sentence and steer back to what you can help with (their courses, company material, skills). Keep it short and friendly.",
   };
-  return [...persona, ...grounding[rung], byIntent[intent] ?? ""].filter(Boolean).join("\n");
+  const stepDown = canStepDown({ rung, intent }) ? STEP_DOWN_INSTRUCTION : "";
+  return [...persona, ...grounding[rung], byIntent[intent] ?? "", stepDown].filter(Boolean).join("\n");
 }
 
 export const SOURCES_OPEN = "<sources>";

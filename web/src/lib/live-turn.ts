@@ -29,7 +29,19 @@ export interface TurnEventPayload {
   [key: string]: unknown;
 }
 
-export const TURN_EVENTS = ["stage", "grounding", "token", "citations", "suggestions", "done", "error", "tool_call", "tool_result", "action_pending"] as const;
+export const TURN_EVENTS = [
+  "stage",
+  "grounding",
+  "grounding_update",
+  "token",
+  "citations",
+  "suggestions",
+  "done",
+  "error",
+  "tool_call",
+  "tool_result",
+  "action_pending",
+] as const;
 export type TurnEventName = (typeof TURN_EVENTS)[number];
 
 export function newTurn(sessionId: string, turnId: string): LiveTurn {
@@ -49,6 +61,11 @@ export function applyEvent(turn: LiveTurn, name: TurnEventName, event: TurnEvent
       break;
     case "grounding":
       next.rung = event.rung as Rung;
+      break;
+    // The model found its sources do not answer: the badge says general knowledge from here on.
+    case "grounding_update":
+      next.rung = event.rung as Rung;
+      next.citations = [];
       break;
     case "token":
       next.text = turn.text + String(event.content ?? "");

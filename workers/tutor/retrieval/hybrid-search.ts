@@ -2,18 +2,21 @@
  * Hybrid search over the chunks the asking user may read (db/queries/access.ts): pgvector cosine (with a similarity floor) and `simple`
  * full-text, merged by a weighted sum (0.6 / 0.4 by default) or reciprocal rank fusion
  * (RETRIEVAL_* settings; eval/results.md has the measurements behind the defaults). Over-retrieves
- * 10, drops near-duplicates (word Jaccard > 0.7), keeps the best 5, best first. Neighbouring
+ * 20, keeps only hits that answer the question (`grounds`, relevance.ts), drops near-duplicates
+ * (word Jaccard > 0.7), keeps the best 5, best first. Twenty rather than ten: once hits that only
+ * share common words are judged out, the answer is often further down (eval/tuning.md). Neighbouring
  * chunks of one document are both kept when both score: dropping the second cost 6 points of
  * recall@5 on the evaluation corpus, where an answer often sits next to the best-matching chunk.
  */
 import { keywordSearch, vectorSearch, type ChunkHit } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
 import { contentWords, searchTerms } from "../language";
+import { relevanceFor, type Relevance } from "./relevance";
 import type { RetrievedSource } from "./types";
 
 /** Defaults of RETRIEVAL_SIMILARITY_FLOOR and RETRIEVAL_KEYWORD_COVERAGE_FLOOR, for callers without a config. */
 export const SIMILARITY_FLOOR = 0.3;
-export const OVER_RETRIEVE = 10;
+export const OVER_RETRIEVE = 20;
 export const KEEP = 5;
 
 /** How the two hit lists become one ranking (RETRIEVAL_FUSION, RETRIEVAL_VECTOR_WEIGHT, RETRIEVAL_RRF_K). */
@@ -38,14 +41,24 @@ export interface ScoredHit extends ChunkHit {
  */
 export const KEYWORD_COVERAGE_FLOOR = 0.34;
 
-export async function hybridSearch(
+export async function hybridSearch(deps: WorkerDeps, asked: { orgId: string; userId: string; question: string }): Promise<Omit<RetrievedSource, "index">[]> {
+  const { hits, relevance } = await candidateHits(deps, asked);
+  const floors = { coverage: deps.config.RETRIEVAL_GROUNDING_COVERAGE, similarity: deps.config.RETRIEVAL_GROUNDING_SIMILARITY };
+  return selectHits(hits.filter((hit) => grounds(hit, relevance, floors))).map(toSource);
+}
+
+/**
+ * Both searches merged and ranked, before any is judged to answer the question, with the judge
+ * (relevance.ts) that decides it; scripts/eval/tune-grounding.ts sweeps the floors over these.
+ */
+export async function candidateHits(
   deps: WorkerDeps,
   { orgId, userId, question }: { orgId: string; userId: string; question: string },
-): Promise<Omit<RetrievedSource, "index">[]> {
+): Promise<{ hits: ScoredHit[]; relevance: Relevance }> {
   const { config } = deps;
   const [embedding] = await deps.llm.embed([question], "query", { orgId, userId });
   const words = contentWords(question);
-  const [vectorHits, textHits] = await Promise.all([
+  const [vectorHits, textHits, relevance] = await Promise.all([
     vectorSearch(deps.db, {
       reader: { orgId, userId },
       embedding: embedding!,
@@ -54,12 +67,39 @@ export async function hybridSearch(
       exactUpTo: config.RETRIEVAL_EXACT_MAX_CHUNKS,
     }),
     keywordSearch(deps.db, { reader: { orgId, userId }, words: searchTerms(question), limit: OVER_RETRIEVE }),
+    relevanceFor(deps, orgId, question),
   ]);
   const byVector = new Set(vectorHits.map((hit) => hit.id));
   const relevantText = textHits.filter((hit) => byVector.has(hit.id) || keywordCoverage(words, hit.content) >= config.RETRIEVAL_KEYWORD_COVERAGE_FLOOR);
   const fusion: Fusion = { method: config.RETRIEVAL_FUSION, vectorWeight: config.RETRIEVAL_VECTOR_WEIGHT, rrfK: config.RETRIEVAL_RRF_K };
-  return selectHits(combine(vectorHits, relevantText, fusion)).map(toSource);
+  return { hits: combine(vectorHits, relevantText, fusion), relevance };
 }
+
+/**
+ * Whether a hit answers the question rather than sharing a word with it: it covers enough of
+ * the question's rarity-weighted terms (its text and section heading; the document title is
+ * not evidence, every chunk of the document carries it) or it is semantically close enough.
+ */
+export function grounds(hit: ChunkHit, relevance: Relevance, floors: GroundingFloors): boolean {
+  if (hit.similarity >= floors.similarity) return true;
+  const blend = floors.blend ?? SIMILARITY_BLEND;
+  return relevance.coverage(`${hit.metadata.heading ?? ""}\n${hit.content}`) + blend * hit.similarity >= floors.coverage;
+}
+
+export interface GroundingFloors {
+  coverage: number;
+  similarity: number;
+  /** Share of the cosine similarity added to the coverage (SIMILARITY_BLEND unless a sweep sets it). */
+  blend?: number;
+}
+
+/**
+ * How much a hit's cosine similarity adds to its coverage: a passage both searches found with
+ * part of the terms is stronger evidence than a keyword match alone on the same part (0.5 kept
+ * recall@5 at 94.4 with no decoy grounded; 0 and 0.25 either grounded a decoy or lost recall:
+ * eval/tuning.md).
+ */
+export const SIMILARITY_BLEND = 0.5;
 
 /** Share of the question's distinct content words (as keyword search uses them) that occur in `content`. */
 export function keywordCoverage(questionWords: string[], content: string): number {

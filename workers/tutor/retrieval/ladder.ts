@@ -1,21 +1,23 @@
 /**
  * The retrieval ladder. Intent picks the path (DB facts, PageIndex with scoped fallback,
- * hybrid search, or nothing); when the chunk paths come back empty the next rung is the whole
- * text of an enrolled course's source document; below that, general knowledge. The server
- * decides the rung here, never the model, and no rung refuses.
+ * hybrid search, or nothing); only passages that answer the question count (relevance.ts). When
+ * the chunk paths come back empty the next rung is the whole text of the current course's source
+ * document or of an enrolled course's document that covers the question; below that, general
+ * knowledge. The server decides the rung here; the model can only step down from it to general
+ * knowledge (step-down.ts), never up, and no rung refuses.
  */
 import { vectorSearch } from "../../../db/queries/knowledge-search";
-import { courseDocumentFor } from "../../../db/queries/learner";
+import { courseDocumentCandidates, documentTextPrefix } from "../../../db/queries/learner";
 import type { RetrievalSource } from "../../../queues/events/contract";
 import type { WorkerDeps } from "../../deps";
 import { countTokens, tokensAtMost, truncateToTokens } from "../../llm/tokens";
 import type { Intent } from "../intent";
-import { searchTerms } from "../language";
 import type { TurnContext } from "../turn-context";
 import { budgetsFor } from "./budgets";
 import { hybridSearch, toSource } from "./hybrid-search";
 import { pageIndexSearch } from "./page-index";
 import { progressFacts } from "./progress";
+import { relevanceFor } from "./relevance";
 import { numbered, type RetrievalOutcome, type RetrievedSource } from "./types";
 
 /** Below this many tokens PageIndex context is too thin to answer from. */
@@ -87,20 +89,26 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
 export const CHARS_PER_TOKEN_CAP = 8;
 
 /**
- * The document rung: the current course's source document, else the enrolled course whose
- * document shares words with the question. A document that shares nothing is not forced on
- * an unrelated question — that question belongs on the general rung. Only documents the user
- * may read are considered, and only a bounded prefix of the text is read and tokenised.
+ * The document rung: the current course's source document, else the enrolled course's document
+ * whose text covers the question as a passage must (the same rarity-weighted coverage floor;
+ * its title alone never counts). A document that merely shares a word with the question is not
+ * forced on it — that question belongs on the general rung. Only documents the user may read are
+ * considered, and only a bounded prefix of the text is read and tokenised.
  */
 async function wholeDocument(deps: WorkerDeps, turn: TurnContext, budget: number): Promise<{ source: Source; truncated: boolean } | null> {
-  const chosen = await courseDocumentFor(deps.db, turn, {
-    currentCourseId: turn.courseId,
-    words: searchTerms(turn.question),
-    maxChars: budget * CHARS_PER_TOKEN_CAP,
-  });
+  const relevance = await relevanceFor(deps, turn.orgId, turn.question);
+  const candidates = await courseDocumentCandidates(deps.db, turn, { currentCourseId: turn.courseId, terms: relevance.terms.map((term) => term.query) });
+  const chosen =
+    candidates.find((candidate) => candidate.is_current) ??
+    candidates
+      .map((candidate) => ({ candidate, coverage: relevance.coverageOf(candidate.matched) }))
+      .filter(({ coverage }) => coverage >= deps.config.RETRIEVAL_GROUNDING_COVERAGE)
+      .sort((a, b) => b.coverage - a.coverage)[0]?.candidate;
   if (!chosen) return null;
-  const fitted = truncateToTokens(chosen.text, budget);
-  const truncated = fitted.truncated || chosen.cut;
+  const prefix = await documentTextPrefix(deps.db, turn.orgId, chosen.document_id, budget * CHARS_PER_TOKEN_CAP);
+  if (!prefix) return null;
+  const fitted = truncateToTokens(prefix.text, budget);
+  const truncated = fitted.truncated || prefix.cut;
   return {
     truncated,
     source: {
