@@ -71,7 +71,8 @@ export function Assistant({ live }: SignedIn) {
         <DismissibleAlert message={conversation.error} onDismiss={conversation.dismissError} />
         <Composer
           onSend={(text) => conversation.send(text)}
-          busy={conversation.sending}
+          // One admin turn at a time per conversation: the server refuses a second (409 TURN_IN_PROGRESS).
+          busy={conversation.sending || Boolean(conversation.streaming)}
           streaming={Boolean(conversation.streaming)}
           onStop={conversation.streaming ? () => void conversation.stop(conversation.streaming!.turnId) : undefined}
           placeholder="Ask about people, skills and courses…"

@@ -20,6 +20,8 @@ export function describeApiError(error: unknown, sending = "messages"): string {
       const fields = error.details.fields as Array<{ message: string }> | undefined;
       return `That was not accepted: ${fields?.map((f) => f.message).join("; ") || error.message}.`;
     }
+    case "TURN_IN_PROGRESS":
+      return "The assistant is still answering your previous message here. Wait for it to finish, then send this again (nothing was saved).";
     case "COURSE_NOT_AVAILABLE":
       return "That course is not available to you any more (not enrolled, or archived). Pick another context or none.";
     case "UNAUTHORIZED":
