@@ -60,7 +60,7 @@ export const DEMO_TURNS: readonly SeededTurn[] = [
     user: 1,
     language: "en",
     question: "How many days do customers have to return an item?",
-    answer: "Customers have 30 days from delivery to return an item [1].",
+    answer: "Customers have 30 days from delivery to return an item.",
     rung: "chunks",
     rating: { rating: "up" },
     daysAgo: 5,
