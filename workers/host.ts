@@ -11,7 +11,7 @@ import { componentLogger } from "../lib/logger";
 import { createDb } from "../db/knex";
 import { refuseIfDatabaseFull } from "../db/connection-limit";
 import { isDatabaseUnavailable } from "../db/unavailable";
-import { createRedis, requireRedisVersion } from "../queues/connection";
+import { createRedis, redisTargetOf, replicaWaitMs, requireRedisVersion } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
 import { UserEventPublisher } from "../queues/events/user-events";
 import { QUEUE_NAMES, QUEUE_PREFIX, isQueueName, type QueueName } from "../queues/names";
@@ -62,13 +62,13 @@ export interface RunningWorkers {
 export async function startWorkers(config: Config, options: { llm?: LlmClientOptions; skipEmbeddingCheck?: boolean } = {}): Promise<RunningWorkers> {
   const log = componentLogger("worker");
   const selection = parseQueueSelection(config.WORKER_QUEUES, config.WORKER_CONCURRENCY);
-  const redisUrl = requireSetting(config, "REDIS_URL");
+  const redisTarget = redisTargetOf(config);
   const db = createDb({
     url: requireSetting(config, "DATABASE_URL"),
     poolMax: config.DATABASE_POOL_MAX,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
   });
-  const redis = createRedis(redisUrl, "worker");
+  const redis = createRedis(redisTarget, "worker");
   const llm = new LlmClient(config, { usage: usageLogSink(db), log, ...options.llm });
   const deps: WorkerDeps = {
     config,
@@ -77,7 +77,11 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     redis,
     llm,
     producer: new JobProducer(redis),
-    events: new TurnEventLog(redis, { ttlSeconds: config.EVENT_STREAM_TTL_SECONDS, maxEvents: config.EVENT_STREAM_MAX_EVENTS }),
+    events: new TurnEventLog(redis, {
+      ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,
+      maxEvents: config.EVENT_STREAM_MAX_EVENTS,
+      replicaWaitMs: replicaWaitMs(config),
+    }),
     userEvents: new UserEventPublisher(redis),
   };
   try {
@@ -96,7 +100,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   const connections: Redis[] = [];
   const active = new ActiveJobs(log);
   const workers = [...selection].map(([queue, concurrency]) => {
-    const connection = createRedis(redisUrl, "worker");
+    const connection = createRedis(redisTarget, "worker");
     connections.push(connection);
     const handler = handlerFor(HANDLERS, queue);
     const worker = new Worker(

@@ -30,7 +30,7 @@ interface InProcess {
 }
 
 function workerDeps(config: Config): WorkerDeps {
-  const redis = createRedis(config.REDIS_URL!, "worker");
+  const redis = createRedis({ url: config.REDIS_URL! }, "worker");
   return {
     config,
     log: componentLogger("bench"),
