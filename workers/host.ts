@@ -27,6 +27,7 @@ import { closeThreadPool, probeThreadPool } from "./ingestion/isolation";
 import { maintenanceSchedule } from "./maintenance/schedule";
 import { ActiveJobs, type JobLease } from "./hand-back";
 import { usageLogSink } from "./usage-log";
+import { startReplicaReads } from "./replica-reads";
 import { loadTokenizer } from "./llm/tokens";
 import { jobLogBindings, observeJobAttempt, reportStalledOut } from "./job-outcome";
 
@@ -69,11 +70,13 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
   });
   const redis = createRedis(redisTarget, "worker");
+  const replicaReads = await startReplicaReads(config, db, redis, log);
   const llm = new LlmClient(config, { usage: usageLogSink(db), log, ...options.llm });
   const deps: WorkerDeps = {
     config,
     log,
     db,
+    reads: replicaReads.router,
     redis,
     llm,
     producer: new JobProducer(redis),
@@ -90,7 +93,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
     if (THREAD_BOUND.some((queue) => selection.has(queue))) await probeThreadPool(config, THREAD_PROBE_TIMEOUT_MS);
   } catch (error) {
-    await Promise.allSettled([redis.quit(), db.destroy()]);
+    await Promise.allSettled([replicaReads.close(), redis.quit(), db.destroy()]);
     throw error;
   }
 
@@ -145,6 +148,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       await closeThreadPool();
       await deps.events.flushed();
       await deps.producer.close();
+      await replicaReads.close();
       await Promise.allSettled([redis.quit(), ...connections.map((c) => c.quit())]);
       await db.destroy();
       log.info("workers stopped");

@@ -15,7 +15,7 @@ import { isSessionTurn } from "../../db/queries/chat-messages";
 import { findOwnedSession } from "../../db/queries/chat-sessions";
 import { findAction } from "../../db/queries/admin-actions";
 import { TURN_EVENTS_CHANNEL, parseEnvelopes } from "../../queues/events/turn-stream";
-import { JOB_EVENTS_CHANNEL, parseJobEnd } from "../../queues/events/job-events";
+import { JOB_EVENTS_CHANNEL, parseJobEnd, parseReplicaSkips } from "../../queues/events/job-events";
 import {
   roomForSession,
   roomForUser,
@@ -203,6 +203,8 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     if (channel === JOB_EVENTS_CHANNEL) {
       const end = parseJobEnd(message);
       if (end) deps.metrics.observeJobEnd(end);
+      const skips = end ? null : parseReplicaSkips(message);
+      if (skips) deps.metrics.observeReplicaSkips(skips);
       return;
     }
     for (const envelope of parseEnvelopes(message)) {

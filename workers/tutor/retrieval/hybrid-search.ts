@@ -46,14 +46,16 @@ export async function hybridSearch(
   const [embedding] = await deps.llm.embed([question], "query", { orgId, userId });
   const words = contentWords(question);
   const [vectorHits, textHits] = await Promise.all([
-    vectorSearch(deps.db, {
-      reader: { orgId, userId },
-      embedding: embedding!,
-      limit: OVER_RETRIEVE,
-      minSimilarity: config.RETRIEVAL_SIMILARITY_FLOOR,
-      exactUpTo: config.RETRIEVAL_EXACT_MAX_CHUNKS,
-    }),
-    keywordSearch(deps.db, { reader: { orgId, userId }, words: searchTerms(question), limit: OVER_RETRIEVE }),
+    deps.reads.read((db) =>
+      vectorSearch(db, {
+        reader: { orgId, userId },
+        embedding: embedding!,
+        limit: OVER_RETRIEVE,
+        minSimilarity: config.RETRIEVAL_SIMILARITY_FLOOR,
+        exactUpTo: config.RETRIEVAL_EXACT_MAX_CHUNKS,
+      }),
+    ),
+    deps.reads.read((db) => keywordSearch(db, { reader: { orgId, userId }, words: searchTerms(question), limit: OVER_RETRIEVE })),
   ]);
   const byVector = new Set(vectorHits.map((hit) => hit.id));
   const relevantText = textHits.filter((hit) => byVector.has(hit.id) || keywordCoverage(words, hit.content) >= config.RETRIEVAL_KEYWORD_COVERAGE_FLOOR);
