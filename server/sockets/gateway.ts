@@ -199,6 +199,26 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
 
   // Job-end messages ride this subscriber too: metrics only, see queues/events/job-events.ts.
   await turnSub.subscribe(TURN_EVENTS_CHANNEL, JOB_EVENTS_CHANNEL);
+  // Messages published while the subscriber was reconnecting are gone: once it is subscribed
+  // again (ioredis resubscribes right after "ready"; subscribing again resolves after that),
+  // every socket fetches what it missed from the logs.
+  let feedCut = false;
+  turnSub.on("close", () => {
+    feedCut = true;
+  });
+  turnSub.on("ready", () => {
+    if (!feedCut) return;
+    feedCut = false;
+    setImmediate(() => {
+      turnSub
+        .subscribe(TURN_EVENTS_CHANNEL, JOB_EVENTS_CHANNEL)
+        .then(() => {
+          for (const socket of io.sockets.sockets.values())
+            void delivery.catchUp(socket).catch((error) => log.warn({ err: error }, "catch-up after reconnect failed"));
+        })
+        .catch((error) => log.warn({ err: error }, "resubscribing the turn-event feed failed"));
+    });
+  });
   turnSub.on("message", (channel, message) => {
     if (channel === JOB_EVENTS_CHANNEL) {
       const end = parseJobEnd(message);
