@@ -119,6 +119,8 @@ export function versionAtLeast(a: string, b: string): boolean {
 export async function requireRedisVersion(redis: Redis): Promise<void> {
   const version = redisVersionOf(await redis.info("server"));
   if (version && !versionAtLeast(version, MIN_REDIS_VERSION)) {
-    throw new Error(`REDIS_URL points at Redis ${version}; skillnet-chat needs Redis ${MIN_REDIS_VERSION} or later (turn event logs use XADD with "0-*" ids).`);
+    throw new Error(
+      `The Redis server (REDIS_URL or the master REDIS_SENTINELS names) is Redis ${version}; skillnet-chat needs Redis ${MIN_REDIS_VERSION} or later (turn event logs use XADD with "0-*" ids).`,
+    );
   }
 }

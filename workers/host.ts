@@ -71,6 +71,8 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   });
   const redis = createRedis(redisTarget, "worker");
   const replicaReads = await startReplicaReads(config, db, redis, log);
+  // Behind Sentinel each event batch waits (WAIT 1) for a replica: on a connection of its own, so no other command queues behind it.
+  const ownEventsRedis = replicaWaitMs(config) > 0 ? createRedis(redisTarget, "worker") : undefined;
   const llm = new LlmClient(config, { usage: usageLogSink(db), log, ...options.llm });
   const deps: WorkerDeps = {
     config,
@@ -80,7 +82,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     redis,
     llm,
     producer: new JobProducer(redis),
-    events: new TurnEventLog(redis, {
+    events: new TurnEventLog(ownEventsRedis ?? redis, {
       ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,
       maxEvents: config.EVENT_STREAM_MAX_EVENTS,
       replicaWaitMs: replicaWaitMs(config),
@@ -93,7 +95,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
     if (THREAD_BOUND.some((queue) => selection.has(queue))) await probeThreadPool(config, THREAD_PROBE_TIMEOUT_MS);
   } catch (error) {
-    await Promise.allSettled([replicaReads.close(), redis.quit(), db.destroy()]);
+    await Promise.allSettled([replicaReads.close(), redis.quit(), ownEventsRedis?.quit(), db.destroy()]);
     throw error;
   }
 
@@ -149,7 +151,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       await deps.events.flushed();
       await deps.producer.close();
       await replicaReads.close();
-      await Promise.allSettled([redis.quit(), ...connections.map((c) => c.quit())]);
+      await Promise.allSettled([redis.quit(), ownEventsRedis?.quit(), ...connections.map((c) => c.quit())]);
       await db.destroy();
       log.info("workers stopped");
     },
