@@ -53,10 +53,6 @@ export class ReadRouter {
 
   constructor(private readonly options: ReadRouterOptions) {}
 
-  get configured(): boolean {
-    return this.options.replica !== undefined;
-  }
-
   current(): ReplicaState {
     return this.state;
   }
@@ -106,6 +102,9 @@ export class ReadRouter {
       const now = Date.now();
       const current = await primary.raw<{ rows: Array<{ lsn: string }> }>("select pg_current_wal_lsn()::text as lsn");
       this.samples.push({ lsn: lsnValue(current.rows[0]!.lsn), at: now });
+      // A replica down for hours would keep every sample: enough to tell it is past the limit is enough.
+      const keep = Math.ceil(maxLagMs / (this.options.checkIntervalMs ?? 1_000)) + 10;
+      if (this.samples.length > keep) this.samples.splice(0, this.samples.length - keep);
     } catch {
       // The primary is unreachable: its reads fail on their own; judge the replica on the samples so far.
     }
