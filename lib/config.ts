@@ -40,6 +40,18 @@ export const configSchema = z.object({
       "`postgres://` or `postgresql://` URL, with the `vector` extension (pgvector). Required by the server, the workers and `db:prepare`. " +
         "Unset, `npm start` runs a local PostgreSQL of its own, or PGlite (see `EMBEDDED_POSTGRES`).",
     ),
+  DATABASE_READ_URL: optionalString
+    .pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional())
+    .describe(
+      "A streaming replica of `DATABASE_URL`. Set, retrieval searches and history reads go to it; everything that must read its own " +
+        "writes stays on the primary. A replica that is down or lags more than `DATABASE_READ_MAX_LAG_MS` is skipped for the primary.",
+    ),
+  DATABASE_READ_MAX_LAG_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(5_000)
+    .describe("How far behind the primary the read replica may replay before its reads go to the primary (checked every second)."),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(8).describe("Knex pool size per process."),
   DATABASE_POOL_ACQUIRE_TIMEOUT_MS: z.coerce
     .number()
@@ -61,7 +73,38 @@ export const configSchema = z.object({
     ),
   REDIS_URL: optionalString
     .pipe(z.url({ protocol: /^rediss?$/ }).optional())
-    .describe("`redis://` or `rediss://` URL: Redis 7.0+ with `maxmemory-policy noeviction`. Unset, `npm start` runs a local redis-server."),
+    .describe(
+      "`redis://` or `rediss://` URL: Redis 7.0+ with `maxmemory-policy noeviction`. Unset, `npm start` runs a local redis-server. " +
+        "With `REDIS_SENTINELS` set, only its user, password, database number and scheme (`rediss` = TLS) are used, for the master.",
+    ),
+  REDIS_SENTINELS: optionalString
+    .pipe(
+      z
+        .string()
+        .regex(/^[^\s,:]+:\d+(,[^\s,:]+:\d+)*$/, "use a list like 'sentinel-a:26379,sentinel-b:26379'")
+        .optional(),
+    )
+    .describe(
+      "`host:port,…` of Redis Sentinels. Set, every connection asks them for the master named `REDIS_SENTINEL_NAME` and follows it " +
+        "through a failover; `npm start` runs no Redis of its own. TLS to the sentinels when `REDIS_URL` is `rediss://`.",
+    ),
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .default("mymaster")
+    .describe("The master's name in the sentinels' configuration (`sentinel monitor <name> …`)."),
+  REDIS_SENTINEL_PASSWORD: optionalString.describe("Password of the sentinels themselves (`requirepass` in sentinel.conf), when they have one."),
+  REDIS_SENTINEL_WAIT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(250)
+    .describe(
+      "With `REDIS_SENTINELS`: a turn event is shown to clients only once a replica holds it (`WAIT 1`), so a failover never takes back " +
+        "text a user saw. This bounds that wait; past it the event goes out anyway. `0` = do not wait.",
+    ),
 
   LLM_BASE_URL: optionalString
     .pipe(z.url().optional())

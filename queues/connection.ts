@@ -4,19 +4,78 @@
  * on a dead Redis.
  */
 import { Redis, type RedisOptions } from "ioredis";
+import { type Config, requireSetting } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 
 export type RedisRole = "worker" | "producer" | "subscriber";
 
-export function redisOptions(url: string, role: RedisRole): RedisOptions {
-  const parsed = new URL(url);
+/** Sentinels that name the master, and the name they know it by. */
+export interface SentinelTarget {
+  sentinels: Array<{ host: string; port: number }>;
+  name: string;
+  password?: string;
+}
+
+/**
+ * Where every Redis connection of a process goes: one server (`url`), or whichever server the
+ * sentinels call master (then `url`, when set, only carries the master's credentials, database
+ * and TLS). Every connection the product makes is built from one of these by `createRedis`.
+ */
+export interface RedisTarget {
+  url?: string;
+  sentinel?: SentinelTarget;
+}
+
+/** The target the configuration names: REDIS_SENTINELS when set, else REDIS_URL (required). */
+export function redisTargetOf(config: Config): RedisTarget {
+  if (!config.REDIS_SENTINELS) return { url: requireSetting(config, "REDIS_URL") };
+  const sentinels = config.REDIS_SENTINELS.split(",").map((entry) => {
+    const at = entry.lastIndexOf(":");
+    return { host: entry.slice(0, at), port: Number(entry.slice(at + 1)) };
+  });
+  return { url: config.REDIS_URL, sentinel: { sentinels, name: config.REDIS_SENTINEL_NAME, password: config.REDIS_SENTINEL_PASSWORD } };
+}
+
+/**
+ * How long a turn event waits for a replica before clients see it (0 = no wait). Only behind
+ * Sentinel: there a failover promotes a replica, and an event the old master alone held would be
+ * numbered again by the new one.
+ */
+export function replicaWaitMs(config: Config): number {
+  return config.REDIS_SENTINELS ? config.REDIS_SENTINEL_WAIT_MS : 0;
+}
+
+/** Between two rounds over every sentinel: back off to 2 s, and never give up (a null would end the client for good). */
+const SENTINEL_RETRY = (attempt: number): number => Math.min(100 * attempt, 2_000);
+
+/** The address part: one server from the URL, or the sentinels with the URL's credentials for the master. */
+function addressOptions(target: RedisTarget): RedisOptions {
+  const parsed = target.url ? new URL(target.url) : undefined;
+  const tls = parsed?.protocol === "rediss:";
+  const credentials: RedisOptions = {
+    username: parsed?.username ? decodeURIComponent(parsed.username) : undefined,
+    password: parsed?.password ? decodeURIComponent(parsed.password) : undefined,
+    db: parsed && parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : 0,
+    tls: tls ? {} : undefined,
+  };
+  if (!target.sentinel) return { host: parsed?.hostname, port: Number(parsed?.port || 6379), ...credentials };
   return {
-    host: parsed.hostname,
-    port: Number(parsed.port || 6379),
-    username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
-    db: parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : 0,
-    tls: parsed.protocol === "rediss:" ? {} : undefined,
+    ...credentials,
+    sentinels: target.sentinel.sentinels,
+    name: target.sentinel.name,
+    sentinelPassword: target.sentinel.password,
+    enableTLSForSentinelMode: tls,
+    sentinelRetryStrategy: SENTINEL_RETRY,
+    // Sentinels announce `+switch-master`: connections leave a demoted master at once instead of at their next error.
+    failoverDetector: true,
+    // A master that came back as a replica answers writes with READONLY: ask the sentinels again.
+    reconnectOnError: (error) => error.message.startsWith("READONLY"),
+  };
+}
+
+export function redisOptions(target: RedisTarget, role: RedisRole): RedisOptions {
+  return {
+    ...addressOptions(target),
     // Producers serve HTTP requests: give up after one reconnect attempt or 5 s, never hang.
     maxRetriesPerRequest: role === "producer" ? 1 : null,
     enableOfflineQueue: true,
@@ -26,8 +85,8 @@ export function redisOptions(url: string, role: RedisRole): RedisOptions {
   };
 }
 
-export function createRedis(url: string, role: RedisRole): Redis {
-  const redis = new Redis(redisOptions(url, role));
+export function createRedis(target: RedisTarget, role: RedisRole): Redis {
+  const redis = new Redis(redisOptions(target, role));
   // ioredis reconnects by itself; without a listener every failed attempt is an "unhandled error".
   let lastLogged = 0;
   redis.on("error", (error: Error) => {
@@ -60,6 +119,8 @@ export function versionAtLeast(a: string, b: string): boolean {
 export async function requireRedisVersion(redis: Redis): Promise<void> {
   const version = redisVersionOf(await redis.info("server"));
   if (version && !versionAtLeast(version, MIN_REDIS_VERSION)) {
-    throw new Error(`REDIS_URL points at Redis ${version}; skillnet-chat needs Redis ${MIN_REDIS_VERSION} or later (turn event logs use XADD with "0-*" ids).`);
+    throw new Error(
+      `The Redis server (REDIS_URL or the master REDIS_SENTINELS names) is Redis ${version}; skillnet-chat needs Redis ${MIN_REDIS_VERSION} or later (turn event logs use XADD with "0-*" ids).`,
+    );
   }
 }

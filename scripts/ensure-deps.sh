@@ -3,15 +3,18 @@
 # stale, Debian's redis-server when no REDIS_URL is given and it is not installed, and a
 # PostgreSQL server with pgvector when no DATABASE_URL is given (scripts/ensure-postgres.sh).
 #   --browser            also Chromium (the web suite)
+#   --sentinel           also Debian's redis-sentinel (the Sentinel failover suite)
 #   --postgres-required  no PostgreSQL server is an error (`npm test` on the real server); without
 #                        it, `npm start` falls back to PGlite unless EMBEDDED_POSTGRES=server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WANT_BROWSER=false
+WANT_SENTINEL=false
 POSTGRES_REQUIRED=false
 for arg in "$@"; do
   case "$arg" in
     --browser) WANT_BROWSER=true ;;
+    --sentinel) WANT_SENTINEL=true ;;
     --postgres-required) POSTGRES_REQUIRED=true ;;
   esac
 done
@@ -34,6 +37,16 @@ if [ -z "${REDIS_URL:-}" ] && ! command -v redis-server >/dev/null 2>&1 && [ ! -
     echo "or set REDIS_URL to an existing Redis 6.2+ server." >&2
     exit 1
   fi
+fi
+
+# `npm test` only (--sentinel): the failover suite runs three of Debian's redis-sentinel; without
+# the package it falls back to `redis-server --sentinel`, the same program.
+if $WANT_SENTINEL && ! command -v redis-sentinel >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  echo "› installing redis-sentinel from Debian's packages (for the failover tests)…"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends redis-sentinel >/dev/null 2>&1 || {
+    apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends redis-sentinel >/dev/null
+  } || echo "(redis-sentinel could not be installed; the failover suite uses redis-server --sentinel)" >&2
 fi
 
 # `npm test` only (--browser): the web suite drives Debian's Chromium headless; no browser is

@@ -12,7 +12,7 @@ import { componentLogger } from "../lib/logger";
 import { createDb } from "../db/knex";
 import { listIndexedDocuments, startReembedRun } from "../db/queries/chunk-drafts";
 import { findFirstAdmin } from "../db/queries/users";
-import { createRedis } from "../queues/connection";
+import { createRedis, redisTargetOf } from "../queues/connection";
 import { JobProducer } from "../queues/producer";
 import { alterVectorDimensions, databaseVectorDimensions } from "../db/queries/vector-columns";
 
@@ -22,7 +22,7 @@ const { values } = parseArgs({ options: { "alter-dimensions": { type: "boolean",
 async function main(): Promise<void> {
   const config = getConfig();
   const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: 2 });
-  const redis = createRedis(requireSetting(config, "REDIS_URL"), "worker");
+  const redis = createRedis(redisTargetOf(config), "worker");
   const producer = new JobProducer(redis);
   try {
     const column = await databaseVectorDimensions(db);

@@ -56,7 +56,8 @@ async function main(): Promise<void> {
     env.DATABASE_URL = database.url;
     embedded.push(database.label);
   }
-  if (!base.REDIS_URL) {
+  // Behind Sentinel the sentinels name the Redis; REDIS_URL then only carries its credentials.
+  if (!base.REDIS_URL && !base.REDIS_SENTINELS) {
     await refuseBusyPort(EMBEDDED_PORTS.redis, "the embedded Redis", "REDIS_URL");
     say(`› starting redis-server (maxmemory ${base.REDIS_MAXMEMORY}, noeviction, append-only)…`);
     const redis = await startEmbeddedRedis({

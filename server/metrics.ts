@@ -17,7 +17,7 @@ import Router from "@koa/router";
 import type { Middleware } from "koa";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { TurnEventEnvelope } from "../queues/events/contract";
-import type { JobEnd } from "../queues/events/job-events";
+import type { JobEnd, ReplicaSkips } from "../queues/events/job-events";
 import type { ServerDeps } from "./deps";
 import type { Config } from "../lib/config";
 import { hasOpsToken } from "./auth/ops-token";
@@ -160,6 +160,19 @@ export class ServerMetrics implements ReplayObserver {
   replayed(reason: ReplayReason, events: number): void {
     this.replays.inc({ reason });
     if (events > 0) this.replayedEvents.inc({ reason }, events);
+  }
+
+  private readonly replicaSkips = new Counter({
+    name: "skillnet_db_replica_skipped_reads_total",
+    help: "Worker reads (retrieval, history) sent to the primary because the read replica was down or lagging past DATABASE_READ_MAX_LAG_MS",
+    labelNames: ["reason"],
+    registers: [this.registry],
+  });
+
+  /** Called for each replica-skip tally a worker published. */
+  observeReplicaSkips(skips: ReplicaSkips): void {
+    if (skips.down > 0) this.replicaSkips.inc({ reason: "down" }, skips.down);
+    if (skips.lagging > 0) this.replicaSkips.inc({ reason: "lagging" }, skips.lagging);
   }
 
   /** Called for each job-end message a worker published. */

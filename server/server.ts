@@ -10,7 +10,7 @@ import { type Config, requireSetting } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 import { isLoopbackHost } from "../lib/loopback";
 import { createDb } from "../db/knex";
-import { createRedis } from "../queues/connection";
+import { createRedis, redisTargetOf, replicaWaitMs } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
 import { JobProducer } from "../queues/producer";
 import { createApp } from "./app";
@@ -27,7 +27,7 @@ export interface RunningServer {
 
 export async function startServer(config: Config, { port = config.PORT, host = config.HOST } = {}): Promise<RunningServer> {
   const log = componentLogger("server");
-  const redisUrl = requireSetting(config, "REDIS_URL");
+  const redisTarget = redisTargetOf(config);
   await refuseIfDatabaseFull(requireSetting(config, "DATABASE_URL"), config.DATABASE_POOL_MAX);
   const db = createDb({
     url: requireSetting(config, "DATABASE_URL"),
@@ -35,9 +35,9 @@ export async function startServer(config: Config, { port = config.PORT, host = c
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
   });
-  const redis = createRedis(redisUrl, "producer");
+  const redis = createRedis(redisTarget, "producer");
   // Enqueueing happens inside requests: fail fast, like every other command the server sends.
-  const queueRedis = createRedis(redisUrl, "producer");
+  const queueRedis = createRedis(redisTarget, "producer");
   const producer = new JobProducer(queueRedis);
   const deps: ServerDeps = {
     config,
@@ -45,7 +45,11 @@ export async function startServer(config: Config, { port = config.PORT, host = c
     db,
     redis,
     producer,
-    events: new TurnEventLog(redis, { ttlSeconds: config.EVENT_STREAM_TTL_SECONDS, maxEvents: config.EVENT_STREAM_MAX_EVENTS }),
+    events: new TurnEventLog(redis, {
+      ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,
+      maxEvents: config.EVENT_STREAM_MAX_EVENTS,
+      replicaWaitMs: replicaWaitMs(config),
+    }),
     tokens: new TokenService({
       secret: requireSetting(config, "JWT_SECRET"),
       ttlSeconds: config.JWT_TTL_SECONDS,
@@ -58,7 +62,7 @@ export async function startServer(config: Config, { port = config.PORT, host = c
 
   const app = createApp(deps);
   const httpServer = createServer(app.callback());
-  const gateway = await attachGateway(httpServer, deps, () => createRedis(redisUrl, "subscriber"));
+  const gateway = await attachGateway(httpServer, deps, () => createRedis(redisTarget, "subscriber"));
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(port, host, () => resolve());

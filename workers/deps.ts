@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "../lib/config";
 import type { Db } from "../db/knex";
+import type { ReadRouter } from "../db/read-replica";
 import type { TurnEventLog } from "../queues/events/turn-stream";
 import type { JobProducer } from "../queues/producer";
 import type { UserEventPublisher } from "../queues/events/user-events";
@@ -12,6 +13,8 @@ export interface WorkerDeps {
   config: Config;
   log: Logger;
   db: Db;
+  /** Retrieval searches and conversation history: the read replica when it is usable, else `db` (db/read-replica.ts). */
+  reads: ReadRouter;
   redis: Redis;
   events: TurnEventLog;
   userEvents: UserEventPublisher;

@@ -11,7 +11,7 @@ import { componentLogger } from "../lib/logger";
 import { createDb } from "../db/knex";
 import { refuseIfDatabaseFull } from "../db/connection-limit";
 import { isDatabaseUnavailable } from "../db/unavailable";
-import { createRedis, requireRedisVersion } from "../queues/connection";
+import { createRedis, redisTargetOf, replicaWaitMs, requireRedisVersion } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
 import { UserEventPublisher } from "../queues/events/user-events";
 import { QUEUE_NAMES, QUEUE_PREFIX, isQueueName, type QueueName } from "../queues/names";
@@ -28,6 +28,7 @@ import { maintenanceSchedule } from "./maintenance/schedule";
 import { ActiveJobs, type JobLease } from "./hand-back";
 import { usageLogSink } from "./usage-log";
 import { withCallScope } from "./llm/call-keys";
+import { startReplicaReads } from "./replica-reads";
 import { loadTokenizer } from "./llm/tokens";
 import { jobLogBindings, observeJobAttempt, reportStalledOut } from "./job-outcome";
 
@@ -63,22 +64,30 @@ export interface RunningWorkers {
 export async function startWorkers(config: Config, options: { llm?: LlmClientOptions; skipEmbeddingCheck?: boolean } = {}): Promise<RunningWorkers> {
   const log = componentLogger("worker");
   const selection = parseQueueSelection(config.WORKER_QUEUES, config.WORKER_CONCURRENCY);
-  const redisUrl = requireSetting(config, "REDIS_URL");
+  const redisTarget = redisTargetOf(config);
   const db = createDb({
     url: requireSetting(config, "DATABASE_URL"),
     poolMax: config.DATABASE_POOL_MAX,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
   });
-  const redis = createRedis(redisUrl, "worker");
+  const redis = createRedis(redisTarget, "worker");
+  const replicaReads = await startReplicaReads(config, db, redis, log);
+  // Behind Sentinel each event batch waits (WAIT 1) for a replica: on a connection of its own, so no other command queues behind it.
+  const ownEventsRedis = replicaWaitMs(config) > 0 ? createRedis(redisTarget, "worker") : undefined;
   const llm = new LlmClient(config, { usage: usageLogSink(db, { defaultMonthlyTokens: config.AI_MONTHLY_TOKENS_PER_ORG }), log, ...options.llm });
   const deps: WorkerDeps = {
     config,
     log,
     db,
+    reads: replicaReads.router,
     redis,
     llm,
     producer: new JobProducer(redis),
-    events: new TurnEventLog(redis, { ttlSeconds: config.EVENT_STREAM_TTL_SECONDS, maxEvents: config.EVENT_STREAM_MAX_EVENTS }),
+    events: new TurnEventLog(ownEventsRedis ?? redis, {
+      ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,
+      maxEvents: config.EVENT_STREAM_MAX_EVENTS,
+      replicaWaitMs: replicaWaitMs(config),
+    }),
     userEvents: new UserEventPublisher(redis),
   };
   try {
@@ -87,7 +96,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
     if (THREAD_BOUND.some((queue) => selection.has(queue))) await probeThreadPool(config, THREAD_PROBE_TIMEOUT_MS);
   } catch (error) {
-    await Promise.allSettled([redis.quit(), db.destroy()]);
+    await Promise.allSettled([replicaReads.close(), redis.quit(), ownEventsRedis?.quit(), db.destroy()]);
     throw error;
   }
 
@@ -97,7 +106,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   const connections: Redis[] = [];
   const active = new ActiveJobs(log);
   const workers = [...selection].map(([queue, concurrency]) => {
-    const connection = createRedis(redisUrl, "worker");
+    const connection = createRedis(redisTarget, "worker");
     connections.push(connection);
     const handler = handlerFor(HANDLERS, queue);
     const worker = new Worker(
@@ -142,7 +151,8 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       await closeThreadPool();
       await deps.events.flushed();
       await deps.producer.close();
-      await Promise.allSettled([redis.quit(), ...connections.map((c) => c.quit())]);
+      await replicaReads.close();
+      await Promise.allSettled([redis.quit(), ownEventsRedis?.quit(), ...connections.map((c) => c.quit())]);
       await db.destroy();
       log.info("workers stopped");
     },

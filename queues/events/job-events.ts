@@ -39,3 +39,23 @@ export function parseJobEnd(message: string): JobEnd | null {
     return null;
   }
 }
+
+/**
+ * Reads a worker sent to the primary because its read replica was skipped (down or lagging past
+ * DATABASE_READ_MAX_LAG_MS), counted since its last message; same channel, same fire and forget.
+ */
+const replicaSkips = z.object({ replicaSkips: z.object({ down: z.number().int().min(0), lagging: z.number().int().min(0) }) });
+export type ReplicaSkips = z.infer<typeof replicaSkips>["replicaSkips"];
+
+export function publishReplicaSkips(redis: Redis, skips: ReplicaSkips): void {
+  redis.publish(JOB_EVENTS_CHANNEL, JSON.stringify({ replicaSkips: skips })).catch(() => undefined);
+}
+
+export function parseReplicaSkips(message: string): ReplicaSkips | null {
+  try {
+    const parsed = replicaSkips.safeParse(JSON.parse(message));
+    return parsed.success ? parsed.data.replicaSkips : null;
+  } catch {
+    return null;
+  }
+}

@@ -11,6 +11,7 @@
  * busy one pays one script call and one PUBLISH per round trip instead of per event
  * (bench/optimisations.md, section 1).
  */
+import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { ActionEventName, ActionEventPayloads, TurnEvent, TurnEventEnvelope, TurnEventName, TurnEventPayloads } from "./contract";
 import { roomForSession, roomForUser } from "./contract";
@@ -34,16 +35,27 @@ export function streamOf(payload: { turnId?: string; actionId?: string | null })
 }
 
 /**
- * KEYS: one log per event. ARGV: max events per log, channel, then per event its name, JSON
- * data, room and TTL. `0-*` lets Redis (7.0+) number the entries 0-1, 0-2, … per log. EXPIRE
+ * KEYS: one log per event. ARGV: max events per log, channel, batch id, then per event its name,
+ * JSON data, room and TTL. `0-*` lets Redis (7.0+) number the entries 0-1, 0-2, … per log. EXPIRE
  * runs only on a log's first event and every 64th after: refreshing it on every token was a third
  * of the commands a streamed answer cost (bench/optimisations.md). Returns the seqs in order.
+ *
+ * With a batch id (behind Sentinel) the script publishes nothing and returns the message first,
+ * then the seqs: the caller publishes once a replica holds the entries. It also remembers its
+ * reply for a minute under the batch id, so the same batch sent again (ioredis resends a command
+ * whose reply a dying master never sent) appends nothing twice and answers as the first time.
  */
 const APPEND_BATCH_SCRIPT = `
+local batch = ARGV[3]
+local marker = 'skillnet:append-batch:' .. batch
+if batch ~= '' then
+  local prior = redis.call('GET', marker)
+  if prior then return cjson.decode(prior) end
+end
 local seqs = {}
 local published = {}
 for i = 1, #KEYS do
-  local at = 2 + (i - 1) * 4
+  local at = 3 + (i - 1) * 4
   local event, data, room = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
   local id = redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[1], '0-*', 'event', event, 'data', data)
   local seq = tonumber(string.sub(id, 3))
@@ -51,13 +63,19 @@ for i = 1, #KEYS do
   seqs[i] = seq
   published[i] = '{"room":' .. cjson.encode(room) .. ',"event":' .. cjson.encode(event) .. ',"seq":' .. seq .. ',"data":' .. data .. '}'
 end
-redis.call('PUBLISH', ARGV[2], '[' .. table.concat(published, ',') .. ']')
+local message = '[' .. table.concat(published, ',') .. ']'
+if batch == '' then
+  redis.call('PUBLISH', ARGV[2], message)
+  return seqs
+end
+table.insert(seqs, 1, message)
+redis.call('SET', marker, cjson.encode(seqs), 'EX', 60)
 return seqs
 `;
 
 /** Sent by SHA once Redis has it (ioredis falls back to the full script after a NOSCRIPT). */
 const APPEND_BATCH_COMMAND = "skillnetAppendEvents";
-type AppendBatchCommand = (...keysThenArgs: string[]) => Promise<number[]>;
+type AppendBatchCommand = (...keysThenArgs: string[]) => Promise<Array<number | string>>;
 
 /** Events per script call: bounds one call's time inside Redis (≈ 2 µs per XADD). */
 const MAX_BATCH = 256;
@@ -65,6 +83,13 @@ const MAX_BATCH = 256;
 export interface TurnStreamOptions {
   ttlSeconds: number;
   maxEvents: number;
+  /**
+   * Behind Sentinel: how long an append waits for a replica to hold it (`WAIT 1`) before it is
+   * published. A failover promotes a replica; an event only the dead master held would get its
+   * seq again from the new one, and a client that had already seen the first would skip the second.
+   * 0 or unset: publish in the same script call, as on a single Redis.
+   */
+  replicaWaitMs?: number;
 }
 
 /** One entry of a log: the event name and the payload a client receives. */
@@ -173,15 +198,27 @@ export class TurnEventLog {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       for (const queued of batch) if (queued.tokenOf && this.openTokens.get(queued.tokenOf) === queued) this.openTokens.delete(queued.tokenOf);
-      const args = [String(batch.length), ...batch.map((q) => q.key), String(this.options.maxEvents), TURN_EVENTS_CHANNEL];
+      const waitMs = this.options.replicaWaitMs ?? 0;
+      const batchId = waitMs > 0 ? randomUUID() : "";
+      const args = [String(batch.length), ...batch.map((q) => q.key), String(this.options.maxEvents), TURN_EVENTS_CHANNEL, batchId];
       for (const queued of batch) args.push(queued.event, JSON.stringify(queued.data), queued.room, String(queued.ttlSeconds));
       try {
-        const seqs = await this.appendBatch(...args);
+        const reply = await this.appendBatch(...args);
+        const seqs = batchId ? await this.publishOnceReplicated(reply, waitMs) : reply;
         batch.forEach((queued, i) => queued.resolve(Number(seqs[i])));
       } catch (error) {
         for (const queued of batch) queued.reject(error);
       }
     }
+  }
+
+  /** `[message, ...seqs]` of a batch id'd append: waits for one replica (bounded), then publishes; returns the seqs. */
+  private async publishOnceReplicated(reply: Array<number | string>, waitMs: number): Promise<Array<number | string>> {
+    const [message, ...seqs] = reply;
+    // Past the bound (no replica up) the event goes out anyway: a stream that stops is worse.
+    await this.redis.wait(1, waitMs);
+    await this.redis.publish(TURN_EVENTS_CHANNEL, String(message));
+    return seqs;
   }
 
   /** Events of a turn with `fromSeq <= seq <= toSeq` (inclusive), oldest first. */

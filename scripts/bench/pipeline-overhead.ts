@@ -8,6 +8,7 @@ import { parseConfig, resetConfig, type Config } from "../../lib/config";
 import { resetLogger, componentLogger } from "../../lib/logger";
 import { createDb } from "../../db/knex";
 import { findTurnMessage } from "../../db/queries/chat-messages";
+import { ReadRouter } from "../../db/read-replica";
 import { createRedis } from "../../queues/connection";
 import { TurnEventLog } from "../../queues/events/turn-stream";
 import { UserEventPublisher } from "../../queues/events/user-events";
@@ -30,11 +31,13 @@ interface InProcess {
 }
 
 function workerDeps(config: Config): WorkerDeps {
-  const redis = createRedis(config.REDIS_URL!, "worker");
+  const redis = createRedis({ url: config.REDIS_URL! }, "worker");
+  const db = createDb({ url: config.DATABASE_URL!, poolMax: config.DATABASE_POOL_MAX });
   return {
     config,
     log: componentLogger("bench"),
-    db: createDb({ url: config.DATABASE_URL!, poolMax: config.DATABASE_POOL_MAX }),
+    db,
+    reads: new ReadRouter({ primary: db, maxLagMs: 0 }),
     redis,
     llm: new LlmClient(config, {}),
     producer: new JobProducer(redis),

@@ -107,6 +107,19 @@ export function initCluster({ bindir, dataDir, password }: Pick<ClusterOptions, 
   }
 }
 
+/**
+ * A streaming replica's data directory: `pg_basebackup -R` from a running primary (as the user
+ * that runs the server), which also writes `standby.signal` and the `primary_conninfo` to follow.
+ */
+export function baseBackup({ bindir, dataDir, primaryPort }: { bindir: string; dataDir: string; primaryPort: number }): void {
+  const user = serverUser();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (user.prefix.length) chownSync(dataDir, user.uid, user.gid);
+  const args = ["-h", "127.0.0.1", "-p", String(primaryPort), "-U", "postgres", "-D", dataDir, "-R", "-X", "stream", "-c", "fast"];
+  const result = run(user, join(bindir, "pg_basebackup"), args, { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`pg_basebackup failed: ${String(result.stderr ?? "").trim() || `exit ${result.status}`}`);
+}
+
 function initdb(user: ServerUser, bindir: string, args: string[]): void {
   const result = run(user, join(bindir, "initdb"), args, { encoding: "utf8" });
   if (result.status !== 0) throw new Error(`initdb failed: ${String(result.stderr ?? "").trim() || `exit ${result.status}`}`);
@@ -136,7 +149,8 @@ export async function startCluster({
   // Fast shutdown on SIGTERM: a smart one would wait for every pooled client to disconnect.
   const { child } = await spawnUntilReady(process.execPath, ["--import", "tsx", WATCHDOG, "--stop-signal=SIGINT", "--", ...server], {
     name: "postgres",
-    readyPattern: /database system is ready to accept connections/,
+    // A standby says "ready to accept read-only connections".
+    readyPattern: /database system is ready to accept (read-only )?connections/,
     timeoutMs,
     detached,
   });

@@ -61,6 +61,8 @@ export interface EmbeddedRedisOptions {
   exitWithParent?: boolean;
   /** Where redis-server writes its own pid (it removes the file when it stops cleanly). */
   pidFile?: string;
+  /** More redis-server arguments, e.g. `--replicaof` for a test's replica. */
+  extraArgs?: string[];
 }
 
 export async function startEmbeddedRedis({
@@ -72,6 +74,7 @@ export async function startEmbeddedRedis({
   detached = false,
   exitWithParent = false,
   pidFile,
+  extraArgs = [],
 }: EmbeddedRedisOptions): Promise<{ url: string; child: ManagedChild }> {
   const binary = ensureRedisServer(log);
   mkdirSync(dataDir, { recursive: true });
@@ -94,6 +97,7 @@ export async function startEmbeddedRedis({
     "--protected-mode",
     "yes",
     ...(pidFile ? ["--pidfile", pidFile] : []),
+    ...extraArgs,
   ];
   const [command, commandArgs] = exitWithParent ? [process.execPath, ["--import", "tsx", WATCHDOG, "--", binary, ...args]] : [binary, args];
   const { child } = await spawnUntilReady(command, commandArgs, {

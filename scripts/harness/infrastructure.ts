@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { resetConfig } from "../../lib/config";
 import { resetLogger } from "../../lib/logger";
 import { findFreePort, spawnUntilReady, type ManagedChild } from "../embedded/child-process";
-import { findPostgresServer, initCluster, startCluster, type RunningCluster } from "../embedded/postgres-cluster";
+import { baseBackup, findPostgresServer, initCluster, startCluster, type RunningCluster } from "../embedded/postgres-cluster";
 import { startEmbeddedRedis } from "../embedded/redis";
 import { startScriptedLlm, type ScriptedLlm } from "./scripted-llm";
 
@@ -44,6 +44,7 @@ export interface TestClusterOptions {
 export interface TestCluster {
   url: string;
   dataDir: string;
+  port: number;
   /** The running postmaster's pid (to kill it). */
   postmasterPid(): number | undefined;
   /** Starts the postmaster again on the same data and port, e.g. after it was killed. */
@@ -57,17 +58,30 @@ export interface TestCluster {
  * tests that need a server of their own (to kill, to fill up).
  */
 export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
+  return startOwnCluster("skillnet-pg-", options, (bindir, dataDir) => initCluster({ bindir, dataDir }));
+}
+
+/**
+ * A streaming replica of a test cluster: `pg_basebackup -R` from it into a second cluster on its
+ * own port, started as a hot standby with the same settings (`settings` on top).
+ */
+export async function startTestReplica(primary: TestCluster, options: TestClusterOptions = {}): Promise<TestCluster> {
+  return startOwnCluster("skillnet-pg-replica-", options, (bindir, dataDir) => baseBackup({ bindir, dataDir, primaryPort: primary.port }));
+}
+
+/** A cluster in a temp folder of its own on a free port, its data made by `create` (initdb, or a base backup). */
+async function startOwnCluster(prefix: string, options: TestClusterOptions, create: (bindir: string, dataDir: string) => void): Promise<TestCluster> {
   const server = findPostgresServer();
   if (!server.found) {
     throw new Error(
       `${server.reason}\nRun \`bash scripts/ensure-deps.sh --postgres-required\` (as root on Debian/Ubuntu it installs one), or set TEST_POSTGRES=pglite to test on PGlite.`,
     );
   }
-  const dir = mkdtempSync(join(tmpdir(), "skillnet-pg-"));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   // The server may run as the postgres OS user (we are root): it must reach its data directory.
   chmodSync(dir, 0o711);
   const dataDir = join(dir, "pg");
-  initCluster({ bindir: server.bindir, dataDir });
+  create(server.bindir, dataDir);
   const settings = { ...THROWAWAY_SETTINGS, ...options.settings };
   const port = await findFreePort();
   const start = () => startCluster({ bindir: server.bindir, dataDir, port, settings });
@@ -75,6 +89,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   return {
     url: current.url,
     dataDir,
+    port,
     postmasterPid: () => current.postmasterPid(),
     async restart() {
       await current.child.stop(5_000).catch(() => undefined);

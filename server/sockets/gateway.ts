@@ -15,7 +15,7 @@ import { isSessionTurn } from "../../db/queries/chat-messages";
 import { findOwnedSession } from "../../db/queries/chat-sessions";
 import { findAction } from "../../db/queries/admin-actions";
 import { TURN_EVENTS_CHANNEL, parseEnvelopes } from "../../queues/events/turn-stream";
-import { JOB_EVENTS_CHANNEL, parseJobEnd } from "../../queues/events/job-events";
+import { JOB_EVENTS_CHANNEL, parseJobEnd, parseReplicaSkips } from "../../queues/events/job-events";
 import {
   roomForSession,
   roomForUser,
@@ -199,10 +199,32 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
 
   // Job-end messages ride this subscriber too: metrics only, see queues/events/job-events.ts.
   await turnSub.subscribe(TURN_EVENTS_CHANNEL, JOB_EVENTS_CHANNEL);
+  // Messages published while the subscriber was reconnecting are gone: once it is subscribed
+  // again (ioredis resubscribes right after "ready"; subscribing again resolves after that),
+  // every socket fetches what it missed from the logs.
+  let feedCut = false;
+  turnSub.on("close", () => {
+    feedCut = true;
+  });
+  turnSub.on("ready", () => {
+    if (!feedCut) return;
+    feedCut = false;
+    setImmediate(() => {
+      turnSub
+        .subscribe(TURN_EVENTS_CHANNEL, JOB_EVENTS_CHANNEL)
+        .then(() => {
+          for (const socket of io.sockets.sockets.values())
+            void delivery.catchUp(socket).catch((error) => log.warn({ err: error }, "catch-up after reconnect failed"));
+        })
+        .catch((error) => log.warn({ err: error }, "resubscribing the turn-event feed failed"));
+    });
+  });
   turnSub.on("message", (channel, message) => {
     if (channel === JOB_EVENTS_CHANNEL) {
       const end = parseJobEnd(message);
       if (end) deps.metrics.observeJobEnd(end);
+      const skips = end ? null : parseReplicaSkips(message);
+      if (skips) deps.metrics.observeReplicaSkips(skips);
       return;
     }
     for (const envelope of parseEnvelopes(message)) {

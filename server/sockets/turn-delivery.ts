@@ -79,6 +79,21 @@ export class TurnDelivery {
     return sent;
   }
 
+  /**
+   * After the live feed was cut (the subscriber lost its connection: a Redis failover or
+   * restart), fetch from the log whatever each log this socket follows got meanwhile: nothing
+   * else would, if what was missed was the turn's last event.
+   */
+  async catchUp(socket: Socket): Promise<number> {
+    let sent = 0;
+    for (const key of [...stateOf(socket).cursors.keys()]) {
+      const at = key.indexOf(":");
+      sent += await this.replayStream(socket, { kind: key.slice(0, at) as StreamRef["kind"], id: key.slice(at + 1) }, 0);
+    }
+    if (sent > 0) this.observer?.replayed("gap", sent);
+    return sent;
+  }
+
   private replayStream(socket: Socket, ref: StreamRef, afterSeq: number, sessionId?: string): Promise<number> {
     let sent = 0;
     return this.enqueue(socket, async (state) => {

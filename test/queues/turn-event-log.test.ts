@@ -140,6 +140,53 @@ describe("turn event log (batched appends)", function () {
     expect(last, "tokens were joined, not sent one by one").to.be.below(500);
   });
 
+  it("behind Sentinel (replicaWaitMs): publishes after the append, once WAIT returned, with the same seqs", async () => {
+    const log = new TurnEventLog(stack.server.deps.redis.duplicate(), { ttlSeconds: 60, maxEvents: 1000, replicaWaitMs: 20 });
+    const sessionId = randomUUID();
+    const turnId = randomUUID();
+    const seqs = await Promise.all([
+      log.append(sessionId, turnId, "stage", { stage: "generate", status: "started" }),
+      log.appendToken(sessionId, turnId, "Hi"),
+    ]);
+    await settle();
+    expect(seqs).to.deep.equal([1, 2]);
+    const published = messages.flat().filter((e) => (e.data as { turnId?: string }).turnId === turnId);
+    expect(published.map((e) => [e.event, e.seq])).to.deep.equal([
+      ["stage", 1],
+      ["token", 2],
+    ]);
+    expect((await log.read(turnId, 1)).map((e) => e.event)).to.deep.equal(["stage", "token"]);
+  });
+
+  it("applies a batch sent twice once (a command resent after a dying master's lost reply), and answers as the first time", async () => {
+    const redis = stack.server.deps.redis.duplicate();
+    new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000, replicaWaitMs: 20 }); // defines the script on this connection
+    const send = (redis as unknown as Record<string, (...args: string[]) => Promise<Array<number | string>>>).skillnetAppendEvents!.bind(redis);
+    const turnId = randomUUID();
+    const key = `skillnet:turn:${turnId}:log`;
+    const args = (batchId: string) => [
+      "1",
+      key,
+      "1000",
+      "skillnet:test-unheard",
+      batchId,
+      "token",
+      JSON.stringify({ content: "a", turnId }),
+      "session:x",
+      "60",
+    ];
+    const batchId = randomUUID();
+    const first = await send(...args(batchId));
+    const again = await send(...args(batchId));
+    expect(again).to.deep.equal(first);
+    expect(first.slice(1)).to.deep.equal([1]);
+    expect(await redis.xlen(key), "one entry for the batch sent twice").to.equal(1);
+    // Without a batch id (a single Redis, nothing resent across a failover) each call appends.
+    await send(...args(""));
+    expect(await redis.xlen(key)).to.equal(2);
+    await redis.quit();
+  });
+
   it("reads single envelopes from an older worker as well as batches", () => {
     const one = { room: "session:a", event: "token", seq: 3, data: { content: "x" } };
     expect(parseEnvelopes(JSON.stringify(one))).to.deep.equal([one]);

@@ -46,7 +46,7 @@ describe("tutor turns under load", function () {
     this.timeout(120_000);
     const stack = await useStack();
     // A database index of its own, so the stack's workers never see these jobs.
-    redis = createRedis(`${stack.env.REDIS_URL}/7`, "worker");
+    redis = createRedis({ url: `${stack.env.REDIS_URL}/7` }, "worker");
     await redis.flushdb();
     producer = new JobProducer(redis);
   });

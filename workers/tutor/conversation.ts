@@ -19,11 +19,12 @@ export async function buildTutorMessages(deps: WorkerDeps, turn: TurnContext, re
   const budgets = budgetsFor(model);
   const [session, earlier] = await Promise.all([
     findSessionInOrg(deps.db, turn.orgId, turn.sessionId),
-    listRecentMessagesBeforeTurn(deps.db, turn.orgId, turn.sessionId, turn.turnId, HISTORY_WINDOW_TURNS * 2),
+    // Earlier turns only, never this turn's question: a replica a moment behind serves them (docs/operations.md).
+    deps.reads.read((db) => listRecentMessagesBeforeTurn(db, turn.orgId, turn.sessionId, turn.turnId, HISTORY_WINDOW_TURNS * 2)),
   ]);
   const turns = toTurns(earlier);
   // Where the loaded turns sit in the session matters only against a summary's coverage.
-  const totalTurns = session?.summary ? await countTurnsBeforeTurn(deps.db, turn.orgId, turn.sessionId, turn.turnId) : turns.length;
+  const totalTurns = session?.summary ? await deps.reads.read((db) => countTurnsBeforeTurn(db, turn.orgId, turn.sessionId, turn.turnId)) : turns.length;
   const messages: ChatMessage[] = [{ role: "system", content: tutorSystemPrompt({ ...turn, rung: retrieval.rung, intent: retrieval.intent }) }];
   if (session?.summary) {
     messages.push({ role: "system", content: `Summary of the earlier conversation: ${session.summary}` });

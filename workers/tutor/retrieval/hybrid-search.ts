@@ -59,14 +59,16 @@ export async function candidateHits(
   const [embedding] = await deps.llm.embed([question], "query", { orgId, userId });
   const words = contentWords(question);
   const [vectorHits, textHits, relevance] = await Promise.all([
-    vectorSearch(deps.db, {
-      reader: { orgId, userId },
-      embedding: embedding!,
-      limit: OVER_RETRIEVE,
-      minSimilarity: config.RETRIEVAL_SIMILARITY_FLOOR,
-      exactUpTo: config.RETRIEVAL_EXACT_MAX_CHUNKS,
-    }),
-    keywordSearch(deps.db, { reader: { orgId, userId }, words: searchTerms(question), limit: OVER_RETRIEVE }),
+    deps.reads.read((db) =>
+      vectorSearch(db, {
+        reader: { orgId, userId },
+        embedding: embedding!,
+        limit: OVER_RETRIEVE,
+        minSimilarity: config.RETRIEVAL_SIMILARITY_FLOOR,
+        exactUpTo: config.RETRIEVAL_EXACT_MAX_CHUNKS,
+      }),
+    ),
+    deps.reads.read((db) => keywordSearch(db, { reader: { orgId, userId }, words: searchTerms(question), limit: OVER_RETRIEVE })),
     relevanceFor(deps, orgId, question),
   ]);
   const byVector = new Set(vectorHits.map((hit) => hit.id));

@@ -52,15 +52,18 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
   if (intent === "in_course" && turn.courseId) {
     found = await pageIndexSearch(deps, { ...turn, courseId: turn.courseId, courseTitle: turn.courseTitle ?? "", question: turn.question });
     source = "pageindex";
-    if (tokensOf(found) < THIN_CONTEXT_TOKENS && turn.sourceDocumentId) {
+    const documentId = turn.sourceDocumentId;
+    if (tokensOf(found) < THIN_CONTEXT_TOKENS && documentId) {
       const [embedding] = await deps.llm.embed([turn.question], "query", turn);
-      const scoped = await vectorSearch(deps.db, {
-        reader: turn,
-        embedding: embedding!,
-        limit: 5,
-        minSimilarity: deps.config.RETRIEVAL_SIMILARITY_FLOOR,
-        documentId: turn.sourceDocumentId,
-      });
+      const scoped = await deps.reads.read((db) =>
+        vectorSearch(db, {
+          reader: turn,
+          embedding: embedding!,
+          limit: 5,
+          minSimilarity: deps.config.RETRIEVAL_SIMILARITY_FLOOR,
+          documentId,
+        }),
+      );
       if (scoped.length > 0) {
         found = [...found, ...scoped.map(toSource)];
         source = "scoped_fallback";

@@ -1,0 +1,103 @@
+/**
+ * Redis behind Sentinel loses its master mid-answer: a real master, replica and three
+ * redis-sentinel processes (quorum 2, a master silent for 1 s is down), a server and workers
+ * that know only the sentinels. The master is SIGKILLed while a turn streams; the sentinels
+ * promote the replica, every connection (queues, workers, the event log, pub/sub, the Socket.IO
+ * adapter) follows it, and the turn ends exactly once with the text that is stored, every seq
+ * once and in order. A turn asked after the failover works too.
+ */
+import { expect } from "chai";
+import { parseConfig } from "../../lib/config";
+import { startSentinelDeployment, type SentinelDeployment } from "../../scripts/harness/redis-sentinel";
+import { startServer, type RunningServer } from "../../server/server";
+import { startWorkers, type RunningWorkers } from "../../workers/host";
+import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
+import { stackSuite } from "../support/suite";
+import { generationRequestsFor, scriptedResponder } from "../tutor/helpers";
+import { eventsOfTurn, finalErrors, finalText } from "./helpers";
+
+const LONG_ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the expense policy is explained here.`).join(" ");
+
+/** Every seq of a turn's events, in arrival order: a failover must neither skip nor repeat one. */
+function seqsOf(events: ReceivedEvent[]): number[] {
+  return events.map((e) => e.payload.seq as number);
+}
+
+describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
+  const stack = stackSuite(this, { timeoutMs: 180_000 });
+  let deployment: SentinelDeployment | undefined;
+  let server: RunningServer | undefined;
+  let workers: RunningWorkers | undefined;
+
+  before(async function () {
+    this.timeout(120_000);
+    deployment = await startSentinelDeployment();
+    await deployment.ready();
+    // No REDIS_URL at all: the processes find Redis through the sentinels only.
+    const config = parseConfig({ ...process.env, REDIS_URL: "", REDIS_SENTINELS: deployment.sentinels, REDIS_SENTINEL_NAME: deployment.name });
+    workers = await startWorkers(config, { skipEmbeddingCheck: true, llm: { retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 200 } } });
+    server = await startServer(config, { port: 0, host: "127.0.0.1" });
+  });
+
+  after(async () => {
+    await server?.close().catch(() => undefined);
+    await workers?.close().catch(() => undefined);
+    await deployment?.stop();
+  });
+
+  async function ask(token: string, question: string, sessionId?: string): Promise<{ sessionId: string; turnId: string }> {
+    const posted = await api(server!.url, "POST", "/api/v1/chat", {
+      token,
+      body: { message: question, ...(sessionId ? { context: { session_id: sessionId } } : {}) },
+    });
+    expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
+    return { sessionId: posted.body.session_id, turnId: posted.body.turn_id };
+  }
+
+  it("ends the turn once, text equal to what is stored, no seq skipped or repeated, and answers the next turn", async () => {
+    const question = "Explain every point of the expense policy, please.";
+    stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONG_ANSWER }));
+    stack.llm.setTokenDelay(25);
+    const { token } = await login(server!.url, "employee@example.com");
+    const socket = await connect(server!.url, token);
+    const received = recordEvents(socket);
+    try {
+      const { sessionId, turnId } = await ask(token, question);
+      expect(await join(socket, { sessionId })).to.include({ ok: true });
+
+      await waitFor(() => eventsOfTurn(received, turnId).filter((e) => e.event === "token").length >= 3, 30_000, "the answer to stream");
+      const oldMaster = await deployment!.masterPort();
+      process.kill(deployment!.pidOf(oldMaster), "SIGKILL");
+
+      const events = await waitForTurnEnd(received, turnId, 90_000);
+      expect(await deployment!.masterPort(), "the sentinels promoted the replica").to.not.equal(oldMaster);
+      // Whatever arrives after the end must not be a second ending.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const ofTurn = eventsOfTurn(received, turnId);
+      expect(
+        ofTurn.filter((e) => e.event === "done"),
+        "one done",
+      ).to.have.length(1);
+      expect(finalErrors(ofTurn), "no final error").to.have.length(0);
+      const seqs = seqsOf(ofTurn);
+      expect(seqs, "every seq once, in order").to.deep.equal(Array.from({ length: seqs.length }, (_, i) => i + 1));
+      expect(finalText(events)).to.equal(LONG_ANSWER);
+
+      const rows = await workers!.deps.db("chat_messages").where({ turn_id: turnId }).orderBy("created_at");
+      expect(rows.map((row) => row.role)).to.deep.equal(["user", "assistant"], "one question and one answer stored");
+      expect(rows[1]!.status).to.equal("complete");
+      expect(rows[1]!.content).to.equal(LONG_ANSWER);
+      expect(generationRequestsFor(stack, question)).to.have.length(1, "the model was asked once");
+
+      // After the failover: a new turn in the same session goes through the promoted master.
+      stack.llm.setTokenDelay(0);
+      const next = await ask(token, "And what about travel?", sessionId);
+      const nextEvents = await waitForTurnEnd(received, next.turnId, 60_000);
+      expect(nextEvents.filter((e) => e.event === "done")).to.have.length(1);
+      expect(finalErrors(nextEvents)).to.have.length(0);
+    } finally {
+      socket.disconnect();
+      stack.llm.setTokenDelay(0);
+    }
+  });
+});
