@@ -33,7 +33,7 @@ function departmentList(value: unknown): unknown {
   return text.split(",");
 }
 
-export const uploadFields = z.object({
+export const uploadFields = z.strictObject({
   title: z
     .string()
     .trim()
