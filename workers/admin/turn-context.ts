@@ -5,7 +5,7 @@ import { findTurnMessage, listRecentMessagesBeforeTurn } from "../../db/queries/
 import { findOrganisationName, findUser } from "../../db/queries/users";
 import type { AdminTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
-import { detectLanguage, type Language } from "../tutor/language";
+import { detectLanguage, type Language } from "../../lib/language";
 import { HISTORY_WINDOW_TURNS, toTurns, type Turn } from "../tutor/history";
 import { TurnGoneError } from "../tutor/turn-gone";
 
