@@ -360,6 +360,10 @@ export const configSchema = z.object({
     .describe(
       "An organisation with at most this many chunks is searched exactly (recall 1; ≈ 5 ms per 1,000 chunks on PGlite), larger ones through the HNSW index. 0: always the index.",
     ),
+  // The keyword side's floor, a third: half cost 2–4 points of recall@5 on eval/results.md's
+  // corpus (paraphrases rarely repeat more). One shared word ("who" in "Who won the 1998 world
+  // cup?") is not evidence, and letting it through would keep an unrelated question off the
+  // general rung; a rare token the question is about (ZEBRA-7) easily clears it.
   RETRIEVAL_KEYWORD_COVERAGE_FLOOR: z.coerce
     .number()
     .min(0)

@@ -62,7 +62,6 @@ export const MAINTENANCE_TASKS = ["lost-turns", "stuck-documents", "question-vec
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 export const maintenancePayload = z.object({ task: z.enum(MAINTENANCE_TASKS) });
-export type MaintenancePayload = z.infer<typeof maintenancePayload>;
 
 export const payloadSchemas = {
   "tutor-classify": tutorTurnPayload,

@@ -58,7 +58,6 @@ export const patchDocumentBody = z
     (body) => body.restricted_departments !== undefined || body.restricted_course_id !== undefined,
     "give restricted_departments and/or restricted_course_id",
   );
-export type PatchDocumentBody = z.infer<typeof patchDocumentBody>;
 
 export const documentParams = z.object({ id: z.uuid({ error: "document id must be a UUID" }) });
 
