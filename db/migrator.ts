@@ -71,12 +71,3 @@ export async function rollbackAll(db: Db): Promise<string[]> {
   const [, undone] = (await db.migrate.rollback(migratorConfig, true)) as [number, string[]];
   return undone;
 }
-
-/** Names of applied and pending migrations, for health checks and the launcher's log line. */
-export async function migrationStatus(db: Db): Promise<{ applied: string[]; pending: string[] }> {
-  const [completed, pending] = (await db.migrate.list(migratorConfig)) as [Array<{ name: string } | string>, NamedMigration[]];
-  return {
-    applied: completed.map((entry) => (typeof entry === "string" ? entry : entry.name)),
-    pending: pending.map((entry) => entry.name),
-  };
-}

@@ -113,9 +113,7 @@ export const configSchema = z.object({
   LLM_MODEL: z.string().trim().min(1).default("offline-extractive").describe("Default model for every use case. A comma-separated list is a fallback chain."),
   LLM_MODEL_TUTOR: optionalString.describe("Intent classification, choosing PageIndex modules, session summaries. Unset: `LLM_MODEL`."),
   LLM_MODEL_GENERATION: optionalString.describe("The streamed tutor answer. Unset: `LLM_MODEL_TUTOR`, then `LLM_MODEL`."),
-  LLM_MODEL_EVALUATION: optionalString.describe("Reserved; nothing uses it yet. Unset: `LLM_MODEL`."),
   LLM_MODEL_ADMIN: optionalString.describe("Model (or fallback chain) of the admin assistant's tool-calling turns. Unset: `LLM_MODEL`."),
-  LLM_MODEL_INGESTION: optionalString.describe("Reserved for model calls during document ingestion. Unset: `LLM_MODEL`."),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000).describe("Timeout of one model request until its response headers."),
   LLM_STREAM_IDLE_TIMEOUT_MS: z.coerce
     .number()
@@ -405,6 +403,10 @@ export const configSchema = z.object({
     .describe(
       "An organisation with at most this many chunks is searched exactly (recall 1; ≈ 5 ms per 1,000 chunks on PGlite), larger ones through the HNSW index. 0: always the index.",
     ),
+  // The keyword side's floor, a third: half cost 2–4 points of recall@5 on eval/results.md's
+  // corpus (paraphrases rarely repeat more). One shared word ("who" in "Who won the 1998 world
+  // cup?") is not evidence, and letting it through would keep an unrelated question off the
+  // general rung; a rare token the question is about (ZEBRA-7) easily clears it.
   RETRIEVAL_KEYWORD_COVERAGE_FLOOR: z.coerce
     .number()
     .min(0)
@@ -578,19 +580,36 @@ export function resetConfig(): void {
   cached = undefined;
 }
 
-/** Which model a use case runs on: its own override, else LLM_MODEL. */
-export type LlmUseCase = "tutor" | "generation" | "evaluation" | "admin" | "ingestion" | "summary";
+/** What a model call is for: it picks the model (below) and labels the call's usage row. */
+export type LlmUseCase = "tutor" | "generation" | "admin" | "ingestion" | "summary";
 
+type ModelSetting = "LLM_MODEL_TUTOR" | "LLM_MODEL_GENERATION" | "LLM_MODEL_ADMIN";
+
+/**
+ * The one use case → model table: the settings that choose a use case's model, most specific
+ * first, with LLM_MODEL after them all. `ingestion` only labels embedding calls (their model is
+ * EMBEDDING_MODEL), so no chat setting names it.
+ */
+const MODEL_SETTINGS: Record<LlmUseCase, readonly ModelSetting[]> = {
+  tutor: ["LLM_MODEL_TUTOR"],
+  generation: ["LLM_MODEL_GENERATION", "LLM_MODEL_TUTOR"],
+  admin: ["LLM_MODEL_ADMIN"],
+  ingestion: [],
+  summary: ["LLM_MODEL_TUTOR"],
+};
+
+/** Which model (or comma-separated fallback chain) a use case runs on. */
 export function modelFor(config: Config, useCase: LlmUseCase): string {
-  const overrides: Record<LlmUseCase, string | undefined> = {
-    tutor: config.LLM_MODEL_TUTOR,
-    generation: config.LLM_MODEL_GENERATION ?? config.LLM_MODEL_TUTOR,
-    evaluation: config.LLM_MODEL_EVALUATION,
-    admin: config.LLM_MODEL_ADMIN,
-    ingestion: config.LLM_MODEL_INGESTION,
-    summary: config.LLM_MODEL_TUTOR,
-  };
-  return overrides[useCase] ?? config.LLM_MODEL;
+  for (const setting of MODEL_SETTINGS[useCase]) {
+    const model = config[setting];
+    if (model) return model;
+  }
+  return config.LLM_MODEL;
+}
+
+/** The setting an error about a use case's model should tell the operator to check. */
+export function modelSettingOf(useCase: LlmUseCase): string {
+  return MODEL_SETTINGS[useCase][0] ?? "LLM_MODEL";
 }
 
 /** Fails with a clear message when a process needs a variable the launcher normally sets. */

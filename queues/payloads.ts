@@ -62,7 +62,6 @@ export const MAINTENANCE_TASKS = ["lost-turns", "stuck-documents", "question-vec
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 export const maintenancePayload = z.object({ task: z.enum(MAINTENANCE_TASKS) });
-export type MaintenancePayload = z.infer<typeof maintenancePayload>;
 
 export const payloadSchemas = {
   "tutor-classify": tutorTurnPayload,
@@ -78,6 +77,46 @@ export const payloadSchemas = {
 } satisfies Record<QueueName, z.ZodType>;
 
 export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;
+
+/*
+ * What the stages of a tutor flow return. The next stage reads them from BullMQ
+ * (`getChildrenValues`), where anything may sit (an older release's value, a cancelled stage's
+ * marker), so it parses them with these schemas rather than casting.
+ */
+
+/** The five intents a tutor turn can have (classify decides, retrieval acts on it). */
+export const INTENTS = ["in_course", "cross_course", "progress", "chitchat", "off_topic"] as const;
+export type Intent = (typeof INTENTS)[number];
+
+/** What a stage returns instead of its result once the turn is cancelled; generate ends the turn. */
+export const cancelledStageResult = z.object({ cancelled: z.literal(true) });
+
+/** `tutor-classify`'s return value. */
+export const classifyResult = z.object({ intent: z.enum(INTENTS), decidedBy: z.enum(["heuristic", "model"]) });
+export type ClassifyResult = z.infer<typeof classifyResult>;
+
+/** `tutor-retrieve`'s return value (Bull Board shows it): ids and counts, never source text. */
+export const retrievalSummary = z.object({
+  intent: z.enum(INTENTS),
+  rung: z.enum(["chunks", "document", "general"]),
+  source: z.enum(["pageindex", "semantic", "scoped_fallback", "db", "none"]),
+  sourceCount: z.number().int().min(0),
+  sources: z.array(
+    z.object({ index: z.number().int(), sourceType: z.enum(["lesson", "document_chunk", "document", "progress"]), sourceId: z.string().nullable() }),
+  ),
+  truncated: z.boolean(),
+  latencyMs: z.number(),
+});
+export type RetrievalSummary = z.infer<typeof retrievalSummary>;
+
+/** The first of a flow job's children's return values that is a `schema` result. */
+export function childResult<T>(childValues: Record<string, unknown>, schema: z.ZodType<T>): T | undefined {
+  for (const value of Object.values(childValues)) {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+  }
+  return undefined;
+}
 
 /**
  * Checks a job's data against its queue's schema, typed for that queue (zod cannot narrow a

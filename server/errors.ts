@@ -25,9 +25,13 @@ export const unauthorized = (message = "Authentication required"): HttpError => 
 export const forbidden = (message = "You do not have access to this resource"): HttpError => new HttpError(403, "FORBIDDEN", message);
 export const notFound = (what: string): HttpError => new HttpError(404, "NOT_FOUND", `${what} not found`);
 
-/** Turns a zod failure into a 400 that names each bad field. */
+/** Turns a zod failure into a 400 that names each bad field, an unknown one included (strict bodies). */
 export function fromZod(error: ZodError, where = "body"): HttpError {
-  const fields = error.issues.map((issue) => ({ path: [where, ...issue.path].join("."), message: issue.message }));
+  const fields = error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ path: [where, ...issue.path, key].join("."), message: `unknown field "${key}": this endpoint does not accept it` }))
+      : [{ path: [where, ...issue.path].join("."), message: issue.message }],
+  );
   const summary = fields.map((f) => `${f.path}: ${f.message}`).join("; ");
   return new HttpError(400, "VALIDATION_ERROR", `Invalid request: ${summary}`, { fields });
 }

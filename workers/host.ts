@@ -30,7 +30,7 @@ import { usageLogSink } from "./usage-log";
 import { withCallScope } from "./llm/call-keys";
 import { startReplicaReads } from "./replica-reads";
 import { loadTokenizer } from "./llm/tokens";
-import { jobLogBindings, observeJobAttempt, reportStalledOut } from "./job-outcome";
+import { jobLogBindings, observeJobAttempt, reportStalledOut, StalledOutError, stalledOut } from "./job-outcome";
 
 /** Queues whose jobs read files in the extraction threads: a worker serving one checks the threads start. */
 const THREAD_BOUND: readonly QueueName[] = ["ingest-extract", "ingest-chunk"];
@@ -124,11 +124,12 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     worker.on("error", (error) => log.error({ err: error, queue }, "worker error"));
     // A job whose worker died too often fails without its handler running: give it its final word here.
     worker.on("failed", (job, error) => {
-      if (!job || !/stalled/i.test(error?.message ?? "")) return;
+      if (!job || !stalledOut(job, config.WORKER_MAX_STALLED_COUNT)) return;
       reportStalledOut(redis, queue);
       const parsed = parsePayload(queue, job.data);
       if (!parsed.success) return;
-      void reportFailure(handler, { job, data: parsed.data, deps, log: log.child(jobLogBindings(queue, job)) }, error, { final: true });
+      const stalled = new StalledOutError(error.message);
+      void reportFailure(handler, { job, data: parsed.data, deps, log: log.child(jobLogBindings(queue, job)) }, stalled, { final: true });
     });
     return worker;
   });

@@ -15,11 +15,33 @@ import type { QueueName } from "../queues/names";
 import { ExtractionThreadError } from "./ingestion/isolation/thread-pool";
 import { LlmError } from "./llm/errors";
 
-export function failureCode(error: unknown): string {
+/**
+ * A job BullMQ failed because its workers kept dying: the handler never ran. Built by the host
+ * from BullMQ's own mark (`stalledOut`), so nothing downstream reads the failure's wording.
+ */
+export class StalledOutError extends UnrecoverableError {
+  constructor(reason: string) {
+    super(reason);
+    this.name = "StalledOutError";
+  }
+}
+
+/**
+ * BullMQ's signal for a stalled-out job: its stalled checker counted more than `maxStalledCount`
+ * stalls (`stalledCounter`) and set a deferred failure, which the next worker turns into the
+ * `failed` event without running the job. A flow parent failed by its child has a deferred
+ * failure too, but no stalls.
+ */
+export function stalledOut(job: Pick<Job, "deferredFailure" | "stalledCounter">, maxStalledCount: number): boolean {
+  return Boolean(job.deferredFailure) && job.stalledCounter > maxStalledCount;
+}
+
+/** The bounded `code` label of a failed job attempt in /metrics and in a failed turn's `failure_kind`. */
+export function jobFailureCode(error: unknown): string {
   const cause = error instanceof UnrecoverableError && error.cause instanceof LlmError ? error.cause : error;
   if (cause instanceof LlmError) return cause.code;
   if (error instanceof ExtractionThreadError) return error.code;
-  if (error instanceof Error && /stalled/i.test(error.message)) return "STALLED";
+  if (error instanceof StalledOutError) return "STALLED";
   if (error instanceof UnrecoverableError) return "UNRECOVERABLE";
   return "INTERNAL_ERROR";
 }
@@ -58,7 +80,7 @@ export async function observeJobAttempt<T>(redis: Redis, log: Logger, queue: Que
     } catch (error) {
       if (!isDeliberateMove(error)) {
         const willRetry = !(error instanceof UnrecoverableError) && job.attemptsMade + 1 < (job.opts.attempts ?? 1);
-        publishJobEnd(redis, { queue, outcome: "failed", willRetry, durationMs: durationMs(), errorCode: failureCode(error) });
+        publishJobEnd(redis, { queue, outcome: "failed", willRetry, durationMs: durationMs(), errorCode: jobFailureCode(error) });
       }
       throw error;
     }

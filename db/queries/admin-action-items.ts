@@ -104,10 +104,6 @@ const APPLIERS: Record<string, Applier> = {
   },
 };
 
-export function isExecutableTool(tool: string): boolean {
-  return tool in APPLIERS;
-}
-
 /**
  * Applies one item exactly once: `applied` the first time, `already` when a previous run did it.
  * Throws ItemRejected when the item cannot run; any other error is a fault worth retrying.

@@ -156,10 +156,6 @@ export interface EnrollmentRef {
   deadline: Date | null;
 }
 
-export async function findEnrollment(db: Db, orgId: string, userId: string, courseId: string): Promise<EnrollmentRef | undefined> {
-  return db("enrollments").where({ org_id: orgId, user_id: userId, course_id: courseId }).first("id", "user_id", "course_id", "status", "deadline");
-}
-
 export async function enrollmentsOfPeople(db: Db, orgId: string, courseId: string, userIds: string[]): Promise<EnrollmentRef[]> {
   if (userIds.length === 0) return [];
   return db("enrollments").where({ org_id: orgId, course_id: courseId }).whereIn("user_id", userIds).select("id", "user_id", "course_id", "status", "deadline");

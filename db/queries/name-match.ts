@@ -3,6 +3,7 @@
  * accent-insensitive, exact match first, then containment. Callers get every match and decide;
  * nothing here ever picks one of several rows (that would be a guess).
  */
+import { foldAccents } from "../../lib/language";
 const ACCENTED = "áàäâãéèëêíìïîóòöôõúùüûñç";
 const PLAIN = "aaaaaeeeeiiiiooooouuuunc";
 
@@ -13,12 +14,7 @@ export function foldedSql(column: string): string {
 
 /** The same folding in JS, so bound values compare with `foldedSql` columns. */
 export function foldName(text: string): string {
-  return text
-    .trim()
-    .toLowerCase()
-    .normalize("NFD")
-    .replace(/\p{M}+/gu, "")
-    .replace(/\s+/g, " ");
+  return foldAccents(text.trim()).replace(/\s+/g, " ");
 }
 
 /** A LIKE pattern matching `text` anywhere, with LIKE's own wildcards escaped. */

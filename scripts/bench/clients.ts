@@ -80,7 +80,7 @@ export class BenchSession {
     const response = await fetch(`${this.baseUrl}/api/v1/chat`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${this.token}` },
-      body: JSON.stringify({ message, context: this.sessionId ? { session_id: this.sessionId } : {} }),
+      body: JSON.stringify({ message, ...(this.sessionId ? { session_id: this.sessionId } : {}) }),
     });
     const body = (await response.json()) as { session_id: string; turn_id: string };
     if (response.status !== 202) throw new Error(`POST /api/v1/chat answered ${response.status}: ${JSON.stringify(body)}`);

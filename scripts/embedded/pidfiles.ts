@@ -24,10 +24,6 @@ export function recordPid(dataDir: string, name: string, record: PidRecord): voi
   writeFileSync(join(runDir(dataDir), `${name}.pid`), JSON.stringify(record));
 }
 
-export function forgetPid(dataDir: string, name: string): void {
-  rmSync(join(runDir(dataDir), `${name}.pid`), { force: true });
-}
-
 /** The command line of a live process, or undefined when there is none with that pid. */
 export function commandLineOf(pid: number): string | undefined {
   const result = spawnSync("ps", ["-o", "args=", "-p", String(pid)], { encoding: "utf8" });

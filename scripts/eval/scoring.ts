@@ -4,7 +4,8 @@
  * its sentence, refusals, and the answer's language. Pure functions, so they are unit-tested
  * without a stack (test/eval/scoring.test.ts).
  */
-import { detectLanguage, words } from "../llm-server/text";
+import { detectLanguage } from "../../lib/language";
+import { words } from "../llm-server/text";
 import { citedIndices } from "../../workers/tutor/citations";
 import type { EvalQuestion } from "./questions";
 

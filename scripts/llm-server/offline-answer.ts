@@ -4,7 +4,8 @@
  * checkable answers. Without sources it gives a short generic reply that cites nothing, because a
  * citation that points at no source would be a lie.
  */
-import { type Language, detectLanguage, isGreeting, isThanks, splitSentences, stemSet } from "./text";
+import { type Language, detectLanguage } from "../../lib/language";
+import { isGreeting, isThanks, splitSentences, stemSet } from "./text";
 
 export interface Source {
   marker: number;

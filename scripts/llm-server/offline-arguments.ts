@@ -4,6 +4,7 @@
  * deadline from "next Friday" or "in 5 days". Deterministic pattern reading — enough to drive the
  * admin assistant's demo without a real model, and never a substitute for one.
  */
+import { foldAccents } from "../../lib/language";
 import type { JsonSchema } from "./responder";
 
 const WEEKDAYS: Record<string, number> = {
@@ -23,18 +24,13 @@ const WEEKDAYS: Record<string, number> = {
   sabado: 6,
 };
 
-const fold = (text: string) =>
-  text
-    .normalize("NFD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
 /** A date the message names, relative to `today`: ISO, weekday ("next Friday", "el viernes"), tomorrow, "in N days/weeks". */
 export function deadlineIn(message: string, today = new Date()): string | undefined {
   const iso = /\b(\d{4}-\d{2}-\d{2})\b/.exec(message)?.[1];
   if (iso) return iso;
-  const text = fold(message);
+  const text = foldAccents(message);
   const base = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()));
   const plus = (days: number) => isoDay(new Date(base.getTime() + days * 86_400_000));
   if (/\b(tomorrow|manana)\b/.test(text)) return plus(1);

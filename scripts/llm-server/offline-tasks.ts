@@ -5,7 +5,8 @@
  */
 import { argumentsFromSchema } from "./offline-tools";
 import type { JsonSchema } from "./responder";
-import { detectLanguage, foldText, isGreeting, sharedStems, splitSentences, stemSet } from "./text";
+import { detectLanguage, foldAccents } from "../../lib/language";
+import { isGreeting, sharedStems, splitSentences, stemSet } from "./text";
 
 /** The rest of the line after `Label:` (or the next non-empty line when it is empty). */
 export function lineValue(text: string, label: string): string | undefined {
@@ -35,7 +36,7 @@ const NO_COURSE = /^(none|null|n\/a|-|ninguno|ninguna|no)?$/i;
 /** One of `in_course | cross_course | progress | chitchat | off_topic`, from the employee's message. */
 export function classifyIntent(prompt: string, fallbackMessage: string): string {
   const message = lineValue(prompt, "Employee message") ?? fallbackMessage;
-  const folded = foldText(message);
+  const folded = foldAccents(message);
   if (isGreeting(message)) return "chitchat";
   if (PROGRESS.test(folded)) return "progress";
   const course = lineValue(prompt, "Course");

@@ -6,7 +6,8 @@
  */
 import type { ChatMessage, JsonSchema, ToolCallReply, ToolDefinition } from "./responder";
 import { namedArguments } from "./offline-arguments";
-import { detectLanguage, messageText, sharedStems, stem, words, STOP_WORDS } from "./text";
+import { detectLanguage } from "../../lib/language";
+import { messageText, sharedStems, stem, words, STOP_WORDS } from "./text";
 
 /** Spanish admin requests must reach English tool names. */
 const SPANISH_TO_ENGLISH: Record<string, string> = {

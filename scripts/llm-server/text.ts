@@ -3,6 +3,7 @@
  * on what "a word" is (accent-folded, lower-case, stop words removed), otherwise what retrieval
  * finds and what the offline model decides is relevant would drift apart.
  */
+import { foldAccents } from "../../lib/language";
 import type { ChatMessage } from "./responder";
 
 const ENGLISH_STOP = `a an the and or but if of to in on at by for with from as is are was were be been being am
@@ -19,27 +20,9 @@ usted y ya yo hola gracias`.split(/\s+/);
 
 export const STOP_WORDS: ReadonlySet<string> = new Set([...ENGLISH_STOP, ...SPANISH_STOP]);
 
-/** Words that only one of the two languages uses, so counting them tells the languages apart. */
-const ENGLISH_MARKERS = new Set(
-  "the is are what how do does i of to in and for my can many much which when where you it this that with have hello hi hey thanks thank".split(" "),
-);
-const SPANISH_MARKERS = new Set(
-  "que el la los las de del en y es son por para con como cuantos cuantas cual cuando donde un una mi mis tengo puedo hay se lo su al esta este hola gracias buenos buenas dias".split(
-    " ",
-  ),
-);
-
-/** Lower-case and strip accents so "Política" and "politica" are the same word. */
-export function foldText(text: string): string {
-  return text
-    .normalize("NFD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
-}
-
 /** Unicode letter/digit runs of the folded text. */
 export function words(text: string): string[] {
-  return foldText(text).match(/[\p{L}\p{N}]+/gu) ?? [];
+  return foldAccents(text).match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /** Words that carry meaning: no stop words, no single letters (single digits are kept: "3 days"). */
@@ -65,20 +48,6 @@ export function sharedStems(a: ReadonlySet<string>, b: ReadonlySet<string>): num
   let count = 0;
   for (const item of a) if (b.has(item)) count += 1;
   return count;
-}
-
-export type Language = "en" | "es";
-
-/** Spanish vs English by marker-word counts; Spanish-only punctuation and accents break ties. */
-export function detectLanguage(text: string): Language {
-  let english = 0;
-  let spanish = 0;
-  for (const word of words(text)) {
-    if (ENGLISH_MARKERS.has(word)) english += 1;
-    if (SPANISH_MARKERS.has(word)) spanish += 1;
-  }
-  if (/[¿¡ñáéíóú]/i.test(text)) spanish += 1;
-  return spanish > english ? "es" : "en";
 }
 
 /** Splits prose into sentences; only splits before a capital/digit so "p. 3" and "e.g. x" survive. */
@@ -111,5 +80,5 @@ export function isGreeting(text: string): boolean {
 }
 
 export function isThanks(text: string): boolean {
-  return /\b(thanks|thank|thx|cheers|gracias)\b/.test(foldText(text));
+  return /\b(thanks|thank|thx|cheers|gracias)\b/.test(foldAccents(text));
 }

@@ -7,10 +7,6 @@ import type { Principal, TokenService, VerifiedToken } from "./tokens";
 
 export const SESSION_COOKIE = "skillnet_token";
 
-export interface AuthState {
-  principal: Principal;
-}
-
 function bearerToken(ctx: Context): string | undefined {
   const header = ctx.get("authorization");
   const match = /^Bearer\s+(.+)$/i.exec(header);

@@ -3,7 +3,10 @@
  * lists them per route; docs/http-api.md explains them at more length.
  */
 export const ERROR_CODES = {
-  VALIDATION_ERROR: { status: 400, when: "The body, query or path parameters do not match the schema; `fields` lists each problem." },
+  VALIDATION_ERROR: {
+    status: 400,
+    when: "The body, query or path parameters do not match the schema, or the body has a field the endpoint does not accept; `fields` lists each problem.",
+  },
   BAD_REQUEST: { status: 400, when: "The body is not valid JSON." },
   TOKEN_IN_URL: { status: 400, when: "A token was put in a URL; use the sign-in form or a board code." },
   UNAUTHORIZED: { status: 401, when: "The token is missing, invalid or expired; or dev-login got an unknown email." },

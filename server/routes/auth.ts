@@ -15,7 +15,7 @@ import type { ServerDeps } from "../deps";
 /** Enough for the demo organisation; a picker longer than this would not be read anyway. */
 const DEMO_USERS_SHOWN = 100;
 
-export const devLoginBody = z.object({ email: z.email({ error: "email must be a valid email address" }) });
+export const devLoginBody = z.strictObject({ email: z.email({ error: "email must be a valid email address" }) });
 
 export function authRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/auth" });

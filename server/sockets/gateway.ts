@@ -9,7 +9,7 @@ import type { Server as HttpServer } from "node:http";
 import { createAdapter } from "@socket.io/redis-adapter";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { Server, type Socket } from "socket.io";
+import { Server } from "socket.io";
 import { z } from "zod";
 import { isSessionTurn } from "../../db/queries/chat-messages";
 import { findOwnedSession } from "../../db/queries/chat-sessions";
@@ -45,8 +45,6 @@ const joinRequest = z.object({
 });
 
 type SocketData = AuthenticatedSocketData;
-
-export type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
 export interface Gateway {
   io: Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;

@@ -1,7 +1,7 @@
 /** Context windows, token counting and cost estimates. */
 import { expect } from "chai";
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, fitMessagesToContext, RESPONSE_RESERVE } from "../../workers/llm/context-window";
-import { estimateBulkCost, estimateCostUsd } from "../../workers/llm/costs";
+import { estimateCostUsd } from "../../workers/llm/costs";
 import { countMessageTokens, countTokens, messageTokensAtMost, tokensAtMost, truncateToTokens } from "../../workers/llm/tokens";
 
 describe("contextWindowOf", () => {
@@ -146,21 +146,5 @@ describe("estimateCostUsd", () => {
     expect(estimateCostUsd("text-embedding-3-small", 1_000_000, 0)).to.equal(0.02);
     expect(estimateCostUsd("embedding:text-embedding-3-small", 1_000_000, 0)).to.equal(0.02);
     expect(estimateCostUsd("embedding:intfloat/multilingual-e5-small", 1_000_000, 0)).to.equal(0);
-  });
-});
-
-describe("estimateBulkCost", () => {
-  it("multiplies per-item tokens by the item count and prices the total", () => {
-    const estimate = estimateBulkCost("gpt-4o-mini", 200, { inputTokens: 1_500, outputTokens: 400 });
-    expect(estimate).to.deep.equal({
-      model: "gpt-4o-mini",
-      items: 200,
-      inputTokens: 300_000,
-      outputTokens: 80_000,
-      totalTokens: 380_000,
-      costUsd: 0.093,
-    });
-    expect(estimateBulkCost("llama3.1", 1_000, { inputTokens: 100, outputTokens: 100 }).costUsd).to.equal(0);
-    expect(estimateBulkCost("gpt-4o-mini", 0, { inputTokens: 100, outputTokens: 100 })).to.include({ totalTokens: 0, costUsd: 0 });
   });
 });

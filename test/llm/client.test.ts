@@ -67,6 +67,14 @@ describe("LlmClient against a scripted provider", function () {
       expect(error.message).not.to.contain("sk-unit");
     });
 
+    it("fails a 400 (the request itself refused) once as LLM_CONFIG_ERROR, without asking again", async () => {
+      llm.enqueueReply({ status: 400 });
+      const { client } = makeClient(llm);
+      const error = (await rejection(client.chat({ useCase: "tutor" }, QUESTION))) as LlmError;
+      expect(error.code).to.equal("LLM_CONFIG_ERROR");
+      expect(llm.chatCalls()).to.have.length(1);
+    });
+
     it("names EMBEDDING_API_KEY when the embedding endpoint rejects the key", async () => {
       llm.failEmbeddings(401);
       const { client } = makeClient(llm);

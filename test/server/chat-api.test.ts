@@ -99,6 +99,57 @@ describe("chat API edges", function () {
     expect(stored).to.deep.equal(["What is the refund window?", "And for gift cards?"]);
   });
 
+  it("takes the session as top-level session_id on both chat endpoints (the tutor's old context.session_id still works)", async () => {
+    const first = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "What is the refund window?" } });
+    expect(first.status).to.equal(202);
+    const sessionId: string = first.body.session_id;
+    const topLevel = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "And for gift cards?", session_id: sessionId } });
+    expect(topLevel.status, JSON.stringify(topLevel.body)).to.equal(202);
+    expect(topLevel.body.session_id, "a top-level session_id continues the session instead of starting a new one").to.equal(sessionId);
+    const oldForm = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: employee,
+      body: { message: "And online orders?", context: { session_id: sessionId } },
+    });
+    expect(oldForm.status).to.equal(202);
+    expect(oldForm.body.session_id).to.equal(sessionId);
+    const same = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: employee,
+      body: { message: "And in store?", session_id: sessionId, context: { session_id: sessionId } },
+    });
+    expect(same.body.session_id).to.equal(sessionId);
+    const stored = await stack.server.deps.db("chat_messages").where({ session_id: sessionId, role: "user" }).orderBy("created_at").pluck("content");
+    expect(stored).to.deep.equal(["What is the refund window?", "And for gift cards?", "And online orders?", "And in store?"]);
+
+    const other = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "A second conversation" } });
+    const conflicting = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+      token: employee,
+      body: { message: "which one?", session_id: sessionId, context: { session_id: other.body.session_id } },
+    });
+    expect(conflicting.status).to.equal(400);
+    expect(conflicting.body.error.code).to.equal("VALIDATION_ERROR");
+    expect(conflicting.body.error.message).to.match(/session_id and context\.session_id name different sessions/);
+  });
+
+  it("refuses an unknown field in any JSON body with 400 VALIDATION_ERROR naming it, storing nothing", async () => {
+    const marker = `unknown-field-${Date.now()}`;
+    const admin = (await login(stack.baseUrl, "admin@example.com")).token;
+    const attempts: Array<{ path: string; token?: string; body: Record<string, unknown>; field: string }> = [
+      { path: "/api/v1/chat", token: employee, body: { message: marker, sessionId: "typo" }, field: "body.sessionId" },
+      { path: "/api/v1/chat", token: employee, body: { message: marker, context: { course: "x" } }, field: "body.context.course" },
+      { path: "/api/v1/chat/admin", token: admin, body: { message: marker, context: {} }, field: "body.context" },
+      { path: "/api/v1/auth/dev-login", body: { email: "employee@example.com", password: "x" }, field: "body.password" },
+    ];
+    for (const attempt of attempts) {
+      const refused = await api(stack.baseUrl, "POST", attempt.path, { token: attempt.token, body: attempt.body });
+      expect(refused.status, `${attempt.path} ${JSON.stringify(attempt.body)}`).to.equal(400);
+      expect(refused.body.error.code).to.equal("VALIDATION_ERROR");
+      expect(refused.body.error.fields.map((f: { path: string }) => f.path)).to.include(attempt.field);
+      expect(refused.body.error.message).to.include(attempt.field);
+    }
+    const stored = await stack.server.deps.db("chat_messages").where("content", "like", `%${marker}%`).first("id");
+    expect(stored).to.equal(undefined);
+  });
+
   it("keeps sessions private: another user's session is a 404 over HTTP and refused over the socket", async () => {
     const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: employee, body: { message: "What is the refund window?" } });
     expect(posted.status).to.equal(202);

@@ -114,8 +114,22 @@ describe("chat history at scale", function () {
       expect(refused.status, query).to.equal(400);
       expect(refused.body.error!.code, query).to.equal("VALIDATION_ERROR");
     }
-    const elsewhere = await stack.server.deps.db("chat_messages").whereNot({ session_id: sessionId }).first("id");
-    if (elsewhere) expect((await page(`?before=${elsewhere.id}`)).status).to.equal(400);
+    // A real message of the same learner, in another session: a cursor from there is refused too.
+    const db = stack.server.deps.db;
+    const other = await createSession(
+      db,
+      { orgId: stack.demo.orgId, userId: learner.userId },
+      { agentType: "tutor", title: "Another conversation", context: {} },
+    );
+    const [elsewhere] = await db("chat_messages")
+      .insert({ org_id: stack.demo.orgId, session_id: other.id, turn_id: randomUUID(), role: "user", content: "Elsewhere." })
+      .returning("id");
+    const crossSession = await page(`?before=${elsewhere.id}`);
+    expect(crossSession.status).to.equal(400);
+    expect(crossSession.body.error!.code).to.equal("VALIDATION_ERROR");
+    expect((await page(`?before=${(await db("chat_messages").where({ session_id: sessionId }).first("id")).id}`)).status, "a cursor of this session").to.equal(
+      200,
+    );
   });
 
   it("runs a tutor turn in that session on its latest turns only, and completes normally", async () => {

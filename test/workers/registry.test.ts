@@ -1,9 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { HANDLERS } from "../../workers/handlers";
-import type { HandlerMap } from "../../workers/registry";
 import { parseQueueSelection } from "../../workers/host";
 import { QUEUE_NAMES, QUEUE_PREFIX } from "../../queues/names";
 import { createRedis } from "../../queues/connection";
@@ -11,13 +15,49 @@ import { TUTOR_STAGE_QUEUES, tutorStageJobId } from "../../queues/job-ids";
 import { JobProducer } from "../../queues/producer";
 import { useStack } from "../support/stack";
 
+const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+
 describe("worker registry", () => {
-  it("files every queue's handler under that queue, and a missing handler does not type-check", () => {
+  it("files every queue's handler under that queue, and a missing or misfiled handler does not type-check", function () {
+    this.timeout(30_000);
+    expect(Object.keys(HANDLERS).sort()).to.deep.equal([...QUEUE_NAMES].sort());
     for (const queue of QUEUE_NAMES) expect(HANDLERS[queue].queue).to.equal(queue);
-    const { "tutor-retrieve": _dropped, ...withoutRetrieve } = HANDLERS;
-    // @ts-expect-error a map without a tutor-retrieve handler is not a HandlerMap (tsc fails if this ever type-checks)
-    const incomplete: HandlerMap = withoutRetrieve;
-    expect(Object.keys(incomplete)).to.not.include("tutor-retrieve");
+    // The compiler is the check: three small modules against the real HandlerMap, compiled by tsc.
+    const dir = mkdtempSync(join(tmpdir(), "registry-types-"));
+    const header = `import { HANDLERS } from "${ROOT}/workers/handlers";\nimport type { HandlerMap } from "${ROOT}/workers/registry";\n`;
+    const modules = {
+      "complete.ts": "export const all: HandlerMap = HANDLERS;",
+      "missing.ts": 'const { "tutor-retrieve": _dropped, ...rest } = HANDLERS;\nexport const incomplete: HandlerMap = rest;',
+      "misfiled.ts": 'export const misfiled: HandlerMap = { ...HANDLERS, "tutor-retrieve": HANDLERS["tutor-classify"] };',
+    };
+    try {
+      for (const [name, body] of Object.entries(modules)) writeFileSync(join(dir, name), `${header}${body}\n`);
+      const tsc = spawnSync(
+        join(ROOT, "node_modules/.bin/tsc"),
+        [
+          "--ignoreConfig",
+          "--noEmit",
+          "--strict",
+          "--skipLibCheck",
+          "--target",
+          "ES2023",
+          "--module",
+          "ESNext",
+          "--moduleResolution",
+          "bundler",
+          "--types",
+          "node",
+          ...Object.keys(modules).map((name) => join(dir, name)),
+        ],
+        { encoding: "utf8" },
+      );
+      const output = tsc.stdout + tsc.stderr;
+      const erroredFiles = new Set([...output.matchAll(/([a-z]+\.ts)\(\d+,\d+\): error/g)].map((match) => match[1]));
+      expect([...erroredFiles].sort(), output).to.deep.equal(["misfiled.ts", "missing.ts"]);
+      expect(output).to.match(/missing\.ts\(\d+,\d+\): error TS\d+: Property '"tutor-retrieve"' is missing/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("parses WORKER_QUEUES with per-queue concurrency", () => {

@@ -5,6 +5,7 @@
  * pending; a reply that asks for something new ("wait, add María too", "sí, pero añade a Marta")
  * rejects it so the request can be planned again with the change.
  */
+import { foldAccents } from "../../lib/language";
 export type ReplyKind = "confirm" | "reject" | "new_request" | "ambiguous";
 
 // Seed 000's lists, plus the everyday forms admins actually type.
@@ -40,15 +41,8 @@ const REQUEST_WORDS = new Set(
   ).split(" "),
 );
 
-function fold(text: string): string {
-  return text
-    .toLowerCase()
-    .normalize("NFD")
-    .replace(/\p{M}+/gu, "");
-}
-
 function wordsOf(text: string): string[] {
-  return fold(text).match(/[\p{L}\p{N}']+/gu) ?? [];
+  return foldAccents(text).match(/[\p{L}\p{N}']+/gu) ?? [];
 }
 
 function hasPhrase(folded: string, phrases: string[]): boolean {

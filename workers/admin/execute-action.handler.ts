@@ -18,7 +18,7 @@ import {
   recordProgress,
   startRunning,
 } from "../../db/queries/admin-actions";
-import { failureCode } from "../job-outcome";
+import { jobFailureCode } from "../job-outcome";
 import { defineHandler } from "../registry";
 
 async function announceDone(deps: WorkerDeps, finished: AdminActionRow): Promise<void> {
@@ -72,7 +72,7 @@ export const executeActionHandler = defineHandler({
     // the reason, so the admin sees a partial result and can resume.
     if (!final) return;
     // The admin reads this reason: a code, never the error's own text (an SQL statement, a stack).
-    const reason = `not run: the run stopped on an error (${failureCode(error)}); resume the action to run the remaining items`;
+    const reason = `not run: the run stopped on an error (${jobFailureCode(error)}); resume the action to run the remaining items`;
     await failPendingItems(deps.db, data.orgId, data.actionId, reason);
     await announceDone(deps, await finishAction(deps.db, data.orgId, data.actionId));
   },

@@ -4,7 +4,7 @@
  * delete. Tool output is declared data, so an instruction hidden in a name or a course
  * description is not obeyed (and a write it provokes still needs the admin's confirmation).
  */
-import type { Language } from "../tutor/language";
+import type { Language } from "../../lib/language";
 
 export interface AdminPromptFacts {
   orgName: string;

@@ -4,7 +4,7 @@
  * admin reads exactly what happened, and never a claim that no action backs.
  */
 import type { AdminActionRow } from "../../db/queries/admin-actions";
-import type { Language } from "../tutor/language";
+import type { Language } from "../../lib/language";
 
 const quote = (language: Language, text: string) => (language === "es" ? `«${text}»` : `“${text}”`);
 const time = (date: Date) => `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;

@@ -5,8 +5,9 @@ import { findTurnMessage, listRecentMessagesBeforeTurn } from "../../db/queries/
 import { findOrganisationName, findUser } from "../../db/queries/users";
 import type { AdminTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
-import { detectLanguage, type Language } from "../tutor/language";
+import { detectLanguage, type Language } from "../../lib/language";
 import { HISTORY_WINDOW_TURNS, toTurns, type Turn } from "../tutor/history";
+import { TurnGoneError } from "../tutor/turn-gone";
 
 export interface AdminTurnContext {
   orgId: string;
@@ -32,7 +33,7 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
     findOrganisationName(db, payload.orgId),
   ]);
   if (!session || session.user_id !== payload.userId || session.agent_type !== "admin" || !message) {
-    throw new UnrecoverableError("admin turn no longer exists (session or message deleted)");
+    throw new TurnGoneError("admin turn");
   }
   // Demoted or deactivated while the turn waited: it must not run with admin tools.
   if (user?.role !== "admin" || !user.is_active) throw new UnrecoverableError("the caller is no longer an active admin");

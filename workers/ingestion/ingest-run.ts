@@ -84,7 +84,7 @@ export function failureReason(error: unknown): string {
 }
 
 /** The stable code stored beside the reason, for clients that act on the kind of failure. */
-export function failureCode(error: unknown): IngestFailureCode {
+export function ingestFailureCode(error: unknown): IngestFailureCode {
   if (error instanceof ExtractionError || error instanceof FinalExtractionError) return error.code;
   if (error instanceof IngestTimeout) return "INGEST_TIMEOUT";
   if (error instanceof LlmError) return "EMBEDDING_FAILED";
@@ -94,7 +94,7 @@ export function failureCode(error: unknown): IngestFailureCode {
 export async function markFailed(deps: WorkerDeps, data: IngestPayload, error: unknown): Promise<void> {
   if (error instanceof SupersededRun) return;
   const reason = failureReason(error);
-  const code = failureCode(error);
+  const code = ingestFailureCode(error);
   const moved = await setDocumentStatus(deps.db, data, "FAILED", { error: reason, error_code: code }, allowedFrom("FAILED"));
   if (moved) deps.userEvents.emit(data.userId, "document_status", { documentId: data.documentId, status: "FAILED", error: reason, error_code: code });
 }

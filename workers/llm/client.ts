@@ -7,7 +7,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Logger } from "pino";
-import { type Config, type LlmUseCase, modelFor, requireSetting } from "../../lib/config";
+import { type Config, type LlmUseCase, modelFor, modelSettingOf, requireSetting } from "../../lib/config";
 import { type ModelCooldowns, modelCooldowns } from "./cooldowns";
 import { classifyFault, LlmError, toLlmError, type Fault } from "./errors";
 import { countMessageTokens, countTokens } from "./tokens";
@@ -25,7 +25,6 @@ export interface CallContext {
 export interface ChatOptions {
   maxTokens?: number;
   temperature?: number;
-  json?: boolean;
   tools?: ChatCompletionTool[];
   /** "none" keeps the tools visible (the history mentions them) but asks for a plain answer. */
   toolChoice?: "auto" | "none";
@@ -127,15 +126,6 @@ class IdleWatch {
 /** Keys pasted with a trailing newline are the most common misconfiguration we see. */
 export const cleanKey = (key: string | undefined): string => (key ?? "").replace(/\s+/g, "") || "not-needed";
 
-const USE_CASE_VARIABLE: Record<LlmUseCase, string> = {
-  tutor: "LLM_MODEL_TUTOR",
-  generation: "LLM_MODEL_GENERATION",
-  evaluation: "LLM_MODEL_EVALUATION",
-  admin: "LLM_MODEL_ADMIN",
-  ingestion: "LLM_MODEL_INGESTION",
-  summary: "LLM_MODEL_TUTOR",
-};
-
 export class LlmClient {
   private readonly chatApi: OpenAI;
   private readonly embeddingApi: OpenAI;
@@ -169,18 +159,6 @@ export class LlmClient {
   }
 
   async chat(context: CallContext, messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {
-    try {
-      return await this.chatOnce(context, messages, options);
-    } catch (error) {
-      // Some local servers reject `response_format`; ask again without it (the caller extracts JSON anyway).
-      if (options.json && error instanceof LlmError && error.options.fault === "rejected") {
-        return this.chatOnce(context, messages, { ...options, json: false });
-      }
-      throw error;
-    }
-  }
-
-  private async chatOnce(context: CallContext, messages: ChatMessage[], options: ChatOptions): Promise<ChatResult> {
     return this.acrossChain(context, async (model) => {
       const started = performance.now();
       const response = await this.chatApi.chat.completions.create({
@@ -188,7 +166,6 @@ export class LlmClient {
         messages,
         max_tokens: options.maxTokens,
         temperature: options.temperature,
-        ...(options.json ? { response_format: { type: "json_object" as const } } : {}),
         ...(options.tools?.length ? { tools: options.tools } : {}),
       });
       const message = response.choices[0]?.message;
@@ -314,7 +291,7 @@ export class LlmClient {
         let partial = false;
         return await this.withRetries(
           () => call(model, () => (partial = true)),
-          { variable: USE_CASE_VARIABLE[context.useCase], model },
+          { variable: modelSettingOf(context.useCase), model },
           () => partial,
         );
       } catch (error) {
@@ -325,7 +302,7 @@ export class LlmClient {
         this.options.log?.warn({ model, code: error.code, useCase: context.useCase }, "model failed; trying the next in the chain");
       }
     }
-    throw last ?? new LlmError("LLM_CONFIG_ERROR", `No model configured; set ${USE_CASE_VARIABLE[context.useCase]} or LLM_MODEL.`);
+    throw last ?? new LlmError("LLM_CONFIG_ERROR", `No model configured; set ${modelSettingOf(context.useCase)} or LLM_MODEL.`);
   }
 
   private async withRetries<T>(call: () => Promise<T>, context: { variable: string; model: string }, isPartial: () => boolean): Promise<T> {

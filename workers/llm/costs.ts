@@ -20,13 +20,3 @@ export function estimateCostUsd(model: string, promptTokens: number, completionT
   if (!rates) return 0;
   return Math.round(((promptTokens / 1e6) * rates[1] + (completionTokens / 1e6) * rates[2]) * 1e6) / 1e6;
 }
-
-/**
- * What a bulk job will cost before anyone confirms it: per-item input and output tokens times
- * the item count, priced on the model that will run it.
- */
-export function estimateBulkCost(model: string, items: number, perItem: { inputTokens: number; outputTokens: number }) {
-  const inputTokens = items * perItem.inputTokens;
-  const outputTokens = items * perItem.outputTokens;
-  return { model, items, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, costUsd: estimateCostUsd(model, inputTokens, outputTokens) };
-}

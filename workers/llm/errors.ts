@@ -6,7 +6,7 @@
 import OpenAI from "openai";
 import { type FaultKind, LlmError } from "../../lib/llm-error";
 
-export { type FaultKind, LlmError, type LlmErrorCode } from "../../lib/llm-error";
+export { type FaultKind, LlmError } from "../../lib/llm-error";
 
 export interface Fault {
   kind: FaultKind;

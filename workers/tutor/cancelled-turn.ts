@@ -8,20 +8,21 @@
  * their return value), so the one place that ends the turn is still its last stage.
  */
 import type { Job } from "bullmq";
+import type { z } from "zod";
 import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
 import type { TurnEventPayloads } from "../../queues/events/contract";
+import { cancelledStageResult, childResult } from "../../queues/payloads";
 import { isTurnCancelled } from "../../queues/turn-cancel";
 import type { WorkerDeps } from "../deps";
 import type { TurnEmitter } from "./turn-emitter";
 
 /** What a stage returns instead of its result once the turn is cancelled. */
-export const CANCELLED_STAGE = { cancelled: true } as const;
+export const CANCELLED_STAGE = { cancelled: true } as const satisfies z.infer<typeof cancelledStageResult>;
 
 /** Whether this stage should stop: the flag is set, or an earlier stage of the flow already stopped. */
 export async function cancelledBeforeStage(deps: WorkerDeps, job: Job, turnId: string): Promise<boolean> {
   if (await isTurnCancelled(deps.redis, turnId)) return true;
-  const earlier = Object.values(await job.getChildrenValues()) as Array<{ cancelled?: unknown } | null>;
-  return earlier.some((value) => value?.cancelled === true);
+  return childResult(await job.getChildrenValues(), cancelledStageResult) !== undefined;
 }
 
 export interface CancelledAnswer {

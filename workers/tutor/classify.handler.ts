@@ -1,4 +1,5 @@
 /** `tutor-classify`: the intent of one turn; its return value feeds `tutor-retrieve`. */
+import type { ClassifyResult } from "../../queues/payloads";
 import { defineHandler } from "../registry";
 import { CANCELLED_STAGE, cancelledBeforeStage } from "./cancelled-turn";
 import { classifyIntent } from "./intent";
@@ -22,7 +23,7 @@ export const classifyHandler = defineHandler({
       );
       log.info({ intent, decidedBy }, "turn classified");
       await events.emit("stage", { stage: "classify", status: "completed", detail: intent });
-      return { intent, decidedBy };
+      return { intent, decidedBy } satisfies ClassifyResult;
     } catch (error) {
       throw unrecoverableIfConfig(error);
     }

@@ -15,13 +15,13 @@ import { defineHandler } from "../registry";
 import { AnswerGuard } from "./answer-guard";
 import { extractCitations } from "./citations";
 import { buildTutorMessages } from "./conversation";
-import { release, takeOver, type RetrievalSummary } from "./retrieval/handoff";
+import { release, takeOver } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
 import type { RetrievalOutcome } from "./retrieval/types";
 import { dropKeptAnswer, keepAnswer, keptAnswer, type KeptAnswer } from "./kept-answer";
 import { cancelledBeforeStage, endCancelledTurn } from "./cancelled-turn";
 import { cancelWatcherFor } from "../../queues/turn-cancel";
-import type { TutorTurnPayload } from "../../queues/payloads";
+import { childResult, retrievalSummary, type RetrievalSummary, type TutorTurnPayload } from "../../queues/payloads";
 import { StreamCancelled } from "../llm/client";
 import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
 import { scheduleSummaryIfDue } from "./summary-schedule";
@@ -51,7 +51,7 @@ export const generateHandler = defineHandler({
     }
     // Cancelled while queued, classified or retrieved: no model call, the turn ends here.
     if (await cancelledBeforeStage(deps, job, data.turnId)) return endCancelled(deps, data, events, "");
-    const summary = Object.values(await job.getChildrenValues()).find((value) => (value as RetrievalSummary)?.rung) as RetrievalSummary | undefined;
+    const summary = childResult(await job.getChildrenValues(), retrievalSummary);
     if (!summary) throw new UnrecoverableError("tutor-generate ran without a retrieval result");
     const turn = await loadTurnContext(deps, data);
     const retrieval = await sourcesFor(deps, turn, summary, log);

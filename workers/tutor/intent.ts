@@ -6,8 +6,9 @@
 import type { LlmClient } from "../llm/client";
 import { normalise } from "./language";
 
-export const INTENTS = ["in_course", "cross_course", "progress", "chitchat", "off_topic"] as const;
-export type Intent = (typeof INTENTS)[number];
+import { INTENTS, type Intent } from "../../queues/payloads";
+
+export { INTENTS, type Intent };
 
 const GREETINGS = new Set([
   "hola",

@@ -1,94 +1,9 @@
-/** Just enough language detection to answer and suggest in the employee's language (es/en). */
-export type Language = "es" | "en";
-
-const SPANISH = new Set([
-  "que",
-  "qué",
-  "el",
-  "la",
-  "los",
-  "las",
-  "de",
-  "del",
-  "y",
-  "en",
-  "es",
-  "por",
-  "para",
-  "cómo",
-  "como",
-  "cuál",
-  "cual",
-  "cuántos",
-  "cuantos",
-  "cuándo",
-  "cuando",
-  "puedo",
-  "tengo",
-  "hay",
-  "una",
-  "un",
-  "mi",
-  "mis",
-  "se",
-  "con",
-  "sobre",
-  "dónde",
-  "donde",
-  "hola",
-  "gracias",
-  "necesito",
-  "quiero",
-]);
-const ENGLISH = new Set([
-  "the",
-  "is",
-  "are",
-  "what",
-  "how",
-  "do",
-  "does",
-  "i",
-  "my",
-  "of",
-  "to",
-  "in",
-  "can",
-  "when",
-  "where",
-  "which",
-  "a",
-  "an",
-  "and",
-  "for",
-  "with",
-  "about",
-  "hello",
-  "hi",
-  "thanks",
-  "need",
-  "want",
-  "have",
-]);
-
-export function detectLanguage(text: string, fallback: Language = "en"): Language {
-  let es = 0;
-  let en = 0;
-  for (const word of text.toLowerCase().match(/[\p{L}]+/gu) ?? []) {
-    if (SPANISH.has(word)) es++;
-    if (ENGLISH.has(word)) en++;
-  }
-  if (/[¿¡ñáéíóú]/i.test(text)) es += 2;
-  if (es === en) return fallback;
-  return es > en ? "es" : "en";
-}
+/** The tutor's word heuristics: normalised text, stop words, the terms a search looks for. (Which language a message is in: lib/language.ts.) */
+import { foldAccents } from "../../lib/language";
 
 /** Lower case, no accents, no punctuation: the form heuristics compare. */
 export function normalise(text: string): string {
-  return text
-    .toLowerCase()
-    .normalize("NFD")
-    .replace(/\p{M}/gu, "")
+  return foldAccents(text)
     .replace(/[^\p{L}\p{N}\s]/gu, " ")
     .replace(/\s+/g, " ")
     .trim();

@@ -6,7 +6,7 @@
  */
 import type { GroundingRung } from "../../queues/events/contract";
 import type { Intent } from "./intent";
-import type { Language } from "./language";
+import type { Language } from "../../lib/language";
 import type { RetrievedSource } from "./retrieval/types";
 import { canStepDown, STEP_DOWN_INSTRUCTION } from "./step-down";
 

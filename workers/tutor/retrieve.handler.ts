@@ -4,9 +4,9 @@
  * to generate through a short-lived Redis key; the job's return value is only a summary.
  */
 import { UnrecoverableError } from "bullmq";
+import { childResult, classifyResult } from "../../queues/payloads";
 import { defineHandler } from "../registry";
 import { CANCELLED_STAGE, cancelledBeforeStage } from "./cancelled-turn";
-import { INTENTS, type Intent } from "./intent";
 import { handOver } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
 import { failTurn, unrecoverableIfConfig } from "./stage-failure";
@@ -18,8 +18,7 @@ export const retrieveHandler = defineHandler({
   async perform({ job, data, deps, log }) {
     // A cancelled turn is passed on, not retrieved for: generate ends it.
     if (await cancelledBeforeStage(deps, job, data.turnId)) return CANCELLED_STAGE;
-    const children = Object.values(await job.getChildrenValues()) as Array<{ intent?: Intent }>;
-    const intent = children.find((value) => value?.intent && (INTENTS as readonly string[]).includes(value.intent))?.intent;
+    const intent = childResult(await job.getChildrenValues(), classifyResult)?.intent;
     if (!intent) throw new UnrecoverableError("tutor-retrieve ran without a classification result");
     const turn = await loadTurnContext(deps, data);
     const events = turnEmitter(deps.events, data.sessionId, data.turnId);

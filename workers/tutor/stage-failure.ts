@@ -11,11 +11,12 @@ import { isStatementTimeout } from "../../db/unavailable";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { ErrorCode } from "../../queues/events/contract";
 import type { WorkerDeps } from "../deps";
-import { failureCode } from "../job-outcome";
+import { jobFailureCode } from "../job-outcome";
 import { LlmError } from "../llm/errors";
 import { dropKeptAnswer } from "./kept-answer";
 import { release } from "./retrieval/handoff";
 import { turnEmitter } from "./turn-emitter";
+import { TurnGoneError } from "./turn-gone";
 
 /** The turn's jobs are gone (lost with Redis, or failed without a final word): found by the sweep. */
 export class TurnLostError extends Error {
@@ -70,9 +71,6 @@ export async function announceFailure(deps: WorkerDeps, data: TurnRef, error: un
   });
 }
 
-/** The session or question was deleted while the turn waited: nobody to tell, nowhere to store. */
-const isTurnGone = (error: unknown): boolean => error instanceof UnrecoverableError && /no longer exists/.test(error.message);
-
 /**
  * Ends a turn for good: stores an empty `failed` assistant message (the history shows the gap
  * rather than a question with no reply) and emits the final `error`. Only the call that stores
@@ -83,7 +81,8 @@ const isTurnGone = (error: unknown): boolean => error instanceof UnrecoverableEr
 export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, metadata: Record<string, unknown> = {}): Promise<boolean> {
   const failure = describeFailure(error);
   let endedHere = true;
-  if (!isTurnGone(error)) {
+  // A turn whose session or question was deleted has nobody to tell and nowhere to store.
+  if (!(error instanceof TurnGoneError)) {
     try {
       const stored = await insertAssistantMessageOnce(deps.db, {
         orgId: data.orgId,
@@ -92,7 +91,7 @@ export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, 
         content: "",
         status: "failed",
         // The code and the human message only: an internal error's own text (an SQL statement, a stack) stays in the log.
-        metadata: { ...metadata, error: failure.message, error_code: failure.code, failure_kind: failureCode(error) },
+        metadata: { ...metadata, error: failure.message, error_code: failure.code, failure_kind: jobFailureCode(error) },
       });
       endedHere = stored.inserted;
     } catch (storeError) {

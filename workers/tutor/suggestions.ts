@@ -1,6 +1,6 @@
 /** Follow-up prompts per intent, in the employee's language. Heuristic: no model call. */
 import type { Intent } from "./intent";
-import type { Language } from "./language";
+import type { Language } from "../../lib/language";
 
 const SUGGESTIONS: Record<Intent, Record<Language, string[]>> = {
   in_course: {

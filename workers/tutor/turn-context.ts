@@ -1,9 +1,9 @@
 /** Everything a tutor stage needs to know about its turn, loaded from the database by ids. */
-import { UnrecoverableError } from "bullmq";
 import { findTurnRows } from "../../db/queries/turn-context";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
-import { detectLanguage, type Language } from "./language";
+import { detectLanguage, type Language } from "../../lib/language";
+import { TurnGoneError } from "./turn-gone";
 
 export interface TurnContext {
   orgId: string;
@@ -26,7 +26,7 @@ export async function loadTurnContext(deps: WorkerDeps, payload: TutorTurnPayloa
   const rows = await findTurnRows(deps.db, reader, payload);
   // Deleted while queued (or never ours): nothing to answer, and retrying will not change that.
   if (!rows || rows.sessionUserId !== payload.userId || rows.question === null || rows.userName === null) {
-    throw new UnrecoverableError("turn no longer exists (session or message deleted)");
+    throw new TurnGoneError("turn");
   }
   // Checked again at run time, not only when the turn was accepted: an employee unenrolled (or
   // a course archived) while the turn waited in the queue loses the course, it is never read.

@@ -9,25 +9,41 @@ const messageText = z
   .refine((value) => value.length <= MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters`)
   .refine((value) => !value.includes("\u0000"), "message must not contain NUL characters");
 
-export const postChatBody = z.object({
-  message: messageText,
-  context: z
-    .object({
-      course_id: z.uuid().optional(),
-      lesson_id: z.uuid().optional(),
-      session_id: z.uuid().optional(),
-    })
-    .strict()
-    .default({}),
-});
+/** The session a turn continues; omitted, the message starts a new one. The same field on both chat endpoints. */
+const sessionId = z
+  .uuid({ error: "session_id must be a UUID" })
+  .optional()
+  .describe("Continue this session (one of your own, of this endpoint's kind); omit to start a new one.");
+
+export const postChatBody = z
+  .strictObject({
+    message: messageText,
+    session_id: sessionId,
+    context: z
+      .strictObject({
+        course_id: z.uuid({ error: "context.course_id must be a UUID" }).optional(),
+        lesson_id: z.uuid({ error: "context.lesson_id must be a UUID" }).optional(),
+        // The tutor's first form, kept so older clients keep their sessions.
+        session_id: z
+          .uuid({ error: "context.session_id must be a UUID" })
+          .optional()
+          .meta({ deprecated: true, description: "Deprecated: send the top-level session_id instead (same meaning)." }),
+      })
+      .default({}),
+  })
+  .refine((body) => !body.session_id || !body.context.session_id || body.session_id === body.context.session_id, {
+    message: "session_id and context.session_id name different sessions; send only session_id",
+    path: ["session_id"],
+  });
 export type PostChatBody = z.infer<typeof postChatBody>;
 
-export const postAdminChatBody = z
-  .object({
-    message: messageText,
-    session_id: z.uuid({ error: "session_id must be a UUID" }).optional(),
-  })
-  .strict();
+/** The session a tutor request continues, whichever of its two spellings carried it. */
+export const tutorSessionOf = (body: PostChatBody): string | undefined => body.session_id ?? body.context.session_id;
+
+export const postAdminChatBody = z.strictObject({
+  message: messageText,
+  session_id: sessionId,
+});
 export type PostAdminChatBody = z.infer<typeof postAdminChatBody>;
 
 export const listSessionsQuery = z.object({

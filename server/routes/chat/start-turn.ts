@@ -12,7 +12,7 @@ import { storeAdminQuestion, storeQuestion, type QuestionValues, type StoredQues
 import { addToLogContext } from "../../../lib/logger";
 import { HttpError, notFound } from "../../errors";
 import type { ServerDeps } from "../../deps";
-import type { PostAdminChatBody, PostChatBody } from "./schema";
+import { tutorSessionOf, type PostAdminChatBody, type PostChatBody } from "./schema";
 
 export interface StartedTurn {
   session_id: string;
@@ -36,7 +36,7 @@ export async function startTutorTurn(deps: ServerDeps, owner: Owner, body: PostC
   return startTurn(deps, owner, {
     agentType: "tutor",
     message: body.message,
-    sessionId: body.context.session_id,
+    sessionId: tutorSessionOf(body),
     sessionContext: pinned,
     metadata: { context: body.context },
     enqueue: (ids) => deps.producer.enqueueTutorTurn({ ...ids, courseId: context.courseId, lessonId: context.lessonId }),
@@ -124,8 +124,9 @@ async function resolveContext(deps: ServerDeps, owner: Owner, body: PostChatBody
   let courseId = body.context.course_id ?? null;
   const lessonId = body.context.lesson_id ?? null;
   // A follow-up in an existing session stays where the session is, unless it says otherwise.
-  if (!courseId && !lessonId && body.context.session_id) {
-    const session = await findOwnedSession(deps.db, owner, body.context.session_id);
+  const sessionId = tutorSessionOf(body);
+  if (!courseId && !lessonId && sessionId) {
+    const session = await findOwnedSession(deps.db, owner, sessionId);
     const saved = (session?.context ?? {}) as { course_id?: string | null; lesson_id?: string | null };
     const savedCourse = saved.course_id ?? null;
     if (!savedCourse || (await courseAvailability(deps.db, owner, savedCourse)) !== "usable") return { courseId: null, lessonId: null };

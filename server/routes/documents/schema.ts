@@ -33,7 +33,7 @@ function departmentList(value: unknown): unknown {
   return text.split(",");
 }
 
-export const uploadFields = z.object({
+export const uploadFields = z.strictObject({
   title: z
     .string()
     .trim()
@@ -58,7 +58,6 @@ export const patchDocumentBody = z
     (body) => body.restricted_departments !== undefined || body.restricted_course_id !== undefined,
     "give restricted_departments and/or restricted_course_id",
   );
-export type PatchDocumentBody = z.infer<typeof patchDocumentBody>;
 
 export const documentParams = z.object({ id: z.uuid({ error: "document id must be a UUID" }) });
 

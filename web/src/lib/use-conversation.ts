@@ -159,7 +159,7 @@ export function useConversation(live: LiveSocket, agent: Agent): Conversation {
       const started =
         agent === "admin"
           ? await api.post<TurnStarted>("/api/v1/chat/admin", { message: text, ...(sessionId ? { session_id: sessionId } : {}) })
-          : await api.post<TurnStarted>("/api/v1/chat", { message: text, context: { ...context, ...(sessionId ? { session_id: sessionId } : {}) } });
+          : await api.post<TurnStarted>("/api/v1/chat", { message: text, context, ...(sessionId ? { session_id: sessionId } : {}) });
       setOutgoing((list) => list.map((o) => (o.key === key ? { ...o, turnId: started.turn_id } : o)));
       if (!sessionId) {
         current.current = started.session_id;

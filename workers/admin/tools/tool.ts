@@ -7,7 +7,7 @@
 import type { ChatCompletionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
 import type { Db } from "../../../db/knex";
-import type { Language } from "../../tutor/language";
+import type { Language } from "../../../lib/language";
 import type { ProposedAction } from "./proposal";
 
 export interface ToolContext {

@@ -157,10 +157,6 @@ interface OpenElement {
   elementChildren: number;
 }
 
-export function htmlToSections(html: string, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): ExtractedSection[] {
-  return readHtml(html, limits).sections;
-}
-
 /** The page's sections and its own title: `<title>` in the head, else the first h1. */
 export function readHtml(html: string, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): { sections: ExtractedSection[]; title: string | null } {
   const sections: ExtractedSection[] = [];

@@ -14,14 +14,7 @@ import { extractPptx } from "./pptx";
 import { extractText } from "./text";
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, ExtractionError, type ExtractionLimits } from "./types";
 
-export {
-  DEFAULT_EXTRACTION_LIMITS,
-  ExtractionError,
-  type ExtractedDocument,
-  type ExtractedSection,
-  type ExtractionErrorCode,
-  type ExtractionLimits,
-} from "./types";
+export { ExtractionError, type ExtractedDocument, type ExtractedSection, type ExtractionLimits } from "./types";
 
 const EXTRACTORS: Record<DocumentFormat, (bytes: Buffer, limits: ExtractionLimits) => ExtractedDocument | Promise<ExtractedDocument>> = {
   pdf: extractPdf,

@@ -75,10 +75,6 @@ function looksLikeHeading(line: Line, bodySize: number): boolean {
 
 const NUMBERED_HEADING = /^\d{1,3}(\.\d{1,3})*\.?\s+\p{L}/u;
 
-export function pageSection(items: StructuredTextItem[], pageNumber: number): ExtractedSection {
-  return pageSections(toLines(items), pageNumber, null)[0] ?? { heading: null, text: "", pageStart: pageNumber, pageEnd: pageNumber };
-}
-
 /**
  * One page cut at its headings: the first line if it looks like one, and any later numbered
  * heading set larger than the body. Text before the page's first heading keeps `carried`.

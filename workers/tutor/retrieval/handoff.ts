@@ -7,22 +7,13 @@
  * re-runs retrieval from the intent in the summary, so a late retry still has sources.
  */
 import type { Redis } from "ioredis";
-import type { Intent } from "../intent";
-import type { RetrievalOutcome, RetrievedSource } from "./types";
+import type { RetrievalSummary } from "../../../queues/payloads";
+import type { RetrievalOutcome } from "./types";
+
+export type { RetrievalSummary };
 
 /** Covers backoff, stalled-job recovery and a long queue; past it generate retrieves again. */
 export const HANDOFF_TTL_SECONDS = 3600;
-
-/** What the retrieve job returns (and Bull Board shows): ids and counts, never source text. */
-export interface RetrievalSummary {
-  intent: Intent;
-  rung: RetrievalOutcome["rung"];
-  source: RetrievalOutcome["source"];
-  sourceCount: number;
-  sources: Array<{ index: number; sourceType: RetrievedSource["sourceType"]; sourceId: string | null }>;
-  truncated: boolean;
-  latencyMs: number;
-}
 
 const keyOf = (turnId: string): string => `skillnet:turn:${turnId}:retrieval`;
 

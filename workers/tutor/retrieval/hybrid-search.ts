@@ -14,8 +14,6 @@ import { contentWords, searchTerms } from "../language";
 import { relevanceFor, type Relevance } from "./relevance";
 import type { RetrievedSource } from "./types";
 
-/** Defaults of RETRIEVAL_SIMILARITY_FLOOR and RETRIEVAL_KEYWORD_COVERAGE_FLOOR, for callers without a config. */
-export const SIMILARITY_FLOOR = 0.3;
 export const OVER_RETRIEVE = 20;
 export const KEEP = 5;
 
@@ -31,15 +29,6 @@ export const DEFAULT_FUSION: Fusion = { method: "weighted", vectorWeight: 0.6, r
 export interface ScoredHit extends ChunkHit {
   score: number;
 }
-
-/**
- * The keyword side's floor: a chunk only the keyword search found must contain at least this
- * share of the question's content words (a third: half cost 2–4 points of recall@5 on
- * eval/results.md's corpus, paraphrases rarely repeat more). One shared word ("who" in "Who won the 1998 world
- * cup?") is not evidence, and letting it through would keep an unrelated question off the
- * general rung; a rare token the question is about (ZEBRA-7) easily clears it.
- */
-export const KEYWORD_COVERAGE_FLOOR = 0.34;
 
 export async function hybridSearch(deps: WorkerDeps, asked: { orgId: string; userId: string; question: string }): Promise<Omit<RetrievedSource, "index">[]> {
   const { hits, relevance } = await candidateHits(deps, asked);

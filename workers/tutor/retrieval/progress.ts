@@ -1,7 +1,7 @@
 /** Progress questions are answered from the database: enrollments, skills and reviews due. */
 import { enrollmentFacts, reviewsDue, skillFacts } from "../../../db/queries/learner";
 import type { Db } from "../../../db/knex";
-import type { Language } from "../language";
+import type { Language } from "../../../lib/language";
 import type { RetrievedSource } from "./types";
 
 const LABELS = {

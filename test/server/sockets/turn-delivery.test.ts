@@ -1,0 +1,115 @@
+/**
+ * TurnDelivery (server/sockets/turn-delivery.ts) against the real event log in Redis: live
+ * events, joins, resumes and gaps all reach one socket exactly once and in `seq` order.
+ * The socket is a recorder (the unit's output); the log and its replays are real.
+ */
+import { randomUUID } from "node:crypto";
+import { expect } from "chai";
+import type { Socket } from "socket.io";
+import type { LoggedTurnEvent, TurnEventLog } from "../../../queues/events/turn-stream";
+import { TurnDelivery, type ReplayReason } from "../../../server/sockets/turn-delivery";
+import { useStack } from "../../support/stack";
+
+interface Recorder {
+  socket: Socket;
+  received: Array<{ event: string; seq: number; sessionId?: string }>;
+}
+
+function recorder(): Recorder {
+  const received: Recorder["received"] = [];
+  const socket = {
+    connected: true,
+    emit(event: string, payload: { seq: number; sessionId?: string }) {
+      received.push({ event, seq: payload.seq, sessionId: payload.sessionId });
+      return true;
+    },
+  };
+  return { socket: socket as unknown as Socket, received };
+}
+
+describe("TurnDelivery: exactly-once, in-order events per socket", function () {
+  this.timeout(30_000);
+  let log: TurnEventLog;
+  let replays: Array<{ reason: ReplayReason; events: number }>;
+  let delivery: TurnDelivery;
+
+  before(async function () {
+    this.timeout(120_000);
+    log = (await useStack()).server.deps.events;
+  });
+
+  beforeEach(() => {
+    replays = [];
+    delivery = new TurnDelivery(log, { replayed: (reason, events) => void replays.push({ reason, events }) });
+  });
+
+  /** A turn with `count` events in its log, as the worker writes them. */
+  async function turnWith(count: number, sessionId = randomUUID()): Promise<{ sessionId: string; turnId: string; events: LoggedTurnEvent[] }> {
+    const turnId = randomUUID();
+    await log.append(sessionId, turnId, "stage", { stage: "generate", status: "started" });
+    for (let n = 1; n < count; n++) await log.append(sessionId, turnId, "stage", { stage: "generate", status: n % 2 ? "completed" : "started" });
+    await log.flushed();
+    return { sessionId, turnId, events: await log.read(turnId, 1) };
+  }
+
+  it("delivers live events once each, skipping one the socket already has", async () => {
+    const { events } = await turnWith(3);
+    const { socket, received } = recorder();
+    for (const { event, payload } of [events[0]!, events[1]!, events[1]!, events[0]!, events[2]!]) await delivery.deliver(socket, event, payload);
+    expect(received.map((r) => r.seq)).to.deep.equal([1, 2, 3]);
+    expect(replays).to.deep.equal([]);
+  });
+
+  it("fills a gap from the log before the live event that revealed it", async () => {
+    const { events } = await turnWith(4);
+    const { socket, received } = recorder();
+    await delivery.deliver(socket, events[0]!.event, events[0]!.payload);
+    await delivery.deliver(socket, events[3]!.event, events[3]!.payload);
+    expect(received.map((r) => r.seq)).to.deep.equal([1, 2, 3, 4]);
+    expect(replays).to.deep.equal([{ reason: "gap", events: 2 }]);
+  });
+
+  it("replays a join from the start and a resume after the last seq seen; live events already replayed are not sent again", async () => {
+    const { sessionId, turnId, events } = await turnWith(3);
+    const joined = recorder();
+    expect(await delivery.replay(joined.socket, sessionId, turnId, 0)).to.equal(3);
+    for (const { event, payload } of events) await delivery.deliver(joined.socket, event, payload);
+    expect(joined.received.map((r) => r.seq)).to.deep.equal([1, 2, 3]);
+
+    const resumed = recorder();
+    expect(await delivery.replay(resumed.socket, sessionId, turnId, 2)).to.equal(1);
+    expect(resumed.received.map((r) => r.seq)).to.deep.equal([3]);
+    expect(replays).to.deep.equal([
+      { reason: "join", events: 3 },
+      { reason: "resume", events: 1 },
+    ]);
+  });
+
+  it("replays only the joined session's events, and nothing to a socket that has disconnected", async () => {
+    const { turnId } = await turnWith(2);
+    const other = recorder();
+    expect(await delivery.replay(other.socket, randomUUID(), turnId, 0)).to.equal(0);
+    expect(other.received).to.deep.equal([]);
+
+    const { sessionId, turnId: second, events } = await turnWith(2);
+    const gone = recorder();
+    (gone.socket as unknown as { connected: boolean }).connected = false;
+    await delivery.replay(gone.socket, sessionId, second, 0);
+    await delivery.deliver(gone.socket, events[0]!.event, events[0]!.payload);
+    expect(gone.received).to.deep.equal([]);
+  });
+
+  it("keeps one cursor per log: an admin action's events and a turn's do not hide each other", async () => {
+    const actionId = randomUUID();
+    const userId = randomUUID();
+    await log.appendAction(actionId, userId, "action_progress", { done: 0, failed: 0, total: 2 });
+    await log.appendAction(actionId, userId, "action_progress", { done: 1, failed: 0, total: 2 });
+    await log.flushed();
+    const { events } = await turnWith(1);
+    const { socket, received } = recorder();
+    await delivery.deliver(socket, events[0]!.event, events[0]!.payload);
+    expect(await delivery.replayAction(socket, actionId, 0)).to.equal(2);
+    expect(await delivery.replayAction(socket, actionId, 0), "a second replay sends nothing new").to.equal(0);
+    expect(received.map((r) => `${r.event}:${r.seq}`)).to.deep.equal(["stage:1", "action_progress:1", "action_progress:2"]);
+  });
+});
