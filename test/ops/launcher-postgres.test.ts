@@ -13,7 +13,8 @@ import { expect } from "chai";
 import { findFreePort } from "../../scripts/embedded/child-process";
 import { chooseEmbeddedDatabase } from "../../scripts/embedded/database-choice";
 import { findPostgresServer } from "../../scripts/embedded/postgres-cluster";
-import { api, login, waitFor } from "../support/client";
+import { waitFor } from "../support/client";
+import { answersATurn, isAlive } from "../support/launcher";
 
 const installed = () => ({ found: true as const, bindir: "/opt/pg/bin" });
 const absent = () => ({ found: false as const, reason: "no server here" });
@@ -87,20 +88,6 @@ describe("the npm start launcher on its own PostgreSQL server", function () {
     return launcher;
   }
 
-  async function answersATurn(): Promise<void> {
-    const { token } = await login(baseUrl, "employee@example.com");
-    const posted = await api(baseUrl, "POST", "/api/v1/chat", { token, body: { message: "How many days do I have to return an item?" } });
-    expect(posted.status).to.equal(202);
-    await waitFor(
-      async () => {
-        const messages = await api(baseUrl, "GET", `/api/v1/chat/sessions/${posted.body.session_id}/messages`, { token });
-        return messages.body.messages?.some((m: { role: string }) => m.role === "assistant");
-      },
-      60_000,
-      "the answer to be stored",
-    );
-  }
-
   const ready = (running: { process: ChildProcess; output: () => string }) =>
     waitFor(
       async () => {
@@ -111,14 +98,6 @@ describe("the npm start launcher on its own PostgreSQL server", function () {
       "the launcher to be ready",
     );
   const postmasterPid = (): number => Number(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]);
-  const alive = (pid: number): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
 
   it("creates its cluster, says so, and restarts a SIGKILLed postmaster; the product answers again", async () => {
     const first = start();
@@ -127,14 +106,14 @@ describe("the npm start launcher on its own PostgreSQL server", function () {
       /starting embedded Postgres: PostgreSQL server from \S+, data in \S+\/postgres, because PostgreSQL with pgvector is installed/,
     );
     expect(first.output()).to.include("Embedded parts Postgres (PostgreSQL server)");
-    await answersATurn();
+    await answersATurn(baseUrl);
 
     const killed = postmasterPid();
     process.kill(killed, "SIGKILL");
     await waitFor(() => first.output().includes("› postgres restarted"), 60_000, "the launcher to restart PostgreSQL");
     expect(postmasterPid()).to.not.equal(killed);
     await waitFor(async () => (await fetch(`${baseUrl}/readyz`).catch(() => null))?.ok, 60_000, "readiness after the restart");
-    await answersATurn();
+    await answersATurn(baseUrl);
     expect(first.process.exitCode, "the launcher kept running").to.equal(null);
   });
 
@@ -142,13 +121,13 @@ describe("the npm start launcher on its own PostgreSQL server", function () {
     const pid = postmasterPid();
     launcher!.process.kill("SIGTERM");
     await waitFor(() => launcher!.process.exitCode !== null, 60_000, "the launcher to stop");
-    await waitFor(() => !alive(pid), 30_000, "the postmaster to stop with the launcher");
+    await waitFor(() => !isAlive(pid), 30_000, "the postmaster to stop with the launcher");
 
     const second = start();
     await ready(second);
     expect(second.output()).to.match(/because \S+\/postgres holds a PostgreSQL cluster/);
     expect(second.output()).to.not.include("creating a PostgreSQL cluster");
-    await answersATurn();
+    await answersATurn(baseUrl);
     second.process.kill("SIGTERM");
     await waitFor(() => second.process.exitCode !== null, 60_000, "the second launcher to stop");
   });

@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { commandLineOf, recordPid, stopStaleProcesses } from "../../scripts/embedded/pidfiles";
-import { api, login, waitFor } from "../support/client";
+import { waitFor } from "../support/client";
 import {
+  answersATurn,
   hasExited,
   healthy as answersHealthz,
   isAlive,
@@ -51,20 +52,6 @@ describe("the npm start launcher", function () {
   const healthy = (launcher: Launcher) => answersHealthz(launcher, baseUrl);
   const recordedPids = () => pidsIn(dataDir);
 
-  async function answeredTurn(): Promise<void> {
-    const { token } = await login(baseUrl, "employee@example.com");
-    const posted = await api(baseUrl, "POST", "/api/v1/chat", { token, body: { message: "How many days do I have to return an item?" } });
-    expect(posted.status).to.equal(202);
-    await waitFor(
-      async () => {
-        const messages = await api(baseUrl, "GET", `/api/v1/chat/sessions/${posted.body.session_id}/messages`, { token });
-        return messages.body.messages?.some((m: { role: string }) => m.role === "assistant");
-      },
-      60_000,
-      "the answer to be stored",
-    );
-  }
-
   it("restarts a worker that was killed, and the product keeps answering", async () => {
     const launcher = startLauncher();
     await healthy(launcher);
@@ -78,7 +65,7 @@ describe("the npm start launcher", function () {
     expect(restarted).to.not.equal(killed);
     expect(isAlive(restarted)).to.equal(true);
     expect(launcher.process.exitCode, "the launcher kept running").to.equal(null);
-    await answeredTurn();
+    await answersATurn(baseUrl);
   });
 
   it("after a SIGKILL, its children stop; a stale redis-server is stopped by the next launcher, which comes up", async () => {
@@ -98,7 +85,7 @@ describe("the npm start launcher", function () {
     await healthy(second);
     expect(second.output()).to.match(/stopping a redis-server left running by an earlier launcher/);
     expect(isAlive(pids["redis-server"]!)).to.equal(false);
-    await answeredTurn();
+    await answersATurn(baseUrl);
 
     // With its watchdog alive, redis-server goes with a killed launcher too.
     const now = recordedPids();

@@ -48,7 +48,7 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
   async function ask(token: string, question: string, sessionId?: string): Promise<{ sessionId: string; turnId: string }> {
     const posted = await api(server!.url, "POST", "/api/v1/chat", {
       token,
-      body: { message: question, ...(sessionId ? { context: { session_id: sessionId } } : {}) },
+      body: { message: question, ...(sessionId ? { session_id: sessionId } : {}) },
     });
     expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
     return { sessionId: posted.body.session_id, turnId: posted.body.turn_id };

@@ -8,7 +8,8 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findFreePort } from "../../scripts/embedded/child-process";
-import { waitFor } from "./client";
+import { expect } from "chai";
+import { api, login, waitFor } from "./client";
 
 /** Settings the in-process test stack exports; the launcher must start its own parts instead. */
 const STACK_SETTINGS = [
@@ -142,4 +143,19 @@ export function processesOf(dataDir: string): Array<{ pid: number; command: stri
     if (command.includes(dataDir) || environment.split("\0").includes(`DATA_DIR=${dataDir}`)) found.push({ pid: Number(entry), command });
   }
   return found;
+}
+
+/** The demo employee asks the tutor through the launched product, and its answer gets stored. */
+export async function answersATurn(baseUrl: string): Promise<void> {
+  const { token } = await login(baseUrl, "employee@example.com");
+  const posted = await api(baseUrl, "POST", "/api/v1/chat", { token, body: { message: "How many days do I have to return an item?" } });
+  expect(posted.status).to.equal(202);
+  await waitFor(
+    async () => {
+      const messages = await api(baseUrl, "GET", `/api/v1/chat/sessions/${posted.body.session_id}/messages`, { token });
+      return messages.body.messages?.some((m: { role: string }) => m.role === "assistant");
+    },
+    60_000,
+    "the answer to be stored",
+  );
 }
