@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
+import { createPendingAction, findAction } from "../../db/queries/admin-actions";
 import { createSession } from "../../db/queries/chat-sessions";
 import { insertUserMessage } from "../../db/queries/chat-messages";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
@@ -53,6 +54,19 @@ describe("the lost-turn sweep", function () {
     const admin = await freshEmployee(stack, { role: "admin" });
     const lost = await storedTurn(learner, "tutor", TEN_MINUTES_AGO());
     const lostAdmin = await storedTurn(admin, "admin", TEN_MINUTES_AGO());
+    // What the lost admin turn had proposed before it was lost: never shown with an answer.
+    const proposed = await createPendingAction(stack.server.deps.db, {
+      orgId: DEMO_IDS.orgId,
+      userId: admin.userId,
+      sessionId: lostAdmin.sessionId,
+      turnId: lostAdmin.turnId,
+      tool: "archive_course",
+      args: {},
+      preview: "Archive a course",
+      estimate: {},
+      expiresAt: new Date(Date.now() + 3_600_000),
+      items: [],
+    });
     const queued = await storedTurn(learner, "tutor", TEN_MINUTES_AGO());
     const recent = await storedTurn(learner, "tutor");
     // Still waiting in the queue (say, behind a long backlog): it will be answered, so it is not lost.
@@ -88,6 +102,14 @@ describe("the lost-turn sweep", function () {
       "TURN_LOST for the lost admin turn",
     );
     expect(adminError.payload.code).to.equal("TURN_LOST");
+    // Its proposal is withdrawn, and the admin's action card hears so.
+    const withdrawn = await waitFor(
+      () => admin.events.find((e) => (e.event as string) === "action_status" && e.payload.actionId === proposed.id),
+      20_000,
+      "the lost admin turn's proposal withdrawn",
+    );
+    expect(withdrawn.payload.status).to.equal("rejected");
+    expect((await findAction(stack.server.deps.db, DEMO_IDS.orgId, proposed.id))?.status).to.equal("rejected");
 
     // A few more sweeps: nothing is said twice, and the live and recent turns stay open.
     // Counted by finish time, not by the completed count: the queue keeps only its newest finished

@@ -35,7 +35,12 @@ export async function failLostTurns(deps: WorkerDeps, deadlineMs: number): Promi
     const data = { orgId: turn.org_id, sessionId: turn.session_id, turnId: turn.turn_id };
     const metadata = { swept: true, ...(turn.agent_type === "admin" ? { agent: "admin" } : {}) };
     // A lost admin turn's proposal was never shown with its answer: withdrawn, so no later reply can decide it.
-    if (turn.agent_type === "admin") await withdrawActionsOfTurn(deps.db, turn.org_id, turn.turn_id, "the turn that proposed it was lost");
+    // The admin's open action card hears it too, as it does when a turn is cancelled.
+    if (turn.agent_type === "admin") {
+      for (const withdrawn of await withdrawActionsOfTurn(deps.db, turn.org_id, turn.turn_id, "the turn that proposed it was lost")) {
+        await deps.events.appendAction(withdrawn.id, withdrawn.user_id, "action_status", { status: "rejected" });
+      }
+    }
     if (await failTurn(deps, data, new TurnLostError(Date.now() - new Date(turn.created_at).getTime()), metadata)) {
       failed++;
       deps.log.warn(
