@@ -56,7 +56,9 @@ export interface EmbeddedRedisOptions {
   log: (message: string) => void;
   /**
    * Run it under watchdog.ts, which stops it when our process dies (redis-server has no
-   * exit-with-parent flag of its own). `npm start` sets this; tests stop Redis themselves.
+   * exit-with-parent flag of its own). `npm start` and the test harness set this: a test run that
+   * ends without its teardown (killed, or a harness child that exits early) left a redis-server
+   * behind for every such run.
    */
   exitWithParent?: boolean;
   /** Where redis-server writes its own pid (it removes the file when it stops cleanly). */

@@ -128,7 +128,7 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
   tempDir = mkdtempSync(join(tmpdir(), "skillnet-test-"));
   const noop = (): void => undefined;
   const [redis, postgres, llm] = await Promise.all([
-    findFreePort().then((port) => startEmbeddedRedis({ port, dataDir: join(tempDir!, "redis"), persistent: false, log: noop })),
+    findFreePort().then((port) => startEmbeddedRedis({ port, dataDir: join(tempDir!, "redis"), persistent: false, log: noop, exitWithParent: true })),
     startTestPostgres(),
     startScriptedLlm(),
   ]);
