@@ -7,6 +7,7 @@ import type { Middleware } from "koa";
 import { ZodError } from "zod";
 import type { Logger } from "pino";
 import { LlmError } from "../lib/llm-error";
+import { CommandRefused, type RefusalKind } from "../commands/refusal";
 
 export class HttpError extends Error {
   constructor(
@@ -65,8 +66,16 @@ function isBackingServiceDown(caught: unknown): boolean {
   );
 }
 
+const REFUSAL_STATUS: Record<RefusalKind, number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409, unavailable: 503 };
+
+/** A command's refusal as the API answers it: the status its kind means, its own code and message. */
+function fromRefusal(refusal: CommandRefused): HttpError {
+  return new HttpError(REFUSAL_STATUS[refusal.kind], refusal.code, refusal.message, refusal.details);
+}
+
 function normalise(caught: unknown): HttpError {
   if (caught instanceof HttpError) return caught;
+  if (caught instanceof CommandRefused) return fromRefusal(caught);
   if (caught instanceof ZodError) return fromZod(caught);
   if (isStatementTimeout(caught)) {
     return new HttpError(

@@ -17,15 +17,23 @@ const TREE: Record<string, string> = {
   "lib/words.ts": "export const word = 1;\n",
   "db/query.ts": 'import { word } from "../lib/words";\nexport const query = word;\n',
   "queues/names.ts": 'import { word } from "../lib/words";\nexport const name = word;\n',
-  "workers/stage.ts": 'import { query } from "../db/query";\nimport { name } from "../queues/names";\nexport const stage = [query, name];\n',
+  "commands/command.ts":
+    'import { query } from "../db/query";\nimport { name } from "../queues/names";\nimport { word } from "../lib/words";\nexport const command = [query, name, word];\n',
+  "workers/stage.ts":
+    'import { query } from "../db/query";\nimport { name } from "../queues/names";\nimport { command } from "../commands/command";\nexport const stage = [query, name, command];\n',
   "server/routes/fine.ts":
-    'import { query } from "../../db/query";\nimport { name } from "../../queues/names";\nimport { word } from "../../lib/words";\nexport const fine = [query, name, word];\n',
+    'import { query } from "../../db/query";\nimport { name } from "../../queues/names";\nimport { word } from "../../lib/words";\nimport { command } from "../../commands/command";\nexport const fine = [query, name, word, command];\n',
   // Forbidden, one per rule:
   "server/routes/uses-worker.ts": 'import { stage } from "../../workers/stage";\nexport const bad = stage;\n',
   "workers/uses-server.ts": 'import { fine } from "../server/routes/fine";\nexport const bad = fine;\n',
   "db/uses-queues.ts": 'import { name } from "../queues/names";\nexport const bad = name;\n',
   "queues/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
   "lib/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
+  "commands/uses-server.ts": 'import { fine } from "../server/routes/fine";\nexport const bad = fine;\n',
+  "commands/uses-worker.ts": 'import { stage } from "../workers/stage";\nexport const bad = stage;\n',
+  "db/uses-commands.ts": 'import { command } from "../commands/command";\nexport const bad = command;\n',
+  "queues/uses-commands.ts": 'import { command } from "../commands/command";\nexport const bad = command;\n',
+  "lib/uses-commands.ts": 'import { command } from "../commands/command";\nexport const bad = command;\n',
   "scripts/uses-test.ts": 'import { helper } from "../test/support/helper";\nexport const bad = helper;\n',
   "test/support/helper.ts": "export const helper = 1;\n",
 };
@@ -55,13 +63,19 @@ describe("lint: layer directions", function () {
     );
     const reported = [...output.matchAll(/^(\S+\.ts):\d+:\d+ lint\/style\/noRestrictedImports/gm)].map((m) => m[1]).sort();
     expect(reported).to.deep.equal([
+      "commands/uses-server.ts",
+      "commands/uses-worker.ts",
+      "db/uses-commands.ts",
       "db/uses-queues.ts",
+      "lib/uses-commands.ts",
       "lib/uses-db.ts",
+      "queues/uses-commands.ts",
       "queues/uses-db.ts",
       "scripts/uses-test.ts",
       "server/routes/uses-worker.ts",
       "workers/uses-server.ts",
     ]);
-    expect(output).to.include("server/ may import from queues/, db/ and lib/ only");
+    expect(output).to.include("server/ may import from commands/, queues/, db/ and lib/ only");
+    expect(output).to.include("commands/ may import from queues/, db/ and lib/ only");
   });
 });

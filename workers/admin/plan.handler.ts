@@ -11,17 +11,16 @@
  */
 import { findTurnMessage, insertAssistantMessageOnce } from "../../db/queries/chat-messages";
 import { touchSession } from "../../db/queries/chat-sessions";
+import { confirmAction } from "../../commands/confirm-action";
+import { rejectAction } from "../../commands/reject-action";
+import { withdrawProposals } from "../../commands/withdraw-proposals";
 import {
-  confirmPendingAction,
   createPendingAction,
   findActionOfTurn,
   findDecidableAction,
   findLatestActionForSession,
   listActionItems,
   markActionAnnounced,
-  rejectPendingAction,
-  undoConfirmation,
-  withdrawActionsOfTurn,
   type AdminActionRow,
 } from "../../db/queries/admin-actions";
 
@@ -49,22 +48,6 @@ async function say(events: TurnEmitter, text: string): Promise<void> {
   for (const piece of pieces(text)) await events.emit("token", { content: piece });
 }
 
-/** Confirms and queues the action; a queue that refuses puts it back to pending and fails the attempt. */
-async function confirmAndQueue(deps: WorkerDeps, action: AdminActionRow, confirmerId: string): Promise<AdminActionRow | null> {
-  const confirmed = await confirmPendingAction(deps.db, action.org_id, action.id, confirmerId);
-  if (!confirmed.ok) return null;
-  // Announced before queueing, so "confirmed" always precedes the worker's "running".
-  await deps.events.appendAction(action.id, action.user_id, "action_status", { status: "confirmed", by: confirmerId });
-  try {
-    await deps.producer.enqueueAdminAction({ orgId: action.org_id, actionId: action.id, userId: action.user_id, run: confirmed.action.runs });
-  } catch (error) {
-    await undoConfirmation(deps.db, action.org_id, action.id);
-    await deps.events.appendAction(action.id, action.user_id, "action_status", { status: "pending" }).catch(() => undefined);
-    throw error;
-  }
-  return confirmed.action;
-}
-
 interface Outcome {
   text: string;
   loop?: ToolLoopResult;
@@ -88,7 +71,8 @@ async function answerPending(
   const kind = classifyReply(turn.message);
   const language = turn.language;
   if (kind === "confirm") {
-    const confirmed = await confirmAndQueue(deps, pending, turn.userId);
+    const outcome = await confirmAction(deps, { orgId: pending.org_id, actionId: pending.id, confirmerId: turn.userId });
+    const confirmed = outcome.kind === "confirmed" ? outcome.action : null;
     const text = confirmed
       ? replies.confirmed(language, confirmed)
       : replies.alreadyDecided(language, (await findLatestActionForSession(deps.db, turn.orgId, turn.sessionId)) ?? pending);
@@ -96,8 +80,12 @@ async function answerPending(
     return { text, decided: { actionId: pending.id, as: confirmed ? "confirmed" : "unchanged" } };
   }
   if (kind === "reject" || kind === "new_request") {
-    const rejected = await rejectPendingAction(deps.db, turn.orgId, pending.id, kind === "reject" ? "rejected by the admin" : "superseded by a new request");
-    if (rejected.ok) await deps.events.appendAction(pending.id, pending.user_id, "action_status", { status: "rejected", by: turn.userId });
+    await rejectAction(deps, {
+      orgId: turn.orgId,
+      actionId: pending.id,
+      rejectedBy: turn.userId,
+      reason: kind === "reject" ? "rejected by the admin" : "superseded by a new request",
+    });
     if (kind === "reject") {
       const text = replies.rejected(language, pending);
       await say(events, text);
@@ -238,7 +226,7 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
     cancel.stop();
   }
   if (cancelled) {
-    if (proposed) await withdrawProposal(deps, turn, "the turn that proposed it was cancelled");
+    if (proposed) await withdrawProposals(deps, turn, "the turn that proposed it was cancelled", turn.userId);
     return { text: loop.text, loop, cancelled: true };
   }
   // The earlier attempt's proposal stands even if the model did not ask for it again this time: shown, not dropped.
@@ -265,13 +253,6 @@ async function plan(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitte
     ...(proposed ? { proposed } : {}),
     ...(awaiting ? { shown: awaiting, pendingFooter: footer } : stillPending ? { shown: stillPending } : {}),
   };
-}
-
-/** A cancelled or failed turn leaves no pending action behind: what it proposed is rejected (and announced). */
-async function withdrawProposal(deps: WorkerDeps, turn: { orgId: string; turnId: string; userId: string }, reason: string): Promise<void> {
-  for (const withdrawn of await withdrawActionsOfTurn(deps.db, turn.orgId, turn.turnId, reason)) {
-    await deps.events.appendAction(withdrawn.id, withdrawn.user_id, "action_status", { status: "rejected", by: turn.userId });
-  }
 }
 
 /** What every stored admin answer records of how it was made, cancelled or not. */
@@ -312,7 +293,7 @@ export const adminPlanHandler = defineHandler({
     }
     // Cancelled while queued: nothing is decided or planned.
     if (await isTurnCancelled(deps.redis, data.turnId)) {
-      await withdrawProposal(deps, data, "the turn that proposed it was cancelled");
+      await withdrawProposals(deps, data, "the turn that proposed it was cancelled", data.userId);
       return endCancelledTurn(deps, data, events, {
         content: "",
         metadata: { agent: "admin", cancelled_during: "before_plan" },
@@ -385,7 +366,7 @@ export const adminPlanHandler = defineHandler({
   // A retry keeps this attempt's proposal for the re-run; a turn that fails for good withdraws it.
   async onFailed({ data, deps }, error, { final }) {
     if (!final) return announceFailure(deps, data, error, true);
-    await withdrawProposal(deps, data, "the turn that proposed it failed before the admin saw it");
+    await withdrawProposals(deps, data, "the turn that proposed it failed before the admin saw it", data.userId);
     await failTurn(deps, data, error, { agent: "admin" });
   },
 });

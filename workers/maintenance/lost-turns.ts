@@ -7,7 +7,7 @@
  */
 import type { JobState } from "bullmq";
 import { listUnansweredTurns, type UnansweredTurn } from "../../db/queries/unanswered-turns";
-import { withdrawActionsOfTurn } from "../../db/queries/admin-actions";
+import { withdrawProposals } from "../../commands/withdraw-proposals";
 import type { WorkerDeps } from "../deps";
 import { failTurn, TurnLostError } from "../tutor/stage-failure";
 
@@ -36,11 +36,7 @@ export async function failLostTurns(deps: WorkerDeps, deadlineMs: number): Promi
     const metadata = { swept: true, ...(turn.agent_type === "admin" ? { agent: "admin" } : {}) };
     // A lost admin turn's proposal was never shown with its answer: withdrawn, so no later reply can decide it.
     // The admin's open action card hears it too, as it does when a turn is cancelled.
-    if (turn.agent_type === "admin") {
-      for (const withdrawn of await withdrawActionsOfTurn(deps.db, turn.org_id, turn.turn_id, "the turn that proposed it was lost")) {
-        await deps.events.appendAction(withdrawn.id, withdrawn.user_id, "action_status", { status: "rejected" });
-      }
-    }
+    if (turn.agent_type === "admin") await withdrawProposals(deps, { orgId: turn.org_id, turnId: turn.turn_id }, "the turn that proposed it was lost");
     if (await failTurn(deps, data, new TurnLostError(Date.now() - new Date(turn.created_at).getTime()), metadata)) {
       failed++;
       deps.log.warn(

@@ -5,18 +5,10 @@
  * that changes nothing.
  */
 import Router from "@koa/router";
-import {
-  confirmPendingAction,
-  failPendingItems,
-  findAction,
-  finishAction,
-  listActionItems,
-  listActions,
-  rejectPendingAction,
-  reopenForResume,
-  undoConfirmation,
-  type Transition,
-} from "../../../db/queries/admin-actions";
+import { confirmAction } from "../../../commands/confirm-action";
+import { rejectAction } from "../../../commands/reject-action";
+import { resumeAction } from "../../../commands/resume-action";
+import { findAction, listActionItems, listActions, type Transition } from "../../../db/queries/admin-actions";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
 import { HttpError, notFound } from "../../errors";
 import type { ServerDeps } from "../../deps";
@@ -59,61 +51,38 @@ export function adminActionRoutes(deps: ServerDeps): Router {
   router.post("/:id/confirm", async (ctx) => {
     const principal = principalOf(ctx);
     const { id } = parseInput(actionParams, ctx.params, "params");
-    const confirmed = await confirmPendingAction(deps.db, principal.orgId, id, principal.userId);
-    if (!confirmed.ok) throw refused(confirmed, "be confirmed");
-    const action = confirmed.action;
-    try {
-      // Announced before queueing, so "confirmed" always precedes the worker's "running".
-      await deps.events.appendAction(action.id, action.user_id, "action_status", { status: "confirmed", by: principal.userId });
-      await deps.producer.enqueueAdminAction({ orgId: action.org_id, actionId: action.id, userId: action.user_id, run: action.runs });
-    } catch (error) {
-      deps.log.error({ err: error, actionId: id }, "could not queue a confirmed action; back to pending");
-      await undoConfirmation(deps.db, principal.orgId, id);
-      await deps.events.appendAction(action.id, action.user_id, "action_status", { status: "pending" }).catch(() => undefined);
-      throw new HttpError(503, "QUEUE_UNAVAILABLE", "The action queue is unavailable; the action is still pending. Retry the confirmation shortly.");
-    }
+    const confirmed = await confirmAction(deps, { orgId: principal.orgId, actionId: id, confirmerId: principal.userId });
+    if (confirmed.kind === "refused") throw refused(confirmed.transition, "be confirmed");
     ctx.status = 202;
-    ctx.body = { action: presentAction(action) };
+    ctx.body = { action: presentAction(confirmed.action) };
   });
 
   router.post("/:id/reject", async (ctx) => {
     const principal = principalOf(ctx);
     const { id } = parseInput(actionParams, ctx.params, "params");
-    const rejected = await rejectPendingAction(deps.db, principal.orgId, id, "rejected by the admin");
+    const rejected = await rejectAction(deps, { orgId: principal.orgId, actionId: id, rejectedBy: principal.userId, reason: "rejected by the admin" });
     if (!rejected.ok) throw refused(rejected, "be rejected");
-    await deps.events.appendAction(id, rejected.action.user_id, "action_status", { status: "rejected", by: principal.userId });
     ctx.body = { action: presentAction(rejected.action) };
   });
 
   router.post("/:id/resume", async (ctx) => {
     const principal = principalOf(ctx);
     const { id } = parseInput(actionParams, ctx.params, "params");
-    const reopened = await reopenForResume(deps.db, principal.orgId, id, principal.userId);
-    if (!reopened.ok) {
-      if (reopened.status === "missing") throw notFound("Admin action");
-      if (reopened.status === "expired")
+    const resumed = await resumeAction(deps, { orgId: principal.orgId, actionId: id, resumerId: principal.userId });
+    if (resumed.kind === "refused") {
+      const { status } = resumed.transition;
+      if (status === "missing") throw notFound("Admin action");
+      if (status === "expired")
         throw new HttpError(
           409,
           "ACTION_EXPIRED",
           "This action is past its expiry; its frozen targets may no longer match the organisation. Ask the assistant for a fresh proposal.",
           { status: "expired" },
         );
-      throw new HttpError(409, "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${reopened.status}.`, {
-        status: reopened.status,
-      });
-    }
-    const action = reopened.action;
-    try {
-      await deps.producer.enqueueAdminAction({ orgId: action.org_id, actionId: action.id, userId: action.user_id, run: action.runs });
-    } catch (error) {
-      // Back to where it was: the items fail again and the action is partial/failed, resumable later.
-      deps.log.error({ err: error, actionId: id }, "could not queue a resumed action; left resumable");
-      await failPendingItems(deps.db, principal.orgId, id, "not run: the action queue was unavailable");
-      await finishAction(deps.db, principal.orgId, id);
-      throw new HttpError(503, "QUEUE_UNAVAILABLE", "The action queue is unavailable; nothing ran. Retry the resume shortly.");
+      throw new HttpError(409, "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${status}.`, { status });
     }
     ctx.status = 202;
-    ctx.body = { action: presentAction(action) };
+    ctx.body = { action: presentAction(resumed.action) };
   });
 
   return router;

@@ -1,0 +1,26 @@
+/**
+ * Resuming a partial or failed admin action: its failed items go back to pending and a new run
+ * is queued. A queue that refuses leaves it as it was (the items fail again with the reason and
+ * the action is partial/failed, resumable later) and the command fails with QUEUE_UNAVAILABLE.
+ */
+import { failPendingItems, finishAction, reopenForResume, type AdminActionRow } from "../db/queries/admin-actions";
+import type { CommandDeps } from "./deps";
+import { queueActionRun } from "./queue-action-run";
+import type { TransitionRefused } from "./refusal";
+
+export type ResumeOutcome = { kind: "resumed"; action: AdminActionRow } | TransitionRefused;
+
+export async function resumeAction(deps: CommandDeps, request: { orgId: string; actionId: string; resumerId: string }): Promise<ResumeOutcome> {
+  const { orgId, actionId, resumerId } = request;
+  const reopened = await reopenForResume(deps.db, orgId, actionId, resumerId);
+  if (!reopened.ok) return { kind: "refused", transition: reopened };
+  await queueActionRun(deps, reopened.action, {
+    log: "could not queue a resumed action; left resumable",
+    message: "The action queue is unavailable; nothing ran. Retry the resume shortly.",
+    async undo() {
+      await failPendingItems(deps.db, orgId, actionId, "not run: the action queue was unavailable");
+      await finishAction(deps.db, orgId, actionId);
+    },
+  });
+  return { kind: "resumed", action: reopened.action };
+}
