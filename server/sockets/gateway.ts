@@ -31,8 +31,8 @@ import { TurnDelivery, type LoggedPayload } from "./turn-delivery";
 import { RateLimiter } from "../middleware/rate-limit";
 import { SocketLimits } from "./socket-limits";
 import { SOCKET_ADAPTER_KEY } from "../../queues/events/user-events";
-import { HttpError } from "../errors";
-import { cancelTurn } from "../routes/chat/cancel-turn";
+import { cancelTurn } from "../../commands/cancel-turn";
+import { CommandRefused } from "../../commands/refusal";
 
 const watchActionRequest = z.object({ actionId: z.uuid(), lastSeq: z.number().int().min(0).optional() });
 
@@ -182,7 +182,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
         await cancelTurn(deps, { orgId: principal.orgId, userId: principal.userId }, parsed.data.turnId);
         reply({ ok: true, turnId: parsed.data.turnId });
       } catch (error) {
-        if (error instanceof HttpError) return reply({ ok: false, error: { code: error.code, message: error.message } });
+        if (error instanceof CommandRefused) return reply({ ok: false, error: { code: error.code, message: error.message } });
         log.error({ err: error, turnId: parsed.data.turnId }, "cancel failed");
         reply({ ok: false, error: { code: "INTERNAL_ERROR", message: "Could not cancel the turn; please retry" } });
       }

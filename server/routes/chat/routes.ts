@@ -9,7 +9,7 @@ import { RateLimiter } from "../../middleware/rate-limit";
 import type { ServerDeps } from "../../deps";
 import { idempotent, jsonFingerprint } from "../../middleware/idempotency";
 import { requireAllowance } from "../allowance/gate";
-import { cancelTurn } from "./cancel-turn";
+import { cancelTurn } from "../../../commands/cancel-turn";
 import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "./schema";
 import { startAdminTurn, startTutorTurn } from "./start-turn";
 
