@@ -1,0 +1,111 @@
+/**
+ * Starting a chat turn (tutor or admin assistant): store the user's message (creating the
+ * session on first use), then enqueue the turn once the transaction has committed, so no job
+ * ever points at a row that does not exist. If the queue refuses, the rows this command created
+ * are removed again and it fails with QUEUE_UNAVAILABLE for the caller to retry; nothing stored
+ * earlier is touched. What the turn may see (the tutor's course and lesson) is decided by the
+ * caller before this runs.
+ */
+import { randomUUID } from "node:crypto";
+import { deleteMessage } from "../db/queries/chat-messages";
+import { storeAdminQuestion, storeQuestion, type QuestionValues, type StoredQuestion } from "../db/queries/chat-questions";
+import { deleteOwnedSession, type Owner } from "../db/queries/chat-sessions";
+import { addToLogContext } from "../lib/logger";
+import type { CommandDeps } from "./deps";
+import { CommandRefused } from "./refusal";
+
+export interface StartTurnDeps extends CommandDeps {
+  /** Counts the accepted turn (the server's /metrics). */
+  metrics: { turnAccepted(turnId: string): void };
+}
+
+export type TurnStart =
+  | {
+      agentType: "tutor";
+      message: string;
+      sessionId: string | undefined;
+      /** Where the turn is asked, already checked against what the learner may use. */
+      courseId: string | null;
+      lessonId: string | null;
+      /** Stored with the question as the request sent it. */
+      requestContext: Record<string, unknown>;
+    }
+  | { agentType: "admin"; message: string; sessionId: string | undefined };
+
+export interface StartedTurn {
+  session_id: string;
+  turn_id: string;
+  message_id: string;
+}
+
+const TITLE_CHARS = 80;
+
+function titleFrom(message: string): string {
+  const flat = message.replace(/\s+/g, " ").trim();
+  if (flat.length <= TITLE_CHARS) return flat;
+  const cut = flat.slice(0, TITLE_CHARS);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** The question, stored; undefined when the session is not the caller's. */
+async function store(deps: CommandDeps, owner: Owner, start: TurnStart, values: QuestionValues): Promise<StoredQuestion | undefined> {
+  // Admin sessions take one turn at a time: refused while an earlier turn has no answer yet.
+  if (start.agentType !== "admin" || !values.sessionId) return storeQuestion(deps.db, owner, values);
+  const result = await storeAdminQuestion(deps.db, owner, { ...values, sessionId: values.sessionId });
+  if ("missing" in result) return undefined;
+  if ("busy" in result)
+    throw new CommandRefused(
+      "conflict",
+      "TURN_IN_PROGRESS",
+      "The previous message of this conversation is still being answered; wait for its answer (or cancel it) before sending the next one.",
+      { turn_id: result.busy.turnId },
+    );
+  return result.stored;
+}
+
+async function enqueue(deps: CommandDeps, start: TurnStart, ids: { orgId: string; userId: string; sessionId: string; turnId: string; messageId: string }) {
+  if (start.agentType === "tutor") return deps.producer.enqueueTutorTurn({ ...ids, courseId: start.courseId, lessonId: start.lessonId });
+  return deps.producer.enqueueAdminTurn(ids);
+}
+
+export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnStart): Promise<StartedTurn> {
+  const message = start.message.trim();
+  const turnId = randomUUID();
+  const tutor = start.agentType === "tutor" ? start : undefined;
+
+  const stored = await store(deps, owner, start, {
+    sessionId: start.sessionId,
+    agentType: start.agentType,
+    title: titleFrom(message),
+    // The tutor's session remembers the pinned course and lesson.
+    sessionContext: tutor?.courseId ? { course_id: tutor.courseId, lesson_id: tutor.lessonId } : undefined,
+    turnId,
+    content: message,
+    metadata: tutor ? { context: tutor.requestContext } : {},
+  });
+  if (!stored) throw CommandRefused.notFound("Chat session");
+  const { sessionId, messageId, createdSession } = stored;
+
+  // The request's log line (and anything logged from here on) names the turn, so one grep follows it.
+  addToLogContext({ sessionId, turnId });
+  try {
+    await deps.events.setLatestTurn(sessionId, turnId);
+    deps.metrics.turnAccepted(turnId);
+    await enqueue(deps, start, { orgId: owner.orgId, userId: owner.userId, sessionId, turnId, messageId });
+  } catch (error) {
+    deps.log.error({ err: error, sessionId, turnId }, "could not enqueue the turn; undoing this request's rows");
+    await deleteMessage(deps.db, owner.orgId, messageId);
+    if (createdSession) await deleteOwnedSession(deps.db, owner, sessionId);
+    throw new CommandRefused(
+      "unavailable",
+      "QUEUE_UNAVAILABLE",
+      "The chat queue is unavailable right now; your message was not sent. Please retry.",
+      undefined,
+      {
+        cause: error,
+      },
+    );
+  }
+  return { session_id: sessionId, turn_id: turnId, message_id: messageId };
+}
