@@ -1,7 +1,8 @@
 /** The documents API (admins): upload, list, inspect, restrict, delete and re-index company material. */
 import Router from "@koa/router";
 import { hasStoredFile } from "../../../db/queries/document-files";
-import { deleteDocument, startReindex } from "../../../db/queries/document-lifecycle";
+import { reindexDocument } from "../../../commands/reindex-document";
+import { deleteDocument } from "../../../db/queries/document-lifecycle";
 import { coursesUsingDocument, findDocument, listDocuments, updateDocumentAccess } from "../../../db/queries/documents";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
@@ -14,7 +15,7 @@ import { readSingleUpload, type UploadedFile } from "./multipart";
 import { presentDocument } from "./present";
 import { accessGiven, checkAccessCourse } from "./access";
 import { deleteDocumentQuery, documentParams, listDocumentsQuery, patchDocumentBody, uploadFields } from "./schema";
-import { acceptUpload, queueIngestion, uploadFingerprint } from "./upload-document";
+import { acceptUpload, uploadFingerprint } from "./upload-document";
 
 export function documentRoutes(deps: ServerDeps): Router {
   const router = new Router({ prefix: "/api/v1/documents" });
@@ -99,9 +100,8 @@ export function documentRoutes(deps: ServerDeps): Router {
     if (!(await findDocument(deps.db, principal.orgId, id))) throw notFound("Document");
     if (!(await hasStoredFile(deps.db, principal.orgId, id)))
       throw new HttpError(409, "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
-    const document = await startReindex(deps.db, principal.orgId, id);
+    const document = await reindexDocument(deps, principal.orgId, id, principal.userId);
     if (!document) throw notFound("Document");
-    await queueIngestion(deps, document, principal.userId);
     ctx.status = 202;
     ctx.body = { document_id: id, status: "PENDING", generation: document.ingest_generation };
   });

@@ -1,0 +1,68 @@
+/**
+ * Storing an uploaded document and queueing its ingestion. The bytes are deduplicated by SHA-256
+ * within the org: the same bytes twice give the existing document (a course or restrictions sent
+ * with the duplicate apply to it) and nothing is queued. New bytes are stored with the document
+ * row in one transaction, then the extract stage is queued. The caller has already checked the
+ * file's type and the course and restrictions it names.
+ */
+import { createHash } from "node:crypto";
+import { createUploadedDocument, setCourseSourceDocument } from "../db/queries/document-lifecycle";
+import { findDocumentByHash, updateDocumentAccess, type DocumentAccess, type DocumentRow } from "../db/queries/documents";
+import { MIME_TYPES, type DocumentFormat } from "../lib/document-formats";
+import type { CommandDeps } from "./deps";
+import { queueIngestion } from "./queue-ingestion";
+
+export interface DocumentUpload {
+  filename: string;
+  format: DocumentFormat;
+  bytes: Buffer;
+  /** A title the admin gave; else the file name without its extension. */
+  title: string | undefined;
+  courseId: string | undefined;
+  /** The restrictions given (keys left out stay as they are). */
+  access: Partial<DocumentAccess>;
+}
+
+export interface UploadResult {
+  document: DocumentRow;
+  duplicate: boolean;
+}
+
+export async function uploadDocument(deps: CommandDeps, uploader: { orgId: string; userId: string }, upload: DocumentUpload): Promise<UploadResult> {
+  const { orgId } = uploader;
+  const contentHash = createHash("sha256").update(upload.bytes).digest("hex");
+  const existing = await findDocumentByHash(deps.db, orgId, contentHash);
+  if (existing) {
+    if (upload.courseId) await setCourseSourceDocument(deps.db, orgId, upload.courseId, existing.id);
+    // Restrictions sent with a duplicate apply to the existing document rather than being lost.
+    if (Object.keys(upload.access).length > 0)
+      return { document: (await updateDocumentAccess(deps.db, orgId, existing.id, upload.access)) ?? existing, duplicate: true };
+    return { document: existing, duplicate: true };
+  }
+
+  let document: DocumentRow;
+  try {
+    document = await createUploadedDocument(deps.db, {
+      orgId,
+      uploadedBy: uploader.userId,
+      title: upload.title ?? upload.filename.replace(/\.[^.]+$/, ""),
+      filename: upload.filename,
+      mimeType: MIME_TYPES[upload.format],
+      bytes: upload.bytes,
+      contentHash,
+      // Extraction replaces a file-name title with the document's own, never one the admin gave.
+      metadata: { format: upload.format, title_source: upload.title ? "admin" : "filename" },
+      access: upload.access,
+      courseId: upload.courseId,
+    });
+  } catch (error) {
+    // Two identical uploads raced; the other one won. Answer with its document.
+    if ((error as { code?: string }).code === "23505") {
+      const winner = await findDocumentByHash(deps.db, orgId, contentHash);
+      if (winner) return { document: winner, duplicate: true };
+    }
+    throw error;
+  }
+  await queueIngestion(deps, document, uploader.userId);
+  return { document, duplicate: false };
+}
