@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { HNSW_EF_SEARCH, createDb } from "../../db/knex";
-import { applyActionItem } from "../../db/queries/admin-action-items";
+import { applyActionItem } from "../../commands/apply-action-item";
 import { createPendingAction, findAction, listActionItems } from "../../db/queries/admin-actions";
 import { listUnansweredTurns } from "../../db/queries/unanswered-turns";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";

@@ -6,7 +6,8 @@
  * which resumes from the first undone item.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { applyActionItem, ItemRejected } from "../../db/queries/admin-action-items";
+import { applyActionItem } from "../../commands/apply-action-item";
+import { ItemRejected } from "../../db/queries/admin-action-items";
 import type { WorkerDeps } from "../deps";
 import {
   type AdminActionRow,

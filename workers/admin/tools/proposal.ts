@@ -3,10 +3,12 @@
  * items at proposal time: confirmation runs precisely what the admin was shown, never a fresh
  * re-resolution of a name or a department that may have changed meanwhile.
  */
+import type { WriteTool } from "../../../commands/write-targets";
 import type { NewActionItem } from "../../../db/queries/admin-actions";
 
 export interface ProposedAction {
-  tool: string;
+  /** Which write; its items' targets are that tool's `WRITE_TARGETS` shape, which its applier reads. */
+  tool: WriteTool;
   /** The validated arguments as the model sent them, kept for the audit trail. */
   args: Record<string, unknown>;
   /** One line the admin reads: what will happen, to how many. */

@@ -4,6 +4,7 @@
  * happens only when the admin confirms (`workers/admin/execute-action.handler.ts`).
  */
 import { z } from "zod";
+import type { WriteTarget, WriteTool } from "../../../commands/write-targets";
 import { enrollmentsOfPeople, openEnrollmentsOfCourse } from "../../../db/queries/admin-courses";
 import { activePeopleInDepartment, findPeopleByIds, listDepartments, skillLevelOf, type PersonRef } from "../../../db/queries/admin-people";
 import type { NewActionItem } from "../../../db/queries/admin-actions";
@@ -40,7 +41,7 @@ const deadlineSchema = z
 const label = (person: PersonRef) => `${person.name}${person.department ? ` (${person.department})` : ""}`;
 
 export const assignCourseTool = defineTool({
-  name: "assign_course",
+  name: "assign_course" satisfies WriteTool,
   description:
     "Propose enrolling employees in a course, optionally with a deadline. Targets by employee ids, employee names, or a whole department (all its active employees). Creates a pending action the admin must confirm; nothing changes before that.",
   kind: "write",
@@ -105,7 +106,7 @@ export const assignCourseTool = defineTool({
     const counts = { enrol: 0, deadline: 0, unchanged: 0 };
     const items: NewActionItem[] = targets.map((person) => {
       const current = existing.get(person.id);
-      const target = { user_id: person.id, course_id: course.value.id, deadline };
+      const target = { user_id: person.id, course_id: course.value.id, deadline } satisfies WriteTarget<"assign_course">;
       if (!current) {
         counts.enrol++;
         return {
@@ -139,7 +140,7 @@ export const assignCourseTool = defineTool({
 });
 
 export const verifySkillTool = defineTool({
-  name: "verify_skill",
+  name: "verify_skill" satisfies WriteTool,
   description: "Propose setting an employee's verified level (1-5) of a skill, overriding the assessed level. Pending until the admin confirms.",
   kind: "write",
   schema: z.object({
@@ -156,7 +157,7 @@ export const verifySkillTool = defineTool({
     if (!skill.ok) return skill.result;
     const current = await skillLevelOf(context.db, context.orgId, person.value.id, skill.value.id);
     const item: NewActionItem = {
-      target: { user_id: person.value.id, skill_id: skill.value.id, level: args.level },
+      target: { user_id: person.value.id, skill_id: skill.value.id, level: args.level } satisfies WriteTarget<"verify_skill">,
       label: `${label(person.value)}: ${skill.value.name} ${current ?? "none"} → ${args.level}`,
       before: { level: current },
       after: { level: args.level },
@@ -171,7 +172,7 @@ export const verifySkillTool = defineTool({
 });
 
 export const deactivateEmployeeTool = defineTool({
-  name: "deactivate_employee",
+  name: "deactivate_employee" satisfies WriteTool,
   description: "Propose deactivating an employee account: they can no longer sign in; their data is kept. Pending until the admin confirms.",
   kind: "write",
   schema: z.object({ employee_id: z.string().optional(), employee_name: z.string().max(100).optional() }),
@@ -182,7 +183,7 @@ export const deactivateEmployeeTool = defineTool({
     if (person.value.role !== "employee") return toolError(`${person.value.name} is an admin; admins are not deactivated from the assistant.`);
     if (!person.value.is_active) return toolError(`${person.value.name} is already deactivated.`);
     const item: NewActionItem = {
-      target: { user_id: person.value.id },
+      target: { user_id: person.value.id } satisfies WriteTarget<"deactivate_employee">,
       label: `${label(person.value)}: deactivate`,
       before: { is_active: true },
       after: { is_active: false },
@@ -197,7 +198,7 @@ export const deactivateEmployeeTool = defineTool({
 });
 
 export const archiveCourseTool = defineTool({
-  name: "archive_course",
+  name: "archive_course" satisfies WriteTool,
   description: "Propose archiving a course; its unfinished enrollments are marked completed. Pending until the admin confirms.",
   kind: "write",
   schema: z.object({ course_id: z.string().optional(), course_title: z.string().max(200).optional() }),
@@ -208,13 +209,13 @@ export const archiveCourseTool = defineTool({
     const open = await openEnrollmentsOfCourse(context.db, context.orgId, course.value.id);
     const items: NewActionItem[] = [
       ...open.map((e) => ({
-        target: { kind: "enrollment", enrollment_id: e.id },
+        target: { kind: "enrollment", enrollment_id: e.id } satisfies WriteTarget<"archive_course">,
         label: `${e.name}: enrollment ${e.status} → completed`,
         before: { status: e.status },
         after: { status: "completed" },
       })),
       {
-        target: { kind: "course", course_id: course.value.id },
+        target: { kind: "course", course_id: course.value.id } satisfies WriteTarget<"archive_course">,
         label: `"${course.value.title}": ${course.value.status} → archived`,
         before: { status: course.value.status },
         after: { status: "archived" },
