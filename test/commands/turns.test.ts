@@ -1,0 +1,88 @@
+/**
+ * The turn commands against the real stack: start-turn (store, then queue, or undo this
+ * request's rows) and cancel-turn (owner only, only while the turn runs).
+ */
+import { randomUUID } from "node:crypto";
+import { expect } from "chai";
+import { cancelTurn } from "../../commands/cancel-turn";
+import { CommandRefused } from "../../commands/refusal";
+import { startTurn } from "../../commands/start-turn";
+import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
+import { DEMO_IDS } from "../../db/seeds/demo-ids";
+import { isTurnCancelled } from "../../queues/turn-cancel";
+import { stackSuite } from "../support/suite";
+import { adminSession, freshPerson, refusingProducer, removePeople } from "./helpers";
+
+const orgId = DEMO_IDS.orgId;
+const refusal = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+describe("commands: turns", function () {
+  const stack = stackSuite(this, { cleanUp: removePeople });
+
+  it("start-turn refuses a session that is not the caller's (404) and a second admin turn while one runs (409)", async () => {
+    const admin = await freshPerson(stack, "admin");
+    const other = await freshPerson(stack, "admin");
+    const { sessionId, turnId } = await adminSession(stack, admin.id);
+    const deps = stack.server.deps;
+
+    const notTheirs = await refusal(startTurn(deps, { orgId, userId: other.id }, { agentType: "admin", message: "hello", sessionId }));
+    expect(notTheirs).to.be.instanceOf(CommandRefused);
+    expect(notTheirs).to.include({ kind: "not_found", code: "NOT_FOUND", message: "Chat session not found" });
+
+    const busy = await refusal(startTurn(deps, { orgId, userId: admin.id }, { agentType: "admin", message: "and another thing", sessionId }));
+    expect(busy).to.include({ kind: "conflict", code: "TURN_IN_PROGRESS" });
+    expect((busy as CommandRefused).details).to.deep.equal({ turn_id: turnId });
+  });
+
+  it("start-turn with the queue refusing removes the message and the session it created: QUEUE_UNAVAILABLE", async () => {
+    const learner = await freshPerson(stack);
+    const producer = await refusingProducer(stack);
+    const message = `Nobody queues this ${randomUUID()}`;
+    try {
+      const refused = await refusal(
+        startTurn(
+          { ...stack.server.deps, producer },
+          { orgId, userId: learner.id },
+          {
+            agentType: "tutor",
+            message,
+            sessionId: undefined,
+            courseId: null,
+            lessonId: null,
+            requestContext: {},
+          },
+        ),
+      );
+      expect(refused).to.include({ kind: "unavailable", code: "QUEUE_UNAVAILABLE" });
+    } finally {
+      await producer.close().catch(() => undefined);
+    }
+    const db = stack.server.deps.db;
+    expect(await db("chat_messages").where({ content: message }).first("id")).to.equal(undefined);
+    expect(await db("chat_sessions").where({ user_id: learner.id }).first("id")).to.equal(undefined);
+  });
+
+  it("cancel-turn: 404 for someone else's turn, 409 for an ended one, else raises the turn's cancel flag", async () => {
+    const admin = await freshPerson(stack, "admin");
+    const other = await freshPerson(stack, "admin");
+    const deps = stack.server.deps;
+    const running = await adminSession(stack, admin.id);
+
+    const notTheirs = await refusal(cancelTurn(deps, { orgId, userId: other.id }, running.turnId));
+    expect(notTheirs).to.include({ kind: "not_found", message: "Chat turn not found" });
+    expect(await isTurnCancelled(deps.redis, running.turnId)).to.equal(false);
+
+    expect(await cancelTurn(deps, { orgId, userId: admin.id }, running.turnId)).to.deep.equal({ turn_id: running.turnId, status: "cancelling" });
+    expect(await isTurnCancelled(deps.redis, running.turnId)).to.equal(true);
+
+    const ended = await adminSession(stack, admin.id);
+    await insertAssistantMessageOnce(deps.db, { orgId, sessionId: ended.sessionId, turnId: ended.turnId, content: "done", metadata: {} });
+    const finished = await refusal(cancelTurn(deps, { orgId, userId: admin.id }, ended.turnId));
+    expect(finished).to.include({ kind: "conflict", code: "TURN_ALREADY_FINISHED" });
+    expect((finished as CommandRefused).details).to.deep.equal({ turn_status: "complete" });
+  });
+});
