@@ -5,6 +5,7 @@
  */
 import type { AdminActionRow } from "../../db/queries/admin-actions";
 import type { Language } from "../../lib/language";
+import type { TurnEmitter } from "../tutor/turn-emitter";
 
 const quote = (language: Language, text: string) => (language === "es" ? `«${text}»` : `“${text}”`);
 const time = (date: Date) => `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -48,6 +49,11 @@ export const replies = {
     l === "es"
       ? `La acción ${quote(l, a.preview)} caducó sin confirmarse y no se ejecutó. Pídemela de nuevo para preparar una propuesta actualizada.`
       : `The action ${quote(l, a.preview)} expired unconfirmed and did not run. Ask again and I will prepare a fresh proposal.`,
+  // Told to the model (a tool result), not the admin: one proposal at a time per conversation.
+  writeBlocked: (l: Language) =>
+    l === "es"
+      ? "Ya hay una acción esperando confirmación en esta conversación; pide al admin que la confirme o la cancele antes de proponer otra."
+      : "An action is already waiting for confirmation in this conversation; ask the admin to confirm or cancel it before proposing another.",
   alreadyDecided: (l: Language, a: AdminActionRow) =>
     l === "es"
       ? `La acción ${quote(l, a.preview)} ya está en estado «${a.status}»; no hay nada pendiente de confirmar.`
@@ -55,6 +61,11 @@ export const replies = {
 };
 
 /** Splits fixed text into word-sized pieces, so it streams like a model's answer. */
-export function pieces(text: string): string[] {
+function pieces(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+/** Streams a fixed sentence as `token` events, piece by piece. */
+export async function say(events: TurnEmitter, text: string): Promise<void> {
+  for (const piece of pieces(text)) await events.emit("token", { content: piece });
 }
