@@ -3,7 +3,7 @@
  * (or a worker slot) past the idle timeout, and a cancel is not a model fault.
  */
 import { expect } from "chai";
-import { StreamCancelled } from "../../workers/llm/client";
+import { StreamCancelled } from "../../workers/llm/stream-watch";
 import { LlmError } from "../../workers/llm/errors";
 import { type ScriptedLlm, startScriptedLlm } from "../support/scripted-llm";
 import { makeClient, rejection } from "./helpers";

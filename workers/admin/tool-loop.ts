@@ -8,7 +8,8 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { WorkerDeps } from "../deps";
 import type { CancelWatch } from "../../queues/turn-cancel";
-import { StreamCancelled, type ChatMessage } from "../llm/client";
+import type { ChatMessage } from "../llm/client";
+import { StreamCancelled } from "../llm/stream-watch";
 import type { TurnEmitter } from "../tutor/turn-emitter";
 import { ADMIN_TOOLS, runToolCall, type ToolRun } from "./tools";
 import { toOpenAiTools, type ToolContext } from "./tools/tool";

@@ -22,7 +22,7 @@ import { dropKeptAnswer, keepAnswer, keptAnswer, type KeptAnswer } from "./kept-
 import { cancelledBeforeStage, endCancelledTurn } from "./cancelled-turn";
 import { cancelWatcherFor } from "../../queues/turn-cancel";
 import { childResult, retrievalSummary, type RetrievalSummary, type TutorTurnPayload } from "../../queues/payloads";
-import { StreamCancelled } from "../llm/client";
+import { StreamCancelled } from "../llm/stream-watch";
 import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
 import { scheduleSummaryIfDue } from "./summary-schedule";
 import { canStepDown, stepDownUpdate, steppedDown } from "./step-down";
