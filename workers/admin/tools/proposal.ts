@@ -3,18 +3,25 @@
  * items at proposal time: confirmation runs precisely what the admin was shown, never a fresh
  * re-resolution of a name or a department that may have changed meanwhile.
  */
-import type { WriteTool } from "../../../commands/write-targets";
+import type { WriteTarget, WriteTool } from "../../../commands/write-targets";
 import type { NewActionItem } from "../../../db/queries/admin-actions";
 
-export interface ProposedAction {
-  /** Which write; its items' targets are that tool's `WRITE_TARGETS` shape, which its applier reads. */
-  tool: WriteTool;
+/** An item of a `T` proposal: its target is what `T`'s applier reads (commands/write-targets.ts). */
+export interface FrozenItem<T extends WriteTool> extends NewActionItem {
+  target: WriteTarget<T>;
+}
+
+interface Proposal<T extends WriteTool> {
+  tool: T;
   /** The validated arguments as the model sent them, kept for the audit trail. */
   args: Record<string, unknown>;
   /** One line the admin reads: what will happen, to how many. */
   preview: string;
-  items: NewActionItem[];
+  items: FrozenItem<T>[];
 }
+
+/** One of the write tools' proposals: a tool name and items of that tool's target shape, checked together. */
+export type ProposedAction = { [T in WriteTool]: Proposal<T> }[WriteTool];
 
 /** Rough cost of running the items: database writes and wall-clock seconds (≈ 25 ms per write). */
 export function estimateWork(items: NewActionItem[]): { items: number; writes: number; seconds: number } {

@@ -4,11 +4,10 @@
  * happens only when the admin confirms (`workers/admin/execute-action.handler.ts`).
  */
 import { z } from "zod";
-import type { WriteTarget, WriteTool } from "../../../commands/write-targets";
+import type { WriteTool } from "../../../commands/write-targets";
 import { enrollmentsOfPeople, openEnrollmentsOfCourse } from "../../../db/queries/admin-courses";
 import { activePeopleInDepartment, findPeopleByIds, listDepartments, skillLevelOf, type PersonRef } from "../../../db/queries/admin-people";
-import type { NewActionItem } from "../../../db/queries/admin-actions";
-import type { ProposedAction } from "./proposal";
+import type { FrozenItem, ProposedAction } from "./proposal";
 import { resolveCourse, resolvePerson, resolveSkill } from "./resolve";
 import { defineTool, toolError, type ToolContext, type ToolResult } from "./tool";
 
@@ -104,9 +103,9 @@ export const assignCourseTool = defineTool({
     );
     const deadline = args.deadline ?? null;
     const counts = { enrol: 0, deadline: 0, unchanged: 0 };
-    const items: NewActionItem[] = targets.map((person) => {
+    const items: FrozenItem<"assign_course">[] = targets.map((person) => {
       const current = existing.get(person.id);
-      const target = { user_id: person.id, course_id: course.value.id, deadline } satisfies WriteTarget<"assign_course">;
+      const target = { user_id: person.id, course_id: course.value.id, deadline };
       if (!current) {
         counts.enrol++;
         return {
@@ -156,8 +155,8 @@ export const verifySkillTool = defineTool({
     const skill = await resolveSkill(context, args.skill_name);
     if (!skill.ok) return skill.result;
     const current = await skillLevelOf(context.db, context.orgId, person.value.id, skill.value.id);
-    const item: NewActionItem = {
-      target: { user_id: person.value.id, skill_id: skill.value.id, level: args.level } satisfies WriteTarget<"verify_skill">,
+    const item: FrozenItem<"verify_skill"> = {
+      target: { user_id: person.value.id, skill_id: skill.value.id, level: args.level },
       label: `${label(person.value)}: ${skill.value.name} ${current ?? "none"} → ${args.level}`,
       before: { level: current },
       after: { level: args.level },
@@ -182,8 +181,8 @@ export const deactivateEmployeeTool = defineTool({
     if (person.value.id === context.userId) return toolError("You cannot deactivate your own account from the assistant.");
     if (person.value.role !== "employee") return toolError(`${person.value.name} is an admin; admins are not deactivated from the assistant.`);
     if (!person.value.is_active) return toolError(`${person.value.name} is already deactivated.`);
-    const item: NewActionItem = {
-      target: { user_id: person.value.id } satisfies WriteTarget<"deactivate_employee">,
+    const item: FrozenItem<"deactivate_employee"> = {
+      target: { user_id: person.value.id },
       label: `${label(person.value)}: deactivate`,
       before: { is_active: true },
       after: { is_active: false },
@@ -207,15 +206,15 @@ export const archiveCourseTool = defineTool({
     if (!course.ok) return course.result;
     if (course.value.status === "archived") return toolError(`"${course.value.title}" is already archived.`);
     const open = await openEnrollmentsOfCourse(context.db, context.orgId, course.value.id);
-    const items: NewActionItem[] = [
+    const items: FrozenItem<"archive_course">[] = [
       ...open.map((e) => ({
-        target: { kind: "enrollment", enrollment_id: e.id } satisfies WriteTarget<"archive_course">,
+        target: { kind: "enrollment" as const, enrollment_id: e.id },
         label: `${e.name}: enrollment ${e.status} → completed`,
         before: { status: e.status },
         after: { status: "completed" },
       })),
       {
-        target: { kind: "course", course_id: course.value.id } satisfies WriteTarget<"archive_course">,
+        target: { kind: "course" as const, course_id: course.value.id },
         label: `"${course.value.title}": ${course.value.status} → archived`,
         before: { status: course.value.status },
         after: { status: "archived" },
