@@ -9,7 +9,7 @@ import type { Transition } from "../db/queries/admin-actions";
 /** An admin action's status change that did not happen, and the status that stopped it (the caller words it). */
 export type TransitionRefused = { kind: "refused"; transition: Extract<Transition, { ok: false }> };
 
-export type RefusalKind = "invalid" | "forbidden" | "not_found" | "conflict" | "unavailable";
+export type RefusalKind = "not_found" | "conflict" | "unavailable";
 
 export class CommandRefused extends Error {
   constructor(

@@ -66,7 +66,7 @@ function isBackingServiceDown(caught: unknown): boolean {
   );
 }
 
-const REFUSAL_STATUS: Record<RefusalKind, number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409, unavailable: 503 };
+const REFUSAL_STATUS: Record<RefusalKind, number> = { not_found: 404, conflict: 409, unavailable: 503 };
 
 /** A command's refusal as the API answers it: the status its kind means, its own code and message. */
 function fromRefusal(refusal: CommandRefused): HttpError {
