@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { serializeError } from "../../lib/logger";
-import { failTurn } from "../../workers/tutor/stage-failure";
+import { failTurn } from "../../workers/turns/stage-failure";
 import { startStack, type Stack } from "../support/stack";
 
 describe("internal error text stays internal", function () {

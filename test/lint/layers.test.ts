@@ -18,11 +18,17 @@ const TREE: Record<string, string> = {
   "db/query.ts": 'import { word } from "../lib/words";\nexport const query = word;\n',
   "queues/names.ts": 'import { word } from "../lib/words";\nexport const name = word;\n',
   "workers/stage.ts": 'import { query } from "../db/query";\nimport { name } from "../queues/names";\nexport const stage = [query, name];\n',
+  "workers/turns/shared.ts": 'import { query } from "../../db/query";\nexport const shared = query;\n',
+  "workers/tutor/own.ts": 'import { shared } from "../turns/shared";\nexport const own = shared;\n',
+  "workers/admin/fine.ts": 'import { shared } from "../turns/shared";\nimport { query } from "../../db/query";\nexport const fine = [shared, query];\n',
   "server/routes/fine.ts":
     'import { query } from "../../db/query";\nimport { name } from "../../queues/names";\nimport { word } from "../../lib/words";\nexport const fine = [query, name, word];\n',
   // Forbidden, one per rule:
   "server/routes/uses-worker.ts": 'import { stage } from "../../workers/stage";\nexport const bad = stage;\n',
   "workers/uses-server.ts": 'import { fine } from "../server/routes/fine";\nexport const bad = fine;\n',
+  "workers/admin/uses-tutor.ts": 'import { own } from "../tutor/own";\nexport const bad = own;\n',
+  "workers/maintenance/uses-tutor.ts": 'import { own } from "../tutor/own";\nexport const bad = own;\n',
+  "workers/admin/uses-server.ts": 'import { fine } from "../../server/routes/fine";\nexport const bad = fine;\n',
   "db/uses-queues.ts": 'import { name } from "../queues/names";\nexport const bad = name;\n',
   "queues/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
   "lib/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
@@ -60,8 +66,12 @@ describe("lint: layer directions", function () {
       "queues/uses-db.ts",
       "scripts/uses-test.ts",
       "server/routes/uses-worker.ts",
+      "workers/admin/uses-server.ts",
+      "workers/admin/uses-tutor.ts",
+      "workers/maintenance/uses-tutor.ts",
       "workers/uses-server.ts",
     ]);
+    expect(output).to.include("share turn code through workers/turns/");
     expect(output).to.include("server/ may import from queues/, db/ and lib/ only");
   });
 });

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { UnrecoverableError } from "bullmq";
 import OpenAI from "openai";
 import { classifyFault, LlmError, toLlmError } from "../../workers/llm/errors";
-import { describeFailure, unrecoverableIfConfig } from "../../workers/tutor/stage-failure";
+import { describeFailure, unrecoverableIfConfig } from "../../workers/turns/stage-failure";
 
 const apiError = (status: number, headers: Record<string, string> = {}) =>
   OpenAI.APIError.generate(status, { error: { message: "provider text with sk-leaky-0123456789" } }, undefined, new Headers(headers));

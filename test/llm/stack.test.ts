@@ -92,7 +92,7 @@ describe("the LLM layer in a full tutor turn", function () {
         .filter((e) => e.event === "token")
         .map((e) => e.payload.content as string);
     // The five tokens streamed before the cut, all shown before the error (tokens that arrive
-    // during one Redis round trip travel as one event: workers/tutor/turn-emitter.ts).
+    // during one Redis round trip travel as one event: workers/turns/turn-emitter.ts).
     const before = tokensBetween(0, errorAt);
     expect(before.join("")).to.equal(
       CUT_ANSWER.match(/\s*\S+/g)!

@@ -7,7 +7,7 @@ import type { ChunkHit } from "../../db/queries/knowledge-search";
 import type { ModuleOutline } from "../../db/queries/learner";
 import { countTokens } from "../../workers/llm/tokens";
 import { citedIndices, extractCitations } from "../../workers/tutor/citations";
-import { rawWindow, summaryDue, toTurns, type Turn } from "../../workers/tutor/history";
+import { rawWindow, summaryDue, toTurns, type Turn } from "../../workers/turns/history";
 import { heuristicIntent, parseIntent } from "../../workers/tutor/intent";
 import { combine, jaccard, keywordCoverage, selectHits, type ScoredHit } from "../../workers/tutor/retrieval/hybrid-search";
 import { contentWords } from "../../workers/tutor/language";

@@ -28,9 +28,9 @@ import {
 import type { WorkerDeps } from "../deps";
 import type { ChatMessage } from "../llm/client";
 import { defineHandler } from "../registry";
-import { announceFailure, failTurn, unrecoverableIfConfig } from "../tutor/stage-failure";
-import { turnEmitter, type TurnEmitter } from "../tutor/turn-emitter";
-import { endCancelledTurn } from "../tutor/cancelled-turn";
+import { announceFailure, failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
+import { turnEmitter, type TurnEmitter } from "../turns/turn-emitter";
+import { endCancelledTurn } from "../turns/cancelled-turn";
 import { cancelWatcherFor, isTurnCancelled } from "../../queues/turn-cancel";
 import { classifyReply } from "./confirmation";
 import { adminSystemPrompt } from "./prompts";

@@ -9,7 +9,7 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import type { WorkerDeps } from "../deps";
 import type { CancelWatch } from "../../queues/turn-cancel";
 import { StreamCancelled, type ChatMessage } from "../llm/client";
-import type { TurnEmitter } from "../tutor/turn-emitter";
+import type { TurnEmitter } from "../turns/turn-emitter";
 import { ADMIN_TOOLS, runToolCall, type ToolRun } from "./tools";
 import { toOpenAiTools, type ToolContext } from "./tools/tool";
 

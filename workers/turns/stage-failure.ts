@@ -13,8 +13,8 @@ import type { ErrorCode } from "../../queues/events/contract";
 import type { WorkerDeps } from "../deps";
 import { jobFailureCode } from "../job-outcome";
 import { LlmError } from "../llm/errors";
-import { dropKeptAnswer } from "./kept-answer";
-import { release } from "./retrieval/handoff";
+import { dropKeptAnswer } from "../tutor/kept-answer";
+import { release } from "../tutor/retrieval/handoff";
 import { turnEmitter } from "./turn-emitter";
 import { TurnGoneError } from "./turn-gone";
 
