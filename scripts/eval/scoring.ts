@@ -5,7 +5,7 @@
  * without a stack (test/eval/scoring.test.ts).
  */
 import { detectLanguage } from "../../lib/language";
-import { words } from "../llm-server/text";
+import { words } from "../../offline-model/text";
 import { citedIndices } from "../../workers/tutor/citations";
 import type { EvalQuestion } from "./questions";
 

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { expect } from "chai";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
-import type { ChatReply, ChatRequest } from "../../scripts/llm-server/responder";
+import type { ChatReply, ChatRequest } from "../../offline-model/responder";
 import type { RunningWorkers } from "../../workers/host";
 import { api, join, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
 import { startStack, type Stack } from "../support/stack";

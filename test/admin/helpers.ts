@@ -6,8 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Socket } from "socket.io-client";
-import type { ChatReply, ChatRequest } from "../../scripts/llm-server/responder";
-import { offlineReply } from "../../scripts/llm-server/offline-responder";
+import type { ChatReply, ChatRequest } from "../../offline-model/responder";
+import { offlineReply } from "../../offline-model/offline-responder";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
 import type { Stack } from "../support/stack";

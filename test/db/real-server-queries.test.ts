@@ -12,7 +12,7 @@ import { applyActionItem } from "../../db/queries/admin-action-items";
 import { createPendingAction, findAction, listActionItems } from "../../db/queries/admin-actions";
 import { listUnansweredTurns } from "../../db/queries/unanswered-turns";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
-import { testDatabaseEngine } from "../../scripts/harness/infrastructure";
+import { testDatabaseEngine } from "../harness/infrastructure";
 import { api } from "../support/client";
 import { stackSuite } from "../support/suite";
 import { freshEmployee, removeFreshEmployees } from "../tutor/helpers";

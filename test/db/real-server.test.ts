@@ -10,7 +10,7 @@ import { expect } from "chai";
 import pg from "pg";
 import { DatabaseFullError } from "../../db/connection-limit";
 import { parseConfig } from "../../lib/config";
-import { startTestCluster, testDatabaseEngine } from "../../scripts/harness/infrastructure";
+import { startTestCluster, testDatabaseEngine } from "../harness/infrastructure";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { api, join, waitForTurnEnd } from "../support/client";

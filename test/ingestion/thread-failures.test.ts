@@ -35,7 +35,7 @@ describe("extraction threads", function () {
   it("read a file in a process started like the launcher starts the worker", async () => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "--import", "./scripts/embedded/exit-with-parent.ts", "test/ingestion/thread-fixtures/extract-like-the-launcher.ts"],
+      ["--import", "tsx", "--import", "./launcher/embedded/exit-with-parent.ts", "test/ingestion/thread-fixtures/extract-like-the-launcher.ts"],
       { stdio: ["pipe", "pipe", "pipe"] },
     );
     let output = "";

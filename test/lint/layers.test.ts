@@ -34,6 +34,15 @@ const TREE: Record<string, string> = {
   "lib/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
   "scripts/uses-test.ts": 'import { helper } from "../test/support/helper";\nexport const bad = helper;\n',
   "test/support/helper.ts": "export const helper = 1;\n",
+  "test/harness/infra.ts": "export const infra = 1;\n",
+  "scripts/uses-harness.ts": 'import { infra } from "../test/harness/infra";\nexport const fine = infra;\n',
+  "offline-model/fine.ts": 'import { word } from "../lib/words";\nexport const fine = word;\n',
+  "offline-model/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
+  "launcher/fine.ts": 'import { query } from "../db/query";\nimport { word } from "../lib/words";\nexport const fine = [query, word];\n',
+  "launcher/uses-worker.ts": 'import { stage } from "../workers/stage";\nexport const bad = stage;\n',
+  "ops/cli/fine.ts": 'import { stage } from "../../workers/stage";\nimport { name } from "../../queues/names";\nexport const fine = [stage, name];\n',
+  "ops/cli/uses-server.ts": 'import { fine } from "../../server/routes/fine";\nexport const bad = fine;\n',
+  "server/routes/uses-launcher.ts": 'import { fine } from "../../launcher/fine";\nexport const bad = fine;\n',
 };
 
 describe("lint: layer directions", function () {
@@ -62,9 +71,13 @@ describe("lint: layer directions", function () {
     const reported = [...output.matchAll(/^(\S+\.ts):\d+:\d+ lint\/style\/noRestrictedImports/gm)].map((m) => m[1]).sort();
     expect(reported).to.deep.equal([
       "db/uses-queues.ts",
+      "launcher/uses-worker.ts",
       "lib/uses-db.ts",
+      "offline-model/uses-db.ts",
+      "ops/cli/uses-server.ts",
       "queues/uses-db.ts",
       "scripts/uses-test.ts",
+      "server/routes/uses-launcher.ts",
       "server/routes/uses-worker.ts",
       "workers/admin/uses-server.ts",
       "workers/admin/uses-tutor.ts",

@@ -5,9 +5,9 @@
  */
 import { expect } from "chai";
 import OpenAI from "openai";
-import { extractiveAnswer, extractQuestion, parseSources } from "../../scripts/llm-server/offline-answer";
-import { createOfflineResponder } from "../../scripts/llm-server/offline-responder";
-import { type LlmServer, startLlmServer } from "../../scripts/llm-server/protocol";
+import { extractiveAnswer, extractQuestion, parseSources } from "../../offline-model/offline-answer";
+import { createOfflineResponder } from "../../offline-model/offline-responder";
+import { type LlmServer, startLlmServer } from "../../offline-model/protocol";
 
 type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 

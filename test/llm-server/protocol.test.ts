@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import OpenAI from "openai";
-import { cosineSimilarity } from "../../scripts/llm-server/hashed-embeddings";
+import { cosineSimilarity } from "../../offline-model/hashed-embeddings";
 import { type ScriptedLlm, startScriptedLlm } from "../support/scripted-llm";
 
 const MODEL = "offline-extractive";

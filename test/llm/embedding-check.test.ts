@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import { spawn } from "node:child_process";
 import type { Db } from "../../db/knex";
-import { findFreePort } from "../../scripts/embedded/child-process";
+import { findFreePort } from "../../launcher/embedded/child-process";
 import { checkEmbeddingDimensions, EmbeddingDimensionError } from "../../workers/embedding-check";
 import { type ScriptedLlm, startScriptedLlm } from "../support/scripted-llm";
 import { useStack } from "../support/stack";

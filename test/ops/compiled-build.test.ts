@@ -59,7 +59,7 @@ describe("the compiled production build", function () {
   }
 
   it("bundles every entry point and the extraction thread, with no TypeScript left to load", () => {
-    for (const file of ["server/main.js", "workers/main.js", "scripts/prepare-database-cli.js", "workers/extraction-thread.js"]) {
+    for (const file of ["server/main.js", "workers/main.js", "ops/cli/prepare-database-cli.js", "workers/extraction-thread.js"]) {
       expect(existsSync(join(out, "dist", file)), file).to.equal(true);
     }
     const worker = readFileSync(join(out, "dist/workers/main.js"), "utf8");

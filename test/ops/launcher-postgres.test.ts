@@ -1,6 +1,6 @@
 /**
- * `npm start`'s embedded database (scripts/embedded/database-choice.ts, the Postgres part of
- * scripts/start.ts): which engine EMBEDDED_POSTGRES picks for what DATA_DIR holds, and the
+ * `npm start`'s embedded database (launcher/embedded/database-choice.ts, the Postgres part of
+ * launcher/start.ts): which engine EMBEDDED_POSTGRES picks for what DATA_DIR holds, and the
  * launcher on the real server: its own cluster under DATA_DIR/postgres, a postmaster killed with
  * SIGKILL restarted by the launcher with the product answering again, stopped with it, and the
  * same cluster taken up by the next launcher.
@@ -10,9 +10,9 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { findFreePort } from "../../scripts/embedded/child-process";
-import { chooseEmbeddedDatabase } from "../../scripts/embedded/database-choice";
-import { findPostgresServer } from "../../scripts/embedded/postgres-cluster";
+import { findFreePort } from "../../launcher/embedded/child-process";
+import { chooseEmbeddedDatabase } from "../../launcher/embedded/database-choice";
+import { findPostgresServer } from "../../launcher/embedded/postgres-cluster";
 import { waitFor } from "../support/client";
 import { answersATurn, isAlive } from "../support/launcher";
 
@@ -80,7 +80,7 @@ describe("the npm start launcher on its own PostgreSQL server", function () {
   });
 
   function start(): { process: ChildProcess; output: () => string } {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "launcher/start.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));

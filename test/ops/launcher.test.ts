@@ -1,5 +1,5 @@
 /**
- * `npm start`'s launcher (scripts/start.ts, the entry scripts/start.sh runs) on a temporary
+ * `npm start`'s launcher (launcher/start.ts, the entry scripts/start.sh runs) on a temporary
  * DATA_DIR and free ports: a killed worker child is restarted and the product keeps answering;
  * a launcher killed with SIGKILL takes its children with it, and a redis-server that still
  * outlived it (its watchdog killed too) is recognised from the data dir and stopped by the
@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { commandLineOf, recordPid, stopStaleProcesses } from "../../scripts/embedded/pidfiles";
+import { commandLineOf, recordPid, stopStaleProcesses } from "../../launcher/embedded/pidfiles";
 import { waitFor } from "../support/client";
 import {
   answersATurn,

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { findFreePort, spawnUntilReady, type ManagedChild } from "../../scripts/embedded/child-process";
+import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
 import type { Worker } from "bullmq";
 
 const TUTOR_QUEUES = ["tutor-classify", "tutor-retrieve", "tutor-generate"];

@@ -8,7 +8,7 @@
  */
 import { expect } from "chai";
 import { parseConfig } from "../../lib/config";
-import { startSentinelDeployment, type SentinelDeployment } from "../../scripts/harness/redis-sentinel";
+import { startSentinelDeployment, type SentinelDeployment } from "../harness/redis-sentinel";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";

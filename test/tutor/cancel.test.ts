@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import type { ChatRequest } from "../../scripts/llm-server/responder";
+import type { ChatRequest } from "../../offline-model/responder";
 import { api, join, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
 import { stackSuite } from "../support/suite";
 import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";

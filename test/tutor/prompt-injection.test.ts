@@ -9,7 +9,7 @@
 import { expect } from "chai";
 import { AnswerGuard, WITHHELD_NOTICE } from "../../workers/tutor/answer-guard";
 import { SOURCES_CLOSE, SOURCES_OPEN, neutralise, tutorSystemPrompt, tutorUserMessage } from "../../workers/tutor/prompts";
-import type { ChatRequest } from "../../scripts/llm-server/responder";
+import type { ChatRequest } from "../../offline-model/responder";
 import { useStack, type Stack } from "../support/stack";
 import { insertDocument, removeFixtures, type FixtureDocument } from "./access-fixtures";
 import { ask, freshEmployee, generationRequestsFor, removeFreshEmployees, scriptedResponder, type Learner } from "./helpers";

@@ -1,6 +1,6 @@
 /**
  * Run by thread-failures.test.ts the way the launcher runs the worker
- * (`node --import tsx --import scripts/embedded/exit-with-parent.ts …`): reads one text file in an
+ * (`node --import tsx --import launcher/embedded/exit-with-parent.ts …`): reads one text file in an
  * extraction thread and prints what it read, or the error.
  */
 import { parseConfig } from "../../../lib/config";

@@ -3,7 +3,7 @@
  * on what "a word" is (accent-folded, lower-case, stop words removed), otherwise what retrieval
  * finds and what the offline model decides is relevant would drift apart.
  */
-import { foldAccents } from "../../lib/language";
+import { foldAccents } from "../lib/language";
 import type { ChatMessage } from "./responder";
 
 const ENGLISH_STOP = `a an the and or but if of to in on at by for with from as is are was were be been being am

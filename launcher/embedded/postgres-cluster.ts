@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnUntilReady, type ManagedChild } from "./child-process";
 
-const ENSURE_SCRIPT = fileURLToPath(new URL("../ensure-postgres.sh", import.meta.url));
+const ENSURE_SCRIPT = fileURLToPath(new URL("../../scripts/ensure-postgres.sh", import.meta.url));
 const WATCHDOG = fileURLToPath(new URL("./watchdog.ts", import.meta.url));
 
 export type ServerLookup = { found: true; bindir: string } | { found: false; reason: string };

@@ -3,7 +3,7 @@
  * the wire protocol, so the product's `pg`/Knex code runs unchanged. Runs as its own process
  * because PGlite executes queries on the thread that owns it.
  *
- *   node --import tsx scripts/embedded/postgres-server.ts --data-dir .data/pg --port 54329
+ *   node --import tsx launcher/embedded/postgres-server.ts --data-dir .data/pg --port 54329
  *
  * Prints `READY postgres://…` on stdout once it accepts connections.
  */

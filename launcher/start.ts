@@ -26,7 +26,7 @@ import { initCluster, isCluster, startCluster } from "./embedded/postgres-cluste
 import { startEmbeddedRedis } from "./embedded/redis";
 import { Supervisor } from "./embedded/supervisor";
 import { DEMO_USERS } from "../db/seeds/demo-people";
-import { prepareDatabase } from "./prepare-database";
+import { prepareDatabase } from "../ops/cli/prepare-database";
 
 const children: Array<Pick<ManagedChild, "name" | "stop">> = [];
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -79,9 +79,9 @@ async function main(): Promise<void> {
   if (!base.LLM_BASE_URL) {
     await refuseBusyPort(EMBEDDED_PORTS.llm, "the offline model server", "LLM_BASE_URL");
     say("› starting the offline model server (deterministic, no real LLM)…");
-    const [command, args] = tsx("scripts/offline-llm.ts");
+    const [command, args] = tsx("offline-model/main.ts");
     const llmEnv = { ...env, OFFLINE_LLM_PORT: String(EMBEDDED_PORTS.llm), OFFLINE_LLM_HOST: "127.0.0.1" };
-    const llm = await supervise(launcher, "offline-llm", "scripts/offline-llm.ts", () =>
+    const llm = await supervise(launcher, "offline-llm", "offline-model/main.ts", () =>
       spawnUntilReady(command, args, { name: "offline-llm", readyPattern: /^READY (\S+)/, env: llmEnv }),
     );
     env.LLM_BASE_URL = llm.match[1]!;
@@ -220,7 +220,7 @@ async function startPglite(launcher: LauncherSettings, dataDir: string, port: nu
   // Its own --exit-with-parent closes the database cleanly when the launcher dies.
   const { child, match } = await spawnUntilReady(
     process.execPath,
-    ["--import", "tsx", "scripts/embedded/postgres-server.ts", "--data-dir", dataDir, "--port", String(port), "--exit-with-parent"],
+    ["--import", "tsx", "launcher/embedded/postgres-server.ts", "--data-dir", dataDir, "--port", String(port), "--exit-with-parent"],
     { name: "postgres", readyPattern: /^READY (\S+)/, timeoutMs: 120_000, env, detached: true },
   );
   children.push(child);

@@ -4,7 +4,7 @@
  * checkable answers. Without sources it gives a short generic reply that cites nothing, because a
  * citation that points at no source would be a lie.
  */
-import { type Language, detectLanguage } from "../../lib/language";
+import { type Language, detectLanguage } from "../lib/language";
 import { isGreeting, isThanks, splitSentences, stemSet } from "./text";
 
 export interface Source {

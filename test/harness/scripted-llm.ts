@@ -5,9 +5,9 @@
  * like the offline model, so end-to-end tests still get sensible, grounded replies.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import { createOfflineResponder } from "../llm-server/offline-responder";
-import { type HttpFault, type Interception, type LlmRequest, startLlmServer } from "../llm-server/protocol";
-import type { ChatReply, ChatRequest } from "../llm-server/responder";
+import { createOfflineResponder } from "../../offline-model/offline-responder";
+import { type HttpFault, type Interception, type LlmRequest, startLlmServer } from "../../offline-model/protocol";
+import type { ChatReply, ChatRequest } from "../../offline-model/responder";
 
 export interface RecordedRequest {
   method: string;

@@ -6,8 +6,8 @@
  * Env: OFFLINE_LLM_PORT (default 11435), OFFLINE_LLM_HOST, else HOST (default 127.0.0.1).
  */
 import { componentLogger } from "../lib/logger";
-import { createOfflineResponder } from "./llm-server/offline-responder";
-import { startLlmServer } from "./llm-server/protocol";
+import { createOfflineResponder } from "./offline-responder";
+import { startLlmServer } from "./protocol";
 
 const log = componentLogger("offline-llm");
 

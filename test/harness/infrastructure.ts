@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resetConfig } from "../../lib/config";
 import { resetLogger } from "../../lib/logger";
-import { findFreePort, spawnUntilReady, type ManagedChild } from "../embedded/child-process";
-import { baseBackup, findPostgresServer, initCluster, startCluster, type RunningCluster } from "../embedded/postgres-cluster";
-import { startEmbeddedRedis } from "../embedded/redis";
+import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
+import { baseBackup, findPostgresServer, initCluster, startCluster, type RunningCluster } from "../../launcher/embedded/postgres-cluster";
+import { startEmbeddedRedis } from "../../launcher/embedded/redis";
 import { startScriptedLlm, type ScriptedLlm } from "./scripted-llm";
 
 const children: ManagedChild[] = [];
@@ -115,7 +115,7 @@ async function startTestPostgres(): Promise<{ url: string; stop(): Promise<void>
   if (testDatabaseEngine() === "server") return startTestCluster();
   const { child, match } = await spawnUntilReady(
     process.execPath,
-    ["--import", "tsx", "scripts/embedded/postgres-server.ts", "--port", String(await findFreePort()), "--exit-with-parent"],
+    ["--import", "tsx", "launcher/embedded/postgres-server.ts", "--port", String(await findFreePort()), "--exit-with-parent"],
     { name: "pglite", readyPattern: /^READY (\S+)/, timeoutMs: 60_000 },
   );
   return { url: match[1]!, stop: () => child.stop(5_000) };

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { componentLogger } from "../../lib/logger";
+import { componentLogger } from "../lib/logger";
 import { handleChatCompletion, parseChatRequest } from "./chat-completions";
 import type { ChatReply, Responder } from "./responder";
 import { HttpError, type HttpFault, errorBody, estimateTokens, sendFault, sendJson } from "./wire";

@@ -3,11 +3,11 @@
  * the test harness and `npm run db:prepare`. Seed embeddings go through the same LLM client
  * as ingestion, so they live in the same vector space as the queries.
  */
-import type { Config } from "../lib/config";
-import { createDb } from "../db/knex";
-import { migrateLatest } from "../db/migrator";
-import { seedDemoOrganisation, type DemoOrganisation } from "../db/seeds/demo-org";
-import { LlmClient } from "../workers/llm/client";
+import type { Config } from "../../lib/config";
+import { createDb } from "../../db/knex";
+import { migrateLatest } from "../../db/migrator";
+import { seedDemoOrganisation, type DemoOrganisation } from "../../db/seeds/demo-org";
+import { LlmClient } from "../../workers/llm/client";
 
 export async function prepareDatabase(config: Config, { seed = true } = {}): Promise<{ migrations: string[]; demo: DemoOrganisation | null }> {
   const db = createDb({ url: config.DATABASE_URL!, poolMax: 4 });

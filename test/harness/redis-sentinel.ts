@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { findFreePort, spawnUntilReady, type ManagedChild } from "../embedded/child-process";
-import { findRedisServer, startEmbeddedRedis } from "../embedded/redis";
+import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
+import { findRedisServer, startEmbeddedRedis } from "../../launcher/embedded/redis";
 
 export const SENTINEL_MASTER_NAME = "skillnet";
 

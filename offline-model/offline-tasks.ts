@@ -5,7 +5,7 @@
  */
 import { argumentsFromSchema } from "./offline-tools";
 import type { JsonSchema } from "./responder";
-import { detectLanguage, foldAccents } from "../../lib/language";
+import { detectLanguage, foldAccents } from "../lib/language";
 import { isGreeting, sharedStems, splitSentences, stemSet } from "./text";
 
 /** The rest of the line after `Label:` (or the next non-empty line when it is empty). */

@@ -7,14 +7,14 @@
  * meanwhile). Workers must be running to do the embedding.
  */
 import { parseArgs } from "node:util";
-import { getConfig, requireSetting } from "../lib/config";
-import { componentLogger } from "../lib/logger";
-import { createDb } from "../db/knex";
-import { listIndexedDocuments, startReembedRun } from "../db/queries/chunk-drafts";
-import { findFirstAdmin } from "../db/queries/users";
-import { createRedis, redisTargetOf } from "../queues/connection";
-import { JobProducer } from "../queues/producer";
-import { alterVectorDimensions, databaseVectorDimensions } from "../db/queries/vector-columns";
+import { getConfig, requireSetting } from "../../lib/config";
+import { componentLogger } from "../../lib/logger";
+import { createDb } from "../../db/knex";
+import { listIndexedDocuments, startReembedRun } from "../../db/queries/chunk-drafts";
+import { findFirstAdmin } from "../../db/queries/users";
+import { createRedis, redisTargetOf } from "../../queues/connection";
+import { JobProducer } from "../../queues/producer";
+import { alterVectorDimensions, databaseVectorDimensions } from "../../db/queries/vector-columns";
 
 const log = componentLogger("reembed");
 const { values } = parseArgs({ options: { "alter-dimensions": { type: "boolean", default: false }, org: { type: "string" } } });

@@ -4,7 +4,7 @@
  * deadline from "next Friday" or "in 5 days". Deterministic pattern reading — enough to drive the
  * admin assistant's demo without a real model, and never a substitute for one.
  */
-import { foldAccents } from "../../lib/language";
+import { foldAccents } from "../lib/language";
 import type { JsonSchema } from "./responder";
 
 const WEEKDAYS: Record<string, number> = {

@@ -5,7 +5,7 @@
  * `--stop-signal=SIGINT` sends that instead of SIGTERM (PostgreSQL's fast shutdown; its SIGTERM
  * waits for every client to leave).
  *
- *   node --import tsx scripts/embedded/watchdog.ts [--stop-signal=SIGINT] -- /usr/bin/redis-server --port 6390 …
+ *   node --import tsx launcher/embedded/watchdog.ts [--stop-signal=SIGINT] -- /usr/bin/redis-server --port 6390 …
  */
 import { spawn } from "node:child_process";
 

@@ -1,6 +1,6 @@
 /** `npm run db:prepare`: migrate and seed the database named by DATABASE_URL (used by docker compose). */
-import { ConfigError, getConfig, requireSetting } from "../lib/config";
-import { componentLogger } from "../lib/logger";
+import { ConfigError, getConfig, requireSetting } from "../../lib/config";
+import { componentLogger } from "../../lib/logger";
 import { prepareDatabase } from "./prepare-database";
 
 const log = componentLogger("db:prepare");
