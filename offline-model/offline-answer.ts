@@ -5,6 +5,7 @@
  * citation that points at no source would be a lie.
  */
 import { type Language, detectLanguage } from "../lib/language";
+import { LABELS, SOURCES_CLOSE, SOURCES_OPEN } from "../lib/prompt-markers";
 import { isGreeting, isThanks, splitSentences, stemSet } from "./text";
 
 export interface Source {
@@ -14,9 +15,9 @@ export interface Source {
 }
 
 const SOURCE_HEADER = /^\s*\[(\d+)\]\s*(.*)$/;
-const QUESTION_LINE = /^\s*(question|pregunta)\s*:\s*(.*)$/i;
+const QUESTION_LINE = new RegExp(`^\\s*(${LABELS.question}|pregunta)\\s*:\\s*(.*)$`, "i");
 /** The tutor's delimiters around the sources block (workers/tutor/prompts.ts): frame, not source text. */
-const SOURCES_DELIMITER = /^\s*<\/?sources>\s*$/i;
+const SOURCES_DELIMITER = new RegExp(`^\\s*(?:${SOURCES_OPEN}|${SOURCES_CLOSE})\\s*$`, "i");
 
 /** Reads `[n] Title > Section` blocks until the `Question:` line. */
 export function parseSources(text: string): Source[] {

@@ -17,6 +17,7 @@ import {
 } from "./offline-tasks";
 import { summarizeToolResults, toolCallFor } from "./offline-tools";
 import type { ChatMessage, ChatReply, ChatRequest, Responder } from "./responder";
+import { GENERAL_KNOWLEDGE } from "../lib/prompt-markers";
 import { messageText, splitSentences } from "./text";
 
 /** Instructions live in system messages and the last user message; older turns are only history. */
@@ -48,7 +49,8 @@ function groundingFor(messages: ChatMessage[], lastUser: string): Grounding {
 /** The tutor answer: extractive over `[n]` sources when there are any, generic and uncited otherwise. */
 function answerFor({ sources, question }: Grounding, instructions: string): string {
   if (sources.length > 0) return extractiveAnswer(sources, question);
-  return genericAnswer(question, /general knowledge|conocimiento general/i.test(instructions));
+  const lower = instructions.toLowerCase();
+  return genericAnswer(question, lower.includes(GENERAL_KNOWLEDGE) || lower.includes("conocimiento general"));
 }
 
 /** Sentences a JSON value may be drawn from: source sentences by relevance, else the user's own text. */

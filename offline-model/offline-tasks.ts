@@ -6,6 +6,7 @@
 import { argumentsFromSchema } from "./offline-tools";
 import type { JsonSchema } from "./responder";
 import { detectLanguage, foldAccents } from "../lib/language";
+import { INTENT_LABELS, LABELS, MODULE_LABEL, MODULE_SELECTION_TASK, SUMMARY_TASK } from "../lib/prompt-markers";
 import { isGreeting, sharedStems, splitSentences, stemSet } from "./text";
 
 /** The rest of the line after `Label:` (or the next non-empty line when it is empty). */
@@ -24,37 +25,41 @@ export function lineValue(text: string, label: string): string | undefined {
 
 export function isIntentPrompt(text: string): boolean {
   const lower = text.toLowerCase();
-  return ["in_course", "cross_course", "progress", "chitchat", "off_topic"].every((label) => lower.includes(label));
+  return INTENT_LABELS.every((label) => lower.includes(label));
 }
 
 const PROGRESS =
   /\b(progress|progreso|avance|deadlines?|due dates?|fechas? limites?|scores?|grades?|notas?|calificacion(es)?|my courses|mis cursos|how am i doing|como voy)\b/;
 const OFF_TOPIC =
   /\b(football|soccer|futbol|nba|basketball|baloncesto|tennis|sports?|deportes?|match|partido|politics?|politica|election|elecciones|president|presidente|weather|clima|rain|lluvia|forecast|celebrity|celebrities|famosos?|actor|actriz|singer|cantante|movie|pelicula|recipe|receta|cook|cocinar|horoscope|horoscopo)\b/;
+/** An outline line of the module-selection prompt: `- Module 2: Title — summary` (or Spanish `Módulo`). */
+const MODULE_LINE = new RegExp(`^\\s*[-*•]?\\s*(?:${MODULE_LABEL}|m[oó]dulo)\\s+(\\d+)\\s*[:.)—–-]\\s*(.*)$`, "gimu");
+/** One employee line of a summary transcript. */
+const EMPLOYEE_TURN = new RegExp(`^\\s*(?:${LABELS.employeeTurn}|empleado|user|usuario)\\s*:\\s*(.+)$`, "gim");
 const NO_COURSE = /^(none|null|n\/a|-|ninguno|ninguna|no)?$/i;
 
 /** One of `in_course | cross_course | progress | chitchat | off_topic`, from the employee's message. */
 export function classifyIntent(prompt: string, fallbackMessage: string): string {
-  const message = lineValue(prompt, "Employee message") ?? fallbackMessage;
+  const message = lineValue(prompt, LABELS.employeeMessage) ?? fallbackMessage;
   const folded = foldAccents(message);
   if (isGreeting(message)) return "chitchat";
   if (PROGRESS.test(folded)) return "progress";
-  const course = lineValue(prompt, "Course");
+  const course = lineValue(prompt, LABELS.course);
   if (course !== undefined && !NO_COURSE.test(course.replace(/[."']/g, "").trim())) return "in_course";
   if (OFF_TOPIC.test(folded)) return "off_topic";
   return "cross_course";
 }
 
 export function isModuleSelectionPrompt(text: string): boolean {
-  return /module number/i.test(text);
+  return text.toLowerCase().includes(MODULE_SELECTION_TASK.toLowerCase());
 }
 
 /** Numbers of the modules sharing the most words with the question, or `all` when none share any. */
 export function selectModules(prompt: string): string {
-  const question = stemSet(lineValue(prompt, "Question") ?? lineValue(prompt, "Pregunta") ?? "");
+  const question = stemSet(lineValue(prompt, LABELS.question) ?? lineValue(prompt, "Pregunta") ?? "");
   let bestScore = 0;
   let best: number[] = [];
-  for (const match of prompt.matchAll(/^\s*[-*•]?\s*(?:module|m[oó]dulo)\s+(\d+)\s*[:.)—–-]\s*(.*)$/gimu)) {
+  for (const match of prompt.matchAll(MODULE_LINE)) {
     const score = sharedStems(question, stemSet(match[2] ?? ""));
     if (score === 0 || score < bestScore) continue;
     if (score > bestScore) best = [];
@@ -64,13 +69,17 @@ export function selectModules(prompt: string): string {
   return best.length > 0 ? [...new Set(best)].sort((a, b) => a - b).join(", ") : "all";
 }
 
+/** The product's wording, plus the British spelling and Spanish a hand-written prompt may use. */
+const SUMMARY_TASKS = [SUMMARY_TASK, "summarise the conversation", "resume la conversación", "resume la conversacion"].map((task) => task.toLowerCase());
+
 export function isSummaryPrompt(text: string): boolean {
-  return /summari[sz]e the conversation|resume la conversaci[oó]n/i.test(text);
+  const lower = text.toLowerCase();
+  return SUMMARY_TASKS.some((task) => lower.includes(task));
 }
 
 /** 2–3 sentences from the first sentence of each employee turn. */
 export function summarizeConversation(prompt: string): string {
-  const turns = [...prompt.matchAll(/^\s*(?:employee|empleado|user|usuario)\s*:\s*(.+)$/gim)].map((match) => match[1] ?? "");
+  const turns = [...prompt.matchAll(EMPLOYEE_TURN)].map((match) => match[1] ?? "");
   const firsts = turns.map((turn) => splitSentences(turn)[0] ?? turn.trim()).filter((sentence) => sentence !== "");
   const spanish = detectLanguage(firsts.join(" ") || prompt) === "es";
   const end = (sentence: string) => (/[.!?…]$/.test(sentence) ? sentence : `${sentence}.`);

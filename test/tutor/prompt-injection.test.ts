@@ -8,7 +8,8 @@
  */
 import { expect } from "chai";
 import { AnswerGuard, WITHHELD_NOTICE } from "../../workers/tutor/answer-guard";
-import { SOURCES_CLOSE, SOURCES_OPEN, neutralise, tutorSystemPrompt, tutorUserMessage } from "../../workers/tutor/prompts";
+import { SOURCES_CLOSE, SOURCES_OPEN } from "../../lib/prompt-markers";
+import { neutralise, tutorSystemPrompt, tutorUserMessage } from "../../workers/tutor/prompts";
 import type { ChatRequest } from "../../offline-model/responder";
 import { useStack, type Stack } from "../support/stack";
 import { insertDocument, removeFixtures, type FixtureDocument } from "./access-fixtures";

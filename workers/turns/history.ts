@@ -4,6 +4,7 @@
  * when six more turns have aged out of the raw window since the last refresh.
  */
 import type { ChatMessageRow } from "../../db/queries/chat-messages";
+import { LABELS } from "../../lib/prompt-markers";
 
 export const RAW_TURNS = 6;
 export const SUMMARY_EVERY = 6;
@@ -54,5 +55,5 @@ export function summaryDue(totalTurns: number, summaryTurnCount: number, hasSumm
 }
 
 export function transcript(turns: Turn[]): string {
-  return turns.map((turn) => `Employee: ${turn.user}${turn.assistant ? `\nTutor: ${turn.assistant}` : ""}`).join("\n");
+  return turns.map((turn) => `${LABELS.employeeTurn}: ${turn.user}${turn.assistant ? `\n${LABELS.tutorTurn}: ${turn.assistant}` : ""}`).join("\n");
 }
