@@ -16,7 +16,7 @@ import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { api, join, waitForTurnEnd } from "../support/client";
 import { stackSuite } from "../support/suite";
 import { finalErrors, startOwnWorkers, stackWorker } from "../reliability/helpers";
-import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../tutor/helpers";
+import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
 
 /** A session of our own that holds an ACCESS EXCLUSIVE lock on a table until released. */
 async function lockTable(url: string, table: string): Promise<{ release(): Promise<void> }> {

@@ -12,7 +12,7 @@ import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { isPortInUse } from "../../launcher/embedded/child-process";
 import { findPostgresServer } from "../../launcher/embedded/postgres-cluster";
-import { askAdmin, waitForAction, type Person } from "../admin/helpers";
+import { askAdmin, waitForAction, type Person } from "../workers/admin/helpers";
 import { connect, join, login, recordEvents, waitFor, waitForTurnEnd, api, type ReceivedEvent } from "../support/client";
 import { makeHtml } from "../support/document-fixtures";
 import { ingestEveryFormat, type IngestedFixture } from "../support/ingestion-journey";

@@ -21,8 +21,8 @@ import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
 import { stackSuite } from "../support/suite";
-import { scriptedResponder } from "../tutor/helpers";
-import { parseExposition, total } from "../ops/metrics-helpers";
+import { scriptedResponder } from "../workers/tutor/helpers";
+import { parseExposition, total } from "../server/metrics-helpers";
 import { finalErrors } from "./helpers";
 
 const STATS = { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "all" };
