@@ -12,10 +12,10 @@ import {
   isSummaryPrompt,
   jsonReply,
   selectModules,
-  summarizeConversation,
+  summariseConversation,
   wantsJson,
 } from "./offline-tasks";
-import { summarizeToolResults, toolCallFor } from "./offline-tools";
+import { summariseToolResults, toolCallFor } from "./offline-tools";
 import type { ChatMessage, ChatReply, ChatRequest, Responder } from "./responder";
 import { GENERAL_KNOWLEDGE } from "../lib/prompt-markers";
 import { messageText, splitSentences } from "./text";
@@ -64,11 +64,11 @@ export function offlineReply(request: ChatRequest): ChatReply {
   const { instructions, lastUser } = instructionText(messages);
   if (isIntentPrompt(instructions)) return { content: classifyIntent(instructions, lastUser) };
   if (isModuleSelectionPrompt(instructions)) return { content: selectModules(instructions) };
-  if (isSummaryPrompt(instructions)) return { content: summarizeConversation(instructions) };
+  if (isSummaryPrompt(instructions)) return { content: summariseConversation(instructions) };
 
   const last = messages[messages.length - 1];
   if (request.tools && request.tools.length > 0) {
-    if (last?.role === "tool") return { content: summarizeToolResults(messages) };
+    if (last?.role === "tool") return { content: summariseToolResults(messages) };
     if (last?.role === "user") {
       const call = toolCallFor(request.tools, lastUser);
       if (call) return { toolCalls: [call] };

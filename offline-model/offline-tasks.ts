@@ -78,7 +78,7 @@ export function isSummaryPrompt(text: string): boolean {
 }
 
 /** 2–3 sentences from the first sentence of each employee turn. */
-export function summarizeConversation(prompt: string): string {
+export function summariseConversation(prompt: string): string {
   const turns = [...prompt.matchAll(EMPLOYEE_TURN)].map((match) => match[1] ?? "");
   const firsts = turns.map((turn) => splitSentences(turn)[0] ?? turn.trim()).filter((sentence) => sentence !== "");
   const spanish = detectLanguage(firsts.join(" ") || prompt) === "es";

@@ -198,7 +198,7 @@ function describeOutcome(parsed: unknown, spanish: boolean): string | undefined 
 }
 
 /** Plain-text summary of the tool results that follow the last assistant turn, in the user's language. */
-export function summarizeToolResults(messages: ChatMessage[]): string {
+export function summariseToolResults(messages: ChatMessage[]): string {
   const lastUser = [...messages].reverse().find((message) => message.role === "user");
   const spanish = detectLanguage(messageText(lastUser)) === "es";
   const results: string[] = [];

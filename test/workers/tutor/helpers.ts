@@ -12,12 +12,13 @@ import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import type { CourseKey } from "../../../db/seeds/demo-courses";
 import { api, connect, join, login, recordEvents, waitForTurnEnd, type ReceivedEvent } from "../../support/client";
 import type { RecordedRequest } from "../../support/scripted-llm";
+import { SUMMARY_TASK } from "../../../lib/prompt-markers";
 import type { Stack } from "../../support/stack";
 
 /** Stable phrases of the app's prompts (workers/tutor/intent.ts, page-index.ts, prompts.ts). */
 export const CLASSIFY_MARKER = "Reply with the label only";
 export const MODULE_SELECTION_MARKER = "Which module number or numbers contain the answer?";
-export const SUMMARY_MARKER = "Summarize the conversation";
+export const SUMMARY_MARKER = SUMMARY_TASK;
 
 export interface Learner {
   token: string;
