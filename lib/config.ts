@@ -21,13 +21,16 @@ const workerQueues = z
   .trim()
   .regex(/^(all|[a-z-]+(:\d+)?(,[a-z-]+(:\d+)?)*)$/, "use 'all' or a list like 'tutor-generate:4,ingest-embed:2'");
 
+/** Its own schema, so the logger can read LOG_LEVEL without parsing every other setting (lib/logger.ts). */
+export const logLevelSetting = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("pino level of every process.");
+
 /**
  * Every setting with its doc: `.describe()` (not a comment) so `npm run docs:config` can print
  * docs/configuration.md from this schema, and a test fails when the page and the code drift.
  */
 export const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development").describe("`production` refuses dev-login at start-up."),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("pino level of every process."),
+  LOG_LEVEL: logLevelSetting,
   HOST: z
     .string()
     .default("0.0.0.0")
