@@ -16,7 +16,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError, parseConfig } from "../lib/config";
+import { type Config, ConfigError, parseConfig } from "../lib/config";
+import { type LauncherConfig, parseLauncherConfig } from "./settings";
 import { componentLogger } from "../lib/logger";
 import { chooseBindAddress, exposureBannerLine } from "./bind-address";
 import { isPortInUse, spawnUntilReady, type ManagedChild } from "./embedded/child-process";
@@ -34,25 +35,43 @@ const EXIT_WITH_PARENT = fileURLToPath(new URL("./embedded/exit-with-parent.ts",
 /** A Node child under tsx that stops itself when the launcher dies. */
 const tsx = (script: string): [string, string[]] => [process.execPath, ["--import", "tsx", "--import", EXIT_WITH_PARENT, script]];
 
+/** The product's settings and the launcher's own, with every bad variable of both named at once. */
+function parseBoth(env: NodeJS.ProcessEnv): [Config, LauncherConfig] {
+  const problems: string[] = [];
+  const attempt = <T>(parse: () => T): T | undefined => {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
+    }
+  };
+  const base = attempt(() => parseConfig(env));
+  const own = attempt(() => parseLauncherConfig(env));
+  if (!base || !own) throw new ConfigError(problems);
+  return [base, own];
+}
+
 async function main(): Promise<void> {
   // A .env beside package.json is read like docker compose would; real env vars win.
   if (existsSync(".env")) process.loadEnvFile(".env");
-  const base = parseConfig(process.env);
-  const dataDir = resolve(base.DATA_DIR);
+  const [base, own] = parseBoth(process.env);
+  const dataDir = resolve(own.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   const env: Record<string, string> = { ...(process.env as Record<string, string>) };
   const embedded: string[] = [];
-  const EMBEDDED_PORTS = { postgres: base.EMBEDDED_POSTGRES_PORT, redis: base.EMBEDDED_REDIS_PORT, llm: base.EMBEDDED_LLM_PORT };
+  const EMBEDDED_PORTS = { postgres: own.EMBEDDED_POSTGRES_PORT, redis: own.EMBEDDED_REDIS_PORT, llm: own.EMBEDDED_LLM_PORT };
   const record = (name: string, pid: number | undefined, marker: string): void => {
     if (pid) recordPid(dataDir, name, { pid, marker });
   };
-  const launcher: LauncherSettings = { dataDir, maxFastCrashes: base.LAUNCHER_MAX_FAST_CRASHES };
+  const launcher: LauncherSettings = { dataDir, maxFastCrashes: own.LAUNCHER_MAX_FAST_CRASHES };
   await stopStaleProcesses(dataDir, say);
   mkdirSync(join(dataDir, "run"), { recursive: true });
 
   if (!base.DATABASE_URL) {
     await refuseBusyPort(EMBEDDED_PORTS.postgres, "the embedded Postgres", "DATABASE_URL");
-    const database = await startEmbeddedDatabase(base.EMBEDDED_POSTGRES, launcher, EMBEDDED_PORTS.postgres, env);
+    const database = await startEmbeddedDatabase(own.EMBEDDED_POSTGRES, launcher, EMBEDDED_PORTS.postgres, env);
     env.DATABASE_URL = database.url;
     embedded.push(database.label);
   }

@@ -13,7 +13,7 @@ const optionalString = z
 
 const booleanFlag = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((value) => value === "true" || value === "1" || value === "yes");
 
-const port = z.coerce.number().int().min(0).max(65535);
+export const port = z.coerce.number().int().min(0).max(65535);
 
 /** `WORKER_QUEUES=all` or `tutor-generate:50,ingest-embed:2` (concurrency optional). */
 const workerQueues = z
@@ -484,32 +484,6 @@ export const configSchema = z.object({
       "Unset, metrics are served only while dev-login is on (`403` otherwise).",
   ),
 
-  DATA_DIR: z
-    .string()
-    .default(".data")
-    .describe(
-      "`npm start` only: holds `postgres/` (the PostgreSQL cluster) or `pglite/`, `redis/`, `jwt-secret`, `postgres-password` and `run/` " +
-        "(pids of what it started).",
-    ),
-  EMBEDDED_POSTGRES: z
-    .enum(["auto", "server", "pglite"])
-    .default("auto")
-    .describe(
-      "`npm start` only, when `DATABASE_URL` is unset: `server` runs a PostgreSQL cluster of its own (an installed server with pgvector, " +
-        "which `scripts/ensure-deps.sh` installs), `pglite` the embedded PGlite fallback; `auto` takes whichever `DATA_DIR` already holds, " +
-        "else the server when there is one, else PGlite, and says why.",
-    ),
-  EMBEDDED_POSTGRES_PORT: port
-    .default(54329)
-    .describe("`npm start` only: port of the embedded Postgres (the local server or PGlite), used when `DATABASE_URL` is unset."),
-  EMBEDDED_REDIS_PORT: port.default(6390).describe("`npm start` only: port of the embedded redis-server, used when `REDIS_URL` is unset."),
-  EMBEDDED_LLM_PORT: port.default(11435).describe("`npm start` only: port of the offline model server, used when `LLM_BASE_URL` is unset."),
-  LAUNCHER_MAX_FAST_CRASHES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(5)
-    .describe("`npm start` only: a server or worker that crashes this many times in a row, each within a minute of starting, stops the launcher."),
   REDIS_MAXMEMORY: z
     .string()
     .trim()
