@@ -13,7 +13,7 @@ const optionalString = z
 
 const booleanFlag = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((value) => value === "true" || value === "1" || value === "yes");
 
-const port = z.coerce.number().int().min(0).max(65535);
+export const port = z.coerce.number().int().min(0).max(65535);
 
 /** `WORKER_QUEUES=all` or `tutor-generate:50,ingest-embed:2` (concurrency optional). */
 const workerQueues = z
@@ -21,13 +21,16 @@ const workerQueues = z
   .trim()
   .regex(/^(all|[a-z-]+(:\d+)?(,[a-z-]+(:\d+)?)*)$/, "use 'all' or a list like 'tutor-generate:4,ingest-embed:2'");
 
+/** Its own schema, so the logger can read LOG_LEVEL without parsing every other setting (lib/logger.ts). */
+export const logLevelSetting = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("pino level of every process.");
+
 /**
  * Every setting with its doc: `.describe()` (not a comment) so `npm run docs:config` can print
  * docs/configuration.md from this schema, and a test fails when the page and the code drift.
  */
 export const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development").describe("`production` refuses dev-login at start-up."),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("pino level of every process."),
+  LOG_LEVEL: logLevelSetting,
   HOST: z
     .string()
     .default("0.0.0.0")
@@ -481,32 +484,6 @@ export const configSchema = z.object({
       "Unset, metrics are served only while dev-login is on (`403` otherwise).",
   ),
 
-  DATA_DIR: z
-    .string()
-    .default(".data")
-    .describe(
-      "`npm start` only: holds `postgres/` (the PostgreSQL cluster) or `pglite/`, `redis/`, `jwt-secret`, `postgres-password` and `run/` " +
-        "(pids of what it started).",
-    ),
-  EMBEDDED_POSTGRES: z
-    .enum(["auto", "server", "pglite"])
-    .default("auto")
-    .describe(
-      "`npm start` only, when `DATABASE_URL` is unset: `server` runs a PostgreSQL cluster of its own (an installed server with pgvector, " +
-        "which `scripts/ensure-deps.sh` installs), `pglite` the embedded PGlite fallback; `auto` takes whichever `DATA_DIR` already holds, " +
-        "else the server when there is one, else PGlite, and says why.",
-    ),
-  EMBEDDED_POSTGRES_PORT: port
-    .default(54329)
-    .describe("`npm start` only: port of the embedded Postgres (the local server or PGlite), used when `DATABASE_URL` is unset."),
-  EMBEDDED_REDIS_PORT: port.default(6390).describe("`npm start` only: port of the embedded redis-server, used when `REDIS_URL` is unset."),
-  EMBEDDED_LLM_PORT: port.default(11435).describe("`npm start` only: port of the offline model server, used when `LLM_BASE_URL` is unset."),
-  LAUNCHER_MAX_FAST_CRASHES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(5)
-    .describe("`npm start` only: a server or worker that crashes this many times in a row, each within a minute of starting, stops the launcher."),
   REDIS_MAXMEMORY: z
     .string()
     .trim()

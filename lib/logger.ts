@@ -4,7 +4,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { pino, type Logger } from "pino";
-import { getConfig } from "./config";
+import { ConfigError, logLevelSetting, parseConfig } from "./config";
 
 const SECRET_PATTERN = /(Bearer\s+)[A-Za-z0-9._~+/=-]+|\bsk-[A-Za-z0-9_-]{8,}/g;
 
@@ -74,11 +74,23 @@ export function serializeError(error: unknown): Record<string, unknown> {
 
 let root: Logger | undefined;
 
+/**
+ * LOG_LEVEL only, with the product schema's own rule for it: the root logger must not depend on
+ * every other setting being valid (the offline model and the launcher's helpers log without the
+ * product's configuration). A bad LOG_LEVEL fails the way the whole configuration does, naming
+ * every bad variable at once, since a process's first log line often comes before its config.
+ */
+function logLevel(): string {
+  const parsed = logLevelSetting.safeParse(process.env.LOG_LEVEL);
+  if (parsed.success) return parsed.data;
+  parseConfig(process.env);
+  throw new ConfigError(parsed.error.issues.map((issue) => `LOG_LEVEL: ${issue.message}`));
+}
+
 export function getLogger(): Logger {
   if (root) return root;
-  const config = getConfig();
   root = pino({
-    level: config.LOG_LEVEL,
+    level: logLevel(),
     base: { pid: process.pid },
     serializers: { err: serializeError },
     redact: {

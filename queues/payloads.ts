@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { QueueName } from "./names";
+import { INTENT_LABELS } from "../lib/prompt-markers";
 
 const uuid = z.uuid();
 
@@ -85,7 +86,8 @@ export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>
  */
 
 /** The five intents a tutor turn can have (classify decides, retrieval acts on it). */
-export const INTENTS = ["in_course", "cross_course", "progress", "chitchat", "off_topic"] as const;
+/** The intent labels; the intent prompt asks for them by these names (lib/prompt-markers.ts). */
+export const INTENTS = INTENT_LABELS;
 export type Intent = (typeof INTENTS)[number];
 
 /** What a stage returns instead of its result once the turn is cancelled; generate ends the turn. */

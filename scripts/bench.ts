@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { MODULES } from "./bench/modules";
 import { engineLabel, type BenchEngine } from "./bench/database";
 import { settingsFor, type Mode } from "./bench/settings";
-import { findPostgresServer } from "./embedded/postgres-cluster";
+import { findPostgresServer } from "../launcher/embedded/postgres-cluster";
 
 const { values } = parseArgs({
   options: { quick: { type: "boolean" }, smoke: { type: "boolean" }, only: { type: "string" }, out: { type: "string" }, engines: { type: "string" } },

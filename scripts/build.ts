@@ -25,8 +25,8 @@ const DIST = resolve(values["out-dir"]);
 const ENTRIES: Record<string, string> = {
   "server/main.ts": "server/main.js",
   "workers/main.ts": "workers/main.js",
-  "scripts/prepare-database-cli.ts": "scripts/prepare-database-cli.js",
-  "scripts/reembed.ts": "scripts/reembed.js",
+  "ops/cli/prepare-database-cli.ts": "ops/cli/prepare-database-cli.js",
+  "ops/cli/reembed.ts": "ops/cli/reembed.js",
 };
 const EXTRACTION_THREAD = { source: "workers/ingestion/isolation/thread-tasks.ts", out: "workers/extraction-thread.js" };
 

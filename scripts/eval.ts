@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startInfrastructure, stopInfrastructure } from "./harness/infrastructure";
+import { startInfrastructure, stopInfrastructure } from "../test/harness/infrastructure";
 import { consoleTable, resultsPage, toBaseline, type Baseline } from "./eval/report";
 import { evaluate } from "./eval/run";
 import { allCorpusFiles, EVAL_DIR, loadQuestions } from "./eval/questions";

@@ -11,9 +11,9 @@
  * BENCH_DATABASE_URL, when set, replaces both with your own Postgres.
  */
 import { spawnSync } from "node:child_process";
-import { findFreePort, spawnUntilReady, type ManagedChild } from "../embedded/child-process";
-import { findPostgresServer } from "../embedded/postgres-cluster";
-import { startTestCluster } from "../harness/infrastructure";
+import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
+import { findPostgresServer } from "../../launcher/embedded/postgres-cluster";
+import { startTestCluster } from "../../test/harness/infrastructure";
 
 export type BenchEngine = "server" | "pglite";
 
@@ -53,7 +53,7 @@ export async function startBenchDatabase(engine: BenchEngine = currentEngine()):
   const port = await findFreePort();
   const { child, match } = await spawnUntilReady(
     process.execPath,
-    ["--import", "tsx", "scripts/embedded/postgres-server.ts", "--port", String(port), "--exit-with-parent", "--max-connections", "256"],
+    ["--import", "tsx", "launcher/embedded/postgres-server.ts", "--port", String(port), "--exit-with-parent", "--max-connections", "256"],
     { name: "pglite", readyPattern: /^READY (\S+)/, timeoutMs: 60_000 },
   );
   return { url: match[1]!, pid: child.process.pid, stop: () => stopChild(child) };

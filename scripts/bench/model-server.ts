@@ -9,10 +9,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createOfflineResponder } from "../llm-server/offline-responder";
-import { isIntentPrompt, isModuleSelectionPrompt, isSummaryPrompt } from "../llm-server/offline-tasks";
-import type { ChatRequest } from "../llm-server/responder";
-import { messageText } from "../llm-server/text";
+import { createOfflineResponder } from "../../offline-model/offline-responder";
+import { isIntentPrompt, isModuleSelectionPrompt, isSummaryPrompt } from "../../offline-model/offline-tasks";
+import type { ChatRequest } from "../../offline-model/responder";
+import { messageText } from "../../offline-model/text";
 import { wallClockMs } from "./stats";
 
 interface Settings {

@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { parseConfig, resetConfig } from "../../lib/config";
 import { resetLogger } from "../../lib/logger";
-import { findFreePort, spawnUntilReady, type ManagedChild } from "../embedded/child-process";
-import { startEmbeddedRedis } from "../embedded/redis";
-import { prepareDatabase } from "../prepare-database";
+import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
+import { startEmbeddedRedis } from "../../launcher/embedded/redis";
+import { prepareDatabase } from "../../ops/cli/prepare-database";
 import { startBenchDatabase } from "./database";
 
 export interface BenchProcess {

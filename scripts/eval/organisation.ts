@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/knex";
-import { login } from "../harness/client";
+import { login } from "../../test/harness/client";
 import type { JudgedSource } from "./scoring";
 
 export interface EvalOrganisation {

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../../db/knex";
-import { api, connect, join as joinSession, recordEvents, upload, waitFor, waitForTurnEnd } from "../harness/client";
+import { api, connect, join as joinSession, recordEvents, upload, waitFor, waitForTurnEnd } from "../../test/harness/client";
 import { createEvalOrganisation, dropEvalOrganisation, sourceTexts, type EvalOrganisation } from "./organisation";
 import { CORPUS_DIR, type EvalQuestion } from "./questions";
 import { measureTurns, type TurnCost } from "./turn-cost";

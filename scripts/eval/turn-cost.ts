@@ -7,7 +7,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { infrastructureProcesses } from "../harness/infrastructure";
+import { infrastructureProcesses } from "../../test/harness/infrastructure";
 
 /** Linux clock ticks per second (USER_HZ), what /proc/<pid>/stat counts CPU time in. */
 const TICKS_PER_SECOND = 100;

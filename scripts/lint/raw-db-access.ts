@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 /** Folders whose code must reach tables through db/; db/ itself and test/ (which inspects rows) are exempt. */
-export const CHECKED_FOLDERS = ["server", "workers", "commands", "queues", "lib", "scripts"];
+export const CHECKED_FOLDERS = ["server", "workers", "commands", "queues", "lib", "launcher", "offline-model", "ops", "scripts"];
 
 /** Measuring harnesses set up and inspect their own fixture rows, as tests do. */
 const EXEMPT = [/^scripts\/(?:eval|bench)(?:\/|\.ts$)/];

@@ -2,7 +2,7 @@
  * What each HTTP route promises, declared once: method, path, who may call it, the zod schemas
  * its handler validates with (the same objects, imported from the route's schema.ts), what it
  * answers and which error codes it can give. server/openapi/document.ts turns the declarations
- * into OpenAPI 3.1, and test/docs/openapi.test.ts checks them against the routes actually mounted.
+ * into OpenAPI 3.1, and test/server/openapi/document.test.ts checks them against the routes actually mounted.
  */
 import type { z } from "zod";
 import type { ErrorCode } from "./error-codes";

@@ -12,7 +12,7 @@ import { isOperator } from "../auth/operator";
 import type { ServerDeps } from "../deps";
 import { unauthorized } from "../errors";
 
-/** The model name the bundled offline server answers to (scripts/llm-server). */
+/** The model name the bundled offline server answers to (offline-model/). */
 export const OFFLINE_MODEL = "offline-extractive";
 
 export function meRoutes(deps: ServerDeps): Router {

@@ -1,7 +1,7 @@
 /**
  * Queries whose behaviour PGlite could hide, checked on the real server: the HNSW session
  * settings are in force on every pooled connection (and an iterative scan fills k under a
- * tenant filter, test/db/vector-search.test.ts), the lost-turn sweep's read is served by its
+ * tenant filter, test/db/queries/knowledge-search.test.ts), the lost-turn sweep's read is served by its
  * partial index, and two executors of the same admin action item, truly concurrent, apply it
  * once (the row lock in applyActionItem). Skipped on the PGlite lane.
  */
@@ -12,10 +12,10 @@ import { applyActionItem } from "../../commands/apply-action-item";
 import { createPendingAction, findAction, listActionItems } from "../../db/queries/admin-actions";
 import { listUnansweredTurns } from "../../db/queries/unanswered-turns";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
-import { testDatabaseEngine } from "../../scripts/harness/infrastructure";
+import { testDatabaseEngine } from "../harness/infrastructure";
 import { api } from "../support/client";
 import { stackSuite } from "../support/suite";
-import { freshEmployee, removeFreshEmployees } from "../tutor/helpers";
+import { freshEmployee, removeFreshEmployees } from "../workers/tutor/helpers";
 
 describe("queries on a real PostgreSQL server", function () {
   const stack = stackSuite(this, { timeoutMs: 120_000, cleanUp: removeFreshEmployees });

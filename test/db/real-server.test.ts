@@ -10,13 +10,13 @@ import { expect } from "chai";
 import pg from "pg";
 import { DatabaseFullError } from "../../db/connection-limit";
 import { parseConfig } from "../../lib/config";
-import { startTestCluster, testDatabaseEngine } from "../../scripts/harness/infrastructure";
+import { startTestCluster, testDatabaseEngine } from "../harness/infrastructure";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { api, join, waitForTurnEnd } from "../support/client";
 import { stackSuite } from "../support/suite";
 import { finalErrors, startOwnWorkers, stackWorker } from "../reliability/helpers";
-import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../tutor/helpers";
+import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
 
 /** A session of our own that holds an ACCESS EXCLUSIVE lock on a table until released. */
 async function lockTable(url: string, table: string): Promise<{ release(): Promise<void> }> {

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { configSchema, parseConfig } from "../../lib/config";
+import { launcherSchema, parseLauncherConfig } from "../../launcher/settings";
 import { CONFIGURATION_PAGE, renderConfigurationPage } from "../../scripts/docs/configuration";
 
 /** `| \`NAME\` | default | accepts | meaning |` rows of the committed page, by variable name. */
@@ -14,6 +15,9 @@ function committedRows(page: string): Map<string, string[]> {
   return rows;
 }
 
+/** Every setting: the product's (lib/config.ts) and the launcher's own (launcher/settings.ts). */
+const SETTINGS = [...Object.keys(configSchema.shape), ...Object.keys(launcherSchema.shape)];
+
 describe("docs/configuration.md", () => {
   const committed = readFileSync(CONFIGURATION_PAGE, "utf8");
 
@@ -23,8 +27,8 @@ describe("docs/configuration.md", () => {
 
   it("lists every setting with the default the code applies when it is unset", () => {
     const rows = committedRows(committed);
-    const defaults = parseConfig({}) as Record<string, unknown>;
-    for (const name of Object.keys(configSchema.shape)) {
+    const defaults = { ...parseConfig({}), ...parseLauncherConfig({}) } as Record<string, unknown>;
+    for (const name of SETTINGS) {
       const row = rows.get(name);
       expect(row, `${name} is missing from docs/configuration.md`).to.not.equal(undefined);
       const documented = row![0];
@@ -36,7 +40,7 @@ describe("docs/configuration.md", () => {
 
   it("every setting also appears in .env.example", () => {
     const template = readFileSync(new URL("../../.env.example", import.meta.url), "utf8");
-    const missing = Object.keys(configSchema.shape).filter((name) => !new RegExp(`^# ?${name}=`, "m").test(template));
+    const missing = SETTINGS.filter((name) => !new RegExp(`^# ?${name}=`, "m").test(template));
     expect(missing).to.deep.equal([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The product as the README starts it: `npm start`'s script (scripts/start.sh → scripts/start.ts)
+ * The product as the README starts it: `npm start`'s script (scripts/start.sh → launcher/start.ts)
  * on its own DATA_DIR and free ports, every part on its embedded default (Postgres, Redis, the
  * offline model), started once for the suite. The journeys are driven black-box, over HTTP, the
  * socket and Chromium, never through the test harness's in-process stack — which is how a
@@ -10,9 +10,9 @@
 import { rmSync } from "node:fs";
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { isPortInUse } from "../../scripts/embedded/child-process";
-import { findPostgresServer } from "../../scripts/embedded/postgres-cluster";
-import { askAdmin, waitForAction, type Person } from "../admin/helpers";
+import { isPortInUse } from "../../launcher/embedded/child-process";
+import { findPostgresServer } from "../../launcher/embedded/postgres-cluster";
+import { askAdmin, waitForAction, type Person } from "../workers/admin/helpers";
 import { connect, join, login, recordEvents, waitFor, waitForTurnEnd, api, type ReceivedEvent } from "../support/client";
 import { makeHtml } from "../support/document-fixtures";
 import { ingestEveryFormat, type IngestedFixture } from "../support/ingestion-journey";

@@ -24,7 +24,7 @@ describe("a tutor turn over HTTP, BullMQ and Socket.IO", function () {
 
   it("streams tokens in order, ends with done, and stores exactly the streamed answer", async () => {
     stack.llm.reset();
-    // Tokens written while an append is in flight travel together (workers/tutor/turn-emitter.ts):
+    // Tokens written while an append is in flight travel together (workers/turns/turn-emitter.ts):
     // a model that pauses between tokens, as real ones do, shows the answer arriving piece by piece.
     stack.llm.setTokenDelay(5);
     const received = recordEvents(socket);

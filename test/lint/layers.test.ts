@@ -21,11 +21,17 @@ const TREE: Record<string, string> = {
     'import { query } from "../db/query";\nimport { name } from "../queues/names";\nimport { word } from "../lib/words";\nexport const command = [query, name, word];\n',
   "workers/stage.ts":
     'import { query } from "../db/query";\nimport { name } from "../queues/names";\nimport { command } from "../commands/command";\nexport const stage = [query, name, command];\n',
+  "workers/turns/shared.ts": 'import { query } from "../../db/query";\nexport const shared = query;\n',
+  "workers/tutor/own.ts": 'import { shared } from "../turns/shared";\nexport const own = shared;\n',
+  "workers/admin/fine.ts": 'import { shared } from "../turns/shared";\nimport { query } from "../../db/query";\nexport const fine = [shared, query];\n',
   "server/routes/fine.ts":
     'import { query } from "../../db/query";\nimport { name } from "../../queues/names";\nimport { word } from "../../lib/words";\nimport { command } from "../../commands/command";\nexport const fine = [query, name, word, command];\n',
   // Forbidden, one per rule:
   "server/routes/uses-worker.ts": 'import { stage } from "../../workers/stage";\nexport const bad = stage;\n',
   "workers/uses-server.ts": 'import { fine } from "../server/routes/fine";\nexport const bad = fine;\n',
+  "workers/admin/uses-tutor.ts": 'import { own } from "../tutor/own";\nexport const bad = own;\n',
+  "workers/maintenance/uses-tutor.ts": 'import { own } from "../tutor/own";\nexport const bad = own;\n',
+  "workers/admin/uses-server.ts": 'import { fine } from "../../server/routes/fine";\nexport const bad = fine;\n',
   "db/uses-queues.ts": 'import { name } from "../queues/names";\nexport const bad = name;\n',
   "queues/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
   "lib/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
@@ -36,6 +42,15 @@ const TREE: Record<string, string> = {
   "lib/uses-commands.ts": 'import { command } from "../commands/command";\nexport const bad = command;\n',
   "scripts/uses-test.ts": 'import { helper } from "../test/support/helper";\nexport const bad = helper;\n',
   "test/support/helper.ts": "export const helper = 1;\n",
+  "test/harness/infra.ts": "export const infra = 1;\n",
+  "scripts/uses-harness.ts": 'import { infra } from "../test/harness/infra";\nexport const fine = infra;\n',
+  "offline-model/fine.ts": 'import { word } from "../lib/words";\nexport const fine = word;\n',
+  "offline-model/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
+  "launcher/fine.ts": 'import { query } from "../db/query";\nimport { word } from "../lib/words";\nexport const fine = [query, word];\n',
+  "launcher/uses-worker.ts": 'import { stage } from "../workers/stage";\nexport const bad = stage;\n',
+  "ops/cli/fine.ts": 'import { stage } from "../../workers/stage";\nimport { name } from "../../queues/names";\nexport const fine = [stage, name];\n',
+  "ops/cli/uses-server.ts": 'import { fine } from "../../server/routes/fine";\nexport const bad = fine;\n',
+  "server/routes/uses-launcher.ts": 'import { fine } from "../../launcher/fine";\nexport const bad = fine;\n',
 };
 
 describe("lint: layer directions", function () {
@@ -67,14 +82,22 @@ describe("lint: layer directions", function () {
       "commands/uses-worker.ts",
       "db/uses-commands.ts",
       "db/uses-queues.ts",
+      "launcher/uses-worker.ts",
       "lib/uses-commands.ts",
       "lib/uses-db.ts",
+      "offline-model/uses-db.ts",
+      "ops/cli/uses-server.ts",
       "queues/uses-commands.ts",
       "queues/uses-db.ts",
       "scripts/uses-test.ts",
+      "server/routes/uses-launcher.ts",
       "server/routes/uses-worker.ts",
+      "workers/admin/uses-server.ts",
+      "workers/admin/uses-tutor.ts",
+      "workers/maintenance/uses-tutor.ts",
       "workers/uses-server.ts",
     ]);
+    expect(output).to.include("share turn code through workers/turns/");
     expect(output).to.include("server/ may import from commands/, queues/, db/ and lib/ only");
     expect(output).to.include("commands/ may import from queues/, db/ and lib/ only");
   });

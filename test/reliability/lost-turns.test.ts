@@ -14,7 +14,7 @@ import type { RunningWorkers } from "../../workers/host";
 import { maintenanceSchedule } from "../../workers/maintenance/schedule";
 import { join, waitFor } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { freshEmployee, removeFreshEmployees, type Learner } from "../tutor/helpers";
+import { freshEmployee, removeFreshEmployees, type Learner } from "../workers/tutor/helpers";
 import { assistantRows, eventsOfTurn, startOwnWorkers } from "./helpers";
 
 const TEN_MINUTES_AGO = () => new Date(Date.now() - 10 * 60_000);

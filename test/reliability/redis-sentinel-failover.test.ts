@@ -8,12 +8,12 @@
  */
 import { expect } from "chai";
 import { parseConfig } from "../../lib/config";
-import { startSentinelDeployment, type SentinelDeployment } from "../../scripts/harness/redis-sentinel";
+import { startSentinelDeployment, type SentinelDeployment } from "../harness/redis-sentinel";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
 import { stackSuite } from "../support/suite";
-import { generationRequestsFor, scriptedResponder } from "../tutor/helpers";
+import { generationRequestsFor, scriptedResponder } from "../workers/tutor/helpers";
 import { eventsOfTurn, finalErrors, finalText } from "./helpers";
 
 const LONG_ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the expense policy is explained here.`).join(" ");

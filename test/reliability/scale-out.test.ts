@@ -12,7 +12,7 @@ import { expect } from "chai";
 import { io, type Socket } from "socket.io-client";
 import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { scriptedResponder } from "../tutor/helpers";
+import { scriptedResponder } from "../workers/tutor/helpers";
 
 const TUTOR_QUEUES = ["tutor-classify", "tutor-retrieve", "tutor-generate"];
 const ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the returns policy matters here.`).join(" ");

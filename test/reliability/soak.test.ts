@@ -9,7 +9,7 @@
 import { expect } from "chai";
 import { api, type ReceivedEvent } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { freshEmployee, removeFreshEmployees, scriptedResponder, type Learner } from "../tutor/helpers";
+import { freshEmployee, removeFreshEmployees, scriptedResponder, type Learner } from "../workers/tutor/helpers";
 import { eventsOfTurn, finalText } from "./helpers";
 
 const SESSIONS = Number(process.env.SOAK_SESSIONS ?? 200);

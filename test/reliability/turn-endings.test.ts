@@ -9,7 +9,7 @@ import { expect } from "chai";
 import type { RunningWorkers } from "../../workers/host";
 import { api, join, waitFor, waitForTurnEnd } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { freshEmployee, generationRequestsFor, removeFreshEmployees, scriptedResponder, type Learner } from "../tutor/helpers";
+import { freshEmployee, generationRequestsFor, removeFreshEmployees, scriptedResponder, type Learner } from "../workers/tutor/helpers";
 import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";
 import { assistantRows, eventsOfTurn, finalErrors, finalText, startOwnWorkers, stackWorker } from "./helpers";
 import { startTcpSwitch, targetOf, throughSwitch, type TcpSwitch } from "./tcp-switch";

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { expect } from "chai";
 import { api, join, waitFor, waitForTurnEnd } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../tutor/helpers";
+import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
 
 const ANSWER = Array.from({ length: 60 }, (_, i) => `Step ${i + 1} of the returns procedure is written down here.`).join(" ");
 

@@ -11,7 +11,7 @@ import { SignJWT, decodeJwt } from "jose";
 import type { Socket } from "socket.io-client";
 import { ConfigError, parseConfig } from "../../lib/config";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
-import { chooseBindAddress, exposureBannerLine } from "../../scripts/bind-address";
+import { chooseBindAddress, exposureBannerLine } from "../../launcher/bind-address";
 import { startServer, type RunningServer } from "../../server/server";
 import { api, connect, join } from "../support/client";
 import { useStack, type Stack } from "../support/stack";

@@ -15,7 +15,7 @@ import { LocalWindow } from "../../server/sockets/local-window";
 import { api, connect, upload } from "../support/client";
 import { makeTxt } from "../support/document-fixtures";
 import { useStack, type Stack } from "../support/stack";
-import { cleanUp, freshUser, type Person } from "../admin/helpers";
+import { cleanUp, freshUser, type Person } from "../workers/admin/helpers";
 
 describe("limits on costly requests", function () {
   this.timeout(60_000);

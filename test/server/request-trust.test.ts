@@ -12,7 +12,7 @@ import { createApp } from "../../server/app";
 import type { ServerDeps } from "../../server/deps";
 import { api, join } from "../support/client";
 import { startStack, type Stack } from "../support/stack";
-import { askAdmin, cleanUp, freshUser, scriptTurn } from "../admin/helpers";
+import { askAdmin, cleanUp, freshUser, scriptTurn } from "../workers/admin/helpers";
 
 /** A raw GET with an arbitrary Host header (fetch will not send a forged one). */
 function getWithHost(url: string, path: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {

@@ -1,5 +1,5 @@
 /**
- * `npm start`'s launcher (scripts/start.ts) as a test starts it: its own DATA_DIR and free ports,
+ * `npm start`'s launcher (launcher/start.ts) as a test starts it: its own DATA_DIR and free ports,
  * embedded defaults (every setting another suite exported into process.env removed first), in a
  * process group of its own, so a test can send SIGINT to the group the way a terminal's Ctrl-C does.
  */
@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findFreePort } from "../../scripts/embedded/child-process";
+import { findFreePort } from "../../launcher/embedded/child-process";
 import { expect } from "chai";
 import { api, login, waitFor } from "./client";
 
@@ -60,11 +60,11 @@ export async function launcherSetup(extraEnv: Record<string, string> = {}): Prom
 }
 
 /**
- * Starts the launcher. `script` is what runs it: `scripts/start.ts` under tsx (what start.sh
+ * Starts the launcher. `script` is what runs it: `launcher/start.ts` under tsx (what start.sh
  * execs), or `scripts/start.sh` itself (ensure-deps and the web build first, as `npm start`).
  */
-export function startLauncher(setup: LauncherSetup, options: { script?: "scripts/start.ts" | "scripts/start.sh"; detached?: boolean } = {}): Launcher {
-  const script = options.script ?? "scripts/start.ts";
+export function startLauncher(setup: LauncherSetup, options: { script?: "launcher/start.ts" | "scripts/start.sh"; detached?: boolean } = {}): Launcher {
+  const script = options.script ?? "launcher/start.ts";
   const [command, args] = script.endsWith(".sh") ? ["bash", [script]] : [process.execPath, ["--import", "tsx", script]];
   const child = spawn(command, args, { env: setup.env, stdio: ["ignore", "pipe", "pipe"], detached: options.detached ?? false });
   let output = "";

@@ -1,12 +1,12 @@
 /**
- * The whole product, started once for the test run: the infrastructure (scripts/harness:
+ * The whole product, started once for the test run: the infrastructure (test/harness:
  * redis-server, PGlite with pgvector, the scripted model server), migrations and the demo seed,
  * then the HTTP/Socket.IO server and the BullMQ workers in this process.
  */
 import { parseConfig, type Config } from "../../lib/config";
-import { startInfrastructure, stopInfrastructure } from "../../scripts/harness/infrastructure";
-import type { ScriptedLlm } from "../../scripts/harness/scripted-llm";
-import { prepareDatabase } from "../../scripts/prepare-database";
+import { startInfrastructure, stopInfrastructure } from "../harness/infrastructure";
+import type { ScriptedLlm } from "../harness/scripted-llm";
+import { prepareDatabase } from "../../ops/cli/prepare-database";
 import type { DemoOrganisation } from "../../db/seeds/demo-org";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";

@@ -9,7 +9,7 @@ import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { useThreadEntry } from "../../workers/ingestion/isolation/thread-pool";
-import { addEmployees, cleanUp, freshUser, scriptTurn, unique, type Person } from "../admin/helpers";
+import { addEmployees, cleanUp, freshUser, scriptTurn, unique, type Person } from "../workers/admin/helpers";
 import { useStack, type Stack } from "../support/stack";
 import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 
@@ -144,7 +144,7 @@ describe("web: the admin console in Chromium", function () {
   });
 
   it("shows a document that failed for a reason of ours (its threads cannot start) as FAILED, saying the file is fine", async () => {
-    await useThreadEntry(new URL("../ingestion/thread-fixtures/cannot-start.mjs", import.meta.url));
+    await useThreadEntry(new URL("../workers/ingestion/isolation/thread-fixtures/cannot-start.mjs", import.meta.url));
     try {
       const name = `fine-file-${unique()}`;
       await page.locator("#upload-input").setInputFiles({ name: `${name}.txt`, mimeType: "text/plain", buffer: Buffer.from(`A perfectly good file ${name}.`) });

@@ -10,7 +10,7 @@ import { api } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
 import { RateLimiter } from "../../server/middleware/rate-limit";
 import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";
-import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../tutor/helpers";
+import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
 import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 
 // Globals of the page: the callbacks given to page.evaluate/waitForFunction run in Chromium, not in Node.

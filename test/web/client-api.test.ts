@@ -11,7 +11,7 @@ import { buildWeb } from "../../scripts/build-web";
 import { createApp } from "../../server/app";
 import { api, login } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { freshEmployee, removeFreshEmployees } from "../tutor/helpers";
+import { freshEmployee, removeFreshEmployees } from "../workers/tutor/helpers";
 
 describe("web client: serving and the API it uses", function () {
   this.timeout(60_000);

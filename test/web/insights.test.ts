@@ -7,11 +7,11 @@ import type { Browser, Page } from "playwright-core";
 import { insertUsage } from "../../db/queries/llm-usage";
 import { api, login, upload, waitFor } from "../support/client";
 import { embedPendingQuestions } from "../../workers/maintenance/question-vectors";
-import { ask as askTutor } from "../tutor/helpers";
+import { ask as askTutor } from "../workers/tutor/helpers";
 import { useStack, type Stack } from "../support/stack";
-import { addEmployees, cleanUp, freshUser, scriptTurn, unique, type Person } from "../admin/helpers";
+import { addEmployees, cleanUp, freshUser, scriptTurn, unique, type Person } from "../workers/admin/helpers";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
-import { asLearner, dropOrganisation, freshOrganisation } from "../allowance/helpers";
+import { asLearner, dropOrganisation, freshOrganisation } from "../server/routes/allowance/helpers";
 import { launchBrowser, openPage, type WatchedPage } from "./browser";
 
 declare const sessionStorage: any, document: any;

@@ -7,7 +7,7 @@
  */
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { cleanUp, freshUser, unique, type Person } from "../admin/helpers";
+import { cleanUp, freshUser, unique, type Person } from "../workers/admin/helpers";
 import { useStack, type Stack } from "../support/stack";
 import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 

@@ -9,7 +9,7 @@ import { confirmAction } from "../../commands/confirm-action";
 import { rejectAction } from "../../commands/reject-action";
 import { findDecidableAction, findLatestActionForSession, type AdminActionRow } from "../../db/queries/admin-actions";
 import type { WorkerDeps } from "../deps";
-import type { TurnEmitter } from "../tutor/turn-emitter";
+import type { TurnEmitter } from "../turns/turn-emitter";
 import { classifyReply } from "./confirmation";
 import type { DecidedOutcome, PlanNext } from "./outcome";
 import { replies, say } from "./replies";

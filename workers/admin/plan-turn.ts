@@ -7,7 +7,7 @@
 import { withdrawProposals } from "../../commands/withdraw-proposals";
 import { cancelWatcherFor } from "../../queues/turn-cancel";
 import type { WorkerDeps } from "../deps";
-import type { TurnEmitter } from "../tutor/turn-emitter";
+import type { TurnEmitter } from "../turns/turn-emitter";
 import { adminConversation, todayOf } from "./conversation";
 import type { CancelledOutcome, PlanNext, PlannedOutcome } from "./outcome";
 import { TurnProposals } from "./proposals";

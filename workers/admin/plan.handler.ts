@@ -13,8 +13,8 @@
 import { withdrawProposals } from "../../commands/withdraw-proposals";
 import { isTurnCancelled } from "../../queues/turn-cancel";
 import { defineHandler } from "../registry";
-import { announceFailure, failTurn, unrecoverableIfConfig } from "../tutor/stage-failure";
-import { turnEmitter } from "../tutor/turn-emitter";
+import { announceFailure, failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
+import { turnEmitter } from "../turns/turn-emitter";
 import type { TurnOutcome } from "./outcome";
 import { replyToPending } from "./pending-replies";
 import { planTurn } from "./plan-turn";

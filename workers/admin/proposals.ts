@@ -6,7 +6,7 @@
  */
 import { createPendingAction, findActionOfTurn, listActionItems, type AdminActionRow } from "../../db/queries/admin-actions";
 import type { WorkerDeps } from "../deps";
-import type { TurnEmitter } from "../tutor/turn-emitter";
+import type { TurnEmitter } from "../turns/turn-emitter";
 import { estimateWork, type ProposedAction } from "./tools/proposal";
 import type { StoredProposal } from "./tools/tool";
 import type { AdminTurnContext } from "./turn-context";

@@ -5,7 +5,7 @@
  */
 import type { AdminActionRow } from "../../db/queries/admin-actions";
 import type { Language } from "../../lib/language";
-import type { TurnEmitter } from "../tutor/turn-emitter";
+import type { TurnEmitter } from "../turns/turn-emitter";
 
 const quote = (language: Language, text: string) => (language === "es" ? `«${text}»` : `“${text}”`);
 const time = (date: Date) => `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;

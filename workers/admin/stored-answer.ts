@@ -8,8 +8,8 @@ import { touchSession } from "../../db/queries/chat-sessions";
 import { markActionAnnounced } from "../../db/queries/admin-actions";
 import type { AdminTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
-import { endCancelledTurn } from "../tutor/cancelled-turn";
-import type { TurnEmitter } from "../tutor/turn-emitter";
+import { endCancelledTurn } from "../turns/cancelled-turn";
+import type { TurnEmitter } from "../turns/turn-emitter";
 import type { CancelledOutcome, DecidedOutcome, PlannedOutcome } from "./outcome";
 import type { ToolLoopResult } from "./tool-loop";
 

@@ -10,7 +10,7 @@ import type { WorkerDeps } from "../deps";
 import type { CancelWatch } from "../../queues/turn-cancel";
 import type { ChatMessage } from "../llm/client";
 import { StreamCancelled } from "../llm/stream-watch";
-import type { TurnEmitter } from "../tutor/turn-emitter";
+import type { TurnEmitter } from "../turns/turn-emitter";
 import { ADMIN_TOOLS, runToolCall, type ToolRun } from "./tools";
 import { toOpenAiTools, type ToolContext } from "./tools/tool";
 

@@ -6,8 +6,8 @@ import { findOrganisationName, findUser } from "../../db/queries/users";
 import type { AdminTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { detectLanguage, type Language } from "../../lib/language";
-import { HISTORY_WINDOW_TURNS, toTurns, type Turn } from "../tutor/history";
-import { TurnGoneError } from "../tutor/turn-gone";
+import { HISTORY_WINDOW_TURNS, toTurns, type Turn } from "../turns/history";
+import { TurnGoneError } from "../turns/turn-gone";
 
 export interface AdminTurnContext {
   orgId: string;

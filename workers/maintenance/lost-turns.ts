@@ -9,7 +9,7 @@ import type { JobState } from "bullmq";
 import { listUnansweredTurns, type UnansweredTurn } from "../../db/queries/unanswered-turns";
 import { withdrawProposals } from "../../commands/withdraw-proposals";
 import type { WorkerDeps } from "../deps";
-import { failTurn, TurnLostError } from "../tutor/stage-failure";
+import { failTurn, TurnLostError } from "../turns/stage-failure";
 
 /** States in which a job will still run (or is running); completed, failed and missing jobs will not. */
 const LIVE: ReadonlySet<JobState | "unknown"> = new Set(["waiting", "active", "delayed", "prioritized", "waiting-children"]);

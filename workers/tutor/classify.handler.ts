@@ -1,11 +1,11 @@
 /** `tutor-classify`: the intent of one turn; its return value feeds `tutor-retrieve`. */
 import type { ClassifyResult } from "../../queues/payloads";
 import { defineHandler } from "../registry";
-import { CANCELLED_STAGE, cancelledBeforeStage } from "./cancelled-turn";
+import { CANCELLED_STAGE, cancelledBeforeStage } from "../turns/cancelled-turn";
 import { classifyIntent } from "./intent";
-import { failTurn, unrecoverableIfConfig } from "./stage-failure";
+import { failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
 import { loadTurnContext } from "./turn-context";
-import { turnEmitter } from "./turn-emitter";
+import { turnEmitter } from "../turns/turn-emitter";
 
 export const classifyHandler = defineHandler({
   queue: "tutor-classify",

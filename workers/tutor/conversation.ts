@@ -9,7 +9,7 @@ import type { WorkerDeps } from "../deps";
 import type { ChatMessage } from "../llm/client";
 import { fitMessagesToContext } from "../llm/context-window";
 import { countTokens, tokensAtMost } from "../llm/tokens";
-import { HISTORY_WINDOW_TURNS, rawWindow, toTurns } from "./history";
+import { HISTORY_WINDOW_TURNS, rawWindow, toTurns } from "../turns/history";
 import { tutorSystemPrompt, tutorUserMessage } from "./prompts";
 import { budgetsFor } from "./retrieval/budgets";
 import type { RetrievalOutcome } from "./retrieval/types";

@@ -19,16 +19,16 @@ import { release, takeOver } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
 import type { RetrievalOutcome } from "./retrieval/types";
 import { dropKeptAnswer, keepAnswer, keptAnswer, type KeptAnswer } from "./kept-answer";
-import { cancelledBeforeStage, endCancelledTurn } from "./cancelled-turn";
+import { cancelledBeforeStage, endCancelledTurn } from "../turns/cancelled-turn";
 import { cancelWatcherFor } from "../../queues/turn-cancel";
 import { childResult, retrievalSummary, type RetrievalSummary, type TutorTurnPayload } from "../../queues/payloads";
 import { StreamCancelled } from "../llm/stream-watch";
-import { announceFailure, unrecoverableIfConfig } from "./stage-failure";
+import { announceFailure, unrecoverableIfConfig } from "../turns/stage-failure";
 import { scheduleSummaryIfDue } from "./summary-schedule";
 import { canStepDown, stepDownUpdate, steppedDown } from "./step-down";
 import { suggestionsFor } from "./suggestions";
 import { loadTurnContext, type TurnContext } from "./turn-context";
-import { turnEmitter, type TurnEmitter } from "./turn-emitter";
+import { turnEmitter, type TurnEmitter } from "../turns/turn-emitter";
 
 export const generateHandler = defineHandler({
   queue: "tutor-generate",

@@ -7,6 +7,7 @@ import type { LlmClient } from "../llm/client";
 import { normalise } from "./language";
 
 import { INTENTS, type Intent } from "../../queues/payloads";
+import { LABELS } from "../../lib/prompt-markers";
 
 export { INTENTS, type Intent };
 
@@ -90,10 +91,10 @@ export function classificationPrompt({ message, courseTitle, lessonTitle }: Inte
     "- off_topic: unrelated to work or learning (sports, politics, celebrities…)",
     "",
     `The employee is ${courseTitle ? "inside a course" : "not inside any course"}.`,
-    `Course: ${courseTitle ?? "None"}`,
+    `${LABELS.course}: ${courseTitle ?? "None"}`,
     `Current lesson: ${lessonTitle ?? "None"}`,
     "",
-    `Employee message: ${JSON.stringify(message)}`,
+    `${LABELS.employeeMessage}: ${JSON.stringify(message)}`,
     "",
     "Reply with the label only.",
   ].join("\n");

@@ -6,12 +6,12 @@
 import { UnrecoverableError } from "bullmq";
 import { childResult, classifyResult } from "../../queues/payloads";
 import { defineHandler } from "../registry";
-import { CANCELLED_STAGE, cancelledBeforeStage } from "./cancelled-turn";
+import { CANCELLED_STAGE, cancelledBeforeStage } from "../turns/cancelled-turn";
 import { handOver } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
-import { failTurn, unrecoverableIfConfig } from "./stage-failure";
+import { failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
 import { loadTurnContext } from "./turn-context";
-import { turnEmitter } from "./turn-emitter";
+import { turnEmitter } from "../turns/turn-emitter";
 
 export const retrieveHandler = defineHandler({
   queue: "tutor-retrieve",

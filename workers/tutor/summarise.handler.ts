@@ -5,7 +5,7 @@
 import { countSessionTurns, listRecentSessionMessages } from "../../db/queries/chat-messages";
 import { findSessionInOrg, saveSummary } from "../../db/queries/chat-sessions";
 import { defineHandler } from "../registry";
-import { RAW_TURNS, SUMMARY_MAX_TURNS, toTurns, transcript } from "./history";
+import { RAW_TURNS, SUMMARY_MAX_TURNS, toTurns, transcript } from "../turns/history";
 import { summaryPrompt } from "./prompts";
 
 export const summariseHandler = defineHandler({

@@ -3,7 +3,7 @@ import { countUserMessages } from "../../db/queries/chat-messages";
 import { findSessionInOrg } from "../../db/queries/chat-sessions";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
-import { summaryDue } from "./history";
+import { summaryDue } from "../turns/history";
 
 export async function scheduleSummaryIfDue(deps: WorkerDeps, data: TutorTurnPayload): Promise<boolean> {
   const session = await findSessionInOrg(deps.db, data.orgId, data.sessionId);

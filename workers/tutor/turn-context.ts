@@ -3,7 +3,7 @@ import { findTurnRows } from "../../db/queries/turn-context";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { detectLanguage, type Language } from "../../lib/language";
-import { TurnGoneError } from "./turn-gone";
+import { TurnGoneError } from "../turns/turn-gone";
 
 export interface TurnContext {
   orgId: string;

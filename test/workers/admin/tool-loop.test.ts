@@ -10,7 +10,7 @@ import type { CancelWatch } from "../../../queues/turn-cancel";
 import type { ChatMessage } from "../../../workers/llm/client";
 import type { ToolContext } from "../../../workers/admin/tools/tool";
 import { runToolLoop } from "../../../workers/admin/tool-loop";
-import type { TurnEmitter } from "../../../workers/tutor/turn-emitter";
+import type { TurnEmitter } from "../../../workers/turns/turn-emitter";
 import type { WorkerDeps } from "../../../workers/deps";
 import { useStack, type Stack } from "../../support/stack";
 

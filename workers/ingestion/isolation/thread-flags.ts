@@ -1,7 +1,7 @@
 /**
  * The Node flags an extraction thread starts with. A worker thread inherits its process's
  * `execArgv` unless told otherwise, and the process's preloads are not the thread's business:
- * the launcher starts the worker with `--import tsx --import scripts/embedded/exit-with-parent.ts`,
+ * the launcher starts the worker with `--import tsx --import launcher/embedded/exit-with-parent.ts`,
  * and in a thread the TypeScript preload cannot load (tsx's hooks are not registered there yet),
  * so every thread died at start. exit-with-parent would be wrong in a thread anyway: it watches
  * the process's stdin and signals the whole process. The thread's own entry loads what it needs

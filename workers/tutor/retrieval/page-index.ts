@@ -7,16 +7,17 @@
 import { courseModules, lessonWithModule, lessonsOfModules, type LessonContent, type ModuleOutline } from "../../../db/queries/learner";
 import type { WorkerDeps } from "../../deps";
 import type { RetrievedSource } from "./types";
+import { LABELS, MODULE_LABEL, MODULE_SELECTION_TASK } from "../../../lib/prompt-markers";
 
 export function moduleSelectionPrompt(modules: ModuleOutline[], question: string): string {
-  const tree = modules.map((m) => `- Module ${m.position}: ${m.title} — ${m.summary ?? "(no summary)"}`).join("\n");
+  const tree = modules.map((m) => `- ${MODULE_LABEL} ${m.position}: ${m.title} — ${m.summary ?? "(no summary)"}`).join("\n");
   return [
     "This is the outline of a course:",
     tree,
     "",
-    `Question: ${question}`,
+    `${LABELS.question}: ${question}`,
     "",
-    'Which module number or numbers contain the answer? Reply with the numbers only, comma-separated, or "all" if unsure.',
+    `Which ${MODULE_SELECTION_TASK} or numbers contain the answer? Reply with the numbers only, comma-separated, or "all" if unsure.`,
   ].join("\n");
 }
 

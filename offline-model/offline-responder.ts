@@ -1,0 +1,93 @@
+/**
+ * The deterministic offline model: the product's default when no LLM is configured, and the test
+ * double's fallback. It recognises each kind of request by stable phrases in the app's prompts and
+ * answers with heuristics — never refusing, never inventing a citation, same input → same output.
+ */
+import { hashedEmbeddings } from "./hashed-embeddings";
+import { type Source, extractQuestion, extractiveAnswer, genericAnswer, parseSources, rankSentences } from "./offline-answer";
+import {
+  classifyIntent,
+  isIntentPrompt,
+  isModuleSelectionPrompt,
+  isSummaryPrompt,
+  jsonReply,
+  selectModules,
+  summariseConversation,
+  wantsJson,
+} from "./offline-tasks";
+import { summariseToolResults, toolCallFor } from "./offline-tools";
+import type { ChatMessage, ChatReply, ChatRequest, Responder } from "./responder";
+import { GENERAL_KNOWLEDGE } from "../lib/prompt-markers";
+import { messageText, splitSentences } from "./text";
+
+/** Instructions live in system messages and the last user message; older turns are only history. */
+function instructionText(messages: ChatMessage[]): { instructions: string; lastUser: string } {
+  const lastUser = messageText([...messages].reverse().find((message) => message.role === "user"));
+  const system = messages.filter((message) => message.role === "system" || message.role === "developer").map((message) => messageText(message));
+  return { instructions: [...system, lastUser].join("\n"), lastUser };
+}
+
+interface Grounding {
+  sources: Source[];
+  question: string;
+}
+
+/** Sources come in the last user message (the tutor's context block), else in a system message. */
+function groundingFor(messages: ChatMessage[], lastUser: string): Grounding {
+  let sources = parseSources(lastUser);
+  if (sources.length === 0) {
+    sources = parseSources(
+      messages
+        .filter((message) => message.role === "system")
+        .map((message) => messageText(message))
+        .join("\n"),
+    );
+  }
+  return { sources, question: extractQuestion(lastUser) };
+}
+
+/** The tutor answer: extractive over `[n]` sources when there are any, generic and uncited otherwise. */
+function answerFor({ sources, question }: Grounding, instructions: string): string {
+  if (sources.length > 0) return extractiveAnswer(sources, question);
+  const lower = instructions.toLowerCase();
+  return genericAnswer(question, lower.includes(GENERAL_KNOWLEDGE) || lower.includes("conocimiento general"));
+}
+
+/** Sentences a JSON value may be drawn from: source sentences by relevance, else the user's own text. */
+function materialFor({ sources, question }: Grounding, lastUser: string): string[] {
+  if (sources.length > 0) return rankSentences(sources, question).map((candidate) => candidate.sentence);
+  return splitSentences(lastUser).filter((sentence) => !/^\s*json keys\s*:/i.test(sentence));
+}
+
+export function offlineReply(request: ChatRequest): ChatReply {
+  const { messages } = request;
+  const { instructions, lastUser } = instructionText(messages);
+  if (isIntentPrompt(instructions)) return { content: classifyIntent(instructions, lastUser) };
+  if (isModuleSelectionPrompt(instructions)) return { content: selectModules(instructions) };
+  if (isSummaryPrompt(instructions)) return { content: summariseConversation(instructions) };
+
+  const last = messages[messages.length - 1];
+  if (request.tools && request.tools.length > 0) {
+    if (last?.role === "tool") return { content: summariseToolResults(messages) };
+    if (last?.role === "user") {
+      const call = toolCallFor(request.tools, lastUser);
+      if (call) return { toolCalls: [call] };
+    }
+  }
+
+  const grounding = groundingFor(messages, lastUser);
+  const answer = answerFor(grounding, instructions);
+  const format = request.response_format;
+  if (wantsJson(instructions, format?.type)) {
+    const schema = format?.type === "json_schema" ? format.json_schema?.schema : undefined;
+    return { content: jsonReply(instructions, answer, materialFor(grounding, lastUser), schema) };
+  }
+  return { content: answer };
+}
+
+export function createOfflineResponder(): Responder {
+  return {
+    reply: offlineReply,
+    embed: (texts, dimensions) => hashedEmbeddings(texts, dimensions),
+  };
+}

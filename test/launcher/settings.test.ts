@@ -1,0 +1,24 @@
+/** The launcher's own settings (launcher/settings.ts) beside the product's: one message names every bad variable of both. */
+import { spawnSync } from "node:child_process";
+import { expect } from "chai";
+import { configSchema } from "../../lib/config";
+import { launcherSchema, parseLauncherConfig } from "../../launcher/settings";
+
+describe("launcher settings", function () {
+  this.timeout(30_000);
+
+  it("are not part of the product's schema, and have the defaults npm start documents", () => {
+    expect(Object.keys(configSchema.shape)).to.not.include.members(Object.keys(launcherSchema.shape));
+    expect(parseLauncherConfig({})).to.include({ DATA_DIR: ".data", EMBEDDED_POSTGRES: "auto", EMBEDDED_REDIS_PORT: 6390, LAUNCHER_MAX_FAST_CRASHES: 5 });
+  });
+
+  it("make npm start exit non-zero naming a bad launcher setting and a bad product setting together", () => {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "launcher/start.ts"], {
+      env: { PATH: process.env.PATH, PORT: "not-a-port", EMBEDDED_REDIS_PORT: "not-a-port", DATA_DIR: "/tmp/wt-launcher-settings-unused" },
+      encoding: "utf8",
+      timeout: 25_000,
+    });
+    expect(result.status).to.equal(1);
+    expect(result.stderr).to.include("PORT:").and.include("EMBEDDED_REDIS_PORT:");
+  });
+});

@@ -1,0 +1,197 @@
+/**
+ * The batched event log against real Redis: events emitted together share one script call and
+ * one PUBLISH, each log numbers its events 1, 2, 3 … in emission order, tokens queued back to
+ * back travel as one event, and nothing queued while a call is in flight is left behind.
+ */
+import { randomUUID } from "node:crypto";
+import { expect } from "chai";
+import type { Redis } from "ioredis";
+import { TURN_EVENTS_CHANNEL, TurnEventLog, parseEnvelopes } from "../../../queues/events/turn-stream";
+import type { TurnEventEnvelope } from "../../../queues/events/contract";
+import { useStack, type Stack } from "../../support/stack";
+
+describe("turn event log (batched appends)", function () {
+  this.timeout(30_000);
+  let stack: Stack;
+  let subscriber: Redis;
+  let messages: TurnEventEnvelope[][];
+
+  before(async function () {
+    this.timeout(120_000);
+    stack = await useStack();
+    subscriber = stack.server.deps.redis.duplicate();
+    await subscriber.subscribe(TURN_EVENTS_CHANNEL);
+    subscriber.on("message", (_channel, message) => messages.push(parseEnvelopes(message)));
+  });
+
+  beforeEach(() => {
+    messages = [];
+  });
+
+  after(async () => {
+    await subscriber.quit();
+  });
+
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+  /** Counts the script calls this connection sends (INFO commandstats would count BullMQ's too). */
+  function countScriptCalls(redis: Redis): { calls: number } {
+    const counter = { calls: 0 };
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = ((command: Parameters<Redis["sendCommand"]>[0]) => {
+      if (command.name.startsWith("eval")) counter.calls++;
+      return send(command);
+    }) as Redis["sendCommand"];
+    return counter;
+  }
+
+  it("sends events of many turns emitted together in one call and one message, numbered per turn", async () => {
+    const redis = stack.server.deps.redis.duplicate();
+    const counter = countScriptCalls(redis);
+    const log = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000 });
+    const sessionId = randomUUID();
+    const turns: string[] = Array.from({ length: 20 }, () => randomUUID());
+    try {
+      await log.append(sessionId, randomUUID(), "stage", { stage: "classify", status: "started" }); // loads the script
+      await settle();
+      messages = [];
+      const before = counter.calls;
+      const appended = turns.flatMap((turnId) => [
+        log.append(sessionId, turnId, "stage", { stage: "generate", status: "started" }),
+        log.append(sessionId, turnId, "stage", { stage: "generate", status: "completed" }),
+        log.append(sessionId, turnId, "stage", { stage: "postprocess", status: "started" }),
+      ]);
+      const seqs = await Promise.all(appended);
+      expect(counter.calls - before, "script calls for 60 events").to.equal(1);
+      expect(seqs).to.deep.equal(turns.flatMap(() => [1, 2, 3]));
+      await settle();
+      const ours = (e: TurnEventEnvelope) => turns.includes((e.data as { turnId?: string }).turnId ?? "");
+      const envelopes = messages.flat().filter(ours);
+      expect(envelopes).to.have.length(60);
+      expect(messages.filter((message) => message.some(ours)).length, "PUBLISH messages").to.equal(1);
+      for (const turnId of turns) {
+        const published = envelopes.filter((e) => (e.data as { turnId?: string }).turnId === turnId);
+        expect(published.map((e) => [e.seq, (e.data as { status?: string }).status])).to.deep.equal([
+          [1, "started"],
+          [2, "completed"],
+          [3, "started"],
+        ]);
+        expect(published[0]!.room).to.equal(`session:${sessionId}`);
+        const logged = await log.read(turnId, 1);
+        expect(logged.map((e) => [e.payload.seq, e.event])).to.deep.equal([
+          [1, "stage"],
+          [2, "stage"],
+          [3, "stage"],
+        ]);
+        expect(await log.read(turnId, 2, 2)).to.have.length(1);
+      }
+    } finally {
+      await log.flushed();
+      await redis.quit();
+    }
+  });
+
+  it("joins tokens queued back to back into one event, and starts a new one after any other event", async () => {
+    const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000 });
+    const [sessionId, turnId] = [randomUUID(), randomUUID()];
+    const sent = [log.appendToken(sessionId, turnId, "Hel"), log.appendToken(sessionId, turnId, "lo")];
+    sent.push(log.append(sessionId, turnId, "stage", { stage: "generate", status: "restart" }) as Promise<number>);
+    sent.push(log.appendToken(sessionId, turnId, " again"));
+    const seqs = await Promise.all(sent);
+    expect(seqs).to.deep.equal([1, 1, 2, 3]);
+    const logged = await log.read(turnId, 1);
+    expect(logged.map((e) => [e.event, (e.payload as { content?: string }).content ?? null])).to.deep.equal([
+      ["token", "Hello"],
+      ["stage", null],
+      ["token", " again"],
+    ]);
+  });
+
+  it("delivers every event of a long stream in order while calls overlap with new emits", async () => {
+    const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 10_000 });
+    const [sessionId, turnId] = [randomUUID(), randomUUID()];
+    const words: string[] = [];
+    for (let i = 0; i < 500; i++) {
+      words.push(`w${i} `);
+      void log.appendToken(sessionId, turnId, `w${i} `);
+      // Emit across many ticks so new tokens arrive while a call is in flight and just as one ends.
+      if (i % 7 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Each emitted as soon as the one before is confirmed: queued while the call that confirmed
+    // it is still winding down, which must start another call rather than wait forever.
+    for (const stage of ["generate", "postprocess"] as const) {
+      await log.append(sessionId, turnId, "stage", { stage, status: "completed" });
+    }
+    const last = await log.append(sessionId, turnId, "done", {
+      messageId: randomUUID(),
+      tokensUsed: 500,
+      retrievalSource: "none",
+      retrievalLatencyMs: 0,
+      generationLatencyMs: 0,
+    });
+    const logged = await log.read(turnId, 1);
+    expect(logged.map((e) => e.payload.seq)).to.deep.equal(Array.from({ length: last }, (_, i) => i + 1));
+    expect(logged.slice(-3).map((e) => e.event)).to.deep.equal(["stage", "stage", "done"]);
+    const text = logged
+      .filter((e) => e.event === "token")
+      .map((e) => (e.payload as { content: string }).content)
+      .join("");
+    expect(text).to.equal(words.join(""));
+    expect(last, "tokens were joined, not sent one by one").to.be.below(500);
+  });
+
+  it("behind Sentinel (replicaWaitMs): publishes after the append, once WAIT returned, with the same seqs", async () => {
+    const log = new TurnEventLog(stack.server.deps.redis.duplicate(), { ttlSeconds: 60, maxEvents: 1000, replicaWaitMs: 20 });
+    const sessionId = randomUUID();
+    const turnId = randomUUID();
+    const seqs = await Promise.all([
+      log.append(sessionId, turnId, "stage", { stage: "generate", status: "started" }),
+      log.appendToken(sessionId, turnId, "Hi"),
+    ]);
+    await settle();
+    expect(seqs).to.deep.equal([1, 2]);
+    const published = messages.flat().filter((e) => (e.data as { turnId?: string }).turnId === turnId);
+    expect(published.map((e) => [e.event, e.seq])).to.deep.equal([
+      ["stage", 1],
+      ["token", 2],
+    ]);
+    expect((await log.read(turnId, 1)).map((e) => e.event)).to.deep.equal(["stage", "token"]);
+  });
+
+  it("applies a batch sent twice once (a command resent after a dying master's lost reply), and answers as the first time", async () => {
+    const redis = stack.server.deps.redis.duplicate();
+    new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000, replicaWaitMs: 20 }); // defines the script on this connection
+    const send = (redis as unknown as Record<string, (...args: string[]) => Promise<Array<number | string>>>).skillnetAppendEvents!.bind(redis);
+    const turnId = randomUUID();
+    const key = `skillnet:turn:${turnId}:log`;
+    const args = (batchId: string) => [
+      "1",
+      key,
+      "1000",
+      "skillnet:test-unheard",
+      batchId,
+      "token",
+      JSON.stringify({ content: "a", turnId }),
+      "session:x",
+      "60",
+    ];
+    const batchId = randomUUID();
+    const first = await send(...args(batchId));
+    const again = await send(...args(batchId));
+    expect(again).to.deep.equal(first);
+    expect(first.slice(1)).to.deep.equal([1]);
+    expect(await redis.xlen(key), "one entry for the batch sent twice").to.equal(1);
+    // Without a batch id (a single Redis, nothing resent across a failover) each call appends.
+    await send(...args(""));
+    expect(await redis.xlen(key)).to.equal(2);
+    await redis.quit();
+  });
+
+  it("reads single envelopes from an older worker as well as batches", () => {
+    const one = { room: "session:a", event: "token", seq: 3, data: { content: "x" } };
+    expect(parseEnvelopes(JSON.stringify(one))).to.deep.equal([one]);
+    expect(parseEnvelopes(JSON.stringify([one, { ...one, seq: 4 }])).map((e) => e.seq)).to.deep.equal([3, 4]);
+    expect(parseEnvelopes("not json")).to.deep.equal([]);
+    expect(parseEnvelopes(JSON.stringify([{ room: 1 }]))).to.deep.equal([]);
+  });
+});

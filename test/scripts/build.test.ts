@@ -1,0 +1,82 @@
+/**
+ * The production build (scripts/build.ts, what the Docker image runs): bundled into a temporary
+ * folder, the compiled server answers /healthz and a compiled worker runs the admin's upload
+ * journey — one file of every supported format, each COMPLETED — which proves the extraction
+ * threads load their compiled bundle, since from dist/ there is no TypeScript loader and no
+ * thread-entry.mjs to fall back on.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { expect } from "chai";
+import { login, waitFor } from "../support/client";
+import { ingestEveryFormat } from "../support/ingestion-journey";
+import { useStack, type Stack } from "../support/stack";
+
+const INGEST_QUEUES = ["ingest-extract", "ingest-chunk", "ingest-embed"];
+
+describe("the compiled production build", function () {
+  this.timeout(180_000);
+  let stack: Stack;
+  let out: string;
+  const children: ChildProcess[] = [];
+
+  before(async function () {
+    this.timeout(180_000);
+    stack = await useStack();
+    out = mkdtempSync(join(tmpdir(), "skillnet-build-"));
+    // Bundles import npm packages by name: give them the project's node_modules, as the image does.
+    symlinkSync(resolve("node_modules"), join(out, "node_modules"), "dir");
+    execFileSync(process.execPath, ["--import", "tsx", "scripts/build.ts", "--out-dir", join(out, "dist")], { stdio: "pipe" });
+  });
+
+  after(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    await Promise.all(stack.workers.workers.filter((w) => INGEST_QUEUES.includes(w.name)).map((w) => w.resume()));
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  /** Starts `node dist/<entry>` with no loader at all (no --import, no NODE_OPTIONS). */
+  async function startCompiled(entry: string, env: Record<string, string>, ready: RegExp): Promise<RegExpMatchArray> {
+    const child = spawn(process.execPath, [join(out, "dist", entry)], {
+      cwd: out,
+      env: { PATH: process.env.PATH ?? "", ...stack.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(child);
+    let output = "";
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    return waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`${entry} exited (${child.exitCode}):\n${output}`);
+        return output.match(ready);
+      },
+      60_000,
+      `${entry} READY`,
+    );
+  }
+
+  it("bundles every entry point and the extraction thread, with no TypeScript left to load", () => {
+    for (const file of ["server/main.js", "workers/main.js", "ops/cli/prepare-database-cli.js", "workers/extraction-thread.js"]) {
+      expect(existsSync(join(out, "dist", file)), file).to.equal(true);
+    }
+    const worker = readFileSync(join(out, "dist/workers/main.js"), "utf8");
+    expect(worker).to.include('new URL("./extraction-thread.js", import.meta.url)');
+    expect(worker).to.not.match(/from "tsx|import\("tsx/);
+  });
+
+  it("serves /healthz from the compiled server and indexes one upload of every format on a compiled worker", async () => {
+    const [, url] = (await startCompiled("server/main.js", { PORT: "0", HOST: "127.0.0.1" }, /^READY server (\S+)/m)) as [string, string];
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).to.equal(200);
+
+    // Only the compiled worker serves the ingestion queues during this test.
+    await Promise.all(stack.workers.workers.filter((w) => INGEST_QUEUES.includes(w.name)).map((w) => w.pause()));
+    await startCompiled("workers/main.js", { WORKER_QUEUES: INGEST_QUEUES.join(",") }, /^READY workers/m);
+
+    const { token } = await login(url, "admin@example.com");
+    await ingestEveryFormat(url, token, `compiled${Date.now().toString(36)}`);
+  });
+});

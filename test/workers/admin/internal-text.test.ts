@@ -1,0 +1,70 @@
+/**
+ * No internal text reaches users or logs. A database error is logged by class and SQLSTATE code
+ * only (its message holds the statement, and Postgres quotes offending values in it), and a turn
+ * that fails on one stores a code and a human sentence in its metadata, never the statement.
+ */
+import { randomUUID } from "node:crypto";
+import { expect } from "chai";
+import { DEMO_IDS } from "../../../db/seeds/demo-ids";
+import { serializeError } from "../../../lib/logger";
+import { failTurn } from "../../../workers/turns/stage-failure";
+import { startStack, type Stack } from "../../support/stack";
+
+describe("internal error text stays internal", function () {
+  this.timeout(60_000);
+  let stack: Stack;
+
+  before(startStack((started) => (stack = started)));
+
+  /** A real failed statement whose bound value is something private. */
+  async function failedStatement(secret: string): Promise<Error> {
+    const db = stack.workers.deps.db;
+    const taken = await db("users").where({ org_id: DEMO_IDS.orgId }).first("email");
+    try {
+      await db("users").insert({ org_id: DEMO_IDS.orgId, email: taken.email, name: secret, role: "employee", locale: "en" });
+    } catch (error) {
+      return error as Error;
+    }
+    throw new Error("the duplicate insert did not fail");
+  }
+
+  it("logs a database error by class and SQLSTATE code: neither the statement nor the values Postgres quotes in its message", async () => {
+    const secret = `private-${randomUUID()}`;
+    let error: Error | undefined;
+    try {
+      // Postgres quotes the offending value in its message: invalid input syntax for type uuid: "private-…".
+      await stack.workers.deps.db("users").where({ org_id: DEMO_IDS.orgId, id: secret }).first();
+    } catch (caught) {
+      error = caught as Error;
+    }
+    expect(error?.message).to.include(secret, "the raw message does carry the value");
+    const logged = JSON.stringify(serializeError(error));
+    expect(logged).to.not.include(secret);
+    expect(logged).to.not.include(DEMO_IDS.orgId);
+    expect(logged).to.not.match(/select|from "users"/i);
+    expect(serializeError(error)).to.include({ code: "22P02", type: "DatabaseError" });
+  });
+
+  it("stores a failed turn with a code and a human message, not the SQL of the error that ended it", async () => {
+    const db = stack.server.deps.db;
+    const [user] = await db("users")
+      .insert({ org_id: DEMO_IDS.orgId, email: `internal-${randomUUID().slice(0, 8)}@example.com`, name: "Int Admin", role: "admin", locale: "en" })
+      .returning("id");
+    try {
+      const [session] = await db("chat_sessions").insert({ org_id: DEMO_IDS.orgId, user_id: user.id, agent_type: "admin", title: "t" }).returning("id");
+      const turnId = randomUUID();
+      await db("chat_messages").insert({ org_id: DEMO_IDS.orgId, session_id: session.id, turn_id: turnId, role: "user", content: "hi", metadata: {} });
+      const error = await failedStatement(`Private ${randomUUID()}`);
+      expect(await failTurn(stack.workers.deps, { orgId: DEMO_IDS.orgId, sessionId: session.id, turnId }, error, { agent: "admin" })).to.equal(true);
+      const stored = await db("chat_messages").where({ turn_id: turnId, role: "assistant" }).first();
+      expect(stored.status).to.equal("failed");
+      expect(stored.metadata).to.include({ error_code: "INTERNAL_ERROR", agent: "admin" });
+      const text = JSON.stringify(stored.metadata);
+      expect(text).to.not.match(/insert into|users_|duplicate key|\$1/i);
+      expect(text).to.not.include(DEMO_IDS.orgId);
+      expect(stored.metadata.error).to.be.a("string").and.not.equal("");
+    } finally {
+      await db("users").where({ id: user.id }).delete();
+    }
+  });
+});

@@ -1,0 +1,87 @@
+/** The ingestion stage runner: deadlines that stop the work, redeliveries that change nothing. */
+import { UnrecoverableError, type Job } from "bullmq";
+import { expect } from "chai";
+import type { WorkerDeps } from "../../../workers/deps";
+import { embedHandler } from "../../../workers/ingestion/embed.handler";
+import { extractHandler } from "../../../workers/ingestion/extract.handler";
+import { ExtractionError } from "../../../workers/ingestion/extract/types";
+import { SupersededRun, allowedFrom, runStage } from "../../../workers/ingestion/ingest-run";
+import { useStack, type Stack } from "../../support/stack";
+
+describe("ingestion stage runner", function () {
+  this.timeout(60_000);
+  let stack: Stack;
+  let deps: WorkerDeps;
+  const seeded = () => ({ orgId: stack.demo.orgId, documentId: stack.demo.documentIds.returnsPolicy, userId: stack.demo.adminId, generation: 0 });
+
+  before(async function () {
+    this.timeout(120_000);
+    stack = await useStack();
+    deps = stack.workers.deps;
+  });
+
+  it("stops a stage that hangs once the document's time is up, and aborts its work", async () => {
+    const short = { ...deps, config: { ...deps.config, INGEST_TIMEOUT_MS: 150 } } as WorkerDeps;
+    let signal: AbortSignal | undefined;
+    const started = Date.now();
+    const error = (await runStage(short, seeded(), (run) => {
+      signal = run.signal;
+      return new Promise(() => undefined);
+    }).catch((e: unknown) => e)) as Error;
+    expect(error).to.be.instanceOf(UnrecoverableError);
+    expect(error.message).to.match(/longer than/);
+    expect(signal?.aborted).to.equal(true);
+    expect(Date.now() - started).to.be.lessThan(2_000);
+  });
+
+  it("ends a superseded run quietly and fails bad files without retry", async () => {
+    expect(await runStage(deps, seeded(), async () => Promise.reject(new SupersededRun("reindexed")))).to.deep.equal({ superseded: true });
+    expect(await runStage(deps, { ...seeded(), generation: 7 }, async () => "ran")).to.deep.equal({ superseded: true });
+    const error = (await runStage(deps, seeded(), async () =>
+      Promise.reject(new ExtractionError("The PDF is corrupt or encrypted and could not be read")),
+    ).catch((e: unknown) => e)) as Error;
+    expect(error).to.be.instanceOf(UnrecoverableError);
+    expect(error.message).to.equal("The PDF is corrupt or encrypted and could not be read");
+  });
+
+  it("never moves a document backwards or out of a final status", () => {
+    expect(allowedFrom("CHUNKING")).to.deep.equal(["PENDING", "PROCESSING", "CHUNKING"]);
+    expect(allowedFrom("COMPLETED")).to.not.include("COMPLETED");
+    expect(allowedFrom("FAILED")).to.not.include.members(["COMPLETED", "FAILED"]);
+  });
+
+  it("changes nothing when extract or embed is redelivered after the document completed", async () => {
+    const data = seeded();
+    const before = await deps.db("document_chunks").where({ document_id: data.documentId }).count<{ count: string }[]>("* as count").first();
+    const context = (queue: string) => ({ job: { id: "redelivered", data, opts: {} } as unknown as Job, data, deps, log: deps.log, queue });
+    expect(await embedHandler.perform(context("ingest-embed") as never)).to.deep.equal({ alreadyCompleted: true });
+    expect(await extractHandler.perform(context("ingest-extract") as never)).to.deep.equal({ superseded: true });
+    const after = await deps.db("document_chunks").where({ document_id: data.documentId }).count<{ count: string }[]>("* as count").first();
+    expect(Number(after!.count)).to.equal(Number(before!.count)).and.to.be.greaterThan(0);
+    const document = await deps.db("documents").where({ id: data.documentId }).first("status");
+    expect(document.status).to.equal("COMPLETED");
+  });
+});
+
+describe("stuck-document sweep", function () {
+  this.timeout(60_000);
+  it("marks documents past the deadline FAILED with a reason and leaves fresh ones alone", async () => {
+    const { failStuckDocuments } = await import("../../../workers/maintenance/stuck-documents");
+    const stack = await useStack();
+    const db = stack.workers.deps.db;
+    const base = { org_id: stack.demo.orgId, uploaded_by: stack.demo.adminId, filename: "x.txt", mime_type: "text/plain", size_bytes: 1, status: "PROCESSING" };
+    const [old] = await db("documents")
+      .insert({ ...base, title: "old", content_hash: `old-${Date.now()}`, processing_started_at: db.raw("now() - interval '2 hours'") })
+      .returning("id");
+    const [fresh] = await db("documents")
+      .insert({ ...base, title: "fresh", content_hash: `fresh-${Date.now()}`, processing_started_at: db.fn.now() })
+      .returning("id");
+    const count = await failStuckDocuments(db, stack.workers.deps.userEvents, 60 * 60_000);
+    expect(count).to.be.at.least(1);
+    const [oldRow, freshRow] = await Promise.all([db("documents").where({ id: old.id }).first(), db("documents").where({ id: fresh.id }).first()]);
+    expect(oldRow).to.include({ status: "FAILED" });
+    expect(oldRow.error).to.match(/did not finish/);
+    expect(freshRow.status).to.equal("PROCESSING");
+    await db("documents").whereIn("id", [old.id, fresh.id]).delete();
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * Conversation memory: the session's cached summary plus the turns it does not cover, the
+ * last six at least, raw. The summary is refreshed off the critical path by `chat-summarise`
+ * when six more turns have aged out of the raw window since the last refresh.
+ */
+import type { ChatMessageRow } from "../../db/queries/chat-messages";
+import { LABELS } from "../../lib/prompt-markers";
+
+export const RAW_TURNS = 6;
+export const SUMMARY_EVERY = 6;
+/**
+ * The most turns a prompt's history is read from: the token budget trims further, and the
+ * summary carries anything older. Read with a SQL LIMIT, so a long session costs no more.
+ */
+export const HISTORY_WINDOW_TURNS = 40;
+/** The most turns one summary refresh folds in: a session that ran far ahead of its summary catches up from its recent past. */
+export const SUMMARY_MAX_TURNS = 60;
+
+export interface Turn {
+  user: string;
+  assistant: string | null;
+}
+
+/** Groups complete messages into turns, oldest first. */
+export function toTurns(messages: Pick<ChatMessageRow, "role" | "content" | "turn_id">[]): Turn[] {
+  const turns = new Map<string, Turn>();
+  for (const message of messages) {
+    const turn = turns.get(message.turn_id) ?? { user: "", assistant: null };
+    if (message.role === "user") turn.user = message.content;
+    else turn.assistant = message.content;
+    turns.set(message.turn_id, turn);
+  }
+  return [...turns.values()].filter((turn) => turn.user);
+}
+
+/**
+ * The turns a prompt shows raw: everything the summary does not cover (at least the last
+ * RAW_TURNS). `turns` may be only the latest of the session's `totalTurns`, oldest first.
+ */
+export function rawWindow(turns: Turn[], summaryTurnCount: number, totalTurns = turns.length): Turn[] {
+  const from = Math.min(Math.max(0, summaryTurnCount), Math.max(0, totalTurns - RAW_TURNS));
+  const loadedFrom = totalTurns - turns.length;
+  return turns.slice(Math.max(0, from - loadedFrom));
+}
+
+/**
+ * How many turns a fresh summary should cover after a session reaches `totalTurns`, or null
+ * when the cached one is still good enough.
+ */
+export function summaryDue(totalTurns: number, summaryTurnCount: number, hasSummary: boolean): number | null {
+  const agedOut = totalTurns - RAW_TURNS;
+  if (agedOut <= 0) return null;
+  if (!hasSummary || agedOut - summaryTurnCount >= SUMMARY_EVERY) return agedOut;
+  return null;
+}
+
+export function transcript(turns: Turn[]): string {
+  return turns.map((turn) => `${LABELS.employeeTurn}: ${turn.user}${turn.assistant ? `\n${LABELS.tutorTurn}: ${turn.assistant}` : ""}`).join("\n");
+}

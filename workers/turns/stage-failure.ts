@@ -1,0 +1,115 @@
+/**
+ * How a failed turn reaches the person waiting for it. A generation attempt that will be retried
+ * is announced at once (the client may have shown partial text and must know a restart is
+ * coming); a turn that has failed for good — any stage, tutor or admin, by error, by stalling out
+ * or by the lost-turn sweep — gets its final word through `failTurn`: one `failed` assistant
+ * message and one final `error`, however many paths report the same failure.
+ */
+import { UnrecoverableError } from "bullmq";
+import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
+import { isStatementTimeout } from "../../db/unavailable";
+import type { TutorTurnPayload } from "../../queues/payloads";
+import type { ErrorCode } from "../../queues/events/contract";
+import type { WorkerDeps } from "../deps";
+import { jobFailureCode } from "../job-outcome";
+import { LlmError } from "../llm/errors";
+import { dropKeptAnswer } from "../tutor/kept-answer";
+import { release } from "../tutor/retrieval/handoff";
+import { turnEmitter } from "./turn-emitter";
+import { TurnGoneError } from "./turn-gone";
+
+/** The turn's jobs are gone (lost with Redis, or failed without a final word): found by the sweep. */
+export class TurnLostError extends Error {
+  constructor(readonly ageMs: number) {
+    super(`turn lost: no answer and no live job ${Math.round(ageMs / 1000)} s after it was accepted`);
+    this.name = "TurnLostError";
+  }
+}
+
+export interface TurnFailure {
+  code: ErrorCode;
+  message: string;
+  retryAfter?: number;
+  recoveryHint?: string;
+}
+
+export function describeFailure(error: unknown): TurnFailure {
+  // A configuration error arrives wrapped by unrecoverableIfConfig; the client must still see its code.
+  if (error instanceof UnrecoverableError && error.cause instanceof LlmError) error = error.cause;
+  if (error instanceof LlmError) {
+    return { code: error.code, message: error.message, retryAfter: error.options.retryAfterSeconds, recoveryHint: error.options.recoveryHint };
+  }
+  if (error instanceof TurnLostError) {
+    return { code: "TURN_LOST", message: "This answer was lost before it finished.", recoveryHint: "Send the message again." };
+  }
+  if (isStatementTimeout(error)) {
+    return {
+      code: "DATABASE_TIMEOUT",
+      message: "The database took too long to answer, so this answer was stopped.",
+      recoveryHint: "Send the message again in a moment.",
+    };
+  }
+  return { code: "INTERNAL_ERROR", message: "The tutor could not finish this answer.", recoveryHint: "Send the message again." };
+}
+
+type TurnRef = Pick<TutorTurnPayload, "orgId" | "sessionId" | "turnId">;
+
+/**
+ * A failed attempt. One that will be retried is announced with `willRetry`; one that will not
+ * ends the turn (`failTurn`), so a stage's last attempt needs no separate final hook.
+ */
+export async function announceFailure(deps: WorkerDeps, data: TurnRef, error: unknown, willRetry: boolean): Promise<void> {
+  if (!willRetry) {
+    await failTurn(deps, data, error);
+    return;
+  }
+  const failure = describeFailure(error);
+  await turnEmitter(deps.events, data.sessionId, data.turnId).emit("error", {
+    ...failure,
+    recoveryHint: "Retrying automatically; the answer will restart.",
+    willRetry,
+  });
+}
+
+/**
+ * Ends a turn for good: stores an empty `failed` assistant message (the history shows the gap
+ * rather than a question with no reply) and emits the final `error`. Only the call that stores
+ * the message speaks, so a turn already answered, failed or cancelled is left as it is; if the
+ * database is unreachable the error is still emitted and the sweep records the status later.
+ * Returns whether this call ended the turn.
+ */
+export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, metadata: Record<string, unknown> = {}): Promise<boolean> {
+  const failure = describeFailure(error);
+  let endedHere = true;
+  // A turn whose session or question was deleted has nobody to tell and nowhere to store.
+  if (!(error instanceof TurnGoneError)) {
+    try {
+      const stored = await insertAssistantMessageOnce(deps.db, {
+        orgId: data.orgId,
+        sessionId: data.sessionId,
+        turnId: data.turnId,
+        content: "",
+        status: "failed",
+        // The code and the human message only: an internal error's own text (an SQL statement, a stack) stays in the log.
+        metadata: { ...metadata, error: failure.message, error_code: failure.code, failure_kind: jobFailureCode(error) },
+      });
+      endedHere = stored.inserted;
+    } catch (storeError) {
+      deps.log.warn({ err: storeError, turnId: data.turnId }, "could not store the failed turn's status; announcing the failure anyway");
+    }
+  }
+  await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]).catch(() => undefined);
+  if (!endedHere) return false;
+  await turnEmitter(deps.events, data.sessionId, data.turnId).emit("error", failure);
+  return true;
+}
+
+/** Configuration errors will fail the same way on every retry: stop at once. */
+export function unrecoverableIfConfig(error: unknown): unknown {
+  if (error instanceof LlmError && error.code === "LLM_CONFIG_ERROR") {
+    const stop = new UnrecoverableError(`${error.code}: ${error.message}`);
+    stop.cause = error;
+    return stop;
+  }
+  return error;
+}
