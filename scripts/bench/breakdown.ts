@@ -7,7 +7,7 @@
  * the hottest functions.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BenchSession, devLogin, openSessions, type TurnRecord } from "./clients";
@@ -25,22 +25,58 @@ interface Window {
   probes: Array<{ role: string } & ProbeReport>;
   cpu: Array<{ role: string; corePercent: number; rssMb: number }>;
   redisExecuted: Array<[string, number]>;
+  /** Bytes each process read and wrote (files and sockets: /proc/<pid>/io), and Redis's network bytes in and out. */
+  io: Map<number, { read: number; written: number }>;
+  redisBytes: { in: number; out: number };
+}
+
+function ioOf(pid: number): { read: number; written: number } {
+  try {
+    const text = readFileSync(`/proc/${pid}/io`, "utf8");
+    return { read: Number(/^rchar: (\d+)/m.exec(text)?.[1]), written: Number(/^wchar: (\d+)/m.exec(text)?.[1]) };
+  } catch {
+    return { read: NaN, written: NaN };
+  }
+}
+
+async function redisNetBytes(stack: BenchStack): Promise<{ in: number; out: number }> {
+  const info = await stack.redis.info("stats");
+  return { in: Number(/^total_net_input_bytes:(\d+)/m.exec(info)?.[1]), out: Number(/^total_net_output_bytes:(\d+)/m.exec(info)?.[1]) };
 }
 
 /** Runs `drive` between two probe windows and Redis snapshots. */
 async function measured(stack: BenchStack, drive: () => Promise<TurnRecord[]>, beforeEnd?: () => void): Promise<Window> {
   await stack.probeWindow();
   const before = await commandCounts(stack.redis);
+  const bytesBefore = await redisNetBytes(stack);
+  const ioBefore = new Map(stack.processes.map((p) => [p.pid, ioOf(p.pid)]));
   const cpu = cpuMeter(stack.processes);
   const started = performance.now();
   const records = await drive();
   const elapsedMs = performance.now() - started;
   const cpuRows = cpu.stop();
+  const io = new Map(
+    stack.processes.map((p) => {
+      const [was, now] = [ioBefore.get(p.pid)!, ioOf(p.pid)];
+      return [p.pid, { read: now.read - was.read, written: now.written - was.written }];
+    }),
+  );
+  const bytesAfter = await redisNetBytes(stack);
   const redisExecuted = commandDelta(before, await commandCounts(stack.redis));
   beforeEnd?.();
   const probes = await stack.probeWindow();
   const ok = records.filter((record) => !record.failed);
-  return { turns: ok.length, tokens: ok.reduce((sum, r) => sum + r.tokens, 0), elapsedMs, records: ok, probes, cpu: cpuRows, redisExecuted };
+  return {
+    turns: ok.length,
+    tokens: ok.reduce((sum, r) => sum + r.tokens, 0),
+    elapsedMs,
+    records: ok,
+    probes,
+    cpu: cpuRows,
+    redisExecuted,
+    io,
+    redisBytes: { in: bytesAfter.in - bytesBefore.in, out: bytesAfter.out - bytesBefore.out },
+  };
 }
 
 const at = (record: TurnRecord, name: string): number =>
@@ -66,8 +102,9 @@ function hopTable(records: TurnRecord[]): string {
   return table(SUMMARY_HEADERS, rows);
 }
 
-function perTurnTable(window: Window): string {
+function perTurnTable(window: Window, processes: BenchStack["processes"]): string {
   const seconds = window.elapsedMs / 1000;
+  const kb = (bytes: number | undefined) => (bytes === undefined ? "–" : bytes / 1024 / window.turns);
   const probeOf = (role: string) => window.probes.find((p) => p.role === role);
   const rows = window.cpu.map((row) => {
     const probe = probeOf(row.role);
@@ -77,12 +114,31 @@ function perTurnTable(window: Window): string {
       row.corePercent,
       probe ? probe.query.count / window.turns : "–",
       probe ? Object.values(probe.commands).reduce((sum, n) => sum + n, 0) / window.turns : "–",
+      // A postmaster's backends do their own I/O: its row would say nothing.
+      ...(() => {
+        const pid = processes.find((p) => p.role === row.role && p.role !== "postgres")?.pid;
+        const io = pid === undefined ? undefined : window.io.get(pid);
+        return [kb(io?.read), kb(io?.written)];
+      })(),
     ];
   });
   return [
     `${window.turns} turns in ${fmt(seconds, 1)} s (${fmt(window.turns / seconds, 1)} turns/s), ${fmt(window.tokens / window.turns, 1)} tokens per turn.`,
     "",
-    table(["process", "CPU ms per turn", "CPU (% of one core)", "pg statements per turn", "Redis commands sent per turn"], rows),
+    table(
+      [
+        "process",
+        "CPU ms per turn",
+        "CPU (% of one core)",
+        "pg statements per turn",
+        "Redis commands sent per turn",
+        "KB read per turn",
+        "KB written per turn",
+      ],
+      rows,
+    ),
+    "",
+    `Redis network traffic per turn: ${fmt(window.redisBytes.in / 1024 / window.turns, 1)} KB in, ${fmt(window.redisBytes.out / 1024 / window.turns, 1)} KB out (INFO stats). KB read/written are /proc/<pid>/io (sockets and files).`,
   ].join("\n");
 }
 
@@ -145,7 +201,7 @@ export async function measureBreakdown(stack: BenchStack, profileDir: string, tu
     "",
     hopTable(sequential.records),
     "",
-    perTurnTable(sequential),
+    perTurnTable(sequential, stack.processes),
   ];
   for (const role of ["server", "worker"]) {
     const probe = byRole(sequential, role);
@@ -166,7 +222,7 @@ export async function measureBreakdown(stack: BenchStack, profileDir: string, tu
     "",
     `### At saturation (${concurrency} clients back to back for ${seconds} s, CPU profiler on in server and worker)`,
     "",
-    perTurnTable(saturated),
+    perTurnTable(saturated, stack.processes),
     "",
     table(SUMMARY_HEADERS, [summaryRow("POST sent → first token", saturated.records.map((r) => r.firstToken! - r.posted).filter(Number.isFinite))]),
     "",
