@@ -38,20 +38,26 @@ export function nextMonthStart(at: Date): Date {
 
 export async function allowanceState(db: Conn, orgId: string, defaultTokens: number, at = new Date()): Promise<AllowanceState> {
   const month = monthOf(at);
-  const [settings, usage] = await Promise.all([
-    db("ai_allowances").where({ org_id: orgId }).first("monthly_tokens", "credit_balance"),
-    db("ai_usage_months").where({ org_id: orgId, month }).first("allowance_tokens", "credit_tokens"),
-  ]);
-  const custom = settings?.monthly_tokens !== null && settings?.monthly_tokens !== undefined;
-  const monthlyTokens = custom ? Number(settings.monthly_tokens) : defaultTokens;
-  const usedTokens = Number(usage?.allowance_tokens ?? 0);
-  const creditBalance = Number(settings?.credit_balance ?? 0);
+  // One statement (it runs before every turn is accepted): either row may be missing.
+  const { rows } = await db.raw(
+    `SELECT a.monthly_tokens, a.credit_balance, m.allowance_tokens, m.credit_tokens
+       FROM (SELECT 1) AS one
+       LEFT JOIN ai_allowances a ON a.org_id = ?
+       LEFT JOIN ai_usage_months m ON m.org_id = ? AND m.month = ?`,
+    [orgId, orgId, month],
+  );
+  // bigint columns arrive as strings; a missing row's columns as null.
+  const row = rows[0] as Record<"monthly_tokens" | "credit_balance" | "allowance_tokens" | "credit_tokens", string | null>;
+  const custom = row.monthly_tokens !== null;
+  const monthlyTokens = custom ? Number(row.monthly_tokens) : defaultTokens;
+  const usedTokens = Number(row.allowance_tokens ?? 0);
+  const creditBalance = Number(row.credit_balance ?? 0);
   const remaining = monthlyTokens === 0 ? null : Math.max(0, monthlyTokens - usedTokens) + creditBalance;
   return {
     monthlyTokens,
     custom,
     usedTokens,
-    creditTokensUsed: Number(usage?.credit_tokens ?? 0),
+    creditTokensUsed: Number(row.credit_tokens ?? 0),
     creditBalance,
     remaining,
     exhausted: remaining !== null && remaining <= 0,
