@@ -132,7 +132,6 @@ function write() {
     query: describe(query),
     redis: describe(redis),
     rssMb: process.memoryUsage().rss / 1024 / 1024,
-    cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
     statements: Object.fromEntries(statements),
     commands: Object.fromEntries(commands),
   };
