@@ -27,11 +27,6 @@ export interface AllowanceState {
   resetsAt: Date;
 }
 
-export interface Charge {
-  allowanceTokens: number;
-  creditTokens: number;
-}
-
 /** `2026-12-01`: the calendar month (UTC) a moment belongs to. */
 export function monthOf(at: Date): string {
   return `${at.getUTCFullYear()}-${String(at.getUTCMonth() + 1).padStart(2, "0")}-01`;
@@ -43,59 +38,32 @@ export function nextMonthStart(at: Date): Date {
 
 export async function allowanceState(db: Conn, orgId: string, defaultTokens: number, at = new Date()): Promise<AllowanceState> {
   const month = monthOf(at);
-  const [settings, usage] = await Promise.all([
-    db("ai_allowances").where({ org_id: orgId }).first("monthly_tokens", "credit_balance"),
-    db("ai_usage_months").where({ org_id: orgId, month }).first("allowance_tokens", "credit_tokens"),
-  ]);
-  const custom = settings?.monthly_tokens !== null && settings?.monthly_tokens !== undefined;
-  const monthlyTokens = custom ? Number(settings.monthly_tokens) : defaultTokens;
-  const usedTokens = Number(usage?.allowance_tokens ?? 0);
-  const creditBalance = Number(settings?.credit_balance ?? 0);
+  // One statement (it runs before every turn is accepted): either row may be missing.
+  const { rows } = await db.raw(
+    `SELECT a.monthly_tokens, a.credit_balance, m.allowance_tokens, m.credit_tokens
+       FROM (SELECT 1) AS one
+       LEFT JOIN ai_allowances a ON a.org_id = ?
+       LEFT JOIN ai_usage_months m ON m.org_id = ? AND m.month = ?`,
+    [orgId, orgId, month],
+  );
+  // bigint columns arrive as strings; a missing row's columns as null.
+  const row = rows[0] as Record<"monthly_tokens" | "credit_balance" | "allowance_tokens" | "credit_tokens", string | null>;
+  const custom = row.monthly_tokens !== null;
+  const monthlyTokens = custom ? Number(row.monthly_tokens) : defaultTokens;
+  const usedTokens = Number(row.allowance_tokens ?? 0);
+  const creditBalance = Number(row.credit_balance ?? 0);
   const remaining = monthlyTokens === 0 ? null : Math.max(0, monthlyTokens - usedTokens) + creditBalance;
   return {
     monthlyTokens,
     custom,
     usedTokens,
-    creditTokensUsed: Number(usage?.credit_tokens ?? 0),
+    creditTokensUsed: Number(row.credit_tokens ?? 0),
     creditBalance,
     remaining,
     exhausted: remaining !== null && remaining <= 0,
     month: month.slice(0, 7),
     resetsAt: nextMonthStart(at),
   };
-}
-
-/**
- * Takes `tokens` from the organisation's month, then its credits. Call it inside the transaction
- * that writes the usage row: the settings row is locked, so two calls finishing together cannot
- * both spend the same credits.
- */
-export async function chargeTokens(trx: Knex.Transaction, orgId: string, tokens: number, defaultTokens: number, at = new Date()): Promise<Charge> {
-  const month = monthOf(at);
-  await trx("ai_allowances").insert({ org_id: orgId }).onConflict("org_id").ignore();
-  const settings = await trx("ai_allowances").where({ org_id: orgId }).forUpdate().first("monthly_tokens", "credit_balance");
-  const usage = await trx("ai_usage_months").where({ org_id: orgId, month }).first("allowance_tokens");
-  const monthlyTokens = settings.monthly_tokens === null ? defaultTokens : Number(settings.monthly_tokens);
-  const used = Number(usage?.allowance_tokens ?? 0);
-  let charge: Charge = { allowanceTokens: tokens, creditTokens: 0 };
-  if (monthlyTokens > 0) {
-    const fromAllowance = Math.min(tokens, Math.max(0, monthlyTokens - used));
-    const fromCredits = Math.min(tokens - fromAllowance, Number(settings.credit_balance));
-    charge = { allowanceTokens: tokens - fromCredits, creditTokens: fromCredits };
-  }
-  await trx("ai_usage_months")
-    .insert({ org_id: orgId, month, allowance_tokens: charge.allowanceTokens, credit_tokens: charge.creditTokens })
-    .onConflict(["org_id", "month"])
-    .merge({
-      allowance_tokens: trx.raw("ai_usage_months.allowance_tokens + excluded.allowance_tokens"),
-      credit_tokens: trx.raw("ai_usage_months.credit_tokens + excluded.credit_tokens"),
-    });
-  if (charge.creditTokens > 0) {
-    await trx("ai_allowances")
-      .where({ org_id: orgId })
-      .update({ credit_balance: trx.raw("credit_balance - ?", [charge.creditTokens]), updated_at: trx.fn.now() });
-  }
-  return charge;
 }
 
 export async function organisationExists(db: Db, orgId: string): Promise<boolean> {

@@ -5,7 +5,7 @@
  * logged nor charged twice.
  */
 import type { Db } from "../knex";
-import { chargeTokens } from "./ai-allowance";
+import { monthOf } from "./ai-allowance";
 
 export interface UsageRow {
   orgId: string | null;
@@ -21,31 +21,27 @@ export interface UsageRow {
   callKey: string;
 }
 
-/** Writes the row and charges its tokens; false (nothing written, nothing charged) when the call was already recorded. */
+/**
+ * Writes the row and charges its tokens (the month's allowance first, then credits; see
+ * ai-allowance.ts), in one round trip: the database function `record_llm_usage` (migration
+ * 20261201000024) runs the whole transaction, so the org's allowance row is locked only while it
+ * runs rather than across a transaction's round trips. False (nothing written, nothing charged)
+ * when the call was already recorded.
+ */
 export async function insertUsage(db: Db, row: UsageRow, allowance: { defaultMonthlyTokens: number }): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const inserted = await trx("llm_usage_log")
-      .insert({
-        org_id: row.orgId,
-        user_id: row.userId,
-        use_case: row.useCase,
-        model: row.model,
-        prompt_tokens: row.promptTokens,
-        completion_tokens: row.completionTokens,
-        cost_usd: row.costUsd,
-        duration_ms: row.durationMs,
-        streamed: row.streamed,
-        call_key: row.callKey,
-      })
-      .onConflict("call_key")
-      .ignore()
-      .returning("id");
-    if (inserted.length === 0) return false;
-    const tokens = row.promptTokens + row.completionTokens;
-    if (row.orgId && tokens > 0) {
-      const charge = await chargeTokens(trx, row.orgId, tokens, allowance.defaultMonthlyTokens);
-      await trx("llm_usage_log").where({ id: inserted[0].id }).update({ allowance_tokens: charge.allowanceTokens, credit_tokens: charge.creditTokens });
-    }
-    return true;
-  });
+  const result = await db.raw("SELECT record_llm_usage(?::uuid, ?::uuid, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::date) AS recorded", [
+    row.orgId,
+    row.userId,
+    row.useCase,
+    row.model,
+    row.promptTokens,
+    row.completionTokens,
+    row.costUsd,
+    row.durationMs,
+    row.streamed,
+    row.callKey,
+    allowance.defaultMonthlyTokens,
+    monthOf(new Date()),
+  ]);
+  return Boolean((result.rows as Array<{ recorded: boolean }>)[0]?.recorded);
 }

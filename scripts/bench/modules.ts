@@ -1,5 +1,6 @@
 /** The benchmark modules in the order `npm run bench` runs them. */
 import type { BenchSettings } from "./settings";
+import { breakdownModule } from "./breakdown";
 import { ingestionModule } from "./ingestion";
 import { memoryModule } from "./memory";
 import { pipelineOverheadModule } from "./pipeline-overhead";
@@ -18,6 +19,7 @@ export interface BenchModule {
 // Vector search last: at 100k chunks PGlite's HNSW build alone takes many minutes.
 export const MODULES: BenchModule[] = [
   pipelineOverheadModule,
+  breakdownModule,
   tokenLagModule,
   throughputModule,
   ingestionModule,

@@ -11,7 +11,7 @@
  *
  * Plain JavaScript: extraction worker threads inherit `--import` without tsx's loader.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -42,6 +42,14 @@ let windowStart = performance.now();
 let poolWait = new Samples();
 let query = new Samples();
 let redis = new Samples();
+/** Calls per SQL statement (its first 120 characters) and per Redis command name, in this window. */
+let statements = new Map();
+let commands = new Map();
+const bump = (map, key) => map.set(key, (map.get(key) ?? 0) + 1);
+const statementOf = (arg) =>
+  String(typeof arg === "string" ? arg : (arg?.text ?? "?"))
+    .replace(/\s+/g, " ")
+    .slice(0, 120);
 
 const pct = (values, p) => {
   if (values.length === 0) return 0;
@@ -74,6 +82,7 @@ function install() {
   const pgQuery = pg.Client.prototype.query;
   pg.Client.prototype.query = function (...args) {
     const started = performance.now();
+    bump(statements, statementOf(args[0]));
     const last = args[args.length - 1];
     if (typeof last === "function") {
       args[args.length - 1] = (...a) => {
@@ -92,6 +101,7 @@ function install() {
   Redis.prototype.sendCommand = function (command, ...rest) {
     const started = performance.now();
     const name = command?.name ?? "";
+    bump(commands, name);
     const blocking = WAITING.test(name) || (/^xread/i.test(name) && command.args?.some((arg) => String(arg).toUpperCase() === "BLOCK"));
     if (command?.promise && !blocking) timed(started, command.promise, () => redis);
     return sendCommand.call(this, command, ...rest);
@@ -106,6 +116,9 @@ function install() {
     poolWait = new Samples();
     query = new Samples();
     redis = new Samples();
+    statements = new Map();
+    commands = new Map();
+    windowProfile?.();
   });
 }
 
@@ -119,18 +132,46 @@ function write() {
     query: describe(query),
     redis: describe(redis),
     rssMb: process.memoryUsage().rss / 1024 / 1024,
+    statements: Object.fromEntries(statements),
+    commands: Object.fromEntries(commands),
   };
   writeFileSync(join(dir, `${process.pid}.json`), JSON.stringify(report));
 }
 
-/** The inspector's Profiler runs in this thread; posts to it complete synchronously, so exit can write. */
+/** Set in windowed profiling: ends the window's profile (if one runs) and starts the next if asked. */
+let windowProfile;
+
+/**
+ * The inspector's Profiler runs in this thread; posts to it complete synchronously, so exit can write.
+ * With BENCH_CPU_PROFILE_WINDOWS=1 a profile covers only the probe windows that start while the
+ * file `<dir>/record` exists (the bench creates it before the window it wants profiled), one file
+ * per window, so start-up and the other phases stay out of it.
+ */
 function profileCpu(profileDir) {
   const session = new Session();
   session.connect();
   session.post("Profiler.enable");
   session.post("Profiler.setSamplingInterval", { interval: 500 });
-  session.post("Profiler.start");
   const role = process.argv.find((arg) => /(server|workers)\/main\.ts$/.test(arg))?.match(/(server|workers)/)?.[1] ?? "process";
+  if (process.env.BENCH_CPU_PROFILE_WINDOWS) {
+    let recording = false;
+    let window = 0;
+    windowProfile = () => {
+      window += 1;
+      if (recording) {
+        session.post("Profiler.stop", (error, result) => {
+          if (!error) writeFileSync(join(profileDir, `${role}-${process.pid}-w${window}.cpuprofile`), JSON.stringify(result.profile));
+        });
+        recording = false;
+      }
+      if (existsSync(join(profileDir, "record"))) {
+        session.post("Profiler.start");
+        recording = true;
+      }
+    };
+    return;
+  }
+  session.post("Profiler.start");
   process.once("exit", () => {
     session.post("Profiler.stop", (error, result) => {
       if (!error) writeFileSync(join(profileDir, `${role}-${process.pid}.cpuprofile`), JSON.stringify(result.profile));

@@ -49,6 +49,9 @@ export interface ProbeReport {
   query: { count: number; totalMs: number; p50: number; p99: number };
   redis: { count: number; totalMs: number; p50: number; p99: number };
   rssMb: number;
+  /** Calls per SQL statement (first 120 characters) and per Redis command the process sent, in the window. */
+  statements: Record<string, number>;
+  commands: Record<string, number>;
 }
 
 export interface StackOptions {

@@ -19,10 +19,13 @@ import type { TurnEmitter } from "./turn-emitter";
 /** What a stage returns instead of its result once the turn is cancelled. */
 export const CANCELLED_STAGE = { cancelled: true } as const satisfies z.infer<typeof cancelledStageResult>;
 
-/** Whether this stage should stop: the flag is set, or an earlier stage of the flow already stopped. */
-export async function cancelledBeforeStage(deps: WorkerDeps, job: Job, turnId: string): Promise<boolean> {
-  if (await isTurnCancelled(deps.redis, turnId)) return true;
-  return childResult(await job.getChildrenValues(), cancelledStageResult) !== undefined;
+/**
+ * Whether this stage should stop: the flag is set, or an earlier stage of the flow already
+ * stopped. Both are read at once; the earlier stages' results come back for the stage to use.
+ */
+export async function cancelledBeforeStage(deps: WorkerDeps, job: Job, turnId: string): Promise<{ cancelled: boolean; children: Record<string, unknown> }> {
+  const [flagged, children] = await Promise.all([isTurnCancelled(deps.redis, turnId), job.getChildrenValues()]);
+  return { cancelled: flagged || childResult(children, cancelledStageResult) !== undefined, children };
 }
 
 export interface CancelledAnswer {

@@ -1,18 +1,19 @@
 /** `tutor-classify`: the intent of one turn; its return value feeds `tutor-retrieve`. */
 import type { ClassifyResult } from "../../queues/payloads";
 import { defineHandler } from "../registry";
-import { CANCELLED_STAGE, cancelledBeforeStage } from "../turns/cancelled-turn";
+import { CANCELLED_STAGE } from "../turns/cancelled-turn";
 import { classifyIntent } from "./intent";
 import { failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
-import { loadTurnContext } from "./turn-context";
+import { startStage } from "./stage-start";
 import { turnEmitter } from "../turns/turn-emitter";
 
 export const classifyHandler = defineHandler({
   queue: "tutor-classify",
   async perform({ job, data, deps, log }) {
     // A cancelled turn is passed on, not classified: generate ends it.
-    if (await cancelledBeforeStage(deps, job, data.turnId)) return CANCELLED_STAGE;
-    const turn = await loadTurnContext(deps, data);
+    const start = await startStage(deps, job, data);
+    if (start.cancelled) return CANCELLED_STAGE;
+    const { turn } = start;
     const events = turnEmitter(deps.events, data.sessionId, data.turnId);
     await events.emit("stage", { stage: "classify", status: "started" });
     try {

@@ -19,7 +19,7 @@ import { release, takeOver } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
 import type { RetrievalOutcome } from "./retrieval/types";
 import { dropKeptAnswer, keepAnswer, keptAnswer, type KeptAnswer } from "./kept-answer";
-import { cancelledBeforeStage, endCancelledTurn } from "../turns/cancelled-turn";
+import { endCancelledTurn } from "../turns/cancelled-turn";
 import { cancelWatcherFor } from "../../queues/turn-cancel";
 import { childResult, retrievalSummary, type RetrievalSummary, type TutorTurnPayload } from "../../queues/payloads";
 import { StreamCancelled } from "../llm/stream-watch";
@@ -27,14 +27,22 @@ import { announceFailure, unrecoverableIfConfig } from "../turns/stage-failure";
 import { scheduleSummaryIfDue } from "./summary-schedule";
 import { canStepDown, stepDownUpdate, steppedDown } from "./step-down";
 import { suggestionsFor } from "./suggestions";
-import { loadTurnContext, type TurnContext } from "./turn-context";
+import { settled, startStage } from "./stage-start";
+import type { TurnContext } from "./turn-context";
 import { turnEmitter, type TurnEmitter } from "../turns/turn-emitter";
 
 export const generateHandler = defineHandler({
   queue: "tutor-generate",
   async perform({ job, data, deps, log }) {
     const events = turnEmitter(deps.events, data.sessionId, data.turnId);
-    const answered = await findTurnMessage(deps.db, data.orgId, data.turnId, "assistant");
+    // Everything the stage reads before the model is asked, at once; each is used only if the one before it let the turn go on.
+    const [answeredRead, started, handedOver, keptRead] = await Promise.allSettled([
+      findTurnMessage(deps.db, data.orgId, data.turnId, "assistant"),
+      startStage(deps, job, data),
+      takeOver(deps.redis, data.turnId),
+      keptAnswer(deps.redis, data.turnId),
+    ]);
+    const answered = settled(answeredRead);
     if (answered) {
       // Stored but the job died before finishing: finish the announcement, don't answer twice.
       const meta = answered.metadata as Record<string, never>;
@@ -50,17 +58,18 @@ export const generateHandler = defineHandler({
       return { messageId: answered.id, replayed: true };
     }
     // Cancelled while queued, classified or retrieved: no model call, the turn ends here.
-    if (await cancelledBeforeStage(deps, job, data.turnId)) return endCancelled(deps, data, events, "");
-    const summary = childResult(await job.getChildrenValues(), retrievalSummary);
+    const start = settled(started);
+    if (start.cancelled) return endCancelled(deps, data, events, "");
+    const summary = childResult(start.children, retrievalSummary);
     if (!summary) throw new UnrecoverableError("tutor-generate ran without a retrieval result");
-    const turn = await loadTurnContext(deps, data);
-    const retrieval = await sourcesFor(deps, turn, summary, log);
+    const { turn } = start;
+    const retrieval = await sourcesFor(deps, turn, summary, settled(handedOver), log);
 
     // attemptsStarted also counts runs cut short by a dead worker (stalled jobs), which
     // attemptsMade does not: either way the client may hold partial text to drop.
     if (job.attemptsMade > 0 || job.attemptsStarted > 1) await events.emit("stage", { stage: "generate", status: "restart" });
     await events.emit("stage", { stage: "generate", status: "started" });
-    const kept = await keptAnswer(deps.redis, data.turnId);
+    const kept = settled(keptRead);
     if (kept) {
       // The model finished on an earlier attempt and only the write failed: show the same text again, don't regenerate it.
       log.info({ chars: kept.text.length }, "storing the answer kept from an earlier attempt; the model is not asked again");
@@ -212,8 +221,13 @@ async function endCancelled(deps: WorkerDeps, data: TutorTurnPayload, events: Tu
 }
 
 /** The sources retrieve handed over; if they have expired or were lost, retrieved again for the same intent. */
-async function sourcesFor(deps: WorkerDeps, turn: TurnContext, summary: RetrievalSummary, log: Logger): Promise<RetrievalOutcome> {
-  const stored = await takeOver(deps.redis, turn.turnId);
+async function sourcesFor(
+  deps: WorkerDeps,
+  turn: TurnContext,
+  summary: RetrievalSummary,
+  stored: RetrievalOutcome | undefined,
+  log: Logger,
+): Promise<RetrievalOutcome> {
   if (stored) return stored;
   log.warn({ intent: summary.intent, rung: summary.rung }, "retrieval hand-off missing; retrieving again");
   try {

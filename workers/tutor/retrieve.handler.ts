@@ -6,21 +6,22 @@
 import { UnrecoverableError } from "bullmq";
 import { childResult, classifyResult } from "../../queues/payloads";
 import { defineHandler } from "../registry";
-import { CANCELLED_STAGE, cancelledBeforeStage } from "../turns/cancelled-turn";
+import { CANCELLED_STAGE } from "../turns/cancelled-turn";
 import { handOver } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
 import { failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
-import { loadTurnContext } from "./turn-context";
+import { startStage } from "./stage-start";
 import { turnEmitter } from "../turns/turn-emitter";
 
 export const retrieveHandler = defineHandler({
   queue: "tutor-retrieve",
   async perform({ job, data, deps, log }) {
     // A cancelled turn is passed on, not retrieved for: generate ends it.
-    if (await cancelledBeforeStage(deps, job, data.turnId)) return CANCELLED_STAGE;
-    const intent = childResult(await job.getChildrenValues(), classifyResult)?.intent;
+    const start = await startStage(deps, job, data);
+    if (start.cancelled) return CANCELLED_STAGE;
+    const intent = childResult(start.children, classifyResult)?.intent;
     if (!intent) throw new UnrecoverableError("tutor-retrieve ran without a classification result");
-    const turn = await loadTurnContext(deps, data);
+    const { turn } = start;
     const events = turnEmitter(deps.events, data.sessionId, data.turnId);
     await events.emit("stage", { stage: "retrieve", status: "started" });
     try {
