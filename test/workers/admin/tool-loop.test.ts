@@ -3,6 +3,10 @@
  * model and real read tools on the demo organisation: rounds of tool calls, each announced and
  * reported, results fed back to the model; a blocked write not run; the last round forced to
  * answer (tool_choice none); a cancelled turn stopping before its next model call.
+ *
+ * The loop talks to a scripted model of its own, not the stack's: the stack's workers share that
+ * one, and a job left over from an earlier suite could take a reply scripted here or add a
+ * request to the log this suite reads by position.
  */
 import { expect } from "chai";
 import type { TurnEventName, TurnEventPayloads } from "../../../queues/events/contract";
@@ -13,6 +17,8 @@ import { runToolLoop } from "../../../workers/admin/tool-loop";
 import type { TurnEmitter } from "../../../workers/turns/turn-emitter";
 import type { WorkerDeps } from "../../../workers/deps";
 import { useStack, type Stack } from "../../support/stack";
+import { type ScriptedLlm, startScriptedLlm } from "../../support/scripted-llm";
+import { makeClient } from "../llm/helpers";
 
 type Emitted = { event: TurnEventName; payload: any };
 
@@ -32,13 +38,18 @@ function recorder(): { events: TurnEmitter; emitted: Emitted[] } {
 describe("the admin tool loop", function () {
   this.timeout(30_000);
   let stack: Stack;
+  let llm: ScriptedLlm;
+  let deps: WorkerDeps;
   let tools: ToolContext;
   let proposals: unknown[];
 
   before(async function () {
     this.timeout(120_000);
     stack = await useStack();
+    llm = await startScriptedLlm();
+    deps = { ...stack.workers.deps, llm: makeClient(llm).client };
   });
+  after(() => llm?.close());
   beforeEach(() => {
     proposals = [];
     tools = {
@@ -53,19 +64,19 @@ describe("the admin tool loop", function () {
       },
     };
   });
-  afterEach(() => stack.llm.reset());
+  afterEach(() => llm.reset());
 
   const conversation = (): ChatMessage[] => [
     { role: "system", content: "You are the admin assistant." },
     { role: "user", content: "Which courses do we have?" },
   ];
-  const withRounds = (rounds: number): WorkerDeps => ({ ...stack.workers.deps, config: { ...stack.workers.deps.config, ADMIN_MAX_TOOL_ROUNDS: rounds } });
+  const withRounds = (rounds: number): WorkerDeps => ({ ...deps, config: { ...deps.config, ADMIN_MAX_TOOL_ROUNDS: rounds } });
 
   it("runs a read tool the model calls, reports it, feeds the result back, and streams the answer after the prefix", async () => {
-    stack.llm.enqueueReply({ toolCalls: [{ name: "list_courses", arguments: {} }] }, { content: "We have the returns course." });
+    llm.enqueueReply({ toolCalls: [{ name: "list_courses", arguments: {} }] }, { content: "We have the returns course." });
     const { events, emitted } = recorder();
     const messages = conversation();
-    const result = await runToolLoop({ deps: stack.workers.deps, events, tools, messages, prefix: "Earlier proposal cancelled.", writeBlocked: () => null });
+    const result = await runToolLoop({ deps, events, tools, messages, prefix: "Earlier proposal cancelled.", writeBlocked: () => null });
 
     expect(result).to.include({ rounds: 2, cancelled: false });
     expect(result.text).to.equal("Earlier proposal cancelled.\n\nWe have the returns course.");
@@ -79,7 +90,7 @@ describe("the admin tool loop", function () {
     expect(reported.resultBytes).to.equal(Buffer.byteLength(result.runs[0]!.json));
 
     // The second request carried the assistant's tool call and the tool's result, in that order.
-    const second = stack.llm.chatCalls()[1]!.body;
+    const second = llm.chatCalls()[1]!.body;
     const [assistant, tool] = second.messages.slice(-2);
     expect(assistant.tool_calls[0]).to.deep.include({ id: call.callId });
     expect(tool).to.deep.include({ role: "tool", tool_call_id: call.callId });
@@ -88,26 +99,26 @@ describe("the admin tool loop", function () {
   });
 
   it("does not run a write while writes are blocked: the model is told why instead", async () => {
-    stack.llm.enqueueReply(
+    llm.enqueueReply(
       { toolCalls: [{ name: "archive_course", arguments: { course_id: stack.demo.courseIds.returnsEssentials } }] },
       { content: "I cannot do that yet." },
     );
     const { events, emitted } = recorder();
     const blocked = "Decide the pending proposal first.";
-    const result = await runToolLoop({ deps: stack.workers.deps, events, tools, messages: conversation(), prefix: "", writeBlocked: () => blocked });
+    const result = await runToolLoop({ deps, events, tools, messages: conversation(), prefix: "", writeBlocked: () => blocked });
     expect(proposals).to.deep.equal([]);
     expect(result.runs).to.have.length(1);
     expect(result.runs[0]).to.include({ tool: "archive_course", ok: false, error: blocked });
     expect(emitted.find((e) => e.event === "tool_result")!.payload).to.include({ ok: false, error: blocked });
-    const fedBack = stack.llm.chatCalls()[1]!.body.messages.at(-1);
+    const fedBack = llm.chatCalls()[1]!.body.messages.at(-1);
     expect(JSON.parse(fedBack.content)).to.deep.equal({ error: blocked });
   });
 
   it("after ADMIN_MAX_TOOL_ROUNDS asks for an answer with tool_choice none and stops, however many tools the model still wants", async () => {
-    stack.llm.setResponder(() => ({ toolCalls: [{ name: "list_courses", arguments: {} }] }));
+    llm.setResponder(() => ({ toolCalls: [{ name: "list_courses", arguments: {} }] }));
     const { events } = recorder();
     const result = await runToolLoop({ deps: withRounds(2), events, tools, messages: conversation(), prefix: "", writeBlocked: () => null });
-    const calls = stack.llm.chatCalls();
+    const calls = llm.chatCalls();
     expect(calls).to.have.length(3);
     expect(result.rounds).to.equal(3);
     expect(result.runs).to.have.length(2, "no tool is run from the last round");
@@ -115,7 +126,7 @@ describe("the admin tool loop", function () {
   });
 
   it("stops before its next model call once the turn is cancelled", async () => {
-    stack.llm.enqueueReply({ toolCalls: [{ name: "list_courses", arguments: {} }] }, { content: "never asked" });
+    llm.enqueueReply({ toolCalls: [{ name: "list_courses", arguments: {} }] }, { content: "never asked" });
     const controller = new AbortController();
     let checks = 0;
     const cancel: CancelWatch = {
@@ -132,9 +143,9 @@ describe("the admin tool loop", function () {
       stop: () => undefined,
     };
     const { events } = recorder();
-    const result = await runToolLoop({ deps: stack.workers.deps, events, tools, messages: conversation(), prefix: "", writeBlocked: () => null, cancel });
+    const result = await runToolLoop({ deps, events, tools, messages: conversation(), prefix: "", writeBlocked: () => null, cancel });
     expect(result.cancelled).to.equal(true);
     expect(result.runs).to.have.length(1);
-    expect(stack.llm.chatCalls()).to.have.length(1);
+    expect(llm.chatCalls()).to.have.length(1);
   });
 });
