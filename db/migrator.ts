@@ -17,6 +17,7 @@ import * as turnCancel from "./migrations/20261129000009_turn_cancel";
 import * as openTurnIndex from "./migrations/20261129000011_open_turn_index";
 import * as aiAllowanceAndInsights from "./migrations/20261129000021_ai_allowance_and_insights";
 import * as actionAnnounced from "./migrations/20261201000018_action_announced";
+import * as orgVectorIndexes from "./migrations/20261201000024_org_vector_indexes";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -38,6 +39,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261129000011_open_turn_index", migration: openTurnIndex },
   { name: "20261129000021_ai_allowance_and_insights", migration: aiAllowanceAndInsights },
   { name: "20261201000018_action_announced", migration: actionAnnounced },
+  { name: "20261201000024_org_vector_indexes", migration: orgVectorIndexes },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {
