@@ -9,8 +9,8 @@
  * the query names the org as the index predicate's literal, so the planner can prove the partial
  * index covers it, and the graph holds no other org's rows, so the tenant filter costs no recall.
  * Every pooled session scans iteratively with ef_search 100 (db/knex.ts), so the access filter
- * cannot leave it with fewer than k rows; a search for more rows than that covers runs in a
- * short transaction that raises it.
+ * cannot leave it with fewer than k rows; the index path runs in a short transaction whose
+ * settings keep the planner on the index (indexPathSettings).
  */
 import type { Knex } from "knex";
 import type { Db } from "../knex";
@@ -114,22 +114,46 @@ export async function vectorSearch(db: Db, options: VectorSearchOptions): Promis
     const rows = await vectorStatement(conn, options, exact);
     return (rows.rows as ChunkHit[]).map(normaliseHit).filter((hit) => hit.similarity >= options.minSimilarity);
   };
-  const efSearch = options.limit * 4;
-  if (exact || efSearch <= HNSW_EF_SEARCH) return search(db);
-  const iterative = await supportsIterativeScan(db);
+  if (exact) return search(db);
+  const settings = await indexPathSettings(db, options.limit);
   return db.transaction(async (trx) => {
-    await trx.raw(`SET LOCAL hnsw.ef_search = ${efSearch}`);
-    if (iterative) await trx.raw("SET LOCAL hnsw.iterative_scan = relaxed_order");
+    await trx.raw(settings);
     return search(trx);
   });
+}
+
+/**
+ * The org-index path's session settings, one statement. `enable_sort = off`: the planner
+ * otherwise costs a walk of the org's documents plus a sort of their chunks below the HNSW scan
+ * for an org of a few thousand chunks (EXPLAIN in bench/results-vector-1m.md), and the product,
+ * not the planner, decides which orgs are searched exactly. A search for more rows than
+ * HNSW_EF_SEARCH covers raises ef_search.
+ */
+async function indexPathSettings(db: Db, limit: number): Promise<string> {
+  const statements = ["SET LOCAL enable_sort = off"];
+  const efSearch = limit * 4;
+  if (efSearch > HNSW_EF_SEARCH) {
+    statements.push(`SET LOCAL hnsw.ef_search = ${efSearch}`);
+    if (await supportsIterativeScan(db)) statements.push("SET LOCAL hnsw.iterative_scan = relaxed_order");
+  }
+  return statements.join("; ");
 }
 
 /** The path vectorSearch would take and the planner's plan for it: what ops (and tests) check the org's index is used with. */
 export async function vectorSearchPlan(db: Db, options: VectorSearchOptions): Promise<{ path: "exact" | "org-index"; plan: string }> {
   const path = await searchPath(db, options);
-  const { sql, bindings } = vectorStatement(db, options, path === "exact").toSQL();
-  const { rows } = await db.raw(`EXPLAIN ${sql}`, bindings);
-  return { path, plan: (rows as Array<Record<string, string>>).map((row) => row["QUERY PLAN"]).join("\n") };
+  const explain = async (conn: Db | Knex.Transaction) => {
+    const { sql, bindings } = vectorStatement(conn, options, path === "exact").toSQL();
+    const { rows } = await conn.raw(`EXPLAIN ${sql}`, bindings);
+    return (rows as Array<Record<string, string>>).map((row) => row["QUERY PLAN"]).join("\n");
+  };
+  if (path === "exact") return { path, plan: await explain(db) };
+  const settings = await indexPathSettings(db, options.limit);
+  const plan = await db.transaction(async (trx) => {
+    await trx.raw(settings);
+    return explain(trx);
+  });
+  return { path, plan };
 }
 
 /** Forgets remembered org sizes and index states, so the next search looks again (tests; a sweep that just built an index). */
