@@ -8,13 +8,13 @@
  * index), so recall is 1 by construction. A larger org with a valid index is searched through it:
  * the query names the org as the index predicate's literal, so the planner can prove the partial
  * index covers it, and the graph holds no other org's rows, so the tenant filter costs no recall.
- * Every pooled session scans iteratively with ef_search 100 (db/knex.ts), so the access filter
- * cannot leave it with fewer than k rows; the index path runs in a short transaction whose
- * settings keep the planner on the index (indexPathSettings).
+ * Every pooled session scans iteratively (db/knex.ts), so the access filter cannot leave the
+ * index path with fewer than k rows; it runs in a short transaction whose settings keep the
+ * planner on the index with ORG_INDEX_EF_SEARCH candidates (indexPathSettings).
  */
 import type { Knex } from "knex";
 import type { Db } from "../knex";
-import { HNSW_EF_SEARCH, toVectorLiteral } from "../knex";
+import { toVectorLiteral } from "../knex";
 import { readableBy, type Reader } from "./access";
 import { orgVectorIndexState, orgVectorPredicate } from "./org-vector-indexes";
 
@@ -29,19 +29,6 @@ export interface ChunkHit {
   text_rank: number;
 }
 
-let iterativeScan: boolean | undefined;
-
-async function supportsIterativeScan(db: Db): Promise<boolean> {
-  if (iterativeScan === undefined) {
-    const row = await db("pg_extension").select("extversion").where({ extname: "vector" }).first();
-    const [major = 0, minor = 0] = String(row?.extversion ?? "0.0")
-      .split(".")
-      .map(Number);
-    iterativeScan = major > 0 || minor >= 8;
-  }
-  return iterativeScan;
-}
-
 export interface VectorSearchOptions {
   /** Whose search this is: only documents they may read are searched. */
   reader: Reader;
@@ -51,6 +38,8 @@ export interface VectorSearchOptions {
   documentId?: string;
   /** Search exactly when the reader's org has at most this many chunks (RETRIEVAL_EXACT_MAX_CHUNKS); 0: always the index. */
   exactUpTo?: number;
+  /** hnsw.ef_search of the org-index path (the bench compares values); ORG_INDEX_EF_SEARCH unless set. */
+  efSearch?: number;
 }
 
 /** How long an org's (capped) chunk count is trusted: it decides exact versus index, nothing more. */
@@ -115,28 +104,28 @@ export async function vectorSearch(db: Db, options: VectorSearchOptions): Promis
     return (rows.rows as ChunkHit[]).map(normaliseHit).filter((hit) => hit.similarity >= options.minSimilarity);
   };
   if (exact) return search(db);
-  const settings = await indexPathSettings(db, options.limit);
   return db.transaction(async (trx) => {
-    await trx.raw(settings);
+    await trx.raw(indexPathSettings(options));
     return search(trx);
   });
 }
 
 /**
+ * Candidates the org-index path keeps (hnsw.ef_search). At 1M chunks over 200 orgs, 100 found
+ * 0.943 of the true ten nearest in orgs of 57k–100k chunks and 200 found 0.963, at 1.9 against
+ * 2.2 ms p50; smaller orgs were at ≥ 0.99 either way (bench/results-vector-1m.md).
+ */
+export const ORG_INDEX_EF_SEARCH = 200;
+
+/**
  * The org-index path's session settings, one statement. `enable_sort = off`: the planner
  * otherwise costs a walk of the org's documents plus a sort of their chunks below the HNSW scan
- * for an org of a few thousand chunks (EXPLAIN in bench/results-vector-1m.md), and the product,
- * not the planner, decides which orgs are searched exactly. A search for more rows than
- * HNSW_EF_SEARCH covers raises ef_search.
+ * for an org of a few thousand chunks, and the product, not the planner, decides which orgs are
+ * searched exactly. ef_search: ORG_INDEX_EF_SEARCH, or four candidates per row asked for when
+ * that is more.
  */
-async function indexPathSettings(db: Db, limit: number): Promise<string> {
-  const statements = ["SET LOCAL enable_sort = off"];
-  const efSearch = limit * 4;
-  if (efSearch > HNSW_EF_SEARCH) {
-    statements.push(`SET LOCAL hnsw.ef_search = ${efSearch}`);
-    if (await supportsIterativeScan(db)) statements.push("SET LOCAL hnsw.iterative_scan = relaxed_order");
-  }
-  return statements.join("; ");
+function indexPathSettings({ limit, efSearch = ORG_INDEX_EF_SEARCH }: VectorSearchOptions): string {
+  return `SET LOCAL enable_sort = off; SET LOCAL hnsw.ef_search = ${Math.max(efSearch, limit * 4)}`;
 }
 
 /** The path vectorSearch would take and the planner's plan for it: what ops (and tests) check the org's index is used with. */
@@ -148,9 +137,8 @@ export async function vectorSearchPlan(db: Db, options: VectorSearchOptions): Pr
     return (rows as Array<Record<string, string>>).map((row) => row["QUERY PLAN"]).join("\n");
   };
   if (path === "exact") return { path, plan: await explain(db) };
-  const settings = await indexPathSettings(db, options.limit);
   const plan = await db.transaction(async (trx) => {
-    await trx.raw(settings);
+    await trx.raw(indexPathSettings(options));
     return explain(trx);
   });
   return { path, plan };
