@@ -151,8 +151,10 @@ export const ingestionModule = {
     try {
       const baseUrl = stack.servers[0]!;
       const token = await devLogin(baseUrl, "admin@example.com");
-      const pages = settings.ingestionPagesPerDocument;
-      const files = await Promise.all(Array.from({ length: settings.ingestionDocuments }, (_, i) => makePdf(i, pages)));
+      // BENCH_INGEST_DOCUMENTS / BENCH_INGEST_PAGES: other batch shapes (long documents make several embedding batches).
+      const documents = Number(process.env.BENCH_INGEST_DOCUMENTS ?? settings.ingestionDocuments);
+      const pages = Number(process.env.BENCH_INGEST_PAGES ?? settings.ingestionPagesPerDocument);
+      const files = await Promise.all(Array.from({ length: documents }, (_, i) => makePdf(i, pages)));
       // Small documents first, one per extraction thread at once, so every thread (its PDF reader
       // and tokenizer load on first use, ~1 s each) and the embeddings path are warm.
       const threads = Number(env.EXTRACT_THREADS ?? 1);
@@ -176,9 +178,9 @@ export const ingestionModule = {
       const chunks = results.reduce((sum, result) => sum + result.chunks, 0);
       const failed = results.filter((result) => result.status !== "COMPLETED").length;
       const ceiling = await rawInsertRate(stack.databaseUrl, ids);
-      const totalPages = settings.ingestionDocuments * pages;
+      const totalPages = documents * pages;
       return [
-        `${settings.ingestionDocuments} PDF documents of ${pages} pages (≈ 290 words a page) uploaded at once to one server and one worker (${
+        `${documents} PDF documents of ${pages} pages (≈ 290 words a page) uploaded at once to one server and one worker (${
           Object.keys(env).length
             ? Object.entries(env)
                 .map(([key, value]) => `${key} ${value}`)
