@@ -48,19 +48,19 @@ export async function orgVectorIndexState(db: Db, orgId: string): Promise<OrgVec
   return rows[0].valid ? "valid" : "building-or-invalid";
 }
 
-/** Organisations holding more than `minChunks` published chunks whose index is not valid yet, largest first. */
+/** Organisations holding more than `minChunks` published chunks whose index is not valid yet, largest first: one query, however many orgs. */
 export async function orgsNeedingVectorIndex(db: Db, minChunks: number): Promise<Array<{ orgId: string; chunks: number }>> {
   const { rows } = await db.raw(
-    `SELECT d.org_id, sum(d.chunk_count)::bigint AS chunks FROM documents d
-      GROUP BY d.org_id HAVING sum(d.chunk_count) > ?
-      ORDER BY chunks DESC`,
-    [minChunks],
+    `SELECT s.org_id, s.chunks FROM (
+        SELECT d.org_id, sum(d.chunk_count)::bigint AS chunks FROM documents d GROUP BY d.org_id HAVING sum(d.chunk_count) > ?
+      ) s
+      LEFT JOIN pg_class c ON c.relname = ? || replace(s.org_id::text, '-', '') AND c.relnamespace = current_schema()::regnamespace
+      LEFT JOIN pg_index i ON i.indexrelid = c.oid
+     WHERE NOT coalesce(i.indisvalid AND i.indisready, false)
+     ORDER BY s.chunks DESC`,
+    [minChunks, NAME_PREFIX],
   );
-  const needing: Array<{ orgId: string; chunks: number }> = [];
-  for (const row of rows as Array<{ org_id: string; chunks: string }>) {
-    if ((await orgVectorIndexState(db, row.org_id)) !== "valid") needing.push({ orgId: row.org_id, chunks: Number(row.chunks) });
-  }
-  return needing;
+  return (rows as Array<{ org_id: string; chunks: string }>).map((row) => ({ orgId: row.org_id, chunks: Number(row.chunks) }));
 }
 
 export type OrgVectorIndexBuild = "built" | "already-valid" | "locked";
