@@ -18,6 +18,7 @@ import * as openTurnIndex from "./migrations/20261129000011_open_turn_index";
 import * as aiAllowanceAndInsights from "./migrations/20261129000021_ai_allowance_and_insights";
 import * as actionAnnounced from "./migrations/20261201000018_action_announced";
 import * as recordLlmUsage from "./migrations/20261201000024_record_llm_usage";
+import * as orgVectorIndexes from "./migrations/20261201000025_org_vector_indexes";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -40,6 +41,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261129000021_ai_allowance_and_insights", migration: aiAllowanceAndInsights },
   { name: "20261201000018_action_announced", migration: actionAnnounced },
   { name: "20261201000024_record_llm_usage", migration: recordLlmUsage },
+  { name: "20261201000025_org_vector_indexes", migration: orgVectorIndexes },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

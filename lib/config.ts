@@ -402,9 +402,17 @@ export const configSchema = z.object({
     .number()
     .int()
     .min(0)
-    .default(10_000)
+    .default(2_000)
     .describe(
-      "An organisation with at most this many chunks is searched exactly (recall 1; ≈ 5 ms per 1,000 chunks on PGlite), larger ones through the HNSW index. 0: always the index.",
+      "An organisation with at most this many chunks is searched exactly (recall 1); a larger one gets an HNSW index of its own, built concurrently by the maintenance sweep, and is searched exactly until that index is valid. The default is where the index overtakes exact search on PostgreSQL (bench/results-vector-1m.md). 0: every organisation gets an index.",
+    ),
+  VECTOR_INDEX_BUILD_MEMORY_MB: z.coerce
+    .number()
+    .int()
+    .min(16)
+    .default(512)
+    .describe(
+      "`maintenance_work_mem` of the session that builds an organisation's HNSW index: a graph that does not fit is built far slower. 100,000 chunks of 384 dimensions need ≈ 250 MB.",
     ),
   // The keyword side's floor, a third: half cost 2–4 points of recall@5 on eval/results.md's
   // corpus (paraphrases rarely repeat more). One shared word ("who" in "Who won the 1998 world

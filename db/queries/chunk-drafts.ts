@@ -55,15 +55,19 @@ export async function nextUnembeddedDrafts(
   return draftsOf(db, run).whereNull("embedding").select("position", "content", "metadata").orderBy("position").limit(limit);
 }
 
-/** Saves one batch of vectors, so a worker that dies mid-way resumes after the last saved batch. */
+/**
+ * Saves one batch of vectors, so a worker that dies mid-way resumes after the last saved batch.
+ * One UPDATE for the batch (positions and vectors as two arrays): a statement per row was a
+ * round trip per chunk.
+ */
 export async function saveDraftEmbeddings(db: Db, run: IndexRun, embedded: Array<{ position: number; vector: number[] }>): Promise<void> {
-  await db.transaction(async (trx) => {
-    for (const { position, vector } of embedded) {
-      await draftsOf(trx, run)
-        .andWhere({ position })
-        .update({ embedding: trx.raw("?::vector", [toVectorLiteral(vector)]) });
-    }
-  });
+  if (embedded.length === 0) return;
+  await db.raw(
+    `UPDATE document_chunk_drafts d SET embedding = v.embedding::vector
+       FROM unnest(?::int[], ?::text[]) AS v(position, embedding)
+      WHERE d.document_id = ? AND d.generation = ? AND d.org_id = ? AND d.position = v.position`,
+    [embedded.map((row) => row.position), embedded.map((row) => toVectorLiteral(row.vector)), run.documentId, run.generation, run.orgId],
+  );
 }
 
 /**

@@ -101,11 +101,12 @@ export async function setDocumentStatus(
   return updated > 0;
 }
 
-/** Adds timing figures (ms per stage) to the document's metadata without losing the rest. */
-export async function recordTiming(db: Db, orgId: string, documentId: string, stage: string, ms: number): Promise<void> {
+/** Adds timing figures (ms per stage, e.g. `{ extract_ms: 12 }`) to the document's metadata without losing the rest. */
+export async function recordTiming(db: Db, orgId: string, documentId: string, timings: Record<string, number>): Promise<void> {
+  const rounded = Object.fromEntries(Object.entries(timings).map(([stage, ms]) => [stage, Math.round(ms)]));
   await db.raw(
-    `UPDATE documents SET metadata = jsonb_set(coalesce(metadata, '{}'::jsonb), '{timings}', coalesce(metadata->'timings', '{}'::jsonb) || jsonb_build_object(?::text, ?::int))
+    `UPDATE documents SET metadata = jsonb_set(coalesce(metadata, '{}'::jsonb), '{timings}', coalesce(metadata->'timings', '{}'::jsonb) || ?::jsonb)
       WHERE id = ? AND org_id = ?`,
-    [stage, Math.round(ms), documentId, orgId],
+    [JSON.stringify(rounded), documentId, orgId],
   );
 }

@@ -2,20 +2,21 @@
  * Search over the document chunks one reader may read: pgvector cosine and `simple` full-text,
  * both limited by `readableBy` (db/queries/access.ts).
  *
- * Vector search is exact for an organisation with at most `exactUpTo` chunks, and for a search
- * inside one document: every chunk of the org is compared (found through the org_id index), so
- * recall is 1 by construction. An HNSW graph holds every org's rows, and when the searched org is
- * a small share of them its recall collapses — 0.61 of the true ten nearest at 10,000 rows with
- * ef_search 40 and iterative scans (0.29 without them), 0.2–0.3 at 100,000 whatever `ef_search`
- * (bench/results.md, measure 5). A
- * larger org goes through the index: every pooled session scans iteratively with ef_search 100
- * (db/knex.ts), so the org filter cannot leave it with fewer than k rows; a search for more rows
- * than that covers runs in a short transaction that raises it.
+ * Vector search is exact for an organisation with at most `exactUpTo` chunks, for a search
+ * inside one document, and for a larger organisation until its own HNSW index is valid
+ * (db/queries/org-vector-indexes.ts): every chunk of the org is compared (found through the org_id
+ * index), so recall is 1 by construction. A larger org with a valid index is searched through it:
+ * the query names the org as the index predicate's literal, so the planner can prove the partial
+ * index covers it, and the graph holds no other org's rows, so the tenant filter costs no recall.
+ * Every pooled session scans iteratively (db/knex.ts), so the access filter cannot leave the
+ * index path with fewer than k rows; it runs in a short transaction whose settings keep the
+ * planner on the index with ORG_INDEX_EF_SEARCH candidates (indexPathSettings).
  */
 import type { Knex } from "knex";
 import type { Db } from "../knex";
-import { HNSW_EF_SEARCH, toVectorLiteral } from "../knex";
+import { toVectorLiteral } from "../knex";
 import { readableBy, type Reader } from "./access";
+import { orgVectorIndexState, orgVectorPredicate } from "./org-vector-indexes";
 
 export interface ChunkHit {
   id: string;
@@ -28,19 +29,6 @@ export interface ChunkHit {
   text_rank: number;
 }
 
-let iterativeScan: boolean | undefined;
-
-async function supportsIterativeScan(db: Db): Promise<boolean> {
-  if (iterativeScan === undefined) {
-    const row = await db("pg_extension").select("extversion").where({ extname: "vector" }).first();
-    const [major = 0, minor = 0] = String(row?.extversion ?? "0.0")
-      .split(".")
-      .map(Number);
-    iterativeScan = major > 0 || minor >= 8;
-  }
-  return iterativeScan;
-}
-
 export interface VectorSearchOptions {
   /** Whose search this is: only documents they may read are searched. */
   reader: Reader;
@@ -50,6 +38,8 @@ export interface VectorSearchOptions {
   documentId?: string;
   /** Search exactly when the reader's org has at most this many chunks (RETRIEVAL_EXACT_MAX_CHUNKS); 0: always the index. */
   exactUpTo?: number;
+  /** hnsw.ef_search of the org-index path (the bench compares values); ORG_INDEX_EF_SEARCH unless set. */
+  efSearch?: number;
 }
 
 /** How long an org's (capped) chunk count is trusted: it decides exact versus index, nothing more. */
@@ -68,33 +58,96 @@ async function orgChunkCount(db: Db, orgId: string, cap: number): Promise<number
   return chunks;
 }
 
-export async function vectorSearch(db: Db, options: VectorSearchOptions): Promise<ChunkHit[]> {
-  const { reader, embedding, limit, minSimilarity, documentId, exactUpTo = 0 } = options;
-  const exact = Boolean(documentId) || (exactUpTo > 0 && (await orgChunkCount(db, reader.orgId, exactUpTo)) <= exactUpTo);
+/** Whether the org's own index is valid, remembered as long as its size is: until it is, the org is searched exactly. */
+const orgIndexes = new Map<string, { valid: boolean; at: number }>();
+
+async function orgIndexValid(db: Db, orgId: string): Promise<boolean> {
+  const known = orgIndexes.get(orgId);
+  if (known && performance.now() - known.at < ORG_SIZE_TTL_MS) return known.valid;
+  const valid = (await orgVectorIndexState(db, orgId)) === "valid";
+  if (orgIndexes.size > 10_000) orgIndexes.clear();
+  orgIndexes.set(orgId, { valid, at: performance.now() });
+  return valid;
+}
+
+/** How a search runs: exact (every row of the org sorted), or through the org's own HNSW index. */
+async function searchPath(db: Db, { reader, documentId, exactUpTo = 0 }: VectorSearchOptions): Promise<"exact" | "org-index"> {
+  if (documentId) return "exact";
+  if (exactUpTo > 0 && (await orgChunkCount(db, reader.orgId, exactUpTo)) <= exactUpTo) return "exact";
+  return (await orgIndexValid(db, reader.orgId)) ? "org-index" : "exact";
+}
+
+/** The search statement for `exact` or the org-index path: vectorSearch runs it, vectorSearchPlan explains it. */
+function vectorStatement(conn: Db | Knex.Transaction, options: VectorSearchOptions, exact: boolean): Knex.Raw {
+  const { reader, embedding, limit, documentId } = options;
   const vector = toVectorLiteral(embedding);
-  // `+ 0`: an ORDER BY the HNSW index cannot serve, so the planner reads the org's rows by org_id and sorts them all.
+  // `+ 0`: an ORDER BY no HNSW index can serve, so the planner reads the org's rows by org_id and sorts them all.
   const distance = exact ? "(c.embedding <=> ?::vector) + 0" : "c.embedding <=> ?::vector";
+  // The org as its index's predicate literal (not a parameter), so the planner can match the partial index.
+  const orgFilter = exact ? "c.org_id = ?" : orgVectorPredicate(reader.orgId, "c.org_id");
+  return conn.raw(
+    `SELECT c.id, c.document_id, d.title AS document_title, c.content, c.position, c.metadata,
+            1 - (c.embedding <=> ?::vector) AS similarity, 0 AS text_rank
+       FROM document_chunks c
+       JOIN documents d ON d.id = c.document_id AND d.org_id = c.org_id
+      WHERE ${orgFilter} AND c.embedding IS NOT NULL ${documentId ? "AND c.document_id = ?" : ""} AND ?
+      ORDER BY ${distance}
+      LIMIT ?`,
+    [vector, ...(exact ? [reader.orgId] : []), ...(documentId ? [documentId] : []), readableBy(conn, reader), vector, limit],
+  );
+}
+
+export async function vectorSearch(db: Db, options: VectorSearchOptions): Promise<ChunkHit[]> {
+  const exact = (await searchPath(db, options)) === "exact";
   const search = async (conn: Db | Knex.Transaction) => {
-    const rows = await conn.raw(
-      `SELECT c.id, c.document_id, d.title AS document_title, c.content, c.position, c.metadata,
-              1 - (c.embedding <=> ?::vector) AS similarity, 0 AS text_rank
-         FROM document_chunks c
-         JOIN documents d ON d.id = c.document_id AND d.org_id = c.org_id
-        WHERE c.org_id = ? AND c.embedding IS NOT NULL ${documentId ? "AND c.document_id = ?" : ""} AND ?
-        ORDER BY ${distance}
-        LIMIT ?`,
-      [vector, reader.orgId, ...(documentId ? [documentId] : []), readableBy(conn, reader), vector, limit],
-    );
-    return (rows.rows as ChunkHit[]).map(normaliseHit).filter((hit) => hit.similarity >= minSimilarity);
+    const rows = await vectorStatement(conn, options, exact);
+    return (rows.rows as ChunkHit[]).map(normaliseHit).filter((hit) => hit.similarity >= options.minSimilarity);
   };
-  const efSearch = limit * 4;
-  if (exact || efSearch <= HNSW_EF_SEARCH) return search(db);
-  const iterative = await supportsIterativeScan(db);
+  if (exact) return search(db);
   return db.transaction(async (trx) => {
-    await trx.raw(`SET LOCAL hnsw.ef_search = ${efSearch}`);
-    if (iterative) await trx.raw("SET LOCAL hnsw.iterative_scan = relaxed_order");
+    await trx.raw(indexPathSettings(options));
     return search(trx);
   });
+}
+
+/**
+ * Candidates the org-index path keeps (hnsw.ef_search). At 1M chunks over 200 orgs, 100 found
+ * 0.943 of the true ten nearest in orgs of 57k–100k chunks and 200 found 0.963, at 1.9 against
+ * 2.2 ms p50; smaller orgs were at ≥ 0.99 either way (bench/results-vector-1m.md).
+ */
+export const ORG_INDEX_EF_SEARCH = 200;
+
+/**
+ * The org-index path's session settings, one statement. `enable_sort = off`: the planner
+ * otherwise costs a walk of the org's documents plus a sort of their chunks below the HNSW scan
+ * for an org of a few thousand chunks, and the product, not the planner, decides which orgs are
+ * searched exactly. ef_search: ORG_INDEX_EF_SEARCH, or four candidates per row asked for when
+ * that is more.
+ */
+function indexPathSettings({ limit, efSearch = ORG_INDEX_EF_SEARCH }: VectorSearchOptions): string {
+  return `SET LOCAL enable_sort = off; SET LOCAL hnsw.ef_search = ${Math.max(efSearch, limit * 4)}`;
+}
+
+/** The path vectorSearch would take and the planner's plan for it: what ops (and tests) check the org's index is used with. */
+export async function vectorSearchPlan(db: Db, options: VectorSearchOptions): Promise<{ path: "exact" | "org-index"; plan: string }> {
+  const path = await searchPath(db, options);
+  const explain = async (conn: Db | Knex.Transaction) => {
+    const { sql, bindings } = vectorStatement(conn, options, path === "exact").toSQL();
+    const { rows } = await conn.raw(`EXPLAIN ${sql}`, bindings);
+    return (rows as Array<Record<string, string>>).map((row) => row["QUERY PLAN"]).join("\n");
+  };
+  if (path === "exact") return { path, plan: await explain(db) };
+  const plan = await db.transaction(async (trx) => {
+    await trx.raw(indexPathSettings(options));
+    return explain(trx);
+  });
+  return { path, plan };
+}
+
+/** Forgets remembered org sizes and index states, so the next search looks again (tests; a sweep that just built an index). */
+export function forgetVectorSearchState(): void {
+  orgSizes.clear();
+  orgIndexes.clear();
 }
 
 /** Full-text search with OR semantics over the given content words (already stop-word free). */

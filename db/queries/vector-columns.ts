@@ -1,5 +1,6 @@
 /** The width of the stored embedding vectors: read at worker start-up, changed by `npm run reembed -- --alter-dimensions`. */
 import type { Db } from "../knex";
+import { dropOrgVectorIndexes } from "./org-vector-indexes";
 
 /** The dimensions of document_chunks.embedding, or null before the migration made it. */
 export async function databaseVectorDimensions(db: Db): Promise<number | null> {
@@ -11,12 +12,16 @@ export async function databaseVectorDimensions(db: Db): Promise<number | null> {
   return typeof dims === "number" && dims > 0 ? dims : null;
 }
 
-/** Retypes both vector columns (emptying them: every document must be re-embedded) and rebuilds the HNSW index where pgvector allows one. */
+/**
+ * Retypes both vector columns (emptying them: every document must be re-embedded). The
+ * organisations' HNSW indexes go too; the maintenance sweep builds them again, where pgvector
+ * allows one, once the re-embedded chunks are published.
+ */
 export async function alterVectorDimensions(db: Db, dimensions: number): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw("DROP INDEX IF EXISTS document_chunks_embedding_hnsw");
+    await dropOrgVectorIndexes(trx);
     await trx.raw(`ALTER TABLE document_chunks ALTER COLUMN embedding TYPE vector(${dimensions}) USING NULL`);
     await trx.raw(`ALTER TABLE document_chunk_drafts ALTER COLUMN embedding TYPE vector(${dimensions}) USING NULL`);
-    if (dimensions <= 2000) await trx.raw("CREATE INDEX document_chunks_embedding_hnsw ON document_chunks USING hnsw (embedding vector_cosine_ops)");
   });
 }

@@ -106,7 +106,10 @@ export const documentResponse = z.strictObject({
   error_code: z.string().nullable().describe("Stable code of a FAILED document (EXTRACTION_FAILED, EXTRACTION_TIMEOUT, …)."),
   counts: z.strictObject({ chunks: z.number().int() }),
   access: z.strictObject({ restricted_departments: z.array(z.string()).nullable(), restricted_course_id: id.nullable() }),
-  timings: z.object({ total_ms: z.number().nullable() }).catchall(z.number()).describe("extract_ms, chunk_ms, embed_ms once measured."),
+  timings: z
+    .object({ total_ms: z.number().nullable() })
+    .catchall(z.number())
+    .describe("extract_ms, chunk_ms, embed_ms (and store_ms, the database writes within embed_ms) once measured."),
   created_at: timestamp,
   updated_at: timestamp,
   completed_at: timestamp.nullable(),

@@ -42,7 +42,7 @@ export const chunkHandler = defineHandler({
           metadata: { heading: chunk.heading, page_start: chunk.pageStart, page_end: chunk.pageEnd, position: chunk.position },
         })),
       );
-      await recordTiming(deps.db, data.orgId, data.documentId, "chunk_ms", performance.now() - started);
+      await recordTiming(deps.db, data.orgId, data.documentId, { chunk_ms: performance.now() - started });
       log.info({ chunks: chunks.length }, "document chunked");
       await deps.producer.enqueueIngestStage("ingest-embed", data, { priority: priorityFor(chunks.length) });
       return { chunks: chunks.length };

@@ -26,7 +26,7 @@ export const extractHandler = defineHandler({
       if (run.signal.aborted) return { aborted: true };
       // Also adopts the document's own title, unless the admin named it at upload.
       await saveExtraction(deps.db, data.orgId, data.documentId, extracted);
-      await recordTiming(deps.db, data.orgId, data.documentId, "extract_ms", performance.now() - started);
+      await recordTiming(deps.db, data.orgId, data.documentId, { extract_ms: performance.now() - started });
       log.info({ sections: extracted.sections.length, chars: extracted.fullText.length }, "document extracted");
       await deps.producer.enqueueIngestStage("ingest-chunk", data);
       return { sections: extracted.sections.length };

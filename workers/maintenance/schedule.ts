@@ -8,6 +8,14 @@ const DOCUMENT_SWEEP_EVERY_MS = 60_000;
 /** The content-gap report can lag its questions by half a minute. */
 const QUESTION_VECTOR_SWEEP_EVERY_MS = 30_000;
 
+/** An organisation that crossed RETRIEVAL_EXACT_MAX_CHUNKS is searched exactly (correct, slower) until its index is built: a minute's wait is fine. */
+const VECTOR_INDEX_SWEEP_EVERY_MS = 60_000;
+
 export function maintenanceSchedule(config: Config): Record<MaintenanceTask, number> {
-  return { "lost-turns": config.TURN_SWEEP_INTERVAL_MS, "stuck-documents": DOCUMENT_SWEEP_EVERY_MS, "question-vectors": QUESTION_VECTOR_SWEEP_EVERY_MS };
+  return {
+    "lost-turns": config.TURN_SWEEP_INTERVAL_MS,
+    "stuck-documents": DOCUMENT_SWEEP_EVERY_MS,
+    "question-vectors": QUESTION_VECTOR_SWEEP_EVERY_MS,
+    "vector-indexes": VECTOR_INDEX_SWEEP_EVERY_MS,
+  };
 }

@@ -7,6 +7,7 @@ import { defineHandler } from "../registry";
 import { failLostTurns } from "./lost-turns";
 import { embedPendingQuestions } from "./question-vectors";
 import { failStuckDocuments } from "./stuck-documents";
+import { buildMissingVectorIndexes } from "./vector-indexes";
 
 export const maintenanceHandler = defineHandler({
   queue: "maintenance",
@@ -20,6 +21,11 @@ export const maintenanceHandler = defineHandler({
       const embedded = await embedPendingQuestions(deps);
       log.debug({ task: data.task, count: embedded }, "question-vector sweep: tutor questions embedded");
       return { embedded };
+    }
+    if (data.task === "vector-indexes") {
+      const sweep = await buildMissingVectorIndexes(deps);
+      log[sweep.built.length > 0 ? "info" : "debug"]({ task: data.task, ...sweep }, "vector-index sweep: organisations' HNSW indexes built");
+      return sweep;
     }
     const failed = await failStuckDocuments(deps.db, deps.userEvents, deps.config.INGEST_TIMEOUT_MS);
     log[failed > 0 ? "warn" : "debug"]({ task: data.task, count: failed }, "stuck-document sweep: documents marked FAILED");

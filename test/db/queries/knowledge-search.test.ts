@@ -1,12 +1,14 @@
 /**
- * HNSW under a tenant filter: when another org owns every nearest neighbour, an index scan
- * that stops at ef_search candidates returns nothing for this org (measured here: 0 rows
- * without iterative scan, 5 with). Iterative scans (pgvector ≥ 0.8) plus ef_search ≥ k must
- * still return k rows.
+ * Vector search under the tenant filter: when another org owns every nearest neighbour, a
+ * shared HNSW graph that stops at ef_search candidates returned nothing for this org (0 rows
+ * without iterative scan, 5 with). Each large org now has a graph of its own rows
+ * (db/queries/org-vector-indexes.ts), and an org without a valid one is searched exactly: both
+ * must return k rows.
  */
 import { expect } from "chai";
 import { toVectorLiteral } from "../../../db/knex";
-import { vectorSearch } from "../../../db/queries/knowledge-search";
+import { forgetVectorSearchState, vectorSearch, vectorSearchPlan } from "../../../db/queries/knowledge-search";
+import { buildOrgVectorIndex, orgVectorIndexName } from "../../../db/queries/org-vector-indexes";
 import { useStack, type Stack } from "../../support/stack";
 
 const DIMENSIONS = 384;
@@ -70,40 +72,37 @@ describe("vector search under the org filter", function () {
     return { quiet, readerId: reader.id, version };
   }
 
-  it("returns k rows for an org whose chunks are all far behind another org's", async () => {
+  it("returns k rows for an org whose chunks are all far behind another org's, through the org's own index", async () => {
     const db = stack.server.deps.db;
     const { quiet, readerId, version } = await crowdAndQuiet();
-    // Make the planner walk the HNSW index (on a table this small it would sort exactly). PGlite
-    // is one backend session, so these settings reach the pooled connection vectorSearch uses.
-    await db.raw("SET enable_sort = off; SET enable_seqscan = off; SET enable_bitmapscan = off");
-    let hits;
-    try {
-      const plan = await db.raw("EXPLAIN SELECT id FROM document_chunks WHERE org_id = ? ORDER BY embedding <=> ?::vector LIMIT 5", [
-        quiet,
-        toVectorLiteral(unit(0, 99)),
-      ]);
-      expect(JSON.stringify(plan.rows)).to.include("document_chunks_embedding_hnsw");
-      hits = await vectorSearch(db, { reader: { orgId: quiet, userId: readerId }, embedding: unit(0, 99), limit: 5, minSimilarity: -1 });
-    } finally {
-      await db.raw("RESET enable_sort; RESET enable_seqscan; RESET enable_bitmapscan");
-    }
+    expect(await buildOrgVectorIndex(db, quiet, { memoryMb: 64 })).to.equal("built");
+    forgetVectorSearchState();
+    const options = { reader: { orgId: quiet, userId: readerId }, embedding: unit(0, 99), limit: 5, minSimilarity: -1, exactUpTo: 0 };
+    // Make the planner walk the HNSW index (on a table this small it would sort exactly).
+    const [{ path, plan }, hits] = await db.transaction(async (trx) => {
+      await trx.raw("SET LOCAL enable_sort = off; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off");
+      return [await vectorSearchPlan(trx, options), await vectorSearch(trx, options)] as const;
+    });
+    expect(path).to.equal("org-index");
+    expect(plan).to.include(`Index Scan using ${orgVectorIndexName(quiet)}`);
     expect(hits, `pgvector ${version}`).to.have.length(5);
     expect(new Set(hits.map((h) => h.document_id)).size).to.equal(1);
+    await db.raw(`DROP INDEX ${orgVectorIndexName(quiet)}`);
   });
 
-  it("searches an org of at most RETRIEVAL_EXACT_MAX_CHUNKS chunks exactly, without the index, and a larger one through it", async () => {
+  it("searches exactly an org of at most RETRIEVAL_EXACT_MAX_CHUNKS chunks, and a larger one until its own index is valid", async () => {
     const db = stack.server.deps.db;
     const { quiet, readerId } = await crowdAndQuiet();
-    const search = (trx: typeof db, exactUpTo: number) =>
-      vectorSearch(trx, { reader: { orgId: quiet, userId: readerId }, embedding: unit(0, 99), limit: 5, minSimilarity: -1, exactUpTo });
-    // With the planner pushed onto the index and iterative scans off, an index scan finds none of
-    // the quiet org's chunks (the crowd fills every candidate slot); an exact search finds all five.
-    const [exact, tooBig, indexOnly] = await db.transaction(async (trx) => {
+    forgetVectorSearchState();
+    const options = (exactUpTo: number) => ({ reader: { orgId: quiet, userId: readerId }, embedding: unit(0, 99), limit: 5, minSimilarity: -1, exactUpTo });
+    // The planner pushed onto any index and iterative scans off: an index scan would find none of the quiet org's chunks.
+    const [small, large, largePlan] = await db.transaction(async (trx) => {
       await trx.raw("SET LOCAL enable_sort = off; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL hnsw.iterative_scan = off");
-      return [await search(trx, 5), await search(trx, 4), await search(trx, 0)];
+      return [await vectorSearch(trx, options(5)), await vectorSearch(trx, options(4)), await vectorSearchPlan(trx, options(4))] as const;
     });
-    expect(exact.map((hit) => hit.position).sort()).to.deep.equal([0, 1, 2, 3, 4]);
-    expect(tooBig, "an org above the limit goes through the index").to.have.length(0);
-    expect(indexOnly, "0: always the index").to.have.length(0);
+    expect(small.map((hit) => hit.position).sort()).to.deep.equal([0, 1, 2, 3, 4]);
+    expect(largePlan.path, "above the limit, no index of its own yet").to.equal("exact");
+    expect(largePlan.plan).to.not.include("document_chunks_embedding");
+    expect(large.map((hit) => hit.position).sort()).to.deep.equal([0, 1, 2, 3, 4]);
   });
 });
