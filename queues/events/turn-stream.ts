@@ -81,6 +81,14 @@ return seqs
 const APPEND_BATCH_COMMAND = "skillnetAppendEvents";
 type AppendBatchCommand = (...keysThenArgs: string[]) => Promise<Array<number | string>>;
 
+/**
+ * The replies a cluster gives while its slots move (a failover): the error codes Redis starts
+ * them with. Retried every 200 ms for up to 15 s, past the ~4 s a replica takes to be promoted.
+ */
+const CLUSTER_REDIRECT = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /;
+const REDIRECT_ATTEMPTS = 75;
+const REDIRECT_DELAY_MS = 200;
+
 /** Events per script call: bounds one call's time inside Redis (≈ 2 µs per XADD). */
 const MAX_BATCH = 256;
 
@@ -233,12 +241,20 @@ export class TurnEventLog {
    * node that holds the logs), then the message is published; returns the seqs.
    */
   private async appendThenPublish(args: string[], waitMs: number, owner: string): Promise<Array<number | string>> {
-    const pipeline = this.redis.pipeline();
-    (pipeline as unknown as Record<string, AppendBatchCommand>)[APPEND_BATCH_COMMAND]!(...args);
-    // Past the bound (no replica up) the event goes out anyway: a stream that stops is worse.
-    if (waitMs > 0) pipeline.wait(1, waitMs);
-    const [[error, reply] = [null, null]] = (await pipeline.exec()) ?? [];
-    if (error) throw error;
+    let reply: unknown;
+    for (let attempt = 1; ; attempt++) {
+      const pipeline = this.redis.pipeline();
+      (pipeline as unknown as Record<string, AppendBatchCommand>)[APPEND_BATCH_COMMAND]!(...args);
+      // Past the bound (no replica up) the event goes out anyway: a stream that stops is worse.
+      if (waitMs > 0) pipeline.wait(1, waitMs);
+      const [[error, result] = [null, null]] = (await pipeline.exec()) ?? [];
+      reply = result;
+      if (!error) break;
+      // ioredis follows a cluster's redirect for a pipeline only when every command got it, and
+      // WAIT (no key) answers anywhere: follow it here. Resending is safe, the batch id applies it once.
+      if (!this.redis.isCluster || attempt >= REDIRECT_ATTEMPTS || !CLUSTER_REDIRECT.test(error.message)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, REDIRECT_DELAY_MS));
+    }
     const [message, ...seqs] = reply as Array<number | string>;
     await publishFeed(this.redis, feedChannel(this.redis.isCluster, TURN_EVENTS_CHANNEL, owner), String(message));
     return seqs;
