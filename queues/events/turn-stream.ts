@@ -12,7 +12,7 @@
  * (bench/optimisations.md, section 1).
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { ActionEventName, ActionEventPayloads, TurnEvent, TurnEventEnvelope, TurnEventName, TurnEventPayloads } from "./contract";
 import { roomForSession, roomForUser } from "./contract";
 import { groupByTag, keyTagOf, ownedKey } from "../slots";
@@ -247,13 +247,18 @@ export class TurnEventLog {
       (pipeline as unknown as Record<string, AppendBatchCommand>)[APPEND_BATCH_COMMAND]!(...args);
       // Past the bound (no replica up) the event goes out anyway: a stream that stops is worse.
       if (waitMs > 0) pipeline.wait(1, waitMs);
-      const [[error, result] = [null, null]] = (await pipeline.exec()) ?? [];
+      const [[error, result] = [null, null]] = await pipeline.exec().then(
+        (results) => results ?? [],
+        (failed: Error) => [[failed, null] as [Error, null]],
+      );
       reply = result;
       if (!error) break;
       // ioredis follows a cluster's redirect for a pipeline only when every command got it, and
-      // WAIT (no key) answers anywhere: follow it here. Resending is safe, the batch id applies it once.
+      // WAIT (no key) answers anywhere: follow it here, with the slot map read afresh. Resending
+      // is safe: the batch id applies it once.
       if (!this.redis.isCluster || attempt >= REDIRECT_ATTEMPTS || !CLUSTER_REDIRECT.test(error.message)) throw error;
       await new Promise((resolve) => setTimeout(resolve, REDIRECT_DELAY_MS));
+      await new Promise<void>((resolve) => (this.redis as unknown as Cluster).refreshSlotsCache(() => resolve()));
     }
     const [message, ...seqs] = reply as Array<number | string>;
     await publishFeed(this.redis, feedChannel(this.redis.isCluster, TURN_EVENTS_CHANNEL, owner), String(message));

@@ -140,7 +140,7 @@ describe("Redis Cluster: 3 primaries + 3 replicas, QUEUE_SHARDS=6", function () 
     }
   });
 
-  it.skip("ends a turn once when the primary holding its keys is SIGKILLed mid-answer, resumable from another server", async () => {
+  it("ends a turn once when the primary holding its keys is SIGKILLed mid-answer, resumable from another server", async () => {
     const question = "Explain every point of the expense policy, please.";
     stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONG_ANSWER }));
     stack.llm.setTokenDelay(25);
