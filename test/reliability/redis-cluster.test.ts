@@ -42,11 +42,16 @@ describe("Redis Cluster: 3 primaries + 3 replicas, QUEUE_SHARDS=6", function () 
     otherServer = await startServer(config, { port: 0, host: "127.0.0.1" });
   });
 
-  after(async () => {
+  after(async function () {
+    this.timeout(120_000);
+    // Bounded: after the failover, closing the workers sometimes waits minutes in the full suite
+    // (cause not found yet, see the closing note of issue 22); mocha exits regardless (`exit: true`).
+    const bounded = (closing: Promise<unknown> | undefined): Promise<unknown> =>
+      Promise.race([closing?.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 30_000))]);
     if (server) await cleanUp(onCluster()).catch(() => undefined);
-    await otherServer?.close().catch(() => undefined);
-    await server?.close().catch(() => undefined);
-    await workers?.close().catch(() => undefined);
+    await bounded(otherServer?.close());
+    await bounded(server?.close());
+    await bounded(workers?.close());
     await cluster?.stop();
   });
 
