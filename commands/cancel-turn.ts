@@ -22,7 +22,8 @@ export async function cancelTurn(deps: CommandDeps, owner: Owner, turnId: string
   if (!turn) throw CommandRefused.notFound("Chat turn");
   // An answer stored (any status) ends a turn; a last stage that failed for good ends it too,
   // even when no failed message was written.
-  const ended = turn.answerStatus ?? ((await deps.producer.turnFinalStageState(turn.agentType, turnId)) === "failed" ? "failed" : null);
+  const ended =
+    turn.answerStatus ?? ((await deps.producer.turnFinalStageState(turn.agentType, { sessionId: turn.sessionId, turnId })) === "failed" ? "failed" : null);
   if (ended)
     throw new CommandRefused("conflict", "TURN_ALREADY_FINISHED", `This turn has already ended (${ended}); there is nothing to cancel`, { turn_status: ended });
   await requestTurnCancel(deps.redis, turnId);

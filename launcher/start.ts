@@ -75,8 +75,8 @@ async function main(): Promise<void> {
     env.DATABASE_URL = database.url;
     embedded.push(database.label);
   }
-  // Behind Sentinel the sentinels name the Redis; REDIS_URL then only carries its credentials.
-  if (!base.REDIS_URL && !base.REDIS_SENTINELS) {
+  // Behind Sentinel the sentinels name the Redis, on a cluster its nodes do; REDIS_URL then only carries credentials.
+  if (!base.REDIS_URL && !base.REDIS_SENTINELS && !base.REDIS_CLUSTER_NODES) {
     await refuseBusyPort(EMBEDDED_PORTS.redis, "the embedded Redis", "REDIS_URL");
     say(`› starting redis-server (maxmemory ${base.REDIS_MAXMEMORY}, noeviction, append-only)…`);
     const redis = await startEmbeddedRedis({

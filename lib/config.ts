@@ -15,6 +15,12 @@ const booleanFlag = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((
 
 export const port = z.coerce.number().int().min(0).max(65535);
 
+/** Behind Sentinel or on a cluster: how long a turn event waits for a replica (`WAIT 1`) before clients see it. */
+const replicaWait = z.coerce.number().int().min(0).max(10_000).default(250);
+const REPLICA_WAIT =
+  "a turn event is shown to clients only once a replica holds it (`WAIT 1`), so a failover never takes back " +
+  "text a user saw. This bounds that wait; past it the event goes out anyway. `0` = do not wait.";
+
 /** `WORKER_QUEUES=all` or `tutor-generate:50,ingest-embed:2` (concurrency optional). */
 const workerQueues = z
   .string()
@@ -98,15 +104,30 @@ export const configSchema = z.object({
     .default("mymaster")
     .describe("The master's name in the sentinels' configuration (`sentinel monitor <name> …`)."),
   REDIS_SENTINEL_PASSWORD: optionalString.describe("Password of the sentinels themselves (`requirepass` in sentinel.conf), when they have one."),
-  REDIS_SENTINEL_WAIT_MS: z.coerce
+  REDIS_SENTINEL_WAIT_MS: replicaWait.describe(`With \`REDIS_SENTINELS\`: ${REPLICA_WAIT}`),
+
+  REDIS_CLUSTER_NODES: optionalString
+    .pipe(
+      z
+        .string()
+        .regex(/^[^\s,:]+:\d+(,[^\s,:]+:\d+)*$/, "use a list like 'redis-a:6379,redis-b:6379'")
+        .optional(),
+    )
+    .describe(
+      "`host:port,…` of some nodes of a Redis Cluster (7.0+, `maxmemory-policy noeviction` on every node). Set, every connection is a " +
+        "cluster client that finds the rest of the nodes and follows failovers; `npm start` runs no Redis of its own. User, password and " +
+        "TLS (`rediss`) come from `REDIS_URL` when it is set.",
+    ),
+  REDIS_CLUSTER_WAIT_MS: replicaWait.describe(`With \`REDIS_CLUSTER_NODES\`: ${REPLICA_WAIT}`),
+  QUEUE_SHARDS: z.coerce
     .number()
     .int()
-    .min(0)
-    .max(10_000)
-    .default(250)
+    .min(1)
+    .max(64)
+    .default(1)
     .describe(
-      "With `REDIS_SENTINELS`: a turn event is shown to clients only once a replica holds it (`WAIT 1`), so a failover never takes back " +
-        "text a user saw. This bounds that wait; past it the event goes out anyway. `0` = do not wait.",
+      "Copies of the tutor and admin queues, each under its own hash tag so a Redis Cluster spreads them over its shards; every turn of " +
+        "a session goes to the same copy and workers serve them all. `1` on a single Redis keeps the queues as they were.",
     ),
 
   LLM_BASE_URL: optionalString

@@ -3,7 +3,7 @@
  * `maxRetriesPerRequest: null`; producers should fail fast so an HTTP request never hangs
  * on a dead Redis.
  */
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
 import { type Config, requireSetting } from "../lib/config";
 import { componentLogger } from "../lib/logger";
 
@@ -24,24 +24,33 @@ export interface SentinelTarget {
 export interface RedisTarget {
   url?: string;
   sentinel?: SentinelTarget;
+  /** Some nodes of a Redis Cluster (the client finds the rest); `url`, when set, carries credentials and TLS. */
+  cluster?: Array<{ host: string; port: number }>;
 }
 
-/** The target the configuration names: REDIS_SENTINELS when set, else REDIS_URL (required). */
-export function redisTargetOf(config: Config): RedisTarget {
-  if (!config.REDIS_SENTINELS) return { url: requireSetting(config, "REDIS_URL") };
-  const sentinels = config.REDIS_SENTINELS.split(",").map((entry) => {
+/** `host:port,…` → addresses. */
+function addressList(list: string): Array<{ host: string; port: number }> {
+  return list.split(",").map((entry) => {
     const at = entry.lastIndexOf(":");
     return { host: entry.slice(0, at), port: Number(entry.slice(at + 1)) };
   });
+}
+
+/** The target the configuration names: REDIS_CLUSTER_NODES or REDIS_SENTINELS when set, else REDIS_URL (required). */
+export function redisTargetOf(config: Config): RedisTarget {
+  if (config.REDIS_CLUSTER_NODES) return { url: config.REDIS_URL, cluster: addressList(config.REDIS_CLUSTER_NODES) };
+  if (!config.REDIS_SENTINELS) return { url: requireSetting(config, "REDIS_URL") };
+  const sentinels = addressList(config.REDIS_SENTINELS);
   return { url: config.REDIS_URL, sentinel: { sentinels, name: config.REDIS_SENTINEL_NAME, password: config.REDIS_SENTINEL_PASSWORD } };
 }
 
 /**
  * How long a turn event waits for a replica before clients see it (0 = no wait). Only behind
- * Sentinel: there a failover promotes a replica, and an event the old master alone held would be
- * numbered again by the new one.
+ * Sentinel or on a cluster: there a failover promotes a replica, and an event the old master
+ * alone held would be numbered again by the new one.
  */
 export function replicaWaitMs(config: Config): number {
+  if (config.REDIS_CLUSTER_NODES) return config.REDIS_CLUSTER_WAIT_MS;
   return config.REDIS_SENTINELS ? config.REDIS_SENTINEL_WAIT_MS : 0;
 }
 
@@ -85,8 +94,36 @@ export function redisOptions(target: RedisTarget, role: RedisRole): RedisOptions
   };
 }
 
+/**
+ * A cluster client with the same per-role behaviour. Failovers show up as refused connections,
+ * `CLUSTERDOWN` and `MOVED` for a few seconds: commands wait for the new topology (retried every
+ * 200 ms, up to `maxRedirections` times, ≈ 10 s) instead of failing at the first error.
+ * Subscribers get sharded subscribers (SSUBSCRIBE goes to the node owning the channel's slot).
+ */
+function clusterOptions(target: RedisTarget, role: RedisRole): ClusterOptions {
+  const { host: _host, port: _port, db: _db, ...node } = redisOptions({ url: target.url }, role);
+  return {
+    redisOptions: node,
+    enableOfflineQueue: true,
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+    retryDelayOnTryAgain: 200,
+    maxRedirections: 50,
+    slotsRefreshTimeout: 2_000,
+    clusterRetryStrategy: (attempt: number) => Math.min(100 * attempt, 2_000),
+    shardedSubscribers: role === "subscriber",
+    // A TLS cluster announces node addresses the certificate names; keep the hostnames as given.
+    ...(node.tls ? { dnsLookup: (address: string, done: (error: null, address: string) => void) => done(null, address) } : {}),
+  };
+}
+
+/**
+ * One connection (or, for a cluster, one cluster client) of the given role. A `Cluster` answers
+ * every command a `Redis` does and BullMQ takes either; it is typed as `Redis` so the modules
+ * that hold a connection need no union. Code that must tell them apart reads `isCluster`.
+ */
 export function createRedis(target: RedisTarget, role: RedisRole): Redis {
-  const redis = new Redis(redisOptions(target, role));
+  const redis = target.cluster ? (new Cluster(target.cluster, clusterOptions(target, role)) as unknown as Redis) : new Redis(redisOptions(target, role));
   // ioredis reconnects by itself; without a listener every failed attempt is an "unhandled error".
   let lastLogged = 0;
   redis.on("error", (error: Error) => {

@@ -7,6 +7,7 @@ import type { Redis } from "ioredis";
 import { componentLogger } from "../lib/logger";
 import { adminActionJobId, adminPlanJobId, ingestStageJobId, summaryJobId, TUTOR_STAGE_QUEUES, tutorStageJobId, type IngestStageQueue } from "./job-ids";
 import { JOB_OPTIONS } from "./job-options";
+import { copiesOf, queuePrefix, shardOfAction, shardOfSession, SINGLE_LAYOUT, type QueueLayout } from "./layout";
 import { QUEUE_NAMES, QUEUE_PREFIX, type QueueName } from "./names";
 import {
   payloadSchemas,
@@ -19,35 +20,51 @@ import {
   type TutorTurnPayload,
 } from "./payloads";
 
+/** A chat turn as the queues know it: its session picks the queue copy its jobs are in. */
+export interface QueuedTurn {
+  sessionId: string;
+  turnId: string;
+}
+
 export class JobProducer {
-  private readonly queues = new Map<QueueName, Queue>();
+  private readonly queues = new Map<string, Queue>();
   private readonly log = componentLogger("queues");
   private readonly flows: FlowProducer;
 
-  constructor(private readonly connection: Redis) {
+  constructor(
+    private readonly connection: Redis,
+    readonly layout: QueueLayout = SINGLE_LAYOUT,
+  ) {
     this.flows = new FlowProducer({ connection, prefix: QUEUE_PREFIX });
     this.flows.on("error", (error) => this.log.warn({ err: error }, "flow producer error"));
   }
 
-  queue(name: QueueName): Queue {
-    let queue = this.queues.get(name);
+  /** Copy `shard` of a queue (see queues/layout.ts); queues with one copy have only 0. */
+  queue(name: QueueName, shard = 0): Queue {
+    const key = `${name}#${shard}`;
+    let queue = this.queues.get(key);
     if (!queue) {
-      queue = new Queue(name, { connection: this.connection, prefix: QUEUE_PREFIX, defaultJobOptions: JOB_OPTIONS[name] });
+      queue = new Queue(name, { connection: this.connection, prefix: queuePrefix(this.layout, name, shard), defaultJobOptions: JOB_OPTIONS[name] });
       // Without a listener BullMQ prints every connection error to the console.
-      queue.on("error", (error) => this.log.warn({ err: error, queue: name }, "queue error"));
-      this.queues.set(name, queue);
+      queue.on("error", (error) => this.log.warn({ err: error, queue: name, shard }, "queue error"));
+      this.queues.set(key, queue);
     }
     return queue;
   }
 
-  /** Every queue, for Bull Board and metrics. */
+  /** Every copy of every queue, for Bull Board and metrics. */
   allQueues(): Queue[] {
-    return QUEUE_NAMES.map((name) => this.queue(name));
+    return this.allCopies().map(({ queue, shard }) => this.queue(queue, shard));
   }
 
-  async enqueue<Q extends QueueName>(name: Q, payload: PayloadOf<Q>, options: JobsOptions = {}): Promise<string> {
+  /** Every (queue, copy) pair, for workers and Bull Board. */
+  allCopies(): Array<{ queue: QueueName; shard: number }> {
+    return QUEUE_NAMES.flatMap((queue) => Array.from({ length: copiesOf(this.layout, queue) }, (_, shard) => ({ queue, shard })));
+  }
+
+  async enqueue<Q extends QueueName>(name: Q, payload: PayloadOf<Q>, options: JobsOptions = {}, shard = 0): Promise<string> {
     const data = payloadSchemas[name].parse(payload);
-    const job = await this.queue(name).add(name, data, { ...JOB_OPTIONS[name], ...options });
+    const job = await this.queue(name, shard).add(name, data, { ...JOB_OPTIONS[name], ...options });
     return job.id!;
   }
 
@@ -59,22 +76,27 @@ export class JobProducer {
    */
   async enqueueTutorTurn(payload: TutorTurnPayload): Promise<void> {
     const data = payloadSchemas["tutor-generate"].parse(payload);
+    // One copy for the whole flow: a parent and its children must share a hash tag.
+    const prefix = queuePrefix(this.layout, "tutor-generate", shardOfSession(this.layout, data.sessionId));
     const child = { failParentOnFailure: true };
     await this.flows.add({
       name: "tutor-generate",
       queueName: "tutor-generate",
+      prefix,
       data,
       opts: { ...JOB_OPTIONS["tutor-generate"], jobId: tutorStageJobId("tutor-generate", data.turnId) },
       children: [
         {
           name: "tutor-retrieve",
           queueName: "tutor-retrieve",
+          prefix,
           data,
           opts: { ...JOB_OPTIONS["tutor-retrieve"], ...child, jobId: tutorStageJobId("tutor-retrieve", data.turnId) },
           children: [
             {
               name: "tutor-classify",
               queueName: "tutor-classify",
+              prefix,
               data,
               opts: { ...JOB_OPTIONS["tutor-classify"], ...child, jobId: tutorStageJobId("tutor-classify", data.turnId) },
             },
@@ -86,31 +108,33 @@ export class JobProducer {
 
   /** One admin turn; the job id derived from the turn makes a second submission a no-op. */
   async enqueueAdminTurn(payload: AdminTurnPayload): Promise<void> {
-    await this.enqueue("admin-plan", payload, { jobId: adminPlanJobId(payload.turnId) });
+    await this.enqueue("admin-plan", payload, { jobId: adminPlanJobId(payload.turnId) }, shardOfSession(this.layout, payload.sessionId));
   }
 
   /**
    * Where a turn's last stage stands (`tutor-generate` or `admin-plan`): `failed` or `completed`
    * means the turn has ended; `unknown` when the job is gone (removed, or never queued).
    */
-  async turnFinalStageState(agentType: "tutor" | "admin", turnId: string): Promise<string> {
+  async turnFinalStageState(agentType: "tutor" | "admin", turn: QueuedTurn): Promise<string> {
+    const shard = shardOfSession(this.layout, turn.sessionId);
     return agentType === "tutor"
-      ? this.queue("tutor-generate").getJobState(tutorStageJobId("tutor-generate", turnId))
-      : this.queue("admin-plan").getJobState(adminPlanJobId(turnId));
+      ? this.queue("tutor-generate", shard).getJobState(tutorStageJobId("tutor-generate", turn.turnId))
+      : this.queue("admin-plan", shard).getJobState(adminPlanJobId(turn.turnId));
   }
 
   /** One run of a confirmed action; each run (first, resumes) has its own job id. */
   async enqueueAdminAction(payload: AdminActionPayload): Promise<void> {
-    await this.enqueue("admin-actions", payload, { jobId: adminActionJobId(payload.actionId, payload.run) });
+    await this.enqueue("admin-actions", payload, { jobId: adminActionJobId(payload.actionId, payload.run) }, shardOfAction(this.layout, payload.actionId));
   }
 
   /**
    * The jobs that carry one chat turn, by the ids given them above: what the lost-turn sweep
    * asks BullMQ about before it declares a turn lost.
    */
-  turnJobs(agentType: "tutor" | "admin", turnId: string): Array<{ queue: QueueName; jobId: string }> {
-    if (agentType === "admin") return [{ queue: "admin-plan", jobId: adminPlanJobId(turnId) }];
-    return TUTOR_STAGE_QUEUES.map((queue) => ({ queue, jobId: tutorStageJobId(queue, turnId) }));
+  turnJobs(agentType: "tutor" | "admin", turn: QueuedTurn): Array<{ queue: QueueName; shard: number; jobId: string }> {
+    const shard = shardOfSession(this.layout, turn.sessionId);
+    if (agentType === "admin") return [{ queue: "admin-plan", shard, jobId: adminPlanJobId(turn.turnId) }];
+    return TUTOR_STAGE_QUEUES.map((queue) => ({ queue, shard, jobId: tutorStageJobId(queue, turn.turnId) }));
   }
 
   /** One stage of a document's (re)index run, under the run's job id, so a redelivered stage cannot queue the next one twice. */

@@ -1,6 +1,6 @@
 /**
  * The cancel signal of a chat turn, across processes. The server that receives the cancel sets
- * `skillnet:turn:<id>:cancel`; whichever worker runs a stage of that turn sees the flag at the
+ * `skillnet:turn:<id>:cancel` (tagged on a cluster); whichever worker runs a stage of that turn sees the flag at the
  * start of the stage and, while it streams, through a `CancelWatch` whose AbortSignal fires
  * within CANCEL_POLL_MS.
  *
@@ -10,21 +10,23 @@
  * lost). The flag outlives every retry of the turn, so a stage that starts late still stops.
  */
 import type { Redis } from "ioredis";
+import { groupByTag, keyTagOf, ownedKey } from "./slots";
 
 /** How often a worker looks at the flags of the turns it is streaming. */
 export const CANCEL_POLL_MS = 200;
 /** Longer than any turn can wait in a queue or retry. */
 const CANCEL_FLAG_TTL_SECONDS = 24 * 3600;
 
-const flagKey = (turnId: string): string => `skillnet:turn:${turnId}:cancel`;
+/** On a cluster it carries the turn's tag, so the flags of one poll are read with one MGET per tag. */
+const flagKey = (redis: Redis, turnId: string): string => ownedKey(redis.isCluster, turnId, `turn:${turnId}:cancel`);
 
 /** Marks the turn cancelled; the stage running it (or the next to start) stops. */
 export async function requestTurnCancel(redis: Redis, turnId: string): Promise<void> {
-  await redis.set(flagKey(turnId), String(Date.now()), "EX", CANCEL_FLAG_TTL_SECONDS);
+  await redis.set(flagKey(redis, turnId), String(Date.now()), "EX", CANCEL_FLAG_TTL_SECONDS);
 }
 
 export async function isTurnCancelled(redis: Redis, turnId: string): Promise<boolean> {
-  return (await redis.exists(flagKey(turnId))) === 1;
+  return (await redis.exists(flagKey(redis, turnId))) === 1;
 }
 
 /** One turn being watched: `signal` aborts (and `cancelled` turns true) once the flag is seen. */
@@ -82,12 +84,17 @@ export class TurnCancelWatcher {
     if (this.polling || this.watched.size === 0) return;
     this.polling = true;
     try {
-      const turnIds = [...this.watched.keys()];
-      const flags = await this.redis.mget(...turnIds.map(flagKey));
-      turnIds.forEach((turnId, i) => {
-        if (flags[i] === null) return;
-        for (const controller of this.watched.get(turnId) ?? []) controller.abort();
-      });
+      // MGET reads one slot: on a cluster, one per tag of the watched turns (on a single Redis, one).
+      const groups = this.redis.isCluster ? [...groupByTag([...this.watched.keys()], keyTagOf).values()] : [[...this.watched.keys()]];
+      await Promise.all(
+        groups.map(async (turnIds) => {
+          const flags = await this.redis.mget(...turnIds.map((turnId) => flagKey(this.redis, turnId)));
+          turnIds.forEach((turnId, i) => {
+            if (flags[i] === null) return;
+            for (const controller of this.watched.get(turnId) ?? []) controller.abort();
+          });
+        }),
+      );
     } catch {
       // Redis unreachable: the turn streams on; the flag is read again on the next tick.
     } finally {

@@ -24,7 +24,10 @@ export function mountBullBoard(app: Koa, deps: ServerDeps): void {
   const adapter = new KoaAdapter();
   adapter.setBasePath(BULL_BOARD_PATH);
   createBullBoard({
-    queues: deps.producer.allQueues().map((queue) => new BullMQAdapter(queue)),
+    // Copies of a queue (QUEUE_SHARDS) share its name: the board tells them apart as `s1-tutor-generate`, ….
+    queues: deps.producer
+      .allCopies()
+      .map(({ queue, shard }) => new BullMQAdapter(deps.producer.queue(queue, shard), shard > 0 ? { prefix: `s${shard}-` } : {})),
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: "skillnet-chat queues" } },
   });

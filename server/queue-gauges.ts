@@ -2,7 +2,8 @@
  * Gauges read from Redis at scrape time, so they describe the whole cluster whichever node is
  * scraped: jobs per queue and state, how long the head of each queue has waited (the backlog
  * alert), and how many workers serve each queue (the "no workers" alert). A scrape while Redis
- * is down leaves these series out (`skillnet_dependency_up` says why) instead of failing.
+ * is down leaves these series out (`skillnet_dependency_up` says why) instead of failing. The
+ * copies of a queue (QUEUE_SHARDS) are summed under its name (the oldest wait: the longest; workers: the copy with fewest).
  */
 import type { Job, Queue } from "bullmq";
 import { Gauge, type Registry } from "prom-client";
@@ -44,9 +45,10 @@ export function registerQueueGauges(registry: Registry, producer: Pick<JobProduc
     registers: [registry],
     async collect() {
       this.reset();
+      // Copies of a queue (QUEUE_SHARDS) add up under its one name.
       await perQueue(async (queue) => {
         const counts = await queue.getJobCounts(...JOB_STATES);
-        for (const state of JOB_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+        for (const state of JOB_STATES) this.inc({ queue: queue.name, state }, counts[state] ?? 0);
       });
     },
   });
@@ -59,7 +61,11 @@ export function registerQueueGauges(registry: Registry, producer: Pick<JobProduc
     async collect() {
       this.reset();
       const now = Date.now();
-      await perQueue(async (queue) => this.set({ queue: queue.name }, await oldestWaitingAgeSeconds(queue, now)));
+      const oldest = new Map<string, number>();
+      await perQueue(async (queue) => {
+        oldest.set(queue.name, Math.max(oldest.get(queue.name) ?? 0, await oldestWaitingAgeSeconds(queue, now)));
+      });
+      for (const [queue, seconds] of oldest) this.set({ queue }, seconds);
     },
   });
 
@@ -70,7 +76,13 @@ export function registerQueueGauges(registry: Registry, producer: Pick<JobProduc
     registers: [registry],
     async collect() {
       this.reset();
-      await perQueue(async (queue) => this.set({ queue: queue.name }, await queue.getWorkersCount()));
+      // Of a queue's copies, the one with fewest workers: a copy nobody serves is what the alert is for.
+      const fewest = new Map<string, number>();
+      await perQueue(async (queue) => {
+        const count = await queue.getWorkersCount();
+        fewest.set(queue.name, Math.min(fewest.get(queue.name) ?? count, count));
+      });
+      for (const [queue, count] of fewest) this.set({ queue }, count);
     },
   });
 }

@@ -12,6 +12,7 @@ import { isLoopbackHost } from "../lib/loopback";
 import { createDb } from "../db/knex";
 import { createRedis, redisTargetOf, replicaWaitMs } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
+import { queueLayoutOf } from "../queues/layout";
 import { JobProducer } from "../queues/producer";
 import { createApp } from "./app";
 import { TokenService } from "./auth/tokens";
@@ -38,7 +39,7 @@ export async function startServer(config: Config, { port = config.PORT, host = c
   const redis = createRedis(redisTarget, "producer");
   // Enqueueing happens inside requests: fail fast, like every other command the server sends.
   const queueRedis = createRedis(redisTarget, "producer");
-  const producer = new JobProducer(queueRedis);
+  const producer = new JobProducer(queueRedis, queueLayoutOf(config));
   const deps: ServerDeps = {
     config,
     log,

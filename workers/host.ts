@@ -14,7 +14,8 @@ import { isDatabaseUnavailable } from "../db/unavailable";
 import { createRedis, redisTargetOf, replicaWaitMs, requireRedisVersion } from "../queues/connection";
 import { TurnEventLog } from "../queues/events/turn-stream";
 import { UserEventPublisher } from "../queues/events/user-events";
-import { QUEUE_NAMES, QUEUE_PREFIX, isQueueName, type QueueName } from "../queues/names";
+import { copiesOf, queueLayoutOf, queuePrefix } from "../queues/layout";
+import { QUEUE_NAMES, isQueueName, type QueueName } from "../queues/names";
 import { parsePayload } from "../queues/payloads";
 import { JobProducer } from "../queues/producer";
 import type { WorkerDeps } from "./deps";
@@ -65,6 +66,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   const log = componentLogger("worker");
   const selection = parseQueueSelection(config.WORKER_QUEUES, config.WORKER_CONCURRENCY);
   const redisTarget = redisTargetOf(config);
+  const layout = queueLayoutOf(config);
   const db = createDb({
     url: requireSetting(config, "DATABASE_URL"),
     poolMax: config.DATABASE_POOL_MAX,
@@ -82,7 +84,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     reads: replicaReads.router,
     redis,
     llm,
-    producer: new JobProducer(redis),
+    producer: new JobProducer(redis, layout),
     events: new TurnEventLog(ownEventsRedis ?? redis, {
       ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,
       maxEvents: config.EVENT_STREAM_MAX_EVENTS,
@@ -105,16 +107,22 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
 
   const connections: Redis[] = [];
   const active = new ActiveJobs(log);
-  const workers = [...selection].map(([queue, concurrency]) => {
+  // Every copy of a queue (QUEUE_SHARDS, queues/layout.ts) gets its own Worker, sharing the
+  // queue's connection (BullMQ gives each its own blocking one) and its share of the concurrency.
+  const workers = [...selection].flatMap(([queue, concurrency]) => {
     const connection = createRedis(redisTarget, "worker");
     connections.push(connection);
+    const copies = copiesOf(layout, queue);
+    return Array.from({ length: copies }, (_, shard) => startWorker(queue, shard, connection, Math.max(1, Math.ceil(concurrency / copies))));
+  });
+  function startWorker(queue: QueueName, shard: number, connection: Redis, concurrency: number): Worker {
     const handler = handlerFor(HANDLERS, queue);
     const worker = new Worker(
       queue,
       (job, token) => observeJobAttempt(redis, log, queue, job, () => runJob(handler, job, deps, (data) => active.lease(job, token!, data))),
       {
         connection,
-        prefix: QUEUE_PREFIX,
+        prefix: queuePrefix(layout, queue, shard),
         concurrency,
         lockDuration: config.WORKER_LOCK_DURATION_MS,
         stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
@@ -132,7 +140,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       void reportFailure(handler, { job, data: parsed.data, deps, log: log.child(jobLogBindings(queue, job)) }, stalled, { final: true });
     });
     return worker;
-  });
+  }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   if (selection.has("maintenance")) {
     await deps.producer.scheduleMaintenance(maintenanceSchedule(config));

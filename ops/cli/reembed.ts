@@ -13,6 +13,7 @@ import { createDb } from "../../db/knex";
 import { listIndexedDocuments, startReembedRun } from "../../db/queries/chunk-drafts";
 import { findFirstAdmin } from "../../db/queries/users";
 import { createRedis, redisTargetOf } from "../../queues/connection";
+import { queueLayoutOf } from "../../queues/layout";
 import { JobProducer } from "../../queues/producer";
 import { alterVectorDimensions, databaseVectorDimensions } from "../../db/queries/vector-columns";
 
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
   const config = getConfig();
   const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: 2 });
   const redis = createRedis(redisTargetOf(config), "worker");
-  const producer = new JobProducer(redis);
+  const producer = new JobProducer(redis, queueLayoutOf(config));
   try {
     const column = await databaseVectorDimensions(db);
     if (column !== null && column !== config.EMBEDDING_DIMENSIONS) {

@@ -8,6 +8,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { QUEUE_NAMES } from "../names";
+import { feedChannel, publishFeed } from "./feed";
 
 export const JOB_EVENTS_CHANNEL = "skillnet:job-events";
 
@@ -28,7 +29,7 @@ export type JobEnd = z.infer<typeof jobEnd>;
 
 /** Fire and forget: a worker never waits on (or fails because of) its metrics. */
 export function publishJobEnd(redis: Redis, event: JobEnd): void {
-  redis.publish(JOB_EVENTS_CHANNEL, JSON.stringify(event)).catch(() => undefined);
+  publishFeed(redis, feedChannel(redis.isCluster, JOB_EVENTS_CHANNEL, event.queue), JSON.stringify(event)).catch(() => undefined);
 }
 
 export function parseJobEnd(message: string): JobEnd | null {
@@ -48,7 +49,7 @@ const replicaSkips = z.object({ replicaSkips: z.object({ down: z.number().int().
 export type ReplicaSkips = z.infer<typeof replicaSkips>["replicaSkips"];
 
 export function publishReplicaSkips(redis: Redis, skips: ReplicaSkips): void {
-  redis.publish(JOB_EVENTS_CHANNEL, JSON.stringify({ replicaSkips: skips })).catch(() => undefined);
+  publishFeed(redis, feedChannel(redis.isCluster, JOB_EVENTS_CHANNEL, "replica-skips"), JSON.stringify({ replicaSkips: skips })).catch(() => undefined);
 }
 
 export function parseReplicaSkips(message: string): ReplicaSkips | null {

@@ -12,9 +12,11 @@
  * (bench/optimisations.md, section 1).
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { ActionEventName, ActionEventPayloads, TurnEvent, TurnEventEnvelope, TurnEventName, TurnEventPayloads } from "./contract";
 import { roomForSession, roomForUser } from "./contract";
+import { groupByTag, keyTagOf, ownedKey } from "../slots";
+import { feedChannel, publishFeed } from "./feed";
 
 export const TURN_EVENTS_CHANNEL = "skillnet:turn-events";
 
@@ -25,9 +27,10 @@ export interface StreamRef {
 }
 
 // `:log`, not the `:events` of the earlier `<seq>-0` ids: a log started by an older worker is never
-// continued with the new ids.
-const streamKey = (ref: StreamRef): string => `skillnet:${ref.kind}:${ref.id}:log`;
-const latestTurnKey = (sessionId: string): string => `skillnet:session:${sessionId}:latest-turn`;
+// continued with the new ids. On a cluster the keys carry their owner's hash tag (queues/slots.ts).
+const streamKey = (cluster: boolean, ref: StreamRef): string => ownedKey(cluster, ref.id, `${ref.kind}:${ref.id}:log`);
+const latestTurnKey = (cluster: boolean, sessionId: string): string => ownedKey(cluster, sessionId, `session:${sessionId}:latest-turn`);
+const batchMarkerKey = (cluster: boolean, ownerId: string, batchId: string): string => ownedKey(cluster, ownerId, `append-batch:${batchId}`);
 
 /** The log an event payload belongs to, read from the ids it carries. */
 export function streamOf(payload: { turnId?: string; actionId?: string | null }): StreamRef {
@@ -35,8 +38,8 @@ export function streamOf(payload: { turnId?: string; actionId?: string | null })
 }
 
 /**
- * KEYS: one log per event. ARGV: max events per log, channel, batch id, then per event its name,
- * JSON data, room and TTL. `0-*` lets Redis (7.0+) number the entries 0-1, 0-2, … per log. EXPIRE
+ * KEYS: one log per event, then (with a batch id) the batch's marker. ARGV: max events per log,
+ * channel, batch id, then per event its name, JSON data, room and TTL. `0-*` lets Redis (7.0+) number the entries 0-1, 0-2, … per log. EXPIRE
  * runs only on a log's first event and every 64th after: refreshing it on every token was a third
  * of the commands a streamed answer cost (bench/optimisations.md). Returns the seqs in order.
  *
@@ -47,14 +50,15 @@ export function streamOf(payload: { turnId?: string; actionId?: string | null })
  */
 const APPEND_BATCH_SCRIPT = `
 local batch = ARGV[3]
-local marker = 'skillnet:append-batch:' .. batch
+local logs = #KEYS
 if batch ~= '' then
-  local prior = redis.call('GET', marker)
+  logs = logs - 1
+  local prior = redis.call('GET', KEYS[#KEYS])
   if prior then return cjson.decode(prior) end
 end
 local seqs = {}
 local published = {}
-for i = 1, #KEYS do
+for i = 1, logs do
   local at = 3 + (i - 1) * 4
   local event, data, room = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
   local id = redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[1], '0-*', 'event', event, 'data', data)
@@ -69,13 +73,21 @@ if batch == '' then
   return seqs
 end
 table.insert(seqs, 1, message)
-redis.call('SET', marker, cjson.encode(seqs), 'EX', 60)
+redis.call('SET', KEYS[#KEYS], cjson.encode(seqs), 'EX', 60)
 return seqs
 `;
 
 /** Sent by SHA once Redis has it (ioredis falls back to the full script after a NOSCRIPT). */
 const APPEND_BATCH_COMMAND = "skillnetAppendEvents";
 type AppendBatchCommand = (...keysThenArgs: string[]) => Promise<Array<number | string>>;
+
+/**
+ * The replies a cluster gives while its slots move (a failover): the error codes Redis starts
+ * them with. Retried every 200 ms for up to 15 s, past the ~4 s a replica takes to be promoted.
+ */
+const CLUSTER_REDIRECT = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /;
+const REDIRECT_ATTEMPTS = 75;
+const REDIRECT_DELAY_MS = 200;
 
 /** Events per script call: bounds one call's time inside Redis (≈ 2 µs per XADD). */
 const MAX_BATCH = 256;
@@ -103,6 +115,8 @@ const ACTION_LOG_TTL_SECONDS = 7 * 24 * 3600;
 
 /** An event waiting for the next script call. */
 interface QueuedEvent {
+  /** The turn or action the event's log belongs to: on a cluster, events are sent per owner tag. */
+  owner: string;
   key: string;
   /** Set on a turn's `token` event, which later tokens of the turn may join. */
   tokenOf: string | null;
@@ -177,7 +191,7 @@ export class TurnEventLog {
       resolve = res;
       reject = rej;
     });
-    this.queue.push({ key: streamKey(ref), tokenOf: null, room, event, data, ttlSeconds, settled, resolve, reject });
+    this.queue.push({ owner: ref.id, key: streamKey(this.redis.isCluster, ref), tokenOf: null, room, event, data, ttlSeconds, settled, resolve, reject });
     this.startFlushing();
     return settled;
   }
@@ -198,26 +212,56 @@ export class TurnEventLog {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       for (const queued of batch) if (queued.tokenOf && this.openTokens.get(queued.tokenOf) === queued) this.openTokens.delete(queued.tokenOf);
-      const waitMs = this.options.replicaWaitMs ?? 0;
-      const batchId = waitMs > 0 ? randomUUID() : "";
-      const args = [String(batch.length), ...batch.map((q) => q.key), String(this.options.maxEvents), TURN_EVENTS_CHANNEL, batchId];
-      for (const queued of batch) args.push(queued.event, JSON.stringify(queued.data), queued.room, String(queued.ttlSeconds));
-      try {
-        const reply = await this.appendBatch(...args);
-        const seqs = batchId ? await this.publishOnceReplicated(reply, waitMs) : reply;
-        batch.forEach((queued, i) => queued.resolve(Number(seqs[i])));
-      } catch (error) {
-        for (const queued of batch) queued.reject(error);
-      }
+      // A script runs in one slot: on a cluster, one call per owner tag (at most KEY_TAGS of them), side by side.
+      const groups = this.redis.isCluster ? [...groupByTag(batch, (queued) => keyTagOf(queued.owner)).values()] : [batch];
+      await Promise.all(groups.map((group) => this.send(group)));
     }
   }
 
-  /** `[message, ...seqs]` of a batch id'd append: waits for one replica (bounded), then publishes; returns the seqs. */
-  private async publishOnceReplicated(reply: Array<number | string>, waitMs: number): Promise<Array<number | string>> {
-    const [message, ...seqs] = reply;
-    // Past the bound (no replica up) the event goes out anyway: a stream that stops is worse.
-    await this.redis.wait(1, waitMs);
-    await this.redis.publish(TURN_EVENTS_CHANNEL, String(message));
+  private async send(group: QueuedEvent[]): Promise<void> {
+    const cluster = this.redis.isCluster;
+    const waitMs = this.options.replicaWaitMs ?? 0;
+    // On a cluster the script cannot publish to a channel of another slot: it hands the message back, as behind Sentinel.
+    const batchId = waitMs > 0 || cluster ? randomUUID() : "";
+    const owner = group[0]!.owner;
+    const keys = group.map((q) => q.key);
+    if (batchId) keys.push(batchMarkerKey(cluster, owner, batchId));
+    const args = [String(keys.length), ...keys, String(this.options.maxEvents), TURN_EVENTS_CHANNEL, batchId];
+    for (const queued of group) args.push(queued.event, JSON.stringify(queued.data), queued.room, String(queued.ttlSeconds));
+    try {
+      const seqs = batchId ? await this.appendThenPublish(args, waitMs, owner) : await this.appendBatch(...args);
+      group.forEach((queued, i) => queued.resolve(Number(seqs[i])));
+    } catch (error) {
+      for (const queued of group) queued.reject(error);
+    }
+  }
+
+  /**
+   * A batch id'd append: the script and `WAIT 1` in one pipeline (so on a cluster both go to the
+   * node that holds the logs), then the message is published; returns the seqs.
+   */
+  private async appendThenPublish(args: string[], waitMs: number, owner: string): Promise<Array<number | string>> {
+    let reply: unknown;
+    for (let attempt = 1; ; attempt++) {
+      const pipeline = this.redis.pipeline();
+      (pipeline as unknown as Record<string, AppendBatchCommand>)[APPEND_BATCH_COMMAND]!(...args);
+      // Past the bound (no replica up) the event goes out anyway: a stream that stops is worse.
+      if (waitMs > 0) pipeline.wait(1, waitMs);
+      const [[error, result] = [null, null]] = await pipeline.exec().then(
+        (results) => results ?? [],
+        (failed: Error) => [[failed, null] as [Error, null]],
+      );
+      reply = result;
+      if (!error) break;
+      // ioredis follows a cluster's redirect for a pipeline only when every command got it, and
+      // WAIT (no key) answers anywhere: follow it here, with the slot map read afresh. Resending
+      // is safe: the batch id applies it once.
+      if (!this.redis.isCluster || attempt >= REDIRECT_ATTEMPTS || !CLUSTER_REDIRECT.test(error.message)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, REDIRECT_DELAY_MS));
+      await new Promise<void>((resolve) => (this.redis as unknown as Cluster).refreshSlotsCache(() => resolve()));
+    }
+    const [message, ...seqs] = reply as Array<number | string>;
+    await publishFeed(this.redis, feedChannel(this.redis.isCluster, TURN_EVENTS_CHANNEL, owner), String(message));
     return seqs;
   }
 
@@ -228,7 +272,7 @@ export class TurnEventLog {
 
   /** The same for any log; action events come back in the same shape (`payload.actionId` set). */
   async readStream(ref: StreamRef, fromSeq: number, toSeq?: number): Promise<LoggedTurnEvent[]> {
-    const entries = await this.redis.xrange(streamKey(ref), `0-${Math.max(1, fromSeq)}`, toSeq === undefined ? "+" : `0-${toSeq}`);
+    const entries = await this.redis.xrange(streamKey(this.redis.isCluster, ref), `0-${Math.max(1, fromSeq)}`, toSeq === undefined ? "+" : `0-${toSeq}`);
     return entries.map(([id, fields]) => {
       const seq = Number(id.split("-")[1]);
       const record: Record<string, string> = {};
@@ -239,15 +283,15 @@ export class TurnEventLog {
 
   /** The server records each session's newest turn so a late joiner knows what to replay. */
   async setLatestTurn(sessionId: string, turnId: string): Promise<void> {
-    await this.redis.set(latestTurnKey(sessionId), turnId, "EX", this.options.ttlSeconds);
+    await this.redis.set(latestTurnKey(this.redis.isCluster, sessionId), turnId, "EX", this.options.ttlSeconds);
   }
 
   async latestTurn(sessionId: string): Promise<string | null> {
-    return this.redis.get(latestTurnKey(sessionId));
+    return this.redis.get(latestTurnKey(this.redis.isCluster, sessionId));
   }
 
   async forgetSession(sessionId: string): Promise<void> {
-    await this.redis.del(latestTurnKey(sessionId));
+    await this.redis.del(latestTurnKey(this.redis.isCluster, sessionId));
   }
 }
 

@@ -1,12 +1,26 @@
 /**
  * Events for a user's own room (`user:<id>`): document status now, admin actions later.
  * Workers publish through the Socket.IO Redis emitter, so whichever server node holds the
- * user's socket delivers them.
+ * user's socket delivers them. On a Redis Cluster the emitter's classic PUBLISH would be copied
+ * to every node, and the servers' sharded adapter does not listen to it: there the event goes
+ * on the user-event feed (sharded pub/sub, queues/events/feed.ts) that every server reads and
+ * hands to the sockets of the room it holds.
  */
 import { Emitter } from "@socket.io/redis-emitter";
 import type { Redis } from "ioredis";
 import type { DocumentStatus } from "../../lib/document-status";
 import { roomForUser } from "./contract";
+import { feedChannel, publishFeed } from "./feed";
+
+/** On a cluster: the feed of user-room events, `{room, event, data}` per message. */
+export const USER_EVENTS_CHANNEL = "skillnet:user-events";
+
+/** One user-room event as it travels on that feed. */
+export interface UserEventMessage {
+  room: string;
+  event: string;
+  data: unknown;
+}
 
 /** The adapter key the gateway uses; emitter and adapter must agree on it. */
 export const SOCKET_ADAPTER_KEY = "skillnet-socket.io";
@@ -17,13 +31,19 @@ export interface UserEventPayloads {
 }
 
 export class UserEventPublisher {
-  private readonly emitter: Emitter;
+  private readonly emitter: Emitter | null;
 
-  constructor(redis: Redis) {
-    this.emitter = new Emitter(redis, { key: SOCKET_ADAPTER_KEY });
+  constructor(private readonly redis: Redis) {
+    this.emitter = redis.isCluster ? null : new Emitter(redis, { key: SOCKET_ADAPTER_KEY });
   }
 
   emit<E extends keyof UserEventPayloads>(userId: string, event: E, payload: UserEventPayloads[E]): void {
-    this.emitter.to(roomForUser(userId)).emit(event, payload);
+    if (this.emitter) {
+      this.emitter.to(roomForUser(userId)).emit(event, payload);
+      return;
+    }
+    const message: UserEventMessage = { room: roomForUser(userId), event, data: payload };
+    // Fire and forget, as the emitter is: a status the socket misses is read again with the document.
+    publishFeed(this.redis, feedChannel(true, USER_EVENTS_CHANNEL, userId), JSON.stringify(message)).catch(() => undefined);
   }
 }

@@ -15,6 +15,7 @@ import { parseConfig, resetConfig } from "../../lib/config";
 import { resetLogger } from "../../lib/logger";
 import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
 import { startEmbeddedRedis } from "../../launcher/embedded/redis";
+import { startClusterDeployment, type ClusterDeployment } from "../../test/harness/redis-cluster";
 import { prepareDatabase } from "../../ops/cli/prepare-database";
 import { startBenchDatabase } from "./database";
 
@@ -35,6 +36,8 @@ export interface BenchStack {
   processes: BenchProcess[];
   /** A Redis connection for INFO and clean-ups. */
   redis: Redis;
+  /** Set when the stack runs on a Redis Cluster (StackOptions.redisCluster). */
+  cluster?: ClusterDeployment;
   setModel(settings: { tokens?: number; intervalMs?: number }): Promise<void>;
   /** Ends the probe window of every server and worker process (starting a new one) and returns its figures. */
   probeWindow(): Promise<Array<{ role: string } & ProbeReport>>;
@@ -59,6 +62,8 @@ export interface StackOptions {
   workers?: number;
   /** Extra environment for server and worker processes (e.g. WORKER_CONCURRENCY). */
   env?: Record<string, string>;
+  /** A 3-primary Redis Cluster (test/harness/redis-cluster.ts) with this many QUEUE_SHARDS, instead of one redis-server. */
+  redisCluster?: { queueShards: number };
 }
 
 const TSX = ["--import", "tsx"];
@@ -138,17 +143,28 @@ async function startParts(
 ): Promise<BenchStack> {
   const noop = (): void => undefined;
   const [redis, database, model] = await Promise.all([
-    findFreePort().then((port) => startEmbeddedRedis({ port, dataDir: join(tempDir, "redis"), persistent: false, log: noop })),
+    options.redisCluster
+      ? startClusterDeployment().then(async (cluster) => {
+          await cluster.ready();
+          return { cluster, url: "", child: undefined };
+        })
+      : findFreePort().then(async (port) => ({
+          cluster: undefined,
+          ...(await startEmbeddedRedis({ port, dataDir: join(tempDir, "redis"), persistent: false, log: noop })),
+        })),
     startBenchDatabase(),
     spawnUntilReady(process.execPath, [...TSX, "scripts/bench/model-server.ts"], { name: "model", readyPattern: /^READY (\S+)/, timeoutMs: 30_000 }),
   ]);
-  track("redis", redis.child);
+  if (redis.child) track("redis", redis.child);
   onDatabase(database.stop);
   if (database.pid) processes.push({ role: "postgres", pid: database.pid });
   track("model", model.child);
   const databaseUrl = database.url;
   const modelUrl = model.match[1]!;
-  const env = { ...baseEnv(redis.url, databaseUrl, modelUrl), ...(options.env ?? {}) };
+  const clusterEnv: Record<string, string> = redis.cluster
+    ? { REDIS_CLUSTER_NODES: redis.cluster.nodes, QUEUE_SHARDS: String(options.redisCluster!.queueShards) }
+    : {};
+  const env = { ...baseEnv(redis.url, databaseUrl, modelUrl), ...clusterEnv, ...(options.env ?? {}) };
   const previous = { ...process.env };
   Object.assign(process.env, env);
   resetConfig();
@@ -188,7 +204,11 @@ async function startParts(
   );
   servers.forEach((s, i) => track(`server${serverCount > 1 ? ` ${i + 1}` : ""}`, s.child));
 
-  const client = new Redis(redis.url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+  // On a cluster, a plain connection to one primary: INFO-style reads only (the bench reads shards through `cluster`).
+  const firstPrimary = redis.cluster ? (await redis.cluster.primaries())[0]!.port : 0;
+  const client = redis.cluster
+    ? new Redis({ host: "127.0.0.1", port: firstPrimary, lazyConnect: false, maxRetriesPerRequest: 3 })
+    : new Redis(redis.url, { lazyConnect: false, maxRetriesPerRequest: 3 });
   const stack: BenchStack = {
     env,
     redisUrl: redis.url,
@@ -197,6 +217,7 @@ async function startParts(
     servers: servers.map((s) => s.match[1]!),
     processes,
     redis: client,
+    cluster: redis.cluster,
     async setModel(settings) {
       const response = await fetch(modelUrl.replace(/\/v1$/, "/bench/settings"), { method: "POST", body: JSON.stringify(settings) });
       if (!response.ok) throw new Error(`model settings refused: ${response.status}`);
@@ -221,6 +242,7 @@ async function startParts(
         await Promise.all(processes.filter((p) => p.role.startsWith(role)).map((p) => p.child?.stop(5_000).catch(() => undefined)));
         if (role === "postgres") await database.stop().catch(() => undefined);
       }
+      await redis.cluster?.stop();
       for (const p of processes) running.delete(p.pid);
       rmSync(tempDir, { recursive: true, force: true });
     },

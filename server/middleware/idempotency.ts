@@ -16,6 +16,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Context, Middleware } from "koa";
+import { ownedKey } from "../../queues/slots";
 import { principalOf } from "../auth/middleware";
 import { HttpError, badRequest } from "../errors";
 
@@ -57,7 +58,7 @@ export function idempotent(redis: Redis, options: IdempotencyOptions): Middlewar
       return next();
     }
     const { orgId, userId } = principalOf(ctx);
-    const recordKey = `skillnet:idempotency:${options.scope}:${orgId}:${userId}:${sha256(key)}`;
+    const recordKey = ownedKey(redis.isCluster, userId, `idempotency:${options.scope}:${orgId}:${userId}:${sha256(key)}`);
     const seen = await readRecord(redis, recordKey);
     if (!seen) await options.admit?.(ctx);
     const fingerprint = await options.fingerprint(ctx);

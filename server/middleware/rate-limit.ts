@@ -5,6 +5,7 @@
  * others. Checked before anything is stored or enqueued: a refused request leaves no trace.
  */
 import type { Redis } from "ioredis";
+import { ownedKey } from "../../queues/slots";
 import { HttpError } from "../errors";
 
 // One sorted set of request timestamps per window. Trims every window first; if any is full,
@@ -74,7 +75,11 @@ export class RateLimiter {
   async consumeAll(checks: RateLimitCheck[]): Promise<void> {
     const now = Date.now();
     const member = `${now}-${process.pid}-${++this.counter}`;
-    const keys = checks.map((check) => keyOf(check));
+    // One script, so one slot on a cluster: every window of the call carries the tag of its
+    // organisation's (else its first) check. A user's window for a bucket is always counted
+    // together with the organisation's, so it always gets the same tag.
+    const owner = (checks.find((check) => check.scope === "organisation") ?? checks[0])?.id ?? "";
+    const keys = checks.map((check) => keyOf(this.redis.isCluster, owner, check));
     const args = checks.flatMap((check) => [check.rule.windowMs, check.rule.limit]);
     const [allowed, retryMs, refusedBy] = (await this.redis.eval(SLIDING_WINDOWS, keys.length, ...keys, now, member, ...args)) as [number, number, number];
     if (allowed === 1) return;
@@ -82,9 +87,9 @@ export class RateLimiter {
   }
 }
 
-function keyOf(check: RateLimitCheck): string {
+function keyOf(cluster: boolean, owner: string, check: RateLimitCheck): string {
   const scope = { user: "user:", organisation: "org:", caller: "" }[check.scope];
-  return `skillnet:ratelimit:${check.rule.bucket}:${scope}${check.id}`;
+  return ownedKey(cluster, owner, `ratelimit:${check.rule.bucket}:${scope}${check.id}`);
 }
 
 /** The 429 every limiter raises: which limit (yours or your organisation's), and when to retry. */

@@ -6,7 +6,7 @@
  * adapter, so any server node can deliver.
  */
 import type { Server as HttpServer } from "node:http";
-import { createAdapter } from "@socket.io/redis-adapter";
+import { createAdapter, createShardedAdapter } from "@socket.io/redis-adapter";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Server } from "socket.io";
@@ -16,6 +16,8 @@ import { findOwnedSession } from "../../db/queries/chat-sessions";
 import { findAction } from "../../db/queries/admin-actions";
 import { TURN_EVENTS_CHANNEL, parseEnvelopes } from "../../queues/events/turn-stream";
 import { JOB_EVENTS_CHANNEL, parseJobEnd, parseReplicaSkips } from "../../queues/events/job-events";
+import { feedChannels, feedOf, subscribeFeeds } from "../../queues/events/feed";
+import { USER_EVENTS_CHANNEL, type UserEventMessage } from "../../queues/events/user-events";
 import {
   roomForSession,
   roomForUser,
@@ -80,7 +82,8 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   const turnSub = makeRedis();
   const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(httpServer, {
     path: "/socket.io",
-    adapter: createAdapter(pub, sub, { key: SOCKET_ADAPTER_KEY }),
+    // On a cluster, Redis 7 sharded pub/sub: each room's channel lives on one node instead of every message reaching every node.
+    adapter: pub.isCluster ? createShardedAdapter(pub, sub, { channelPrefix: SOCKET_ADAPTER_KEY }) : createAdapter(pub, sub, { key: SOCKET_ADAPTER_KEY }),
     cors: { origin: true, credentials: true },
   });
   const delivery = new TurnDelivery(deps.events, deps.metrics);
@@ -196,7 +199,12 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   });
 
   // Job-end messages ride this subscriber too: metrics only, see queues/events/job-events.ts.
-  await turnSub.subscribe(TURN_EVENTS_CHANNEL, JOB_EVENTS_CHANNEL);
+  // On a cluster every feed is one sharded channel per key tag, and user-room events come this way too (feed.ts).
+  const channels = feedChannels(
+    turnSub.isCluster,
+    turnSub.isCluster ? [TURN_EVENTS_CHANNEL, JOB_EVENTS_CHANNEL, USER_EVENTS_CHANNEL] : [TURN_EVENTS_CHANNEL, JOB_EVENTS_CHANNEL],
+  );
+  await subscribeFeeds(turnSub, channels);
   // Messages published while the subscriber was reconnecting are gone: once it is subscribed
   // again (ioredis resubscribes right after "ready"; subscribing again resolves after that),
   // every socket fetches what it missed from the logs.
@@ -208,8 +216,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     if (!feedCut) return;
     feedCut = false;
     setImmediate(() => {
-      turnSub
-        .subscribe(TURN_EVENTS_CHANNEL, JOB_EVENTS_CHANNEL)
+      subscribeFeeds(turnSub, channels)
         .then(() => {
           for (const socket of io.sockets.sockets.values())
             void delivery.catchUp(socket).catch((error) => log.warn({ err: error }, "catch-up after reconnect failed"));
@@ -217,8 +224,15 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
         .catch((error) => log.warn({ err: error }, "resubscribing the turn-event feed failed"));
     });
   });
-  turnSub.on("message", (channel, message) => {
-    if (channel === JOB_EVENTS_CHANNEL) {
+  const onMessage = (channel: string, message: string): void => {
+    const feed = feedOf(channel);
+    if (feed === USER_EVENTS_CHANNEL) {
+      const user = parseUserEvent(message);
+      // Workers' events are typed where they are sent (UserEventPayloads); here they only pass through.
+      if (user) (io.local.to(user.room) as unknown as { emit(event: string, data: unknown): void }).emit(user.event, user.data);
+      return;
+    }
+    if (feed === JOB_EVENTS_CHANNEL) {
       const end = parseJobEnd(message);
       if (end) deps.metrics.observeJobEnd(end);
       const skips = end ? null : parseReplicaSkips(message);
@@ -236,7 +250,9 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
         if (socket) void delivery.deliver(socket, envelope.event, payload).catch((error) => log.warn({ err: error }, "turn event delivery failed"));
       }
     }
-  });
+  };
+  turnSub.on("message", onMessage);
+  turnSub.on("smessage", onMessage);
 
   return {
     io,
@@ -246,4 +262,14 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       await Promise.allSettled([turnSub.quit(), pub.quit(), sub.quit()]);
     },
   };
+}
+
+/** A user-room event from the cluster feed, or null when the message is not one. */
+function parseUserEvent(message: string): UserEventMessage | null {
+  try {
+    const parsed = JSON.parse(message) as Partial<UserEventMessage>;
+    return typeof parsed.room === "string" && typeof parsed.event === "string" ? (parsed as UserEventMessage) : null;
+  } catch {
+    return null;
+  }
 }

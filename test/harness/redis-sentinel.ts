@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
 import { findRedisServer, startEmbeddedRedis } from "../../launcher/embedded/redis";
+import { pollUntil } from "./poll";
 
 export const SENTINEL_MASTER_NAME = "skillnet";
 
@@ -29,13 +30,8 @@ export interface SentinelDeployment {
   stop(): Promise<void>;
 }
 
-async function poll(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`sentinel deployment: ${what} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function poll(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  return pollUntil(check, timeoutMs, `sentinel deployment: ${what}`);
 }
 
 /** Debian's redis-sentinel (scripts/ensure-deps.sh --sentinel), else redis-server in sentinel mode: the same program. */

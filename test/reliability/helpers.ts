@@ -8,7 +8,7 @@ import { expect } from "chai";
 import { parseConfig } from "../../lib/config";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { ModelCooldowns } from "../../workers/llm/cooldowns";
-import { waitFor, type ReceivedEvent } from "../support/client";
+import { api, waitFor, type ReceivedEvent } from "../support/client";
 import type { Stack } from "../support/stack";
 
 /** Workers with `overrides` on top of the stack's environment; their own model cooldowns, so a tripped model stays local. */
@@ -65,4 +65,11 @@ export async function assistantRows(
 /** Final errors: those that are not a "retrying" notice. */
 export function finalErrors(events: ReceivedEvent[]): ReceivedEvent[] {
   return events.filter((e) => e.event === "error" && !e.payload.willRetry);
+}
+
+/** Posts a tutor question (into `sessionId` when given); expects the 202 and returns the session and turn. */
+export async function askTutor(baseUrl: string, token: string, question: string, sessionId?: string): Promise<{ sessionId: string; turnId: string }> {
+  const posted = await api(baseUrl, "POST", "/api/v1/chat", { token, body: { message: question, ...(sessionId ? { session_id: sessionId } : {}) } });
+  expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
+  return { sessionId: posted.body.session_id, turnId: posted.body.turn_id };
 }

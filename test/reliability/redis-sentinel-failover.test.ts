@@ -11,10 +11,10 @@ import { parseConfig } from "../../lib/config";
 import { startSentinelDeployment, type SentinelDeployment } from "../harness/redis-sentinel";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
-import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
+import { connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
 import { stackSuite } from "../support/suite";
 import { generationRequestsFor, scriptedResponder } from "../workers/tutor/helpers";
-import { eventsOfTurn, finalErrors, finalText } from "./helpers";
+import { askTutor, eventsOfTurn, finalErrors, finalText } from "./helpers";
 
 const LONG_ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the expense policy is explained here.`).join(" ");
 
@@ -45,14 +45,7 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
     await deployment?.stop();
   });
 
-  async function ask(token: string, question: string, sessionId?: string): Promise<{ sessionId: string; turnId: string }> {
-    const posted = await api(server!.url, "POST", "/api/v1/chat", {
-      token,
-      body: { message: question, ...(sessionId ? { session_id: sessionId } : {}) },
-    });
-    expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
-    return { sessionId: posted.body.session_id, turnId: posted.body.turn_id };
-  }
+  const ask = (token: string, question: string, sessionId?: string) => askTutor(server!.url, token, question, sessionId);
 
   it("ends the turn once, text equal to what is stored, no seq skipped or repeated, and answers the next turn", async () => {
     const question = "Explain every point of the expense policy, please.";

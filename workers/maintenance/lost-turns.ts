@@ -20,8 +20,8 @@ const BATCH = 500;
 const LOOKBACK_MS = 24 * 3600_000;
 
 async function hasLiveJob(deps: WorkerDeps, turn: UnansweredTurn): Promise<boolean> {
-  for (const { queue, jobId } of deps.producer.turnJobs(turn.agent_type, turn.turn_id)) {
-    if (LIVE.has(await deps.producer.queue(queue).getJobState(jobId))) return true;
+  for (const { queue, shard, jobId } of deps.producer.turnJobs(turn.agent_type, { sessionId: turn.session_id, turnId: turn.turn_id })) {
+    if (LIVE.has(await deps.producer.queue(queue, shard).getJobState(jobId))) return true;
   }
   return false;
 }

@@ -6,6 +6,7 @@
  * final message.
  */
 import type { Redis } from "ioredis";
+import { ownedKey } from "../../queues/slots";
 import type { GroundingRung } from "../../queues/events/contract";
 import { HANDOFF_TTL_SECONDS } from "./retrieval/handoff";
 
@@ -19,18 +20,19 @@ export interface KeptAnswer {
   steppedDownFrom?: GroundingRung;
 }
 
-const keyOf = (turnId: string): string => `skillnet:turn:${turnId}:answer`;
+/** With the turn's other keys (its tag on a cluster). */
+const keyOf = (redis: Redis, turnId: string): string => ownedKey(redis.isCluster, turnId, `turn:${turnId}:answer`);
 
 /** Lives as long as the sources hand-off: long enough to outlast a database outage the job waits through. */
 export async function keepAnswer(redis: Redis, turnId: string, answer: KeptAnswer): Promise<void> {
-  await redis.set(keyOf(turnId), JSON.stringify(answer), "EX", HANDOFF_TTL_SECONDS);
+  await redis.set(keyOf(redis, turnId), JSON.stringify(answer), "EX", HANDOFF_TTL_SECONDS);
 }
 
 export async function keptAnswer(redis: Redis, turnId: string): Promise<KeptAnswer | undefined> {
-  const stored = await redis.get(keyOf(turnId));
+  const stored = await redis.get(keyOf(redis, turnId));
   return stored ? (JSON.parse(stored) as KeptAnswer) : undefined;
 }
 
 export async function dropKeptAnswer(redis: Redis, turnId: string): Promise<void> {
-  await redis.del(keyOf(turnId));
+  await redis.del(keyOf(redis, turnId));
 }

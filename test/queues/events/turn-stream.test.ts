@@ -164,9 +164,9 @@ describe("turn event log (batched appends)", function () {
     const send = (redis as unknown as Record<string, (...args: string[]) => Promise<Array<number | string>>>).skillnetAppendEvents!.bind(redis);
     const turnId = randomUUID();
     const key = `skillnet:turn:${turnId}:log`;
+    // With a batch id its marker is the last key (in the log's slot on a cluster).
     const args = (batchId: string) => [
-      "1",
-      key,
+      ...(batchId ? ["2", key, `skillnet:append-batch:${batchId}`] : ["1", key]),
       "1000",
       "skillnet:test-unheard",
       batchId,

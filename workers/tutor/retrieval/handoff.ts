@@ -7,6 +7,7 @@
  * re-runs retrieval from the intent in the summary, so a late retry still has sources.
  */
 import type { Redis } from "ioredis";
+import { ownedKey } from "../../../queues/slots";
 import type { RetrievalSummary } from "../../../queues/payloads";
 import type { RetrievalOutcome } from "./types";
 
@@ -15,7 +16,8 @@ export type { RetrievalSummary };
 /** Covers backoff, stalled-job recovery and a long queue; past it generate retrieves again. */
 export const HANDOFF_TTL_SECONDS = 3600;
 
-const keyOf = (turnId: string): string => `skillnet:turn:${turnId}:retrieval`;
+/** With the turn's other keys (its tag on a cluster). */
+const keyOf = (redis: Redis, turnId: string): string => ownedKey(redis.isCluster, turnId, `turn:${turnId}:retrieval`);
 
 export function summarise(outcome: RetrievalOutcome): RetrievalSummary {
   return {
@@ -31,17 +33,17 @@ export function summarise(outcome: RetrievalOutcome): RetrievalSummary {
 
 /** Stores the turn's outcome for generate and returns the summary to use as the job's return value. */
 export async function handOver(redis: Redis, turnId: string, outcome: RetrievalOutcome): Promise<RetrievalSummary> {
-  await redis.set(keyOf(turnId), JSON.stringify(outcome), "EX", HANDOFF_TTL_SECONDS);
+  await redis.set(keyOf(redis, turnId), JSON.stringify(outcome), "EX", HANDOFF_TTL_SECONDS);
   return summarise(outcome);
 }
 
 /** The outcome retrieve stored for this turn, or undefined when it is gone. */
 export async function takeOver(redis: Redis, turnId: string): Promise<RetrievalOutcome | undefined> {
-  const stored = await redis.get(keyOf(turnId));
+  const stored = await redis.get(keyOf(redis, turnId));
   return stored ? (JSON.parse(stored) as RetrievalOutcome) : undefined;
 }
 
 /** Drops the turn's sources once its answer is stored (or the turn has failed for good). */
 export async function release(redis: Redis, turnId: string): Promise<void> {
-  await redis.del(keyOf(turnId));
+  await redis.del(keyOf(redis, turnId));
 }
