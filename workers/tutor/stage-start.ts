@@ -8,7 +8,7 @@
 import type { Job } from "bullmq";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
-import { cancelledBeforeStage } from "./cancelled-turn";
+import { cancelledBeforeStage } from "../turns/cancelled-turn";
 import { loadTurnContext, type TurnContext } from "./turn-context";
 
 export type StageStart = { cancelled: true } | { cancelled: false; children: Record<string, unknown>; turn: TurnContext };
