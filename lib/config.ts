@@ -244,6 +244,17 @@ export const configSchema = z.object({
     .default(3600)
     .describe("How long a turn's events stay in Redis for replay; also how long a session remembers its latest turn."),
   EVENT_STREAM_MAX_EVENTS: z.coerce.number().int().min(100).default(20_000).describe("Cap on the events kept per turn (approximate, via `XADD MAXLEN ~`)."),
+  STREAM_TOKEN_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .default(5)
+    .describe(
+      "How long a worker holds a streaming answer's tokens (after its first, which goes at once) so they reach Redis in fewer appends: every " +
+        "turn's held tokens leave together when it ends, and any other event of the turn sends them first. Adds at most this to a token's " +
+        "delivery; `0` sends each token as soon as the previous append is answered.",
+    ),
 
   RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30).describe("Tutor messages (`POST /api/v1/chat`) per user per sliding 60 s window."),
   RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20).describe("Admin assistant turns (`POST /api/v1/chat/admin`) per admin per minute."),
