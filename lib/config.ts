@@ -251,9 +251,9 @@ export const configSchema = z.object({
     .max(100)
     .default(5)
     .describe(
-      "How long a worker holds a streaming answer's tokens (after its first, which goes at once) so they reach Redis in fewer appends: every " +
-        "turn's held tokens leave together when it ends, and any other event of the turn sends them first. Adds at most this to a token's " +
-        "delivery; `0` sends each token as soon as the previous append is answered.",
+      "A worker sends streamed tokens to Redis at most once per this many ms (all its turns' tokens in one append); a token goes at once " +
+        "when none left within the window, and so does each answer's first. Adds at most this to a token's delivery; `0` sends each " +
+        "token as soon as the previous append is answered.",
     ),
 
   RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30).describe("Tutor messages (`POST /api/v1/chat`) per user per sliding 60 s window."),

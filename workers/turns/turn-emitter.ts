@@ -10,10 +10,12 @@
  *
  * Joining per round trip alone sends more, smaller appends the faster Redis answers (a quiet
  * machine paid 1.48 commands per token, bench/optimisations.md section 8.7). So an emitter given
- * a token window holds a turn's tokens after its first (which goes at once: the first token's
- * latency is the one users see) for up to that window — one timer for every turn of the process,
- * so the turns' held tokens leave together in one script call — or until MAX_HELD_TOKENS, and
- * any other event of the turn sends them first: order and exactly-once are the log's as before.
+ * a token window sends the process's token appends at most once per window: a token goes at once
+ * when no token left the process within the window (a quiet worker adds no delay), else it is held
+ * until the window since the last one has passed — one timer for every turn, so all held tokens
+ * leave together in one script call — or until MAX_HELD_TOKENS wait for its turn. A turn's first
+ * token always goes at once (its latency is the one users see), and any other event of the turn
+ * sends the held ones first: order and exactly-once are the log's as before.
  */
 import type { TurnEventLog } from "../../queues/events/turn-stream";
 import type { TurnEventName, TurnEventPayloads } from "../../queues/events/contract";
@@ -55,6 +57,14 @@ const heldByTurn = new Map<string, HeldTokens>();
 /** The timer that sends every held token, and when it fires: the earliest window of the tokens it holds. */
 let windowTimer: { timeout: NodeJS.Timeout; at: number } | null = null;
 
+/** When this process last handed tokens to an event log. */
+let lastTokensSentAt = Number.NEGATIVE_INFINITY;
+
+/** Whether a token may go at once: nothing is held and no token left within the window. */
+function quietFor(window: TokenWindow): boolean {
+  return !windowTimer && performance.now() - lastTokensSentAt >= window.ms;
+}
+
 function stopWindowTimer(): void {
   if (windowTimer) clearTimeout(windowTimer.timeout);
   windowTimer = null;
@@ -62,6 +72,7 @@ function stopWindowTimer(): void {
 
 /** Hands the content to the event log and tracks the append, so the next event waits for it and a failure is reported. */
 function sendTokens(events: TurnEventLog, sessionId: string, turnId: string, content: string): void {
+  lastTokensSentAt = performance.now();
   let sent: Promise<number>;
   try {
     sent = events.appendToken(sessionId, turnId, content);
@@ -111,10 +122,10 @@ function hold(events: TurnEventLog, sessionId: string, turnId: string, content: 
     releaseTurn(turnId);
     return;
   }
-  const at = performance.now() + window.ms;
+  const at = lastTokensSentAt + window.ms;
   if (windowTimer && windowTimer.at <= at) return;
   stopWindowTimer();
-  windowTimer = { timeout: setTimeout(releaseHeldTokens, window.ms), at };
+  windowTimer = { timeout: setTimeout(releaseHeldTokens, Math.max(0, at - performance.now())), at };
 }
 
 export function turnEmitter(events: TurnEventLog, sessionId: string, turnId: string, window: TokenWindow = { ms: 0 }): TurnEmitter {
@@ -133,7 +144,7 @@ export function turnEmitter(events: TurnEventLog, sessionId: string, turnId: str
       if (event === "token") {
         reportFailure(tokensByTurn.get(turnId));
         const content = (payload as TurnEventPayloads["token"]).content;
-        if (streaming && window.ms > 0) hold(events, sessionId, turnId, content, window);
+        if (streaming && window.ms > 0 && !quietFor(window)) hold(events, sessionId, turnId, content, window);
         else {
           releaseTurn(turnId); // tokens another emitter of the turn still holds go first
           sendTokens(events, sessionId, turnId, content);

@@ -1,6 +1,7 @@
 /**
  * The turn emitter's token window, against a real Redis and the real event log: a turn's tokens
- * emitted over many ticks leave in fewer appends than there were tokens (the first at once), any
+ * emitted over many ticks leave in fewer appends than there were tokens (the first at once, and
+ * any token after a quiet spell longer than the window), any
  * other event of the turn sends the held ones before itself, and tokens held when the stream
  * ends — by the window, the cap or a shutdown's release — all reach the log once, in order.
  */
@@ -72,6 +73,20 @@ describe("turn emitter token window", function () {
     const tokens = words(5, "b");
     await streamSlowly((content) => events.emit("token", { content }), tokens);
     expect(await logged(turnId)).to.deep.equal(tokens.map((token) => ["token", token]));
+  });
+
+  it("sends a token at once when no token left the process within the window (a quiet worker adds no delay)", async () => {
+    const [sessionId, turnId] = [randomUUID(), randomUUID()];
+    const events = turnEmitter(log, sessionId, turnId, { ms: 20 });
+    await events.emit("token", { content: "one " });
+    await log.flushed();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await events.emit("token", { content: "two " });
+    await log.flushed();
+    expect(await logged(turnId)).to.deep.equal([
+      ["token", "one "],
+      ["token", "two "],
+    ]);
   });
 
   it("sends held tokens when the window ends, every turn's in one append call", async () => {
