@@ -251,7 +251,7 @@ export const configSchema = z.object({
     .max(100)
     .default(5)
     .describe(
-      "A worker sends streamed tokens to Redis at most once per this many ms (all its turns' tokens in one append); a token goes at once " +
+      "A worker sends streamed tokens to Redis at most once per this many ms (all its turns' held tokens in one script call); a token goes at once " +
         "when none left within the window, and so does each answer's first. Adds at most this to a token's delivery; `0` sends each " +
         "token as soon as the previous append is answered.",
     ),

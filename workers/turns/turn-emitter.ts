@@ -28,7 +28,7 @@ export interface TurnEmitter {
   emit<E extends TurnEventName>(event: E, payload: TurnEventPayloads[E]): Promise<number>;
 }
 
-/** How long a streaming turn's tokens may be held to leave in fewer appends (`STREAM_TOKEN_WINDOW_MS`); 0 sends each at once. */
+/** The pace of the process's token appends (`STREAM_TOKEN_WINDOW_MS`): at most one per `ms`; 0 sends each at once. */
 export interface TokenWindow {
   ms: number;
 }
