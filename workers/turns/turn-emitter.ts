@@ -11,9 +11,10 @@
  * Joining per round trip alone sends more, smaller appends the faster Redis answers (a quiet
  * machine paid 1.48 commands per token, bench/optimisations.md section 8.7). So an emitter given
  * a token window sends the process's token appends at most once per window: a token goes at once
- * when no token left the process within the window (a quiet worker adds no delay), else it is held
- * until the window since the last one has passed — one timer for every turn, so all held tokens
- * leave together in one script call — or until MAX_HELD_TOKENS wait for its turn. A turn's first
+ * when no token left the process within the window (a quiet worker adds no delay), taking every
+ * turn's held tokens with it; else it is held until the window since the last append has passed —
+ * the next token to arrive then, or one timer for every turn, sends all held tokens together in
+ * one script call — or until MAX_HELD_TOKENS wait for its turn. A turn's first
  * token always goes at once (its latency is the one users see), and any other event of the turn
  * sends the held ones first: order and exactly-once are the log's as before.
  */
@@ -60,9 +61,9 @@ let windowTimer: { timeout: NodeJS.Timeout; at: number } | null = null;
 /** When this process last handed tokens to an event log. */
 let lastTokensSentAt = Number.NEGATIVE_INFINITY;
 
-/** Whether a token may go at once: nothing is held and no token left within the window. */
-function quietFor(window: TokenWindow): boolean {
-  return !windowTimer && performance.now() - lastTokensSentAt >= window.ms;
+/** Whether the window since the process's last token append has passed (always, without a window). */
+function windowPassed(window: TokenWindow): boolean {
+  return performance.now() - lastTokensSentAt >= window.ms;
 }
 
 function stopWindowTimer(): void {
@@ -144,9 +145,14 @@ export function turnEmitter(events: TurnEventLog, sessionId: string, turnId: str
       if (event === "token") {
         reportFailure(tokensByTurn.get(turnId));
         const content = (payload as TurnEventPayloads["token"]).content;
-        if (streaming && window.ms > 0 && !quietFor(window)) hold(events, sessionId, turnId, content, window);
+        const due = windowPassed(window);
+        if (streaming && !due) hold(events, sessionId, turnId, content, window);
         else {
-          releaseTurn(turnId); // tokens another emitter of the turn still holds go first
+          // Past the window every held token leaves with this one, in the same script call, without
+          // waiting for the timer (a busy event loop runs timers late); else only the turn's own go
+          // first (another emitter of the turn may hold some).
+          if (due) releaseHeldTokens();
+          else releaseTurn(turnId);
           sendTokens(events, sessionId, turnId, content);
         }
         streaming = true;
