@@ -89,8 +89,12 @@ export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnSt
 
   // The request's log line (and anything logged from here on) names the turn, so one grep follows it.
   addToLogContext({ sessionId, turnId });
+  // The session's latest-turn key (for a second tab joining late) and the queue write go out
+  // together: one round trip. Only the queue decides the answer — a turn that is queued runs, so
+  // a 503 then would make the client send it twice; a key that did not take is only logged.
+  const latest = deps.events.setLatestTurn(sessionId, turnId);
+  latest.catch(() => undefined); // read below, once the queue has answered
   try {
-    await deps.events.setLatestTurn(sessionId, turnId);
     deps.metrics.turnAccepted(turnId);
     await enqueue(deps, start, { orgId: owner.orgId, userId: owner.userId, sessionId, turnId, messageId });
   } catch (error) {
@@ -107,5 +111,8 @@ export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnSt
       },
     );
   }
+  await latest.catch((error: unknown) =>
+    deps.log.warn({ err: error, sessionId, turnId }, "the session's latest-turn key was not set; a late joiner replays no turn"),
+  );
   return { session_id: sessionId, turn_id: turnId, message_id: messageId };
 }

@@ -31,6 +31,7 @@ import { usageLogSink } from "./usage-log";
 import { withCallScope } from "./llm/call-keys";
 import { startReplicaReads } from "./replica-reads";
 import { loadTokenizer } from "./llm/tokens";
+import { releaseHeldTokens } from "./turns/turn-emitter";
 import { jobLogBindings, observeJobAttempt, reportStalledOut, StalledOutError, stalledOut } from "./job-outcome";
 
 /** Queues whose jobs read files in the extraction threads: a worker serving one checks the threads start. */
@@ -155,6 +156,8 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       // back so another worker continues them now rather than after their locks expire.
       const closing = workers.map((worker) => worker.close());
       await active.drain(config.WORKER_DRAIN_MS);
+      // Tokens held for the window go out before the jobs are fenced off, as they would have unheld.
+      releaseHeldTokens();
       await active.handBackAll();
       await Promise.all(closing);
       await closeThreadPool();

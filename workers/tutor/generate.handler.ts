@@ -34,7 +34,7 @@ import { turnEmitter, type TurnEmitter } from "../turns/turn-emitter";
 export const generateHandler = defineHandler({
   queue: "tutor-generate",
   async perform({ job, data, deps, log }) {
-    const events = turnEmitter(deps.events, data.sessionId, data.turnId);
+    const events = turnEmitter(deps.events, data.sessionId, data.turnId, { ms: deps.config.STREAM_TOKEN_WINDOW_MS });
     // Everything the stage reads before the model is asked, at once; each is used only if the one before it let the turn go on.
     const [answeredRead, started, handedOver, keptRead] = await Promise.allSettled([
       findTurnMessage(deps.db, data.orgId, data.turnId, "assistant"),

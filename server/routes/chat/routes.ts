@@ -8,10 +8,10 @@ import { parseInput } from "../../validation";
 import { RateLimiter } from "../../middleware/rate-limit";
 import type { ServerDeps } from "../../deps";
 import { idempotent, jsonFingerprint } from "../../middleware/idempotency";
-import { requireAllowance } from "../allowance/gate";
+import { readAllowanceAhead, requireAllowance } from "../allowance/gate";
 import { cancelTurn } from "../../../commands/cancel-turn";
 import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "./schema";
-import { startAdminTurn, startTutorTurn } from "./start-turn";
+import { resolveTutorContextAhead, startAdminTurn, startTutorTurn } from "./start-turn";
 
 const ADMIN_TRANSCRIPTS = "Admin assistant conversations are for admins only";
 
@@ -42,16 +42,20 @@ export function chatRoutes(deps: ServerDeps): Router {
 
   // After the idempotency check: a replay of an accepted turn is answered, a new turn is checked.
   const allowance = requireAllowance(deps);
+  // The reads a new turn needs start before those checks and run alongside them (only reads: a
+  // refused request stores and queues nothing); each is awaited where it was, so refusals keep their order.
+  const allowanceAhead = readAllowanceAhead(deps);
+  const tutorContextAhead = resolveTutorContextAhead(deps);
 
-  router.post("/", tutorOnce, allowance, async (ctx) => {
+  router.post("/", allowanceAhead, tutorContextAhead, tutorOnce, allowance, async (ctx) => {
     const principal = principalOf(ctx);
     const body = parseInput(postChatBody, ctx.request.body ?? {}, "body");
-    const started = await startTutorTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
+    const started = await startTutorTurn(deps, ctx, { orgId: principal.orgId, userId: principal.userId }, body);
     ctx.status = 202;
     ctx.body = started;
   });
 
-  router.post("/admin", requireRole("admin"), adminOnce, allowance, async (ctx) => {
+  router.post("/admin", requireRole("admin"), allowanceAhead, adminOnce, allowance, async (ctx) => {
     const principal = principalOf(ctx);
     const body = parseInput(postAdminChatBody, ctx.request.body ?? {}, "body");
     const started = await startAdminTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
