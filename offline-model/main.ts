@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const port = Number(process.env.OFFLINE_LLM_PORT ?? 11435);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`OFFLINE_LLM_PORT must be a port number, got "${process.env.OFFLINE_LLM_PORT}"`);
   const host = process.env.OFFLINE_LLM_HOST || process.env.HOST || "127.0.0.1";
-  const server = await startLlmServer({ port, host, responder: createOfflineResponder() });
+  const server = await startLlmServer({ port, host, responder: createOfflineResponder(), log });
   log.info({ url: server.url }, "offline LLM server listening");
   process.stdout.write(`READY ${server.url}\n`);
 

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { componentLogger } from "../lib/logger";
+import type { Logger } from "pino";
 import { handleChatCompletion, parseChatRequest } from "./chat-completions";
 import type { ChatReply, Responder } from "./responder";
 import { HttpError, type HttpFault, errorBody, estimateTokens, sendFault, sendJson } from "./wire";
@@ -38,6 +38,8 @@ export interface LlmServerOptions {
   defaultEmbeddingDimensions?: number;
   /** Listed by `GET /v1/models`. */
   models?: string[];
+  /** The running process's logger; requests are logged to it as `component: "llm-server"`. */
+  log: Logger;
 }
 
 export interface LlmServer {
@@ -92,7 +94,7 @@ export async function startLlmServer(options: LlmServerOptions): Promise<LlmServ
   const { responder, tokenDelayMs, intercept } = options;
   const defaultDimensions = options.defaultEmbeddingDimensions ?? 384;
   const models = options.models ?? DEFAULT_MODELS;
-  const log = componentLogger("llm-server");
+  const log = options.log.child({ component: "llm-server" });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? "GET";

@@ -4,8 +4,8 @@
  * on a dead Redis.
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+import type { Logger } from "pino";
 import { type Config, requireSetting } from "../lib/config";
-import { componentLogger } from "../lib/logger";
 
 export type RedisRole = "worker" | "producer" | "subscriber";
 
@@ -121,15 +121,17 @@ function clusterOptions(target: RedisTarget, role: RedisRole): ClusterOptions {
  * One connection (or, for a cluster, one cluster client) of the given role. A `Cluster` answers
  * every command a `Redis` does and BullMQ takes either; it is typed as `Redis` so the modules
  * that hold a connection need no union. Code that must tell them apart reads `isCluster`.
+ * `log` is the owning process's logger: connection errors are written to it as `component: "redis"`.
  */
-export function createRedis(target: RedisTarget, role: RedisRole): Redis {
+export function createRedis(target: RedisTarget, role: RedisRole, log: Logger): Redis {
   const redis = target.cluster ? (new Cluster(target.cluster, clusterOptions(target, role)) as unknown as Redis) : new Redis(redisOptions(target, role));
   // ioredis reconnects by itself; without a listener every failed attempt is an "unhandled error".
   let lastLogged = 0;
+  const redisLog = log.child({ component: "redis" });
   redis.on("error", (error: Error) => {
     if (Date.now() - lastLogged < 10_000) return;
     lastLogged = Date.now();
-    componentLogger("redis").warn({ err: error, role }, "redis connection error; reconnecting");
+    redisLog.warn({ err: error, role }, "redis connection error; reconnecting");
   });
   return redis;
 }

@@ -4,7 +4,7 @@
  */
 import { FlowProducer, Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
-import { componentLogger } from "../lib/logger";
+import type { Logger } from "pino";
 import { adminActionJobId, adminPlanJobId, ingestStageJobId, summaryJobId, TUTOR_STAGE_QUEUES, tutorStageJobId, type IngestStageQueue } from "./job-ids";
 import { JOB_OPTIONS } from "./job-options";
 import { copiesOf, queuePrefix, shardOfAction, shardOfSession, SINGLE_LAYOUT, type QueueLayout } from "./layout";
@@ -28,13 +28,16 @@ export interface QueuedTurn {
 
 export class JobProducer {
   private readonly queues = new Map<string, Queue>();
-  private readonly log = componentLogger("queues");
+  private readonly log: Logger;
   private readonly flows: FlowProducer;
 
+  /** `log` is the owning process's logger; queue and flow errors are written to it as `component: "queues"`. */
   constructor(
     private readonly connection: Redis,
+    log: Logger,
     readonly layout: QueueLayout = SINGLE_LAYOUT,
   ) {
+    this.log = log.child({ component: "queues" });
     this.flows = new FlowProducer({ connection, prefix: QUEUE_PREFIX });
     this.flows.on("error", (error) => this.log.warn({ err: error }, "flow producer error"));
   }

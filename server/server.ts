@@ -36,10 +36,10 @@ export async function startServer(config: Config, { port = config.PORT, host = c
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
   });
-  const redis = createRedis(redisTarget, "producer");
+  const redis = createRedis(redisTarget, "producer", log);
   // Enqueueing happens inside requests: fail fast, like every other command the server sends.
-  const queueRedis = createRedis(redisTarget, "producer");
-  const producer = new JobProducer(queueRedis, queueLayoutOf(config));
+  const queueRedis = createRedis(redisTarget, "producer", log);
+  const producer = new JobProducer(queueRedis, log, queueLayoutOf(config));
   const deps: ServerDeps = {
     config,
     log,
@@ -63,7 +63,7 @@ export async function startServer(config: Config, { port = config.PORT, host = c
 
   const app = createApp(deps);
   const httpServer = createServer(app.callback());
-  const gateway = await attachGateway(httpServer, deps, () => createRedis(redisTarget, "subscriber"));
+  const gateway = await attachGateway(httpServer, deps, () => createRedis(redisTarget, "subscriber", log));
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(port, host, () => resolve());

@@ -73,10 +73,10 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     poolMax: config.DATABASE_POOL_MAX,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
   });
-  const redis = createRedis(redisTarget, "worker");
+  const redis = createRedis(redisTarget, "worker", log);
   const replicaReads = await startReplicaReads(config, db, redis, log);
   // Behind Sentinel each event batch waits (WAIT 1) for a replica: on a connection of its own, so no other command queues behind it.
-  const ownEventsRedis = replicaWaitMs(config) > 0 ? createRedis(redisTarget, "worker") : undefined;
+  const ownEventsRedis = replicaWaitMs(config) > 0 ? createRedis(redisTarget, "worker", log) : undefined;
   const llm = new LlmClient(config, { usage: usageLogSink(db, { defaultMonthlyTokens: config.AI_MONTHLY_TOKENS_PER_ORG }), log, ...options.llm });
   const deps: WorkerDeps = {
     config,
@@ -85,7 +85,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     reads: replicaReads.router,
     redis,
     llm,
-    producer: new JobProducer(redis, layout),
+    producer: new JobProducer(redis, log, layout),
     events: new TurnEventLog(ownEventsRedis ?? redis, {
       ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,
       maxEvents: config.EVENT_STREAM_MAX_EVENTS,
@@ -97,7 +97,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     await requireRedisVersion(redis);
     await refuseIfDatabaseFull(requireSetting(config, "DATABASE_URL"), config.DATABASE_POOL_MAX);
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
-    if (THREAD_BOUND.some((queue) => selection.has(queue))) await probeThreadPool(config, THREAD_PROBE_TIMEOUT_MS);
+    if (THREAD_BOUND.some((queue) => selection.has(queue))) await probeThreadPool(config, THREAD_PROBE_TIMEOUT_MS, log);
   } catch (error) {
     await Promise.allSettled([replicaReads.close(), redis.quit(), ownEventsRedis?.quit(), db.destroy()]);
     throw error;
@@ -111,7 +111,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   // Every copy of a queue (QUEUE_SHARDS, queues/layout.ts) gets its own Worker, sharing the
   // queue's connection (BullMQ gives each its own blocking one) and its share of the concurrency.
   const workers = [...selection].flatMap(([queue, concurrency]) => {
-    const connection = createRedis(redisTarget, "worker");
+    const connection = createRedis(redisTarget, "worker", log);
     connections.push(connection);
     const copies = copiesOf(layout, queue);
     return Array.from({ length: copies }, (_, shard) => startWorker(queue, shard, connection, Math.max(1, Math.ceil(concurrency / copies))));

@@ -23,8 +23,8 @@ const { values } = parseArgs({ options: { "alter-dimensions": { type: "boolean",
 async function main(): Promise<void> {
   const config = getConfig();
   const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: 2 });
-  const redis = createRedis(redisTargetOf(config), "worker");
-  const producer = new JobProducer(redis, queueLayoutOf(config));
+  const redis = createRedis(redisTargetOf(config), "worker", log);
+  const producer = new JobProducer(redis, log, queueLayoutOf(config));
   try {
     const column = await databaseVectorDimensions(db);
     if (column !== null && column !== config.EMBEDDING_DIMENSIONS) {

@@ -31,16 +31,17 @@ interface InProcess {
 }
 
 function workerDeps(config: Config): WorkerDeps {
-  const redis = createRedis({ url: config.REDIS_URL! }, "worker");
+  const log = componentLogger("bench");
+  const redis = createRedis({ url: config.REDIS_URL! }, "worker", log);
   const db = createDb({ url: config.DATABASE_URL!, poolMax: config.DATABASE_POOL_MAX });
   return {
     config,
-    log: componentLogger("bench"),
+    log,
     db,
     reads: new ReadRouter({ primary: db, maxLagMs: 0 }),
     redis,
     llm: new LlmClient(config, {}),
-    producer: new JobProducer(redis),
+    producer: new JobProducer(redis, log),
     events: new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 100 }),
     userEvents: new UserEventPublisher(redis),
   };

@@ -3,8 +3,9 @@
  * knex table calls — `db("table")`, `trx("table")`, `deps.db("table")` — anywhere else, which
  * Biome cannot express as a rule. Run by `npm run lint`; exits 1 and names each place it finds.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { sourceFilesUnder } from "./source-files";
 
 /** Folders whose code must reach tables through db/; db/ itself and test/ (which inspects rows) are exempt. */
 export const CHECKED_FOLDERS = ["server", "workers", "commands", "queues", "lib", "launcher", "offline-model", "ops", "scripts"];
@@ -32,17 +33,8 @@ export function findRawDbAccess(file: string, source: string): RawDbAccess[] {
   return found;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : sourceFiles(path);
-    return /\.(?:ts|mts|js|mjs)$/.test(entry.name) ? [path] : [];
-  });
-}
-
 export function scanTree(root: string): RawDbAccess[] {
-  return CHECKED_FOLDERS.flatMap((folder) => sourceFiles(join(root, folder)))
-    .map((path) => relative(root, path))
+  return sourceFilesUnder(root, CHECKED_FOLDERS)
     .filter((file) => !EXEMPT.some((pattern) => pattern.test(file)))
     .flatMap((file) => findRawDbAccess(file, readFileSync(join(root, file), "utf8")));
 }

@@ -61,7 +61,8 @@ export async function pendingDeactivation(stack: Stack, adminId: string, target:
 
 /** A producer on its own connection, cut: every enqueue is refused, as when Redis drops the server's queue connection. */
 export async function refusingProducer(stack: Stack): Promise<JobProducer> {
-  const producer = new JobProducer(createRedis(redisTargetOf(stack.config), "producer"));
+  const log = stack.server.deps.log;
+  const producer = new JobProducer(createRedis(redisTargetOf(stack.config), "producer", log), log);
   await producer.queue("admin-actions").disconnect();
   return producer;
 }

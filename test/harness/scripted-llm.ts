@@ -5,6 +5,7 @@
  * like the offline model, so end-to-end tests still get sensible, grounded replies.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import { componentLogger } from "../../lib/logger";
 import { createOfflineResponder } from "../../offline-model/offline-responder";
 import { type HttpFault, type Interception, type LlmRequest, startLlmServer } from "../../offline-model/protocol";
 import type { ChatReply, ChatRequest } from "../../offline-model/responder";
@@ -117,6 +118,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
     ...(options.defaultEmbeddingDimensions !== undefined ? { defaultEmbeddingDimensions: options.defaultEmbeddingDimensions } : {}),
     tokenDelayMs: () => tokenDelay,
     intercept,
+    log: componentLogger("scripted-llm"),
     responder: {
       reply: (request) => (override ? override(request) : offline.reply(request)),
       embed: async (texts, dimensions, model) => {

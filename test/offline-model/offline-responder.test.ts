@@ -6,6 +6,7 @@
 import { expect } from "chai";
 import OpenAI from "openai";
 import { extractiveAnswer, extractQuestion, parseSources } from "../../offline-model/offline-answer";
+import { componentLogger } from "../../lib/logger";
 import { createOfflineResponder } from "../../offline-model/offline-responder";
 import { type LlmServer, startLlmServer } from "../../offline-model/protocol";
 
@@ -26,7 +27,7 @@ describe("offline responder (via the openai SDK)", () => {
   let client: OpenAI;
 
   before(async () => {
-    server = await startLlmServer({ responder: createOfflineResponder() });
+    server = await startLlmServer({ responder: createOfflineResponder(), log: componentLogger("test") });
     client = new OpenAI({ baseURL: server.url, apiKey: "unused", maxRetries: 0 });
   });
   after(() => server.close());

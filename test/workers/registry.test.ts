@@ -86,9 +86,9 @@ describe("tutor turns under load", function () {
     this.timeout(120_000);
     const stack = await useStack();
     // A database index of its own, so the stack's workers never see these jobs.
-    redis = createRedis({ url: `${stack.env.REDIS_URL}/7` }, "worker");
+    redis = createRedis({ url: `${stack.env.REDIS_URL}/7` }, "worker", stack.server.deps.log);
     await redis.flushdb();
-    producer = new JobProducer(redis);
+    producer = new JobProducer(redis, stack.server.deps.log);
   });
   after(async () => {
     await Promise.all(workers.map((worker) => worker.close()));

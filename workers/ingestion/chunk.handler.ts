@@ -28,7 +28,7 @@ export const chunkHandler = defineHandler({
         overlapTokens: deps.config.CHUNK_OVERLAP_TOKENS,
         maxChunks: deps.config.INGEST_MAX_CHUNKS,
       };
-      const chunks = await chunkInThread(extracted, options, deps.config, run.signal);
+      const chunks = await chunkInThread(extracted, options, deps.config, deps.log, run.signal);
       // Only headings and no body: nothing to search, and another attempt would find the same.
       if (chunks.length === 0) throw new ExtractionError(NO_TEXT_MESSAGE);
       if (run.signal.aborted) return { aborted: true };

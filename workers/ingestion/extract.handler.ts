@@ -22,7 +22,7 @@ export const extractHandler = defineHandler({
       const started = performance.now();
       const bytes = await storedBytes(deps.db, data.orgId, data.documentId);
       if (!bytes) throw new Error("the uploaded file is missing");
-      const extracted = await extractInThread(bytes, detectFormatFromRow(run.document), deps.config, run.signal);
+      const extracted = await extractInThread(bytes, detectFormatFromRow(run.document), deps.config, deps.log, run.signal);
       if (run.signal.aborted) return { aborted: true };
       // Also adopts the document's own title, unless the admin named it at upload.
       await saveExtraction(deps.db, data.orgId, data.documentId, extracted);

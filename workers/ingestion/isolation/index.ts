@@ -1,7 +1,9 @@
 /**
  * The worker's way to read and chunk a document: both run in a limited thread (thread-pool.ts),
- * with the limits taken from the configuration.
+ * with the limits taken from the configuration. `log` is the worker's own logger (`deps.log`),
+ * which the pool writes to when a thread fails outside any task.
  */
+import type { Logger } from "pino";
 import type { Config } from "../../../lib/config";
 import type { DocumentFormat } from "../../../lib/document-formats";
 import type { Chunk, ChunkingOptions } from "../chunking";
@@ -18,10 +20,10 @@ export function extractionLimits(config: Config): ExtractionLimits {
   };
 }
 
-export function extractInThread(bytes: Buffer, format: DocumentFormat, config: Config, signal?: AbortSignal): Promise<ExtractedDocument> {
-  return runInThread("extract", { bytes, format, limits: extractionLimits(config) }, config, signal);
+export function extractInThread(bytes: Buffer, format: DocumentFormat, config: Config, log: Logger, signal?: AbortSignal): Promise<ExtractedDocument> {
+  return runInThread("extract", { bytes, format, limits: extractionLimits(config) }, config, log, signal);
 }
 
-export function chunkInThread(document: ExtractedDocument, options: ChunkingOptions, config: Config, signal?: AbortSignal): Promise<Chunk[]> {
-  return runInThread("chunk", { document, options }, config, signal);
+export function chunkInThread(document: ExtractedDocument, options: ChunkingOptions, config: Config, log: Logger, signal?: AbortSignal): Promise<Chunk[]> {
+  return runInThread("chunk", { document, options }, config, log, signal);
 }

@@ -12,8 +12,8 @@
  */
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
+import type { Logger } from "pino";
 import type { Config } from "../../../lib/config";
-import { componentLogger } from "../../../lib/logger";
 import { ExtractionError } from "../extract/types";
 import { threadExecArgv } from "./thread-flags";
 import type { Outcome } from "./thread-tasks";
@@ -65,7 +65,8 @@ export async function useThreadEntry(url: URL | undefined): Promise<void> {
   entry = url ?? BUILT_IN_ENTRY;
 }
 
-function poolFor(settings: IsolationSettings): Piscina {
+/** `log` is the worker process's own (not a job's): a thread failing outside a task belongs to no job. */
+function poolFor(settings: IsolationSettings, log: Logger): Piscina {
   const key = `${settings.EXTRACT_THREADS}/${settings.EXTRACT_MEMORY_MB}`;
   if (pool && poolKey === key) return pool;
   void pool?.destroy();
@@ -82,7 +83,7 @@ function poolFor(settings: IsolationSettings): Piscina {
   // would end the process. Its pool is retired: the tasks waiting in it fail (and are retried
   // by their jobs) instead of waiting for a thread piscina will not start again.
   created.on("error", (error: unknown) => {
-    componentLogger("extraction-threads").error({ err: error }, "extraction thread failed outside a task; starting a new pool for the next task");
+    log.child({ component: "extraction-threads" }).error({ err: error }, "extraction thread failed outside a task; starting a new pool for the next task");
     if (pool === created) pool = undefined;
     retiredBecause.set(created, error);
     created.destroy().catch(() => undefined);
@@ -103,7 +104,7 @@ export async function closeThreadPool(): Promise<void> {
  * is ready, so a pool that cannot start a thread (a loader flag a thread cannot use, a missing
  * bundle) stops the worker with the reason instead of leaving every upload in PROCESSING.
  */
-export async function probeThreadPool(settings: IsolationSettings, timeoutMs: number): Promise<void> {
+export async function probeThreadPool(settings: IsolationSettings, timeoutMs: number, log: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const controller = new AbortController();
   try {
@@ -113,7 +114,7 @@ export async function probeThreadPool(settings: IsolationSettings, timeoutMs: nu
         reject(new Error(`no thread answered within ${timeoutMs} ms`));
       }, timeoutMs);
     });
-    const probed = poolFor(settings);
+    const probed = poolFor(settings, log);
     const answer = await Promise.race([probed.run({}, { name: "ping", signal: controller.signal }).catch((error) => failureOf(probed, error)), timeout]);
     if (answer !== "pong") throw new Error(`the thread answered ${JSON.stringify(answer)} instead of "pong"`);
   } catch (error) {
@@ -132,7 +133,13 @@ export async function probeThreadPool(settings: IsolationSettings, timeoutMs: nu
  * Runs a task of thread-tasks.ts in a pool thread. The clock starts when the thread picks the
  * task up. `signal` (the document's own deadline) also stops it.
  */
-export async function runInThread<T>(name: "extract" | "chunk", task: Record<string, unknown>, settings: IsolationSettings, signal?: AbortSignal): Promise<T> {
+export async function runInThread<T>(
+  name: "extract" | "chunk",
+  task: Record<string, unknown>,
+  settings: IsolationSettings,
+  log: Logger,
+  signal?: AbortSignal,
+): Promise<T> {
   const controller = new AbortController();
   const { port1, port2 } = new MessageChannel();
   let timer: NodeJS.Timeout | undefined;
@@ -145,7 +152,7 @@ export async function runInThread<T>(name: "extract" | "chunk", task: Record<str
   });
   const stop = () => controller.abort();
   signal?.addEventListener("abort", stop, { once: true });
-  const used = poolFor(settings);
+  const used = poolFor(settings, log);
   try {
     const outcome = (await used.run({ ...task, started: port2 }, { name, transferList: [port2], signal: controller.signal })) as Outcome<T>;
     if (!outcome.ok) throw new ExtractionError(outcome.message, undefined, outcome.code);

@@ -20,6 +20,7 @@ import {
 import { threadExecArgv } from "../../../../workers/ingestion/isolation/thread-flags";
 import { useThreadEntry } from "../../../../workers/ingestion/isolation/thread-pool";
 import { INTERNAL_FAILURE_REASON } from "../../../../workers/ingestion/ingest-run";
+import { memoryLogger } from "../../llm/helpers";
 import { api, login, upload, waitFor } from "../../../support/client";
 import { stackSuite } from "../../../support/suite";
 import { scrape, total } from "../../../server/metrics-helpers";
@@ -60,25 +61,30 @@ describe("extraction threads", function () {
 
   it("that cannot start fail each task with ExtractionThreadError, the next one too, and fail the probe", async () => {
     await useThreadEntry(fixture("cannot-start.mjs"));
+    const { log, lines } = memoryLogger();
     for (let attempt = 0; attempt < 3; attempt++) {
-      const failure = await extractInThread(Buffer.from("hello"), "txt", settings).then(
+      const failure = await extractInThread(Buffer.from("hello"), "txt", settings, log).then(
         () => null,
         (error: unknown) => error,
       );
       expect(failure, `attempt ${attempt + 1}`).to.be.instanceOf(ExtractionThreadError);
     }
-    const refused = await probeThreadPool(settings, 10_000).then(
+    const refused = await probeThreadPool(settings, 10_000, log).then(
       () => null,
       (error: unknown) => error,
     );
     expect(refused).to.be.instanceOf(ExtractionThreadsUnavailable);
     expect((refused as Error).message).to.match(/Extraction threads cannot start \(this thread cannot start;.*refuses to start/);
+    // The pool writes to the logger it was given (the worker's), not one of its own.
+    const retired = lines.map((line) => JSON.parse(line)).find((line) => line.msg.startsWith("extraction thread failed outside a task"));
+    expect(retired, lines.join("")).to.include({ component: "extraction-threads", level: 50 });
   });
 
   it("that crash mid-task fail it with ExtractionThreadError", async () => {
     await useThreadEntry(fixture("crashes.mjs"));
-    await probeThreadPool(settings, 10_000);
-    const failure = await extractInThread(Buffer.from("hello"), "txt", settings).catch((error: unknown) => error);
+    const { log } = memoryLogger();
+    await probeThreadPool(settings, 10_000, log);
+    const failure = await extractInThread(Buffer.from("hello"), "txt", settings, log).catch((error: unknown) => error);
     expect(failure).to.be.instanceOf(ExtractionThreadError);
     expect((failure as Error).message).to.include("exited with code: 7");
     await closeThreadPool();

@@ -4,11 +4,12 @@
  * extraction thread and prints what it read, or the error.
  */
 import { parseConfig } from "../../../../../lib/config";
+import { componentLogger } from "../../../../../lib/logger";
 import { closeThreadPool, extractInThread } from "../../../../../workers/ingestion/isolation";
 
 const config = parseConfig({ ...process.env, EXTRACT_TIMEOUT_MS: "20000" });
 try {
-  const extracted = await extractInThread(Buffer.from("Lockers are in room saffron."), "txt", config);
+  const extracted = await extractInThread(Buffer.from("Lockers are in room saffron."), "txt", config, componentLogger("worker"));
   process.stdout.write(`READ ${extracted.fullText.trim()}\n`);
 } catch (error) {
   process.stdout.write(`FAILED ${(error as Error).message}\n`);
