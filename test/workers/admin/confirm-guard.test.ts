@@ -197,6 +197,10 @@ describe("confirm-before-write under retries, hand-backs and races", function ()
     await waitForTurnEnd(admin.events, after.body.turn_id, 30_000);
     const confirmed = await db()("admin_actions").where({ id: proposal.payload.actionId }).first();
     expect(confirmed.confirmed_by).to.equal(admin.id);
+    // The confirmed run ends before the clean-up removes the people it enrols: deleting them under
+    // a running action deadlocked with its writes.
+    await waitFor(async () => (await db()("admin_actions").where({ id: proposal.payload.actionId }).first()).status === "completed", 30_000, "the action run");
+    expect(await enrolled(team)).to.equal(2);
   });
 
   it("a reply stored before the proposing turn's done (past the HTTP check) does not decide the proposal", async () => {
