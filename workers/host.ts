@@ -28,6 +28,7 @@ import { closeThreadPool, probeThreadPool } from "./ingestion/isolation";
 import { maintenanceSchedule } from "./maintenance/schedule";
 import { ActiveJobs, type JobLease } from "./hand-back";
 import { usageLogSink } from "./usage-log";
+import { finishWorkerClose } from "./worker-close";
 import { withCallScope } from "./llm/call-keys";
 import { startReplicaReads } from "./replica-reads";
 import { loadTokenizer } from "./llm/tokens";
@@ -159,7 +160,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       // Tokens held for the window go out before the jobs are fenced off, as they would have unheld.
       releaseHeldTokens();
       await active.handBackAll();
-      await Promise.all(closing);
+      await Promise.all(workers.map((worker, i) => finishWorkerClose(worker, closing[i]!, log)));
       await closeThreadPool();
       await deps.events.flushed();
       await deps.producer.close();

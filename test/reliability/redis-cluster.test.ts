@@ -11,6 +11,7 @@ import { expect } from "chai";
 import { parseConfig } from "../../lib/config";
 import { startClusterDeployment, type ClusterDeployment } from "../harness/redis-cluster";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
+import { queuePrefix } from "../../queues/layout";
 import { keyTagOf } from "../../queues/slots";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
@@ -44,14 +45,10 @@ describe("Redis Cluster: 3 primaries + 3 replicas, QUEUE_SHARDS=6", function () 
 
   after(async function () {
     this.timeout(120_000);
-    // Bounded: after the failover, closing the workers sometimes waits minutes in the full suite
-    // (cause not found yet, see the closing note of issue 22); mocha exits regardless (`exit: true`).
-    const bounded = (closing: Promise<unknown> | undefined): Promise<unknown> =>
-      Promise.race([closing?.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 30_000))]);
     if (server) await cleanUp(onCluster()).catch(() => undefined);
-    await bounded(otherServer?.close());
-    await bounded(server?.close());
-    await bounded(workers?.close());
+    await otherServer?.close();
+    await server?.close();
+    await workers?.close();
     await cluster?.stop();
   });
 
@@ -198,6 +195,33 @@ describe("Redis Cluster: 3 primaries + 3 replicas, QUEUE_SHARDS=6", function () 
     } finally {
       socket.disconnect();
       stack.llm.setTokenDelay(0);
+    }
+  });
+
+  it("closes its workers when a primary holding queue copies has just died (a SIGTERM during a failover)", async function () {
+    this.timeout(120_000);
+    // A cluster of its own: this case kills a primary at a moment of its choosing, independent of the cases above.
+    const own = await startClusterDeployment();
+    try {
+      await own.ready();
+      const config = parseConfig({
+        ...process.env,
+        REDIS_URL: "",
+        REDIS_CLUSTER_NODES: own.nodes,
+        QUEUE_SHARDS: "6",
+        WORKER_QUEUES: "admin-plan,admin-actions",
+      });
+      const ownWorkers = await startWorkers(config, { skipEmbeddingCheck: true });
+      const copy0 = queuePrefix({ shards: 6, cluster: true }, "admin-plan", 0);
+      process.kill(await own.pidOf(await own.primaryFor(`${copy0}:admin-plan:marker`)), "SIGKILL");
+      // Inside the failover (node timeout 2 s): the Workers blocking on the dead primary lose every node
+      // of their blocking cluster client, whose disconnect then never ends (workers/worker-close.ts).
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // A hang detector with a wide margin, not a speed goal: without the fix this close never resolves.
+      const closed = await Promise.race([ownWorkers.close().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 15_000))]);
+      expect(closed, "the workers closed").to.equal(true);
+    } finally {
+      await own.stop();
     }
   });
 });
