@@ -13,9 +13,9 @@
  *
  * Such a client is in fact gone (no socket; after `disconnect()` no retry timer either). It is
  * finished the way ioredis finishes a cluster whose pool drained after a manual disconnect: its
- * close handler sets `end`, rejects the commands still queued (the Worker's BZPOPMIN, so the
- * main loop sees a failed wait while closing and takes no job) and emits `end`; BullMQ then
- * carries on with its own close. Emitting only `end` is not enough: the queued BZPOPMIN then
+ * close handler sets `end`, rejects the commands still queued (the Worker's BZPOPMIN: per
+ * worker.js a failed wait while closing returns without fetching a job; read, not observed) and
+ * emits `end`; BullMQ then carries on with its own close. Emitting only `end` is not enough: the queued BZPOPMIN then
  * ends by BullMQ's watchdog, whose reset of the blocking connection waits for a `ready` that
  * never comes (tried: the close still hung). Only that state is treated so; any other slow
  * close is waited for, up to a bound, then logged.
