@@ -24,29 +24,43 @@ export interface Stack {
   baseUrl: string;
 }
 
-let starting: Promise<Stack> | undefined;
-let running: Stack | undefined;
+/**
+ * One stack per test process, kept on `globalThis` rather than in this module: mocha can load this
+ * file twice (once through the root hooks, once through the suites; two module instances), and
+ * a second stack would also point process.env at a second Redis, Postgres and model server, so
+ * workers a suite starts from process.env (test/reliability/helpers.ts startOwnWorkers) would
+ * serve another stack's queues than the suite's own server fills.
+ */
+interface SharedStack {
+  starting?: Promise<Stack>;
+  running?: Stack;
+  /** Stops the infrastructure, from the module instance that started it. */
+  stopInfrastructure?: () => Promise<void>;
+}
+const shared: SharedStack = ((globalThis as { __skillnetTestStack?: SharedStack }).__skillnetTestStack ??= {});
 
 export function useStack(): Promise<Stack> {
-  starting ??= (async () => {
+  shared.starting ??= (async () => {
+    shared.stopInfrastructure = stopInfrastructure;
     const { env, llm } = await startInfrastructure();
     const config = parseConfig(process.env);
     const { demo } = await prepareDatabase(config);
     const workers = await startWorkers(config, { llm: { retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 200 } } });
     const server = await startServer(config, { port: 0, host: "127.0.0.1" });
-    running = { config, env, llm, server, workers, demo: demo!, baseUrl: server.url };
-    return running;
+    shared.running = { config, env, llm, server, workers, demo: demo!, baseUrl: server.url };
+    return shared.running;
   })();
-  return starting;
+  return shared.starting;
 }
 
 export async function stopStack(): Promise<void> {
+  const running = shared.running;
   if (running) {
     await running.server.close().catch(() => undefined);
     await running.workers.close().catch(() => undefined);
     await running.llm.close().catch(() => undefined);
   }
-  await stopInfrastructure();
+  await (shared.stopInfrastructure ?? stopInfrastructure)();
 }
 
 /** A `before` hook that starts (or reuses) the stack, allowing for a cold start, and hands it to the suite. */
