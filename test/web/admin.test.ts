@@ -11,6 +11,7 @@ import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { useThreadEntry } from "../../workers/ingestion/isolation/thread-pool";
 import { addEmployees, cleanUp, freshUser, scriptTurn, unique, type Person } from "../workers/admin/helpers";
 import { useStack, type Stack } from "../support/stack";
+import { startOwnWorkers, stackWorker } from "../reliability/helpers";
 import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 
 // Globals of the page: the callbacks given to page.evaluate/waitForFunction run in Chromium, not in Node.
@@ -144,6 +145,12 @@ describe("web: the admin console in Chromium", function () {
   });
 
   it("shows a document that failed for a reason of ours (its threads cannot start) as FAILED, saying the file is fine", async () => {
+    // Extraction runs on this suite's own worker: the stack's may have been started from another
+    // module instance (mocha loads suites that use import.meta apart from the rest), whose thread
+    // pool would not see the entry set here. Set once it has started, as its start-up probe would refuse.
+    const stackExtraction = stackWorker(stack, "ingest-extract");
+    await stackExtraction.pause();
+    const own = await startOwnWorkers({ WORKER_QUEUES: "ingest-extract:1" });
     await useThreadEntry(new URL("../workers/ingestion/isolation/thread-fixtures/cannot-start.mjs", import.meta.url));
     try {
       const name = `fine-file-${unique()}`;
@@ -154,6 +161,8 @@ describe("web: the admin console in Chromium", function () {
       expect(shown).to.include("not a problem with the file").and.include("Try again later").and.include("INGEST_FAILED");
     } finally {
       await useThreadEntry(undefined);
+      await own.close();
+      stackExtraction.resume();
     }
   });
 
