@@ -2,13 +2,22 @@
  * The typed way to put work on the queues. The server and workers enqueue only through
  * here, so every job is validated against its schema and gets its queue's default options.
  */
-import { FlowProducer, Queue, type JobsOptions } from "bullmq";
+import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { adminActionJobId, adminPlanJobId, ingestStageJobId, summaryJobId, TUTOR_STAGE_QUEUES, tutorStageJobId, type IngestStageQueue } from "./job-ids";
+import {
+  adminActionJobId,
+  adminPlanJobId,
+  ingestStageJobId,
+  summaryJobId,
+  TUTOR_STAGE_QUEUES,
+  TUTOR_TURN_JOB_NAME,
+  tutorStageJobId,
+  type IngestStageQueue,
+} from "./job-ids";
 import { JOB_OPTIONS } from "./job-options";
 import { copiesOf, queuePrefix, shardOfAction, shardOfSession, SINGLE_LAYOUT, type QueueLayout } from "./layout";
-import { QUEUE_NAMES, QUEUE_PREFIX, type QueueName } from "./names";
+import { QUEUE_NAMES, type QueueName } from "./names";
 import {
   payloadSchemas,
   type AdminActionPayload,
@@ -29,17 +38,14 @@ export interface QueuedTurn {
 export class JobProducer {
   private readonly queues = new Map<string, Queue>();
   private readonly log: Logger;
-  private readonly flows: FlowProducer;
 
-  /** `log` is the owning process's logger; queue and flow errors are written to it as `component: "queues"`. */
+  /** `log` is the owning process's logger; queue errors are written to it as `component: "queues"`. */
   constructor(
     private readonly connection: Redis,
     log: Logger,
     readonly layout: QueueLayout = SINGLE_LAYOUT,
   ) {
     this.log = log.child({ component: "queues" });
-    this.flows = new FlowProducer({ connection, prefix: QUEUE_PREFIX });
-    this.flows.on("error", (error) => this.log.warn({ err: error }, "flow producer error"));
   }
 
   /** Copy `shard` of a queue (see queues/layout.ts); queues with one copy have only 0. */
@@ -72,40 +78,19 @@ export class JobProducer {
   }
 
   /**
-   * One tutor turn as a BullMQ flow: classify → retrieve → generate, added atomically.
-   * Children run first and the parent starts only when they complete, so a crash between
-   * stages resumes at the stage that was running; job ids derived from the turn id make a
-   * second submission of the same turn a no-op.
+   * One tutor turn as one job: its worker runs classify → retrieve → generate in process and
+   * reports each stage (workers/tutor/stage-report.ts). A three-job flow cost about 150 Redis
+   * commands and two hand-offs of 2.5–6 ms per turn in BullMQ's bookkeeping (bench/optimisations.md
+   * §11); stage results are kept under the turn's key tag instead, so a redelivered job resumes at
+   * the stage that was running. The job id derived from the turn id makes a second submission of
+   * the same turn a no-op.
    */
   async enqueueTutorTurn(payload: TutorTurnPayload): Promise<void> {
     const data = payloadSchemas["tutor-generate"].parse(payload);
-    // One copy for the whole flow: a parent and its children must share a hash tag.
-    const prefix = queuePrefix(this.layout, "tutor-generate", shardOfSession(this.layout, data.sessionId));
-    const child = { failParentOnFailure: true };
-    await this.flows.add({
-      name: "tutor-generate",
-      queueName: "tutor-generate",
-      prefix,
-      data,
-      opts: { ...JOB_OPTIONS["tutor-generate"], jobId: tutorStageJobId("tutor-generate", data.turnId) },
-      children: [
-        {
-          name: "tutor-retrieve",
-          queueName: "tutor-retrieve",
-          prefix,
-          data,
-          opts: { ...JOB_OPTIONS["tutor-retrieve"], ...child, jobId: tutorStageJobId("tutor-retrieve", data.turnId) },
-          children: [
-            {
-              name: "tutor-classify",
-              queueName: "tutor-classify",
-              prefix,
-              data,
-              opts: { ...JOB_OPTIONS["tutor-classify"], ...child, jobId: tutorStageJobId("tutor-classify", data.turnId) },
-            },
-          ],
-        },
-      ],
+    const shard = shardOfSession(this.layout, data.sessionId);
+    await this.queue("tutor-generate", shard).add(TUTOR_TURN_JOB_NAME, data, {
+      ...JOB_OPTIONS["tutor-generate"],
+      jobId: tutorStageJobId("tutor-generate", data.turnId),
     });
   }
 
@@ -132,7 +117,8 @@ export class JobProducer {
 
   /**
    * The jobs that carry one chat turn, by the ids given them above: what the lost-turn sweep
-   * asks BullMQ about before it declares a turn lost.
+   * asks BullMQ about before it declares a turn lost. A tutor turn is its `-generate` job; the
+   * classify and retrieve jobs are asked about too, for flows queued by an earlier release.
    */
   turnJobs(agentType: "tutor" | "admin", turn: QueuedTurn): Array<{ queue: QueueName; shard: number; jobId: string }> {
     const shard = shardOfSession(this.layout, turn.sessionId);
@@ -162,7 +148,6 @@ export class JobProducer {
   }
 
   async close(): Promise<void> {
-    await this.flows.close();
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
   }
 }

@@ -1,13 +1,14 @@
 /**
  * A worker SIGKILLed mid-generation, twice in a row, on the default lock settings: another
  * worker continues the turn each time (announcing `restart` so the client drops the partial
- * text), the client gets `done`, and exactly one answer is stored, equal to the final text.
+ * text), the client gets `done`, and exactly one answer is stored, equal to the final text. The
+ * turn is one job: the stages before generation are not run again (their results are kept).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect } from "chai";
 import { api, join, waitFor, waitForTurnEnd } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
+import { CLASSIFY_MARKER, chatRequestsContaining, freshEmployee, promptOf, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
 
 const ANSWER = Array.from({ length: 60 }, (_, i) => `Step ${i + 1} of the returns procedure is written down here.`).join(" ");
 
@@ -50,7 +51,8 @@ describe("a worker killed mid-generation", function () {
       stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => ANSWER }));
       stack.llm.setTokenDelay(40);
       const learner = await freshEmployee(stack);
-      const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: learner.token, body: { message: "Walk me through the returns procedure" } });
+      const question = "Walk me through the returns procedure";
+      const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: learner.token, body: { message: question } });
       expect(posted.status).to.equal(202);
       const { session_id: sessionId, turn_id: turnId } = posted.body;
       expect(await join(learner.socket, { sessionId })).to.include({ ok: true });
@@ -88,6 +90,11 @@ describe("a worker killed mid-generation", function () {
       expect(stored[0].content).to.equal(finalText);
       expect(finalText).to.contain("Step 60");
       for (const ms of recoveries) expect(ms).to.be.below(30_000, `recoveries took ${recoveries.join(", ")} ms`);
+      // Classified and retrieved once, by the first worker: the redelivered job resumed at generation.
+      const stages = events.filter((e) => e.event === "stage").map((e) => `${e.payload.stage}:${e.payload.status}`);
+      expect(stages.filter((s) => s === "classify:started" || s === "retrieve:started")).to.deep.equal(["classify:started", "retrieve:started"]);
+      expect(events.filter((e) => e.event === "grounding")).to.have.length(1);
+      expect(chatRequestsContaining(stack, CLASSIFY_MARKER).filter((r) => promptOf(r).includes(question))).to.have.length(1);
     } finally {
       inProcess.resume();
     }

@@ -11,7 +11,7 @@ import { HANDLERS } from "../../workers/handlers";
 import { parseQueueSelection } from "../../workers/host";
 import { QUEUE_NAMES, QUEUE_PREFIX } from "../../queues/names";
 import { createRedis } from "../../queues/connection";
-import { TUTOR_STAGE_QUEUES, tutorStageJobId } from "../../queues/job-ids";
+import { TUTOR_TURN_JOB_NAME, tutorStageJobId } from "../../queues/job-ids";
 import { JobProducer } from "../../queues/producer";
 import { useStack } from "../support/stack";
 
@@ -71,10 +71,9 @@ describe("worker registry", () => {
 });
 
 /**
- * BullMQ moves a flow parent whose children finished to the front of its wait list, so without
- * the parents' priority turns waiting together are answered newest first. Here the stages run one
- * at a time, each stage only after every turn finished the one before, which is exactly when that
- * ordering shows: generation must still follow the order the turns were accepted in.
+ * A tutor turn is one job on `tutor-generate`. Turns waiting together must be answered in the
+ * order they were accepted: the turns are all queued before one worker takes any, which is when a
+ * LIFO wait list (BullMQ's for flow parents) would show.
  */
 describe("tutor turns under load", function () {
   this.timeout(60_000);
@@ -97,7 +96,7 @@ describe("tutor turns under load", function () {
     await redis.quit();
   });
 
-  it("reach generation first come, first served", async () => {
+  it("reach generation first come, first served, each as one job", async () => {
     const turns = Array.from({ length: 5 }, () => randomUUID());
     for (const turnId of turns) {
       await producer.enqueueTutorTurn({
@@ -110,23 +109,20 @@ describe("tutor turns under load", function () {
         lessonId: null,
       });
     }
-    const order: Record<string, string[]> = {};
-    for (const queue of TUTOR_STAGE_QUEUES) {
-      order[queue] = [];
-      const worker = new Worker(queue, async (job) => void order[queue]!.push(job.data.turnId), {
-        connection: redis.duplicate(),
-        prefix: QUEUE_PREFIX,
-        concurrency: 1,
-      });
-      workers.push(worker);
-      const started = Date.now();
-      while (order[queue]!.length < turns.length && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 50));
-      await worker.pause();
-      expect(order[queue], queue).to.have.length(turns.length);
-    }
-    expect(order["tutor-generate"]).to.deep.equal(turns);
-    expect(order["tutor-retrieve"]).to.deep.equal(turns);
+    const order: string[] = [];
+    const worker = new Worker("tutor-generate", async (job) => void order.push(`${job.name}:${job.data.turnId}`), {
+      connection: redis.duplicate(),
+      prefix: QUEUE_PREFIX,
+      concurrency: 1,
+    });
+    workers.push(worker);
+    const started = Date.now();
+    while (order.length < turns.length && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    await worker.pause();
+    expect(order).to.deep.equal(turns.map((turnId) => `${TUTOR_TURN_JOB_NAME}:${turnId}`));
     const generated = await producer.queue("tutor-generate").getJob(tutorStageJobId("tutor-generate", turns[0]!));
     expect(await generated?.getState()).to.equal("completed");
+    // No stage job was queued beside it.
+    for (const queue of ["tutor-classify", "tutor-retrieve"] as const) expect(await producer.queue(queue).count(), queue).to.equal(0);
   });
 });

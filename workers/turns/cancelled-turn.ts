@@ -4,8 +4,9 @@
  * `cancelled`, and `done {cancelled: true}` closes the turn. Nothing runs after it: no
  * post-processing, no citations, no summary refresh.
  *
- * In a tutor flow the stages before generation only pass the cancel on (`{cancelled: true}` as
- * their return value), so the one place that ends the turn is still its last stage.
+ * A tutor turn's one job checks the flag before each stage and ends the turn itself; in a flow
+ * queued by an earlier release the stages before generation only pass the cancel on
+ * (`{cancelled: true}` as their return value), so the one place that ends it is its last stage.
  */
 import type { Job } from "bullmq";
 import type { z } from "zod";
@@ -22,9 +23,14 @@ export const CANCELLED_STAGE = { cancelled: true } as const satisfies z.infer<ty
 /**
  * Whether this stage should stop: the flag is set, or an earlier stage of the flow already
  * stopped. Both are read at once; the earlier stages' results come back for the stage to use.
+ * A turn that is one job (no flow) has no earlier stage jobs: pass no `flowJob` and only the flag is read.
  */
-export async function cancelledBeforeStage(deps: WorkerDeps, job: Job, turnId: string): Promise<{ cancelled: boolean; children: Record<string, unknown> }> {
-  const [flagged, children] = await Promise.all([isTurnCancelled(deps.redis, turnId), job.getChildrenValues()]);
+export async function cancelledBeforeStage(
+  deps: WorkerDeps,
+  flowJob: Job | undefined,
+  turnId: string,
+): Promise<{ cancelled: boolean; children: Record<string, unknown> }> {
+  const [flagged, children] = await Promise.all([isTurnCancelled(deps.redis, turnId), flowJob ? flowJob.getChildrenValues() : {}]);
   return { cancelled: flagged || childResult(children, cancelledStageResult) !== undefined, children };
 }
 

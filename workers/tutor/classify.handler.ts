@@ -1,10 +1,13 @@
-/** `tutor-classify`: the intent of one turn; its return value feeds `tutor-retrieve`. */
-import type { ClassifyResult } from "../../queues/payloads";
+/**
+ * `tutor-classify`: the first job of a tutor flow queued by an earlier release, which ran a turn
+ * as three jobs; kept so such flows drain after an upgrade. Turns queued now classify inside their
+ * one `tutor-generate` job (generate.handler.ts). Its return value feeds `tutor-retrieve`.
+ */
 import { defineHandler } from "../registry";
 import { CANCELLED_STAGE } from "../turns/cancelled-turn";
-import { classifyIntent } from "./intent";
-import { failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
+import { failTurn } from "../turns/stage-failure";
 import { startStage } from "./stage-start";
+import { classifyTurn } from "./stages";
 import { turnEmitter } from "../turns/turn-emitter";
 
 export const classifyHandler = defineHandler({
@@ -13,21 +16,7 @@ export const classifyHandler = defineHandler({
     // A cancelled turn is passed on, not classified: generate ends it.
     const start = await startStage(deps, job, data);
     if (start.cancelled) return CANCELLED_STAGE;
-    const { turn } = start;
-    const events = turnEmitter(deps.events, data.sessionId, data.turnId);
-    await events.emit("stage", { stage: "classify", status: "started" });
-    try {
-      const { intent, decidedBy } = await classifyIntent(
-        deps.llm,
-        { message: turn.question, courseTitle: turn.courseTitle, lessonTitle: turn.lessonTitle },
-        data,
-      );
-      log.info({ intent, decidedBy }, "turn classified");
-      await events.emit("stage", { stage: "classify", status: "completed", detail: intent });
-      return { intent, decidedBy } satisfies ClassifyResult;
-    } catch (error) {
-      throw unrecoverableIfConfig(error);
-    }
+    return classifyTurn(deps, start.turn, turnEmitter(deps.events, data.sessionId, data.turnId), log, false);
   },
   // Retries are silent (nothing has streamed yet); the final failure ends the turn.
   async onFailed({ data, deps }, error, { final }) {

@@ -1,5 +1,8 @@
 /**
- * `tutor-generate`: streams the answer into the session room, then post-processes it
+ * `tutor-generate`: one tutor turn. A turn queued as one job (named `tutor-turn`) classifies and
+ * retrieves in process first (stages.ts), each stage reported on its own (stage-report.ts) and
+ * its result kept, so a redelivered attempt starts at the first stage not yet done; a flow queued
+ * by an earlier release arrives here with both done by jobs of their own. Then it streams the answer into the session room, then post-processes it
  * (citations checked against the sources given, suggestions), stores the assistant message
  * exactly once and ends the turn with `done`. A retry after a crash announces `restart` so
  * the client drops the partial text; a turn already answered is re-announced, not re-run; an
@@ -11,135 +14,180 @@ import type { Logger } from "pino";
 import { insertAssistantMessageOnce, findTurnMessage } from "../../db/queries/chat-messages";
 import { touchSession } from "../../db/queries/chat-sessions";
 import type { WorkerDeps } from "../deps";
-import { defineHandler } from "../registry";
+import { defineHandler, type JobContext } from "../registry";
 import { AnswerGuard } from "./answer-guard";
 import { extractCitations } from "./citations";
 import { buildTutorMessages } from "./conversation";
-import { release, takeOver } from "./retrieval/handoff";
+import { keptClassification, release, takeOver } from "./retrieval/handoff";
 import { runRetrievalLadder } from "./retrieval/ladder";
 import type { RetrievalOutcome } from "./retrieval/types";
 import { dropKeptAnswer, keepAnswer, keptAnswer, type KeptAnswer } from "./kept-answer";
 import { endCancelledTurn } from "../turns/cancelled-turn";
-import { cancelWatcherFor } from "../../queues/turn-cancel";
+import { cancelWatcherFor, isTurnCancelled } from "../../queues/turn-cancel";
+import { TUTOR_TURN_JOB_NAME } from "../../queues/job-ids";
 import { childResult, retrievalSummary, type RetrievalSummary, type TutorTurnPayload } from "../../queues/payloads";
 import { StreamCancelled } from "../llm/stream-watch";
-import { announceFailure, unrecoverableIfConfig } from "../turns/stage-failure";
+import { announceFailure, failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
+import { failedStage, TurnStages } from "./stage-report";
+import { classifyTurn, retrieveForTurn } from "./stages";
 import { scheduleSummaryIfDue } from "./summary-schedule";
 import { canStepDown, stepDownUpdate, steppedDown } from "./step-down";
 import { suggestionsFor } from "./suggestions";
 import { settled, startStage } from "./stage-start";
-import type { TurnContext } from "./turn-context";
+import { loadTurnContext, type TurnContext } from "./turn-context";
 import { turnEmitter, type TurnEmitter } from "../turns/turn-emitter";
 
 export const generateHandler = defineHandler({
   queue: "tutor-generate",
   async perform({ job, data, deps, log }) {
-    const events = turnEmitter(deps.events, data.sessionId, data.turnId, { ms: deps.config.STREAM_TOKEN_WINDOW_MS });
-    // Everything the stage reads before the model is asked, at once; each is used only if the one before it let the turn go on.
-    const [answeredRead, started, handedOver, keptRead] = await Promise.allSettled([
-      findTurnMessage(deps.db, data.orgId, data.turnId, "assistant"),
-      startStage(deps, job, data),
-      takeOver(deps.redis, data.turnId),
-      keptAnswer(deps.redis, data.turnId),
-    ]);
-    const answered = settled(answeredRead);
-    if (answered) {
-      // Stored but the job died before finishing: finish the announcement, don't answer twice.
-      const meta = answered.metadata as Record<string, never>;
-      await events.emit("done", {
-        messageId: answered.id,
-        tokensUsed: meta.tokens_used ?? 0,
-        retrievalSource: meta.retrieval_source ?? "none",
-        retrievalLatencyMs: meta.retrieval_latency_ms ?? 0,
-        generationLatencyMs: meta.generation_latency_ms ?? 0,
-        ...(answered.status === "cancelled" ? { cancelled: true } : {}),
-      });
-      await release(deps.redis, data.turnId);
-      return { messageId: answered.id, replayed: true };
-    }
-    // Cancelled while queued, classified or retrieved: no model call, the turn ends here.
-    const start = settled(started);
-    if (start.cancelled) return endCancelled(deps, data, events, "");
-    const summary = childResult(start.children, retrievalSummary);
-    if (!summary) throw new UnrecoverableError("tutor-generate ran without a retrieval result");
-    const { turn } = start;
-    const retrieval = await sourcesFor(deps, turn, summary, settled(handedOver), log);
-
-    // attemptsStarted also counts runs cut short by a dead worker (stalled jobs), which
-    // attemptsMade does not: either way the client may hold partial text to drop.
-    if (job.attemptsMade > 0 || job.attemptsStarted > 1) await events.emit("stage", { stage: "generate", status: "restart" });
-    await events.emit("stage", { stage: "generate", status: "started" });
-    const kept = settled(keptRead);
-    if (kept) {
-      // The model finished on an earlier attempt and only the write failed: show the same text again, don't regenerate it.
-      log.info({ chars: kept.text.length }, "storing the answer kept from an earlier attempt; the model is not asked again");
-      if (kept.steppedDownFrom) await events.emit("grounding_update", stepDownUpdate(kept.steppedDownFrom));
-      if (kept.text) await events.emit("token", { content: kept.text });
-    }
-    let generated: KeptAnswer;
-    try {
-      generated = kept ?? (await generate(deps, turn, retrieval, events, log));
-    } catch (error) {
-      if (error instanceof StreamCancelled)
-        return endCancelled(deps, data, events, error.partialContent, error instanceof CancelledAfterStepDown ? steppedDown(retrieval) : retrieval);
-      throw error;
-    }
-    const answer = generated.text;
-    const generationLatencyMs = generated.generationLatencyMs;
-    await events.emit("stage", { stage: "generate", status: "completed" });
-    // The model said its sources do not answer: stored and shown as general knowledge, citing nothing.
-    const grounded = generated.steppedDownFrom ? steppedDown(retrieval) : retrieval;
-
-    await events.emit("stage", { stage: "postprocess", status: "started" });
-    const citations = extractCitations(answer, grounded.sources);
-    const suggestions = suggestionsFor(retrieval.intent, turn.language, Boolean(turn.courseId));
-    const tokensUsed = generated.promptTokens + generated.completionTokens;
-    const { row, inserted } = await insertAssistantMessageOnce(deps.db, {
-      orgId: data.orgId,
-      sessionId: data.sessionId,
-      turnId: data.turnId,
-      content: answer,
-      metadata: {
-        intent: retrieval.intent,
-        rung: grounded.rung,
-        retrieval_source: grounded.source,
-        sources: grounded.sources.map(({ content: _content, ...source }) => source),
-        ...(generated.steppedDownFrom
-          ? { stepped_down: { from: generated.steppedDownFrom, reason: "sources_do_not_answer", retrieved: retrieval.sources.length } }
-          : {}),
-        truncated: retrieval.truncated,
-        citations,
-        suggestions,
-        model: generated.model,
-        language: turn.language,
-        tokens_used: tokensUsed,
-        retrieval_latency_ms: retrieval.latencyMs,
-        generation_latency_ms: generationLatencyMs,
-      },
-    });
-    if (!inserted) log.warn({ messageId: row.id }, "assistant message already stored for this turn; kept the first");
-    await touchSession(deps.db, data.orgId, data.sessionId);
-    await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]);
-
-    await events.emit("citations", { citations });
-    await events.emit("suggestions", { suggestions });
-    await events.emit("stage", { stage: "postprocess", status: "completed" });
-    await events.emit("done", {
-      messageId: row.id,
-      tokensUsed,
-      retrievalSource: grounded.source,
-      retrievalLatencyMs: retrieval.latencyMs,
-      generationLatencyMs,
-    });
-    await scheduleSummaryIfDue(deps, data).catch((error) => log.warn({ err: error }, "could not schedule a summary refresh"));
-    return { messageId: row.id };
+    // A turn queued as one job runs every stage here; a flow queued by an earlier release ran the first two as jobs of their own.
+    const inProcess = job.name === TUTOR_TURN_JOB_NAME;
+    const stages = new TurnStages({ job, redis: deps.redis, log, metrics: inProcess }, inProcess ? "classify" : "generate");
+    return stages.attempt(() => answerTurn({ job, data, deps, log }, stages, inProcess));
   },
-  // A retry is announced (the client may have shown partial text); the final failure ends the turn,
-  // also for a job that stalled out (its worker died too often), where no attempt failed.
+  // A failure once the answer may be streaming is announced at once, a retry included (the client
+  // may have shown partial text); before that, retries are silent. The final failure ends the
+  // turn, also for a job that stalled out (its worker died too often), where no attempt failed.
   async onFailed({ data, deps }, error, { final }) {
-    await announceFailure(deps, data, error, !final);
+    const stage = failedStage(error) ?? "generate";
+    if (stage === "generate") await announceFailure(deps, data, error, !final);
+    else if (final) await failTurn(deps, data, error);
   },
 });
+
+async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">, stages: TurnStages, inProcess: boolean): Promise<unknown> {
+  const events = turnEmitter(deps.events, data.sessionId, data.turnId, { ms: deps.config.STREAM_TOKEN_WINDOW_MS });
+  // Everything the turn reads before it works, at once; each is used only if the one before it let the turn go on.
+  const [answeredRead, started, handedOver, keptRead, classifiedRead] = await Promise.allSettled([
+    findTurnMessage(deps.db, data.orgId, data.turnId, "assistant"),
+    startStage(deps, job, data, !inProcess),
+    takeOver(deps.redis, data.turnId),
+    keptAnswer(deps.redis, data.turnId),
+    inProcess ? keptClassification(deps.redis, data.turnId) : Promise.resolve(undefined),
+  ]);
+  const answered = settled(answeredRead);
+  if (answered) {
+    // Stored but the job died before finishing: finish the announcement, don't answer twice.
+    const meta = answered.metadata as Record<string, never>;
+    await events.emit("done", {
+      messageId: answered.id,
+      tokensUsed: meta.tokens_used ?? 0,
+      retrievalSource: meta.retrieval_source ?? "none",
+      retrievalLatencyMs: meta.retrieval_latency_ms ?? 0,
+      generationLatencyMs: meta.generation_latency_ms ?? 0,
+      ...(answered.status === "cancelled" ? { cancelled: true } : {}),
+    });
+    await release(deps.redis, data.turnId);
+    return { messageId: answered.id, replayed: true };
+  }
+  // Cancelled while queued, classified or retrieved: no model call, the turn ends here.
+  const start = settled(started);
+  if (start.cancelled) return endCancelled(deps, data, events, "");
+  let { turn } = start;
+  const stored = settled(handedOver);
+  let retrieval: RetrievalOutcome;
+  if (!inProcess) {
+    const summary = childResult(start.children, retrievalSummary);
+    if (!summary) throw new UnrecoverableError("tutor-generate ran without a retrieval result");
+    retrieval = await sourcesFor(deps, turn, summary, stored, log);
+  } else if (stored) {
+    // A redelivered turn whose sources are kept: classify and retrieve are not run (nor shown) again.
+    retrieval = stored;
+  } else {
+    const kept = settled(classifiedRead);
+    const intent = kept?.intent ?? (await stages.stage("classify", () => classifyTurn(deps, turn, events, log, true))).intent;
+    // A cancel between the stages ends the turn before the sources are searched (it is read once more before the model is asked).
+    // A course turn's access is checked again once classified, as when retrieval was a job of its own:
+    // an employee unenrolled while the model classified loses the course before it is read.
+    const [cancelled, current] = await Promise.all([
+      isTurnCancelled(deps.redis, data.turnId),
+      !kept && (data.courseId || data.lessonId) ? loadTurnContext(deps, data) : turn,
+    ]);
+    if (cancelled) return endCancelled(deps, data, events, "");
+    turn = current;
+    retrieval = (await stages.stage("retrieve", () => retrieveForTurn(deps, turn, intent, events, log))).outcome;
+  }
+  const kept = settled(keptRead);
+  return stages.stage("generate", () => generateStage({ job, data, deps, log }, turn, retrieval, events, { kept, retrievedNow: inProcess && !stored }));
+}
+
+/** The generate stage: streams the answer (or stores the one kept from an earlier attempt), post-processes it and ends the turn. */
+async function generateStage(
+  { job, data, deps, log }: JobContext<"tutor-generate">,
+  turn: TurnContext,
+  retrieval: RetrievalOutcome,
+  events: TurnEmitter,
+  { kept, retrievedNow }: { kept: KeptAnswer | undefined; retrievedNow: boolean },
+): Promise<unknown> {
+  // attemptsStarted also counts runs cut short by a dead worker (stalled jobs), which
+  // attemptsMade does not: either way the client may hold partial text to drop, unless this
+  // attempt had to retrieve first (no earlier attempt got as far as generating).
+  if (!retrievedNow && (job.attemptsMade > 0 || job.attemptsStarted > 1)) await events.emit("stage", { stage: "generate", status: "restart" });
+  await events.emit("stage", { stage: "generate", status: "started" });
+  if (kept) {
+    // The model finished on an earlier attempt and only the write failed: show the same text again, don't regenerate it.
+    log.info({ chars: kept.text.length }, "storing the answer kept from an earlier attempt; the model is not asked again");
+    if (kept.steppedDownFrom) await events.emit("grounding_update", stepDownUpdate(kept.steppedDownFrom));
+    if (kept.text) await events.emit("token", { content: kept.text });
+  }
+  let generated: KeptAnswer;
+  try {
+    generated = kept ?? (await generate(deps, turn, retrieval, events, log));
+  } catch (error) {
+    if (error instanceof StreamCancelled)
+      return endCancelled(deps, data, events, error.partialContent, error instanceof CancelledAfterStepDown ? steppedDown(retrieval) : retrieval);
+    throw error;
+  }
+  const answer = generated.text;
+  const generationLatencyMs = generated.generationLatencyMs;
+  await events.emit("stage", { stage: "generate", status: "completed" });
+  // The model said its sources do not answer: stored and shown as general knowledge, citing nothing.
+  const grounded = generated.steppedDownFrom ? steppedDown(retrieval) : retrieval;
+
+  await events.emit("stage", { stage: "postprocess", status: "started" });
+  const citations = extractCitations(answer, grounded.sources);
+  const suggestions = suggestionsFor(retrieval.intent, turn.language, Boolean(turn.courseId));
+  const tokensUsed = generated.promptTokens + generated.completionTokens;
+  const { row, inserted } = await insertAssistantMessageOnce(deps.db, {
+    orgId: data.orgId,
+    sessionId: data.sessionId,
+    turnId: data.turnId,
+    content: answer,
+    metadata: {
+      intent: retrieval.intent,
+      rung: grounded.rung,
+      retrieval_source: grounded.source,
+      sources: grounded.sources.map(({ content: _content, ...source }) => source),
+      ...(generated.steppedDownFrom
+        ? { stepped_down: { from: generated.steppedDownFrom, reason: "sources_do_not_answer", retrieved: retrieval.sources.length } }
+        : {}),
+      truncated: retrieval.truncated,
+      citations,
+      suggestions,
+      model: generated.model,
+      language: turn.language,
+      tokens_used: tokensUsed,
+      retrieval_latency_ms: retrieval.latencyMs,
+      generation_latency_ms: generationLatencyMs,
+    },
+  });
+  if (!inserted) log.warn({ messageId: row.id }, "assistant message already stored for this turn; kept the first");
+  await touchSession(deps.db, data.orgId, data.sessionId);
+  await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]);
+
+  await events.emit("citations", { citations });
+  await events.emit("suggestions", { suggestions });
+  await events.emit("stage", { stage: "postprocess", status: "completed" });
+  await events.emit("done", {
+    messageId: row.id,
+    tokensUsed,
+    retrievalSource: grounded.source,
+    retrievalLatencyMs: retrieval.latencyMs,
+    generationLatencyMs,
+  });
+  await scheduleSummaryIfDue(deps, data).catch((error) => log.warn({ err: error }, "could not schedule a summary refresh"));
+  return { messageId: row.id };
+}
 
 /**
  * Streams the model's answer to the session, cleaned as it goes (citations only of the given

@@ -13,8 +13,9 @@ import { loadTurnContext, type TurnContext } from "./turn-context";
 
 export type StageStart = { cancelled: true } | { cancelled: false; children: Record<string, unknown>; turn: TurnContext };
 
-export async function startStage(deps: WorkerDeps, job: Job, data: TutorTurnPayload): Promise<StageStart> {
-  const [gate, turn] = await Promise.allSettled([cancelledBeforeStage(deps, job, data.turnId), loadTurnContext(deps, data)]);
+/** `inFlow`: the job is a stage of a flow (an earlier release's three-job turn), whose earlier stages' results are read too. */
+export async function startStage(deps: WorkerDeps, job: Job, data: TutorTurnPayload, inFlow = true): Promise<StageStart> {
+  const [gate, turn] = await Promise.allSettled([cancelledBeforeStage(deps, inFlow ? job : undefined, data.turnId), loadTurnContext(deps, data)]);
   const { cancelled, children } = settled(gate);
   if (cancelled) return { cancelled: true };
   return { cancelled: false, children, turn: settled(turn) };

@@ -1,18 +1,21 @@
 /**
- * What a tutor turn leaves in Redis: the retrieve job's return value (kept a day, shown in Bull
- * Board) is a summary — rung, counts, source ids — never lesson or document text. The text goes
- * to generate through a turn-owned key that is deleted once the answer is stored; a generate
- * that finds the key gone (expired, lost) retrieves again and still answers from the sources.
+ * What a tutor turn leaves in Redis: the turn's one job (its return value and progress kept a
+ * day, shown in Bull Board) holds ids, never lesson or document text. The stage results it keeps
+ * for a redelivered attempt live in turn-owned keys deleted once the answer is stored; an attempt
+ * that finds the classification kept but the sources gone (expired, lost) retrieves again for
+ * that intent, without asking the model to classify again, and still answers from the sources.
  */
 import { expect } from "chai";
 import { DEMO_IDS, lessonId } from "../../../db/seeds/demo-ids";
 import { HANDOFF_TTL_SECONDS } from "../../../workers/tutor/retrieval/handoff";
-import { api, join, waitFor, waitForTurnEnd } from "../../support/client";
+import { api, join, waitForTurnEnd } from "../../support/client";
 import { useStack, type Stack } from "../../support/stack";
 import { ask, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, type Learner } from "./helpers";
+import { CLASSIFY_MARKER, chatRequestsContaining } from "./helpers";
 
 const RETURNS = DEMO_IDS.courseIds.returnsEssentials;
 const handoffKey = (turnId: string): string => `skillnet:turn:${turnId}:retrieval`;
+const classificationKey = (turnId: string): string => `skillnet:turn:${turnId}:intent`;
 
 describe("the tutor, complete: job return values", function () {
   this.timeout(60_000);
@@ -35,9 +38,9 @@ describe("the tutor, complete: job return values", function () {
   afterEach(() => stack.llm.reset());
   after(() => removeFreshEmployees(stack));
 
-  const retrieveJob = (turnId: string) => stack.server.deps.producer.queue("tutor-retrieve").getJob(`${turnId}-retrieve`);
+  const turnJob = (turnId: string) => stack.server.deps.producer.queue("tutor-generate").getJob(`${turnId}-generate`);
 
-  it("keeps only a summary as the retrieve job's return value, and drops the hand-off once answered", async () => {
+  it("keeps no source text in the turn job, reports its stages, and drops the kept stage results once answered", async () => {
     const question = "How do I check the condition of returned goods?";
     const turn = await ask(stack, learner, question, { course_id: RETURNS, lesson_id: current });
     expect(turn.errors).to.deep.equal([]);
@@ -45,24 +48,23 @@ describe("the tutor, complete: job return values", function () {
     // The sources did reach the model: the lesson text is in the generation prompt.
     expect(promptOf(generationRequestsFor(stack, question)[0]!)).to.include(lessonText);
 
-    const job = await retrieveJob(turn.turnId);
-    const kept = job!.returnvalue as Record<string, any>;
-    expect(kept).to.include({ intent: "in_course", rung: turn.grounding.rung, source: turn.grounding.source, sourceCount: turn.grounding.sources.length });
-    expect(kept.sources).to.deep.equal(turn.grounding.sources.map(({ index, sourceType, sourceId }) => ({ index, sourceType, sourceId })));
-    const stored = JSON.stringify(kept);
+    const job = await turnJob(turn.turnId);
+    expect(job!.progress, "Bull Board shows the stage it ended in").to.deep.equal({ stage: "generate" });
+    const stored = JSON.stringify([job!.returnvalue, job!.progress, job!.data]);
     expect(stored).to.not.include(lessonText);
     expect(stored).to.not.include('"content"');
     expect(stored.length).to.be.lessThan(2_000);
 
-    expect(await stack.server.deps.redis.exists(handoffKey(turn.turnId))).to.equal(0, "hand-off deleted after the answer was stored");
+    const redis = stack.server.deps.redis;
+    expect(await redis.exists(handoffKey(turn.turnId), classificationKey(turn.turnId))).to.equal(0, "kept stage results deleted after the answer was stored");
   });
 
-  it("answers from the sources even when the hand-off is gone before generate runs", async () => {
+  it("resumes at retrieval when the classification is kept but the sources are gone: no second classification", async () => {
     const generate = stack.workers.workers.find((worker) => worker.name === "tutor-generate")!;
     await generate.pause();
+    const question = "What should I look at when goods come back damaged?";
     let turnId = "";
     try {
-      const question = "What should I look at when goods come back damaged?";
       const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", {
         token: learner.token,
         body: { message: question, context: { course_id: RETURNS, lesson_id: current } },
@@ -70,20 +72,22 @@ describe("the tutor, complete: job return values", function () {
       expect(posted.status).to.equal(202);
       turnId = posted.body.turn_id;
       expect(await join(learner.socket, { sessionId: posted.body.session_id })).to.include({ ok: true });
-      await waitFor(async () => (await retrieveJob(turnId))?.finishedOn, 20_000, "retrieve to finish");
-
-      const ttl = await stack.server.deps.redis.ttl(handoffKey(turnId));
-      expect(ttl).to.be.within(1, HANDOFF_TTL_SECONDS);
-      // As if it had expired, or Redis had lost it.
-      await stack.server.deps.redis.del(handoffKey(turnId));
+      // As an attempt that classified and then died before its sources were kept (or they expired) leaves it.
+      await stack.server.deps.redis.set(classificationKey(turnId), JSON.stringify({ intent: "in_course", decidedBy: "model" }), "EX", HANDOFF_TTL_SECONDS);
     } finally {
       generate.resume();
     }
     const events = await waitForTurnEnd(learner.events, turnId, 30_000);
     expect(events.filter((e) => e.event === "error")).to.deep.equal([]);
-    const done = events.find((e) => e.event === "done");
-    expect(done).to.not.equal(undefined);
-    const [generation] = generationRequestsFor(stack, "What should I look at when goods come back damaged?");
-    expect(promptOf(generation!)).to.include(lessonText, "retrieved again for the same intent");
+    expect(events.find((e) => e.event === "done")).to.not.equal(undefined);
+    expect(
+      chatRequestsContaining(stack, CLASSIFY_MARKER).filter((r) => promptOf(r).includes(question)),
+      "not classified again",
+    ).to.have.length(0);
+    const stages = events.filter((e) => e.event === "stage").map((e) => `${e.payload.stage}:${e.payload.status}`);
+    expect(stages).to.not.include("classify:started");
+    expect(stages).to.include.members(["retrieve:started", "retrieve:completed", "generate:started"]);
+    const [generation] = generationRequestsFor(stack, question);
+    expect(promptOf(generation!)).to.include(lessonText, "retrieved for the kept intent");
   });
 });

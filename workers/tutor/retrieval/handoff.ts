@@ -5,10 +5,15 @@
  * by the turn, with a TTL that outlives any retry; the job returns only a summary. Generate
  * deletes the key when the turn is answered; if the key is gone (expired, Redis flushed) it
  * re-runs retrieval from the intent in the summary, so a late retry still has sources.
+ *
+ * When a turn runs as one job, these keys are also its checkpoints: the classification is kept
+ * here too, so a redelivered attempt (a crashed or stopping worker, a retry) starts at the first
+ * stage whose result is not kept — it neither asks the model to classify again nor shows a stage
+ * twice. `release` drops them all once the turn has ended.
  */
 import type { Redis } from "ioredis";
 import { ownedKey } from "../../../queues/slots";
-import type { RetrievalSummary } from "../../../queues/payloads";
+import { classifyResult, type ClassifyResult, type RetrievalSummary } from "../../../queues/payloads";
 import type { RetrievalOutcome } from "./types";
 
 export type { RetrievalSummary };
@@ -18,6 +23,7 @@ export const HANDOFF_TTL_SECONDS = 3600;
 
 /** With the turn's other keys (its tag on a cluster). */
 const keyOf = (redis: Redis, turnId: string): string => ownedKey(redis.isCluster, turnId, `turn:${turnId}:retrieval`);
+const classificationKeyOf = (redis: Redis, turnId: string): string => ownedKey(redis.isCluster, turnId, `turn:${turnId}:intent`);
 
 export function summarise(outcome: RetrievalOutcome): RetrievalSummary {
   return {
@@ -43,7 +49,19 @@ export async function takeOver(redis: Redis, turnId: string): Promise<RetrievalO
   return stored ? (JSON.parse(stored) as RetrievalOutcome) : undefined;
 }
 
-/** Drops the turn's sources once its answer is stored (or the turn has failed for good). */
+export async function keepClassification(redis: Redis, turnId: string, result: ClassifyResult): Promise<void> {
+  await redis.set(classificationKeyOf(redis, turnId), JSON.stringify(result), "EX", HANDOFF_TTL_SECONDS);
+}
+
+/** The kept classification, or undefined when none is (or what is kept is not one). */
+export async function keptClassification(redis: Redis, turnId: string): Promise<ClassifyResult | undefined> {
+  const stored = await redis.get(classificationKeyOf(redis, turnId));
+  if (!stored) return undefined;
+  const parsed = classifyResult.safeParse(JSON.parse(stored));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Drops the turn's kept stage results once its answer is stored (or the turn has failed for good); one command, the keys share a slot. */
 export async function release(redis: Redis, turnId: string): Promise<void> {
-  await redis.del(keyOf(redis, turnId));
+  await redis.del(keyOf(redis, turnId), classificationKeyOf(redis, turnId));
 }

@@ -1,0 +1,91 @@
+/**
+ * How a tutor turn's stages show themselves when they run inside one job (a turn is one
+ * `tutor-generate` job that classifies, retrieves and generates in process): each stage gets a
+ * `stage started` / `stage completed` / `stage failed` log line carrying the job's ids and the
+ * stage name, the job's progress names the stage it is in (Bull Board shows it), and the
+ * classify and retrieve stages report their attempts to /metrics under the queue labels they had
+ * as jobs of their own, so the per-queue duration and failure series keep meaning what they did.
+ * A failure is tagged with the stage it happened in: the failure hook decides by it whether the
+ * client must hear about a retry, and a failed job's log in Bull Board names the stage.
+ */
+import { UnrecoverableError, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { publishJobEnd } from "../../queues/events/job-events";
+import type { QueueName } from "../../queues/names";
+import { jobFailureCode } from "../job-outcome";
+
+export type TutorStage = "classify" | "retrieve" | "generate";
+
+/** The queue each in-process stage was a job of; generate's attempts are the whole job's (host.ts). */
+const STAGE_METRIC_QUEUE: Partial<Record<TutorStage, QueueName>> = { classify: "tutor-classify", retrieve: "tutor-retrieve" };
+
+const failedStages = new WeakMap<object, TutorStage>();
+
+/** The stage an error escaped from, when it came out of a turn's stages. */
+export function failedStage(error: unknown): TutorStage | undefined {
+  return typeof error === "object" && error !== null ? failedStages.get(error) : undefined;
+}
+
+/** What a turn's job attempt knows while it runs its stages. */
+export interface StageRun {
+  job: Job;
+  redis: Redis;
+  log: Logger;
+  /** Report classify/retrieve to /metrics under their own queue labels (the one-job turn); the old flow's stage jobs are reported by the host. */
+  metrics: boolean;
+}
+
+export class TurnStages {
+  private current: TutorStage;
+
+  constructor(
+    private readonly run: StageRun,
+    first: TutorStage,
+  ) {
+    this.current = first;
+  }
+
+  /** Runs one stage, reporting its start and end; a failure leaves tagged with the stage. */
+  async stage<T>(stage: TutorStage, work: () => Promise<T>): Promise<T> {
+    const { job, redis, log, metrics } = this.run;
+    this.current = stage;
+    const started = performance.now();
+    // Fire and forget: progress is for people watching Bull Board, never on the turn's path.
+    job.updateProgress({ stage }).catch(() => undefined);
+    log.info({ stage }, "stage started");
+    const queue = metrics ? STAGE_METRIC_QUEUE[stage] : undefined;
+    try {
+      const result = await work();
+      const ms = Math.round(performance.now() - started);
+      log.info({ stage, ms }, "stage completed");
+      if (queue) publishJobEnd(redis, { queue, outcome: "completed", durationMs: ms });
+      return result;
+    } catch (error) {
+      const ms = Math.round(performance.now() - started);
+      const willRetry = !(error instanceof UnrecoverableError) && job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+      log.warn({ stage, ms, err: error, willRetry }, "stage failed");
+      if (queue) publishJobEnd(redis, { queue, outcome: "failed", willRetry, durationMs: ms, errorCode: jobFailureCode(error) });
+      throw this.tagged(error);
+    }
+  }
+
+  /** Runs the attempt: anything thrown outside a stage (start-up reads) belongs to the stage the turn is in. */
+  async attempt<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.tagged(error);
+    }
+  }
+
+  private tagged(error: unknown): unknown {
+    if (typeof error !== "object" || error === null || failedStages.has(error)) return error;
+    failedStages.set(error, this.current);
+    // Bull Board's log of the job says which stage failed (failures only: a log line is a Redis write).
+    const message = error instanceof Error ? error.message : String(error);
+    this.run.job.log(`${this.current} failed: ${message}`).catch(() => undefined);
+    this.run.job.updateProgress({ stage: this.current, failed: true }).catch(() => undefined);
+    return error;
+  }
+}
