@@ -71,8 +71,8 @@ describe("on a real PostgreSQL server", function () {
   });
 
   it("statement_timeout cancels a turn's slow statement on every attempt: the turn ends once with DATABASE_TIMEOUT", async () => {
-    const classify = stackWorker(stack, "tutor-classify");
-    await classify.pause();
+    const turns = stackWorker(stack, "tutor-generate");
+    await turns.pause();
     let lock: { release(): Promise<void> } | undefined;
     try {
       stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => "Never shown." }));
@@ -82,12 +82,12 @@ describe("on a real PostgreSQL server", function () {
       const turnId = posted.body.turn_id as string;
       expect(await join(learner.socket, { sessionId: posted.body.session_id })).to.include({ ok: true });
 
-      // The classify stage reads the turn with a join on lessons: hold that table.
+      // The turn's job reads the turn with a join on lessons before its first stage: hold that table.
       lock = await lockTable(stack.config.DATABASE_URL!, "lessons");
-      workers.push(await startOwnWorkers({ WORKER_QUEUES: "tutor-classify:1", DATABASE_STATEMENT_TIMEOUT_MS: "300" }));
+      workers.push(await startOwnWorkers({ WORKER_QUEUES: "tutor-generate:1", DATABASE_STATEMENT_TIMEOUT_MS: "300" }));
 
       const events = await waitForTurnEnd(learner.events, turnId, 60_000);
-      const job = await stack.workers.deps.producer.queue("tutor-classify").getJob(`${turnId}-classify`);
+      const job = await stack.workers.deps.producer.queue("tutor-generate").getJob(`${turnId}-generate`);
       expect(job?.attemptsMade, "every attempt was cancelled, none waited for ever").to.equal(3);
       const final = finalErrors(events);
       expect(final).to.have.length(1);
@@ -98,7 +98,7 @@ describe("on a real PostgreSQL server", function () {
       expect(rows.map((row) => [row.status, row.metadata.error_code])).to.deep.equal([["failed", "DATABASE_TIMEOUT"]]);
     } finally {
       await lock?.release();
-      classify.resume();
+      turns.resume();
     }
   });
 

@@ -106,11 +106,16 @@ describe("logs that follow a turn", function () {
       expect(joined, "the gateway logs the join").to.include({ component: "gateway", turnId });
       expect(fromServer.find((l) => l.msg.startsWith("turn ended"))).to.include({ component: "gateway", sessionId, event: "done", localSockets: 1 });
 
-      for (const queue of TUTOR_QUEUES) {
-        const done = fromWorker.find((l) => l.queue === queue && l.msg === "job completed");
-        expect(done, `${queue}: ${workerLines.join("\n")}`).to.include({ sessionId, turnId, component: "worker" });
-        expect(done!.jobId).to.be.a("string");
+      // The turn is one job; each of its stages has its own started and completed lines, with the job's ids.
+      const jobId = `${turnId}-generate`;
+      expect(fromWorker.find((l) => l.queue === "tutor-generate" && l.msg === "job completed")).to.include({ sessionId, turnId, jobId, component: "worker" });
+      for (const stage of ["classify", "retrieve", "generate"]) {
+        for (const msg of ["stage started", "stage completed"]) {
+          const line = fromWorker.find((l) => l.stage === stage && l.msg === msg);
+          expect(line, `${stage} ${msg}: ${workerLines.join("\n")}`).to.include({ queue: "tutor-generate", sessionId, turnId, jobId, component: "worker" });
+        }
       }
+      expect(fromWorker.find((l) => l.msg === "stage failed"), "the failed attempt names its stage").to.include({ stage: "generate", jobId, willRetry: true });
       // The failed generation attempt: the handler's line, and the model client's own warning.
       expect(fromWorker.find((l) => l.msg === "job attempt failed")).to.include({ queue: "tutor-generate", sessionId });
       const modelWarning = fromWorker.find((l) => l.msg === "model call failed");

@@ -20,6 +20,18 @@ export const CLASSIFY_MARKER = "Reply with the label only";
 export const MODULE_SELECTION_MARKER = "Which module number or numbers contain the answer?";
 export const SUMMARY_MARKER = SUMMARY_TASK;
 
+/** The `stage` events of a turn answered without a hitch, as `stage:status`, in order. */
+export const STAGE_EVENTS = [
+  "classify:started",
+  "classify:completed",
+  "retrieve:started",
+  "retrieve:completed",
+  "generate:started",
+  "generate:completed",
+  "postprocess:started",
+  "postprocess:completed",
+];
+
 export interface Learner {
   token: string;
   userId: string;

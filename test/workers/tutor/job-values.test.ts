@@ -7,11 +7,12 @@
  */
 import { expect } from "chai";
 import { DEMO_IDS, lessonId } from "../../../db/seeds/demo-ids";
+import { TUTOR_TURN_JOB_NAME } from "../../../queues/job-ids";
 import { HANDOFF_TTL_SECONDS } from "../../../workers/tutor/retrieval/handoff";
 import { api, join, waitForTurnEnd } from "../../support/client";
 import { useStack, type Stack } from "../../support/stack";
 import { ask, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, type Learner } from "./helpers";
-import { CLASSIFY_MARKER, chatRequestsContaining } from "./helpers";
+import { CLASSIFY_MARKER, chatRequestsContaining, STAGE_EVENTS } from "./helpers";
 
 const RETURNS = DEMO_IDS.courseIds.returnsEssentials;
 const handoffKey = (turnId: string): string => `skillnet:turn:${turnId}:retrieval`;
@@ -48,7 +49,12 @@ describe("the tutor, complete: job return values", function () {
     // The sources did reach the model: the lesson text is in the generation prompt.
     expect(promptOf(generationRequestsFor(stack, question)[0]!)).to.include(lessonText);
 
+    // The client sees each stage as it did when they were jobs of their own.
+    const stages = turn.events.filter((e) => e.event === "stage").map((e) => `${e.payload.stage}:${e.payload.status}`);
+    expect(stages).to.deep.equal(STAGE_EVENTS);
+
     const job = await turnJob(turn.turnId);
+    expect(job!.name).to.equal(TUTOR_TURN_JOB_NAME);
     expect(job!.progress, "Bull Board shows the stage it ended in").to.deep.equal({ stage: "generate" });
     const stored = JSON.stringify([job!.returnvalue, job!.progress, job!.data]);
     expect(stored).to.not.include(lessonText);
