@@ -2,7 +2,7 @@
  * How a tutor turn's stages show themselves when they run inside one job (a turn is one
  * `tutor-generate` job that classifies, retrieves and generates in process): each stage gets a
  * `stage started` / `stage completed` / `stage failed` log line carrying the job's ids and the
- * stage name, the job's progress names the stage it is in (Bull Board shows it), and the
+ * stage name, the job's progress names the generate stage once it starts and a stage that failed (Bull Board shows it), and the
  * classify and retrieve stages report their attempts to /metrics under the queue labels they had
  * as jobs of their own, so the per-queue duration and failure series keep meaning what they did.
  * A failure is tagged with the stage it happened in: the failure hook decides by it whether the
@@ -51,8 +51,10 @@ export class TurnStages {
     const { job, redis, log, metrics } = this.run;
     this.current = stage;
     const started = performance.now();
-    // Fire and forget: progress is for people watching Bull Board, never on the turn's path.
-    job.updateProgress({ stage }).catch(() => undefined);
+    // Progress costs five Redis commands (BullMQ's script: EXISTS, HGET, HSET, XADD): written only where a turn
+    // spends nearly all its time, the model's stream, so an active job without progress is classifying or
+    // retrieving (tens of ms). Fire and forget: it is for people watching Bull Board, never on the turn's path.
+    if (stage === "generate") job.updateProgress({ stage }).catch(() => undefined);
     log.info({ stage }, "stage started");
     const queue = metrics ? STAGE_METRIC_QUEUE[stage] : undefined;
     try {

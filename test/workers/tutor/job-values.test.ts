@@ -96,4 +96,26 @@ describe("the tutor, complete: job return values", function () {
     const [generation] = generationRequestsFor(stack, question);
     expect(promptOf(generation!)).to.include(lessonText, "retrieved for the kept intent");
   });
+
+  it("names the stage that failed in Bull Board (progress and job log), retrying it silently until the turn ends once", async function () {
+    this.timeout(60_000);
+    const base = scriptedResponder({ label: "in_course", modules: "1" });
+    stack.llm.setResponder(async (request) => {
+      if (promptOf(request).includes(CLASSIFY_MARKER)) throw new Error("the classifier is down");
+      return base(request);
+    });
+    const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: learner.token, body: { message: "Which checks apply to returned goods?" } });
+    expect(posted.status).to.equal(202);
+    const turnId = posted.body.turn_id as string;
+    expect(await join(learner.socket, { sessionId: posted.body.session_id })).to.include({ ok: true });
+    const events = await waitForTurnEnd(learner.events, turnId, 50_000);
+    // Nothing had streamed: the retries were not announced, the last failure ended the turn once.
+    expect(events.filter((e) => e.event === "error").map((e) => Boolean(e.payload.willRetry))).to.deep.equal([false]);
+    const job = await turnJob(turnId);
+    expect(await job!.getState()).to.equal("failed");
+    expect(job!.progress).to.deep.equal({ stage: "classify", failed: true });
+    const { logs } = await stack.server.deps.producer.queue("tutor-generate").getJobLogs(job!.id!);
+    expect(logs.length).to.equal(job!.attemptsMade);
+    for (const line of logs) expect(line).to.match(/^classify failed: /);
+  });
 });
