@@ -115,7 +115,10 @@ describe("logs that follow a turn", function () {
           expect(line, `${stage} ${msg}: ${workerLines.join("\n")}`).to.include({ queue: "tutor-generate", sessionId, turnId, jobId, component: "worker" });
         }
       }
-      expect(fromWorker.find((l) => l.msg === "stage failed"), "the failed attempt names its stage").to.include({ stage: "generate", jobId, willRetry: true });
+      expect(
+        fromWorker.find((l) => l.msg === "stage failed"),
+        "the failed attempt names its stage",
+      ).to.include({ stage: "generate", jobId, willRetry: true });
       // The failed generation attempt: the handler's line, and the model client's own warning.
       expect(fromWorker.find((l) => l.msg === "job attempt failed")).to.include({ queue: "tutor-generate", sessionId });
       const modelWarning = fromWorker.find((l) => l.msg === "model call failed");
