@@ -83,7 +83,7 @@ const at = (record: TurnRecord, name: string): number =>
   name === "posted" ? record.posted : name === "accepted" ? record.accepted : name === "token" ? record.firstToken! : record.stages[name]!;
 
 const HOPS: Array<[string, string, string]> = [
-  ["POST sent → 202 Accepted (auth, idempotency, rate limit, store message, enqueue flow)", "posted", "accepted"],
+  ["POST sent → 202 Accepted (auth, idempotency, rate limit, store message, enqueue the turn)", "posted", "accepted"],
   ["202 → classify started (worker pick-up, turn context load, first event on the socket)", "accepted", "classify:started"],
   ["classify (started → completed)", "classify:started", "classify:completed"],
   ["hand-off classify → retrieve started", "classify:completed", "retrieve:started"],

@@ -114,7 +114,7 @@ export async function measureOverhead(stack: BenchStack, turns: number): Promise
       summaryRow("**TTFT, stages in-process** (classify + retrieve + generate to first token)", baseline),
       summaryRow("**added by the pipeline** (per turn: real − in-process)", added),
       summaryRow(
-        "real: POST → 202 Accepted (auth, store the message, enqueue the flow)",
+        "real: POST → 202 Accepted (auth, store the message, enqueue the turn)",
         ok.map((r) => r.accepted - r.posted),
       ),
       summaryRow(

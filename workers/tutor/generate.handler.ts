@@ -140,11 +140,11 @@ async function generateStage(
   }
   const answer = generated.text;
   const generationLatencyMs = generated.generationLatencyMs;
-  await events.emit("stage", { stage: "generate", status: "completed" });
+  // Events emitted in one tick go to the turn's log in one script call (queues/events/turn-stream.ts), in call order.
+  await Promise.all([events.emit("stage", { stage: "generate", status: "completed" }), events.emit("stage", { stage: "postprocess", status: "started" })]);
   // The model said its sources do not answer: stored and shown as general knowledge, citing nothing.
   const grounded = generated.steppedDownFrom ? steppedDown(retrieval) : retrieval;
 
-  await events.emit("stage", { stage: "postprocess", status: "started" });
   const citations = extractCitations(answer, grounded.sources);
   const suggestions = suggestionsFor(retrieval.intent, turn.language, Boolean(turn.courseId));
   const tokensUsed = generated.promptTokens + generated.completionTokens;
@@ -175,16 +175,12 @@ async function generateStage(
   await touchSession(deps.db, data.orgId, data.sessionId);
   await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]);
 
-  await events.emit("citations", { citations });
-  await events.emit("suggestions", { suggestions });
-  await events.emit("stage", { stage: "postprocess", status: "completed" });
-  await events.emit("done", {
-    messageId: row.id,
-    tokensUsed,
-    retrievalSource: grounded.source,
-    retrievalLatencyMs: retrieval.latencyMs,
-    generationLatencyMs,
-  });
+  await Promise.all([
+    events.emit("citations", { citations }),
+    events.emit("suggestions", { suggestions }),
+    events.emit("stage", { stage: "postprocess", status: "completed" }),
+    events.emit("done", { messageId: row.id, tokensUsed, retrievalSource: grounded.source, retrievalLatencyMs: retrieval.latencyMs, generationLatencyMs }),
+  ]);
   await scheduleSummaryIfDue(deps, data).catch((error) => log.warn({ err: error }, "could not schedule a summary refresh"));
   return { messageId: row.id };
 }

@@ -46,13 +46,16 @@ export async function retrieveForTurn(
   try {
     const outcome = await runRetrievalLadder(deps, turn, intent);
     log.info({ intent, rung: outcome.rung, source: outcome.source, sources: outcome.sources.length, ms: outcome.latencyMs }, "retrieval done");
-    await events.emit("grounding", {
-      rung: outcome.rung,
-      source: outcome.source,
-      sources: outcome.sources.map(({ content: _content, ...source }) => source),
-    });
     const summary = await handOver(deps.redis, turn.turnId, outcome);
-    await events.emit("stage", { stage: "retrieve", status: "completed", detail: outcome.rung });
+    // Emitted in one tick, so they go to the turn's log in one script call (queues/events/turn-stream.ts), in this order.
+    await Promise.all([
+      events.emit("grounding", {
+        rung: outcome.rung,
+        source: outcome.source,
+        sources: outcome.sources.map(({ content: _content, ...source }) => source),
+      }),
+      events.emit("stage", { stage: "retrieve", status: "completed", detail: outcome.rung }),
+    ]);
     return { outcome, summary };
   } catch (error) {
     throw unrecoverableIfConfig(error);
