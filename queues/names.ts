@@ -1,8 +1,10 @@
 /**
- * Every queue the product runs. Each pipeline stage is its own queue so ops can watch,
- * scale and retry each one separately (Bull Board shows them all).
+ * Every queue the product runs (Bull Board shows them all). Ingestion and the admin assistant have
+ * a queue per stage, so ops can watch, scale and retry each one separately. A tutor turn is one
+ * `tutor-generate` job that reports its stages (workers/tutor/stage-report.ts).
  */
 export const QUEUE_NAMES = [
+  // Only the first two jobs of flows queued by the previous release (three jobs per turn) arrive here, to drain after an upgrade.
   "tutor-classify",
   "tutor-retrieve",
   "tutor-generate",
