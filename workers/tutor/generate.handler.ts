@@ -2,7 +2,8 @@
  * `tutor-generate`: one tutor turn. A turn queued as one job (named `tutor-turn`) classifies and
  * retrieves in process first (stages.ts), each stage reported on its own (stage-report.ts) and
  * its result kept, so a redelivered attempt starts at the first stage not yet done; a flow queued
- * by an earlier release arrives here with both done by jobs of their own. Then it streams the answer into the session room, then post-processes it
+ * by an earlier release arrives here with both done by jobs of their own. Generation streams the
+ * answer into the session room, then post-processes it
  * (citations checked against the sources given, suggestions), stores the assistant message
  * exactly once and ends the turn with `done`. A retry after a crash announces `restart` so
  * the client drops the partial text; a turn already answered is re-announced, not re-run; an
