@@ -28,7 +28,8 @@ export const chunkHandler = defineHandler({
         overlapTokens: deps.config.CHUNK_OVERLAP_TOKENS,
         maxChunks: deps.config.INGEST_MAX_CHUNKS,
       };
-      const chunks = await chunkInThread(extracted, options, deps.config, deps.log, run.signal);
+      const thread = { waitMs: 0, runMs: 0 };
+      const chunks = await chunkInThread(extracted, options, deps.config, deps.log, run.signal, thread);
       // Only headings and no body: nothing to search, and another attempt would find the same.
       if (chunks.length === 0) throw new ExtractionError(NO_TEXT_MESSAGE);
       if (run.signal.aborted) return { aborted: true };
@@ -42,7 +43,7 @@ export const chunkHandler = defineHandler({
           metadata: { heading: chunk.heading, page_start: chunk.pageStart, page_end: chunk.pageEnd, position: chunk.position },
         })),
       );
-      await recordTiming(deps.db, data.orgId, data.documentId, { chunk_ms: performance.now() - started });
+      await recordTiming(deps.db, data.orgId, data.documentId, { chunk_ms: performance.now() - started, chunk_wait_ms: thread.waitMs });
       log.info({ chunks: chunks.length }, "document chunked");
       await deps.producer.enqueueIngestStage("ingest-embed", data, { priority: priorityFor(chunks.length) });
       return { chunks: chunks.length };

@@ -8,9 +8,9 @@ import type { Config } from "../../../lib/config";
 import type { DocumentFormat } from "../../../lib/document-formats";
 import type { Chunk, ChunkingOptions } from "../chunking";
 import type { ExtractedDocument, ExtractionLimits } from "../extract/types";
-import { runInThread } from "./thread-pool";
+import { runInThread, type ThreadTiming } from "./thread-pool";
 
-export { closeThreadPool, ExtractionThreadError, ExtractionThreadsUnavailable, probeThreadPool } from "./thread-pool";
+export { closeThreadPool, ExtractionThreadError, ExtractionThreadsUnavailable, probeThreadPool, type ThreadTiming } from "./thread-pool";
 
 export function extractionLimits(config: Config): ExtractionLimits {
   return {
@@ -20,10 +20,24 @@ export function extractionLimits(config: Config): ExtractionLimits {
   };
 }
 
-export function extractInThread(bytes: Buffer, format: DocumentFormat, config: Config, log: Logger, signal?: AbortSignal): Promise<ExtractedDocument> {
-  return runInThread("extract", { bytes, format, limits: extractionLimits(config) }, config, log, signal);
+export function extractInThread(
+  bytes: Buffer,
+  format: DocumentFormat,
+  config: Config,
+  log: Logger,
+  signal?: AbortSignal,
+  timing?: ThreadTiming,
+): Promise<ExtractedDocument> {
+  return runInThread("extract", { bytes, format, limits: extractionLimits(config) }, config, log, signal, timing);
 }
 
-export function chunkInThread(document: ExtractedDocument, options: ChunkingOptions, config: Config, log: Logger, signal?: AbortSignal): Promise<Chunk[]> {
-  return runInThread("chunk", { document, options }, config, log, signal);
+export function chunkInThread(
+  document: ExtractedDocument,
+  options: ChunkingOptions,
+  config: Config,
+  log: Logger,
+  signal?: AbortSignal,
+  timing?: ThreadTiming,
+): Promise<Chunk[]> {
+  return runInThread("chunk", { document, options }, config, log, signal, timing);
 }

@@ -129,9 +129,16 @@ export async function probeThreadPool(settings: IsolationSettings, timeoutMs: nu
   }
 }
 
+/** How long a task waited for a free thread, and how long it then ran in it (ms); filled in as the task goes. */
+export interface ThreadTiming {
+  waitMs: number;
+  runMs: number;
+}
+
 /**
  * Runs a task of thread-tasks.ts in a pool thread. The clock starts when the thread picks the
- * task up. `signal` (the document's own deadline) also stops it.
+ * task up. `signal` (the document's own deadline) also stops it. `timing`, when given, receives
+ * the task's wait and run time, so a stage can tell waiting for the thread from reading.
  */
 export async function runInThread<T>(
   name: "extract" | "chunk",
@@ -139,12 +146,16 @@ export async function runInThread<T>(
   settings: IsolationSettings,
   log: Logger,
   signal?: AbortSignal,
+  timing?: ThreadTiming,
 ): Promise<T> {
   const controller = new AbortController();
   const { port1, port2 } = new MessageChannel();
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
+  const queuedAt = performance.now();
+  let startedAt: number | undefined;
   port1.once("message", () => {
+    startedAt = performance.now();
     timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
@@ -179,6 +190,11 @@ export async function runInThread<T>(
     const cause = retiredBecause.get(used) ?? error;
     throw new ExtractionThreadError(`An extraction thread failed: ${(cause as Error)?.message ?? String(cause)}`, cause);
   } finally {
+    if (timing) {
+      const ended = performance.now();
+      timing.waitMs = (startedAt ?? ended) - queuedAt;
+      timing.runMs = startedAt === undefined ? 0 : ended - startedAt;
+    }
     clearTimeout(timer);
     port1.close();
     signal?.removeEventListener("abort", stop);
