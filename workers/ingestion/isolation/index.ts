@@ -8,7 +8,7 @@ import type { Config } from "../../../lib/config";
 import type { DocumentFormat } from "../../../lib/document-formats";
 import type { Chunk, ChunkingOptions } from "../chunking";
 import type { ExtractedDocument, ExtractionLimits } from "../extract/types";
-import { runInThread, type ThreadTiming } from "./thread-pool";
+import { runInThread, type ThreadTiming, warmThreadPool } from "./thread-pool";
 
 export { closeThreadPool, ExtractionThreadError, ExtractionThreadsUnavailable, probeThreadPool, type ThreadTiming } from "./thread-pool";
 
@@ -18,6 +18,20 @@ export function extractionLimits(config: Config): ExtractionLimits {
     zipMaxUncompressedBytes: config.ZIP_MAX_UNCOMPRESSED_BYTES,
     zipMaxEntries: config.ZIP_MAX_ENTRIES,
   };
+}
+
+export function chunkingOptions(config: Config): ChunkingOptions {
+  return {
+    strategy: config.CHUNK_STRATEGY,
+    chunkTokens: config.CHUNK_TOKENS,
+    overlapTokens: config.CHUNK_OVERLAP_TOKENS,
+    maxChunks: config.INGEST_MAX_CHUNKS,
+  };
+}
+
+/** Warms every extraction thread with the settings the documents will use (see warm-up.ts); resolves when done, never rejects. */
+export function warmExtractionThreads(config: Config, log: Logger): Promise<void> {
+  return warmThreadPool(config, { options: chunkingOptions(config) }, log);
 }
 
 export function extractInThread(

@@ -136,6 +136,23 @@ export interface ThreadTiming {
 }
 
 /**
+ * Gives every thread of the pool the warm-up task (warm-up.ts) at once, one each, so the first
+ * uploads find pdf.js and the tokenizer loaded and optimised. Not awaited by start-up: a task
+ * that arrives meanwhile waits for the thread like any other. A warm-up that fails (the pool
+ * was closed, the thread crashed) is only logged: the upload that comes next meets the same
+ * failure and reports it through its own job.
+ */
+export function warmThreadPool(settings: IsolationSettings, task: Record<string, unknown>, log: Logger): Promise<void> {
+  const warming = poolFor(settings, log);
+  const started = performance.now();
+  const threads = Array.from({ length: settings.EXTRACT_THREADS }, () => warming.run(task, { name: "warm" }));
+  return Promise.all(threads).then(
+    () => log.debug({ component: "extraction-threads", ms: Math.round(performance.now() - started) }, "extraction threads warm"),
+    (error: unknown) => log.warn({ component: "extraction-threads", err: error }, "extraction threads could not warm up"),
+  );
+}
+
+/**
  * Runs a task of thread-tasks.ts in a pool thread. The clock starts when the thread picks the
  * task up. `signal` (the document's own deadline) also stops it. `timing`, when given, receives
  * the task's wait and run time, so a stage can tell waiting for the thread from reading.
