@@ -10,6 +10,7 @@
  * (`document_status`), not by polling: ten documents polled every 50 ms were 200 requests a
  * second to the server and Postgres, the same two cores the worker reads on.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { Queue } from "bullmq";
 import pg from "pg";
 import PDFDocument from "pdfkit";
@@ -165,6 +166,36 @@ async function rawInsertRate(databaseUrl: string, documentIds: string[]): Promis
   }
 }
 
+/** CPU ms per thread (tid → ms) of a process, from /proc (Linux); empty elsewhere. */
+function threadCpu(pid: number): Map<number, number> {
+  const cpu = new Map<number, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      cpu.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    }
+  } catch {
+    // not Linux, or the process is gone: no split
+  }
+  return cpu;
+}
+
+/**
+ * The worker's CPU over a round split by thread: its event loop (the thread whose id is the
+ * process's), the busiest `threads` others (the extraction threads: nothing else in the worker
+ * runs JavaScript for long), and the rest (GC helpers, libuv).
+ */
+function workerThreadSplit(pid: number, before: Map<number, number>, threads: number): { mainMs: number; extractionMs: number; otherMs: number } {
+  const after = threadCpu(pid);
+  const deltas = [...after].map(([tid, ms]) => ({ tid, ms: ms - (before.get(tid) ?? 0) }));
+  const main = deltas.find((delta) => delta.tid === pid)?.ms ?? 0;
+  const others = deltas.filter((delta) => delta.tid !== pid).sort((a, b) => b.ms - a.ms);
+  const extraction = others.slice(0, threads).reduce((sum, delta) => sum + delta.ms, 0);
+  const rest = others.slice(threads).reduce((sum, delta) => sum + delta.ms, 0);
+  return { mainMs: main, extractionMs: extraction, otherMs: rest };
+}
+
 interface Shape {
   label: string;
   documents: number;
@@ -180,10 +211,12 @@ interface Round {
   statements: number;
   commands: number;
   processes: Array<{ role: string; corePercent: number; rssMb: number }>;
+  worker: { mainMs: number; extractionMs: number; otherMs: number };
 }
 
 interface Session {
   stack: BenchStack;
+  threads: number;
   baseUrl: string;
   token: string;
   listener: CompletionListener;
@@ -194,12 +227,15 @@ async function runRound(session: Session, shape: Shape, round: number): Promise<
   const { stack, baseUrl, token, listener } = session;
   const files = await Promise.all(Array.from({ length: shape.documents }, (_, i) => makePdf(round * 100 + i, shape.pages)));
   await stack.probeWindow();
+  const workerPid = stack.processes.find((p) => p.role.startsWith("worker"))!.pid;
+  const threadsBefore = threadCpu(workerPid);
   const cpu = cpuMeter(stack.processes);
   const t0 = performance.now();
   const ids = await Promise.all(files.map((bytes, i) => upload(baseUrl, token, `bench-${shape.label}-${round}-${i}.pdf`, bytes)));
   const ends = await Promise.all(ids.map((id) => listener.finishedAt(baseUrl, token, id)));
   const seconds = (Math.max(...ends) - t0) / 1000;
   const processes = cpu.stop();
+  const split = workerThreadSplit(workerPid, threadsBefore, session.threads);
   const worker = (await stack.probeWindow()).find((probe) => probe.role.startsWith("worker"));
   const results = await Promise.all(ids.map((id) => readDocument(baseUrl, token, id)));
   return {
@@ -210,6 +246,7 @@ async function runRound(session: Session, shape: Shape, round: number): Promise<
     statements: worker?.query.count ?? 0,
     commands: worker?.redis.count ?? 0,
     processes,
+    worker: split,
   };
 }
 
@@ -235,6 +272,35 @@ function stageShares(results: Indexed[]): Array<Array<string | number>> {
 
 /** How long the worker has been up when the first document arrives. */
 const FIRST_UPLOAD_AFTER_MS = 3000;
+
+/** CPU ms per page and busy share of the wall time: the worker's threads, then each other process. */
+function cpuPerPage(measured: Round[], shape: Shape): Array<Array<string | number>> {
+  const pages = shape.documents * shape.pages * measured.length;
+  const wallMs = measured.reduce((sum, round) => sum + round.seconds * 1000, 0);
+  const row = (label: string, ms: number): Array<string | number> => [label, fmt(ms / pages), `${fmt((100 * ms) / wallMs)} %`];
+  const sum = (pick: (round: Round) => number) => measured.reduce((total, round) => total + pick(round), 0);
+  const roles = measured[0]!.processes.map((process) => process.role).filter((role) => !role.startsWith("worker"));
+  return [
+    row(
+      "worker: extraction thread(s)",
+      sum((round) => round.worker.extractionMs),
+    ),
+    row(
+      "worker: event loop",
+      sum((round) => round.worker.mainMs),
+    ),
+    row(
+      "worker: other threads (GC, libuv)",
+      sum((round) => round.worker.otherMs),
+    ),
+    ...roles.map((role) =>
+      row(
+        role,
+        sum((round) => ((round.processes.find((process) => process.role === role)?.corePercent ?? 0) * round.seconds * 1000) / 100),
+      ),
+    ),
+  ];
+}
 
 const median = (values: number[]): number => percentile(values, 50);
 
@@ -287,6 +353,10 @@ async function reportShape(session: Session, shape: Shape, rounds: number): Prom
       ]),
     ),
     "",
+    "CPU per page, all rounds (ms of CPU per page ingested; the share of the wall time that thread or process was busy):",
+    "",
+    table(["where", "CPU ms per page", "busy (% of the wall time)"], cpuPerPage(measured, shape)),
+    "",
     "CPU per process over the last round:",
     "",
     processTable(last.processes),
@@ -304,7 +374,8 @@ export const ingestionModule = {
       const baseUrl = stack.servers[0]!;
       const token = await devLogin(baseUrl, "admin@example.com");
       socket = await connectSocket(baseUrl, token);
-      const session: Session = { stack, baseUrl, token, listener: new CompletionListener(socket) };
+      const threads = Number(env.EXTRACT_THREADS ?? 1);
+      const session: Session = { stack, threads, baseUrl, token, listener: new CompletionListener(socket) };
       // BENCH_INGEST_DOCUMENTS / BENCH_INGEST_PAGES / BENCH_INGEST_ROUNDS: another short batch, or more rounds.
       const short: Shape = {
         label: "Short documents",
@@ -318,7 +389,6 @@ export const ingestionModule = {
       // a worker is when uploads come): a thread that has not read a PDF yet loads its reader and
       // tokenizer first, so this is what the first uploads after a worker starts wait for.
       await sleep(FIRST_UPLOAD_AFTER_MS);
-      const threads = Number(env.EXTRACT_THREADS ?? 1);
       const warmStart = performance.now();
       const warmUps = await Promise.all(Array.from({ length: threads }, async (_, i) => upload(baseUrl, token, `warm-up-${i}.pdf`, await makePdf(999 - i, 1))));
       const warmEnds = await Promise.all(warmUps.map((id) => session.listener.finishedAt(baseUrl, token, id)));
@@ -335,7 +405,7 @@ export const ingestionModule = {
             : "the product's defaults"
         }), offline hashed embeddings of 384 dimensions; completion heard on the uploader's socket.`,
         "",
-        `First ${threads === 1 ? "document" : `${threads} documents`} (one page each) on a worker up for ${FIRST_UPLOAD_AFTER_MS / 1000} s: ${fmt(firstDocumentMs)} ms upload → COMPLETED.`,
+        `First ${threads === 1 ? "document" : `${threads} documents`} (one page${threads === 1 ? "" : " each"}) on a worker up for ${FIRST_UPLOAD_AFTER_MS / 1000} s: ${fmt(firstDocumentMs)} ms upload → COMPLETED.`,
         "",
         ...sections.flatMap((section) => [section, ""]),
       ].join("\n");
