@@ -499,7 +499,10 @@ export const configSchema = z.object({
     .min(1)
     .max(64)
     .default(1)
-    .describe("Extraction threads per worker process: files read (and chunked) at the same time, off the event loop; more wait their turn."),
+    .describe(
+      "Extraction threads per worker process: files read (and chunked) at the same time, off the event loop; more wait their turn. " +
+        "One keeps a hostile file to one core; on 2 shared cores a second gave no more pages/s (bench/optimisations.md §13). A worker that only ingests, on cores of its own: its core count.",
+    ),
   EXTRACT_MAX_TEXT_CHARS: z.coerce
     .number()
     .int()

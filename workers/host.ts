@@ -24,7 +24,7 @@ import { HANDLERS } from "./handlers";
 import { LlmClient, type LlmClientOptions } from "./llm/client";
 import { LlmError } from "./llm/errors";
 import { handlerFor, type FailureOutcome, type JobContext, type JobHandler } from "./registry";
-import { closeThreadPool, probeThreadPool } from "./ingestion/isolation";
+import { closeThreadPool, probeThreadPool, warmExtractionThreads } from "./ingestion/isolation";
 import { maintenanceSchedule } from "./maintenance/schedule";
 import { ActiveJobs, type JobLease } from "./hand-back";
 import { usageLogSink } from "./usage-log";
@@ -98,7 +98,10 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     await requireRedisVersion(redis);
     await refuseIfDatabaseFull(requireSetting(config, "DATABASE_URL"), config.DATABASE_POOL_MAX);
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
-    if (THREAD_BOUND.some((queue) => selection.has(queue))) await probeThreadPool(config, THREAD_PROBE_TIMEOUT_MS, log);
+    if (THREAD_BOUND.some((queue) => selection.has(queue))) {
+      await probeThreadPool(config, THREAD_PROBE_TIMEOUT_MS, log);
+      void warmExtractionThreads(config, log);
+    }
   } catch (error) {
     await Promise.allSettled([replicaReads.close(), redis.quit(), ownEventsRedis?.quit(), db.destroy()]);
     throw error;

@@ -10,8 +10,12 @@ export interface BenchSettings {
   /** Concurrency steps of the throughput curve, and seconds per step. */
   throughputSteps: number[];
   throughputSeconds: number;
+  /** The short-document batch of the ingestion measure (per-document costs show)… */
   ingestionDocuments: number;
   ingestionPagesPerDocument: number;
+  /** …the long-document batch (per-page costs show), and how many rounds of each on the same worker. */
+  ingestionLong: { documents: number; pages: number };
+  ingestionRounds: number;
   /** Chunks of the vector-search corpus (200 organisations, skewed sizes) on the server, and on PGlite. */
   vectorChunks: number;
   vectorChunksPglite: number;
@@ -33,6 +37,8 @@ export function settingsFor(mode: Mode): BenchSettings {
       throughputSeconds: 1,
       ingestionDocuments: 1,
       ingestionPagesPerDocument: 2,
+      ingestionLong: { documents: 1, pages: 4 },
+      ingestionRounds: 1,
       vectorChunks: 30_000,
       vectorChunksPglite: 10_000,
       vectorQueries: 15,
@@ -49,8 +55,10 @@ export function settingsFor(mode: Mode): BenchSettings {
       lagTokens: 30,
       throughputSteps: [1, 4, 8, 16, 32, 64],
       throughputSeconds: 3,
-      ingestionDocuments: 4,
-      ingestionPagesPerDocument: 5,
+      ingestionDocuments: 10,
+      ingestionPagesPerDocument: 10,
+      ingestionLong: { documents: 2, pages: 50 },
+      ingestionRounds: 3,
       vectorChunks: 200_000,
       vectorChunksPglite: 20_000,
       vectorQueries: 60,
@@ -68,6 +76,8 @@ export function settingsFor(mode: Mode): BenchSettings {
     throughputSeconds: 5,
     ingestionDocuments: 10,
     ingestionPagesPerDocument: 10,
+    ingestionLong: { documents: 4, pages: 50 },
+    ingestionRounds: 5,
     // The 1M chunks take ~10 minutes to load and index on 2 cores; BENCH_VECTOR_CHUNKS sets fewer (or more).
     vectorChunks: Number(process.env.BENCH_VECTOR_CHUNKS ?? 1_000_000),
     vectorChunksPglite: 50_000,

@@ -109,7 +109,9 @@ export const documentResponse = z.strictObject({
   timings: z
     .object({ total_ms: z.number().nullable() })
     .catchall(z.number())
-    .describe("extract_ms, chunk_ms, embed_ms (and store_ms, the database writes within embed_ms) once measured."),
+    .describe(
+      "extract_ms, chunk_ms, embed_ms once measured; of them extract_wait_ms and chunk_wait_ms (waiting for an extraction thread) and store_ms (the database writes within embed_ms).",
+    ),
   created_at: timestamp,
   updated_at: timestamp,
   completed_at: timestamp.nullable(),

@@ -9,7 +9,7 @@ import { recordTiming } from "../../db/queries/documents";
 import { defineHandler } from "../registry";
 import { type ExtractedDocument, ExtractionError, NO_TEXT_MESSAGE } from "./extract/types";
 import { markFailed, moveTo, runStage } from "./ingest-run";
-import { chunkInThread } from "./isolation";
+import { chunkInThread, chunkingOptions } from "./isolation";
 
 /** BullMQ priorities run 1 (first) … 2^21; smaller documents go first. */
 const priorityFor = (chunks: number): number => Math.min(2_097_152, Math.max(1, chunks));
@@ -22,13 +22,8 @@ export const chunkHandler = defineHandler({
       const started = performance.now();
       const extracted = await storedExtraction<ExtractedDocument>(deps.db, data.orgId, data.documentId);
       if (!extracted) throw new Error("extracted text is missing; the extract stage did not finish");
-      const options = {
-        strategy: deps.config.CHUNK_STRATEGY,
-        chunkTokens: deps.config.CHUNK_TOKENS,
-        overlapTokens: deps.config.CHUNK_OVERLAP_TOKENS,
-        maxChunks: deps.config.INGEST_MAX_CHUNKS,
-      };
-      const chunks = await chunkInThread(extracted, options, deps.config, deps.log, run.signal);
+      const thread = { waitMs: 0, runMs: 0 };
+      const chunks = await chunkInThread(extracted, chunkingOptions(deps.config), deps.config, deps.log, run.signal, thread);
       // Only headings and no body: nothing to search, and another attempt would find the same.
       if (chunks.length === 0) throw new ExtractionError(NO_TEXT_MESSAGE);
       if (run.signal.aborted) return { aborted: true };
@@ -42,7 +37,7 @@ export const chunkHandler = defineHandler({
           metadata: { heading: chunk.heading, page_start: chunk.pageStart, page_end: chunk.pageEnd, position: chunk.position },
         })),
       );
-      await recordTiming(deps.db, data.orgId, data.documentId, { chunk_ms: performance.now() - started });
+      await recordTiming(deps.db, data.orgId, data.documentId, { chunk_ms: performance.now() - started, chunk_wait_ms: thread.waitMs });
       log.info({ chunks: chunks.length }, "document chunked");
       await deps.producer.enqueueIngestStage("ingest-embed", data, { priority: priorityFor(chunks.length) });
       return { chunks: chunks.length };

@@ -22,11 +22,12 @@ export const extractHandler = defineHandler({
       const started = performance.now();
       const bytes = await storedBytes(deps.db, data.orgId, data.documentId);
       if (!bytes) throw new Error("the uploaded file is missing");
-      const extracted = await extractInThread(bytes, detectFormatFromRow(run.document), deps.config, deps.log, run.signal);
+      const thread = { waitMs: 0, runMs: 0 };
+      const extracted = await extractInThread(bytes, detectFormatFromRow(run.document), deps.config, deps.log, run.signal, thread);
       if (run.signal.aborted) return { aborted: true };
       // Also adopts the document's own title, unless the admin named it at upload.
       await saveExtraction(deps.db, data.orgId, data.documentId, extracted);
-      await recordTiming(deps.db, data.orgId, data.documentId, { extract_ms: performance.now() - started });
+      await recordTiming(deps.db, data.orgId, data.documentId, { extract_ms: performance.now() - started, extract_wait_ms: thread.waitMs });
       log.info({ sections: extracted.sections.length, chars: extracted.fullText.length }, "document extracted");
       await deps.producer.enqueueIngestStage("ingest-chunk", data);
       return { sections: extracted.sections.length };

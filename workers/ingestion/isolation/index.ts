@@ -8,9 +8,9 @@ import type { Config } from "../../../lib/config";
 import type { DocumentFormat } from "../../../lib/document-formats";
 import type { Chunk, ChunkingOptions } from "../chunking";
 import type { ExtractedDocument, ExtractionLimits } from "../extract/types";
-import { runInThread } from "./thread-pool";
+import { runInThread, type ThreadTiming, warmThreadPool } from "./thread-pool";
 
-export { closeThreadPool, ExtractionThreadError, ExtractionThreadsUnavailable, probeThreadPool } from "./thread-pool";
+export { closeThreadPool, ExtractionThreadError, ExtractionThreadsUnavailable, probeThreadPool, type ThreadTiming } from "./thread-pool";
 
 export function extractionLimits(config: Config): ExtractionLimits {
   return {
@@ -20,10 +20,38 @@ export function extractionLimits(config: Config): ExtractionLimits {
   };
 }
 
-export function extractInThread(bytes: Buffer, format: DocumentFormat, config: Config, log: Logger, signal?: AbortSignal): Promise<ExtractedDocument> {
-  return runInThread("extract", { bytes, format, limits: extractionLimits(config) }, config, log, signal);
+export function chunkingOptions(config: Config): ChunkingOptions {
+  return {
+    strategy: config.CHUNK_STRATEGY,
+    chunkTokens: config.CHUNK_TOKENS,
+    overlapTokens: config.CHUNK_OVERLAP_TOKENS,
+    maxChunks: config.INGEST_MAX_CHUNKS,
+  };
 }
 
-export function chunkInThread(document: ExtractedDocument, options: ChunkingOptions, config: Config, log: Logger, signal?: AbortSignal): Promise<Chunk[]> {
-  return runInThread("chunk", { document, options }, config, log, signal);
+/** Warms every extraction thread with the settings the documents will use (see warm-up.ts); resolves when done, never rejects. */
+export function warmExtractionThreads(config: Config, log: Logger): Promise<void> {
+  return warmThreadPool(config, { options: chunkingOptions(config) }, log);
+}
+
+export function extractInThread(
+  bytes: Buffer,
+  format: DocumentFormat,
+  config: Config,
+  log: Logger,
+  signal?: AbortSignal,
+  timing?: ThreadTiming,
+): Promise<ExtractedDocument> {
+  return runInThread("extract", { bytes, format, limits: extractionLimits(config) }, config, log, signal, timing);
+}
+
+export function chunkInThread(
+  document: ExtractedDocument,
+  options: ChunkingOptions,
+  config: Config,
+  log: Logger,
+  signal?: AbortSignal,
+  timing?: ThreadTiming,
+): Promise<Chunk[]> {
+  return runInThread("chunk", { document, options }, config, log, signal, timing);
 }

@@ -12,3 +12,4 @@ const tasks = await import("./thread-tasks.ts");
 export const extract = tasks.extract;
 export const chunk = tasks.chunk;
 export const ping = tasks.ping;
+export const warm = tasks.warm;

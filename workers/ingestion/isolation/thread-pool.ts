@@ -129,9 +129,33 @@ export async function probeThreadPool(settings: IsolationSettings, timeoutMs: nu
   }
 }
 
+/** How long a task waited for a free thread, and how long it then ran in it (ms); filled in as the task goes. */
+export interface ThreadTiming {
+  waitMs: number;
+  runMs: number;
+}
+
+/**
+ * Gives every thread of the pool the warm-up task (warm-up.ts) at once, one each, so the first
+ * uploads find pdf.js and the tokenizer loaded and optimised. Not awaited by start-up: a task
+ * that arrives meanwhile waits for the thread like any other. A warm-up that fails (the pool
+ * was closed, the thread crashed) is only logged: the upload that comes next meets the same
+ * failure and reports it through its own job.
+ */
+export function warmThreadPool(settings: IsolationSettings, task: Record<string, unknown>, log: Logger): Promise<void> {
+  const warming = poolFor(settings, log);
+  const started = performance.now();
+  const threads = Array.from({ length: settings.EXTRACT_THREADS }, () => warming.run(task, { name: "warm" }));
+  return Promise.all(threads).then(
+    () => log.debug({ component: "extraction-threads", ms: Math.round(performance.now() - started) }, "extraction threads warm"),
+    (error: unknown) => log.warn({ component: "extraction-threads", err: error }, "extraction threads could not warm up"),
+  );
+}
+
 /**
  * Runs a task of thread-tasks.ts in a pool thread. The clock starts when the thread picks the
- * task up. `signal` (the document's own deadline) also stops it.
+ * task up. `signal` (the document's own deadline) also stops it. `timing`, when given, receives
+ * the task's wait and run time, so a stage can tell waiting for the thread from reading.
  */
 export async function runInThread<T>(
   name: "extract" | "chunk",
@@ -139,12 +163,16 @@ export async function runInThread<T>(
   settings: IsolationSettings,
   log: Logger,
   signal?: AbortSignal,
+  timing?: ThreadTiming,
 ): Promise<T> {
   const controller = new AbortController();
   const { port1, port2 } = new MessageChannel();
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
+  const queuedAt = performance.now();
+  let startedAt: number | undefined;
   port1.once("message", () => {
+    startedAt = performance.now();
     timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
@@ -179,6 +207,11 @@ export async function runInThread<T>(
     const cause = retiredBecause.get(used) ?? error;
     throw new ExtractionThreadError(`An extraction thread failed: ${(cause as Error)?.message ?? String(cause)}`, cause);
   } finally {
+    if (timing) {
+      const ended = performance.now();
+      timing.waitMs = (startedAt ?? ended) - queuedAt;
+      timing.runMs = startedAt === undefined ? 0 : ended - startedAt;
+    }
     clearTimeout(timer);
     port1.close();
     signal?.removeEventListener("abort", stop);

@@ -9,6 +9,7 @@ import type { DocumentFormat } from "../../../lib/document-formats";
 import { chunkDocument, type Chunk, type ChunkingOptions } from "../chunking";
 import { extractDocument } from "../extract";
 import { type ExtractedDocument, ExtractionError, type ExtractionErrorCode, type ExtractionLimits } from "../extract/types";
+import { warmUp } from "./warm-up";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; code: ExtractionErrorCode; message: string };
 
@@ -43,6 +44,12 @@ export function extract({ bytes, format, limits, started }: ExtractTask): Promis
 
 export function chunk({ document, options, started }: ChunkTask): Promise<Outcome<Chunk[]>> {
   return settle(started, () => chunkDocument(document, options));
+}
+
+/** Run once per thread after the start-up probe (warmThreadPool), so the first uploads find the readers loaded and optimised. */
+export async function warm({ options }: { options: ChunkingOptions }): Promise<string> {
+  await warmUp(options);
+  return "warm";
 }
 
 /** The start-up probe (probeThreadPool): answering proves the thread started and loaded the readers. */
