@@ -3,10 +3,12 @@
  * receiving it, with N sessions streaming at once at 30 tokens/s. Also CPU per process, Redis
  * commands per delivered token (INFO commandstats deltas) and lost / duplicated turns.
  */
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { devLogin, openSessions, type BenchSession, type TurnRecord } from "./clients";
 import type { BenchSettings } from "./settings";
 import { processTable } from "./report";
-import { commandCounts, commandDelta, cpuMeter, startBenchStack, type BenchStack } from "./stack";
+import { commandCounts, commandDelta, cpuMeter, startBenchStack, type BenchStack, type StampAge } from "./stack";
+import { takeStampAges, watchStampAges } from "./stamp-ages.mjs";
 import { SUMMARY_HEADERS, fmt, percentile, sleep, summaryRow, table } from "./stats";
 
 export const TOKENS_PER_SECOND = 30;
@@ -21,12 +23,38 @@ export interface LagPoint {
   redisCommands: Array<[string, number]>;
   processes: Array<{ role: string; corePercent: number; rssMb: number }>;
   seconds: number;
+  /** Per process: its event-loop delay in the round, and how old tokens were at each hop it saw (stamp-ages.mjs). */
+  hops: HopReport[];
+}
+
+export interface HopReport {
+  role: string;
+  eventLoopDelay: { p50: number; p99: number; max: number };
+  stampAges: Record<string, StampAge>;
+}
+
+/** The bench process's own side of the hops: its socket reads, and its event loop (the clients' parse and handler work). */
+function clientProbe(): () => HopReport {
+  watchStampAges();
+  takeStampAges();
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  return () => {
+    loop.disable();
+    return {
+      role: "bench clients",
+      eventLoopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+      stampAges: takeStampAges(),
+    };
+  };
 }
 
 /** Runs one streaming round on already-open sessions; each starts within one second, like real traffic. */
 export async function streamRound(stack: BenchStack, sessions: BenchSession[], tokens: number): Promise<LagPoint> {
   await stack.setModel({ tokens, intervalMs: 1000 / TOKENS_PER_SECOND });
   const before = await commandCounts(stack.redis);
+  await stack.probeWindow();
+  const clients = clientProbe();
   const cpu = cpuMeter(stack.processes);
   const started = performance.now();
   const records: TurnRecord[] = await Promise.all(
@@ -48,6 +76,8 @@ export async function streamRound(stack: BenchStack, sessions: BenchSession[], t
   );
   const seconds = (performance.now() - started) / 1000;
   const processes = cpu.stop();
+  const client = clients();
+  const hops = [...(await stack.probeWindow()).map(({ role, eventLoopDelay, stampAges }) => ({ role, eventLoopDelay, stampAges: stampAges ?? {} })), client];
   const redisCommands = commandDelta(before, await commandCounts(stack.redis));
   const lags = records.flatMap((record) => record.tokenLags);
   return {
@@ -60,6 +90,7 @@ export async function streamRound(stack: BenchStack, sessions: BenchSession[], t
     redisCommands,
     processes,
     seconds,
+    hops,
   };
 }
 
@@ -124,6 +155,37 @@ function goals(points: LagPoint[] & { longer?: LagPoint }): string {
   return lines.join("\n");
 }
 
+/** The hops stamp-ages.mjs recognises, in the order a token passes them. */
+const HOPS = ["model → worker read", "worker → Redis write", "Redis → server read", "server → socket write", "socket → client read"];
+
+/** How old tokens were at each hop (cumulative from the model's write), then each process's event-loop delay. */
+export function hopTable(point: LagPoint): string {
+  const rows: Array<Array<string | number>> = [];
+  for (const hop of HOPS)
+    for (const report of point.hops) {
+      const age = report.stampAges[hop];
+      if (age) rows.push([hop, report.role, age.count, fmt(age.p50), fmt(age.p90), fmt(age.p99), fmt(age.max)]);
+    }
+  rows.push([
+    "client handler (the lag above)",
+    "bench clients",
+    point.lags.length,
+    fmt(percentile(point.lags, 50)),
+    fmt(percentile(point.lags, 90)),
+    fmt(percentile(point.lags, 99)),
+    fmt(Math.max(...point.lags)),
+  ]);
+  const loops = point.hops.map((report) => [
+    report.role,
+    `${fmt(report.eventLoopDelay.p50)} / ${fmt(report.eventLoopDelay.p99)} / ${fmt(report.eventLoopDelay.max)}`,
+  ]);
+  return [
+    table(["token age at (ms since the model wrote it)", "process", "n", "p50", "p90", "p99", "max"], rows),
+    "",
+    table(["process", "event-loop delay p50 / p99 / max (ms)"], loops),
+  ].join("\n");
+}
+
 export function renderTokenLag(points: LagPoint[] & { longer?: LagPoint }, tokens: number): string {
   const rounds = points.longer ? [...points, points.longer] : [...points];
   const label = (point: LagPoint) =>
@@ -143,7 +205,9 @@ export function renderTokenLag(points: LagPoint[] & { longer?: LagPoint }, token
         .join(", "),
     ];
   });
-  const cpu = rounds.map((point) => `**${label(point)}** (${fmt(point.seconds)} s):\n\n${processTable(point.processes)}`).join("\n\n");
+  const cpu = rounds
+    .map((point) => `**${label(point)}** (${fmt(point.seconds)} s):\n\n${processTable(point.processes)}\n\nWhere the tokens waited:\n\n${hopTable(point)}`)
+    .join("\n\n");
   return [
     `Each session streams one answer of ${tokens} tokens at ${TOKENS_PER_SECOND} tokens/s; sessions start spread over one second. Lag = socket client receipt − model write (wall clock, same machine).`,
     "",
@@ -173,7 +237,7 @@ export const tokenLagModule = {
   async run(settings: BenchSettings): Promise<string> {
     const most = Math.max(...settings.lagSessions);
     // Every session streams at once: the generate queue needs a slot per session.
-    const stack = await startBenchStack({ env: { WORKER_CONCURRENCY: String(Math.min(500, Math.max(8, Math.ceil(most / 4)))) } });
+    const stack = await startBenchStack({ env: { WORKER_CONCURRENCY: String(Math.min(500, Math.max(8, Math.ceil(most / 4)))), BENCH_STAMP_AGES: "1" } });
     try {
       const token = await devLogin(stack.servers[0]!);
       const points = await measureTokenLag(stack, settings.lagSessions, settings.lagTokens, token, stack.servers, {
