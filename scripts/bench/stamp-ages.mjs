@@ -53,7 +53,11 @@ function textOf(chunk) {
   return bytes.indexOf(" @") < 0 ? "" : bytes.toString("latin1");
 }
 
-/** The hop of a chunk read, or null; a chunk without its marker (the rest of a long message) counts for the socket's last hop. */
+/**
+ * The hop of a chunk read, or null; a chunk read without its marker (the rest of a long message)
+ * counts for the socket's last hop. Not so for writes: they are whole commands, and a socket that
+ * wrote an append also writes other commands (a finished job's answer carries every stamp).
+ */
 function readHop(text) {
   if (text.includes("chat.completion.chunk")) return "model → worker read";
   if (text.includes(TURN_EVENTS)) return "Redis → server read";
@@ -67,11 +71,11 @@ function writeHop(text) {
   return null;
 }
 
-function seen(socket, text, hopOf, last) {
+function seen(socket, text, hopOf, sticky) {
   if (!text) return;
-  const hop = hopOf(text) ?? socket[last];
+  const hop = hopOf(text) ?? (sticky ? socket.__lastReadHop : null);
   if (!hop) return;
-  socket[last] = hop;
+  if (sticky) socket.__lastReadHop = hop;
   record(hop, text);
 }
 
@@ -81,12 +85,12 @@ export function watchStampAges() {
   net.Socket.prototype.__stampAges = true;
   const push = net.Socket.prototype.push;
   net.Socket.prototype.push = function (chunk, ...rest) {
-    if (chunk) seen(this, textOf(chunk), readHop, "__lastReadHop");
+    if (chunk) seen(this, textOf(chunk), readHop, true);
     return push.call(this, chunk, ...rest);
   };
   const write = net.Socket.prototype.write;
   net.Socket.prototype.write = function (chunk, ...rest) {
-    if (chunk) seen(this, textOf(chunk), writeHop, "__lastWriteHop");
+    if (chunk) seen(this, textOf(chunk), writeHop, false);
     return write.call(this, chunk, ...rest);
   };
 }
