@@ -102,10 +102,15 @@ const commandsOf = (point: LagPoint) => point.redisCommands.reduce((sum, [, call
  * stage events, cancel checks): the slope between two rounds at the same load whose answers differ
  * only in length.
  */
-export function marginalCommands(short: LagPoint, long: LagPoint): { perToken: number; perTurn: number } {
-  const perToken = (commandsOf(long) - commandsOf(short)) / Math.max(1, long.tokensDelivered - short.tokensDelivered);
+export function marginalCommands(short: LagPoint, long: LagPoint): { perToken: number; perTurn: number; byCommand: Array<[string, number]> } {
+  const extraTokens = Math.max(1, long.tokensDelivered - short.tokensDelivered);
+  const perToken = (commandsOf(long) - commandsOf(short)) / extraTokens;
   const perTurn = (commandsOf(short) - perToken * short.tokensDelivered) / Math.max(1, short.sessions);
-  return { perToken, perTurn };
+  const shortBy = new Map(short.redisCommands);
+  const byCommand = long.redisCommands
+    .map(([name, calls]): [string, number] => [name, (calls - (shortBy.get(name) ?? 0)) / extraTokens])
+    .sort((a, b) => b[1] - a[1]);
+  return { perToken, perTurn, byCommand };
 }
 
 /** The issue's goals next to what this run measured. */
@@ -137,9 +142,13 @@ function goals(points: LagRounds): string {
   const long = points.longer;
   const short = long && points.find((point) => point.sessions === long.sessions);
   if (long && short) {
-    const { perToken: marginal, perTurn } = marginalCommands(short, long);
+    const { perToken: marginal, perTurn, byCommand } = marginalCommands(short, long);
+    const largest = byCommand
+      .slice(0, 5)
+      .map(([name, calls]) => `${name} ${fmt(calls, 2)}`)
+      .join(", ");
     lines.push(
-      `- The same goal for the streaming itself (${long.sessions} sessions, answers of ${short.tokensExpected / short.sessions} and ${long.tokensExpected / long.sessions} tokens, lag p99 ${fmt(percentile(long.lags, 99))} ms in the longer round): **${fmt(marginal, 2)} commands per additional token**, ${verdict(marginal <= 1)}; the rest is a fixed **${fmt(perTurn, 0)} commands per turn** (BullMQ's job moves and locks, stage events, cancel checks), which an answer of 300 tokens spreads to ${fmt(perTurn / 300 + marginal, 2)} per token.`,
+      `- The same goal for the streaming itself (${long.sessions} sessions, answers of ${short.tokensExpected / short.sessions} and ${long.tokensExpected / long.sessions} tokens, lag p99 ${fmt(percentile(long.lags, 99))} ms in the longer round): **${fmt(marginal, 2)} commands per additional token** (${largest}), ${verdict(marginal <= 1)}; the rest is a fixed **${fmt(perTurn, 0)} commands per turn** (BullMQ's job moves and locks, stage events, cancel checks), which an answer of 300 tokens spreads to ${fmt(perTurn / 300 + marginal, 2)} per token.`,
     );
   }
   return lines.join("\n");
