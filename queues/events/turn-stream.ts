@@ -7,10 +7,10 @@
  * Appends are batched per process: events emitted in one pass of the event loop go out together
  * at its end (the check phase), and whatever is emitted while that call is in flight — any
  * turn's, any action's — travels in the next call, which appends each event to its own log and
- * publishes them all as one message. Tokens of one turn
- * queued back to back become one `token` event. A quiet process therefore adds no delay, while a
+ * publishes them all as one message. Tokens of one turn queued back to back become one `token`
+ * event. Nothing waits on a timer, so a quiet process adds no delay beyond its loop pass, while a
  * busy one pays one script call and one PUBLISH per round trip instead of per event
- * (bench/optimisations.md, section 1).
+ * (bench/optimisations.md, sections 1 and 12).
  */
 import { randomUUID } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
