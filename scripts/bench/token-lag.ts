@@ -7,7 +7,7 @@ import { devLogin } from "./clients";
 import { localClients, spreadClients, type HopReport, type LagClients } from "./lag-clients";
 import type { BenchSettings } from "./settings";
 import { processTable } from "./report";
-import { commandCounts, commandDelta, cpuMeter, startBenchStack, type BenchStack } from "./stack";
+import { commandCounts, commandDelta, cpuMeter, startBenchStack, type BenchStack, type ProbeReport } from "./stack";
 import { SUMMARY_HEADERS, fmt, percentile, summaryRow, table } from "./stats";
 
 export const TOKENS_PER_SECOND = 30;
@@ -26,6 +26,8 @@ export interface LagPoint {
   hops: HopReport[];
   /** How many processes the bench clients ran in (lag-clients.ts). */
   clientProcesses: number;
+  /** The probe's full window of every server and worker over the round (waits, commands, statements). */
+  probes: Array<{ role: string } & ProbeReport>;
 }
 
 /** The rounds of one measurement: by session count, then the longer answers, then the same counts with the clients spread over processes. */
@@ -41,10 +43,8 @@ export async function streamRound(stack: BenchStack, clients: LagClients, count:
   const { records, hops: clientHops } = await clients.round(count);
   const seconds = (performance.now() - started) / 1000;
   const processes = cpu.stop();
-  const hops = [
-    ...(await stack.probeWindow()).map(({ role, eventLoopDelay, stampAges }) => ({ role, eventLoopDelay, stampAges: stampAges ?? {} })),
-    ...clientHops,
-  ];
+  const probes = await stack.probeWindow();
+  const hops = [...probes.map(({ role, eventLoopDelay, stampAges }) => ({ role, eventLoopDelay, stampAges: stampAges ?? {} })), ...clientHops];
   const redisCommands = commandDelta(before, await commandCounts(stack.redis));
   const lags = records.flatMap((record) => record.tokenLags);
   return {
@@ -59,6 +59,7 @@ export async function streamRound(stack: BenchStack, clients: LagClients, count:
     seconds,
     hops,
     clientProcesses: clients.processes,
+    probes,
   };
 }
 
