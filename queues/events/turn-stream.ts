@@ -4,12 +4,13 @@
  * so no counter key is needed), and published for live delivery in the same Lua call, so the log
  * and the live feed can never disagree about what `seq` an event has.
  *
- * Appends are batched per process: the first event goes out at once, and whatever is emitted
- * while that call is in flight — any turn's, any action's — travels in the next call, which
- * appends each event to its own log and publishes them all as one message. Tokens of one turn
- * queued back to back become one `token` event. A quiet process therefore adds no delay, while a
+ * Appends are batched per process: events emitted in one pass of the event loop go out together
+ * at its end (the check phase), and whatever is emitted while that call is in flight — any
+ * turn's, any action's — travels in the next call, which appends each event to its own log and
+ * publishes them all as one message. Tokens of one turn queued back to back become one `token`
+ * event. Nothing waits on a timer, so a quiet process adds no delay beyond its loop pass, while a
  * busy one pays one script call and one PUBLISH per round trip instead of per event
- * (bench/optimisations.md, section 1).
+ * (bench/optimisations.md, sections 1 and 12).
  */
 import { randomUUID } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
@@ -88,6 +89,9 @@ type AppendBatchCommand = (...keysThenArgs: string[]) => Promise<Array<number | 
 const CLUSTER_REDIRECT = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /;
 const REDIRECT_ATTEMPTS = 75;
 const REDIRECT_DELAY_MS = 200;
+
+/** Resolves in this pass's check phase (setImmediate): after every I/O callback the poll phase had ready. */
+const afterPollPhase = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Events per script call: bounds one call's time inside Redis (≈ 2 µs per XADD). */
 const MAX_BATCH = 256;
@@ -198,23 +202,26 @@ export class TurnEventLog {
 
   private startFlushing(): void {
     if (this.flushing) return;
-    // Started on the microtask queue, so events emitted in the same tick share the first call.
-    this.flushing = Promise.resolve()
-      .then(() => this.flush())
-      .finally(() => {
-        this.flushing = null;
-        // Queued after the loop's last check but before this ran: nobody else will send it.
-        if (this.queue.length > 0) this.startFlushing();
-      });
+    this.flushing = this.flush().finally(() => {
+      this.flushing = null;
+      // Queued after the loop's last check but before this ran: nobody else will send it.
+      if (this.queue.length > 0) this.startFlushing();
+    });
   }
 
   private async flush(): Promise<void> {
+    // Each call leaves in the event loop's check phase, not on the microtask queue: every event
+    // emitted in the same pass of the loop (each model stream's chunk is its own I/O callback, so
+    // on a microtask the first chunk of a poll phase went alone and the rest waited for its
+    // reply) goes in one call, and after a reply so does everything the same poll phase emitted.
+    await afterPollPhase();
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       for (const queued of batch) if (queued.tokenOf && this.openTokens.get(queued.tokenOf) === queued) this.openTokens.delete(queued.tokenOf);
       // A script runs in one slot: on a cluster, one call per owner tag (at most KEY_TAGS of them), side by side.
       const groups = this.redis.isCluster ? [...groupByTag(batch, (queued) => keyTagOf(queued.owner)).values()] : [batch];
       await Promise.all(groups.map((group) => this.send(group)));
+      if (this.queue.length > 0) await afterPollPhase();
     }
   }
 

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { isMainThread } from "node:worker_threads";
 import { Session } from "node:inspector";
+import { takeStampAges, watchStampAges } from "./stamp-ages.mjs";
 
 const require = createRequire(import.meta.url);
 const dir = process.env.BENCH_PROBE_DIR;
@@ -68,6 +69,7 @@ function timed(started, promise, into) {
 function install() {
   loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
+  if (process.env.BENCH_STAMP_AGES) watchStampAges();
 
   const tarn = require("tarn");
   const acquire = tarn.Pool.prototype.acquire;
@@ -134,6 +136,7 @@ function write() {
     rssMb: process.memoryUsage().rss / 1024 / 1024,
     statements: Object.fromEntries(statements),
     commands: Object.fromEntries(commands),
+    stampAges: takeStampAges(),
   };
   writeFileSync(join(dir, `${process.pid}.json`), JSON.stringify(report));
 }

@@ -17,9 +17,7 @@ export const scaleOutModule = {
     const stack = await startBenchStack({ servers: 2, workers: 2, env: { WORKER_CONCURRENCY: String(Math.min(500, Math.max(16, Math.ceil(sessions / 4)))) } });
     try {
       const token = await devLogin(stack.servers[0]!);
-      await stack.probeWindow();
       const lag = await measureTokenLag(stack, [sessions], settings.lagTokens, token);
-      const lagProbes = await stack.probeWindow();
       const steps = settings.throughputSteps.filter((step) => step >= 4);
       const throughput = await measureThroughput(stack, steps.length ? steps : settings.throughputSteps, settings.throughputSeconds);
       return [
@@ -29,7 +27,8 @@ export const scaleOutModule = {
         "",
         "Waits per process during that round:",
         "",
-        waitTable(lagProbes),
+        // The probe's window of the round itself (token-lag opens and closes one around each round).
+        waitTable(lag[0]!.probes),
         "",
         "### Throughput curve over both servers and workers",
         "",

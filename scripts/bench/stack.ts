@@ -55,6 +55,16 @@ export interface ProbeReport {
   /** Calls per SQL statement (first 120 characters) and per Redis command the process sent, in the window. */
   statements: Record<string, number>;
   commands: Record<string, number>;
+  /** With BENCH_STAMP_AGES set: how old the bench model's stamped tokens were at each hop the process saw (stamp-ages.mjs). */
+  stampAges?: Record<string, StampAge>;
+}
+
+export interface StampAge {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
 }
 
 export interface StackOptions {

@@ -247,7 +247,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       const payload = { ...envelope.data, seq: envelope.seq } as LoggedPayload;
       for (const socketId of members) {
         const socket = io.sockets.sockets.get(socketId);
-        if (socket) void delivery.deliver(socket, envelope.event, payload).catch((error) => log.warn({ err: error }, "turn event delivery failed"));
+        if (socket) delivery.deliver(socket, envelope.event, payload)?.catch((error) => log.warn({ err: error }, "turn event delivery failed"));
       }
     }
   };

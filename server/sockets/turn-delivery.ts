@@ -13,6 +13,8 @@ interface DeliveryState {
   cursors: Map<string, number>;
   /** Serialises deliveries so live events and replays never interleave. */
   chain: Promise<void>;
+  /** Deliveries queued on `chain` and not finished: while any is, a live event waits its turn. */
+  queued: number;
 }
 
 /** Turn events carry `{sessionId, turnId}`, action events `{actionId}`; both carry `seq`. */
@@ -32,7 +34,7 @@ const cursorKey = (ref: StreamRef): string => `${ref.kind}:${ref.id}`;
 function stateOf(socket: Socket): DeliveryState {
   let state = states.get(socket);
   if (!state) {
-    state = { cursors: new Map(), chain: Promise.resolve() };
+    state = { cursors: new Map(), chain: Promise.resolve(), queued: 0 };
     states.set(socket, state);
   }
   return state;
@@ -44,9 +46,29 @@ export class TurnDelivery {
     private readonly observer?: ReplayObserver,
   ) {}
 
-  /** Queue one live event for the socket. */
-  deliver(socket: Socket, event: string, payload: LoggedPayload): Promise<void> {
+  /**
+   * Queue one live event for the socket. The common case — nothing queued for the socket, the
+   * event the next of its log (or one it already has) — is settled at once, in the tick the
+   * message arrived, without a promise per socket and event; anything else (a gap to fill, a
+   * replay running) waits its turn in the socket's queue. Returns that wait, if there is one.
+   */
+  deliver(socket: Socket, event: string, payload: LoggedPayload): Promise<void> | undefined {
     const ref = streamOf(payload);
+    const now = stateOf(socket);
+    if (now.queued === 0) {
+      if (!socket.connected) return undefined;
+      const cursor = now.cursors.get(cursorKey(ref)) ?? 0;
+      if (payload.seq <= cursor) return undefined;
+      if (payload.seq === cursor + 1) {
+        try {
+          this.emit(socket, now, ref, event, payload);
+        } catch (error) {
+          // As from the queue: the caller logs it, and the message's other sockets still get theirs.
+          return Promise.reject(error);
+        }
+        return undefined;
+      }
+    }
     return this.enqueue(socket, async (state) => {
       const cursor = state.cursors.get(cursorKey(ref)) ?? 0;
       if (payload.seq <= cursor) return;
@@ -105,7 +127,12 @@ export class TurnDelivery {
 
   private enqueue(socket: Socket, task: (state: DeliveryState) => Promise<void>): Promise<void> {
     const state = stateOf(socket);
-    const run = state.chain.then(() => (socket.connected ? task(state) : undefined));
+    state.queued += 1;
+    const run = state.chain
+      .then(() => (socket.connected ? task(state) : undefined))
+      .finally(() => {
+        state.queued -= 1;
+      });
     // A failed read must not wedge the socket's queue; the next event retries the gap.
     state.chain = run.catch(() => undefined);
     return run;

@@ -91,6 +91,29 @@ describe("turn event log (batched appends)", function () {
     }
   });
 
+  it("sends events emitted by separate callbacks of one event-loop phase in one call, not the first alone", async () => {
+    // Two model streams' chunks are two I/O callbacks of one poll phase; two timers due together are the same shape.
+    const redis = stack.server.deps.redis.duplicate();
+    const counter = countScriptCalls(redis);
+    const log = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000 });
+    const sessionId = randomUUID();
+    const [first, second] = [randomUUID(), randomUUID()];
+    try {
+      await log.append(sessionId, randomUUID(), "stage", { stage: "classify", status: "started" }); // loads the script
+      const before = counter.calls;
+      const seqs = await new Promise<number[]>((resolve, reject) => {
+        let one: Promise<number>;
+        setTimeout(() => (one = log.appendToken(sessionId, first, "a")), 0);
+        setTimeout(() => Promise.all([one, log.appendToken(sessionId, second, "b")]).then(resolve, reject), 0);
+      });
+      expect(seqs).to.deep.equal([1, 1]);
+      expect(counter.calls - before, "script calls for two callbacks' tokens").to.equal(1);
+    } finally {
+      await log.flushed();
+      await redis.quit();
+    }
+  });
+
   it("joins tokens queued back to back into one event, and starts a new one after any other event", async () => {
     const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000 });
     const [sessionId, turnId] = [randomUUID(), randomUUID()];

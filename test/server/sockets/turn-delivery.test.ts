@@ -60,6 +60,23 @@ describe("TurnDelivery: exactly-once, in-order events per socket", function () {
     expect(replays).to.deep.equal([]);
   });
 
+  it("emits the next live event before deliver returns when nothing is queued for the socket, and queues one behind a gap fill", async () => {
+    const { events } = await turnWith(4);
+    const { socket, received } = recorder();
+    delivery.deliver(socket, events[0]!.event, events[0]!.payload);
+    expect(
+      received.map((r) => r.seq),
+      "emitted in the tick the message arrived",
+    ).to.deep.equal([1]);
+    const filling = delivery.deliver(socket, events[2]!.event, events[2]!.payload);
+    const behind = delivery.deliver(socket, events[3]!.event, events[3]!.payload);
+    expect(filling, "a gap is filled in the socket's queue").to.be.instanceOf(Promise);
+    expect(behind, "an event after a queued one waits its turn").to.be.instanceOf(Promise);
+    expect(received.map((r) => r.seq)).to.deep.equal([1]);
+    await Promise.all([filling, behind]);
+    expect(received.map((r) => r.seq)).to.deep.equal([1, 2, 3, 4]);
+  });
+
   it("fills a gap from the log before the live event that revealed it", async () => {
     const { events } = await turnWith(4);
     const { socket, received } = recorder();

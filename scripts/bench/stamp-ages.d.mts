@@ -1,0 +1,4 @@
+import type { StampAge } from "./stack";
+
+export function watchStampAges(): void;
+export function takeStampAges(): Record<string, StampAge>;
