@@ -29,8 +29,13 @@ import type { Db } from "../knex";
 const NAME_PREFIX = "document_chunks_vectors_org_";
 /** The first layout's indexes (every row of the org, pending or not): searched until replaced, then dropped. */
 const LEGACY_NAME_PREFIX = "document_chunks_embedding_org_";
-/** Pending rows an organisation's tail may hold before new chunks go into its graph directly: the exact part of a search reads at most this many. */
-export const VECTOR_TAIL_MAX_CHUNKS = 5_000;
+/**
+ * Pending rows an organisation's tail may hold before new chunks go into its graph directly: the
+ * exact part of a search reads at most this many. 2,000, where RETRIEVAL_EXACT_MAX_CHUNKS puts
+ * exact search's crossover: at 100k chunks and load ≈ 10 a tail of 5,000 rows took the search's
+ * p99 to 186 ms, one of 2,000 to 40 ms (scripts/bench/vector-candidates.ts).
+ */
+export const VECTOR_TAIL_MAX_CHUNKS = 2_000;
 /** How long chunksEnterVectorTail's answer is reused per organisation: a publish is a few dozen rows, the decision a catalog lookup and a count. */
 const TAIL_DECISION_TTL_MS = 5_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
