@@ -56,17 +56,15 @@ try {
   const centres = maker.documents(CHUNKS + 20_000);
   const docs: string[] = [];
   for (let d = 0; d < centres.length; d += 500) {
-    const rows = centres
-      .slice(d, d + 500)
-      .map((_, i) => ({
-        org_id: o.id,
-        title: `M ${d + i}`,
-        filename: "m.pdf",
-        mime_type: "application/pdf",
-        size_bytes: 1,
-        content_hash: `c${d + i}`,
-        status: "COMPLETED",
-      }));
+    const rows = centres.slice(d, d + 500).map((_, i) => ({
+      org_id: o.id,
+      title: `M ${d + i}`,
+      filename: "m.pdf",
+      mime_type: "application/pdf",
+      size_bytes: 1,
+      content_hash: `c${d + i}`,
+      status: "COMPLETED",
+    }));
     docs.push(...(await db("documents").insert(rows).returning("id")).map((row: { id: string }) => row.id));
   }
   const org = { id: o.id as string, docs, centres };
