@@ -19,6 +19,7 @@ import * as aiAllowanceAndInsights from "./migrations/20261129000021_ai_allowanc
 import * as actionAnnounced from "./migrations/20261201000018_action_announced";
 import * as recordLlmUsage from "./migrations/20261201000024_record_llm_usage";
 import * as orgVectorIndexes from "./migrations/20261201000025_org_vector_indexes";
+import * as vectorIndexTail from "./migrations/20261201000031_vector_index_tail";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -42,6 +43,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261201000018_action_announced", migration: actionAnnounced },
   { name: "20261201000024_record_llm_usage", migration: recordLlmUsage },
   { name: "20261201000025_org_vector_indexes", migration: orgVectorIndexes },
+  { name: "20261201000031_vector_index_tail", migration: vectorIndexTail },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {
@@ -64,7 +66,11 @@ export const migrationSource: Knex.MigrationSource<NamedMigration> = new StaticM
 
 const migratorConfig: Knex.MigratorConfig = { migrationSource };
 
-/** Applies every pending migration in one transaction; returns the names it applied. */
+/**
+ * Applies every pending migration, in one transaction unless one of them cannot run in one
+ * (`config.transaction = false`: CREATE INDEX CONCURRENTLY); each then runs in its own. Returns
+ * the names it applied.
+ */
 export async function migrateLatest(db: Db): Promise<string[]> {
   const [, applied] = (await db.migrate.latest(migratorConfig)) as [number, string[]];
   return applied;

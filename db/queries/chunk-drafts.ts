@@ -4,6 +4,7 @@
  * run (document + generation), always within one org.
  */
 import { toVectorLiteral, type Db } from "../knex";
+import { chunksEnterVectorTail } from "./org-vector-indexes";
 
 export interface IndexRun {
   orgId: string;
@@ -80,11 +81,13 @@ export async function publishChunkDrafts(db: Db, run: IndexRun, chunkCount: numb
     const current = await trx("documents").where({ id: run.documentId, org_id: run.orgId }).forUpdate().first("ingest_generation", "status");
     if (!current || current.ingest_generation !== run.generation || current.status !== "EMBEDDING") return false;
     await trx("document_chunks").where({ document_id: run.documentId, org_id: run.orgId }).delete();
+    // Into the org's vector tail when it has an HNSW index: the graph takes them later, off this insert (db/queries/org-vector-indexes.ts).
+    const pending = await chunksEnterVectorTail(trx, run.orgId);
     await trx.raw(
-      `INSERT INTO document_chunks (org_id, document_id, position, content, metadata, token_count, embedding)
-       SELECT org_id, document_id, position, content, metadata, token_count, embedding
+      `INSERT INTO document_chunks (org_id, document_id, position, content, metadata, token_count, embedding, vector_pending)
+       SELECT org_id, document_id, position, content, metadata, token_count, embedding, ?
          FROM document_chunk_drafts WHERE document_id = ? AND generation = ? AND org_id = ?`,
-      [run.documentId, run.generation, run.orgId],
+      [pending, run.documentId, run.generation, run.orgId],
     );
     await trx("document_chunk_drafts").where({ document_id: run.documentId, org_id: run.orgId }).delete();
     await trx("documents")

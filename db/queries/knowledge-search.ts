@@ -16,7 +16,7 @@ import type { Knex } from "knex";
 import type { Db } from "../knex";
 import { toVectorLiteral } from "../knex";
 import { readableBy, type Reader } from "./access";
-import { orgVectorIndexState, orgVectorPredicate } from "./org-vector-indexes";
+import { legacyOrgVectorPredicate, orgVectorIndexStates, orgVectorPredicate } from "./org-vector-indexes";
 
 export interface ChunkHit {
   id: string;
@@ -58,52 +58,86 @@ async function orgChunkCount(db: Db, orgId: string, cap: number): Promise<number
   return chunks;
 }
 
-/** Whether the org's own index is valid, remembered as long as its size is: until it is, the org is searched exactly. */
-const orgIndexes = new Map<string, { valid: boolean; at: number }>();
+/**
+ * How a search runs: exact (every row of the org sorted); through the org's own HNSW index plus
+ * an exact scan of its pending rows; or, until that index is valid, through the org's index of
+ * the first layout (every row in its graph, pending or not), where one is left.
+ */
+export type VectorSearchPath = "exact" | "org-index" | "legacy-index";
 
-async function orgIndexValid(db: Db, orgId: string): Promise<boolean> {
+/** Which of the org's indexes is valid, remembered as long as its size is: until one is, the org is searched exactly. */
+const orgIndexes = new Map<string, { path: VectorSearchPath; at: number }>();
+
+async function orgIndexPath(db: Db, orgId: string): Promise<VectorSearchPath> {
   const known = orgIndexes.get(orgId);
-  if (known && performance.now() - known.at < ORG_SIZE_TTL_MS) return known.valid;
-  const valid = (await orgVectorIndexState(db, orgId)) === "valid";
+  if (known && performance.now() - known.at < ORG_SIZE_TTL_MS) return known.path;
+  const states = await orgVectorIndexStates(db, orgId);
+  const path = states.current === "valid" ? "org-index" : states.legacy === "valid" ? "legacy-index" : "exact";
   if (orgIndexes.size > 10_000) orgIndexes.clear();
-  orgIndexes.set(orgId, { valid, at: performance.now() });
-  return valid;
+  orgIndexes.set(orgId, { path, at: performance.now() });
+  return path;
 }
 
-/** How a search runs: exact (every row of the org sorted), or through the org's own HNSW index. */
-async function searchPath(db: Db, { reader, documentId, exactUpTo = 0 }: VectorSearchOptions): Promise<"exact" | "org-index"> {
+async function searchPath(db: Db, { reader, documentId, exactUpTo = 0 }: VectorSearchOptions): Promise<VectorSearchPath> {
   if (documentId) return "exact";
   if (exactUpTo > 0 && (await orgChunkCount(db, reader.orgId, exactUpTo)) <= exactUpTo) return "exact";
-  return (await orgIndexValid(db, reader.orgId)) ? "org-index" : "exact";
+  return orgIndexPath(db, reader.orgId);
 }
 
-/** The search statement for `exact` or the org-index path: vectorSearch runs it, vectorSearchPlan explains it. */
-function vectorStatement(conn: Db | Knex.Transaction, options: VectorSearchOptions, exact: boolean): Knex.Raw {
+/**
+ * The search statement of a path: vectorSearch runs it, vectorSearchPlan explains it. On the
+ * org-index path it is two ordered parts in one UNION ALL (the graph's k nearest of the folded
+ * rows, the exact k nearest of the pending ones); vectorSearch keeps the nearest k of both.
+ */
+function vectorStatement(conn: Db | Knex.Transaction, options: VectorSearchOptions, path: VectorSearchPath): Knex.Raw {
   const { reader, embedding, limit, documentId } = options;
   const vector = toVectorLiteral(embedding);
-  // `+ 0`: an ORDER BY no HNSW index can serve, so the planner reads the org's rows by org_id and sorts them all.
-  const distance = exact ? "(c.embedding <=> ?::vector) + 0" : "c.embedding <=> ?::vector";
-  // The org as its index's predicate literal (not a parameter), so the planner can match the partial index.
-  const orgFilter = exact ? "c.org_id = ?" : orgVectorPredicate(reader.orgId, "c.org_id");
-  return conn.raw(
-    `SELECT c.id, c.document_id, d.title AS document_title, c.content, c.position, c.metadata,
+  const part = (orgFilter: string, orgBindings: unknown[], exact: boolean) => ({
+    // `+ 0`: an ORDER BY no HNSW index can serve, so the planner reads the org's rows by org_id and sorts them all.
+    sql: `SELECT c.id, c.document_id, d.title AS document_title, c.content, c.position, c.metadata,
             1 - (c.embedding <=> ?::vector) AS similarity, 0 AS text_rank
        FROM document_chunks c
        JOIN documents d ON d.id = c.document_id AND d.org_id = c.org_id
       WHERE ${orgFilter} AND c.embedding IS NOT NULL ${documentId ? "AND c.document_id = ?" : ""} AND ?
-      ORDER BY ${distance}
+      ORDER BY ${exact ? "(c.embedding <=> ?::vector) + 0" : "c.embedding <=> ?::vector"}
       LIMIT ?`,
-    [vector, ...(exact ? [reader.orgId] : []), ...(documentId ? [documentId] : []), readableBy(conn, reader), vector, limit],
+    bindings: [vector, ...orgBindings, ...(documentId ? [documentId] : []), readableBy(conn, reader), vector, limit],
+  });
+  if (path === "exact") {
+    const { sql, bindings } = part("c.org_id = ?", [reader.orgId], true);
+    return conn.raw(sql, bindings as never[]);
+  }
+  // The org as its index's predicate literal (not a parameter), so the planner can match the partial index.
+  if (path === "legacy-index") {
+    const { sql, bindings } = part(legacyOrgVectorPredicate(reader.orgId, "c."), [], false);
+    return conn.raw(sql, bindings as never[]);
+  }
+  const graph = part(orgVectorPredicate(reader.orgId, "c."), [], false);
+  // The tail's rows first, each distance computed once; joined to their documents after. Inline, the
+  // planner (a few documents expected) rescanned the whole tail once per document of the org.
+  return conn.raw(
+    `WITH tail AS MATERIALIZED (
+       SELECT id, document_id, org_id, content, position, metadata, embedding <=> ?::vector AS distance
+         FROM document_chunks WHERE org_id = ? AND vector_pending AND embedding IS NOT NULL)
+     (${graph.sql})
+     UNION ALL
+     (SELECT c.id, c.document_id, d.title AS document_title, c.content, c.position, c.metadata, 1 - c.distance AS similarity, 0 AS text_rank
+        FROM tail c JOIN documents d ON d.id = c.document_id AND d.org_id = c.org_id
+       WHERE ? ORDER BY c.distance LIMIT ?)`,
+    [vector, reader.orgId, ...graph.bindings, readableBy(conn, reader), limit] as never[],
   );
 }
 
 export async function vectorSearch(db: Db, options: VectorSearchOptions): Promise<ChunkHit[]> {
-  const exact = (await searchPath(db, options)) === "exact";
+  const path = await searchPath(db, options);
   const search = async (conn: Db | Knex.Transaction) => {
-    const rows = await vectorStatement(conn, options, exact);
-    return (rows.rows as ChunkHit[]).map(normaliseHit).filter((hit) => hit.similarity >= options.minSimilarity);
+    const rows = await vectorStatement(conn, options, path);
+    const hits = (rows.rows as ChunkHit[]).map(normaliseHit);
+    // The graph's and the tail's nearest, merged (a no-op for one part: it is ordered already).
+    if (path === "org-index") hits.sort((a, b) => b.similarity - a.similarity);
+    return hits.slice(0, options.limit).filter((hit) => hit.similarity >= options.minSimilarity);
   };
-  if (exact) return search(db);
+  if (path === "exact") return search(db);
   return db.transaction(async (trx) => {
     await trx.raw(indexPathSettings(options));
     return search(trx);
@@ -118,21 +152,22 @@ export async function vectorSearch(db: Db, options: VectorSearchOptions): Promis
 export const ORG_INDEX_EF_SEARCH = 200;
 
 /**
- * The org-index path's session settings, one statement. `enable_sort = off`: the planner
- * otherwise costs a walk of the org's documents plus a sort of their chunks below the HNSW scan
- * for an org of a few thousand chunks, and the product, not the planner, decides which orgs are
- * searched exactly. ef_search: ORG_INDEX_EF_SEARCH, or four candidates per row asked for when
- * that is more.
+ * The index paths' session settings, one statement. `enable_sort = off`: the planner otherwise
+ * costs a walk of the org's documents plus a sort of their chunks below the HNSW scan for an org
+ * of a few thousand chunks, and the product, not the planner, decides which orgs are searched
+ * exactly. `jit = off`: the tail's exact part must still sort, and the cost enable_sort = off adds
+ * to that sort (10^10) put the plan past jit_above_cost: 57 functions compiled, ≈ 0.4 s a search.
+ * ef_search: ORG_INDEX_EF_SEARCH, or four candidates per row asked for when that is more.
  */
 function indexPathSettings({ limit, efSearch = ORG_INDEX_EF_SEARCH }: VectorSearchOptions): string {
-  return `SET LOCAL enable_sort = off; SET LOCAL hnsw.ef_search = ${Math.max(efSearch, limit * 4)}`;
+  return `SET LOCAL enable_sort = off; SET LOCAL jit = off; SET LOCAL hnsw.ef_search = ${Math.max(efSearch, limit * 4)}`;
 }
 
 /** The path vectorSearch would take and the planner's plan for it: what ops (and tests) check the org's index is used with. */
-export async function vectorSearchPlan(db: Db, options: VectorSearchOptions): Promise<{ path: "exact" | "org-index"; plan: string }> {
+export async function vectorSearchPlan(db: Db, options: VectorSearchOptions): Promise<{ path: VectorSearchPath; plan: string }> {
   const path = await searchPath(db, options);
   const explain = async (conn: Db | Knex.Transaction) => {
-    const { sql, bindings } = vectorStatement(conn, options, path === "exact").toSQL();
+    const { sql, bindings } = vectorStatement(conn, options, path).toSQL();
     const { rows } = await conn.raw(`EXPLAIN ${sql}`, bindings);
     return (rows as Array<Record<string, string>>).map((row) => row["QUERY PLAN"]).join("\n");
   };

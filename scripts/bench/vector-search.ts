@@ -7,15 +7,18 @@
  * of exact search and of the product's path (exact up to RETRIEVAL_EXACT_MAX_CHUNKS, the org's
  * own HNSW index above), ef_search variants on the index path; the index builds' time; the
  * planner's plan for the largest org; and the insert rate into the full table against the
- * empty one (same rows, same batches).
+ * empty one (same rows, same batches): as the product writes them (into the org's vector tail when
+ * it has an index, db/queries/org-vector-indexes.ts), and, for comparison, straight into the
+ * graphs, from one connection and from two; then the rate at which the sweep folds the tails into
+ * the graphs, and the search figures again once they are folded.
  */
 import os from "node:os";
 import { createDb, type Db } from "../../db/knex";
 import { migrateLatest } from "../../db/migrator";
 import { forgetVectorSearchState, ORG_INDEX_EF_SEARCH, vectorSearch, vectorSearchPlan, type VectorSearchOptions } from "../../db/queries/knowledge-search";
-import { buildOrgVectorIndex, orgVectorIndexName } from "../../db/queries/org-vector-indexes";
+import { buildOrgVectorIndex, chunksEnterVectorTail, forgetVectorTailDecisions, orgVectorIndexName } from "../../db/queries/org-vector-indexes";
 import { getConfig } from "../../lib/config";
-import { buildMissingVectorIndexes } from "../../workers/maintenance/vector-indexes";
+import { buildMissingVectorIndexes, foldVectorTails } from "../../workers/maintenance/vector-indexes";
 import { currentEngine, startBenchDatabase } from "./database";
 import type { BenchSettings } from "./settings";
 import { killOnExit } from "./stack";
@@ -27,6 +30,8 @@ const ORGS = 200;
 const INSERT_BATCH = 500;
 /** Rows inserted (and timed) into the empty table first and into the full one at the end. */
 const PROBE_ROWS = 10_000;
+/** Probes into the mix: empty, empty with indexes, full straight into the graphs (one connection, then two), full as the product writes. */
+const PROBES = 5;
 const BUCKETS = [1_000, 2_000, 5_000, 10_000, 25_000, 50_000, Number.POSITIVE_INFINITY];
 const ORGS_PER_BUCKET = 3;
 const VOCABULARY = Array.from({ length: 2_000 }, (_, i) => `w${i.toString(36)}`);
@@ -84,13 +89,21 @@ function chunkText(org: Org, i: number): string {
   return words.join(" ");
 }
 
+/**
+ * How a probe's rows are written: as publishChunkDrafts does (`product`: into the org's tail when
+ * chunksEnterVectorTail says so, the decision's lookups timed with the insert), or all straight
+ * into the graphs (`direct`: what every insert did before the tail).
+ */
+type InsertMode = "product" | "direct";
+
 /** Inserts `count` chunks, each for an org drawn in proportion to the rows it has left; returns the seconds spent in INSERT. */
-async function insertChunks(db: Db, maker: CorpusMaker, count: number, pick: () => Org | undefined): Promise<number> {
+async function insertChunks(db: Db, maker: CorpusMaker, count: number, pick: () => Org | undefined, mode: InsertMode = "product"): Promise<number> {
   let seconds = 0;
   let left = count;
   while (left > 0) {
     const values: string[] = [];
     const params: unknown[] = [];
+    const batchOrgs: Org[] = [];
     for (let b = 0; b < INSERT_BATCH && left > 0; b++) {
       const org = pick();
       if (!org) {
@@ -101,11 +114,17 @@ async function insertChunks(db: Db, maker: CorpusMaker, count: number, pick: () 
       left--;
       const documentId = org.documentIds[Math.floor(i / CHUNKS_PER_DOCUMENT) % org.documentIds.length];
       params.push(org.id, documentId, i, chunkText(org, i), vectorText(maker.chunk(org.documents, i)));
-      values.push("(?::uuid, ?::uuid, ?, ?, ?::vector)");
+      batchOrgs.push(org);
     }
-    if (values.length === 0) break;
+    if (batchOrgs.length === 0) break;
     const t0 = performance.now();
-    await db.raw(`INSERT INTO document_chunks (org_id, document_id, position, content, embedding) VALUES ${values.join(",")}`, params as never[]);
+    const pending = new Map<string, boolean>();
+    for (const org of new Set(batchOrgs)) pending.set(org.id, mode === "product" && (await chunksEnterVectorTail(db, org.id)));
+    for (const org of batchOrgs) values.push(`(?::uuid, ?::uuid, ?, ?, ?::vector, ${pending.get(org.id)})`);
+    await db.raw(
+      `INSERT INTO document_chunks (org_id, document_id, position, content, embedding, vector_pending) VALUES ${values.join(",")}`,
+      params as never[],
+    );
     seconds += (performance.now() - t0) / 1000;
   }
   return seconds;
@@ -156,10 +175,11 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
     const emptySeconds = await insertChunks(db, maker, probeRows, pick);
     const willBeLarge = orgs.filter((org) => org.size > exactUpTo);
     for (const org of willBeLarge) await buildOrgVectorIndex(db, org.id, { memoryMb: config.VECTOR_INDEX_BUILD_MEMORY_MB });
-    const emptyIndexedSeconds = await insertChunks(db, maker, probeRows, pick);
+    const emptyIndexedSeconds = await insertChunks(db, maker, probeRows, pick, "direct");
     for (const org of willBeLarge) await db.raw(`DROP INDEX ${orgVectorIndexName(org.id)}`);
+    forgetVectorTailDecisions();
     const loadStarted = performance.now();
-    await insertChunks(db, maker, total - 3 * probeRows - 2 * INSERT_BATCH, pick);
+    await insertChunks(db, maker, total - PROBES * probeRows - 2 * INSERT_BATCH, pick);
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     // What publishChunkDrafts records, and the sweep sums.
     await db.raw("UPDATE documents d SET chunk_count = (SELECT count(*) FROM document_chunks c WHERE c.org_id = d.org_id AND c.document_id = d.id)");
@@ -167,15 +187,24 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
 
     // The sweep, as the maintenance worker runs it, without its per-run time budget.
     const needing = orgs.filter((org) => org.written > exactUpTo).length;
-    const build = await timed(() => buildMissingVectorIndexes({ db, config }, Number.POSITIVE_INFINITY));
+    const unbounded = { runMs: Number.POSITIVE_INFINITY, foldMs: Number.POSITIVE_INFINITY };
+    const build = await timed(() => buildMissingVectorIndexes({ db, config }, unbounded));
     const largest = orgs[0]!;
     const largestBuild = await timed(async () => {
       await db.raw(`DROP INDEX IF EXISTS ${orgVectorIndexName(largest.id)}`);
-      return buildMissingVectorIndexes({ db, config }, Number.POSITIVE_INFINITY);
+      return buildMissingVectorIndexes({ db, config }, unbounded);
     });
     await db.raw("ANALYZE document_chunks");
+    forgetVectorTailDecisions();
 
+    // Before the tail: every row of an indexed org into its graph at once, from one connection and from two.
+    const directSeconds = await insertChunks(db, maker, probeRows, pick, "direct");
+    const concurrent = await timed(() =>
+      Promise.all([insertChunks(db, maker, probeRows / 2, pick, "direct"), insertChunks(db, maker, probeRows / 2, pick, "direct")]),
+    );
     const fullSeconds = await insertChunks(db, maker, probeRows, pick);
+    const tailRows = Number((await db.raw("SELECT count(*) AS n FROM document_chunks WHERE vector_pending")).rows[0].n);
+    const largestTail = Number((await db.raw("SELECT count(*) AS n FROM document_chunks WHERE vector_pending AND org_id = ?", [largest.id])).rows[0].n);
     // The same number of rows into the orgs still below the limit: what the table's size alone costs an insert.
     const small = orgs.filter((org) => org.size <= exactUpTo);
     const fullSmallSeconds = small.length > 0 ? await insertChunks(db, maker, probeRows, () => small[Math.floor(random() * small.length)]) : Number.NaN;
@@ -211,6 +240,8 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
 
     const rows: Array<Array<string | number>> = [];
     const efRows: Array<Array<string | number>> = [];
+    const foldedRows: Array<Array<string | number>> = [];
+    const measured: Array<{ bucket: string; org: Org; probes: number[][]; truth: string[][] }> = [];
     const exactAll = Number.MAX_SAFE_INTEGER;
     for (const [bucket, members] of [...byBucket.entries()].sort((a, b) => a[1][0]!.written - b[1][0]!.written)) {
       const chosen = [members[0]!, members[Math.floor(members.length / 2)]!, members.at(-1)!].filter((org, i, all) => all.indexOf(org) === i);
@@ -224,6 +255,7 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
         const probes = Array.from({ length: perOrg }, () => maker.query(org.documents));
         const exact = await run(org, probes, exactAll);
         const product = await run(org, probes, exactUpTo);
+        measured.push({ bucket, org, probes, truth: exact.ids });
         const path = (await vectorSearchPlan(db, options(org, probes[0]!, exactUpTo))).path;
         paths.add(path);
         exactMs.push(...exact.ms);
@@ -258,11 +290,31 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
         efRows.push([bucket, ef, percentile(sample.ms, 50), percentile(sample.ms, 99), fmt(recall(sample.found, sample.truth), 3)]);
     }
 
+    // The sweep folds the tails (the product probe's rows) into the graphs; then the product's path again, on the same questions.
+    const fold = await timed(() => foldVectorTails({ db }, Number.POSITIVE_INFINITY));
+    await db.raw("ANALYZE document_chunks");
+    for (const bucket of new Set(measured.map((entry) => entry.bucket))) {
+      const entries = measured.filter((entry) => entry.bucket === bucket);
+      const ms: number[] = [];
+      const found: string[][] = [];
+      const truth: string[][] = [];
+      for (const entry of entries) {
+        const after = await run(entry.org, entry.probes, exactUpTo);
+        ms.push(...after.ms);
+        found.push(...after.ids);
+        truth.push(...entry.truth);
+      }
+      foldedRows.push([bucket, percentile(ms, 50), percentile(ms, 99), fmt(recall(found, truth), 3)]);
+    }
+
     const plan = await vectorSearchPlan(db, options(largest, maker.query(largest.documents), exactUpTo));
     const usesIndex = plan.plan.includes(`Index Scan using ${orgVectorIndexName(largest.id)}`);
     const emptyRate = probeRows / emptySeconds;
     const fullRate = probeRows / fullSeconds;
     const emptyIndexedRate = probeRows / emptyIndexedSeconds;
+    const directRate = probeRows / directSeconds;
+    const concurrentRate = probeRows / (concurrent.ms / 1000);
+    const foldRate = fold.value / (fold.ms / 1000);
     const tableBytes = (await db.raw("SELECT pg_total_relation_size('document_chunks') AS bytes")).rows[0].bytes as string;
     return [
       `**${written.toLocaleString("en")} chunks over ${ORGS} organisations** (Zipf 0.8: largest ${largest.written.toLocaleString("en")}, smallest ${orgs.at(-1)!.written.toLocaleString("en")}), 384 dimensions, the product's \`document_chunks\` (${fmt(Number(tableBytes) / 2 ** 30, 2)} GiB with its indexes). RETRIEVAL_EXACT_MAX_CHUNKS ${exactUpTo.toLocaleString("en")}; load average when measured ${os
@@ -270,19 +322,26 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
         .map((x) => x.toFixed(2))
         .join(" / ")}.`,
       "",
-      `- **Load:** ${fmt(total - 3 * probeRows)} rows in ${fmt(loadSeconds)} s (${fmt((total - 3 * probeRows) / loadSeconds)} rows/s with generating the vectors, multi-row INSERTs of ${INSERT_BATCH}, before any HNSW index).`,
+      `- **Load:** ${fmt(total - PROBES * probeRows)} rows in ${fmt(loadSeconds)} s (${fmt((total - PROBES * probeRows) / loadSeconds)} rows/s with generating the vectors, multi-row INSERTs of ${INSERT_BATCH}, before any HNSW index).`,
       `- **Index builds** (the \`vector-indexes\` sweep, CREATE INDEX CONCURRENTLY, m 16, ef_construction 64, maintenance_work_mem ${config.VECTOR_INDEX_BUILD_MEMORY_MB} MB): ${build.value.built.length} of ${needing} organisations above the limit in ${fmt(build.ms / 1000)} s; the largest (${largest.written.toLocaleString("en")} chunks) alone ${fmt(largestBuild.ms / 1000)} s.`,
-      `- **Insert rate**, ${probeRows.toLocaleString("en")} rows a probe in batches of ${INSERT_BATCH}. The corpus's mix (${fmt((100 * willBeLarge.reduce((sum, org) => sum + org.size, 0)) / total)} % of rows into orgs above the limit): empty table (no HNSW index yet) ${fmt(emptyRate)} rows/s; empty table with those orgs' (empty) indexes ${fmt(emptyIndexedRate)} rows/s; full table with every org index ${fmt(fullRate)} rows/s = **${fmt((100 * fullRate) / emptyRate)} %** of the empty table's (goal ≥ 80 %: ${fullRate >= 0.8 * emptyRate ? "met" : "**missed**"}), ${fmt((100 * fullRate) / emptyIndexedRate)} % of the like-for-like one. Rows into orgs below the limit (no HNSW index to update) into the full table: ${fmt(probeRows / fullSmallSeconds)} rows/s = **${fmt((100 * probeRows) / fullSmallSeconds / emptyRate)} %** of the empty table's.`,
+      `- **Insert rate**, ${probeRows.toLocaleString("en")} rows a probe in batches of ${INSERT_BATCH}, the corpus's mix (${fmt((100 * willBeLarge.reduce((sum, org) => sum + org.size, 0)) / total)} % of rows into orgs above the limit). Empty table (no HNSW index yet): ${fmt(emptyRate)} rows/s. **Full table, as the product writes (new chunks of an indexed org into its tail): ${fmt(fullRate)} rows/s = ${fmt((100 * fullRate) / emptyRate)} %** of the empty table's (goal ≥ 80 %: ${fullRate >= 0.8 * emptyRate ? "met" : "**missed**"}). For comparison, straight into the graphs: full table ${fmt(directRate)} rows/s (${fmt((100 * directRate) / emptyRate)} %), from two connections at once ${fmt(concurrentRate)} rows/s (${fmt((100 * concurrentRate) / emptyRate)} %, wall time with generating the vectors); the empty table with those orgs' (empty) indexes ${fmt(emptyIndexedRate)} rows/s. Rows into orgs below the limit (no HNSW index) into the full table: ${fmt(probeRows / fullSmallSeconds)} rows/s = ${fmt((100 * probeRows) / fullSmallSeconds / emptyRate)} %.`,
+      fold.value === 0
+        ? "- **Fold:** no pending rows (no organisation above the limit received any)."
+        : `- **Fold** (the sweep moves the tails into the graphs, ${fold.value.toLocaleString("en")} rows, ${tailRows.toLocaleString("en")} pending when the searches below ran, ${largestTail.toLocaleString("en")} of them the largest org's): ${fmt(fold.ms / 1000)} s = **${fmt(foldRate)} rows/s** on one connection, the background's rate of taking new chunks into the graphs.`,
       plan.path === "exact"
         ? "- **Planner:** the largest org is at most RETRIEVAL_EXACT_MAX_CHUNKS (or has no index yet): searched exactly."
-        : `- **Planner**, the largest org's search: ${usesIndex ? `uses \`${orgVectorIndexName(largest.id)}\`` : "**does not use its index**"} (\`${(plan.plan.split("\n").find((line) => line.includes("Scan using document_chunks")) ?? "").trim()}\`).`,
+        : `- **Planner**, the largest org's search: ${usesIndex ? `uses \`${orgVectorIndexName(largest.id)}\`` : "**does not use its index**"} (\`${(plan.plan.split("\n").find((line) => line.includes(`Scan using ${orgVectorIndexName(largest.id)}`)) ?? "").trim()}\`).`,
       "",
-      `Per organisation size, ${perOrg} questions per org on up to ${ORGS_PER_BUCKET} orgs of each bucket, one at a time; recall@10 of the product's search against exact search (the same query, exact path forced):`,
+      `Per organisation size, ${perOrg} questions per org on up to ${ORGS_PER_BUCKET} orgs of each bucket, one at a time, with the tails unfolded (the product probe's rows pending); recall@10 of the product's search against exact search (the same query, exact path forced):`,
       "",
       table(
         ["org size (chunks)", "orgs measured", "product path", "exact p50 (ms)", "exact p99 (ms)", "product p50 (ms)", "product p99 (ms)", "recall@10", "goal"],
         rows,
       ),
+      "",
+      "After the fold (the same questions, the product's path):",
+      "",
+      table(["org size (chunks)", "product p50 (ms)", "product p99 (ms)", "recall@10"], foldedRows),
       "",
       ...(efRows.length === 0
         ? []

@@ -8,8 +8,12 @@ const DOCUMENT_SWEEP_EVERY_MS = 60_000;
 /** The content-gap report can lag its questions by half a minute. */
 const QUESTION_VECTOR_SWEEP_EVERY_MS = 30_000;
 
-/** An organisation that crossed RETRIEVAL_EXACT_MAX_CHUNKS is searched exactly (correct, slower) until its index is built: a minute's wait is fine. */
-const VECTOR_INDEX_SWEEP_EVERY_MS = 60_000;
+/**
+ * An organisation that crossed RETRIEVAL_EXACT_MAX_CHUNKS is searched exactly (correct, slower)
+ * until its index is built, and new chunks of an indexed one wait in its tail (an exact scan in
+ * every search) until folded: twenty seconds keeps both short.
+ */
+const VECTOR_INDEX_SWEEP_EVERY_MS = 20_000;
 
 export function maintenanceSchedule(config: Config): Record<MaintenanceTask, number> {
   return {

@@ -24,7 +24,10 @@ export const maintenanceHandler = defineHandler({
     }
     if (data.task === "vector-indexes") {
       const sweep = await buildMissingVectorIndexes(deps);
-      log[sweep.built.length > 0 ? "info" : "debug"]({ task: data.task, ...sweep }, "vector-index sweep: organisations' HNSW indexes built");
+      log[sweep.built.length > 0 || sweep.folded > 0 ? "info" : "debug"](
+        { task: data.task, ...sweep },
+        "vector-index sweep: tails folded, organisations' HNSW indexes built",
+      );
       return sweep;
     }
     const failed = await failStuckDocuments(deps.db, deps.userEvents, deps.config.INGEST_TIMEOUT_MS);

@@ -12,6 +12,7 @@ import { buildOrgVectorIndex, orgVectorIndexName, orgVectorIndexState } from "..
 import { testDatabaseEngine } from "../../harness/infrastructure";
 import { buildMissingVectorIndexes } from "../../../workers/maintenance/vector-indexes";
 import { stackSuite } from "../../support/suite";
+import { vectorTestDocument } from "../../support/vector-documents";
 
 const DIMENSIONS = 384;
 const THRESHOLD = 60;
@@ -57,16 +58,7 @@ describe("organisations' own vector indexes, built online", function () {
   async function addDocument(orgId: string, count: number, centre: number, seed: number): Promise<void> {
     const db = stack.workers.deps.db;
     const [doc] = await db("documents")
-      .insert({
-        org_id: orgId,
-        title: `doc ${centre}/${seed}`,
-        filename: "x.txt",
-        mime_type: "text/plain",
-        size_bytes: 1,
-        content_hash: `h-${orgId}-${seed}`,
-        status: "COMPLETED",
-        chunk_count: count,
-      })
+      .insert(vectorTestDocument(orgId, centre, seed, { status: "COMPLETED", chunk_count: count }))
       .returning("id");
     const rows = Array.from({ length: count }, (_, i) => ({
       org_id: orgId,
