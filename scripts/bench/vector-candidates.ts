@@ -14,7 +14,7 @@ import { forgetVectorSearchState, vectorSearch } from "../../db/queries/knowledg
 import { buildOrgVectorIndex, forgetVectorTailDecisions, orgVectorIndexName, orgVectorPredicate } from "../../db/queries/org-vector-indexes";
 import { startBenchDatabase } from "./database";
 import { fmt, percentile } from "./stats";
-import { CorpusMaker, vectorText } from "./vector-corpus";
+import { CorpusMaker, insertCorpusDocuments, vectorText } from "./vector-corpus";
 
 const CHUNKS = Number(process.env.BENCH_CANDIDATE_CHUNKS ?? 100_000);
 const QUERIES = 40;
@@ -54,19 +54,7 @@ try {
   const [o] = await db("organizations").insert({ name: "Candidates", slug: "candidates" }).returning("id");
   const [reader] = await db("users").insert({ org_id: o.id, email: "r@bench.example", name: "R", role: "admin" }).returning("id");
   const centres = maker.documents(CHUNKS + 20_000);
-  const docs: string[] = [];
-  for (let d = 0; d < centres.length; d += 500) {
-    const rows = centres.slice(d, d + 500).map((_, i) => ({
-      org_id: o.id,
-      title: `M ${d + i}`,
-      filename: "m.pdf",
-      mime_type: "application/pdf",
-      size_bytes: 1,
-      content_hash: `c${d + i}`,
-      status: "COMPLETED",
-    }));
-    docs.push(...(await db("documents").insert(rows).returning("id")).map((row: { id: string }) => row.id));
-  }
+  const docs = await insertCorpusDocuments(db, o.id, centres.length, { title: "M", hash: "c" });
   const org = { id: o.id as string, docs, centres };
   await insert(db, maker, org, 0, CHUNKS, false);
   await db.raw("VACUUM ANALYZE document_chunks");

@@ -9,6 +9,7 @@
  * chunks of one topic less so (≈ 0.55) and unrelated ones near 0, the spread that gives recall@10
  * its meaning. Uniform noise, by contrast, has no true neighbours to find.
  */
+import type { Db } from "../../db/knex";
 
 export const DIMENSIONS = 384;
 const TOPICS = 256;
@@ -87,3 +88,21 @@ export class CorpusMaker {
 }
 
 export const vectorText = (v: number[]): string => `[${v.map((x) => x.toFixed(5)).join(",")}]`;
+
+/** One documents row per entry of a corpus organisation's documents, 500 to an INSERT; their ids in the same order. */
+export async function insertCorpusDocuments(db: Db, orgId: string, count: number, label: { title: string; hash: string }): Promise<string[]> {
+  const ids: string[] = [];
+  for (let start = 0; start < count; start += 500) {
+    const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => ({
+      org_id: orgId,
+      title: `${label.title} ${start + i}`,
+      filename: "manual.pdf",
+      mime_type: "application/pdf",
+      size_bytes: 1,
+      content_hash: `${label.hash}-${start + i}`,
+      status: "COMPLETED",
+    }));
+    ids.push(...(await db("documents").insert(rows).returning("id")).map((row: { id: string }) => row.id));
+  }
+  return ids;
+}

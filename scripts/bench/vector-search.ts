@@ -23,7 +23,7 @@ import { currentEngine, startBenchDatabase } from "./database";
 import type { BenchSettings } from "./settings";
 import { killOnExit } from "./stack";
 import { fmt, percentile, table } from "./stats";
-import { CorpusMaker, orgSizes, vectorText } from "./vector-corpus";
+import { CorpusMaker, insertCorpusDocuments, orgSizes, vectorText } from "./vector-corpus";
 
 const K = 10;
 const ORGS = 200;
@@ -63,19 +63,7 @@ async function createOrgs(db: Db, maker: CorpusMaker, sizes: number[]): Promise<
       .insert({ org_id: org.id, email: `reader-${index}@bench.example`, name: "Reader", role: "admin" })
       .returning("id");
     const documents = maker.documents(size);
-    const documentIds: string[] = [];
-    for (let start = 0; start < documents.length; start += 500) {
-      const rows = documents.slice(start, start + 500).map((_, i) => ({
-        org_id: org.id,
-        title: `Manual ${start + i}`,
-        filename: "manual.pdf",
-        mime_type: "application/pdf",
-        size_bytes: 1,
-        content_hash: `bench-${index}-${start + i}`,
-        status: "COMPLETED",
-      }));
-      documentIds.push(...(await db("documents").insert(rows).returning("id")).map((row: { id: string }) => row.id));
-    }
+    const documentIds = await insertCorpusDocuments(db, org.id, documents.length, { title: "Manual", hash: `bench-${index}` });
     orgs.push({ index, id: org.id, readerId: reader.id, size, documents, documentIds, written: 0 });
   }
   return orgs;

@@ -8,8 +8,10 @@ import { expect } from "chai";
 import { parseConfig } from "../../lib/config";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { ModelCooldowns } from "../../workers/llm/cooldowns";
-import { api, waitFor, type ReceivedEvent } from "../support/client";
+import type { Socket } from "socket.io-client";
+import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
 import type { Stack } from "../support/stack";
+import { scriptedResponder } from "../workers/tutor/helpers";
 
 /** Workers with `overrides` on top of the stack's environment; their own model cooldowns, so a tripped model stays local. */
 export function startOwnWorkers(overrides: Record<string, string>): Promise<RunningWorkers> {
@@ -72,4 +74,60 @@ export async function askTutor(baseUrl: string, token: string, question: string,
   const posted = await api(baseUrl, "POST", "/api/v1/chat", { token, body: { message: question, ...(sessionId ? { session_id: sessionId } : {}) } });
   expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
   return { sessionId: posted.body.session_id, turnId: posted.body.turn_id };
+}
+
+/** A long answer under way on an employee's socket, for a failover suite to break something mid-answer. */
+export interface StreamingTurn {
+  token: string;
+  socket: Socket;
+  received: ReceivedEvent[];
+  sessionId: string;
+  turnId: string;
+}
+
+/**
+ * Asks `question` as the demo employee with the model streaming `answer` slowly (25 ms a token),
+ * and resolves once three of its tokens reached the socket. The caller disconnects the socket and
+ * resets the model's token delay when done.
+ */
+export async function streamLongAnswer(stack: Stack, serverUrl: string, question: string, answer: string): Promise<StreamingTurn> {
+  stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => answer }));
+  stack.llm.setTokenDelay(25);
+  const { token } = await login(serverUrl, "employee@example.com");
+  const socket = await connect(serverUrl, token);
+  const received = recordEvents(socket);
+  try {
+    const { sessionId, turnId } = await askTutor(serverUrl, token, question);
+    expect(await join(socket, { sessionId })).to.include({ ok: true });
+    await waitFor(() => eventsOfTurn(received, turnId).filter((e) => e.event === "token").length >= 3, 30_000, "the answer to stream");
+    return { token, socket, received, sessionId, turnId };
+  } catch (error) {
+    socket.disconnect();
+    throw error;
+  }
+}
+
+/**
+ * Waits for the turn's end, then a second more for a second ending that must not come; expects one
+ * `done` and no final error. Returns the events up to the end and every event of the turn.
+ */
+export async function expectEndedOnce(received: ReceivedEvent[], turnId: string): Promise<{ events: ReceivedEvent[]; ofTurn: ReceivedEvent[] }> {
+  const events = await waitForTurnEnd(received, turnId, 90_000);
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const ofTurn = eventsOfTurn(received, turnId);
+  expect(
+    ofTurn.filter((e) => e.event === "done"),
+    "one done",
+  ).to.have.length(1);
+  expect(finalErrors(ofTurn), "no final error").to.have.length(0);
+  return { events, ofTurn };
+}
+
+/** After a failover: the next turn of the session, with the model at full speed again, ends with one `done` and no final error. */
+export async function expectNextTurnAnswered(stack: Stack, serverUrl: string, turn: StreamingTurn): Promise<void> {
+  stack.llm.setTokenDelay(0);
+  const next = await askTutor(serverUrl, turn.token, "And what about travel?", turn.sessionId);
+  const nextEvents = await waitForTurnEnd(turn.received, next.turnId, 60_000);
+  expect(nextEvents.filter((e) => e.event === "done")).to.have.length(1);
+  expect(finalErrors(nextEvents)).to.have.length(0);
 }

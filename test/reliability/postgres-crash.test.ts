@@ -16,10 +16,10 @@ import { startTestCluster, testDatabaseEngine, type TestCluster } from "../harne
 import { prepareDatabase } from "../../ops/cli/prepare-database";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
-import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd } from "../support/client";
+import { api } from "../support/client";
 import { stackSuite } from "../support/suite";
-import { generationRequestsFor, scriptedResponder } from "../workers/tutor/helpers";
-import { eventsOfTurn, finalErrors, finalText } from "./helpers";
+import { generationRequestsFor } from "../workers/tutor/helpers";
+import { expectEndedOnce, finalText, streamLongAnswer } from "./helpers";
 
 const LONG_ANSWER = Array.from({ length: 40 }, (_, i) => `Step ${i + 1} of a return is described here.`).join(" ");
 
@@ -57,32 +57,14 @@ describe("the PostgreSQL server killed mid-turn", function () {
 
   it("ends the turn exactly once with the whole answer, stored once, after the postmaster is SIGKILLed and restarted", async () => {
     const question = "Walk me through every step of a return, please.";
-    stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONG_ANSWER }));
-    stack.llm.setTokenDelay(25);
-    const { token } = await login(server!.url, "employee@example.com");
-    const socket = await connect(server!.url, token);
-    const received = recordEvents(socket);
+    const { token, socket, received, sessionId, turnId } = await streamLongAnswer(stack, server!.url, question, LONG_ANSWER);
     try {
-      const posted = await api(server!.url, "POST", "/api/v1/chat", { token, body: { message: question } });
-      expect(posted.status).to.equal(202);
-      const { session_id: sessionId, turn_id: turnId } = posted.body as { session_id: string; turn_id: string };
-      expect(await join(socket, { sessionId })).to.include({ ok: true });
-
-      await waitFor(() => eventsOfTurn(received, turnId).filter((e) => e.event === "token").length >= 3, 30_000, "the answer to stream");
       const killed = cluster!.postmasterPid()!;
       process.kill(killed, "SIGKILL");
       await cluster!.restart();
       expect(cluster!.postmasterPid()).to.not.equal(killed);
 
-      const events = await waitForTurnEnd(received, turnId, 90_000);
-      // Whatever arrives after the end must not be a second ending.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const ofTurn = eventsOfTurn(received, turnId);
-      expect(
-        ofTurn.filter((e) => e.event === "done"),
-        "one done",
-      ).to.have.length(1);
-      expect(finalErrors(ofTurn), "no final error").to.have.length(0);
+      const { events } = await expectEndedOnce(received, turnId);
       expect(finalText(events)).to.equal(LONG_ANSWER);
 
       const db = workers!.deps.db;

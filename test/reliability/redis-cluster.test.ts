@@ -21,7 +21,7 @@ import { makeMarkdown } from "../support/document-fixtures";
 import type { Stack } from "../support/stack";
 import { stackSuite } from "../support/suite";
 import { generationRequestsFor, scriptedResponder } from "../workers/tutor/helpers";
-import { askTutor, eventsOfTurn, finalErrors, finalText } from "./helpers";
+import { askTutor, eventsOfTurn, expectEndedOnce, expectNextTurnAnswered, finalErrors, finalText, streamLongAnswer } from "./helpers";
 
 const LONG_ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the expense policy is explained here.`).join(" ");
 
@@ -144,27 +144,14 @@ describe("Redis Cluster: 3 primaries + 3 replicas, QUEUE_SHARDS=6", function () 
 
   it("ends a turn once when the primary holding its keys is SIGKILLed mid-answer, resumable from another server", async () => {
     const question = "Explain every point of the expense policy, please.";
-    stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONG_ANSWER }));
-    stack.llm.setTokenDelay(25);
-    const { token } = await login(server!.url, "employee@example.com");
-    const socket = await connect(server!.url, token);
-    const received = recordEvents(socket);
+    const turn = await streamLongAnswer(stack, server!.url, question, LONG_ANSWER);
+    const { token, received, sessionId, turnId } = turn;
     try {
-      const { sessionId, turnId } = await ask(token, question);
-      expect(await join(socket, { sessionId })).to.include({ ok: true });
-      await waitFor(() => eventsOfTurn(received, turnId).filter((e) => e.event === "token").length >= 3, 30_000, "the answer to stream");
       const doomed = await cluster!.primaryFor(`${keyTagOf(turnId)}:turn:${turnId}:log`);
       process.kill(await cluster!.pidOf(doomed), "SIGKILL");
 
-      const events = await waitForTurnEnd(received, turnId, 90_000);
+      const { events, ofTurn } = await expectEndedOnce(received, turnId);
       expect(await cluster!.primaryFor(`${keyTagOf(turnId)}:turn:${turnId}:log`), "a replica took over").to.not.equal(doomed);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const ofTurn = eventsOfTurn(received, turnId);
-      expect(
-        ofTurn.filter((e) => e.event === "done"),
-        "one done",
-      ).to.have.length(1);
-      expect(finalErrors(ofTurn), "no final error").to.have.length(0);
       const seqs = ofTurn.map((e) => e.payload.seq as number);
       expect(seqs, "every seq once, in order").to.deep.equal(Array.from({ length: seqs.length }, (_, i) => i + 1));
       expect(finalText(events)).to.equal(LONG_ANSWER);
@@ -187,13 +174,9 @@ describe("Redis Cluster: 3 primaries + 3 replicas, QUEUE_SHARDS=6", function () 
       }
 
       // After the failover: a new turn in the same session goes through.
-      stack.llm.setTokenDelay(0);
-      const next = await ask(token, "And what about travel?", sessionId);
-      const nextEvents = await waitForTurnEnd(received, next.turnId, 60_000);
-      expect(nextEvents.filter((e) => e.event === "done")).to.have.length(1);
-      expect(finalErrors(nextEvents)).to.have.length(0);
+      await expectNextTurnAnswered(stack, server!.url, turn);
     } finally {
-      socket.disconnect();
+      turn.socket.disconnect();
       stack.llm.setTokenDelay(0);
     }
   });

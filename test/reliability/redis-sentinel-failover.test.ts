@@ -11,10 +11,10 @@ import { parseConfig } from "../../lib/config";
 import { startSentinelDeployment, type SentinelDeployment } from "../harness/redis-sentinel";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
-import { connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
+import type { ReceivedEvent } from "../support/client";
 import { stackSuite } from "../support/suite";
-import { generationRequestsFor, scriptedResponder } from "../workers/tutor/helpers";
-import { askTutor, eventsOfTurn, finalErrors, finalText } from "./helpers";
+import { generationRequestsFor } from "../workers/tutor/helpers";
+import { expectEndedOnce, expectNextTurnAnswered, finalText, streamLongAnswer } from "./helpers";
 
 const LONG_ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the expense policy is explained here.`).join(" ");
 
@@ -45,33 +45,16 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
     await deployment?.stop();
   });
 
-  const ask = (token: string, question: string, sessionId?: string) => askTutor(server!.url, token, question, sessionId);
-
   it("ends the turn once, text equal to what is stored, no seq skipped or repeated, and answers the next turn", async () => {
     const question = "Explain every point of the expense policy, please.";
-    stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONG_ANSWER }));
-    stack.llm.setTokenDelay(25);
-    const { token } = await login(server!.url, "employee@example.com");
-    const socket = await connect(server!.url, token);
-    const received = recordEvents(socket);
+    const turn = await streamLongAnswer(stack, server!.url, question, LONG_ANSWER);
+    const { received, turnId } = turn;
     try {
-      const { sessionId, turnId } = await ask(token, question);
-      expect(await join(socket, { sessionId })).to.include({ ok: true });
-
-      await waitFor(() => eventsOfTurn(received, turnId).filter((e) => e.event === "token").length >= 3, 30_000, "the answer to stream");
       const oldMaster = await deployment!.masterPort();
       process.kill(deployment!.pidOf(oldMaster), "SIGKILL");
 
-      const events = await waitForTurnEnd(received, turnId, 90_000);
+      const { events, ofTurn } = await expectEndedOnce(received, turnId);
       expect(await deployment!.masterPort(), "the sentinels promoted the replica").to.not.equal(oldMaster);
-      // Whatever arrives after the end must not be a second ending.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const ofTurn = eventsOfTurn(received, turnId);
-      expect(
-        ofTurn.filter((e) => e.event === "done"),
-        "one done",
-      ).to.have.length(1);
-      expect(finalErrors(ofTurn), "no final error").to.have.length(0);
       const seqs = seqsOf(ofTurn);
       expect(seqs, "every seq once, in order").to.deep.equal(Array.from({ length: seqs.length }, (_, i) => i + 1));
       expect(finalText(events)).to.equal(LONG_ANSWER);
@@ -83,13 +66,9 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
       expect(generationRequestsFor(stack, question)).to.have.length(1, "the model was asked once");
 
       // After the failover: a new turn in the same session goes through the promoted master.
-      stack.llm.setTokenDelay(0);
-      const next = await ask(token, "And what about travel?", sessionId);
-      const nextEvents = await waitForTurnEnd(received, next.turnId, 60_000);
-      expect(nextEvents.filter((e) => e.event === "done")).to.have.length(1);
-      expect(finalErrors(nextEvents)).to.have.length(0);
+      await expectNextTurnAnswered(stack, server!.url, turn);
     } finally {
-      socket.disconnect();
+      turn.socket.disconnect();
       stack.llm.setTokenDelay(0);
     }
   });
