@@ -7,23 +7,27 @@
  * PUBLIC_URL's host. Off dev-login, tokens come from elsewhere and nothing is refused here.
  */
 import type { Middleware } from "koa";
-import { isLoopbackHost } from "../../lib/loopback";
+import { canonicalHost, isLoopbackHost } from "../../lib/loopback";
 import { HttpError } from "../errors";
 
 const ANY_ADDRESS = new Set(["0.0.0.0", "::", ""]);
 
-/** The host part of a Host header, lower-cased, without port or IPv6 brackets. */
+/**
+ * The host part of a Host header (`name`, `name:port`, `[v6]:port`), canonical: lower-cased,
+ * without port, brackets or trailing dot. A header that is not one of those shapes (a bare IPv6
+ * address, a userinfo `@`) yields "" and is served by no name.
+ */
 export function hostnameOf(header: string): string {
-  const value = header.trim().toLowerCase();
-  if (value.startsWith("[")) return value.slice(1, value.indexOf("]") > 0 ? value.indexOf("]") : undefined);
-  return value.replace(/:\d*$/, "");
+  const value = header.trim();
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:@/[\]]+)(?::\d{0,5})?$/.exec(value);
+  return match ? canonicalHost(match[1]!) : "";
 }
 
 export function allowedHosts(config: { HOST: string; PUBLIC_URL?: string | undefined }): (hostname: string) => boolean {
   const named = new Set<string>();
-  if (!ANY_ADDRESS.has(config.HOST)) named.add(config.HOST.toLowerCase());
+  if (!ANY_ADDRESS.has(config.HOST)) named.add(canonicalHost(config.HOST));
   if (config.PUBLIC_URL) named.add(hostnameOf(new URL(config.PUBLIC_URL).host));
-  return (hostname) => isLoopbackHost(hostname) || named.has(hostname);
+  return (hostname) => hostname !== "" && (isLoopbackHost(hostname) || named.has(hostname));
 }
 
 export function hostGuard(config: { DEV_LOGIN_ENABLED: boolean; HOST: string; PUBLIC_URL?: string | undefined }): Middleware {

@@ -125,6 +125,14 @@ describe("auth hardening", function () {
       expect(off.HOST, "without dev-login the configured default stands").to.equal(undefined);
       expect(chooseBindAddress({ DEV_LOGIN_ENABLED: "true", HOST: "127.0.0.1" }, warn)).to.equal("loopback");
       expect(warned).to.have.length(1);
+      // Addresses are parsed, not matched by prefix: a name that starts with "127." is anyone's.
+      for (const host of ["::1", "[::1]", "localhost.", "127.0.0.2", "::ffff:127.0.0.1"]) {
+        expect(chooseBindAddress({ DEV_LOGIN_ENABLED: "true", HOST: host }, warn), host).to.equal("loopback");
+      }
+      for (const host of ["127.attacker.example", "127.0.0.1.nip.io", "localhost.attacker.example", "::ffff:8.8.8.8"]) {
+        expect(chooseBindAddress({ DEV_LOGIN_ENABLED: "true", HOST: host }, warn), host).to.equal("exposed");
+      }
+      expect(warned.slice(1)).to.deep.equal(["127.attacker.example", "127.0.0.1.nip.io", "localhost.attacker.example", "::ffff:8.8.8.8"]);
       expect(() => chooseBindAddress({ DEV_LOGIN_ENABLED: "true", NODE_ENV: "production" }, warn)).to.throw(ConfigError, /DEV_LOGIN_ENABLED/);
     });
   });

@@ -14,17 +14,19 @@ import { api, join } from "../support/client";
 import { startStack, type Stack } from "../support/stack";
 import { askAdmin, cleanUp, freshUser, scriptTurn } from "../workers/admin/helpers";
 
-/** A raw GET with an arbitrary Host header (fetch will not send a forged one). */
-function getWithHost(url: string, path: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+/** A raw request with an arbitrary Host header (fetch will not send a forged one). */
+function getWithHost(url: string, path: string, host: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; body: any }> {
   const target = new URL(url);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const sent = payload === undefined ? { host, ...headers } : { host, "content-type": "application/json", ...headers };
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, path, method: "GET", headers: { host, ...headers } }, (res) => {
+    const req = request({ host: target.hostname, port: target.port, path, method: payload ? "POST" : "GET", headers: sent }, (res) => {
       let text = "";
       res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
     });
     req.on("error", reject);
-    req.end();
+    req.end(payload);
   });
 }
 
@@ -63,6 +65,43 @@ describe("request trust: Host, proxies and roles", function () {
     // Without dev-login there is no email-only sign-in to steal: any Host is served.
     const production = await appWith({ DEV_LOGIN_ENABLED: false });
     expect((await getWithHost(production, "/healthz", "rebind.attacker.example")).status).to.not.equal(421);
+  });
+
+  it("while dev-login is on, refuses rebinding names that merely start like loopback: no demo-user list, no sign-in", async () => {
+    const port = new URL(stack.baseUrl).port;
+    const [demo] = (await getWithHost(stack.baseUrl, "/api/v1/auth/demo-users", `127.0.0.1:${port}`)).body.users as Array<{ email: string }>;
+    expect(demo, "the stack has demo users to steal").to.not.equal(undefined);
+    const hostile = [
+      "127.attacker.example",
+      `127.attacker.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+      "127.0.0.1.attacker.example.",
+      `localhost.attacker.example:${port}`,
+      `[::1].attacker.example:${port}`,
+      `::1:${port}`,
+      `user@127.0.0.1:${port}`,
+    ];
+    for (const host of hostile) {
+      const list = await getWithHost(stack.baseUrl, "/api/v1/auth/demo-users", host);
+      expect(list.status, host).to.equal(421);
+      expect(list.body.error.code, host).to.equal("HOST_NOT_ALLOWED");
+      const signIn = await getWithHost(stack.baseUrl, "/api/v1/auth/dev-login", host, {}, { email: demo!.email });
+      expect(signIn.status, host).to.equal(421);
+      expect(signIn.body.token, host).to.equal(undefined);
+    }
+    // Loopback however it is written: ports, a trailing dot, other 127/8 addresses, IPv4-mapped IPv6.
+    for (const host of [
+      `localhost.:${port}`,
+      `LOCALHOST:${port}`,
+      `127.0.0.2:${port}`,
+      `[::ffff:127.0.0.1]:${port}`,
+      `[0:0:0:0:0:0:0:1]:${port}`,
+      "127.0.0.1",
+    ]) {
+      expect((await getWithHost(stack.baseUrl, "/api/v1/auth/demo-users", host)).status, host).to.equal(200);
+    }
+    const signedIn = await getWithHost(stack.baseUrl, "/api/v1/auth/dev-login", `localhost.:${port}`, {}, { email: demo!.email });
+    expect(signedIn.status).to.equal(200);
   });
 
   it("with TRUST_PROXY, takes the client IP TRUST_PROXY_HOPS entries from the right of X-Forwarded-For", async () => {
