@@ -244,6 +244,21 @@ export const configSchema = z.object({
     .max(600)
     .default(60)
     .describe("Lifetime of the single-use code that signs a browser in to Bull Board."),
+  BULL_BOARD_READ_ONLY: booleanFlag
+    .default(false)
+    .describe(
+      "Mount Bull Board read-only: operators still see every queue and job, but retry, clean, promote, pause, add and empty are refused " +
+        "(`405`). Off by default: the board then controls every tenant's jobs.",
+    ),
+  HSTS_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(15_552_000)
+    .describe(
+      "`Strict-Transport-Security` max-age sent on responses to requests that came over HTTPS (behind a proxy, only with `TRUST_PROXY`, " +
+        "from `X-Forwarded-Proto`). 0 sends no HSTS header.",
+    ),
 
   WORKER_QUEUES: workerQueues
     .default("all")

@@ -10,6 +10,7 @@ import { mountBullBoard } from "./bull-board";
 import type { ServerDeps } from "./deps";
 import { errorMiddleware } from "./errors";
 import { hostGuard } from "./middleware/host-guard";
+import { securityHeaders } from "./middleware/security-headers";
 import { adminActionRoutes } from "./routes/admin/actions";
 import { allowanceRoutes } from "./routes/allowance/routes";
 import { authRoutes } from "./routes/auth";
@@ -50,6 +51,7 @@ export function createApp(deps: ServerDeps): Koa {
       }
     });
   });
+  app.use(securityHeaders(deps.config));
   app.use(deps.metrics.http());
   app.use(errorMiddleware(log));
   app.use(hostGuard(deps.config));

@@ -16,7 +16,7 @@ import { HttpError, forbidden, unauthorized } from "./errors";
 import type { ServerDeps } from "./deps";
 
 export const BULL_BOARD_PATH = "/admin/queues";
-const LOGIN_PATH = "/admin/login";
+export const LOGIN_PATH = "/admin/login";
 const FORM_LIMIT_BYTES = 16 * 1024;
 
 const SIGN_IN_PAGE = `<!doctype html>

@@ -2,7 +2,8 @@
  * Bull Board at /admin/queues. The board shows and controls every tenant's jobs, so it is
  * for the platform operator only: admins of the organisation named by OPS_ORG. Browsers sign in
  * through `BoardSignIn` (a form or a single-use code, never a token in the URL); scripts send
- * `Authorization: Bearer <JWT>`.
+ * `Authorization: Bearer <JWT>`. It is writable (retry, clean, pause, add, empty) unless
+ * BULL_BOARD_READ_ONLY is set, which puts every queue in @bull-board's `readOnlyMode`.
  */
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
@@ -27,7 +28,13 @@ export function mountBullBoard(app: Koa, deps: ServerDeps): void {
     // Copies of a queue (QUEUE_SHARDS) share its name: the board tells them apart as `s1-tutor-generate`, ….
     queues: deps.producer
       .allCopies()
-      .map(({ queue, shard }) => new BullMQAdapter(deps.producer.queue(queue, shard), shard > 0 ? { prefix: `s${shard}-` } : {})),
+      .map(
+        ({ queue, shard }) =>
+          new BullMQAdapter(deps.producer.queue(queue, shard), {
+            readOnlyMode: deps.config.BULL_BOARD_READ_ONLY,
+            ...(shard > 0 ? { prefix: `s${shard}-` } : {}),
+          }),
+      ),
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: "skillnet-chat queues" } },
   });

@@ -42,11 +42,9 @@ export function contentSecurityPolicy(host: string): string {
   ].join("; ");
 }
 
+/** The pages' own policy; nosniff, X-Frame-Options and Referrer-Policy come with every response (middleware/security-headers.ts). */
 function setPageHeaders(ctx: Context): void {
   ctx.set("Content-Security-Policy", contentSecurityPolicy(ctx.host));
-  ctx.set("X-Content-Type-Options", "nosniff");
-  ctx.set("Referrer-Policy", "no-referrer");
-  ctx.set("X-Frame-Options", "DENY");
 }
 
 async function readBuilt(file: string): Promise<Buffer | undefined> {
@@ -78,7 +76,6 @@ export function serveWeb(): Middleware {
     const type = CONTENT_TYPES[extname(name)];
     const bytes = type ? await readBuilt(join("app", name)) : undefined;
     if (!type || !bytes) throw new HttpError(404, "NOT_FOUND", `No asset ${ctx.path}`);
-    ctx.set("X-Content-Type-Options", "nosniff");
     // Names carry a content hash: a changed file gets a new name, so this one never changes.
     ctx.set("Cache-Control", "public, max-age=31536000, immutable");
     ctx.type = type;

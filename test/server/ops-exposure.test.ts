@@ -20,6 +20,7 @@ import { startEmbeddedRedis } from "../../launcher/embedded/redis";
 import type { ServerDeps } from "../../server/deps";
 import { errorMiddleware } from "../../server/errors";
 import { ServerMetrics } from "../../server/metrics";
+import { createApp } from "../../server/app";
 import { healthRoutes } from "../../server/routes/health";
 import { startServer, type RunningServer } from "../../server/server";
 import { api, login } from "../support/client";
@@ -210,6 +211,16 @@ describe("operational exposure", function () {
         expect(plain.headers.get("set-cookie")).not.to.match(/secure/i);
       });
 
+      it("sends HSTS only when the trusted proxy says the request came over HTTPS", async () => {
+        const overHttps = await api(server.url, "GET", "/api/v1/me", { token: admin, headers: { "x-forwarded-proto": "https" } });
+        expect(overHttps.status).to.equal(200);
+        expect(overHttps.headers.get("strict-transport-security")).to.equal(`max-age=${stack.config.HSTS_MAX_AGE_SECONDS}`);
+        expect((await api(server.url, "GET", "/admin/login", { headers: { "x-forwarded-proto": "https" } })).headers.get("strict-transport-security")).to.match(
+          /^max-age=\d+$/,
+        );
+        expect((await api(server.url, "GET", "/api/v1/me", { token: admin })).headers.get("strict-transport-security")).to.equal(null);
+      });
+
       it("refuses an expired code", async () => {
         const issued = await api(server.url, "POST", "/api/v1/ops/board-code", { token: admin });
         expect(issued.status).to.equal(201);
@@ -218,6 +229,81 @@ describe("operational exposure", function () {
         expect(late.status).to.equal(401);
         expect(late.headers.get("set-cookie")).to.equal(null);
       });
+    });
+  });
+
+  describe("security headers and a read-only board", () => {
+    let admin: string;
+    const own: Server[] = [];
+    before(async () => {
+      admin = (await login(stack.baseUrl, "admin@example.com")).token;
+    });
+    after(() => {
+      for (const server of own) server.close();
+    });
+
+    /** The real app on its own port, with some settings changed. */
+    async function appWith(config: Partial<Config>): Promise<string> {
+      const server = createServer(createApp({ ...stack.server.deps, config: { ...stack.server.deps.config, ...config } }).callback());
+      own.push(server);
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    }
+
+    const boardCookie = async (url: string): Promise<string> => (await api(url, "POST", "/admin/login", form(admin))).headers.get("set-cookie")!.split(";")[0]!;
+
+    it("Bull Board and its sign-in page forbid framing and carry a CSP; every API response says nosniff; no HSTS over plain HTTP", async () => {
+      const cookie = await boardCookie(stack.baseUrl);
+      const pages = {
+        "/admin/login": await api(stack.baseUrl, "GET", "/admin/login"),
+        "/admin/queues": await api(stack.baseUrl, "GET", "/admin/queues", { headers: { cookie } }),
+        "/admin/queues/api/queues": await api(stack.baseUrl, "GET", "/admin/queues/api/queues", { headers: { cookie } }),
+      };
+      for (const [path, page] of Object.entries(pages)) {
+        expect(page.status, path).to.equal(200);
+        expect(page.headers.get("x-frame-options"), path).to.equal("DENY");
+        expect(page.headers.get("content-security-policy"), path).to.include("frame-ancestors 'none'").and.to.include("script-src 'self'");
+        expect(page.headers.get("x-content-type-options"), path).to.equal("nosniff");
+      }
+      for (const response of [
+        await api(stack.baseUrl, "GET", "/api/v1/me", { token: admin }),
+        await api(stack.baseUrl, "GET", "/api/v1/me"),
+        await api(stack.baseUrl, "GET", "/api/v1/nope", { token: admin }),
+        await api(stack.baseUrl, "POST", "/api/v1/chat", { token: admin, body: { message: "" } }),
+      ]) {
+        expect(response.headers.get("x-content-type-options"), String(response.status)).to.equal("nosniff");
+        expect(response.headers.get("content-security-policy"), String(response.status)).to.match(/^default-src 'none'.*frame-ancestors 'none'/);
+        expect(response.headers.get("strict-transport-security"), "plain HTTP, no trusted proxy").to.equal(null);
+      }
+      // Without TRUST_PROXY a client's own X-Forwarded-Proto cannot switch HSTS on.
+      const forged = await api(stack.baseUrl, "GET", "/api/v1/me", { token: admin, headers: { "x-forwarded-proto": "https" } });
+      expect(forged.headers.get("strict-transport-security")).to.equal(null);
+    });
+
+    it("with BULL_BOARD_READ_ONLY, the board still shows the queues but refuses retry, clean, pause, promote and add", async () => {
+      const url = await appWith({ BULL_BOARD_READ_ONLY: true });
+      const cookie = await boardCookie(url);
+      const queues = await api(url, "GET", "/admin/queues/api/queues", { headers: { cookie } });
+      expect(queues.status).to.equal(200);
+      expect(queues.body.queues.length).to.be.greaterThan(0);
+      expect(queues.body.queues.every((queue: { readOnlyMode: boolean }) => queue.readOnlyMode)).to.equal(true);
+      const before = await stack.server.deps.producer.queue("maintenance").isPaused();
+      for (const [method, path] of [
+        ["PUT", "/admin/queues/api/queues/maintenance/retry/failed"],
+        ["PUT", "/admin/queues/api/queues/maintenance/clean/completed"],
+        ["PUT", "/admin/queues/api/queues/maintenance/pause"],
+        ["PUT", "/admin/queues/api/queues/maintenance/promote"],
+        ["PUT", "/admin/queues/api/queues/maintenance/empty"],
+      ] as const) {
+        expect((await api(url, method, path, { headers: { cookie } })).status, path).to.equal(405);
+      }
+      expect(await stack.server.deps.producer.queue("maintenance").isPaused()).to.equal(before);
+
+      // The default board is writable (the control case): promoting delayed jobs is harmless and allowed.
+      const writable = await api(stack.baseUrl, "PUT", "/admin/queues/api/queues/maintenance/promote", {
+        headers: { cookie: await boardCookie(stack.baseUrl) },
+      });
+      expect(writable.status).to.equal(200);
     });
   });
 
