@@ -321,6 +321,38 @@ export const configSchema = z.object({
     .min(1)
     .default(120)
     .describe('Socket `join` calls per user per minute; past it the ack is `{ok: false, error: {code: "RATE_LIMITED"}}`.'),
+  RATE_LIMIT_SOCKET_EVENTS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe(
+      "Socket `cancel` and `watch_action` calls (the events that read the database) per user per minute, across all of the user's sockets " +
+        'and server nodes; past it the ack is `{ok: false, error: {code: "RATE_LIMITED"}}`.',
+    ),
+  SOCKET_EVENT_BURST: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(40)
+    .describe("Events one socket may send at once (its token bucket's size), of any kind, before any is parsed or read from the database."),
+  SOCKET_EVENTS_PER_SECOND: z.coerce
+    .number()
+    .min(0.1)
+    .default(5)
+    .describe('How fast a socket\'s token bucket refills; an event past it acks `{ok: false, error: {code: "RATE_LIMITED", retryAfter}}`.'),
+  SOCKET_FLOOD_DISCONNECT_AFTER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(100)
+    .describe('Refused events within a minute after which a socket is sent `rate_limited {code: "EVENT_FLOOD"}` and disconnected.'),
+  SOCKET_MAX_PER_USER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .describe("Sockets one user may hold open at once, counted across server nodes in Redis; one more fails its handshake with `TOO_MANY_SOCKETS`."),
 
   AI_MONTHLY_TOKENS_PER_ORG: z.coerce
     .number()

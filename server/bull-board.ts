@@ -26,15 +26,13 @@ export function mountBullBoard(app: Koa, deps: ServerDeps): void {
   adapter.setBasePath(BULL_BOARD_PATH);
   createBullBoard({
     // Copies of a queue (QUEUE_SHARDS) share its name: the board tells them apart as `s1-tutor-generate`, ….
-    queues: deps.producer
-      .allCopies()
-      .map(
-        ({ queue, shard }) =>
-          new BullMQAdapter(deps.producer.queue(queue, shard), {
-            readOnlyMode: deps.config.BULL_BOARD_READ_ONLY,
-            ...(shard > 0 ? { prefix: `s${shard}-` } : {}),
-          }),
-      ),
+    queues: deps.producer.allCopies().map(
+      ({ queue, shard }) =>
+        new BullMQAdapter(deps.producer.queue(queue, shard), {
+          readOnlyMode: deps.config.BULL_BOARD_READ_ONLY,
+          ...(shard > 0 ? { prefix: `s${shard}-` } : {}),
+        }),
+    ),
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: "skillnet-chat queues" } },
   });

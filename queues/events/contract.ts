@@ -127,7 +127,15 @@ export type ServerToClientEvents = {
   document_status: (payload: { documentId: string; status: string; progress?: { done: number; total: number }; error?: string }) => void;
   /** Sent just before the server disconnects a socket whose token expired or whose account is gone. */
   auth_expired: (payload: AuthExpired) => void;
+  /** Sent just before the server disconnects a socket that kept sending events past its limit. */
+  rate_limited: (payload: RateLimitedEvent) => void;
 };
+
+/** Why a socket was cut for flooding; reconnect (and send less). */
+export interface RateLimitedEvent {
+  code: "EVENT_FLOOD";
+  message: string;
+}
 
 /** Why a connected socket lost its authorisation; sign in again (a new token) to reconnect. */
 export interface AuthExpired {

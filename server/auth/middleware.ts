@@ -25,7 +25,15 @@ export async function authenticate(deps: { tokens: TokenService; db: Db }, token
 /** `authenticate`, plus when the token runs out (for connections that outlive a request). */
 export async function authenticateWithExpiry({ tokens, db }: { tokens: TokenService; db: Db }, token: string): Promise<VerifiedToken | null> {
   const verified = await tokens.verifyWithExpiry(token);
-  if (!verified) return null;
+  return verified ? confirmWithDatabase(db, verified) : null;
+}
+
+/**
+ * The second half of `authenticateWithExpiry`, for callers that check a limit between the
+ * signature (no I/O) and the database read: the account must still exist and be active, and
+ * its role is the one stored now.
+ */
+export async function confirmWithDatabase(db: Db, verified: VerifiedToken): Promise<VerifiedToken | null> {
   const claimed = verified.principal;
   const user = await findUser(db, claimed.orgId, claimed.userId);
   return user?.is_active ? { principal: { ...claimed, role: user.role }, expiresAt: verified.expiresAt } : null;

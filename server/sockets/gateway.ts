@@ -26,12 +26,14 @@ import {
   type ServerToClientEvents,
   type TurnEventEnvelope,
 } from "../../queues/events/contract";
-import { authenticateWithExpiry } from "../auth/middleware";
+import { confirmWithDatabase } from "../auth/middleware";
 import type { ServerDeps } from "../deps";
 import { SocketReauth, type AuthenticatedSocketData } from "./reauth";
 import { TurnDelivery, type LoggedPayload } from "./turn-delivery";
 import { RateLimiter } from "../middleware/rate-limit";
 import { SocketLimits } from "./socket-limits";
+import { SocketCap } from "./socket-cap";
+import { limitedAck, SocketEventGuard } from "./event-guard";
 import { SOCKET_ADAPTER_KEY } from "../../queues/events/user-events";
 import { cancelTurn } from "../../commands/cancel-turn";
 import { CommandRefused } from "../../commands/refusal";
@@ -45,6 +47,8 @@ const joinRequest = z.object({
   turnId: z.uuid().optional(),
   lastSeq: z.number().int().min(0).optional(),
 });
+
+const leaveRequest = z.object({ sessionId: z.uuid() });
 
 type SocketData = AuthenticatedSocketData;
 
@@ -90,21 +94,48 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   const log = deps.log.child({ component: "gateway" });
   const limits = new SocketLimits(
     new RateLimiter(deps.redis),
-    { connectionsPerMinute: deps.config.RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE, joinsPerMinute: deps.config.RATE_LIMIT_SOCKET_JOINS_PER_MINUTE },
+    {
+      connectionsPerMinute: deps.config.RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE,
+      joinsPerMinute: deps.config.RATE_LIMIT_SOCKET_JOINS_PER_MINUTE,
+      eventsPerMinute: deps.config.RATE_LIMIT_SOCKET_EVENTS_PER_MINUTE,
+    },
     log,
   );
+  const guard = new SocketEventGuard(
+    { burst: deps.config.SOCKET_EVENT_BURST, perSecond: deps.config.SOCKET_EVENTS_PER_SECOND, floodDisconnectAfter: deps.config.SOCKET_FLOOD_DISCONNECT_AFTER },
+    log,
+  );
+  const cap = new SocketCap(deps.redis, deps.config.SOCKET_MAX_PER_USER, log);
+  cap.start(function* () {
+    for (const socket of io.sockets.sockets.values()) if (socket.data.principal) yield { userId: socket.data.principal.userId, socketId: socket.id };
+  });
   const reauth = new SocketReauth(io, deps, log, deps.config.SOCKET_REAUTH_INTERVAL_MS);
   reauth.start();
 
+  const unauthorized = () => Object.assign(new Error("UNAUTHORIZED: a valid token is required in auth.token"), { data: { code: "UNAUTHORIZED" } });
+  // Cheapest first: the signature (no I/O), the user's handshake rate (memory, then Redis), the
+  // user's open sockets (memory, then Redis); only then the database, once per admitted socket.
   io.use(async (socket, next) => {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-    const verified = typeof token === "string" ? await authenticateWithExpiry(deps, token).catch(() => null) : null;
-    if (!verified) return next(Object.assign(new Error("UNAUTHORIZED: a valid token is required in auth.token"), { data: { code: "UNAUTHORIZED" } }));
-    const refused = await limits.check("connection", verified.principal.userId);
+    const signed = typeof token === "string" ? await deps.tokens.verifyWithExpiry(token) : null;
+    if (!signed) return next(unauthorized());
+    const { userId } = signed.principal;
+    const refused = await limits.check("connection", userId);
     if (refused)
       return next(Object.assign(new Error(`RATE_LIMITED: ${refused.message}`), { data: { code: "RATE_LIMITED", retry_after: refused.details?.retry_after } }));
+    const holder = { userId, socketId: socket.id };
+    if (!(await cap.claim(holder, io.sockets.adapter.rooms.get(roomForUser(userId))?.size ?? 0))) {
+      const message = `TOO_MANY_SOCKETS: at most ${deps.config.SOCKET_MAX_PER_USER} open connections per user; close another tab or connection first`;
+      return next(Object.assign(new Error(message), { data: { code: "TOO_MANY_SOCKETS" } }));
+    }
+    const verified = await confirmWithDatabase(deps.db, signed).catch(() => null);
+    if (!verified) {
+      await cap.release(holder);
+      return next(unauthorized());
+    }
     socket.data.principal = verified.principal;
     socket.data.expiresAt = verified.expiresAt;
+    socket.once("disconnect", () => void cap.release(holder));
     next();
   });
 
@@ -114,15 +145,21 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     socket.once("disconnect", () => deps.metrics.sockets.dec());
     void socket.join(roomForUser(principal.userId));
     reauth.track(socket);
+    // Every event passes the socket's own token bucket first (event-guard.ts); then each handler
+    // validates its payload, checks the user's shared window and cheap rules, and only then reads.
+    guard.attach(socket);
+    const userLimited = async (operation: "join" | "event") => {
+      const limited = await limits.check(operation, principal.userId);
+      return limited ? limitedAck(limited.message, ((limited.details?.retry_after as number) ?? 1) * 1000) : null;
+    };
 
     socket.on("join", async (raw, ack) => {
       const reply = typeof ack === "function" ? ack : () => undefined;
-      // First, before any parsing or database read: a flood of joins is refused at almost no cost.
-      const limited = await limits.check("join", principal.userId);
-      if (limited) return reply({ ok: false, error: { code: "RATE_LIMITED", message: limited.message, retryAfter: limited.details?.retry_after as number } });
       const parsed = joinRequest.safeParse(raw);
       if (!parsed.success)
         return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "join needs {sessionId: UUID, turnId?: UUID, lastSeq?: integer}" } });
+      const limited = await userLimited("join");
+      if (limited) return reply(limited);
       const { sessionId, turnId: resumeTurn, lastSeq } = parsed.data;
       try {
         const denied = await reauth.recheck(socket);
@@ -155,12 +192,18 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       const reply = typeof ack === "function" ? ack : () => undefined;
       const parsed = watchActionRequest.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "watch_action needs {actionId: UUID, lastSeq?: integer}" } });
+      // The role as of the handshake or the last re-check: an employee is refused without a read.
+      const forbidden = { ok: false as const, error: { code: "FORBIDDEN", message: "Admin actions are for admins only" } };
+      if (principal.role !== "admin") return reply(forbidden);
+      const limited = await userLimited("event");
+      if (limited) return reply(limited);
       const denied = await reauth.recheck(socket).catch(() => null);
       if (denied) {
         reply({ ok: false, error: denied });
         return reauth.cut(socket, denied);
       }
-      if (principal.role !== "admin") return reply({ ok: false, error: { code: "FORBIDDEN", message: "Admin actions are for admins only" } });
+      // The re-check read the role afresh: an admin demoted since is refused too.
+      if (principal.role !== "admin") return reply(forbidden);
       try {
         const action = await findAction(deps.db, principal.orgId, parsed.data.actionId);
         if (!action) return reply({ ok: false, error: { code: "NOT_FOUND", message: "Admin action not found" } });
@@ -176,6 +219,8 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       const reply = typeof ack === "function" ? ack : () => undefined;
       const parsed = cancelRequest.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: { code: "VALIDATION_ERROR", message: "cancel needs {turnId: UUID}" } });
+      const limited = await userLimited("event");
+      if (limited) return reply(limited);
       try {
         const denied = await reauth.recheck(socket);
         if (denied) {
@@ -192,9 +237,9 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     });
 
     socket.on("leave", async (raw, ack) => {
-      const sessionId = typeof raw?.sessionId === "string" ? raw.sessionId : "";
-      await socket.leave(roomForSession(sessionId));
-      if (typeof ack === "function") ack({ ok: true });
+      const parsed = leaveRequest.safeParse(raw);
+      if (parsed.success) await socket.leave(roomForSession(parsed.data.sessionId));
+      if (typeof ack === "function") ack({ ok: parsed.success });
     });
   });
 
@@ -258,6 +303,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     io,
     async close() {
       reauth.close();
+      cap.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));
       await Promise.allSettled([turnSub.quit(), pub.quit(), sub.quit()]);
     },

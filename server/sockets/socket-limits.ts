@@ -1,5 +1,6 @@
 /**
- * Per-user limits on socket handshakes and `join` calls. A misbehaving client can send
+ * Per-user limits on socket handshakes, `join` calls and the other events that read the
+ * database (`cancel`, `watch_action`). A misbehaving client can send
  * thousands of joins a second, each of which would cost database reads; the limit has to be
  * cheaper than the work it protects. So each node first counts in memory (no I/O: a burst past
  * the limit is refused without touching Redis or Postgres), and only what that admits is
@@ -10,11 +11,12 @@ import type { HttpError } from "../errors";
 import { type RateLimiter, rateLimited, type RateLimitRule } from "../middleware/rate-limit";
 import { LocalWindow } from "./local-window";
 
-export type SocketOperation = "connection" | "join";
+export type SocketOperation = "connection" | "join" | "event";
 
 export interface SocketLimitSettings {
   connectionsPerMinute: number;
   joinsPerMinute: number;
+  eventsPerMinute: number;
 }
 
 const WINDOW_MS = 60_000;
@@ -31,10 +33,12 @@ export class SocketLimits {
     this.rules = {
       connection: { bucket: "socket-connection", limit: settings.connectionsPerMinute, windowMs: WINDOW_MS },
       join: { bucket: "socket-join", limit: settings.joinsPerMinute, windowMs: WINDOW_MS },
+      event: { bucket: "socket-event", limit: settings.eventsPerMinute, windowMs: WINDOW_MS },
     };
     this.local = {
       connection: new LocalWindow(settings.connectionsPerMinute, WINDOW_MS),
       join: new LocalWindow(settings.joinsPerMinute, WINDOW_MS),
+      event: new LocalWindow(settings.eventsPerMinute, WINDOW_MS),
     };
   }
 

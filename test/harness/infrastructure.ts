@@ -153,6 +153,8 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
     RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: "100000",
     RATE_LIMIT_ORG_REINDEX_PER_MINUTE: "100000",
     RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: "100000",
+    // Suites share the demo users and keep sockets open; test/server/sockets/event-limits.test.ts covers the cap.
+    SOCKET_MAX_PER_USER: "100000",
     OPS_ORG: "acme",
     WORKER_CONCURRENCY: "4",
   };

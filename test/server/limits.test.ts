@@ -42,6 +42,8 @@ describe("limits on costly requests", function () {
         RATE_LIMIT_ORG_REINDEX_PER_MINUTE: "5",
         RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: "3",
         RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: "10",
+        // The burst below tests the join window; cutting a flooding socket is tested in sockets/event-limits.test.ts.
+        SOCKET_FLOOD_DISCONNECT_AFTER: "100000",
       }),
       { port: 0, host: "127.0.0.1" },
     );

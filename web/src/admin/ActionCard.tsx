@@ -81,9 +81,17 @@ export function ActionCard({
     };
     const names = ["action_status", "action_progress", "action_done"];
     for (const name of names) live.socket.on(name, onEvent);
-    const stopWatching = live.onConnect(() => live.socket.emit("watch_action", { actionId, lastSeq: lastSeq.current }, () => undefined));
+    // Many cards watching at once can meet the socket's event limit: a limited call is sent again when the server says.
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const watch = (): void => {
+      live.socket.emit("watch_action", { actionId, lastSeq: lastSeq.current }, (ack?: { ok: boolean; error?: { code: string; retryAfter?: number } }) => {
+        if (ack?.error?.code === "RATE_LIMITED") retry = setTimeout(watch, (ack.error.retryAfter ?? 1) * 1000);
+      });
+    };
+    const stopWatching = live.onConnect(watch);
     return () => {
       for (const name of names) live.socket.off(name, onEvent);
+      clearTimeout(retry);
       stopWatching();
     };
   }, [actionId, live]);
