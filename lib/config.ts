@@ -372,6 +372,22 @@ export const configSchema = z.object({
       "Cosine similarity at which two tutor questions count as the same question in the content-gap report. 0.8 groups near-identical wording with the offline model's hashed embeddings; E5 models place unrelated questions near 0.8, so use about 0.9 with them.",
     ),
 
+  CONTENT_GAP_CACHE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .default(600)
+    .describe(
+      "How long a computed content-gap report is served from Redis. New question vectors, ratings and (de)activated people make it " +
+        "stale at once (the next request recomputes it in a worker); this bounds how long anything else, like a renamed department, takes to show.",
+    ),
+  RATE_LIMIT_CONTENT_GAPS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(60)
+    .describe("Content-gap report requests per admin per minute (`429 RATE_LIMITED` past it); the page polls every 2 s while a report is computed."),
+
   ADMIN_ACTION_TTL_SECONDS: z.coerce
     .number()
     .int()

@@ -36,4 +36,6 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   "ingest-embed": { ...base, attempts: 5, backoff: { type: "exponential", delay: 2_000 } },
   // A sweep that fails is simply run again by its scheduler; keep a short history of both outcomes.
   maintenance: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 1_000 } },
+  // A failed report is asked for again by the next page load; one retry covers a blip.
+  "content-gaps": { attempts: 2, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 1_000 } },
 };

@@ -16,6 +16,8 @@ export const QUEUE_NAMES = [
   "ingest-embed",
   // Periodic sweeps (lost turns, stuck documents) run here as BullMQ job schedulers, so ops see them.
   "maintenance",
+  // The content-gap report, grouped off the HTTP path and cached (queues/content-gap-cache.ts).
+  "content-gaps",
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -64,6 +64,16 @@ export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 export const maintenancePayload = z.object({ task: z.enum(MAINTENANCE_TASKS) });
 
+/** One content-gap report to compute and cache: the parameters name its cache entry. */
+export const contentGapsPayload = z.object({
+  orgId: uuid,
+  since: z.iso.datetime({ offset: true }),
+  similarity: z.number().min(0).max(1),
+  model: z.string().min(1),
+  /** The data's fingerprint when the report was asked for; the cached report carries it. */
+  fingerprint: z.string(),
+});
+
 export const payloadSchemas = {
   "tutor-classify": tutorTurnPayload,
   "tutor-retrieve": tutorTurnPayload,
@@ -75,6 +85,7 @@ export const payloadSchemas = {
   "ingest-chunk": ingestPayload,
   "ingest-embed": ingestPayload,
   maintenance: maintenancePayload,
+  "content-gaps": contentGapsPayload,
 } satisfies Record<QueueName, z.ZodType>;
 
 export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

@@ -5,6 +5,7 @@ import { chunkHandler } from "./ingestion/chunk.handler";
 import { embedHandler } from "./ingestion/embed.handler";
 import { extractHandler } from "./ingestion/extract.handler";
 import { maintenanceHandler } from "./maintenance/sweep.handler";
+import { contentGapsHandler } from "./insights/content-gaps.handler";
 import type { HandlerMap } from "./registry";
 import { classifyHandler } from "./tutor/classify.handler";
 import { generateHandler } from "./tutor/generate.handler";
@@ -22,4 +23,5 @@ export const HANDLERS = {
   "ingest-chunk": chunkHandler,
   "ingest-embed": embedHandler,
   maintenance: maintenanceHandler,
+  "content-gaps": contentGapsHandler,
 } satisfies HandlerMap;

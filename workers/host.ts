@@ -40,6 +40,9 @@ const THREAD_BOUND: readonly QueueName[] = ["ingest-extract", "ingest-chunk"];
 /** How long a first thread may take to start and load the readers (about 1 s on a quiet machine). */
 const THREAD_PROBE_TIMEOUT_MS = 30_000;
 
+/** Sweeps, and the CPU-bound content-gap grouping: one job at a time per worker under `all`. */
+const ONE_AT_A_TIME: readonly QueueName[] = ["maintenance", "content-gaps"];
+
 /** Queues whose jobs mostly wait on the model's stream: they get 4× the default concurrency under `all`. */
 const MODEL_BOUND: readonly QueueName[] = ["tutor-generate", "admin-plan"];
 
@@ -47,7 +50,8 @@ const MODEL_BOUND: readonly QueueName[] = ["tutor-generate", "admin-plan"];
 export function parseQueueSelection(spec: string, defaultConcurrency: number): Map<QueueName, number> {
   const selection = new Map<QueueName, number>();
   if (spec.trim() === "all") {
-    for (const name of QUEUE_NAMES) selection.set(name, name === "maintenance" ? 1 : MODEL_BOUND.includes(name) ? defaultConcurrency * 4 : defaultConcurrency);
+    for (const name of QUEUE_NAMES)
+      selection.set(name, ONE_AT_A_TIME.includes(name) ? 1 : MODEL_BOUND.includes(name) ? defaultConcurrency * 4 : defaultConcurrency);
     return selection;
   }
   for (const part of spec.split(",")) {

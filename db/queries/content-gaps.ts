@@ -2,6 +2,8 @@
  * The questions the content-gap report groups: an organisation's answered tutor questions since a
  * moment, with their vector, how they were answered (rung, rating), who asked (user, department)
  * and in which language. Capped, newest first, so a busy organisation's report stays bounded.
+ * Only people still active count: a deactivated employee's questions leave the report. Every
+ * join is on the organisation too, so no row of another tenant can ever be matched.
  */
 import type { Db } from "../knex";
 import { NOT_ABOUT_MATERIAL } from "./question-vectors";
@@ -24,10 +26,10 @@ export async function listAnsweredQuestions(db: Db, orgId: string, input: { sinc
   const rows = await db("chat_messages as q")
     .join("chat_sessions as s", (on) => on.on("s.id", "q.session_id").andOn("s.org_id", "q.org_id"))
     .join("chat_messages as a", (on) => on.on("a.turn_id", "q.turn_id").andOn("a.org_id", "q.org_id").andOnVal("a.role", "assistant"))
-    .join("question_vectors as v", "v.message_id", "q.id")
-    .leftJoin("users as u", "u.id", "s.user_id")
-    .leftJoin("chat_feedback as f", "f.message_id", "a.id")
-    .where({ "q.org_id": orgId, "q.role": "user", "s.agent_type": "tutor", "a.status": "complete", "v.model": input.model })
+    .join("question_vectors as v", (on) => on.on("v.message_id", "q.id").andOn("v.org_id", "q.org_id"))
+    .join("users as u", (on) => on.on("u.id", "s.user_id").andOn("u.org_id", "s.org_id"))
+    .leftJoin("chat_feedback as f", (on) => on.on("f.message_id", "a.id").andOn("f.org_id", "a.org_id"))
+    .where({ "q.org_id": orgId, "q.role": "user", "s.agent_type": "tutor", "a.status": "complete", "v.model": input.model, "u.is_active": true })
     .andWhere("q.created_at", ">=", input.since)
     .andWhereRaw("coalesce(a.metadata->>'intent', '') <> ALL(?)", [[...NOT_ABOUT_MATERIAL]])
     .orderBy("q.created_at", "desc")
@@ -54,4 +56,24 @@ export async function listAnsweredQuestions(db: Db, orgId: string, input: { sinc
     rating: row.rating ?? null,
     embedding: row.embedding as number[],
   }));
+}
+
+/**
+ * A cheap summary of everything the report depends on, compared with the one a cached report
+ * was computed from: new question vectors, a rating given or changed, a person deactivated or
+ * reactivated. Six index lookups in one statement, so checking it costs far less than grouping.
+ */
+export async function contentGapFingerprint(db: Db, orgId: string, model: string): Promise<string> {
+  const row = await db
+    .select(
+      db("question_vectors").where({ org_id: orgId, model }).count("*").as("vectors"),
+      db("question_vectors").where({ org_id: orgId, model }).max("created_at").as("last_vector"),
+      db("chat_feedback").where({ org_id: orgId }).count("*").as("ratings"),
+      db("chat_feedback").where({ org_id: orgId }).max("updated_at").as("last_rating"),
+      db("users").where({ org_id: orgId, is_active: true }).count("*").as("active_people"),
+      db("users").where({ org_id: orgId }).max("deactivated_at").as("last_deactivation"),
+    )
+    .first();
+  const stamp = (value: unknown) => (value instanceof Date ? value.toISOString() : String(value ?? ""));
+  return [row.vectors, row.last_vector, row.ratings, row.last_rating, row.active_people, row.last_deactivation].map(stamp).join("|");
 }

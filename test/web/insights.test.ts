@@ -135,9 +135,13 @@ describe("web: allowance, feedback, citations, usage and content gaps in Chromiu
       await embedPendingQuestions(stack.workers.deps, 500);
 
       const { page } = watched;
+      // Nothing is cached for the new organisation: the page gets 202 `computing`, says so, and asks again until it is ready.
+      const computing = page.waitForResponse((response) => response.url().includes("/insights/content-gaps") && response.status() === 202);
       await signInWithToken(page, stack.baseUrl, admin.token, "/admin#gaps");
+      expect((await (await computing).json()).status).to.equal("computing");
       const group = page.locator("section.gap-group");
       await group.first().waitFor();
+      expect(await page.locator("[data-report-status]").count(), "the computing notice is gone once the report is ready").to.equal(0);
       expect(await group.count()).to.equal(1);
       expect(await group.locator("h2").textContent()).to.include(PARKING);
       expect(await group.locator(".gap-meta").textContent())
@@ -161,8 +165,9 @@ describe("web: allowance, feedback, citations, usage and content gaps in Chromiu
       expect((await askTutor(stack, asker, PARKING)).answer?.metadata.rung).to.equal("chunks");
       await embedPendingQuestions(stack.workers.deps, 500);
 
+      // New questions make the cached report stale: Refresh shows it while the new one is computed, then the new one.
       await page.getByRole("button", { name: "Refresh" }).click();
-      await page.locator(".content-gaps .empty").waitFor();
+      await page.locator(".content-gaps .empty").waitFor({ timeout: 20_000 });
       expect(await group.count()).to.equal(0);
       expect(watched.consoleErrors).to.deep.equal([]);
     } finally {

@@ -6,8 +6,15 @@ import { defineRoutes } from "../registry";
 const timestamp = z.iso.datetime({ offset: true });
 
 export const contentGapsResponse = z.strictObject({
+  status: z
+    .enum(["ready", "refreshing", "computing"])
+    .describe(
+      "`ready`: computed from the data as it is now. `refreshing`: the previous report, while a worker computes the current one. `computing`: no report yet (202); ask again after `retry_after` seconds.",
+    ),
   since: timestamp,
   similarity: z.number().describe("CONTENT_GAP_SIMILARITY: the cosine at which questions are one group."),
+  computed_at: timestamp.nullable().describe("When the report shown was computed; null while computing."),
+  retry_after: z.number().int().nullable().describe("Seconds until asking again is worthwhile; null when ready."),
   groups: z.array(
     z.strictObject({
       id: z.uuid().describe("The group's first question; stable while the group lasts."),
@@ -61,10 +68,14 @@ export const insightsRoutes = defineRoutes([
     tag: "insights",
     summary: "What employees ask that the company material does not answer, grouped by meaning",
     description:
-      "Tutor questions answered on the `general` rung or rated down, grouped by embedding similarity, ranked by how many employees each group affects (at most 50). A group leaves once a later question of it is answered from company material. Questions are embedded by the `question-vectors` sweep, so a new one can take half a minute to appear.",
+      "Tutor questions answered on the `general` rung or rated down, asked by people still active, grouped by embedding similarity, ranked by how many employees each group affects (at most 50). A group leaves once a later question of it is answered from company material. Questions are embedded by the `question-vectors` sweep, so a new one can take half a minute to appear. The grouping runs in a worker and is cached per organisation until new questions, ratings or (de)activated people change it (or CONTENT_GAP_CACHE_TTL_SECONDS pass): the first request answers 202 `computing`, later ones the report. Limited to RATE_LIMIT_CONTENT_GAPS_PER_MINUTE per admin.",
     access: "admin",
     query: contentGapsQuery,
-    responses: { 200: { description: "The groups.", schema: contentGapsResponse } },
+    rateLimited: true,
+    responses: {
+      200: { description: "The report (`ready`, or the previous one while `refreshing`).", schema: contentGapsResponse },
+      202: { description: "Being computed: no report yet; ask again after `Retry-After` seconds.", schema: contentGapsResponse },
+    },
   },
   {
     method: "get",

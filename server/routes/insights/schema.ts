@@ -12,8 +12,16 @@ export const contentGapsQuery = z.object({
     .describe(`Questions asked from then on; default the last ${DEFAULT_GAP_WINDOW_DAYS} days.`),
 });
 
+const HOUR_MS = 3600 * 1000;
+
+/**
+ * The window's start. The default (the last 30 days) starts on the hour, so every request of
+ * that hour shares one cached report instead of each millisecond naming a new one.
+ */
 export function sinceOf(query: z.infer<typeof contentGapsQuery>, now = Date.now()): Date {
-  return query.since ? new Date(query.since) : new Date(now - DEFAULT_GAP_WINDOW_DAYS * DAY_MS);
+  if (query.since) return new Date(query.since);
+  const start = now - DEFAULT_GAP_WINDOW_DAYS * DAY_MS;
+  return new Date(start - (start % HOUR_MS));
 }
 
 export const usageQuery = z.object({

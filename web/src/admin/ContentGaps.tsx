@@ -57,17 +57,38 @@ function UploadFor({ group, accept }: { group: GapGroup; accept: string }) {
   );
 }
 
+/** Polls no longer than this for one report; past it the page says so and offers Refresh. */
+const MAX_POLLS = 30;
+
 export function ContentGaps({ accept }: { accept: string }) {
   const [groups, setGroups] = useState<GapGroup[] | null>(null);
+  const [status, setStatus] = useState<ContentGapsBody["status"] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = (): void => {
-    setError(null);
+  const poll = useRef<{ timer?: ReturnType<typeof setTimeout>; count: number }>({ count: 0 });
+  // The report is worked out by a worker: while it is `computing` (202) or `refreshing`, ask again when the server says.
+  const fetchReport = (): void => {
     api
-      .get<{ groups: GapGroup[] }>("/api/v1/admin/insights/content-gaps")
-      .then((body) => setGroups(body.groups))
+      .get<ContentGapsBody>("/api/v1/admin/insights/content-gaps")
+      .then((body) => {
+        setStatus(body.status);
+        if (body.status !== "computing") setGroups(body.groups);
+        if (body.status === "ready") return;
+        if (poll.current.count >= MAX_POLLS) return setError("The report is taking longer than usual; press Refresh to ask again.");
+        poll.current.count += 1;
+        poll.current.timer = setTimeout(fetchReport, (body.retry_after ?? 2) * 1000);
+      })
       .catch((caught) => setError(describeApiError(caught)));
   };
-  useEffect(load, []);
+  const load = (): void => {
+    clearTimeout(poll.current.timer);
+    poll.current.count = 0;
+    setError(null);
+    fetchReport();
+  };
+  useEffect(() => {
+    load();
+    return () => clearTimeout(poll.current.timer);
+  }, []);
 
   return (
     <main class="insights content-gaps" aria-label="Content gaps">
@@ -80,7 +101,17 @@ export function ContentGaps({ accept }: { accept: string }) {
         </button>
       </p>
       {error && <p class="alert">{error}</p>}
-      {groups?.length === 0 && <p class="empty">No gaps: every recent question was answered from your company's material.</p>}
+      {status === "computing" && (
+        <p class="notice" role="status" data-report-status="computing">
+          Working out the report… this takes a few seconds for a busy organisation.
+        </p>
+      )}
+      {status === "refreshing" && (
+        <p class="notice" role="status" data-report-status="refreshing">
+          New questions or ratings came in: updating the report below.
+        </p>
+      )}
+      {status !== "computing" && groups?.length === 0 && <p class="empty">No gaps: every recent question was answered from your company's material.</p>}
       {groups?.map((group) => (
         <section class="gap-group" key={group.id} data-group-id={group.id} aria-label={group.examples[0]}>
           <h2>“{group.examples[0]}”</h2>
