@@ -32,11 +32,22 @@ export function openSocket(token: string, onAuthFailure: (message: string) => vo
     for (const listener of connectListeners) listener();
   });
   socket.on("disconnect", () => setState(navigator.onLine ? "connecting" : "offline"));
-  socket.on("connect_error", (error: Error & { data?: { code?: string } }) => {
-    if (error.data?.code === "UNAUTHORIZED") onAuthFailure("Your sign-in is no longer valid. Sign in again.");
-    else setState(navigator.onLine ? "connecting" : "offline");
+  // A refused handshake or a socket cut for flooding is not retried by socket.io itself: try again later.
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  const connectLater = (seconds: number): void => {
+    clearTimeout(retry);
+    retry = setTimeout(() => {
+      if (!socket.connected && navigator.onLine) socket.connect();
+    }, seconds * 1000);
+  };
+  socket.on("connect_error", (error: Error & { data?: { code?: string; retry_after?: number } }) => {
+    const code = error.data?.code;
+    if (code === "UNAUTHORIZED") return onAuthFailure("Your sign-in is no longer valid. Sign in again.");
+    setState(navigator.onLine ? "connecting" : "offline");
+    if (code === "RATE_LIMITED" || code === "TOO_MANY_SOCKETS") connectLater(error.data?.retry_after ?? 15);
   });
   socket.on("auth_expired", (payload: { message: string }) => onAuthFailure(payload.message));
+  socket.on("rate_limited", () => connectLater(15));
 
   const goOffline = (): void => {
     socket.disconnect();
@@ -62,6 +73,7 @@ export function openSocket(token: string, onAuthFailure: (message: string) => vo
       return () => connectListeners.delete(listener);
     },
     close() {
+      clearTimeout(retry);
       window.removeEventListener("offline", goOffline);
       window.removeEventListener("online", goOnline);
       socket.disconnect();
