@@ -34,7 +34,17 @@ export interface Citation {
 
 /** `TURN_LOST`: the turn's work vanished (its jobs were lost or its workers died too often); send the message again. */
 /** `DATABASE_TIMEOUT`: Postgres cancelled a statement of the turn (DATABASE_STATEMENT_TIMEOUT_MS) on every attempt. */
-export type ErrorCode = "RATE_LIMITED" | "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" | "LLM_RATE_LIMITED" | "INTERNAL_ERROR" | "TURN_LOST" | "DATABASE_TIMEOUT";
+/** `ACCOUNT_INACTIVE`: the sender was deactivated before the turn ran; `FORBIDDEN`: an admin turn's sender is no longer an admin. No model call was made. */
+export type ErrorCode =
+  | "RATE_LIMITED"
+  | "LLM_UNAVAILABLE"
+  | "LLM_CONFIG_ERROR"
+  | "LLM_RATE_LIMITED"
+  | "INTERNAL_ERROR"
+  | "TURN_LOST"
+  | "DATABASE_TIMEOUT"
+  | "ACCOUNT_INACTIVE"
+  | "FORBIDDEN";
 
 /** Event name → payload without the common `{sessionId, turnId, seq}` fields. */
 export interface TurnEventPayloads {
