@@ -20,7 +20,7 @@ function firstOf(l: Language, labels: string[], total: number): string {
 /** How a pending action is decided: the card's button, or a reply that is only a yes or only a no. */
 const howToDecide = (l: Language) =>
   l === "es"
-    ? "Para ejecutarla, pulsa Confirmar o responde solo «sí»; para cancelarla, responde «no»."
+    ? "Para ejecutarla, pulsa el botón Confirm o responde solo «sí»; para cancelarla, responde «no»."
     : "To run it, press Confirm or reply with a plain “yes”; to cancel it, reply “no”.";
 
 export const replies = {

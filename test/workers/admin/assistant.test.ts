@@ -204,7 +204,7 @@ describe("admin assistant", function () {
       ],
       [
         "¿Y si alguien está de vacaciones?",
-        /No se ha ejecutado nada: .* sigue pendiente, esperando tu confirmación\. Para ejecutarla, pulsa Confirmar o responde solo «sí»/,
+        /No se ha ejecutado nada: .* sigue pendiente, esperando tu confirmación\. Para ejecutarla, pulsa el botón Confirm o responde solo «sí»/,
       ],
     ] as const) {
       stack.llm.reset();
