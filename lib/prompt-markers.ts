@@ -36,3 +36,10 @@ export const SOURCES_CLOSE = "</sources>";
 
 /** The tutor's bottom rung says it answers from this; the offline model then answers generically. */
 export const GENERAL_KNOWLEDGE = "general knowledge";
+
+/**
+ * The admin assistant's system prompt names a proposal still waiting for the admin's yes or no
+ * as `<PENDING_PROPOSAL> "<preview>". …` (workers/admin/prompts.ts); the offline model then
+ * answers a question about it by saying what a yes would run.
+ */
+export const PENDING_PROPOSAL = "A proposal is waiting for the admin's answer:";

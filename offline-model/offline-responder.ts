@@ -17,7 +17,8 @@ import {
 } from "./offline-tasks";
 import { summariseToolResults, toolCallFor } from "./offline-tools";
 import type { ChatMessage, ChatReply, ChatRequest, Responder } from "./responder";
-import { GENERAL_KNOWLEDGE } from "../lib/prompt-markers";
+import { detectLanguage } from "../lib/language";
+import { GENERAL_KNOWLEDGE, PENDING_PROPOSAL } from "../lib/prompt-markers";
 import { messageText, splitSentences } from "./text";
 
 /** Instructions live in system messages and the last user message; older turns are only history. */
@@ -59,6 +60,26 @@ function materialFor({ sources, question }: Grounding, lastUser: string): string
   return splitSentences(lastUser).filter((sentence) => !/^\s*json keys\s*:/i.test(sentence));
 }
 
+/** The preview of a proposal the admin prompt says is still waiting (only system text is read, never the admin's own message). */
+function pendingPreview(messages: ChatMessage[]): string | undefined {
+  for (const message of messages) {
+    if (message.role !== "system" && message.role !== "developer") continue;
+    const line = messageText(message)
+      .split("\n")
+      .find((candidate) => candidate.startsWith(PENDING_PROPOSAL));
+    const preview = line?.slice(PENDING_PROPOSAL.length).match(/^\s*"(.*)"\.\s/)?.[1];
+    if (preview !== undefined) return preview;
+  }
+  return undefined;
+}
+
+/** A question asked while a proposal waits: what a yes would run, and that nothing has yet. */
+function explainPending(preview: string, language: "es" | "en"): string {
+  return language === "es"
+    ? `Todavía no se ha ejecutado nada. Si confirmas, haré exactamente esto: ${preview} Verás el progreso aquí. Si respondes «no», no cambia nada.`
+    : `Nothing has run yet. If you confirm, I will do exactly this: ${preview} You will see the progress here. If you reply “no”, nothing changes.`;
+}
+
 export function offlineReply(request: ChatRequest): ChatReply {
   const { messages } = request;
   const { instructions, lastUser } = instructionText(messages);
@@ -72,6 +93,8 @@ export function offlineReply(request: ChatRequest): ChatReply {
     if (last?.role === "user") {
       const call = toolCallFor(request.tools, lastUser);
       if (call) return { toolCalls: [call] };
+      const pending = pendingPreview(messages);
+      if (pending !== undefined) return { content: explainPending(pending, detectLanguage(lastUser)) };
     }
   }
 

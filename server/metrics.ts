@@ -16,7 +16,7 @@
 import Router from "@koa/router";
 import type { Middleware } from "koa";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { TurnEventEnvelope } from "../queues/events/contract";
+import { ACTION_END_STATUSES, ADMIN_TOOL_NAMES, RETRIEVAL_SOURCES, type TurnEventEnvelope } from "../queues/events/contract";
 import type { JobEnd, ReplicaSkips } from "../queues/events/job-events";
 import type { ServerDeps } from "./deps";
 import type { Config } from "../lib/config";
@@ -45,6 +45,12 @@ async function answers(check: () => Promise<unknown>): Promise<boolean> {
 
 /** Error codes become label values; anything outside the documented shape is folded into one. */
 const codeLabel = (code: unknown): string => (typeof code === "string" && /^[A-Z][A-Z0-9_]{0,47}$/.test(code) ? code : "OTHER");
+
+/**
+ * A label value from an event field that must be one of a fixed set; anything else (a tool name
+ * the model made up, a field from a newer or broken worker) is "other", so the number of series stays bounded.
+ */
+const oneOf = (value: unknown, allowed: readonly string[]): string => (typeof value === "string" && allowed.includes(value) ? value : "other");
 
 type DonePayload = { tokensUsed?: number; cancelled?: boolean; retrievalSource?: string; retrievalLatencyMs?: number; generationLatencyMs?: number };
 
@@ -202,10 +208,10 @@ export class ServerMetrics implements ReplayObserver {
       this.tokensStreamed.inc();
       if (turnId) this.firstTokens.token(turnId);
     } else if (envelope.event === "tool_result") {
-      const result = envelope.data as { tool: string; ok: boolean };
-      this.toolCalls.inc({ tool: result.tool, ok: String(result.ok) });
+      const result = envelope.data as { tool: unknown; ok: unknown };
+      this.toolCalls.inc({ tool: oneOf(result.tool, ADMIN_TOOL_NAMES), ok: String(result.ok === true) });
     } else if (envelope.event === "action_done") {
-      this.actions.inc({ status: (envelope.data as { status: string }).status });
+      this.actions.inc({ status: oneOf((envelope.data as { status: unknown }).status, ACTION_END_STATUSES) });
     } else if (envelope.event === "done") {
       this.observeDone(envelope.data as DonePayload);
       if (turnId) this.firstTokens.ended(turnId);
@@ -224,7 +230,7 @@ export class ServerMetrics implements ReplayObserver {
     this.tokensUsed.inc(Math.max(0, done.tokensUsed ?? 0));
     // Admin turns have no retrieval to time; a cancelled turn's figures describe a cut-short answer.
     if (done.retrievalLatencyMs === undefined || done.cancelled) return;
-    const source = done.retrievalSource ?? "none";
+    const source = oneOf(done.retrievalSource ?? "none", RETRIEVAL_SOURCES);
     this.turnLatency.observe({ stage: "retrieval", retrieval_source: source }, done.retrievalLatencyMs / 1000);
     this.turnLatency.observe({ stage: "generation", retrieval_source: source }, (done.generationLatencyMs ?? 0) / 1000);
   }

@@ -14,6 +14,8 @@ export interface TurnRows {
   question: string | null;
   userName: string | null;
   userLocale: "es" | "en" | null;
+  /** False when the asker was deactivated (or deleted) since the turn was accepted. */
+  userActive: boolean;
   course: { id: string; title: string; sourceDocumentId: string | null } | null;
   lesson: { id: string; title: string; courseId: string } | null;
 }
@@ -24,7 +26,7 @@ export async function findTurnRows(
   ids: { sessionId: string; turnId: string; courseId?: string | null; lessonId?: string | null },
 ): Promise<TurnRows | undefined> {
   const { rows } = await db.raw(
-    `SELECT s.user_id AS session_user_id, o.name AS org_name, m.content AS question, u.name AS user_name, u.locale AS user_locale,
+    `SELECT s.user_id AS session_user_id, o.name AS org_name, m.content AS question, u.name AS user_name, u.locale AS user_locale, u.is_active AS user_active,
             c.id AS course_id, c.title AS course_title, c.source_document_id,
             l.id AS lesson_id, l.title AS lesson_title, l.course_id AS lesson_course_id
        FROM chat_sessions s
@@ -44,6 +46,7 @@ export async function findTurnRows(
     question: row.question,
     userName: row.user_name,
     userLocale: row.user_locale,
+    userActive: row.user_active === true,
     course: row.course_id ? { id: row.course_id, title: row.course_title, sourceDocumentId: row.source_document_id } : null,
     lesson: row.lesson_id ? { id: row.lesson_id, title: row.lesson_title, courseId: row.lesson_course_id } : null,
   };

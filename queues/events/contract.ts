@@ -12,7 +12,33 @@ export interface TurnEventBase {
 }
 
 export type GroundingRung = "chunks" | "document" | "general";
-export type RetrievalSource = "pageindex" | "semantic" | "scoped_fallback" | "db" | "none";
+export const RETRIEVAL_SOURCES = ["pageindex", "semantic", "scoped_fallback", "db", "none"] as const;
+export type RetrievalSource = (typeof RETRIEVAL_SOURCES)[number];
+
+/**
+ * The admin assistant's tools, by name (workers/admin/tools defines each with one of these). A
+ * `tool_call`/`tool_result` event carries the name the model sent, which may be made up; metrics
+ * label a call only with a name of this list, so model output cannot mint label values.
+ */
+export const ADMIN_TOOL_NAMES = [
+  "list_employees",
+  "get_employee_detail",
+  "get_skills_matrix",
+  "get_skill_gaps",
+  "who_knows",
+  "list_courses",
+  "get_course_stats",
+  "get_alerts",
+  "get_mentorship_suggestions",
+  "assign_course",
+  "verify_skill",
+  "deactivate_employee",
+  "archive_course",
+] as const;
+export type AdminToolName = (typeof ADMIN_TOOL_NAMES)[number];
+
+/** How a run of an admin action ends (`action_done`). */
+export const ACTION_END_STATUSES = ["completed", "partial", "failed"] as const;
 
 export interface GroundingSource {
   index: number;
@@ -34,7 +60,17 @@ export interface Citation {
 
 /** `TURN_LOST`: the turn's work vanished (its jobs were lost or its workers died too often); send the message again. */
 /** `DATABASE_TIMEOUT`: Postgres cancelled a statement of the turn (DATABASE_STATEMENT_TIMEOUT_MS) on every attempt. */
-export type ErrorCode = "RATE_LIMITED" | "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" | "LLM_RATE_LIMITED" | "INTERNAL_ERROR" | "TURN_LOST" | "DATABASE_TIMEOUT";
+/** `ACCOUNT_INACTIVE`: the sender was deactivated before the turn ran; `FORBIDDEN`: an admin turn's sender is no longer an admin. No model call was made. */
+export type ErrorCode =
+  | "RATE_LIMITED"
+  | "LLM_UNAVAILABLE"
+  | "LLM_CONFIG_ERROR"
+  | "LLM_RATE_LIMITED"
+  | "INTERNAL_ERROR"
+  | "TURN_LOST"
+  | "DATABASE_TIMEOUT"
+  | "ACCOUNT_INACTIVE"
+  | "FORBIDDEN";
 
 /** Event name → payload without the common `{sessionId, turnId, seq}` fields. */
 export interface TurnEventPayloads {
@@ -99,7 +135,7 @@ export interface ActionEventPayloads {
   action_status: { status: "pending" | "confirmed" | "rejected" | "expired" | "running"; by?: string };
   action_progress: { done: number; failed: number; total: number };
   action_done: {
-    status: "completed" | "partial" | "failed";
+    status: (typeof ACTION_END_STATUSES)[number];
     done: number;
     failed: number;
     total: number;

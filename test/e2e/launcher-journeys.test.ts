@@ -12,7 +12,7 @@ import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { isPortInUse } from "../../launcher/embedded/child-process";
 import { findPostgresServer } from "../../launcher/embedded/postgres-cluster";
-import { askAdmin, waitForAction, type Person } from "../workers/admin/helpers";
+import { actionOf, askAdmin, waitForAction, type Person } from "../workers/admin/helpers";
 import { connect, join, login, recordEvents, waitFor, waitForTurnEnd, api, type ReceivedEvent } from "../support/client";
 import { makeHtml } from "../support/document-fixtures";
 import { ingestEveryFormat, type IngestedFixture } from "../support/ingestion-journey";
@@ -106,13 +106,17 @@ describe("journeys on the product started by npm start's launcher", function () 
     expect(citedDocuments(events)).to.include(docx.document.title);
   });
 
-  it("an admin assistant proposal is confirmed and completes", async () => {
+  it("an admin assistant proposal stays pending through a question, then is confirmed and completes", async () => {
     const { token, user } = await login(setup.baseUrl, "admin@example.com");
     const socket = await connect(setup.baseUrl, token);
     const admin: Person = { id: user.id, name: "Ana Admin", email: "admin@example.com", token, socket, events: recordEvents(socket) };
     try {
       const proposal = await askAdmin(setup, admin, "assign Returns Essentials to everyone in Sales with a deadline next Friday");
       expect(proposal.pending, proposal.answer?.content).to.include({ tool: "assign_course" });
+      // Issue 30: this question once confirmed the action and ran it.
+      const question = await askAdmin(setup, admin, "What happens if I say yes?", proposal.sessionId);
+      expect(question.answer!.content).to.match(/still pending, waiting for your confirmation/);
+      expect((await actionOf(setup, admin, proposal.pending.actionId)).action.status).to.equal("pending");
       const confirmed = await api(setup.baseUrl, "POST", `/api/v1/admin/actions/${proposal.pending.actionId}/confirm`, { token });
       expect(confirmed.status, JSON.stringify(confirmed.body)).to.be.oneOf([200, 202]);
       const done = await waitForAction(setup, admin, proposal.pending.actionId, ["completed", "partial", "failed"], 60_000);

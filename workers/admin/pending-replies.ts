@@ -1,8 +1,9 @@
 /**
  * The admin's message read as a reply to a pending action, decided without the model. Only a
  * proposal the admin had seen when the message was stored may be decided (never this turn's
- * own): "yes" confirms and queues it, "no" rejects it, a new request rejects it and is planned,
- * anything else leaves it pending. A "yes" with nothing it may decide says what became of the
+ * own): a plain "yes" confirms and queues it, a plain "no" rejects it, a new request rejects it
+ * and is planned; a question, a condition or a hedge is answered by the model and leaves it
+ * pending, as does anything else (confirmation.ts says which is which). A "yes" with nothing it may decide says what became of the
  * session's last proposal instead of guessing.
  */
 import { confirmAction } from "../../commands/confirm-action";
@@ -33,28 +34,33 @@ async function decided(events: TurnEmitter, text: string, action: AdminActionRow
 async function answerPending(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitter, pending: AdminActionRow): Promise<DecidedOutcome | PlanNext> {
   const kind = classifyReply(turn.message);
   const language = turn.language;
-  if (kind === "confirm") {
-    const outcome = await confirmAction(deps, { orgId: pending.org_id, actionId: pending.id, confirmerId: turn.userId });
-    if (outcome.kind === "confirmed") return decided(events, replies.confirmed(language, outcome.action), pending, "confirmed");
-    const latest = (await findLatestActionForSession(deps.db, turn.orgId, turn.sessionId)) ?? pending;
-    return decided(events, replies.alreadyDecided(language, latest), pending, "unchanged");
+  switch (kind) {
+    case "confirm": {
+      const outcome = await confirmAction(deps, { orgId: pending.org_id, actionId: pending.id, confirmerId: turn.userId });
+      if (outcome.kind === "confirmed") return decided(events, replies.confirmed(language, outcome.action), pending, "confirmed");
+      const latest = (await findLatestActionForSession(deps.db, turn.orgId, turn.sessionId)) ?? pending;
+      return decided(events, replies.alreadyDecided(language, latest), pending, "unchanged");
+    }
+    case "reject":
+      await rejectAction(deps, { orgId: turn.orgId, actionId: pending.id, rejectedBy: turn.userId, reason: "rejected by the admin" });
+      return decided(events, replies.rejected(language, pending), pending, "rejected");
+    case "new_request": {
+      await rejectAction(deps, { orgId: turn.orgId, actionId: pending.id, rejectedBy: turn.userId, reason: "superseded by a new request" });
+      const prefix = replies.supersededPrefix(language);
+      await say(events, prefix);
+      return { kind: "plan", prefix };
+    }
+    // A short reply that is neither yes nor no gets the reminder alone.
+    case "unclear":
+      return decided(events, replies.stillPending(language, pending), pending, "still_pending", pending);
+    // A question, a condition or a hedge is answered by the model; the proposal stays pending and the reminder follows.
+    case "question":
+      return { kind: "plan", prefix: "", stillPending: pending };
+    default: {
+      const unknown: never = kind;
+      throw new Error(`unhandled reply kind ${String(unknown)}`);
+    }
   }
-  if (kind === "reject" || kind === "new_request") {
-    await rejectAction(deps, {
-      orgId: turn.orgId,
-      actionId: pending.id,
-      rejectedBy: turn.userId,
-      reason: kind === "reject" ? "rejected by the admin" : "superseded by a new request",
-    });
-    if (kind === "reject") return decided(events, replies.rejected(language, pending), pending, "rejected");
-    const prefix = replies.supersededPrefix(language);
-    await say(events, prefix);
-    return { kind: "plan", prefix };
-  }
-  // Neither yes nor no. A short reply gets the reminder; a real question is answered, with the reminder after it.
-  const isQuestion = turn.message.includes("?") || turn.message.trim().split(/\s+/).length > 3;
-  if (!isQuestion) return decided(events, replies.stillPending(language, pending), pending, "still_pending", pending);
-  return { kind: "plan", prefix: "", stillPending: pending };
 }
 
 /**

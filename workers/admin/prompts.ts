@@ -5,6 +5,7 @@
  * description is not obeyed (and a write it provokes still needs the admin's confirmation).
  */
 import type { Language } from "../../lib/language";
+import { PENDING_PROPOSAL } from "../../lib/prompt-markers";
 
 export interface AdminPromptFacts {
   orgName: string;
@@ -41,7 +42,11 @@ export function adminSystemPrompt(facts: AdminPromptFacts): string {
     "- browse the internet or open URLs;",
     "- make any change without the admin's confirmation.",
     ...(facts.pendingPreview
-      ? ["", `A proposal is waiting for the admin's answer: "${facts.pendingPreview}". Do not propose another change until they confirm or cancel it.`]
+      ? [
+          "",
+          `${PENDING_PROPOSAL} "${facts.pendingPreview}". Their message did not confirm or cancel it: answer what they asked, and never say it ran or was cancelled. ` +
+            "It runs only when they press Confirm or reply with a plain yes. Do not propose another change until they confirm or cancel it.",
+        ]
       : []),
   ].join("\n");
 }

@@ -17,6 +17,12 @@ function firstOf(l: Language, labels: string[], total: number): string {
   return `${labels.join("; ")}${more}`;
 }
 
+/** How a pending action is decided: the card's button, or a reply that is only a yes or only a no. */
+const howToDecide = (l: Language) =>
+  l === "es"
+    ? "Para ejecutarla, pulsa el botón Confirm o responde solo «sí»; para cancelarla, responde «no»."
+    : "To run it, press Confirm or reply with a plain “yes”; to cancel it, reply “no”.";
+
 export const replies = {
   confirmed: (l: Language, a: AdminActionRow) =>
     l === "es"
@@ -24,10 +30,11 @@ export const replies = {
       : `Confirmed. Running ${quote(l, a.preview)} (${a.total} items). Progress shows here and I will tell you when it is done.`,
   rejected: (l: Language, a: AdminActionRow) =>
     l === "es" ? `Cancelado: ${quote(l, a.preview)}. No se ha cambiado nada.` : `Cancelled: ${quote(l, a.preview)}. Nothing was changed.`,
+  // A reply that is neither a plain yes nor a plain no: nothing ran, and the proposal still waits.
   stillPending: (l: Language, a: AdminActionRow) =>
     l === "es"
-      ? `No lo he entendido como un sí o un no, así que la acción sigue pendiente: ${quote(l, a.preview)}. Responde «sí» para ejecutarla o «no» para cancelarla.`
-      : `I did not read that as a yes or a no, so the action is still pending: ${quote(l, a.preview)}. Reply “yes” to run it or “no” to cancel it.`,
+      ? `No lo he entendido como un sí o un no claros, así que no se ha ejecutado nada y la acción sigue pendiente: ${quote(l, a.preview)}. ${howToDecide(l)}`
+      : `I did not read that as a plain yes or no, so nothing has run and the action is still pending: ${quote(l, a.preview)}. ${howToDecide(l)}`,
   supersededPrefix: (l: Language) =>
     l === "es" ? "He cancelado la propuesta anterior (no se cambió nada).\n\n" : "I cancelled the previous proposal (nothing was changed).\n\n",
   // Quotes the frozen proposal, not the model's account of it: a "yes" confirms exactly what this line showed.
@@ -41,10 +48,11 @@ export const replies = {
     l === "es"
       ? `Tu mensaje llegó antes de que te mostrara la propuesta, así que no la he ejecutado: ${quote(l, a.preview)} (${a.total} elementos). Responde «sí» para ejecutarla o «no» para cancelarla.`
       : `Your message arrived before I had shown you the proposal, so I did not run it: ${quote(l, a.preview)} (${a.total} items). Reply “yes” to run it or “no” to cancel it.`,
+  // After the model answered a question about the proposal: the proposal was neither run nor cancelled.
   stillPendingFooter: (l: Language, a: AdminActionRow) =>
     l === "es"
-      ? `\n\nRecuerda: ${quote(l, a.preview)} sigue pendiente. Responde «sí» o «no».`
-      : `\n\nReminder: ${quote(l, a.preview)} is still pending. Reply “yes” or “no”.`,
+      ? `\n\nNo se ha ejecutado nada: ${quote(l, a.preview)} sigue pendiente, esperando tu confirmación. ${howToDecide(l)}`
+      : `\n\nNothing has run: ${quote(l, a.preview)} is still pending, waiting for your confirmation. ${howToDecide(l)}`,
   expired: (l: Language, a: AdminActionRow) =>
     l === "es"
       ? `La acción ${quote(l, a.preview)} caducó sin confirmarse y no se ejecutó. Pídemela de nuevo para preparar una propuesta actualizada.`

@@ -1,5 +1,4 @@
 /** Everything an admin turn needs to know, loaded by ids and re-checked: the caller must still be an active admin. */
-import { UnrecoverableError } from "bullmq";
 import { findSessionInOrg } from "../../db/queries/chat-sessions";
 import { findTurnMessage, listRecentMessagesBeforeTurn } from "../../db/queries/chat-messages";
 import { findOrganisationName, findUser } from "../../db/queries/users";
@@ -7,6 +6,7 @@ import type { AdminTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { detectLanguage, type Language } from "../../lib/language";
 import { HISTORY_WINDOW_TURNS, toTurns, type Turn } from "../turns/history";
+import { CallerRevokedError } from "../turns/caller-revoked";
 import { TurnGoneError } from "../turns/turn-gone";
 
 export interface AdminTurnContext {
@@ -36,7 +36,8 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
     throw new TurnGoneError("admin turn");
   }
   // Demoted or deactivated while the turn waited: it must not run with admin tools.
-  if (user?.role !== "admin" || !user.is_active) throw new UnrecoverableError("the caller is no longer an active admin");
+  if (!user?.is_active) throw new CallerRevokedError("ACCOUNT_INACTIVE");
+  if (user.role !== "admin") throw new CallerRevokedError("FORBIDDEN");
   // The latest turns only, limited in SQL: an admin session has no summary, and a long one must not load whole.
   const earlier = await listRecentMessagesBeforeTurn(db, payload.orgId, payload.sessionId, payload.turnId, HISTORY_WINDOW_TURNS * 2);
   return {

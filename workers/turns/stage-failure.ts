@@ -12,6 +12,7 @@ import type { TutorTurnPayload } from "../../queues/payloads";
 import type { ErrorCode } from "../../queues/events/contract";
 import type { WorkerDeps } from "../deps";
 import { jobFailureCode } from "../job-outcome";
+import { CallerRevokedError } from "./caller-revoked";
 import { LlmError } from "../llm/errors";
 import { dropKeptAnswer } from "../tutor/kept-answer";
 import { release } from "../tutor/retrieval/handoff";
@@ -39,6 +40,7 @@ export function describeFailure(error: unknown): TurnFailure {
   if (error instanceof LlmError) {
     return { code: error.code, message: error.message, retryAfter: error.options.retryAfterSeconds, recoveryHint: error.options.recoveryHint };
   }
+  if (error instanceof CallerRevokedError) return { code: error.code, message: error.userMessage };
   if (error instanceof TurnLostError) {
     return { code: "TURN_LOST", message: "This answer was lost before it finished.", recoveryHint: "Send the message again." };
   }

@@ -3,6 +3,7 @@ import { findTurnRows } from "../../db/queries/turn-context";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { detectLanguage, type Language } from "../../lib/language";
+import { CallerRevokedError } from "../turns/caller-revoked";
 import { TurnGoneError } from "../turns/turn-gone";
 
 export interface TurnContext {
@@ -28,6 +29,8 @@ export async function loadTurnContext(deps: WorkerDeps, payload: TutorTurnPayloa
   if (!rows || rows.sessionUserId !== payload.userId || rows.question === null || rows.userName === null) {
     throw new TurnGoneError("turn");
   }
+  // Deactivated while the turn waited: it ends here, before any stage asks the model.
+  if (!rows.userActive) throw new CallerRevokedError("ACCOUNT_INACTIVE");
   // Checked again at run time, not only when the turn was accepted: an employee unenrolled (or
   // a course archived) while the turn waited in the queue loses the course, it is never read.
   const course = rows.course;

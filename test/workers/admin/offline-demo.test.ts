@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import { login, connect, recordEvents } from "../../support/client";
 import { useStack, type Stack } from "../../support/stack";
-import { askAdmin, waitForAction, type Person } from "./helpers";
+import { actionOf, askAdmin, waitForAction, type Person } from "./helpers";
 
 describe("admin assistant on the offline model (the docs/demo.md exchange)", function () {
   this.timeout(60_000);
@@ -41,6 +41,14 @@ describe("admin assistant on the offline model (the docs/demo.md exchange)", fun
       .where({ course_id: DEMO_IDS.courseIds.returnsEssentials })
       .select("user_id", "status", "deadline");
     expect(before).to.have.length(3, "Nora and Hannah are not enrolled yet");
+
+    // The question a new admin asks first: answered with what a yes would run; nothing runs.
+    const question = await askAdmin(stack, admin, "What happens if I say yes?", who.sessionId);
+    expect(question.answer!.content).to.match(/^Nothing has run yet\. If you confirm, I will do exactly this: Assign "Returns Essentials"/);
+    expect(question.answer!.content).to.match(/is still pending, waiting for your confirmation\. To run it, press Confirm or reply with a plain “yes”/);
+    expect((await actionOf(stack, admin, assign.pending.actionId)).action.status).to.equal("pending");
+    const unchanged = await db("enrollments").whereIn("user_id", salesIds).where({ course_id: DEMO_IDS.courseIds.returnsEssentials });
+    expect(unchanged).to.have.length(3);
 
     const yes = await askAdmin(stack, admin, "sí", who.sessionId);
     expect(yes.answer!.content).to.match(/^Confirmado/);

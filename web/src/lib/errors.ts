@@ -57,6 +57,9 @@ export function describeTurnError(error: TurnError): string {
       return "The model is not set up correctly on the server (an operator needs to check LLM_* settings). Your message was kept.";
     case "TURN_LOST":
       return "This answer was lost on the server. Send your message again.";
+    case "ACCOUNT_INACTIVE":
+    case "FORBIDDEN":
+      return error.message;
     case "DATABASE_TIMEOUT":
       return error.willRetry
         ? "The database was slow; trying again…"

@@ -29,3 +29,19 @@ export function estimateWork(items: NewActionItem[]): { items: number; writes: n
   const writes = items.length * 3;
   return { items: items.length, writes, seconds: Math.max(1, Math.ceil((writes * 25) / 1000)) };
 }
+
+/**
+ * A name as it may appear in the code-written proposal line (preview and item labels): always a
+ * value of a database row the proposal resolved to, never text the model chose, and even so put
+ * on one line and bounded, so a stored name cannot stretch or break the line that asks for a yes.
+ */
+export function shownName(text: string, max = 80): string {
+  const oneLine = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s]+/gu, " ").trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}
+
+/** The first few names of a list, then how many more: a proposal line stays short however many were skipped. */
+export function fewNames(names: string[], shown = 5): string {
+  const first = names.slice(0, shown).map((name) => shownName(name));
+  return names.length > shown ? `${first.join(", ")} and ${names.length - shown} more` : first.join(", ");
+}

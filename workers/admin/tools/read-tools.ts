@@ -18,7 +18,7 @@ import {
 } from "../../../db/queries/admin-people";
 import { enrollmentFacts, skillFacts } from "../../../db/queries/learner";
 import { resolveCourse, resolvePerson } from "./resolve";
-import { defineTool, toolError } from "./tool";
+import { defineTool, idArgument, toolError } from "./tool";
 
 const limit = z.number().int().min(1).max(50).default(25).describe("Page size (at most 50)");
 const offset = z.number().int().min(0).default(0).describe("Rows to skip, for the next page");
@@ -73,7 +73,7 @@ export const getEmployeeDetailTool = defineTool({
   name: "get_employee_detail",
   description: "One employee in detail, by id or name: skills with levels (1-5), course enrollments with progress and deadlines, recent exercise activity.",
   kind: "read",
-  schema: z.object({ employee_id: z.string().optional(), employee_name: z.string().max(100).optional() }),
+  schema: z.object({ employee_id: idArgument("an employee").optional(), employee_name: z.string().max(100).optional() }),
   async run(context, args) {
     const person = await resolvePerson(context, { id: args.employee_id, name: args.employee_name });
     if (!person.ok) return person.result;
@@ -175,7 +175,7 @@ export const getCourseStatsTool = defineTool({
   name: "get_course_stats",
   description: "Statistics of one course, by id or title: enrolled, completion rate, average score, overdue learners, the exercises failed most.",
   kind: "read",
-  schema: z.object({ course_id: z.string().optional(), course_title: z.string().max(200).optional() }),
+  schema: z.object({ course_id: idArgument("a course").optional(), course_title: z.string().max(200).optional() }),
   async run(context, args) {
     const course = await resolveCourse(context, { id: args.course_id, title: args.course_title });
     if (!course.ok) return course.result;

@@ -8,6 +8,7 @@ import type { ChatCompletionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
 import type { Db } from "../../../db/knex";
 import type { Language } from "../../../lib/language";
+import type { AdminToolName } from "../../../queues/events/contract";
 import type { ProposedAction } from "./proposal";
 
 export interface ToolContext {
@@ -39,7 +40,8 @@ export interface StoredProposal {
 export type ToolResult = Record<string, unknown>;
 
 export interface AdminTool<S extends z.ZodType = z.ZodType> {
-  name: string;
+  /** One of ADMIN_TOOL_NAMES: the names metrics may label a call with. */
+  name: AdminToolName;
   description: string;
   kind: "read" | "write";
   schema: S;
@@ -57,6 +59,13 @@ export function toOpenAiTools(tools: readonly AdminTool[]): ChatCompletionTool[]
     return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
   });
 }
+
+/**
+ * An id argument: the model copies it from an earlier tool result. Checked as a UUID here, at the
+ * edge, so a malformed one ("------------------------------------") is an error result the model
+ * can correct, never a value Postgres refuses (22P02) that would fail the whole turn.
+ */
+export const idArgument = (what: string) => z.guid({ error: `must be the id of ${what} from an earlier tool result (a UUID)` });
 
 /** A result the model must not take as success: the reason, in words it can relay. */
 export function toolError(message: string, extra: Record<string, unknown> = {}): ToolResult {

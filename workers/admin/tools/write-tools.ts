@@ -7,20 +7,21 @@ import { z } from "zod";
 import type { WriteTool } from "../../../commands/write-targets";
 import { enrollmentsOfPeople, openEnrollmentsOfCourse } from "../../../db/queries/admin-courses";
 import { activePeopleInDepartment, findPeopleByIds, listDepartments, skillLevelOf, type PersonRef } from "../../../db/queries/admin-people";
-import type { FrozenItem, ProposedAction } from "./proposal";
+import { fewNames, shownName, type FrozenItem, type ProposedAction } from "./proposal";
 import { resolveCourse, resolvePerson, resolveSkill } from "./resolve";
-import { defineTool, toolError, type ToolContext, type ToolResult } from "./tool";
+import { defineTool, idArgument, toolError, type ToolContext, type ToolResult } from "./tool";
 
 /** Above this many targets an action is refused: split it, or it is probably not what was meant. */
 export const MAX_ACTION_ITEMS = 2_000;
 const SHOWN_ITEMS = 10;
 
-async function propose(context: ToolContext, action: ProposedAction): Promise<ToolResult> {
+/** `details`: what the model is told besides the stored proposal (never part of the line the admin confirms). */
+async function propose(context: ToolContext, action: ProposedAction, details: Record<string, unknown> = {}): Promise<ToolResult> {
   if (action.items.length === 0) return toolError("Nothing to do: no target is left after resolving the request.");
   if (action.items.length > MAX_ACTION_ITEMS)
     return toolError(`That would touch ${action.items.length} records; the limit for one action is ${MAX_ACTION_ITEMS}. Narrow it down.`);
   const stored = await context.propose(action);
-  const shown = { action_id: stored.actionId, preview: stored.preview, items_total: stored.total, items: stored.labels.slice(0, SHOWN_ITEMS) };
+  const shown = { action_id: stored.actionId, preview: stored.preview, items_total: stored.total, items: stored.labels.slice(0, SHOWN_ITEMS), ...details };
   if (stored.status !== "pending")
     return { status: stored.status, ...shown, instruction: `This turn's proposal is already ${stored.status}; do not propose it again or say it is pending.` };
   return {
@@ -37,7 +38,7 @@ const deadlineSchema = z
   .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), "not a real date")
   .describe("Deadline as YYYY-MM-DD (compute relative dates from today's date in the instructions)");
 
-const label = (person: PersonRef) => `${person.name}${person.department ? ` (${person.department})` : ""}`;
+const label = (person: PersonRef) => `${shownName(person.name)}${person.department ? ` (${shownName(person.department)})` : ""}`;
 
 export const assignCourseTool = defineTool({
   name: "assign_course" satisfies WriteTool,
@@ -45,9 +46,9 @@ export const assignCourseTool = defineTool({
     "Propose enrolling employees in a course, optionally with a deadline. Targets by employee ids, employee names, or a whole department (all its active employees). Creates a pending action the admin must confirm; nothing changes before that.",
   kind: "write",
   schema: z.object({
-    course_id: z.string().optional(),
+    course_id: idArgument("a course").optional(),
     course_title: z.string().max(200).optional(),
-    employee_ids: z.array(z.string()).max(MAX_ACTION_ITEMS).optional(),
+    employee_ids: z.array(idArgument("an employee")).max(MAX_ACTION_ITEMS).optional(),
     employee_names: z.array(z.string().max(100)).max(100).optional(),
     department: z.string().max(100).optional().describe("Every active employee of this department"),
     deadline: deadlineSchema.optional(),
@@ -62,14 +63,12 @@ export const assignCourseTool = defineTool({
 
     const people = new Map<string, PersonRef>();
     const notFound: string[] = [];
+    // The department as stored (the model's spelling may differ in case or accents): the proposal line shows only stored names.
+    let department: string | null = null;
     const inactive: string[] = [];
     const add = (person: PersonRef) => (person.is_active ? people.set(person.id, person) : inactive.push(person.name));
     if (args.employee_ids?.length) {
-      const found = await findPeopleByIds(
-        context.db,
-        context.orgId,
-        args.employee_ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)),
-      );
+      const found = await findPeopleByIds(context.db, context.orgId, args.employee_ids);
       found.forEach(add);
       notFound.push(...args.employee_ids.filter((id) => !found.some((p) => p.id === id)));
     }
@@ -87,6 +86,7 @@ export const assignCourseTool = defineTool({
           known_departments: await listDepartments(context.db, context.orgId),
         });
       members.forEach(add);
+      department = members[0]!.department;
     }
     if (notFound.length > 0 && people.size === 0) return toolError(`No employee found for: ${notFound.join(", ")}.`);
 
@@ -128,13 +128,14 @@ export const assignCourseTool = defineTool({
         after: { ...before, deadline },
       };
     });
-    const who = args.department ? `everyone active in ${args.department}` : `${items.length} employee${items.length === 1 ? "" : "s"}`;
+    const who = department ? `everyone active in ${shownName(department)}` : `${items.length} employee${items.length === 1 ? "" : "s"}`;
+    // Only stored names and counts: the names and ids the model sent that matched nobody are told to the model, not put in the line.
     const preview =
-      `Assign "${course.value.title}" to ${who} (${items.length})${deadline ? ` with deadline ${deadline}` : ""}: ` +
+      `Assign "${shownName(course.value.title)}" to ${who} (${items.length})${deadline ? ` with deadline ${deadline}` : ""}: ` +
       `${counts.enrol} new enrollment${counts.enrol === 1 ? "" : "s"}, ${counts.deadline} deadline change${counts.deadline === 1 ? "" : "s"}, ${counts.unchanged} unchanged.` +
-      (inactive.length ? ` Skipped (deactivated): ${inactive.join(", ")}.` : "") +
-      (notFound.length ? ` Not found: ${notFound.join(", ")}.` : "");
-    return propose(context, { tool: "assign_course", args, preview, items });
+      (inactive.length ? ` Skipped (deactivated): ${fewNames(inactive)}.` : "") +
+      (notFound.length ? ` Not found: ${notFound.length} of the names or ids asked for.` : "");
+    return propose(context, { tool: "assign_course", args, preview, items }, notFound.length ? { not_found: notFound.slice(0, 20) } : {});
   },
 });
 
@@ -143,7 +144,7 @@ export const verifySkillTool = defineTool({
   description: "Propose setting an employee's verified level (1-5) of a skill, overriding the assessed level. Pending until the admin confirms.",
   kind: "write",
   schema: z.object({
-    employee_id: z.string().optional(),
+    employee_id: idArgument("an employee").optional(),
     employee_name: z.string().max(100).optional(),
     skill_name: z.string().min(1).max(100),
     level: z.number().int().min(1).max(5),
@@ -157,14 +158,14 @@ export const verifySkillTool = defineTool({
     const current = await skillLevelOf(context.db, context.orgId, person.value.id, skill.value.id);
     const item: FrozenItem<"verify_skill"> = {
       target: { user_id: person.value.id, skill_id: skill.value.id, level: args.level },
-      label: `${label(person.value)}: ${skill.value.name} ${current ?? "none"} → ${args.level}`,
+      label: `${label(person.value)}: ${shownName(skill.value.name)} ${current ?? "none"} → ${args.level}`,
       before: { level: current },
       after: { level: args.level },
     };
     return propose(context, {
       tool: "verify_skill",
       args,
-      preview: `Set ${person.value.name}'s "${skill.value.name}" level from ${current ?? "none"} to ${args.level}.`,
+      preview: `Set ${shownName(person.value.name)}'s "${shownName(skill.value.name)}" level from ${current ?? "none"} to ${args.level}.`,
       items: [item],
     });
   },
@@ -174,7 +175,7 @@ export const deactivateEmployeeTool = defineTool({
   name: "deactivate_employee" satisfies WriteTool,
   description: "Propose deactivating an employee account: they can no longer sign in; their data is kept. Pending until the admin confirms.",
   kind: "write",
-  schema: z.object({ employee_id: z.string().optional(), employee_name: z.string().max(100).optional() }),
+  schema: z.object({ employee_id: idArgument("an employee").optional(), employee_name: z.string().max(100).optional() }),
   async run(context, args) {
     const person = await resolvePerson(context, { id: args.employee_id, name: args.employee_name });
     if (!person.ok) return person.result;
@@ -190,7 +191,7 @@ export const deactivateEmployeeTool = defineTool({
     return propose(context, {
       tool: "deactivate_employee",
       args,
-      preview: `Deactivate ${person.value.name} (${person.value.email}). Their data is kept.`,
+      preview: `Deactivate ${shownName(person.value.name)} (${shownName(person.value.email)}). Their data is kept.`,
       items: [item],
     });
   },
@@ -200,7 +201,7 @@ export const archiveCourseTool = defineTool({
   name: "archive_course" satisfies WriteTool,
   description: "Propose archiving a course; its unfinished enrollments are marked completed. Pending until the admin confirms.",
   kind: "write",
-  schema: z.object({ course_id: z.string().optional(), course_title: z.string().max(200).optional() }),
+  schema: z.object({ course_id: idArgument("a course").optional(), course_title: z.string().max(200).optional() }),
   async run(context, args) {
     const course = await resolveCourse(context, { id: args.course_id, title: args.course_title });
     if (!course.ok) return course.result;
@@ -209,13 +210,13 @@ export const archiveCourseTool = defineTool({
     const items: FrozenItem<"archive_course">[] = [
       ...open.map((e) => ({
         target: { kind: "enrollment" as const, enrollment_id: e.id },
-        label: `${e.name}: enrollment ${e.status} → completed`,
+        label: `${shownName(e.name)}: enrollment ${e.status} → completed`,
         before: { status: e.status },
         after: { status: "completed" },
       })),
       {
         target: { kind: "course" as const, course_id: course.value.id },
-        label: `"${course.value.title}": ${course.value.status} → archived`,
+        label: `"${shownName(course.value.title)}": ${course.value.status} → archived`,
         before: { status: course.value.status },
         after: { status: "archived" },
       },
@@ -223,7 +224,7 @@ export const archiveCourseTool = defineTool({
     return propose(context, {
       tool: "archive_course",
       args,
-      preview: `Archive "${course.value.title}" and mark its ${open.length} unfinished enrollment${open.length === 1 ? "" : "s"} completed.`,
+      preview: `Archive "${shownName(course.value.title)}" and mark its ${open.length} unfinished enrollment${open.length === 1 ? "" : "s"} completed.`,
       items,
     });
   },
