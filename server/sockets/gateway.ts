@@ -35,6 +35,7 @@ import { SocketLimits } from "./socket-limits";
 import { SOCKET_ADAPTER_KEY } from "../../queues/events/user-events";
 import { cancelTurn } from "../../commands/cancel-turn";
 import { CommandRefused } from "../../commands/refusal";
+import { contextFromTraceparent, inSpan, SpanKind, type SpanOptions } from "../../lib/telemetry/spans";
 
 const watchActionRequest = z.object({ actionId: z.uuid(), lastSeq: z.number().int().min(0).optional() });
 
@@ -245,10 +246,15 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       if (isTurnEnd(envelope)) logTurnEnd(log, envelope, members?.size ?? 0);
       if (!members) continue;
       const payload = { ...envelope.data, seq: envelope.seq } as LoggedPayload;
-      for (const socketId of members) {
-        const socket = io.sockets.sockets.get(socketId);
-        if (socket) delivery.deliver(socket, envelope.event, payload)?.catch((error) => log.warn({ err: error }, "turn event delivery failed"));
-      }
+      const deliverToRoom = (): void => {
+        for (const socketId of members) {
+          const socket = io.sockets.sockets.get(socketId);
+          if (socket) delivery.deliver(socket, envelope.event, payload)?.catch((error) => log.warn({ err: error }, "turn event delivery failed"));
+        }
+      };
+      // A traced turn's first token: its delivery to the sockets is a span of the turn's trace.
+      if (envelope.trace) void inSpan("socket.deliver first token", firstTokenSpan(envelope, envelope.trace, members.size), async () => deliverToRoom());
+      else deliverToRoom();
     }
   };
   turnSub.on("message", onMessage);
@@ -260,6 +266,21 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       reauth.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));
       await Promise.allSettled([turnSub.quit(), pub.quit(), sub.quit()]);
+    },
+  };
+}
+
+/** The first token's delivery span: a child of the worker's span that streamed it, whose context came with the event. */
+function firstTokenSpan(envelope: TurnEventEnvelope, traceparent: string, sockets: number): SpanOptions {
+  return {
+    kind: SpanKind.PRODUCER,
+    parent: contextFromTraceparent(traceparent),
+    attributes: {
+      "messaging.system": "socket.io",
+      "messaging.destination.name": envelope.room,
+      "skillnet.turn_id": "turnId" in envelope.data ? envelope.data.turnId : "",
+      "skillnet.event.seq": envelope.seq,
+      "skillnet.sockets": sockets,
     },
   };
 }
