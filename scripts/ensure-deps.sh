@@ -4,17 +4,20 @@
 # PostgreSQL server with pgvector when no DATABASE_URL is given (scripts/ensure-postgres.sh).
 #   --browser            also Chromium (the web suite)
 #   --sentinel           also Debian's redis-sentinel (the Sentinel failover suite)
+#   --prometheus         also Debian's prometheus (promtool's rule tests and the scrape test)
 #   --postgres-required  no PostgreSQL server is an error (`npm test` on the real server); without
 #                        it, `npm start` falls back to PGlite unless EMBEDDED_POSTGRES=server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WANT_BROWSER=false
 WANT_SENTINEL=false
+WANT_PROMETHEUS=false
 POSTGRES_REQUIRED=false
 for arg in "$@"; do
   case "$arg" in
     --browser) WANT_BROWSER=true ;;
     --sentinel) WANT_SENTINEL=true ;;
+    --prometheus) WANT_PROMETHEUS=true ;;
     --postgres-required) POSTGRES_REQUIRED=true ;;
   esac
 done
@@ -47,6 +50,23 @@ if $WANT_SENTINEL && ! command -v redis-sentinel >/dev/null 2>&1 && [ "$(id -u)"
   apt-get install -y -q --no-install-recommends redis-sentinel >/dev/null 2>&1 || {
     apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends redis-sentinel >/dev/null
   } || echo "(redis-sentinel could not be installed; the failover suite uses redis-server --sentinel)" >&2
+fi
+
+# `npm test` only (--prometheus): promtool runs the alert rules' unit tests and a real Prometheus
+# scrapes the product (test/ops, test/e2e/observability.test.ts). The tests start their own
+# Prometheus on a free port; the package's own service is not used.
+if $WANT_PROMETHEUS && ! command -v promtool >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "› installing prometheus from Debian's packages (for the alert rule and scrape tests)…"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends prometheus >/dev/null 2>&1 || {
+      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends prometheus >/dev/null
+    }
+  else
+    echo "promtool is not installed and cannot be installed automatically here." >&2
+    echo "Install it (Debian/Ubuntu: sudo apt-get install prometheus) to run the alert rule tests." >&2
+    exit 1
+  fi
 fi
 
 # `npm test` only (--browser): the web suite drives Debian's Chromium headless; no browser is

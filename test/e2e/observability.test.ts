@@ -1,22 +1,33 @@
 /**
- * OpenTelemetry traces of the product as `npm start` runs it: the launcher's separate server,
+ * Ops' view of the product as `npm start` runs it, started once for both checks.
+ *
+ * Traces: the launcher's separate server,
  * worker and offline-model processes, each loading the tracing preload (lib/telemetry/register.ts),
  * export with the real OTLP/HTTP protobuf exporter to a receiver that decodes what arrives
  * (test/harness/otlp-receiver.ts). A tutor turn must come back as one connected trace across the
  * three processes: the HTTP request, BullMQ's enqueue and job, the stages with what retrieval found,
  * the model call after the GenAI conventions, Postgres and Redis calls, the model server's handling
- * of the request, and the server's delivery of the first token over the socket. The stack starts
- * once; the Prometheus scrape test (test/ops/prometheus.test.ts) shares nothing with it.
+ * of the request, and the server's delivery of the first token over the socket.
+ *
+ * Prometheus: a real Prometheus (Debian's package) with ops/prometheus/prometheus.example.yml,
+ * adapted to the test's port and token file, scrapes the running server, loads the alert rules,
+ * and answers queries for the product's metrics. The rules' own unit tests are test/ops/.
  */
-import { rmSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as joinPath, resolve } from "node:path";
+import { parse, stringify } from "yaml";
+import { findFreePort } from "../../launcher/embedded/child-process";
 import { expect } from "chai";
 import { startOtlpReceiver, traceOf, type OtlpReceiver, type ReceivedSpan } from "../harness/otlp-receiver";
 import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd } from "../support/client";
 import { hasExited, launcherRunning, launcherSetup, processesOf, startLauncher, type Launcher, type LauncherSetup } from "../support/launcher";
 
 const QUESTION = "How many days do customers have to return an item?";
+const METRICS_TOKEN = "observability-test-metrics-token";
 
-describe("traces across server, worker and model server (OTLP)", function () {
+describe("observability of the product as npm start runs it: traces and Prometheus", function () {
   this.timeout(120_000);
   let receiver: OtlpReceiver;
   let setup: LauncherSetup;
@@ -26,7 +37,7 @@ describe("traces across server, worker and model server (OTLP)", function () {
     this.timeout(300_000);
     receiver = await startOtlpReceiver();
     // Short batch delay: spans reach the receiver within a second of ending.
-    setup = await launcherSetup({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "200", LOG_LEVEL: "info" });
+    setup = await launcherSetup({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "200", LOG_LEVEL: "info", METRICS_TOKEN });
     launcher = startLauncher(setup, { detached: true });
     await launcherRunning(launcher);
   });
@@ -155,6 +166,73 @@ describe("traces across server, worker and model server (OTLP)", function () {
       ).to.equal(true);
     } finally {
       socket.disconnect();
+    }
+  });
+  it("is scraped by a real Prometheus with prometheus.example.yml, which loads the alert rules and answers for the metrics", async function () {
+    this.timeout(90_000);
+    const dir = mkdtempSync(joinPath(tmpdir(), "skillnet-prometheus-"));
+    const port = await findFreePort();
+    let prometheus: ChildProcess | undefined;
+    let output = "";
+    try {
+      // The example as shipped, with what a deployment changes: the target, the token file, the rules' path; scraped every second.
+      const config = parse(readFileSync("ops/prometheus/prometheus.example.yml", "utf8"));
+      writeFileSync(joinPath(dir, "metrics-token"), METRICS_TOKEN);
+      config.global.scrape_interval = "1s";
+      config.global.evaluation_interval = "1s";
+      config.rule_files = [resolve("ops/prometheus/alerts.yml")];
+      const job = config.scrape_configs[0];
+      expect(job.job_name).to.equal("skillnet-server");
+      job.authorization.credentials_file = joinPath(dir, "metrics-token");
+      job.static_configs = [{ targets: [new URL(setup.baseUrl).host] }];
+      writeFileSync(joinPath(dir, "prometheus.yml"), stringify(config));
+      prometheus = spawn(
+        "prometheus",
+        [`--config.file=${joinPath(dir, "prometheus.yml")}`, `--storage.tsdb.path=${joinPath(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      prometheus.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+      prometheus.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+      const query = async (promql: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> => {
+        const response = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(promql)}`).catch(() => null);
+        if (!response?.ok) return [];
+        return ((await response.json()) as { data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } }).data.result;
+      };
+      await waitFor(
+        async () => {
+          if (prometheus!.exitCode !== null) throw new Error(`prometheus exited (${prometheus!.exitCode}):\n${output}`);
+          return (await query('up{job="skillnet-server"}')).some((sample) => sample.value[1] === "1");
+        },
+        60_000,
+        "Prometheus's first successful scrape of the server",
+      );
+      const workers = await query('max by (queue) (skillnet_queue_workers{job="skillnet-server"})');
+      expect(workers.find((sample) => sample.metric.queue === "tutor-generate")?.value[1]).to.not.equal(undefined);
+      expect(Number(workers.find((sample) => sample.metric.queue === "tutor-generate")!.value[1])).to.be.above(0);
+      // The turns of the trace test were counted, and Prometheus read them back.
+      const turns = await query('sum(skillnet_tutor_turns_total{job="skillnet-server"})');
+      expect(Number(turns[0]?.value[1] ?? 0)).to.be.at.least(2);
+
+      const rules = (await (await fetch(`http://127.0.0.1:${port}/api/v1/rules?type=alert`)).json()) as {
+        data: { groups: Array<{ rules: Array<{ name: string; health: string; state: string }> }> };
+      };
+      const loaded = rules.data.groups.flatMap((group) => group.rules);
+      expect(loaded).to.have.length(10);
+      await waitFor(
+        async () => {
+          const now = (await (await fetch(`http://127.0.0.1:${port}/api/v1/rules?type=alert`)).json()) as typeof rules;
+          return now.data.groups.flatMap((group) => group.rules).every((rule) => rule.health === "ok");
+        },
+        15_000,
+        "every alert rule evaluated without error",
+      );
+      // A healthy product: nothing fires (SkillnetNoWorkers would, were the scraped gauges wrong).
+      const firing = await query('ALERTS{alertstate="firing"}');
+      expect(firing.map((sample) => sample.metric.alertname)).to.deep.equal([]);
+    } finally {
+      prometheus?.kill("SIGTERM");
+      if (prometheus && prometheus.exitCode === null) await new Promise((done) => prometheus!.once("exit", done));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
