@@ -22,6 +22,22 @@ for arg in "$@"; do
   esac
 done
 
+# Installs a Debian package for npm test (as root with apt-get), else stops with how to install it.
+#   apt_install_or_fail PACKAGE WHY MISSING FOR
+apt_install_or_fail() {
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "› installing $1 from Debian's packages ($2)…"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends "$1" >/dev/null 2>&1 || {
+      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "$1" >/dev/null
+    }
+  else
+    echo "$3 and cannot be installed automatically here." >&2
+    echo "Install it (Debian/Ubuntu: sudo apt-get install $1) $4." >&2
+    exit 1
+  fi
+}
+
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "› installing npm packages (npm ci)…"
   npm ci --no-audit --no-fund --loglevel=error
@@ -56,33 +72,13 @@ fi
 # scrapes the product (test/ops, test/e2e/observability.test.ts). The tests start their own
 # Prometheus on a free port; the package's own service is not used.
 if $WANT_PROMETHEUS && ! command -v promtool >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "› installing prometheus from Debian's packages (for the alert rule and scrape tests)…"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q --no-install-recommends prometheus >/dev/null 2>&1 || {
-      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends prometheus >/dev/null
-    }
-  else
-    echo "promtool is not installed and cannot be installed automatically here." >&2
-    echo "Install it (Debian/Ubuntu: sudo apt-get install prometheus) to run the alert rule tests." >&2
-    exit 1
-  fi
+  apt_install_or_fail prometheus "for the alert rule and scrape tests" "promtool is not installed" "to run the alert rule tests"
 fi
 
 # `npm test` only (--browser): the web suite drives Debian's Chromium headless; no browser is
 # ever downloaded by npm (playwright-core ships none).
 if $WANT_BROWSER && [ ! -x /usr/bin/chromium ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "› installing chromium from Debian's packages (for the browser tests)…"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 || {
-      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends chromium >/dev/null
-    }
-  else
-    echo "Chromium is not installed at /usr/bin/chromium and cannot be installed automatically here." >&2
-    echo "Install it (Debian/Ubuntu: sudo apt-get install chromium) to run test/web." >&2
-    exit 1
-  fi
+  apt_install_or_fail chromium "for the browser tests" "Chromium is not installed at /usr/bin/chromium" "to run test/web"
 fi
 
 # The production engine: a local PostgreSQL server with pgvector, unless one is given or PGlite is
