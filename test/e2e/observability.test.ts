@@ -21,7 +21,9 @@ import { parse, stringify } from "yaml";
 import { findFreePort } from "../../launcher/embedded/child-process";
 import { expect } from "chai";
 import { startOtlpReceiver, traceOf, type OtlpReceiver, type ReceivedSpan } from "../harness/otlp-receiver";
-import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd } from "../support/client";
+import { askAdmin, waitForAction, type Person } from "../workers/admin/helpers";
+import { api, connect, join, login, recordEvents, upload, waitFor, waitForTurnEnd } from "../support/client";
+import { makeHtml } from "../support/document-fixtures";
 import { hasExited, launcherRunning, launcherSetup, processesOf, startLauncher, type Launcher, type LauncherSetup } from "../support/launcher";
 
 const QUESTION = "How many days do customers have to return an item?";
@@ -168,6 +170,88 @@ describe("observability of the product as npm start runs it: traces and Promethe
       socket.disconnect();
     }
   });
+  /**
+   * The one trace whose root is the server's span for `method path`, once it holds a span of each
+   * of `jobs` (BullMQ's `process <queue>`): checked to be one connected tree across the processes.
+   */
+  async function traceOfRequest(method: string, path: string, jobs: string[]): Promise<ReceivedSpan[]> {
+    const isRoot = (span: ReceivedSpan): boolean =>
+      !span.parentSpanId &&
+      span.service === "skillnet-server" &&
+      span.kind === 2 &&
+      (span.attributes["http.request.method"] ?? span.attributes["http.method"]) === method &&
+      String(span.attributes["url.path"] ?? span.attributes["http.target"] ?? "").startsWith(path);
+    let spans: ReceivedSpan[] = [];
+    await waitFor(
+      () => {
+        const root = receiver.spans.find(isRoot);
+        if (!root) return false;
+        spans = traceOf(receiver.spans, root.traceId).spans;
+        return jobs.every((queue) => spans.some((span) => span.name.startsWith(`process ${queue}`) && span.service === "skillnet-worker"));
+      },
+      60_000,
+      `the trace of ${method} ${path} with ${jobs.join(", ")}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const trace = traceOf(receiver.spans, spans[0]!.traceId);
+    expect(
+      trace.orphans.map((span) => `${span.service}:${span.name}`),
+      `${method} ${path}: every span's parent is in the trace`,
+    ).to.deep.equal([]);
+    expect(trace.roots.filter(isRoot), `${method} ${path}: one root`).to.have.length(trace.roots.length);
+    return trace.spans;
+  }
+
+  it("gives an admin turn, the action run it proposed and an upload's ingestion one trace each", async () => {
+    const { token, user } = await login(setup.baseUrl, "admin@example.com");
+    const socket = await connect(setup.baseUrl, token);
+    const admin: Person = { id: user.id, name: "Ana Admin", email: "admin@example.com", token, socket, events: recordEvents(socket) };
+    try {
+      const proposal = await askAdmin(setup, admin, "assign Returns Essentials to everyone in Sales with a deadline next Friday");
+      expect(proposal.pending, proposal.answer?.content).to.include({ tool: "assign_course" });
+      const planned = await traceOfRequest("POST", "/api/v1/chat/admin", ["admin-plan"]);
+      const plan = planned.find((span) => span.name.startsWith("process admin-plan"))!;
+      expect(
+        planned.some((span) => span.attributes["gen_ai.operation.name"] === "chat" && span.service === "skillnet-worker"),
+        "the assistant's model call",
+      ).to.equal(true);
+      expect(
+        planned.some((span) => span.service === "skillnet-offline-model"),
+        "the model server's span",
+      ).to.equal(true);
+      expect(planned.some((span) => span.attributes["db.system.name"] === "postgresql" && span.service === "skillnet-worker")).to.equal(true);
+      expect(plan.attributes["bullmq.job.name"]).to.be.a("string");
+
+      const confirmed = await api(setup.baseUrl, "POST", `/api/v1/admin/actions/${proposal.pending.actionId}/confirm`, { token });
+      expect(confirmed.status, JSON.stringify(confirmed.body)).to.be.oneOf([200, 202]);
+      const done = await waitForAction(setup, admin, proposal.pending.actionId, ["completed", "partial", "failed"], 60_000);
+      expect(done.action.status).to.equal("completed");
+      const run = await traceOfRequest("POST", `/api/v1/admin/actions/${proposal.pending.actionId}/confirm`, ["admin-actions"]);
+      expect(
+        run.some((span) => span.name.startsWith("add admin-actions") && span.service === "skillnet-server"),
+        "the confirm's enqueue",
+      ).to.equal(true);
+      expect(run[0]!.traceId).to.not.equal(planned[0]!.traceId);
+    } finally {
+      socket.disconnect();
+    }
+
+    const tag = `trace${Date.now().toString(36)}`;
+    const posted = await upload(setup.baseUrl, token, {
+      name: `${tag}.html`,
+      type: "text/html",
+      bytes: makeHtml([{ heading: "Loading dock", body: `The ${tag} dock opens at six; scan every pallet label before moving it.` }]),
+    });
+    expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
+    const ingestion = await traceOfRequest("POST", "/api/v1/documents", ["ingest-extract", "ingest-chunk", "ingest-embed"]);
+    expect(
+      ingestion.some((span) => span.attributes["gen_ai.operation.name"] === "embeddings"),
+      "the embedding call",
+    ).to.equal(true);
+    const document = await api(setup.baseUrl, "GET", `/api/v1/documents/${posted.body.document_id}`, { token });
+    expect(document.body.status).to.equal("COMPLETED");
+  });
+
   it("is scraped by a real Prometheus with prometheus.example.yml, which loads the alert rules and answers for the metrics", async function () {
     this.timeout(90_000);
     const dir = mkdtempSync(joinPath(tmpdir(), "skillnet-prometheus-"));
