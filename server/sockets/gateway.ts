@@ -225,6 +225,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
         .catch((error) => log.warn({ err: error }, "resubscribing the turn-event feed failed"));
     });
   });
+  const deliveryFailed = (error: unknown): void => void log.warn({ err: error }, "turn event delivery failed");
   const onMessage = (channel: string, message: string): void => {
     const feed = feedOf(channel);
     if (feed === USER_EVENTS_CHANNEL) {
@@ -249,11 +250,12 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       const deliverToRoom = (): void => {
         for (const socketId of members) {
           const socket = io.sockets.sockets.get(socketId);
-          if (socket) delivery.deliver(socket, envelope.event, payload)?.catch((error) => log.warn({ err: error }, "turn event delivery failed"));
+          if (socket) delivery.deliver(socket, envelope.event, payload)?.catch(deliveryFailed);
         }
       };
       // A traced turn's first token: its delivery to the sockets is a span of the turn's trace.
-      if (envelope.trace) void inSpan("socket.deliver first token", firstTokenSpan(envelope, envelope.trace, members.size), async () => deliverToRoom());
+      if (envelope.trace)
+        inSpan("socket.deliver first token", firstTokenSpan(envelope, envelope.trace, members.size), async () => deliverToRoom()).catch(deliveryFailed);
       else deliverToRoom();
     }
   };
