@@ -21,7 +21,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-# dist/server, dist/workers (with the extraction-thread bundle), dist/ops (the database commands), dist/web (browser client).
+# dist/server, dist/workers (with the extraction-thread bundle), dist/ops (the database commands), dist/telemetry (the tracing preload), dist/web (browser client).
 COPY --from=build /app/dist ./dist
 
 # Files stay root-owned and read-only to the app.
@@ -32,4 +32,5 @@ EXPOSE 3000
 # hands its unfinished jobs back. Both exit within SHUTDOWN_GRACE_MS (8 s), inside compose's
 # and Kubernetes' kill timeouts (docs/operations.md, "Shutdown and deploys").
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/server/main.js"]
+# The preload starts OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set and does nothing otherwise.
+CMD ["node", "--import", "./dist/telemetry/register.js", "dist/server/main.js"]

@@ -32,8 +32,13 @@ import { prepareDatabase } from "../ops/cli/prepare-database";
 const children: Array<Pick<ManagedChild, "name" | "stop">> = [];
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const EXIT_WITH_PARENT = fileURLToPath(new URL("./embedded/exit-with-parent.ts", import.meta.url));
+/** Starts tracing before the program loads when OTEL_EXPORTER_OTLP_ENDPOINT is set; else does nothing (lib/telemetry). */
+const TELEMETRY_PRELOAD = fileURLToPath(new URL("../lib/telemetry/register.ts", import.meta.url));
 /** A Node child under tsx that stops itself when the launcher dies. */
-const tsx = (script: string): [string, string[]] => [process.execPath, ["--import", "tsx", "--import", EXIT_WITH_PARENT, script]];
+const tsx = (script: string): [string, string[]] => [
+  process.execPath,
+  ["--import", "tsx", "--import", EXIT_WITH_PARENT, "--import", TELEMETRY_PRELOAD, script],
+];
 
 /** The product's settings and the launcher's own, with every bad variable of both named at once. */
 function parseBoth(env: NodeJS.ProcessEnv): [Config, LauncherConfig] {

@@ -5,6 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { pino, type Logger } from "pino";
 import { ConfigError, logLevelSetting, parseConfig } from "./config";
+import { activeTraceIds } from "./telemetry/spans";
 
 const SECRET_PATTERN = /(Bearer\s+)[A-Za-z0-9._~+/=-]+|\bsk-[A-Za-z0-9_-]{8,}/g;
 
@@ -109,11 +110,14 @@ export function getLogger(): Logger {
       censor: "[redacted]",
     },
     mixin(_object, _level, logger) {
+      // With tracing on, a line written inside a trace names it, so a log search leads to the trace and back.
+      const traceIds = activeTraceIds();
       const store = logContext.getStore();
-      if (!store) return {};
+      if (!store) return traceIds ?? {};
       // A child logger may already bind the same ids; writing them twice would repeat JSON keys.
       const bound = logger.bindings();
-      return Object.fromEntries(Object.entries(store).filter(([key]) => !(key in bound)));
+      const ids = Object.fromEntries(Object.entries(store).filter(([key]) => !(key in bound)));
+      return traceIds ? { ...ids, ...traceIds } : ids;
     },
     hooks: {
       // Error messages from providers sometimes echo the key back; scrub every string argument.

@@ -7,6 +7,7 @@
  */
 import type { Logger } from "pino";
 import { ConfigError } from "./config";
+import { flushTelemetry } from "./telemetry/shutdown";
 
 export interface Running {
   close(): Promise<void>;
@@ -49,6 +50,7 @@ export async function runUntilSignalled<R extends Running>(log: Logger, start: (
       process.exit(1);
     }
     log.info({ ms: Date.now() - started }, "shut down");
+    await flushTelemetry();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

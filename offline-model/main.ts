@@ -6,6 +6,7 @@
  * Env: OFFLINE_LLM_PORT (default 11435), OFFLINE_LLM_HOST, else HOST (default 127.0.0.1).
  */
 import { componentLogger } from "../lib/logger";
+import { flushTelemetry } from "../lib/telemetry/shutdown";
 import { createOfflineResponder } from "./offline-responder";
 import { startLlmServer } from "./protocol";
 
@@ -24,13 +25,16 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "offline LLM server stopping");
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error({ err: error }, "offline LLM server did not close cleanly");
-        process.exit(1);
-      },
-    );
+    server
+      .close()
+      .then(flushTelemetry)
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: error }, "offline LLM server did not close cleanly");
+          process.exit(1);
+        },
+      );
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

@@ -18,6 +18,7 @@ import {
 import { JOB_OPTIONS } from "./job-options";
 import { copiesOf, queuePrefix, shardOfAction, shardOfSession, SINGLE_LAYOUT, type QueueLayout } from "./layout";
 import { QUEUE_NAMES, type QueueName } from "./names";
+import { queueTelemetry } from "./telemetry";
 import {
   payloadSchemas,
   type AdminActionPayload,
@@ -53,7 +54,12 @@ export class JobProducer {
     const key = `${name}#${shard}`;
     let queue = this.queues.get(key);
     if (!queue) {
-      queue = new Queue(name, { connection: this.connection, prefix: queuePrefix(this.layout, name, shard), defaultJobOptions: JOB_OPTIONS[name] });
+      queue = new Queue(name, {
+        connection: this.connection,
+        prefix: queuePrefix(this.layout, name, shard),
+        defaultJobOptions: JOB_OPTIONS[name],
+        ...queueTelemetry(),
+      });
       // Without a listener BullMQ prints every connection error to the console.
       queue.on("error", (error) => this.log.warn({ err: error, queue: name, shard }, "queue error"));
       this.queues.set(key, queue);

@@ -27,6 +27,9 @@ const ENTRIES: Record<string, string> = {
   "workers/main.ts": "workers/main.js",
   "ops/cli/prepare-database-cli.ts": "ops/cli/prepare-database-cli.js",
   "ops/cli/reembed.ts": "ops/cli/reembed.js",
+  // The tracing preload (`node --import ./dist/telemetry/register.js dist/server/main.js`): its own
+  // bundle, since it must run before the program's modules load; the SDK stays in node_modules.
+  "lib/telemetry/register.ts": "telemetry/register.js",
 };
 const EXTRACTION_THREAD = { source: "workers/ingestion/isolation/thread-tasks.ts", out: "workers/extraction-thread.js" };
 

@@ -4,20 +4,39 @@
 # PostgreSQL server with pgvector when no DATABASE_URL is given (scripts/ensure-postgres.sh).
 #   --browser            also Chromium (the web suite)
 #   --sentinel           also Debian's redis-sentinel (the Sentinel failover suite)
+#   --prometheus         also Debian's prometheus (promtool's rule tests and the scrape test)
 #   --postgres-required  no PostgreSQL server is an error (`npm test` on the real server); without
 #                        it, `npm start` falls back to PGlite unless EMBEDDED_POSTGRES=server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WANT_BROWSER=false
 WANT_SENTINEL=false
+WANT_PROMETHEUS=false
 POSTGRES_REQUIRED=false
 for arg in "$@"; do
   case "$arg" in
     --browser) WANT_BROWSER=true ;;
     --sentinel) WANT_SENTINEL=true ;;
+    --prometheus) WANT_PROMETHEUS=true ;;
     --postgres-required) POSTGRES_REQUIRED=true ;;
   esac
 done
+
+# Installs a Debian package for npm test (as root with apt-get), else stops with how to install it.
+#   apt_install_or_fail PACKAGE WHY MISSING FOR
+apt_install_or_fail() {
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "› installing $1 from Debian's packages ($2)…"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends "$1" >/dev/null 2>&1 || {
+      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "$1" >/dev/null
+    }
+  else
+    echo "$3 and cannot be installed automatically here." >&2
+    echo "Install it (Debian/Ubuntu: sudo apt-get install $1) $4." >&2
+    exit 1
+  fi
+}
 
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "› installing npm packages (npm ci)…"
@@ -49,20 +68,17 @@ if $WANT_SENTINEL && ! command -v redis-sentinel >/dev/null 2>&1 && [ "$(id -u)"
   } || echo "(redis-sentinel could not be installed; the failover suite uses redis-server --sentinel)" >&2
 fi
 
+# `npm test` only (--prometheus): promtool runs the alert rules' unit tests and a real Prometheus
+# scrapes the product (test/ops, test/e2e/observability.test.ts). The tests start their own
+# Prometheus on a free port; the package's own service is not used.
+if $WANT_PROMETHEUS && ! command -v promtool >/dev/null 2>&1; then
+  apt_install_or_fail prometheus "for the alert rule and scrape tests" "promtool is not installed" "to run the alert rule tests"
+fi
+
 # `npm test` only (--browser): the web suite drives Debian's Chromium headless; no browser is
 # ever downloaded by npm (playwright-core ships none).
 if $WANT_BROWSER && [ ! -x /usr/bin/chromium ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "› installing chromium from Debian's packages (for the browser tests)…"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 || {
-      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends chromium >/dev/null
-    }
-  else
-    echo "Chromium is not installed at /usr/bin/chromium and cannot be installed automatically here." >&2
-    echo "Install it (Debian/Ubuntu: sudo apt-get install chromium) to run test/web." >&2
-    exit 1
-  fi
+  apt_install_or_fail chromium "for the browser tests" "Chromium is not installed at /usr/bin/chromium" "to run test/web"
 fi
 
 # The production engine: a local PostgreSQL server with pgvector, unless one is given or PGlite is

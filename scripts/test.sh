@@ -8,9 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${TEST_POSTGRES:-server}" = "pglite" ]; then
-  bash scripts/ensure-deps.sh --browser --sentinel
+  bash scripts/ensure-deps.sh --browser --sentinel --prometheus
 else
-  bash scripts/ensure-deps.sh --browser --sentinel --postgres-required
+  bash scripts/ensure-deps.sh --browser --sentinel --prometheus --postgres-required
 fi
 unset REDIS_URL DATABASE_URL LLM_BASE_URL EMBEDDING_BASE_URL
 # Lint first (Biome rules, the layer directions, no raw table access outside db/): drift fails the build.

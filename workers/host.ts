@@ -33,6 +33,7 @@ import { withCallScope } from "./llm/call-keys";
 import { startReplicaReads } from "./replica-reads";
 import { loadTokenizer } from "./llm/tokens";
 import { releaseHeldTokens } from "./turns/turn-emitter";
+import { queueTelemetry } from "../queues/telemetry";
 import { jobLogBindings, observeJobAttempt, reportStalledOut, StalledOutError, stalledOut } from "./job-outcome";
 
 /** Queues whose jobs read files in the extraction threads: a worker serving one checks the threads start. */
@@ -136,6 +137,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
         lockDuration: config.WORKER_LOCK_DURATION_MS,
         stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
         maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+        ...queueTelemetry(),
       },
     );
     worker.on("error", (error) => log.error({ err: error, queue }, "worker error"));

@@ -126,6 +126,8 @@ export interface TurnEventEnvelope {
   room: string;
   event: TurnEventName | ActionEventName;
   seq: number;
+  /** A turn's first `token` in a traced turn: the worker's `traceparent`, so the server's delivery span joins the turn's trace. */
+  trace?: string;
   data: (TurnEventPayloads[TurnEventName] & { sessionId: string; turnId: string }) | (ActionEventPayloads[ActionEventName] & { actionId: string });
 }
 

@@ -40,7 +40,8 @@ export function streamOf(payload: { turnId?: string; actionId?: string | null })
 
 /**
  * KEYS: one log per event, then (with a batch id) the batch's marker. ARGV: max events per log,
- * channel, batch id, then per event its name, JSON data, room and TTL. `0-*` lets Redis (7.0+) number the entries 0-1, 0-2, … per log. EXPIRE
+ * channel, batch id, then per event its name, JSON data, room, TTL and trace context (a W3C
+ * `traceparent`, or empty: published with the event for the server's delivery span, never logged). `0-*` lets Redis (7.0+) number the entries 0-1, 0-2, … per log. EXPIRE
  * runs only on a log's first event and every 64th after: refreshing it on every token was a third
  * of the commands a streamed answer cost (bench/optimisations.md). Returns the seqs in order.
  *
@@ -60,13 +61,15 @@ end
 local seqs = {}
 local published = {}
 for i = 1, logs do
-  local at = 3 + (i - 1) * 4
-  local event, data, room = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
+  local at = 3 + (i - 1) * 5
+  local event, data, room, trace = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 5]
   local id = redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[1], '0-*', 'event', event, 'data', data)
   local seq = tonumber(string.sub(id, 3))
   if seq == 1 or seq % 64 == 0 then redis.call('EXPIRE', KEYS[i], ARGV[at + 4]) end
   seqs[i] = seq
-  published[i] = '{"room":' .. cjson.encode(room) .. ',"event":' .. cjson.encode(event) .. ',"seq":' .. seq .. ',"data":' .. data .. '}'
+  local traced = ''
+  if trace ~= '' then traced = ',"trace":' .. cjson.encode(trace) end
+  published[i] = '{"room":' .. cjson.encode(room) .. ',"event":' .. cjson.encode(event) .. ',"seq":' .. seq .. traced .. ',"data":' .. data .. '}'
 end
 local message = '[' .. table.concat(published, ',') .. ']'
 if batch == '' then
@@ -128,6 +131,8 @@ interface QueuedEvent {
   event: string;
   data: Record<string, unknown>;
   ttlSeconds: number;
+  /** The `traceparent` published with the event (a turn's first token, when traced), else "". */
+  trace: string;
   settled: Promise<number>;
   resolve(seq: number): void;
   reject(error: unknown): void;
@@ -158,14 +163,23 @@ export class TurnEventLog {
   /**
    * Queues streamed text: joins the turn's `token` event still waiting in the queue, if it is the
    * turn's newest, else queues a new one. Resolves with the seq of the event that carried it.
+   * `trace` (the turn's first token, when traced) travels with the event to the servers.
    */
-  appendToken(sessionId: string, turnId: string, content: string): Promise<number> {
+  appendToken(sessionId: string, turnId: string, content: string, trace = ""): Promise<number> {
     const open = this.openTokens.get(turnId);
     if (open) {
       open.data.content = `${open.data.content as string}${content}`;
+      open.trace ||= trace;
       return open.settled;
     }
-    const settled = this.enqueue({ kind: "turn", id: turnId }, roomForSession(sessionId), "token", { content, sessionId, turnId }, this.options.ttlSeconds);
+    const settled = this.enqueue(
+      { kind: "turn", id: turnId },
+      roomForSession(sessionId),
+      "token",
+      { content, sessionId, turnId },
+      this.options.ttlSeconds,
+      trace,
+    );
     const queued = this.queue[this.queue.length - 1]!;
     queued.tokenOf = turnId;
     this.openTokens.set(turnId, queued);
@@ -188,14 +202,26 @@ export class TurnEventLog {
     while (this.flushing) await this.flushing;
   }
 
-  private enqueue(ref: StreamRef, room: string, event: string, data: Record<string, unknown>, ttlSeconds: number): Promise<number> {
+  private enqueue(ref: StreamRef, room: string, event: string, data: Record<string, unknown>, ttlSeconds: number, trace = ""): Promise<number> {
     let resolve!: (seq: number) => void;
     let reject!: (error: unknown) => void;
     const settled = new Promise<number>((res, rej) => {
       resolve = res;
       reject = rej;
     });
-    this.queue.push({ owner: ref.id, key: streamKey(this.redis.isCluster, ref), tokenOf: null, room, event, data, ttlSeconds, settled, resolve, reject });
+    this.queue.push({
+      owner: ref.id,
+      key: streamKey(this.redis.isCluster, ref),
+      tokenOf: null,
+      room,
+      event,
+      data,
+      ttlSeconds,
+      trace,
+      settled,
+      resolve,
+      reject,
+    });
     this.startFlushing();
     return settled;
   }
@@ -234,7 +260,7 @@ export class TurnEventLog {
     const keys = group.map((q) => q.key);
     if (batchId) keys.push(batchMarkerKey(cluster, owner, batchId));
     const args = [String(keys.length), ...keys, String(this.options.maxEvents), TURN_EVENTS_CHANNEL, batchId];
-    for (const queued of group) args.push(queued.event, JSON.stringify(queued.data), queued.room, String(queued.ttlSeconds));
+    for (const queued of group) args.push(queued.event, JSON.stringify(queued.data), queued.room, String(queued.ttlSeconds), queued.trace);
     try {
       const seqs = batchId ? await this.appendThenPublish(args, waitMs, owner) : await this.appendBatch(...args);
       group.forEach((queued, i) => queued.resolve(Number(seqs[i])));

@@ -80,7 +80,8 @@ const TSX = ["--import", "tsx"];
 /** BENCH_CHILD_OUTPUT=1 shows what servers and workers print (with BENCH_LOG_LEVEL=info, their logs). */
 const childOutput = process.env.BENCH_CHILD_OUTPUT ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
 /** Server and worker processes carry the probe (probe.mjs) so the bench can see where they wait. */
-const PROBED = [...TSX, "--import", "./scripts/bench/probe.mjs"];
+// The tracing preload, as the launcher and the image load it: inert unless the bench sets OTEL_EXPORTER_OTLP_ENDPOINT (tracing.ts).
+const PROBED = [...TSX, "--import", "./scripts/bench/probe.mjs", "--import", "./lib/telemetry/register.ts"];
 
 function baseEnv(redisUrl: string, databaseUrl: string, modelUrl: string): Record<string, string> {
   return {

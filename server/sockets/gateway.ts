@@ -37,6 +37,7 @@ import { limitedAck, SocketEventGuard } from "./event-guard";
 import { SOCKET_ADAPTER_KEY } from "../../queues/events/user-events";
 import { cancelTurn } from "../../commands/cancel-turn";
 import { CommandRefused } from "../../commands/refusal";
+import { contextFromTraceparent, inSpan, SpanKind, type SpanOptions } from "../../lib/telemetry/spans";
 
 const watchActionRequest = z.object({ actionId: z.uuid(), lastSeq: z.number().int().min(0).optional() });
 
@@ -269,6 +270,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
         .catch((error) => log.warn({ err: error }, "resubscribing the turn-event feed failed"));
     });
   });
+  const deliveryFailed = (error: unknown): void => void log.warn({ err: error }, "turn event delivery failed");
   const onMessage = (channel: string, message: string): void => {
     const feed = feedOf(channel);
     if (feed === USER_EVENTS_CHANNEL) {
@@ -290,10 +292,16 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       if (isTurnEnd(envelope)) logTurnEnd(log, envelope, members?.size ?? 0);
       if (!members) continue;
       const payload = { ...envelope.data, seq: envelope.seq } as LoggedPayload;
-      for (const socketId of members) {
-        const socket = io.sockets.sockets.get(socketId);
-        if (socket) delivery.deliver(socket, envelope.event, payload)?.catch((error) => log.warn({ err: error }, "turn event delivery failed"));
-      }
+      const deliverToRoom = (): void => {
+        for (const socketId of members) {
+          const socket = io.sockets.sockets.get(socketId);
+          if (socket) delivery.deliver(socket, envelope.event, payload)?.catch(deliveryFailed);
+        }
+      };
+      // A traced turn's first token: its delivery to the sockets is a span of the turn's trace.
+      if (envelope.trace)
+        inSpan("socket.deliver first token", firstTokenSpan(envelope, envelope.trace, members.size), async () => deliverToRoom()).catch(deliveryFailed);
+      else deliverToRoom();
     }
   };
   turnSub.on("message", onMessage);
@@ -306,6 +314,21 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       cap.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));
       await Promise.allSettled([turnSub.quit(), pub.quit(), sub.quit()]);
+    },
+  };
+}
+
+/** The first token's delivery span: a child of the worker's span that streamed it, whose context came with the event. */
+function firstTokenSpan(envelope: TurnEventEnvelope, traceparent: string, sockets: number): SpanOptions {
+  return {
+    kind: SpanKind.PRODUCER,
+    parent: contextFromTraceparent(traceparent),
+    attributes: {
+      "messaging.system": "socket.io",
+      "messaging.destination.name": envelope.room,
+      "skillnet.turn_id": "turnId" in envelope.data ? envelope.data.turnId : "",
+      "skillnet.event.seq": envelope.seq,
+      "skillnet.sockets": sockets,
     },
   };
 }

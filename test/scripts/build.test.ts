@@ -6,7 +6,7 @@
  * thread-entry.mjs to fall back on.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect } from "chai";
@@ -65,6 +65,27 @@ describe("the compiled production build", function () {
     const worker = readFileSync(join(out, "dist/workers/main.js"), "utf8");
     expect(worker).to.include('new URL("./extraction-thread.js", import.meta.url)');
     expect(worker).to.not.match(/from "tsx|import\("tsx/);
+  });
+
+  it("has a tracing preload that hooks pg and ioredis when an OTLP endpoint is set, and loads nothing otherwise", () => {
+    const check = join(out, "hooks.mjs");
+    writeFileSync(
+      check,
+      'import pg from "pg"; import { Redis } from "ioredis";\n' +
+        "const otel = Object.keys(await import('node:module').then((m) => m.createRequire(import.meta.url).cache)).some((f) => f.includes('@opentelemetry/sdk-trace'));\n" +
+        "console.log(JSON.stringify({ pg: Boolean(pg.Client.prototype.query.__wrapped), ioredis: Boolean(Redis.prototype.sendCommand.__wrapped), otel }));\n",
+    );
+    const run = (env: Record<string, string>) =>
+      JSON.parse(
+        execFileSync(process.execPath, ["--import", "./dist/telemetry/register.js", check], {
+          cwd: out,
+          env: { PATH: process.env.PATH ?? "", ...env },
+          encoding: "utf8",
+        }),
+      );
+    // Port 9 (discard): nothing is exported, the hooks are what this checks; the trace itself is test/e2e/observability.test.ts.
+    expect(run({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" })).to.deep.equal({ pg: true, ioredis: true, otel: true });
+    expect(run({})).to.deep.equal({ pg: false, ioredis: false, otel: false });
   });
 
   it("serves /healthz from the compiled server and indexes one upload of every format on a compiled worker", async () => {

@@ -13,6 +13,7 @@ import { classifyFault, LlmError, toLlmError, type Fault } from "./errors";
 import { countMessageTokens, countTokens } from "./tokens";
 import type { UsageRow } from "../../db/queries/llm-usage";
 import { callKeyFor } from "./call-keys";
+import { inModelSpan, type ModelRequest } from "./model-span";
 import { CallbackFailure, IdleWatch, StreamCancelled } from "./stream-watch";
 
 export type ChatMessage = ChatCompletionMessageParam;
@@ -97,30 +98,33 @@ export class LlmClient {
   }
 
   async chat(context: CallContext, messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {
-    return this.acrossChain(context, async (model) => {
-      const started = performance.now();
-      const response = await this.chatApi.chat.completions.create({
-        model,
-        messages,
-        max_tokens: options.maxTokens,
-        temperature: options.temperature,
-        ...(options.tools?.length ? { tools: options.tools } : {}),
-      });
-      const message = response.choices[0]?.message;
-      const content = message?.content ?? "";
-      const toolCalls: ToolCall[] = (message?.tool_calls ?? [])
-        .filter((call) => call.type === "function")
-        .map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
-      const result: ChatResult = {
-        content,
-        toolCalls,
-        model,
-        promptTokens: response.usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
-        completionTokens: response.usage?.completion_tokens ?? countTokens(content),
-      };
-      await this.record(context, result, performance.now() - started, false, messages);
-      return result;
-    });
+    return this.acrossChain(context, (model) =>
+      inModelSpan(this.chatRequest(context, model, messages, options), async (call) => {
+        const started = performance.now();
+        const response = await this.chatApi.chat.completions.create({
+          model,
+          messages,
+          max_tokens: options.maxTokens,
+          temperature: options.temperature,
+          ...(options.tools?.length ? { tools: options.tools } : {}),
+        });
+        const message = response.choices[0]?.message;
+        const content = message?.content ?? "";
+        const toolCalls: ToolCall[] = (message?.tool_calls ?? [])
+          .filter((call) => call.type === "function")
+          .map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+        const result: ChatResult = {
+          content,
+          toolCalls,
+          model,
+          promptTokens: response.usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
+          completionTokens: response.usage?.completion_tokens ?? countTokens(content),
+        };
+        call.answered({ ...result, output: message });
+        await this.record(context, result, performance.now() - started, false, messages);
+        return result;
+      }),
+    );
   }
 
   /**
@@ -131,66 +135,83 @@ export class LlmClient {
    */
   async stream(context: CallContext, messages: ChatMessage[], options: ChatOptions, onToken: (text: string) => Promise<void> | void): Promise<ChatResult> {
     if (options.signal?.aborted) throw new StreamCancelled("");
-    return this.acrossChain(context, async (model, markPartial) => {
-      const started = performance.now();
-      const watch = new IdleWatch(this.config.LLM_STREAM_IDLE_TIMEOUT_MS, options.signal);
-      let content = "";
-      try {
-        const stream = await this.chatApi.chat.completions.create(
-          {
-            model,
-            messages,
-            max_tokens: options.maxTokens,
-            temperature: options.temperature,
-            stream: true,
-            stream_options: { include_usage: true },
-            ...(options.tools?.length ? { tools: options.tools, ...(options.toolChoice ? { tool_choice: options.toolChoice } : {}) } : {}),
-          },
-          { signal: watch.controller.signal },
-        );
-        // Until the headers arrive LLM_TIMEOUT_MS applies; from here on, silence is what we watch.
-        watch.touch();
-        let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
-        // Tool calls arrive as deltas keyed by index: the id and name once, the arguments in pieces.
-        const calls: ToolCall[] = [];
-        for await (const chunk of stream) {
+    return this.acrossChain(context, (model, markPartial) =>
+      inModelSpan(this.chatRequest(context, model, messages, options), async (call) => {
+        const started = performance.now();
+        const watch = new IdleWatch(this.config.LLM_STREAM_IDLE_TIMEOUT_MS, options.signal);
+        let content = "";
+        try {
+          const stream = await this.chatApi.chat.completions.create(
+            {
+              model,
+              messages,
+              max_tokens: options.maxTokens,
+              temperature: options.temperature,
+              stream: true,
+              stream_options: { include_usage: true },
+              ...(options.tools?.length ? { tools: options.tools, ...(options.toolChoice ? { tool_choice: options.toolChoice } : {}) } : {}),
+            },
+            { signal: watch.controller.signal },
+          );
+          // Until the headers arrive LLM_TIMEOUT_MS applies; from here on, silence is what we watch.
           watch.touch();
-          if (chunk.usage) usage = chunk.usage;
-          for (const delta of chunk.choices[0]?.delta?.tool_calls ?? []) {
-            const call = (calls[delta.index] ??= { id: "", name: "", arguments: "" });
-            if (delta.id) call.id = delta.id;
-            if (delta.function?.name) call.name += delta.function.name;
-            if (delta.function?.arguments) call.arguments += delta.function.arguments;
-          }
-          const piece = chunk.choices[0]?.delta?.content;
-          if (piece) {
-            markPartial();
-            content += piece;
-            try {
-              await onToken(piece);
-            } catch (error) {
-              throw new CallbackFailure(error);
+          let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+          // Tool calls arrive as deltas keyed by index: the id and name once, the arguments in pieces.
+          const calls: ToolCall[] = [];
+          for await (const chunk of stream) {
+            watch.touch();
+            call.firstChunk();
+            if (chunk.usage) usage = chunk.usage;
+            for (const delta of chunk.choices[0]?.delta?.tool_calls ?? []) {
+              const call = (calls[delta.index] ??= { id: "", name: "", arguments: "" });
+              if (delta.id) call.id = delta.id;
+              if (delta.function?.name) call.name += delta.function.name;
+              if (delta.function?.arguments) call.arguments += delta.function.arguments;
+            }
+            const piece = chunk.choices[0]?.delta?.content;
+            if (piece) {
+              markPartial();
+              content += piece;
+              try {
+                await onToken(piece);
+              } catch (error) {
+                throw new CallbackFailure(error);
+              }
             }
           }
+          // The SDK ends the iteration quietly on abort: an early end of our own making is not an answer.
+          const stoppedEarly = watch.reason(content);
+          if (stoppedEarly) throw stoppedEarly;
+          const result: ChatResult = {
+            content,
+            toolCalls: calls.filter((call) => call?.name),
+            model,
+            promptTokens: usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
+            completionTokens: usage?.completion_tokens ?? countTokens(content + calls.map((call) => call.arguments).join("")),
+          };
+          call.answered({ ...result, output: { role: "assistant", content, tool_calls: result.toolCalls } });
+          await this.record(context, result, performance.now() - started, true, messages);
+          return result;
+        } catch (error) {
+          throw watch.reason(content) ?? error;
+        } finally {
+          watch.stop();
         }
-        // The SDK ends the iteration quietly on abort: an early end of our own making is not an answer.
-        const stoppedEarly = watch.reason(content);
-        if (stoppedEarly) throw stoppedEarly;
-        const result: ChatResult = {
-          content,
-          toolCalls: calls.filter((call) => call?.name),
-          model,
-          promptTokens: usage?.prompt_tokens ?? countMessageTokens(messages.map(asCountable)),
-          completionTokens: usage?.completion_tokens ?? countTokens(content + calls.map((call) => call.arguments).join("")),
-        };
-        await this.record(context, result, performance.now() - started, true, messages);
-        return result;
-      } catch (error) {
-        throw watch.reason(content) ?? error;
-      } finally {
-        watch.stop();
-      }
-    });
+      }),
+    );
+  }
+
+  /** The model span's view of a chat request (model-span.ts). */
+  private chatRequest(context: CallContext, model: string, messages: ChatMessage[], options: ChatOptions): ModelRequest {
+    return {
+      operation: "chat",
+      model,
+      baseURL: this.chatApi.baseURL,
+      useCase: context.useCase,
+      maxTokens: options.maxTokens,
+      temperature: options.temperature,
+      input: messages,
+    };
   }
 
   /** Embeds texts with the E5 `query: ` / `passage: ` prefixes when the model expects them. */
@@ -199,21 +220,32 @@ export class LlmClient {
     const model = this.config.EMBEDDING_MODEL;
     const input = this.config.embeddingPrefixes ? texts.map((text) => `${kind}: ${text}`) : texts;
     return this.withRetries(
-      async () => {
-        const started = performance.now();
-        const response = await this.embeddingApi.embeddings.create({ model, input });
-        const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding as number[]);
-        if (context) {
-          await this.record(
-            { useCase: kind === "query" ? "tutor" : "ingestion", ...context },
-            { model: `embedding:${model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 },
-            performance.now() - started,
-            false,
+      () =>
+        inModelSpan(
+          {
+            operation: "embeddings",
+            model,
+            baseURL: this.embeddingApi.baseURL,
+            useCase: context?.useCase ?? (kind === "query" ? "tutor" : "ingestion"),
             input,
-          );
-        }
-        return vectors;
-      },
+          },
+          async (call) => {
+            const started = performance.now();
+            const response = await this.embeddingApi.embeddings.create({ model, input });
+            call.answered({ model, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 });
+            const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding as number[]);
+            if (context) {
+              await this.record(
+                { useCase: kind === "query" ? "tutor" : "ingestion", ...context },
+                { model: `embedding:${model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 },
+                performance.now() - started,
+                false,
+                input,
+              );
+            }
+            return vectors;
+          },
+        ),
       { variable: "EMBEDDING_MODEL", model },
       () => false,
     );

@@ -20,6 +20,7 @@
  */
 import type { TurnEventLog } from "../../queues/events/turn-stream";
 import type { TurnEventName, TurnEventPayloads } from "../../queues/events/contract";
+import { currentTraceparent } from "../../lib/telemetry/spans";
 
 export interface TurnEmitter {
   /**
@@ -72,11 +73,11 @@ function stopWindowTimer(): void {
 }
 
 /** Hands the content to the event log and tracks the append, so the next event waits for it and a failure is reported. */
-function sendTokens(events: TurnEventLog, sessionId: string, turnId: string, content: string): void {
+function sendTokens(events: TurnEventLog, sessionId: string, turnId: string, content: string, trace?: string): void {
   lastTokensSentAt = performance.now();
   let sent: Promise<number>;
   try {
-    sent = events.appendToken(sessionId, turnId, content);
+    sent = events.appendToken(sessionId, turnId, content, trace);
   } catch (error) {
     // A handed-back job's log refuses at once (workers/hand-back.ts); from the window's timer that must not throw.
     sent = Promise.reject(error);
@@ -132,6 +133,8 @@ function hold(events: TurnEventLog, sessionId: string, turnId: string, content: 
 export function turnEmitter(events: TurnEventLog, sessionId: string, turnId: string, window: TokenWindow = { ms: 0 }): TurnEmitter {
   /** Whether this emitter sent a token of the turn since its last other event: later ones may be held. */
   let streaming = false;
+  /** Whether the turn's first token went out; it carries the trace context to the server's delivery span. */
+  let tokenSent = false;
 
   /** Throws (once) a token append of the turn that failed. */
   const reportFailure = (state: TokenState | undefined): void => {
@@ -153,8 +156,9 @@ export function turnEmitter(events: TurnEventLog, sessionId: string, turnId: str
           // first (another emitter of the turn may hold some).
           if (due) releaseHeldTokens();
           else releaseTurn(turnId);
-          sendTokens(events, sessionId, turnId, content);
+          sendTokens(events, sessionId, turnId, content, tokenSent ? undefined : currentTraceparent());
         }
+        tokenSent = true;
         streaming = true;
         return 0;
       }

@@ -13,6 +13,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { publishJobEnd } from "../../queues/events/job-events";
 import type { QueueName } from "../../queues/names";
+import { inSpan } from "../../lib/telemetry/spans";
 import { jobFailureCode } from "../job-outcome";
 
 export type TutorStage = "classify" | "retrieve" | "generate";
@@ -48,6 +49,12 @@ export class TurnStages {
 
   /** Runs one stage, reporting its start and end; a failure leaves tagged with the stage. */
   async stage<T>(stage: TutorStage, work: () => Promise<T>): Promise<T> {
+    // A span per stage (its queries, commands and model calls nest under it): the stage adds what it found (stages.ts).
+    const attributes = { "skillnet.stage": stage, "skillnet.turn_id": String(this.run.job.data?.turnId ?? "") };
+    return inSpan(`tutor.${stage}`, { attributes }, () => this.reported(stage, work));
+  }
+
+  private async reported<T>(stage: TutorStage, work: () => Promise<T>): Promise<T> {
     const { job, redis, log, metrics } = this.run;
     this.current = stage;
     const started = performance.now();

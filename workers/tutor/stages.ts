@@ -5,6 +5,7 @@
  * redelivered attempt (retrieval/handoff.ts).
  */
 import type { Logger } from "pino";
+import { annotateSpan } from "../../lib/telemetry/spans";
 import type { ClassifyResult, Intent, RetrievalSummary } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { unrecoverableIfConfig } from "../turns/stage-failure";
@@ -25,6 +26,7 @@ export async function classifyTurn(deps: WorkerDeps, turn: TurnContext, events: 
       { orgId: turn.orgId, userId: turn.userId },
     );
     log.info({ intent, decidedBy }, "turn classified");
+    annotateSpan({ "skillnet.intent": intent, "skillnet.intent.decided_by": decidedBy });
     const result = { intent, decidedBy } satisfies ClassifyResult;
     if (keep) await keepClassification(deps.redis, turn.turnId, result);
     await events.emit("stage", { stage: "classify", status: "completed", detail: intent });
@@ -46,6 +48,12 @@ export async function retrieveForTurn(
   try {
     const outcome = await runRetrievalLadder(deps, turn, intent);
     log.info({ intent, rung: outcome.rung, source: outcome.source, sources: outcome.sources.length, ms: outcome.latencyMs }, "retrieval done");
+    annotateSpan({
+      "skillnet.retrieval.rung": outcome.rung,
+      "skillnet.retrieval.source": outcome.source,
+      "skillnet.retrieval.sources": outcome.sources.length,
+      "skillnet.retrieval.documents": new Set(outcome.sources.map((source) => source.document)).size,
+    });
     const summary = await handOver(deps.redis, turn.turnId, outcome);
     // Emitted in one tick, so they go to the turn's log in one script call (queues/events/turn-stream.ts), in this order.
     await Promise.all([
