@@ -23,7 +23,8 @@ import { chooseBindAddress, exposureBannerLine } from "./bind-address";
 import { isPortInUse, spawnUntilReady, type ManagedChild } from "./embedded/child-process";
 import { chooseEmbeddedDatabase, pgliteDataDir, type EmbeddedPostgresMode } from "./embedded/database-choice";
 import { recordPid, stopStaleProcesses } from "./embedded/pidfiles";
-import { initCluster, isCluster, startCluster } from "./embedded/postgres-cluster";
+import { prepareOutsideClusterDir } from "./embedded/cluster-home";
+import { initCluster, isCluster, runsAsRoot, serverUserCanReach, startCluster } from "./embedded/postgres-cluster";
 import { startEmbeddedRedis } from "./embedded/redis";
 import { Supervisor } from "./embedded/supervisor";
 import { DEMO_USERS } from "../db/seeds/demo-people";
@@ -202,7 +203,8 @@ async function supervise<Match = RegExpMatchArray>(
 
 /**
  * The embedded database EMBEDDED_POSTGRES asks for (database-choice.ts): a PostgreSQL cluster of
- * our own under DATA_DIR/postgres, restarted like the server and workers when it dies, or PGlite.
+ * our own under DATA_DIR/postgres (or where DATA_DIR/postgres-location says, see
+ * cluster-home.ts), restarted like the server and workers when it dies, or PGlite.
  * In `auto`, a cluster that cannot be created (say the postgres OS user cannot reach DATA_DIR)
  * falls back to PGlite, with the reason.
  */
@@ -216,8 +218,7 @@ async function startEmbeddedDatabase(
   const password = persistentSecret(launcher.dataDir, "postgres-password");
   if (choice.engine === "server" && !isCluster(choice.dataDir)) {
     try {
-      say(`› creating a PostgreSQL cluster in ${choice.dataDir}…`);
-      initCluster({ bindir: choice.bindir, dataDir: choice.dataDir, password });
+      choice = { ...choice, dataDir: createCluster(choice.bindir, choice.dataDir, launcher.dataDir, password) };
     } catch (error) {
       if (mode !== "auto") throw error;
       choice = { engine: "pglite", dataDir: pgliteDataDir(launcher.dataDir), why: `the PostgreSQL cluster could not be created: ${(error as Error).message}` };
@@ -237,6 +238,28 @@ async function startEmbeddedDatabase(
     return { child: cluster.child, match: cluster.url };
   });
   return { url, label: "Postgres (PostgreSQL server)" };
+}
+
+/**
+ * `initdb` for a new cluster; returns the directory it is in. As root, when the postgres OS user
+ * cannot reach DATA_DIR (a checkout under a 0700 home), the cluster goes outside the checkout
+ * (cluster-home.ts) instead of loosening the home's permissions, and DATA_DIR records where.
+ */
+function createCluster(bindir: string, clusterDir: string, dataDir: string, password: string): string {
+  if (!runsAsRoot() || serverUserCanReach(dataDir)) {
+    say(`› creating a PostgreSQL cluster in ${clusterDir}…`);
+    initCluster({ bindir, dataDir: clusterDir, password });
+    return clusterDir;
+  }
+  const outside = prepareOutsideClusterDir(dataDir);
+  say(
+    `› the postgres OS user cannot reach ${dataDir} (a directory above it is private, as /root is), so the PostgreSQL cluster ` +
+      `goes in ${outside.dir}, recorded in ${join(dataDir, "postgres-location")}; deleting ${dataDir} still starts from zero` +
+      `${outside.replaced ? " (the cluster left there by an earlier, deleted data directory of this path was removed)" : ""}…`,
+  );
+  initCluster({ bindir, dataDir: outside.dir, password });
+  outside.record();
+  return outside.dir;
 }
 
 /** PGlite with pgvector over the wire protocol, in its own process. */

@@ -34,6 +34,7 @@ import { startReplicaReads } from "./replica-reads";
 import { loadTokenizer } from "./llm/tokens";
 import { releaseHeldTokens } from "./turns/turn-emitter";
 import { queueTelemetry } from "../queues/telemetry";
+import { watchBlockingClients } from "./blocking-client-watch";
 import { jobLogBindings, observeJobAttempt, reportStalledOut, StalledOutError, stalledOut } from "./job-outcome";
 
 /** Queues whose jobs read files in the extraction threads: a worker serving one checks the threads start. */
@@ -153,6 +154,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     return worker;
   }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  const stopWatchingClients = layout.cluster ? watchBlockingClients(workers, log) : () => undefined;
   if (selection.has("maintenance")) {
     await deps.producer.scheduleMaintenance(maintenanceSchedule(config));
   }
@@ -164,6 +166,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     async close() {
       // Stop taking jobs, give the running ones WORKER_DRAIN_MS to finish, then hand the rest
       // back so another worker continues them now rather than after their locks expire.
+      stopWatchingClients();
       const closing = workers.map((worker) => worker.close());
       await active.drain(config.WORKER_DRAIN_MS);
       // Tokens held for the window go out before the jobs are fenced off, as they would have unheld.

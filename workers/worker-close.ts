@@ -29,7 +29,7 @@ const WEDGE_CHECK_MS = 2_000;
 const CLOSE_BOUND_MS = 20_000;
 
 /** The part of an ioredis `Cluster` this reads; a plain `Redis` has no `nodes`. */
-interface BlockingClient {
+export interface BlockingClient {
   status: string;
   isCluster?: boolean;
   nodes?: () => unknown[];
@@ -51,6 +51,16 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   return Promise.race([promise.then(() => true), timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Ends a cluster client the way ioredis ends one closed by hand: disconnect() marks it closed by
+ * hand (so its close handler ends it rather than retrying), clears any retry timer and drops its
+ * nodes; the close handler then rejects the queued commands and emits `end`.
+ */
+export function endClusterClient(client: BlockingClient): void {
+  client.disconnect();
+  client.handleCloseEvent?.();
+}
+
 /** Waits for `closing` (the Worker's `close()`, started earlier), freeing a wedged cluster client if it is one. */
 export async function finishWorkerClose(worker: Worker, closing: Promise<void>, log: Logger): Promise<void> {
   const settled = closing.catch((error: unknown) => log.warn({ err: error, queue: worker.name }, "worker close failed"));
@@ -58,9 +68,7 @@ export async function finishWorkerClose(worker: Worker, closing: Promise<void>, 
   const client = (await worker.backend.blockingClient) as BlockingClient | undefined;
   if (isWedgedCluster(client)) {
     log.warn({ queue: worker.name, status: client.status }, "worker's blocking cluster client lost every node; ending it so the worker can close");
-    // disconnect() again: marks it closed by hand (so the handler ends it rather than retrying) and clears any retry timer.
-    client.disconnect();
-    client.handleCloseEvent?.();
+    endClusterClient(client);
   }
   if (!(await settledWithin(settled, CLOSE_BOUND_MS))) {
     log.error({ queue: worker.name, boundMs: WEDGE_CHECK_MS + CLOSE_BOUND_MS }, "worker did not close in time; going on with the shutdown");

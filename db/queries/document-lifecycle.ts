@@ -75,6 +75,24 @@ export async function deleteDocument(db: Db, orgId: string, documentId: string):
  * Fails every document still being indexed past the deadline. Spans organisations on purpose:
  * it is the maintenance sweep, it reads no content, and returns who to tell about each row.
  */
+/**
+ * Documents PENDING for longer than `olderThanMs` (oldest first, up to `limit`), across
+ * organisations: the runs whose first stage may never have been queued (see
+ * workers/maintenance/unqueued-documents.ts).
+ */
+export async function listLongPendingDocuments(
+  db: Db,
+  olderThanMs: number,
+  limit: number,
+): Promise<Array<{ id: string; org_id: string; uploaded_by: string | null; ingest_generation: number }>> {
+  return db("documents")
+    .select("id", "org_id", "uploaded_by", "ingest_generation")
+    .where({ status: "PENDING" })
+    .andWhereRaw("updated_at < now() - (? * interval '1 millisecond')", [olderThanMs])
+    .orderBy("updated_at")
+    .limit(limit);
+}
+
 export async function failOverdueDocuments(
   db: Db,
   inProgress: readonly string[],

@@ -6,13 +6,15 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { clusterDirOf } from "./cluster-home";
 import { findPostgresServer, isCluster, type ServerLookup } from "./postgres-cluster";
 
 export type EmbeddedPostgresMode = "auto" | "server" | "pglite";
 
 export type DatabaseChoice = { engine: "server"; bindir: string; dataDir: string; why: string } | { engine: "pglite"; dataDir: string; why: string };
 
-export const serverDataDir = (dataDir: string): string => join(dataDir, "postgres");
+/** DATA_DIR/postgres, or the directory outside the checkout DATA_DIR records (cluster-home.ts). */
+export const serverDataDir = (dataDir: string): string => clusterDirOf(dataDir);
 export const pgliteDataDir = (dataDir: string): string => join(dataDir, "pglite");
 
 const holdsData = (dir: string): boolean => existsSync(dir) && readdirSync(dir).length > 0;

@@ -2,7 +2,8 @@
  * A PostgreSQL cluster of our own on the machine's installed server (with pgvector, which
  * scripts/ensure-postgres.sh installs): `initdb` into a data directory once, then `postgres`
  * on its own port, listening on 127.0.0.1 only, no Unix socket. `npm start` keeps its cluster
- * under DATA_DIR/postgres; the test harness makes a throwaway one with durability off.
+ * under DATA_DIR/postgres, or outside the checkout when the server's user cannot reach it
+ * (cluster-home.ts); the test harness makes a throwaway one with durability off.
  *
  * PostgreSQL refuses to run as root, so when we are root the server runs as the `postgres` OS
  * user the distribution's package creates (`setpriv`, which execs, so the pid is the
@@ -73,6 +74,18 @@ export interface RunningCluster {
   /** The postmaster's pid (the watchdog's child), from postmaster.pid. */
   postmasterPid(): number | undefined;
 }
+
+/**
+ * Whether the user that runs the server can reach (search) `dir` — every directory above it
+ * included. As root that is the `postgres` OS user, who cannot enter a private home such as
+ * Debian's /root (0700).
+ */
+export function serverUserCanReach(dir: string): boolean {
+  return run(serverUser(), "test", ["-x", dir], { stdio: "ignore" }).status === 0;
+}
+
+/** True when we run as root (the server then runs as the `postgres` OS user). */
+export const runsAsRoot = (): boolean => (process.getuid?.() ?? 0) === 0;
 
 /** True when the directory holds an initialised cluster. */
 export const isCluster = (dataDir: string): boolean => existsSync(join(dataDir, "PG_VERSION"));

@@ -2,8 +2,11 @@
 import type { Config } from "../../lib/config";
 import type { MaintenanceTask } from "../../queues/payloads";
 
-/** The stuck-document deadline (INGEST_TIMEOUT_MS) is minutes long, so a minute is fine-grained enough. */
-const DOCUMENT_SWEEP_EVERY_MS = 60_000;
+/**
+ * The stuck-document deadline (INGEST_TIMEOUT_MS) is minutes long, but the same sweep queues the
+ * runs whose enqueue was lost (unqueued-documents.ts), which should not wait a minute more.
+ */
+const DOCUMENT_SWEEP_EVERY_MS = 15_000;
 
 /** The content-gap report can lag its questions by half a minute. */
 const QUESTION_VECTOR_SWEEP_EVERY_MS = 30_000;

@@ -7,6 +7,7 @@ import { defineHandler } from "../registry";
 import { failLostTurns } from "./lost-turns";
 import { embedPendingQuestions } from "./question-vectors";
 import { failStuckDocuments } from "./stuck-documents";
+import { requeueUnqueuedDocuments } from "./unqueued-documents";
 import { buildMissingVectorIndexes } from "./vector-indexes";
 
 export const maintenanceHandler = defineHandler({
@@ -31,7 +32,11 @@ export const maintenanceHandler = defineHandler({
       return sweep;
     }
     const failed = await failStuckDocuments(deps.db, deps.userEvents, deps.config.INGEST_TIMEOUT_MS);
-    log[failed > 0 ? "warn" : "debug"]({ task: data.task, count: failed }, "stuck-document sweep: documents marked FAILED");
-    return { failed };
+    const requeued = await requeueUnqueuedDocuments(deps);
+    log[failed + requeued > 0 ? "warn" : "debug"](
+      { task: data.task, count: failed, requeued },
+      "stuck-document sweep: overdue documents marked FAILED, PENDING ones whose job was never queued queued again",
+    );
+    return { failed, requeued };
   },
 });

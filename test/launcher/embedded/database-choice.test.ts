@@ -47,6 +47,19 @@ describe("EMBEDDED_POSTGRES: which embedded database npm start runs", () => {
     expect(() => chooseEmbeddedDatabase("auto", dataDir, absent)).to.throw(/holds a PostgreSQL cluster, but no server here/);
   });
 
+  it("auto: a DATA_DIR whose cluster lives outside it (postgres-location) stays on that cluster", () => {
+    const outside = mkdtempSync(join(tmpdir(), "skillnet-choice-outside-"));
+    try {
+      mkdirSync(join(outside, "postgres"));
+      writeFileSync(join(outside, "postgres", "PG_VERSION"), "15\n");
+      writeFileSync(join(dataDir, "postgres-location"), `${join(outside, "postgres")}\n`);
+      expect(chooseEmbeddedDatabase("auto", dataDir, installed)).to.include({ engine: "server", dataDir: join(outside, "postgres") });
+      expect(chooseEmbeddedDatabase("auto", dataDir, installed).why).to.include(`${join(outside, "postgres")} holds a PostgreSQL cluster`);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it("server and pglite force the engine; server without one installed is an error that says why", () => {
     mkdirSync(join(dataDir, "pglite"));
     writeFileSync(join(dataDir, "pglite", "PG_VERSION"), "17\n");

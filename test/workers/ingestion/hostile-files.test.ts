@@ -10,10 +10,10 @@ import { expect } from "chai";
 import { chunkDocument } from "../../../workers/ingestion/chunking";
 import { extractDocument, ExtractionError } from "../../../workers/ingestion/extract";
 import { api, connect, login, upload, waitFor } from "../../support/client";
-import { makePdf, makeTxt } from "../../support/document-fixtures";
+import { makeDocx, makePdf, makeTxt } from "../../support/document-fixtures";
 import { useStack, type Stack } from "../../support/stack";
 import { ask, freshEmployee, removeFreshEmployees } from "../tutor/helpers";
-import { deeplyNestedHtml, docxBomb, markdownSpacedHeading, pptxWithShapes, wideCsv } from "./hostile-fixtures";
+import { deeplyNestedHtml, docxBomb, docxWithDuplicate, markdownSpacedHeading, pptxWithDuplicate, pptxWithShapes, wideCsv } from "./hostile-fixtures";
 
 type Doc = { id: string; status: string; error: string | null; error_code: string | null; counts: { chunks: number } };
 
@@ -226,6 +226,44 @@ describe("hostile files", function () {
       }
       // The loop shared with the tutor's workers never stalled (a blocked loop shows seconds here).
       expect(lag.max / 1e6, `event loop max delay ${Math.round(lag.max / 1e6)} ms`).to.be.lessThan(1_000);
+    });
+
+    it("refuses a DOCX/PPTX whose part names collide before inflating it, and keeps ingesting the rest", async () => {
+      const tag = unique();
+      // The bomb: word/document.xml honest, then a second word/document.xml declaring 1 kB that
+      // inflates to 1 GB — what mammoth (JSZip keeps the last of a name) used to read.
+      const refused = [
+        { name: `duplicate-bomb-${tag}.docx`, bytes: Buffer.concat([docxWithDuplicate({ bomb: true, text: `Bomb ${tag}.` }), Buffer.from(tag)]) },
+        { name: `case-${tag}.docx`, bytes: docxWithDuplicate({ duplicateName: "WORD/document.xml", text: `Case ${tag}.` }) },
+        { name: `dot-${tag}.docx`, bytes: docxWithDuplicate({ duplicateName: "./word/document.xml", text: `Dot ${tag}.` }) },
+        { name: `slides-${tag}.pptx`, bytes: pptxWithDuplicate("ppt/slides/SLIDE1.xml", `Shown ${tag}.`, "Hidden.") },
+      ];
+      const fine = [
+        { name: `fine-${tag}.docx`, bytes: await makeDocx([{ heading: "Parking", body: `Visitors park on level two ${tag}.` }]) },
+        { name: `fine-${tag}.txt`, bytes: makeTxt(`Plain text still ingests ${tag}.`) },
+      ];
+      const ids = await Promise.all(
+        [...refused, ...fine].map(async (file) => {
+          const response = await upload(stack.baseUrl, admin, file);
+          expect(response.status, `${file.name}: ${JSON.stringify(response.body)}`).to.equal(202);
+          return response.body.document_id as string;
+        }),
+      );
+      for (const [i, file] of refused.entries()) {
+        const document = await waitForFinal(ids[i]!);
+        expect(document.status, file.name).to.equal("FAILED");
+        expect(document.error_code, file.name).to.equal("EXTRACTION_AMBIGUOUS_ARCHIVE");
+        // Refused on its names, before any entry was inflated: the 1 GB entry never was.
+        expect(document.error, file.name).to.match(/refused before anything in it was unpacked/);
+        expect(document.counts.chunks).to.equal(0);
+      }
+      for (const [i, file] of fine.entries()) {
+        const document = await waitForFinal(ids[refused.length + i]!);
+        expect(document.status, `${file.name}: ${document.error}`).to.equal("COMPLETED");
+        expect(document.counts.chunks, file.name).to.be.greaterThan(0);
+      }
+      const jobs = await stack.server.deps.producer.queue("ingest-extract").getJobs(["failed"]);
+      for (const job of jobs.filter((j) => ids.includes(j.data.documentId))) expect(job.attemptsMade, "refusals are final").to.equal(1);
     });
 
     it("kills a thread that runs past EXTRACT_TIMEOUT_MS, fails the document EXTRACTION_TIMEOUT, and keeps serving", async function () {

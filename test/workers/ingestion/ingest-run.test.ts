@@ -6,6 +6,11 @@ import { embedHandler } from "../../../workers/ingestion/embed.handler";
 import { extractHandler } from "../../../workers/ingestion/extract.handler";
 import { ExtractionError } from "../../../workers/ingestion/extract/types";
 import { SupersededRun, allowedFrom, runStage } from "../../../workers/ingestion/ingest-run";
+import { createUploadedDocument } from "../../../db/queries/document-lifecycle";
+import { ingestStageJobId } from "../../../queues/job-ids";
+import { requeueUnqueuedDocuments } from "../../../workers/maintenance/unqueued-documents";
+import { waitFor } from "../../support/client";
+import { makeTxt } from "../../support/document-fixtures";
 import { useStack, type Stack } from "../../support/stack";
 
 describe("ingestion stage runner", function () {
@@ -85,3 +90,47 @@ describe("stuck-document sweep", function () {
     await db("documents").whereIn("id", [old.id, fresh.id]).delete();
   });
 });
+
+describe("unqueued-document sweep", function () {
+  this.timeout(60_000);
+  it("queues the run of a document left PENDING without a job (a lost enqueue) and leaves queued and fresh ones alone", async () => {
+    const stack = await useStack();
+    const { db, producer } = stack.workers.deps;
+    const tag = `${Date.now()}-${Math.random()}`;
+    // What the upload stores before it enqueues: the row with its bytes, PENDING.
+    const store = (title: string) =>
+      createUploadedDocument(db, {
+        orgId: stack.demo.orgId,
+        uploadedBy: stack.demo.adminId,
+        title,
+        filename: `${title}.txt`,
+        mimeType: "text/plain",
+        bytes: makeTxt(`The ${title} document says hello ${tag}.`),
+        contentHash: `${title}-${tag}`,
+        metadata: { format: "txt", title_source: "filename" },
+        access: {},
+        courseId: undefined,
+      });
+    const lost = await store("lost");
+    const fresh = await store("fresh");
+    await db("documents")
+      .where({ id: lost.id })
+      .update({ updated_at: db.raw("now() - interval '1 minute'") });
+    const jobOf = (id: string) => producer.queue("ingest-extract").getJobState(ingestStageJobId("ingest-extract", { documentId: id, generation: 0 }));
+    expect(await jobOf(lost.id)).to.equal("unknown");
+
+    expect(await requeueUnqueuedDocuments(stack.workers.deps)).to.be.at.least(1);
+    expect(await jobOf(fresh.id), "a fresh upload may still be queueing its own job").to.equal("unknown");
+    // A second sweep finds the job and queues nothing twice.
+    await requeueUnqueuedDocuments(stack.workers.deps);
+    expect(await producer.queue("ingest-extract").getJobs(["wait", "active", "completed", "prioritized"])).to.satisfy(
+      (jobs: Array<{ data: { documentId: string } }>) => jobs.filter((job) => job.data.documentId === lost.id).length === 1,
+    );
+    await waitForStatus(db, lost.id, "COMPLETED");
+    await db("documents").whereIn("id", [lost.id, fresh.id]).delete();
+  });
+});
+
+async function waitForStatus(db: WorkerDeps["db"], id: string, status: string): Promise<void> {
+  await waitFor(async () => (await db("documents").where({ id }).first("status"))?.status === status, 30_000, `document ${id} ${status}`);
+}

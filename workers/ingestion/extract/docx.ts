@@ -1,7 +1,8 @@
 /**
  * DOCX through mammoth's HTML, which maps Word's Heading 1..6 styles to h1..h6; the HTML
  * extractor then cuts sections at headings exactly as it does for uploaded web pages. The zip is
- * measured first (declared and actual inflated sizes), so mammoth never inflates a zip bomb.
+ * measured first (names, declared and actual inflated sizes), and mammoth reads the archive
+ * re-written from the measured entries only, so it never inflates anything that was not measured.
  */
 import mammoth from "mammoth";
 import { coreTitle } from "./core-properties";
@@ -20,7 +21,7 @@ export async function extractDocx(bytes: Buffer, limits: ExtractionLimits = DEFA
   let html: string;
   try {
     ({ value: html } = await mammoth.convertToHtml(
-      { buffer: bytes },
+      { buffer: zip.measuredArchive() },
       {
         convertImage: dropImages,
         // A document may link to files on the machine that converts it; never follow those links.

@@ -28,7 +28,13 @@ export interface ExtractedDocument {
 }
 
 /** Why a document could not be read; stored as `documents.error_code` so clients can act on it. */
-export type ExtractionErrorCode = "EXTRACTION_FAILED" | "EXTRACTION_TIMEOUT" | "EXTRACTION_TOO_LARGE" | "EXTRACTION_UNSUPPORTED";
+export type ExtractionErrorCode =
+  | "EXTRACTION_FAILED"
+  | "EXTRACTION_TIMEOUT"
+  | "EXTRACTION_TOO_LARGE"
+  | "EXTRACTION_UNSUPPORTED"
+  /** A DOCX/PPTX whose part names collide (duplicates, case or Unicode variants): readers disagree on which part is meant. */
+  | "EXTRACTION_AMBIGUOUS_ARCHIVE";
 
 /**
  * A document we cannot read. The message is written for the person who uploaded it (it is shown

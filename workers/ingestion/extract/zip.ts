@@ -1,16 +1,24 @@
 /**
  * Reading DOCX/PPTX containers without trusting them. The central directory is checked before
- * anything is inflated (entry count, declared sizes), and every entry we inflate is counted as
- * the bytes come out of zlib, so a zip that lies about its sizes stops at the limit too instead
- * of filling memory: a 1 MB upload can otherwise inflate to gigabytes.
+ * anything is inflated (entry count, declared sizes, names that collide), and every entry we
+ * inflate is counted as the bytes come out of zlib, so a zip that lies about its sizes stops at
+ * the limit too instead of filling memory: a 1 MB upload can otherwise inflate to gigabytes.
+ * A parser we do not control reads `measuredArchive()`, a zip re-written from the measured
+ * entries only, never the upload itself: JSZip takes names from the local headers, reads central
+ * entries past the declared count and keeps the last of a duplicate name, so the upload's bytes
+ * can show it an entry nobody measured.
  */
 import { createInflateRaw } from "node:zlib";
 import { ExtractionError, type ExtractionLimits } from "./types";
+import { collisionKey, entryPath } from "./zip-names";
+import { writeZip } from "./zip-writer";
 
 export interface ZipEntry {
+  /** The path readers know the entry by (zip-names.ts `entryPath`). */
   name: string;
   method: number;
   flags: number;
+  crc32: number;
   compressedSize: number;
   uncompressedSize: number;
   localHeaderOffset: number;
@@ -29,10 +37,24 @@ function tooLarge(message: string): ExtractionError {
   return new ExtractionError(`${message}; split it into smaller documents or ask an operator to raise the limit`, undefined, "EXTRACTION_TOO_LARGE");
 }
 
+function ambiguous(first: string, second: string): ExtractionError {
+  const names = first === second ? `two parts named "${first}"` : `parts named "${first}" and "${second}", which readers take for the same part`;
+  return new ExtractionError(
+    `The file holds ${names}; Office never writes that, so it was refused before anything in it was unpacked. Save it again from Word or PowerPoint and upload that copy`,
+    undefined,
+    "EXTRACTION_AMBIGUOUS_ARCHIVE",
+  );
+}
+
+/** Beyond these a plain (non-ZIP64) zip cannot describe the measured entries. */
+const PLAIN_ZIP_MAX_ENTRIES = 0xffff;
+
 export class SafeZip {
-  /** Entries by name, in directory order (the first of duplicate names wins). */
+  /** Entries by name, in directory order; openZip refuses a file where two names collide. */
   readonly entries = new Map<string, ZipEntry>();
   private inflated = 0;
+  /** What each entry inflated to, filled by measureAll. */
+  private readonly measured = new Map<ZipEntry, number>();
 
   constructor(
     private readonly bytes: Buffer,
@@ -55,7 +77,29 @@ export class SafeZip {
 
   /** Inflates every entry once, keeping nothing, to prove the whole file stays under the limit. */
   async measureAll(): Promise<void> {
-    for (const entry of this.entries.values()) await this.inflate(entry, () => undefined);
+    for (const entry of this.entries.values()) {
+      let produced = 0;
+      await this.inflate(entry, (chunk) => {
+        produced += chunk.length;
+      });
+      this.measured.set(entry, produced);
+    }
+  }
+
+  /**
+   * The file re-written from the measured entries only (their stored bytes, the sizes they
+   * inflated to, the names we checked): what a parser that reads the zip by itself is given.
+   */
+  measuredArchive(): Buffer {
+    const entries = [...this.entries.values()].map((entry) => {
+      const uncompressedSize = this.measured.get(entry);
+      if (uncompressedSize === undefined) throw new Error(`measuredArchive() before measureAll(): ${entry.name} was never measured`);
+      return { name: entry.name, method: entry.method, crc32: entry.crc32, data: this.dataOf(entry), uncompressedSize };
+    });
+    if (entries.length > PLAIN_ZIP_MAX_ENTRIES || this.bytes.length + entries.length * 64 > MAX32 || this.inflated > MAX32) {
+      throw tooLarge("The file is too large to be read as one document");
+    }
+    return writeZip(entries);
   }
 
   private async inflate(entry: ZipEntry, onChunk: (chunk: Buffer) => void): Promise<void> {
@@ -134,6 +178,8 @@ export function openZip(bytes: Buffer, limits: ExtractionLimits, corrupt: string
 
   let declared = 0;
   let at = offset;
+  /** The first entry's path under each collision key, to name both parts when a second one comes. */
+  const seen = new Map<string, string>();
   for (let index = 0; index < count; index++) {
     if (at + 46 > bytes.length || bytes.readUInt32LE(at) !== CENTRAL_ENTRY) throw fail();
     const flags = bytes.readUInt16LE(at + 8);
@@ -141,9 +187,10 @@ export function openZip(bytes: Buffer, limits: ExtractionLimits, corrupt: string
     const extraLength = bytes.readUInt16LE(at + 30);
     const commentLength = bytes.readUInt16LE(at + 32);
     const entry: ZipEntry = {
-      name: bytes.toString(flags & 0x800 ? "utf8" : "latin1", at + 46, at + 46 + nameLength),
+      name: entryPath(bytes.toString(flags & 0x800 ? "utf8" : "latin1", at + 46, at + 46 + nameLength)),
       method: bytes.readUInt16LE(at + 10),
       flags,
+      crc32: bytes.readUInt32LE(at + 16),
       compressedSize: bytes.readUInt32LE(at + 20),
       uncompressedSize: bytes.readUInt32LE(at + 24),
       localHeaderOffset: bytes.readUInt32LE(at + 42),
@@ -154,7 +201,11 @@ export function openZip(bytes: Buffer, limits: ExtractionLimits, corrupt: string
     if (declared > limits.zipMaxUncompressedBytes) {
       throw tooLarge(`The file unpacks to more than ${megabytes(limits.zipMaxUncompressedBytes)} (ZIP_MAX_UNCOMPRESSED_BYTES)`);
     }
-    if (!zip.entries.has(entry.name)) zip.entries.set(entry.name, entry);
+    const key = collisionKey(entry.name);
+    const earlier = seen.get(key);
+    if (earlier !== undefined) throw ambiguous(earlier, entry.name);
+    seen.set(key, entry.name);
+    zip.entries.set(entry.name, entry);
     at += 46 + nameLength + extraLength + commentLength;
   }
   return zip;
