@@ -111,7 +111,3 @@ export class FairShare {
     return Number(await this.command(`${base}fair`, `${base}prioritized`, base, orgId, Math.max(1, Math.round(cost)), this.limit));
   }
 }
-
-export function isFairQueue(queue: string): queue is FairQueue {
-  return (FAIR_QUEUES as readonly string[]).includes(queue);
-}
