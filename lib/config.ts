@@ -258,6 +258,17 @@ export const configSchema = z.object({
       "Concurrency for each served queue that names none. Under `WORKER_QUEUES=all`, `tutor-generate` (which mostly waits on the model) " + "gets 4× this.",
     ),
 
+  FAIR_RESERVED_SLOTS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(16)
+    .default(1)
+    .describe(
+      "Extra worker slots per copy of each organisation-fair queue (`tutor-generate`, `admin-plan`, `ingest-*`), on top of its concurrency, " +
+        "that take only a job of an organisation running fewer than 2 of that queue's jobs in the process: another organisation's turn " +
+        "starts at once even while one organisation's streams hold every other slot (see [security](security.md#fair-queues-between-organisations)). `0` turns the reserve off.",
+    ),
   EVENT_STREAM_TTL_SECONDS: z.coerce
     .number()
     .int()

@@ -3,8 +3,8 @@
  * gets, as its BullMQ priority, its organisation's place on a virtual clock (start-time fair
  * queueing). BullMQ starts the lowest priority first, FIFO within one, so job k of every
  * organisation with work queued runs before job k+1 of any of them: a newcomer's first job goes
- * in at the head of the line (behind at most one job of each organisation already there),
- * whatever backlog is queued, while an organisation alone on the queue still gets every slot.
+ * in at the head of the line whatever backlog is queued, while an organisation alone on the
+ * queue still gets every slot.
  *
  * The clock lives in one hash per queue copy (`<prefix>:<queue>:fair`, so on a Redis Cluster it
  * shares the copy's hash tag and slot), moved by one Lua script at enqueue, atomically:
@@ -12,15 +12,17 @@
  * - the floor is the priority of the next job to start (the head of BullMQ's prioritized set),
  *   or, with nothing queued, the highest priority handed out (everything queued has started);
  *   it never moves back;
- * - a job starts at max(its organisation's finish tag, floor) and moves that finish tag on by
- *   its cost (1 for a turn; embedding batches for an embed job, so a large document leaves the
- *   others more turns).
+ * - a job starts at max(its organisation's finish tag, floor − 1) and moves that finish tag on
+ *   by its cost (1 for a turn; embedding batches for an embed job, so a large document leaves the
+ *   others more turns). An organisation with nothing queued so lands just ahead of the head of
+ *   the line (floor − 1 stands for the clock of the job last started), which is what lets a
+ *   reserved worker slot (workers/fair-reserve.ts) take it at once.
  *
  * Nothing runs when a job starts or ends: the workers' path is unchanged. A retried, stalled or
  * handed-back job keeps the priority stored in its hash, so it goes back to its place, ahead of
  * later work; a lost enqueue (crash after the script) only leaves a gap in one organisation's
  * clock. BullMQ caps priorities at 2^21: when a tag would pass it, the script shifts the clock
- * and every priority of the copy's prioritized, delayed and active jobs down by the floor (order
+ * and every priority of the copy's prioritized, delayed and active jobs down to a floor of 2 (order
  * kept), once every ~2 million turns of a busy copy.
  */
 import type { Redis } from "ioredis";
@@ -49,12 +51,15 @@ local head = redis.call("ZRANGE", prioritized, 0, 0, "WITHSCORES")
 local next = top
 if head[2] then next = math.floor(tonumber(head[2]) / SHIFT) end
 if next > floor then floor = next end
+-- An organisation with nothing queued starts just ahead of the head (the clock of the job in service).
+local lowest = floor - 1
+if lowest < 1 then lowest = 1 end
 local start = tonumber(redis.call("HGET", fair, orgField) or "0")
-if start < floor then start = floor end
+if start < lowest then start = lowest end
 
-if start + cost > limit and floor > 1 then
-  -- Rebase: every priority of the copy moves down by (floor - 1); order is kept.
-  local by = floor - 1
+if start + cost > limit and floor > 2 then
+  -- Rebase: every priority of the copy moves down by (floor - 2), so the floor becomes 2; order is kept.
+  local by = floor - 2
   local function moved(p) local q = p - by if q < 1 then return 1 end return q end
   local entries = redis.call("ZRANGE", prioritized, 0, -1, "WITHSCORES")
   for i = 1, #entries, 2 do
@@ -78,7 +83,7 @@ if start + cost > limit and floor > 1 then
     end
   end
   top = moved(top)
-  floor = 1
+  floor = 2
   start = moved(start)
 end
 

@@ -1,0 +1,199 @@
+/**
+ * Measure 9, fairness between organisations (issue 30): organisation A queues a backlog — turns
+ * whose answers stream for seconds, or a batch of uploads — and organisation B then submits one
+ * turn or one document. Reported: B's time (first token; upload → COMPLETED) under A's backlog
+ * against B's time on the idle system (goal ≤ 2×), and the backlog's own throughput (goal within
+ * 10 % of the FIFO queues of before: run this module on both and compare).
+ *
+ * One server and one worker at the product's default concurrency (16 tutor slots, 4 per
+ * ingestion stage); A's turns are posted without sockets (nobody watches them), B's turns are
+ * watched on a socket like a browser's. Completion of A's work is read from the queues.
+ */
+import { Queue } from "bullmq";
+import pg from "pg";
+import { QUEUE_PREFIX } from "../../queues/names";
+import { BenchSession, devLogin } from "./clients";
+import type { BenchSettings } from "./settings";
+import { startBenchStack, type BenchStack } from "./stack";
+import { fmt, percentile, pool, sleep, table } from "./stats";
+
+/** The issue's streaming answer: 60 tokens 100 ms apart, about 6 s. */
+const STREAM = { tokens: 60, intervalMs: 100 };
+/** B's samples: on the idle system one after another, under the backlog spaced this far apart. */
+const SAMPLES = 5;
+const SAMPLE_SPACING_MS = 3_000;
+
+const ENV = { WORKER_CONCURRENCY: "4" };
+
+async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; body: Record<string, string> }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, string> };
+}
+
+/** A second organisation with one admin and one employee, signed in. */
+async function secondOrganisation(stack: BenchStack): Promise<{ orgId: string; admin: string; employee: string }> {
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query("INSERT INTO organizations (name, slug) VALUES ('Org B', 'bench-org-b') RETURNING id");
+    const orgId = rows[0].id as string;
+    for (const role of ["admin", "employee"]) {
+      await client.query("INSERT INTO users (org_id, email, name, role, department, locale) VALUES ($1, $2, $3, $4, 'Ops', 'en')", [
+        orgId,
+        `${role}@org-b.example.com`,
+        `B ${role}`,
+        role,
+      ]);
+    }
+    const base = stack.servers[0]!;
+    return { orgId, admin: await devLogin(base, "admin@org-b.example.com"), employee: await devLogin(base, "employee@org-b.example.com") };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Time to the first token of one turn in a new session of B's. */
+async function firstTokenMs(base: string, token: string): Promise<number> {
+  const session = await BenchSession.open(base, token);
+  try {
+    const record = await session.turn();
+    if (record.failed || record.firstToken === undefined) throw new Error(`B's turn failed: ${record.failed}`);
+    return record.firstToken - record.posted;
+  } finally {
+    session.close();
+  }
+}
+
+/** Resolves when the queues hold no waiting, prioritized, delayed or active job. */
+async function drained(stack: BenchStack, names: string[]): Promise<void> {
+  const queues = names.map((name) => new Queue(name, { connection: { url: stack.redisUrl }, prefix: QUEUE_PREFIX }));
+  try {
+    for (;;) {
+      const counts = await Promise.all(queues.map((queue) => queue.getJobCounts("waiting", "prioritized", "delayed", "active")));
+      if (counts.every((count) => Object.values(count).every((n) => n === 0))) return;
+      await sleep(200);
+    }
+  } finally {
+    await Promise.all(queues.map((queue) => queue.close()));
+  }
+}
+
+interface Outcome {
+  idle: number[];
+  loaded: number[];
+  backlog: number;
+  backlogSeconds: number;
+}
+
+async function turnsUnderBacklog(stack: BenchStack, turns: number, employee: string): Promise<Outcome> {
+  const base = stack.servers[0]!;
+  await stack.setModel(STREAM);
+  const idle: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) idle.push(await firstTokenMs(base, employee));
+  const tokenA = await devLogin(base);
+  const started = performance.now();
+  await pool(turns, 20, async (i) => {
+    const posted = await postJson(`${base}/api/v1/chat`, tokenA, { message: `Backlog question ${i}: how do refunds work?` });
+    if (posted.status !== 202) throw new Error(`A's turn answered ${posted.status}: ${JSON.stringify(posted.body)}`);
+  });
+  const loaded = await Promise.all(Array.from({ length: SAMPLES }, (_, i) => sleep(i * SAMPLE_SPACING_MS).then(() => firstTokenMs(base, employee))));
+  await drained(stack, ["tutor-generate"]);
+  return { idle, loaded, backlog: turns, backlogSeconds: (performance.now() - started) / 1000 };
+}
+
+function document(label: string): Blob {
+  const text = `${label}\n\nRefunds are processed within five working days of the return reaching the warehouse. ${"Exchanges need the original receipt and the item's tags. ".repeat(20)}`;
+  return new Blob([text], { type: "text/plain" });
+}
+
+async function uploadAndWait(base: string, token: string, client: pg.Client, label: string): Promise<number> {
+  const started = performance.now();
+  const id = await uploadOne(base, token, label);
+  for (;;) {
+    const { rows } = await client.query("SELECT status FROM documents WHERE id = $1", [id]);
+    if (rows[0]?.status === "COMPLETED") return performance.now() - started;
+    if (rows[0]?.status === "FAILED") throw new Error(`B's document ${label} failed`);
+    await sleep(25);
+  }
+}
+
+async function uploadOne(base: string, token: string, label: string): Promise<string> {
+  const form = new FormData();
+  form.append("file", document(label), `${label}.txt`);
+  const response = await fetch(`${base}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+  const body = (await response.json()) as { document_id: string };
+  if (response.status !== 202) throw new Error(`upload answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.document_id;
+}
+
+async function uploadsUnderBacklog(stack: BenchStack, documents: number, admin: string): Promise<Outcome> {
+  const base = stack.servers[0]!;
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try {
+    const idle: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) idle.push(await uploadAndWait(base, admin, client, `b-idle-${i}`));
+    const tokenA = await devLogin(base, "admin@example.com");
+    const started = performance.now();
+    await pool(documents, 10, (i) => uploadOne(base, tokenA, `a-batch-${i}`));
+    const loaded = await Promise.all(Array.from({ length: SAMPLES }, (_, i) => sleep(i * 500).then(() => uploadAndWait(base, admin, client, `b-loaded-${i}`))));
+    await drained(stack, ["ingest-extract", "ingest-chunk", "ingest-embed"]);
+    return { idle, loaded, backlog: documents, backlogSeconds: (performance.now() - started) / 1000 };
+  } finally {
+    await client.end();
+  }
+}
+
+function report(label: string, unit: string, outcome: Outcome): string[] {
+  const idle = percentile(outcome.idle, 50);
+  const row = (name: string, values: number[]) => [
+    name,
+    values.length,
+    fmt(percentile(values, 50)),
+    fmt(Math.max(...values)),
+    (percentile(values, 50) / idle).toFixed(2),
+  ];
+  return [
+    table(
+      ["B's " + label + " (ms)", "n", "p50", "max", "p50 ÷ idle p50"],
+      [row("idle system", outcome.idle), row(`behind A's ${outcome.backlog}`, outcome.loaded)],
+    ),
+    "",
+    `A's backlog: ${outcome.backlog} ${unit} in ${outcome.backlogSeconds.toFixed(1)} s = ${(outcome.backlog / outcome.backlogSeconds).toFixed(2)} ${unit}/s (B's samples included).`,
+  ];
+}
+
+export const fairnessModule = {
+  name: "fairness",
+  title: "9. Fairness between organisations",
+  async run(settings: BenchSettings): Promise<string> {
+    const stack = await startBenchStack({ env: ENV });
+    try {
+      const b = await secondOrganisation(stack);
+      const turns = await turnsUnderBacklog(stack, settings.fairnessTurns, b.employee);
+      const uploads = await uploadsUnderBacklog(stack, settings.fairnessDocuments, b.admin);
+      return [
+        `One server, one worker, ${Object.entries(ENV)
+          .map(([key, value]) => `${key} ${value}`)
+          .join(
+            ", ",
+          )} (16 \`tutor-generate\` slots, 4 per ingestion stage); answers of ${STREAM.tokens} tokens ${STREAM.intervalMs} ms apart (~${(STREAM.tokens * STREAM.intervalMs) / 1000} s).`,
+        `Organisation A posts its backlog (20 at a time); B then submits ${SAMPLES} (turns ${SAMPLE_SPACING_MS / 1000} s apart; uploads 0.5 s apart), each timed alone before on the idle system.`,
+        "",
+        "### Turns (time to first token)",
+        "",
+        ...report("first token", "turns", turns),
+        "",
+        "### Uploads (short text documents, upload → COMPLETED)",
+        "",
+        ...report("upload → COMPLETED", "documents", uploads),
+      ].join("\n");
+    } finally {
+      await stack.stop();
+    }
+  },
+};
