@@ -125,7 +125,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     const reserved = (FAIR_QUEUES as readonly string[]).includes(queue) ? config.FAIR_RESERVED_SLOTS : 0;
     const perCopy = Math.max(1, Math.ceil(concurrency / copies));
     return Array.from({ length: copies }, (_, shard) => {
-      const normal = startWorker(queue, shard, connection, perCopy, (job, token, attempt) => orgSlots.hold(queue, shard, job.data?.orgId, attempt));
+      const normal = startWorker(queue, shard, connection, perCopy, (job, _token, attempt) => orgSlots.hold(queue, shard, job.data?.orgId, attempt));
       if (reserved === 0) return [normal];
       return [normal, startWorker(queue, shard, connection, reserved, (job, token, attempt) => orgSlots.reserve(queue, shard, perCopy, job, token, attempt))];
     }).flat();
