@@ -427,6 +427,15 @@ export const configSchema = z.object({
     .min(1024)
     .default(5 * 1024 * 1024)
     .describe("Largest document upload accepted (5 MB; `413 FILE_TOO_LARGE` above it)."),
+  ORG_STORAGE_QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024 * 1024)
+    .describe(
+      "Uploaded files an organisation may store in total (1 GB; an organisation's `storage_quota_bytes` overrides it). An upload past it " +
+        "answers `409 STORAGE_QUOTA_EXCEEDED` and stores nothing; `GET /api/v1/documents` reports `storage` (used and quota).",
+    ),
   CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive").describe("How documents are cut into chunks."),
   CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400).describe("Target chunk size in tokens."),
   CHUNK_OVERLAP_TOKENS: z.coerce.number().int().min(0).max(2000).default(50).describe("Overlap between neighbouring chunks, in tokens."),

@@ -56,16 +56,34 @@ async function secondOrganisation(stack: BenchStack): Promise<{ orgId: string; a
   }
 }
 
+/** One of B's samples: its time, and the job ids whose queue wait is part of it. */
+interface Sample {
+  ms: number;
+  jobs: Array<{ queue: string; id: string }>;
+}
+
 /** Time to the first token of one turn in a new session of B's. */
-async function firstTokenMs(base: string, token: string): Promise<number> {
+async function firstToken(base: string, token: string): Promise<Sample> {
   const session = await BenchSession.open(base, token);
   try {
     const record = await session.turn();
     if (record.failed || record.firstToken === undefined) throw new Error(`B's turn failed: ${record.failed}`);
-    return record.firstToken - record.posted;
+    return { ms: record.firstToken - record.posted, jobs: [{ queue: "tutor-generate", id: `${record.turnId}-generate` }] };
   } finally {
     session.close();
   }
+}
+
+/** How long a sample's jobs waited in their queues in all (created → started), from BullMQ's own stamps. */
+async function queueWaitMs(stack: BenchStack, sample: Sample): Promise<number> {
+  let total = 0;
+  for (const { queue: name, id } of sample.jobs) {
+    const queue = new Queue(name, { connection: { url: stack.redisUrl }, prefix: QUEUE_PREFIX });
+    const job = await queue.getJob(id);
+    await queue.close();
+    if (job?.processedOn) total += job.processedOn - job.timestamp;
+  }
+  return total;
 }
 
 /** Resolves when the queues hold no waiting, prioritized, delayed or active job. */
@@ -85,24 +103,32 @@ async function drained(stack: BenchStack, names: string[]): Promise<void> {
 interface Outcome {
   idle: number[];
   loaded: number[];
+  /** Of `loaded`: the part B's jobs spent waiting in the queues. */
+  loadedQueueWait: number[];
   backlog: number;
   backlogSeconds: number;
+}
+
+async function outcome(stack: BenchStack, idle: Sample[], loaded: Sample[], backlog: number, started: number): Promise<Outcome> {
+  const backlogSeconds = (performance.now() - started) / 1000;
+  const loadedQueueWait = await Promise.all(loaded.map((sample) => queueWaitMs(stack, sample)));
+  return { idle: idle.map((sample) => sample.ms), loaded: loaded.map((sample) => sample.ms), loadedQueueWait, backlog, backlogSeconds };
 }
 
 async function turnsUnderBacklog(stack: BenchStack, turns: number, employee: string): Promise<Outcome> {
   const base = stack.servers[0]!;
   await stack.setModel(STREAM);
-  const idle: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) idle.push(await firstTokenMs(base, employee));
+  const idle: Sample[] = [];
+  for (let i = 0; i < SAMPLES; i++) idle.push(await firstToken(base, employee));
   const tokenA = await devLogin(base);
   const started = performance.now();
   await pool(turns, 20, async (i) => {
     const posted = await postJson(`${base}/api/v1/chat`, tokenA, { message: `Backlog question ${i}: how do refunds work?` });
     if (posted.status !== 202) throw new Error(`A's turn answered ${posted.status}: ${JSON.stringify(posted.body)}`);
   });
-  const loaded = await Promise.all(Array.from({ length: SAMPLES }, (_, i) => sleep(i * SAMPLE_SPACING_MS).then(() => firstTokenMs(base, employee))));
+  const loaded = await Promise.all(Array.from({ length: SAMPLES }, (_, i) => sleep(i * SAMPLE_SPACING_MS).then(() => firstToken(base, employee))));
   await drained(stack, ["tutor-generate"]);
-  return { idle, loaded, backlog: turns, backlogSeconds: (performance.now() - started) / 1000 };
+  return outcome(stack, idle, loaded, turns, started);
 }
 
 function document(label: string): Blob {
@@ -110,12 +136,13 @@ function document(label: string): Blob {
   return new Blob([text], { type: "text/plain" });
 }
 
-async function uploadAndWait(base: string, token: string, client: pg.Client, label: string): Promise<number> {
+async function uploadAndWait(base: string, token: string, client: pg.Pool, label: string): Promise<Sample> {
   const started = performance.now();
   const id = await uploadOne(base, token, label);
+  const jobs = ["extract", "chunk", "embed"].map((stage) => ({ queue: `ingest-${stage}`, id: `${id}-g0-${stage}` }));
   for (;;) {
     const { rows } = await client.query("SELECT status FROM documents WHERE id = $1", [id]);
-    if (rows[0]?.status === "COMPLETED") return performance.now() - started;
+    if (rows[0]?.status === "COMPLETED") return { ms: performance.now() - started, jobs };
     if (rows[0]?.status === "FAILED") throw new Error(`B's document ${label} failed`);
     await sleep(25);
   }
@@ -132,17 +159,16 @@ async function uploadOne(base: string, token: string, label: string): Promise<st
 
 async function uploadsUnderBacklog(stack: BenchStack, documents: number, admin: string): Promise<Outcome> {
   const base = stack.servers[0]!;
-  const client = new pg.Client({ connectionString: stack.databaseUrl });
-  await client.connect();
+  const client = new pg.Pool({ connectionString: stack.databaseUrl, max: SAMPLES });
   try {
-    const idle: number[] = [];
+    const idle: Sample[] = [];
     for (let i = 0; i < SAMPLES; i++) idle.push(await uploadAndWait(base, admin, client, `b-idle-${i}`));
     const tokenA = await devLogin(base, "admin@example.com");
     const started = performance.now();
     await pool(documents, 10, (i) => uploadOne(base, tokenA, `a-batch-${i}`));
     const loaded = await Promise.all(Array.from({ length: SAMPLES }, (_, i) => sleep(i * 500).then(() => uploadAndWait(base, admin, client, `b-loaded-${i}`))));
     await drained(stack, ["ingest-extract", "ingest-chunk", "ingest-embed"]);
-    return { idle, loaded, backlog: documents, backlogSeconds: (performance.now() - started) / 1000 };
+    return outcome(stack, idle, loaded, documents, started);
   } finally {
     await client.end();
   }
@@ -150,17 +176,21 @@ async function uploadsUnderBacklog(stack: BenchStack, documents: number, admin: 
 
 function report(label: string, unit: string, outcome: Outcome): string[] {
   const idle = percentile(outcome.idle, 50);
-  const row = (name: string, values: number[]) => [
+  const row = (name: string, values: number[], ratio = true) => [
     name,
-    values.length,
+    String(values.length),
     fmt(percentile(values, 50)),
     fmt(Math.max(...values)),
-    (percentile(values, 50) / idle).toFixed(2),
+    ratio ? (percentile(values, 50) / idle).toFixed(2) : "",
   ];
   return [
     table(
       ["B's " + label + " (ms)", "n", "p50", "max", "p50 ÷ idle p50"],
-      [row("idle system", outcome.idle), row(`behind A's ${outcome.backlog}`, outcome.loaded)],
+      [
+        row("idle system", outcome.idle),
+        row(`behind A's ${outcome.backlog}`, outcome.loaded),
+        row("… of which B's jobs waited in the queues", outcome.loadedQueueWait, false),
+      ],
     ),
     "",
     `A's backlog: ${outcome.backlog} ${unit} in ${outcome.backlogSeconds.toFixed(1)} s = ${(outcome.backlog / outcome.backlogSeconds).toFixed(2)} ${unit}/s (B's samples included).`,
