@@ -12,7 +12,7 @@
 import { Queue } from "bullmq";
 import pg from "pg";
 import { QUEUE_PREFIX } from "../../queues/names";
-import { BenchSession, devLogin } from "./clients";
+import { BenchSession, devLogin, QUESTION } from "./clients";
 import type { BenchSettings } from "./settings";
 import { startBenchStack, type BenchStack } from "./stack";
 import { fmt, percentile, pool, sleep, table } from "./stats";
@@ -24,6 +24,7 @@ const SAMPLES = 5;
 const SAMPLE_SPACING_MS = 3_000;
 
 const ENV = { WORKER_CONCURRENCY: "4" };
+const TURN_TIMEOUT_MS = 30 * 60_000;
 
 async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; body: Record<string, string> }> {
   const response = await fetch(url, {
@@ -66,7 +67,8 @@ interface Sample {
 async function firstToken(base: string, token: string): Promise<Sample> {
   const session = await BenchSession.open(base, token);
   try {
-    const record = await session.turn();
+    // On FIFO queues B's turn waits behind the whole backlog: minutes, not the client's usual 2.
+    const record = await session.turn(QUESTION, TURN_TIMEOUT_MS);
     if (record.failed || record.firstToken === undefined) throw new Error(`B's turn failed: ${record.failed}`);
     return { ms: record.firstToken - record.posted, jobs: [{ queue: "tutor-generate", id: `${record.turnId}-generate` }] };
   } finally {

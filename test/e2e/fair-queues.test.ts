@@ -34,19 +34,30 @@ async function freshOrg(stack: Stack, label: string, people: number, role: "empl
   return { id, tokens };
 }
 
-/** When each job started (BullMQ's processedOn), by job id. */
-async function startedAt(stack: Stack, queue: QueueName, jobs: Array<{ jobId: string; shard: number }>): Promise<number[]> {
+interface Stamps {
+  queued: number;
+  started: number;
+}
+
+/** When each job was queued and started (BullMQ's timestamp and processedOn). */
+async function stampsOf(stack: Stack, queue: QueueName, jobs: Array<{ jobId: string; shard: number }>): Promise<Stamps[]> {
   return Promise.all(
     jobs.map(async ({ jobId, shard }) => {
       const job = await stack.server.deps.producer.queue(queue, shard).getJob(jobId);
       expect(job?.processedOn, `${queue} job ${jobId} ran`).to.be.a("number");
-      return job!.processedOn!;
+      return { queued: job!.timestamp, started: job!.processedOn! };
     }),
   );
 }
 
-/** How many of `backlog`'s jobs started after `newcomer` did. */
-const startedAfter = (backlog: number[], newcomer: number): number => backlog.filter((at) => at > newcomer).length;
+/**
+ * The backlog's jobs that were waiting when the newcomer's job was queued (queued before it,
+ * started after it was queued), and how many of those started before the newcomer's did.
+ */
+function overtaken(backlog: Stamps[], newcomer: Stamps): { waiting: number; startedFirst: number } {
+  const waiting = backlog.filter((job) => job.queued <= newcomer.queued && job.started > newcomer.queued);
+  return { waiting: waiting.length, startedFirst: waiting.filter((job) => job.started < newcomer.started).length };
+}
 
 describe("fair queues between organisations, end to end", function () {
   const stack = stackSuite(this, { timeoutMs: 120_000 });
@@ -86,20 +97,24 @@ describe("fair queues between organisations, end to end", function () {
       const queue: QueueName = agentType === "tutor" ? "tutor-generate" : "admin-plan";
       const [a, b] = [await freshOrg(stack, "A", 3, role), await freshOrg(stack, "B", 1, role)];
       orgs.push(a.id, b.id);
-      // Every answer streams for a while, so A's 40 turns outlast the 16 slots many times over.
-      stack.llm.setResponder(() => ({ content: "Refunds are processed within five working days of the return being received at the warehouse." }));
-      stack.llm.setTokenDelay(40);
+      // Every answer streams for a few seconds, so A's 40 turns outlast the 16 slots several times over.
+      stack.llm.setResponder(() => ({
+        content: "Refunds are processed within five working days of the return being received at the warehouse, and exchanges need the receipt. ".repeat(3),
+      }));
+      stack.llm.setTokenDelay(50);
 
       const backlog = await chatTurns(path, a.tokens, 40, "backlog");
       const [newcomer] = await chatTurns(path, b.tokens, 1, "newcomer");
       await waitForAnswers(agentType, [...backlog, newcomer!]);
 
       const jobOf = (turn: { sessionId: string; turnId: string }) => stack.server.deps.producer.turnJobs(agentType, turn).find((job) => job.queue === queue)!;
-      const backlogStarts = await startedAt(stack, queue, backlog.map(jobOf));
-      const [newcomerStart] = await startedAt(stack, queue, [jobOf(newcomer!)]);
-      // 16 slots take A's first 16 turns; B's turn goes in at the head of the 24 still queued and,
+      const backlogStamps = await stampsOf(stack, queue, backlog.map(jobOf));
+      const [newcomerStamps] = await stampsOf(stack, queue, [jobOf(newcomer!)]);
+      // 16 slots take A's first 16 turns; B's turn goes in at the head of those still queued and,
       // with every normal slot held by A, takes the reserved slot: it starts before all of them.
-      expect(startedAfter(backlogStarts, newcomerStart!), "A's turns that started after B's").to.be.at.least(22);
+      const { waiting, startedFirst } = overtaken(backlogStamps, newcomerStamps!);
+      expect(waiting, "A's turns waiting when B's was queued").to.be.at.least(10);
+      expect(startedFirst, `of A's ${waiting} waiting turns, those that started before B's`).to.be.at.most(1);
     });
   }
 
@@ -107,7 +122,7 @@ describe("fair queues between organisations, end to end", function () {
     const [a, b] = [await freshOrg(stack, "A", 1, "admin"), await freshOrg(stack, "B", 1, "admin")];
     orgs.push(a.id, b.id);
     // Slow embeddings make ingest-embed the bottleneck: A's batch queues there behind 4 slots.
-    stack.llm.setEmbeddingDelay(300);
+    stack.llm.setEmbeddingDelay(500);
     // One failed embeddings call: the job retries (backoff) and keeps its fair place.
     stack.llm.failEmbeddings(503);
     setTimeout(() => stack.llm.failEmbeddings(null), 200);
@@ -137,8 +152,10 @@ describe("fair queues between organisations, end to end", function () {
     }
     const generationOf = async (id: string) => (await stack.server.deps.db("documents").where({ id }).first("ingest_generation")).ingest_generation as number;
     const embedJob = async (id: string) => ({ jobId: `${id}-g${await generationOf(id)}-embed`, shard: 0 });
-    const backlogStarts = await startedAt(stack, "ingest-embed", await Promise.all(batch.map(embedJob)));
-    const [newcomerStart] = await startedAt(stack, "ingest-embed", [await embedJob(single)]);
-    expect(startedAfter(backlogStarts, newcomerStart!), "A's documents embedded after B's started").to.be.at.least(12);
+    const backlogStamps = await stampsOf(stack, "ingest-embed", await Promise.all(batch.map(embedJob)));
+    const [newcomerStamps] = await stampsOf(stack, "ingest-embed", [await embedJob(single)]);
+    const { waiting, startedFirst } = overtaken(backlogStamps, newcomerStamps!);
+    expect(waiting, "A's embed jobs waiting when B's was queued").to.be.at.least(4);
+    expect(startedFirst, `of A's ${waiting} waiting embed jobs, those that started before B's`).to.be.at.most(1);
   });
 });
