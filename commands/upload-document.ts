@@ -2,15 +2,17 @@
  * Storing an uploaded document and queueing its ingestion. The bytes are deduplicated by SHA-256
  * within the org: the same bytes twice give the existing document (a course or restrictions sent
  * with the duplicate apply to it) and nothing is queued. New bytes are stored with the document
- * row in one transaction, then the extract stage is queued. The caller has already checked the
+ * row in one transaction, within the organisation's storage quota (`409 STORAGE_QUOTA_EXCEEDED`
+ * past it, nothing stored), then the extract stage is queued. The caller has already checked the
  * file's type and the course and restrictions it names.
  */
 import { createHash } from "node:crypto";
-import { createUploadedDocument, setCourseSourceDocument } from "../db/queries/document-lifecycle";
+import { createUploadedDocument, setCourseSourceDocument, StorageQuotaExceeded } from "../db/queries/document-lifecycle";
 import { findDocumentByHash, updateDocumentAccess, type DocumentAccess, type DocumentRow } from "../db/queries/documents";
 import { MIME_TYPES, type DocumentFormat } from "../lib/document-formats";
 import type { CommandDeps } from "./deps";
 import { queueIngestion } from "./queue-ingestion";
+import { CommandRefused } from "./refusal";
 
 export interface DocumentUpload {
   filename: string;
@@ -21,6 +23,8 @@ export interface DocumentUpload {
   courseId: string | undefined;
   /** The restrictions given (keys left out stay as they are). */
   access: Partial<DocumentAccess>;
+  /** The organisation's storage quota when it sets none of its own (ORG_STORAGE_QUOTA_BYTES). */
+  defaultQuotaBytes: number;
 }
 
 export interface UploadResult {
@@ -54,8 +58,10 @@ export async function uploadDocument(deps: CommandDeps, uploader: { orgId: strin
       metadata: { format: upload.format, title_source: upload.title ? "admin" : "filename" },
       access: upload.access,
       courseId: upload.courseId,
+      defaultQuotaBytes: upload.defaultQuotaBytes,
     });
   } catch (error) {
+    if (error instanceof StorageQuotaExceeded) throw quotaRefusal(error);
     // Two identical uploads raced; the other one won. Answer with its document.
     if ((error as { code?: string }).code === "23505") {
       const winner = await findDocumentByHash(deps.db, orgId, contentHash);
@@ -66,3 +72,17 @@ export async function uploadDocument(deps: CommandDeps, uploader: { orgId: strin
   await queueIngestion(deps, document, uploader.userId);
   return { document, duplicate: false };
 }
+
+/** `409 STORAGE_QUOTA_EXCEEDED`: what is used, the quota, and what the file would need. */
+function quotaRefusal(error: StorageQuotaExceeded): CommandRefused {
+  const { usedBytes, quotaBytes } = error.usage;
+  const free = Math.max(0, quotaBytes - usedBytes);
+  return new CommandRefused(
+    "conflict",
+    "STORAGE_QUOTA_EXCEEDED",
+    `Your organisation's document storage is full: ${mb(usedBytes)} of ${mb(quotaBytes)} used, ${mb(free)} free, and this file needs ${mb(error.uploadBytes)}. Delete documents you no longer need, or ask for a larger quota.`,
+    { used_bytes: usedBytes, quota_bytes: quotaBytes, file_bytes: error.uploadBytes },
+  );
+}
+
+const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;

@@ -20,6 +20,7 @@ import * as actionAnnounced from "./migrations/20261201000018_action_announced";
 import * as recordLlmUsage from "./migrations/20261201000024_record_llm_usage";
 import * as orgVectorIndexes from "./migrations/20261201000025_org_vector_indexes";
 import * as vectorIndexTail from "./migrations/20261201000031_vector_index_tail";
+import * as orgStorageQuota from "./migrations/20261202000200_org_storage_quota";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -44,6 +45,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261201000024_record_llm_usage", migration: recordLlmUsage },
   { name: "20261201000025_org_vector_indexes", migration: orgVectorIndexes },
   { name: "20261201000031_vector_index_tail", migration: vectorIndexTail },
+  { name: "20261202000200_org_storage_quota", migration: orgStorageQuota },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

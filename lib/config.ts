@@ -273,6 +273,17 @@ export const configSchema = z.object({
       "Concurrency for each served queue that names none. Under `WORKER_QUEUES=all`, `tutor-generate` (which mostly waits on the model) " + "gets 4× this.",
     ),
 
+  FAIR_RESERVED_SLOTS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(16)
+    .default(1)
+    .describe(
+      "Extra worker slots per copy of each organisation-fair queue (`tutor-generate`, `admin-plan`, `ingest-*`), on top of its concurrency, " +
+        "that take only a job of an organisation running fewer than 2 of that queue's jobs in the process: another organisation's turn " +
+        "starts at once even while one organisation's streams hold every other slot (see [security](security.md#fair-queues-between-organisations)). `0` turns the reserve off.",
+    ),
   EVENT_STREAM_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -479,6 +490,15 @@ export const configSchema = z.object({
     .min(1024)
     .default(5 * 1024 * 1024)
     .describe("Largest document upload accepted (5 MB; `413 FILE_TOO_LARGE` above it)."),
+  ORG_STORAGE_QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024 * 1024)
+    .describe(
+      "Uploaded files an organisation may store in total (1 GB; an organisation's `storage_quota_bytes` overrides it). An upload past it " +
+        "answers `409 STORAGE_QUOTA_EXCEEDED` and stores nothing; `GET /api/v1/documents` reports `storage` (used and quota).",
+    ),
   CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive").describe("How documents are cut into chunks."),
   CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400).describe("Target chunk size in tokens."),
   CHUNK_OVERLAP_TOKENS: z.coerce.number().int().min(0).max(2000).default(50).describe("Overlap between neighbouring chunks, in tokens."),

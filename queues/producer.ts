@@ -15,6 +15,7 @@ import {
   tutorStageJobId,
   type IngestStageQueue,
 } from "./job-ids";
+import { FairShare, type FairQueue } from "./fair-share";
 import { JOB_OPTIONS } from "./job-options";
 import { copiesOf, queuePrefix, shardOfAction, shardOfSession, SINGLE_LAYOUT, type QueueLayout } from "./layout";
 import { QUEUE_NAMES, type QueueName } from "./names";
@@ -39,14 +40,22 @@ export interface QueuedTurn {
 export class JobProducer {
   private readonly queues = new Map<string, Queue>();
   private readonly log: Logger;
+  private readonly fair: FairShare;
 
   /** `log` is the owning process's logger; queue errors are written to it as `component: "queues"`. */
   constructor(
     private readonly connection: Redis,
     log: Logger,
     readonly layout: QueueLayout = SINGLE_LAYOUT,
+    fair?: FairShare,
   ) {
     this.log = log.child({ component: "queues" });
+    this.fair = fair ?? new FairShare(connection);
+  }
+
+  /** The organisation's fair place on copy `shard` of `queue` (queues/fair-share.ts), as a BullMQ priority. */
+  private fairPriority(queue: FairQueue, shard: number, orgId: string, cost = 1): Promise<number> {
+    return this.fair.priorityFor(queuePrefix(this.layout, queue, shard), queue, orgId, cost);
   }
 
   /** Copy `shard` of a queue (see queues/layout.ts); queues with one copy have only 0. */
@@ -97,12 +106,15 @@ export class JobProducer {
     await this.queue("tutor-generate", shard).add(TUTOR_TURN_JOB_NAME, data, {
       ...JOB_OPTIONS["tutor-generate"],
       jobId: tutorStageJobId("tutor-generate", data.turnId),
+      priority: await this.fairPriority("tutor-generate", shard, data.orgId),
     });
   }
 
-  /** One admin turn; the job id derived from the turn makes a second submission a no-op. */
+  /** One admin turn, fair-queued; the job id derived from the turn makes a second submission a no-op. */
   async enqueueAdminTurn(payload: AdminTurnPayload): Promise<void> {
-    await this.enqueue("admin-plan", payload, { jobId: adminPlanJobId(payload.turnId) }, shardOfSession(this.layout, payload.sessionId));
+    const shard = shardOfSession(this.layout, payload.sessionId);
+    const priority = await this.fairPriority("admin-plan", shard, payload.orgId);
+    await this.enqueue("admin-plan", payload, { jobId: adminPlanJobId(payload.turnId), priority }, shard);
   }
 
   /**
@@ -132,9 +144,14 @@ export class JobProducer {
     return TUTOR_STAGE_QUEUES.map((queue) => ({ queue, shard, jobId: tutorStageJobId(queue, turn.turnId) }));
   }
 
-  /** One stage of a document's (re)index run, under the run's job id, so a redelivered stage cannot queue the next one twice. */
-  async enqueueIngestStage(queue: IngestStageQueue, payload: IngestPayload, options: Pick<JobsOptions, "priority"> = {}): Promise<void> {
-    await this.enqueue(queue, payload, { ...options, jobId: ingestStageJobId(queue, payload) });
+  /**
+   * One stage of a document's (re)index run, fair-queued by organisation, under the run's job id,
+   * so a redelivered stage cannot queue the next one twice. `cost` (≥ 1) is how many turns of the
+   * organisation's fair share the job takes (embedding batches for `ingest-embed`).
+   */
+  async enqueueIngestStage(queue: IngestStageQueue, payload: IngestPayload, cost = 1): Promise<void> {
+    const priority = await this.fairPriority(queue, 0, payload.orgId, cost);
+    await this.enqueue(queue, payload, { jobId: ingestStageJobId(queue, payload), priority });
   }
 
   /** A session summary refresh for the `due` coverage point: concurrent turns cannot queue the same refresh twice. */

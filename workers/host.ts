@@ -35,6 +35,8 @@ import { loadTokenizer } from "./llm/tokens";
 import { releaseHeldTokens } from "./turns/turn-emitter";
 import { queueTelemetry } from "../queues/telemetry";
 import { watchBlockingClients } from "./blocking-client-watch";
+import { FAIR_QUEUES } from "../queues/fair-share";
+import { OrgSlots } from "./fair-reserve";
 import { jobLogBindings, observeJobAttempt, reportStalledOut, StalledOutError, stalledOut } from "./job-outcome";
 
 /** Queues whose jobs read files in the extraction threads: a worker serving one checks the threads start. */
@@ -118,19 +120,35 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
 
   const connections: Redis[] = [];
   const active = new ActiveJobs(log);
+  const orgSlots = new OrgSlots();
   // Every copy of a queue (QUEUE_SHARDS, queues/layout.ts) gets its own Worker, sharing the
-  // queue's connection (BullMQ gives each its own blocking one) and its share of the concurrency.
+  // queue's connection (BullMQ gives each its own blocking one) and its share of the concurrency;
+  // a fair queue's copy also gets FAIR_RESERVED_SLOTS slots for light organisations (fair-reserve.ts).
   const workers = [...selection].flatMap(([queue, concurrency]) => {
     const connection = createRedis(redisTarget, "worker", log);
     connections.push(connection);
     const copies = copiesOf(layout, queue);
-    return Array.from({ length: copies }, (_, shard) => startWorker(queue, shard, connection, Math.max(1, Math.ceil(concurrency / copies))));
+    const reserved = (FAIR_QUEUES as readonly string[]).includes(queue) ? config.FAIR_RESERVED_SLOTS : 0;
+    const perCopy = Math.max(1, Math.ceil(concurrency / copies));
+    return Array.from({ length: copies }, (_, shard) => {
+      const normal = startWorker(queue, shard, connection, perCopy, (job, _token, attempt) => orgSlots.hold(queue, shard, job.data?.orgId, attempt));
+      if (reserved === 0) return [normal];
+      return [normal, startWorker(queue, shard, connection, reserved, (job, token, attempt) => orgSlots.reserve(queue, shard, perCopy, job, token, attempt))];
+    }).flat();
   });
-  function startWorker(queue: QueueName, shard: number, connection: Redis, concurrency: number): Worker {
+  /** `slot` runs a job's attempt in the worker's kind of slot (fair-reserve.ts). */
+  function startWorker(
+    queue: QueueName,
+    shard: number,
+    connection: Redis,
+    concurrency: number,
+    slot: (job: Job, token: string, attempt: () => Promise<unknown>) => Promise<unknown>,
+  ): Worker {
     const handler = handlerFor(HANDLERS, queue);
     const worker = new Worker(
       queue,
-      (job, token) => observeJobAttempt(redis, log, queue, job, () => runJob(handler, job, deps, (data) => active.lease(job, token!, data))),
+      (job, token) =>
+        slot(job, token!, () => observeJobAttempt(redis, log, queue, job, () => runJob(handler, job, deps, (data) => active.lease(job, token!, data)))),
       {
         connection,
         prefix: queuePrefix(layout, queue, shard),

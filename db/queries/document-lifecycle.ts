@@ -17,15 +17,48 @@ export interface NewUpload {
   access: Partial<DocumentAccess>;
   /** A course whose source this document becomes. */
   courseId?: string | undefined;
+  /** The organisation's quota when it sets none of its own (ORG_STORAGE_QUOTA_BYTES). */
+  defaultQuotaBytes: number;
+}
+
+/** The organisation's stored files and what it may store. */
+export interface StorageUsage {
+  usedBytes: number;
+  quotaBytes: number;
+}
+
+/** An upload that would take the organisation past its storage quota; nothing was stored. */
+export class StorageQuotaExceeded extends Error {
+  constructor(
+    readonly usage: StorageUsage,
+    readonly uploadBytes: number,
+  ) {
+    super(`upload of ${uploadBytes} bytes exceeds the storage quota (${usage.usedBytes} of ${usage.quotaBytes} bytes used)`);
+    this.name = "StorageQuotaExceeded";
+  }
+}
+
+/** What the organisation's documents take and its quota (its own, else `defaultQuotaBytes`). */
+export async function storageUsage(db: Db, orgId: string, defaultQuotaBytes: number): Promise<StorageUsage> {
+  const [org, used] = await Promise.all([
+    db("organizations").where({ id: orgId }).first<{ storage_quota_bytes: string | null } | undefined>("storage_quota_bytes"),
+    db("documents").where({ org_id: orgId }).sum<{ total: string | null }[]>({ total: "size_bytes" }).first(),
+  ]);
+  return { usedBytes: Number(used?.total ?? 0), quotaBytes: org?.storage_quota_bytes != null ? Number(org.storage_quota_bytes) : defaultQuotaBytes };
 }
 
 /**
  * Stores the document row and its bytes in one transaction (PENDING, generation 0), and makes it
  * the course's source when one is named. A concurrent upload of the same bytes fails on the
- * org's unique content hash (23505); the caller answers with the winner.
+ * org's unique content hash (23505); the caller answers with the winner. The storage quota is
+ * checked under a lock on the organisation's row, so concurrent uploads are counted one after
+ * another and two cannot both take the last free bytes (StorageQuotaExceeded, nothing stored).
  */
 export async function createUploadedDocument(db: Db, upload: NewUpload): Promise<DocumentRow> {
   return db.transaction(async (trx) => {
+    await trx("organizations").where({ id: upload.orgId }).forUpdate().first("id");
+    const usage = await storageUsage(trx, upload.orgId, upload.defaultQuotaBytes);
+    if (usage.usedBytes + upload.bytes.length > usage.quotaBytes) throw new StorageQuotaExceeded(usage, upload.bytes.length);
     const [row] = await trx("documents")
       .insert({
         org_id: upload.orgId,

@@ -1,6 +1,7 @@
 /** The benchmark modules in the order `npm run bench` runs them. */
 import type { BenchSettings } from "./settings";
 import { breakdownModule } from "./breakdown";
+import { fairnessModule } from "./fairness";
 import { ingestionModule } from "./ingestion";
 import { memoryModule } from "./memory";
 import { pipelineOverheadModule } from "./pipeline-overhead";
@@ -25,5 +26,6 @@ export const MODULES: BenchModule[] = [
   ingestionModule,
   memoryModule,
   scaleOutModule,
+  fairnessModule,
   vectorSearchModule,
 ];

@@ -24,6 +24,9 @@ export interface BenchSettings {
   idleSockets: number;
   workerTurns: number;
   scaleOutSessions: number;
+  /** Organisation A's backlog in the fairness measure: turns, and (separately) documents. */
+  fairnessTurns: number;
+  fairnessDocuments: number;
 }
 
 export function settingsFor(mode: Mode): BenchSettings {
@@ -45,6 +48,8 @@ export function settingsFor(mode: Mode): BenchSettings {
       idleSockets: 20,
       workerTurns: 40,
       scaleOutSessions: 5,
+      fairnessTurns: 20,
+      fairnessDocuments: 8,
     };
   }
   if (mode === "quick") {
@@ -65,6 +70,8 @@ export function settingsFor(mode: Mode): BenchSettings {
       idleSockets: 200,
       workerTurns: 1_000,
       scaleOutSessions: 200,
+      fairnessTurns: 120,
+      fairnessDocuments: 40,
     };
   }
   return {
@@ -87,5 +94,7 @@ export function settingsFor(mode: Mode): BenchSettings {
     // with BENCH_WORKER_TURNS on a machine (or a Postgres) that turns faster.
     workerTurns: Number(process.env.BENCH_WORKER_TURNS ?? 2_000),
     scaleOutSessions: 200,
+    fairnessTurns: 600,
+    fairnessDocuments: 200,
   };
 }

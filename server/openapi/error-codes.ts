@@ -25,6 +25,10 @@ export const ERROR_CODES = {
   ACTION_NOT_PENDING: { status: 409, when: "The admin action is no longer pending; `status` says what it is." },
   ACTION_EXPIRED: { status: 409, when: "Confirming, rejecting or resuming an admin action after ADMIN_ACTION_TTL_SECONDS." },
   ACTION_NOT_RESUMABLE: { status: 409, when: "Resuming an admin action that is not `partial` or `failed`." },
+  STORAGE_QUOTA_EXCEEDED: {
+    status: 409,
+    when: "The upload would take the organisation past its storage quota; adds `used_bytes`, `quota_bytes` and `file_bytes`. Nothing is stored.",
+  },
   NO_SOURCE_FILE: { status: 409, when: "Re-indexing a document that was seeded from text, not uploaded." },
   HOST_NOT_ALLOWED: { status: 421, when: "While dev-login is on, a Host header that is not this server's loopback name or PUBLIC_URL's host." },
   PAYLOAD_TOO_LARGE: { status: 413, when: "The JSON body is larger than 64 kB." },

@@ -121,7 +121,14 @@ export const documentResponse = z.strictObject({
     .describe("Courses this is the source document of (single document only)."),
 });
 
-export const documentsResponse = z.strictObject({ documents: z.array(documentResponse) });
+export const documentsResponse = z.strictObject({
+  documents: z.array(documentResponse),
+  storage: z
+    .strictObject({ used_bytes: z.number().int().min(0), quota_bytes: z.number().int().min(0) })
+    .describe(
+      "The organisation's uploaded files against its storage quota (ORG_STORAGE_QUOTA_BYTES or its own); an upload past it answers 409 STORAGE_QUOTA_EXCEEDED.",
+    ),
+});
 
 export const uploadResponse = z.strictObject({ document_id: id, status: documentStatus, duplicate: z.boolean() });
 

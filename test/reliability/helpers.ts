@@ -3,7 +3,6 @@
  * settings (short timeouts, a database behind a switch), and a turn's events and stored rows.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import type { Worker } from "bullmq";
 import { expect } from "chai";
 import { parseConfig } from "../../lib/config";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
@@ -36,11 +35,23 @@ export async function spawnReadyWorker(stack: Stack, env: Record<string, string 
   return child;
 }
 
-/** The stack's own worker for a queue, to pause while a test's workers take that queue. */
-export function stackWorker(stack: Stack, queue: string): Worker {
-  const worker = stack.workers.workers.find((candidate) => candidate.name === queue);
-  if (!worker) throw new Error(`the stack runs no ${queue} worker`);
-  return worker;
+/** What a test does with the stack's own workers of one queue. */
+export interface StackWorkers {
+  pause(): Promise<void>;
+  resume(): void;
+}
+
+/**
+ * The stack's own workers for a queue (its normal slots and, on a fair queue, its reserved ones:
+ * workers/fair-reserve.ts), to pause together while a test's workers take that queue.
+ */
+export function stackWorker(stack: Stack, queue: string): StackWorkers {
+  const workers = stack.workers.workers.filter((candidate) => candidate.name === queue);
+  if (workers.length === 0) throw new Error(`the stack runs no ${queue} worker`);
+  return {
+    pause: async () => void (await Promise.all(workers.map((worker) => worker.pause()))),
+    resume: () => workers.forEach((worker) => worker.resume()),
+  };
 }
 
 export function eventsOfTurn(received: ReceivedEvent[], turnId: string): ReceivedEvent[] {

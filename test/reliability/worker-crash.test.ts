@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { expect } from "chai";
 import { api, join, waitFor, waitForTurnEnd } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
+import { stackWorker } from "./helpers";
 import { CLASSIFY_MARKER, chatRequestsContaining, freshEmployee, promptOf, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
 
 const ANSWER = Array.from({ length: 60 }, (_, i) => `Step ${i + 1} of the returns procedure is written down here.`).join(" ");
@@ -29,7 +30,7 @@ describe("a worker killed mid-generation", function () {
   });
 
   it("twice in a row still ends with done and one stored answer equal to the final text, each recovery within 30 s", async () => {
-    const inProcess = stack.workers.workers.find((worker) => worker.name === "tutor-generate")!;
+    const inProcess = stackWorker(stack, "tutor-generate");
     await inProcess.pause();
     // Default lock, stalled interval and stalled count: what an operator gets.
     const env: Record<string, string | undefined> = {

@@ -18,6 +18,7 @@ import { ServerMetrics } from "../../server/metrics";
 import { connect, join, recordEvents, waitFor } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
 import { modelCooldowns } from "../../workers/llm/cooldowns";
+import { stackWorker } from "../reliability/helpers";
 import { ask, freshEmployee, removeFreshEmployees } from "../workers/tutor/helpers";
 import { isExported, parseExposition, scrape, total, type Scrape } from "./metrics-helpers";
 
@@ -94,7 +95,7 @@ describe("ops metrics", function () {
   });
 
   it("reports how long the head of each queue has waited: the oldest plain job, or the next prioritized one", async () => {
-    const worker = stack.workers.workers.find((w) => w.name === "ingest-extract")!;
+    const worker = stackWorker(stack, "ingest-extract");
     await worker.pause();
     const queue = stack.server.deps.producer.queue("ingest-extract");
     const added: string[] = [];

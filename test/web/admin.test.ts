@@ -81,6 +81,29 @@ describe("web: the admin console in Chromium", function () {
     expect(await page.locator(".document").count()).to.equal(before);
   });
 
+  it("shows the organisation's stored files against its quota, and says why an upload past it was refused", async () => {
+    const meter = page.locator(".storage-usage");
+    await meter.waitFor();
+    expect(Number(await meter.getAttribute("data-quota-bytes"))).to.equal(stack.config.ORG_STORAGE_QUOTA_BYTES);
+    expect(await meter.textContent()).to.match(/Storage: .+ of 1\.0 GB used/);
+    const used = Number(await meter.getAttribute("data-used-bytes"));
+    const organisation = stack.server.deps.db("organizations").where({ id: DEMO_IDS.orgId });
+    await organisation.clone().update({ storage_quota_bytes: used + 10 });
+    try {
+      const name = `over-quota-${unique()}`;
+      await page.locator("#upload-input").setInputFiles({ name: `${name}.txt`, mimeType: "text/plain", buffer: Buffer.from(`A file too many ${name}.`) });
+      await page.locator(".messages-box", { hasText: "document storage is full" }).waitFor();
+      await page.locator(`.storage-usage[data-quota-bytes='${used + 10}']`).waitFor();
+      expect(await page.locator(".document", { hasText: name }).count()).to.equal(0);
+      // The browser logs the refused request itself; that one is expected.
+      const refused = watched.consoleErrors.findIndex((line) => line.includes("status of 409"));
+      expect(refused, "the 409 was the upload's").to.be.at.least(0);
+      watched.consoleErrors.splice(refused, 1);
+    } finally {
+      await organisation.clone().update({ storage_quota_bytes: null });
+    }
+  });
+
   it("uploads a dropped file and shows its status move live to COMPLETED with its chunk count", async () => {
     const title = `dropped-handbook-${unique()}`;
     await watchStatuses(page, title);

@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { expect } from "chai";
 import { api, join, waitFor, waitForTurnEnd } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { spawnReadyWorker } from "../reliability/helpers";
+import { spawnReadyWorker, stackWorker } from "../reliability/helpers";
 import { freshEmployee, removeFreshEmployees, scriptedResponder, type Learner } from "./tutor/helpers";
 
 const LONG_ANSWER = Array.from({ length: 40 }, (_, i) => `Step ${i + 1} of the returns procedure is written down here.`).join(" ");
@@ -49,7 +49,7 @@ describe("a worker stopped with SIGTERM", function () {
   }
 
   it("hands a long generation back at the end of its drain time; another worker finishes it at once", async () => {
-    const inProcess = stack.workers.workers.find((worker) => worker.name === "tutor-generate")!;
+    const inProcess = stackWorker(stack, "tutor-generate");
     await inProcess.pause();
     try {
       stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONG_ANSWER }));
@@ -95,7 +95,7 @@ describe("a worker stopped with SIGTERM", function () {
   });
 
   it("lets a job that ends within the drain time finish on the stopping worker", async () => {
-    const inProcess = stack.workers.workers.find((worker) => worker.name === "tutor-generate")!;
+    const inProcess = stackWorker(stack, "tutor-generate");
     await inProcess.pause();
     try {
       stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => SHORT_ANSWER }));

@@ -1,7 +1,7 @@
 /**
  * `ingest-chunk`: sections → chunk drafts for this run, replaced atomically so a redelivered
- * job writes the same rows again instead of adding more. Queues embedding with a priority by
- * size, so a large document never starves small ones.
+ * job writes the same rows again instead of adding more. Queues embedding with a fair-share cost
+ * by size (queues/fair-share.ts), so an organisation's large document leaves others more turns.
  */
 import { replaceChunkDrafts } from "../../db/queries/chunk-drafts";
 import { storedExtraction } from "../../db/queries/document-files";
@@ -11,8 +11,8 @@ import { type ExtractedDocument, ExtractionError, NO_TEXT_MESSAGE } from "./extr
 import { markFailed, moveTo, runStage } from "./ingest-run";
 import { chunkInThread, chunkingOptions } from "./isolation";
 
-/** BullMQ priorities run 1 (first) … 2^21; smaller documents go first. */
-const priorityFor = (chunks: number): number => Math.min(2_097_152, Math.max(1, chunks));
+/** A document's embedding costs its organisation one fair-share turn per embeddings request it makes. */
+const embedCost = (chunks: number, batchSize: number): number => Math.max(1, Math.ceil(chunks / batchSize));
 
 export const chunkHandler = defineHandler({
   queue: "ingest-chunk",
@@ -39,7 +39,7 @@ export const chunkHandler = defineHandler({
       );
       await recordTiming(deps.db, data.orgId, data.documentId, { chunk_ms: performance.now() - started, chunk_wait_ms: thread.waitMs });
       log.info({ chunks: chunks.length }, "document chunked");
-      await deps.producer.enqueueIngestStage("ingest-embed", data, { priority: priorityFor(chunks.length) });
+      await deps.producer.enqueueIngestStage("ingest-embed", data, embedCost(chunks.length, deps.config.EMBED_BATCH_SIZE));
       return { chunks: chunks.length };
     }),
   // A retry re-runs the stage as it is; only the final failure marks the document FAILED.

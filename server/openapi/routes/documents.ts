@@ -21,7 +21,7 @@ export const documentRoutes = defineRoutes([
       202: { description: "Stored and queued for indexing.", schema: uploadResponse },
       200: { description: "A duplicate of an existing document (`duplicate: true`).", schema: uploadResponse },
     },
-    errors: ["FILE_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "UNSUPPORTED_FILE_TYPE", "QUEUE_UNAVAILABLE"],
+    errors: ["FILE_TOO_LARGE", "STORAGE_QUOTA_EXCEEDED", "UNSUPPORTED_MEDIA_TYPE", "UNSUPPORTED_FILE_TYPE", "QUEUE_UNAVAILABLE"],
   },
   {
     method: "get",

@@ -2,7 +2,7 @@
 import Router from "@koa/router";
 import { hasStoredFile } from "../../../db/queries/document-files";
 import { reindexDocument } from "../../../commands/reindex-document";
-import { deleteDocument } from "../../../db/queries/document-lifecycle";
+import { deleteDocument, storageUsage } from "../../../db/queries/document-lifecycle";
 import { coursesUsingDocument, findDocument, listDocuments, updateDocumentAccess } from "../../../db/queries/documents";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
@@ -46,8 +46,12 @@ export function documentRoutes(deps: ServerDeps): Router {
 
   router.get("/", async (ctx) => {
     const { status } = parseInput(listDocumentsQuery, ctx.query, "query");
-    const documents = await listDocuments(deps.db, principalOf(ctx).orgId, status);
-    ctx.body = { documents: documents.map((document) => presentDocument(document)) };
+    const orgId = principalOf(ctx).orgId;
+    const [documents, storage] = await Promise.all([listDocuments(deps.db, orgId, status), storageUsage(deps.db, orgId, deps.config.ORG_STORAGE_QUOTA_BYTES)]);
+    ctx.body = {
+      documents: documents.map((document) => presentDocument(document)),
+      storage: { used_bytes: storage.usedBytes, quota_bytes: storage.quotaBytes },
+    };
   });
 
   router.get("/:id", async (ctx) => {

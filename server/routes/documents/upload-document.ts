@@ -30,7 +30,15 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
   const access = accessGiven(fields);
   await checkAccessCourse(deps, principal.orgId, access);
 
-  return uploadDocument(deps, principal, { filename, format, bytes: file.buffer, title: fields.title, courseId: fields.course_id, access });
+  return uploadDocument(deps, principal, {
+    filename,
+    format,
+    bytes: file.buffer,
+    title: fields.title,
+    courseId: fields.course_id,
+    access,
+    defaultQuotaBytes: deps.config.ORG_STORAGE_QUOTA_BYTES,
+  });
 }
 
 /** Two uploads are "the same request" (Idempotency-Key) when the bytes, the file name and the fields match. */

@@ -8,6 +8,7 @@ import { expect } from "chai";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import { api, waitFor } from "../../support/client";
 import { useStack, type Stack } from "../../support/stack";
+import { stackWorker } from "../../reliability/helpers";
 import { addEmployees, askAdmin, cleanUp, freshUser, scriptTurn, unique, waitForAction, type Person } from "./helpers";
 
 describe("admin actions under failure", function () {
@@ -44,7 +45,7 @@ describe("admin actions under failure", function () {
     );
     const actionId = await proposeAssignment(department);
 
-    const inProcess = stack.workers.workers.find((worker) => worker.name === "admin-actions")!;
+    const inProcess = stackWorker(stack, "admin-actions");
     await inProcess.pause();
     const env = {
       ...process.env,

@@ -1,7 +1,8 @@
 /**
  * Company documents: upload (through the queue, upload-queue.ts), live status (socket
- * `document_status`), chunk counts, failure reasons, re-index and delete. The list is read once
- * and then kept current by the socket.
+ * `document_status`), chunk counts, failure reasons, re-index and delete, and the organisation's
+ * stored files against its storage quota. The list is read once and then kept current by the
+ * socket; the list (with the storage figure) is read again after each upload and delete.
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, api } from "../lib/api";
@@ -22,6 +23,22 @@ interface StatusEvent {
 
 const STEPS = ["PENDING", "PROCESSING", "CHUNKING", "EMBEDDING", "COMPLETED"];
 
+/** The organisation's uploaded files against its quota (`storage` of GET /api/v1/documents). */
+interface Storage {
+  used_bytes: number;
+  quota_bytes: number;
+}
+
+function StorageUsage({ storage }: { storage: Storage }) {
+  const share = storage.quota_bytes > 0 ? storage.used_bytes / storage.quota_bytes : 1;
+  return (
+    <p class={`storage-usage${share >= 0.9 ? " nearly-full" : ""}`} data-used-bytes={storage.used_bytes} data-quota-bytes={storage.quota_bytes}>
+      <meter min={0} max={storage.quota_bytes} value={storage.used_bytes} high={storage.quota_bytes * 0.9} aria-label="Document storage used" /> Storage:{" "}
+      {formatBytes(storage.used_bytes)} of {formatBytes(storage.quota_bytes)} used ({Math.round(share * 100)} %)
+    </p>
+  );
+}
+
 function extensionOf(name: string): string {
   const dot = name.lastIndexOf(".");
   return dot >= 0 ? name.slice(dot).toLowerCase() : "";
@@ -32,11 +49,14 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
   const [documents, setDocuments] = useState<DocumentInfo[]>([]);
   const [progress, setProgress] = useState<Record<string, { done: number; total: number }>>({});
   const [messages, setMessages] = useState<string[]>([]);
+  const [storage, setStorage] = useState<Storage | null>(null);
 
   const say = (text: string): void => setMessages((list) => [...list.slice(-4), text]);
   const reload = async (): Promise<void> => {
     try {
-      setDocuments((await api.get<{ documents: DocumentInfo[] }>("/api/v1/documents")).documents);
+      const listing = await api.get<{ documents: DocumentInfo[]; storage: Storage }>("/api/v1/documents");
+      setDocuments(listing.documents);
+      setStorage(listing.storage);
     } catch (error) {
       say(describeApiError(error));
     }
@@ -61,7 +81,8 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
         },
         (entry) => {
           if (entry.state === "failed") say(`${entry.name}: ${entry.note}`);
-          else if (entry.documentId) void refreshOne(entry.documentId);
+          // The list again: the new row and the storage it took (or the quota that refused it).
+          void reload();
         },
       ),
     [me.user.id],
@@ -140,6 +161,7 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
       }
     }
     setDocuments((list) => list.filter((d) => d.id !== doc.id));
+    void reload();
   };
 
   return (
@@ -152,6 +174,7 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
         ))}
       </div>
       <h2 id="documents-title">Documents</h2>
+      {storage && <StorageUsage storage={storage} />}
       {documents.length === 0 ? (
         <p class="hint">No documents yet.</p>
       ) : (
