@@ -107,6 +107,7 @@ describe("unqueued-document sweep", function () {
         mimeType: "text/plain",
         bytes: makeTxt(`The ${title} document says hello ${tag}.`),
         contentHash: `${title}-${tag}`,
+        defaultQuotaBytes: stack.config.ORG_STORAGE_QUOTA_BYTES,
         metadata: { format: "txt", title_source: "filename" },
         access: {},
         courseId: undefined,
