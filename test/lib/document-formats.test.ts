@@ -1,6 +1,7 @@
 /** detectFormat: a file is accepted only when its extension is allowed AND its bytes agree. */
 import { expect } from "chai";
-import { ALLOWED_EXTENSIONS, type DocumentFormat, MIME_TYPES, detectFormat } from "../../lib/document-formats";
+import { detectFormat } from "../../lib/detect-document-format";
+import { ALLOWED_EXTENSIONS, type DocumentFormat, MIME_TYPES } from "../../lib/document-formats";
 import { corruptPdf, fakeExe, makeCsv, makeDocx, makeHtml, makeMarkdown, makePdf, makePptx, makeTxt } from "../support/document-fixtures";
 
 const SECTIONS = [{ heading: "Returns", body: "Items can be returned within thirty days." }];
