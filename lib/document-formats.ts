@@ -21,7 +21,7 @@ export interface Detected {
  */
 export type ContentCheck = { kind: "text" } | { kind: "binary"; confirms: (bytes: Uint8Array, detected: Detected | undefined) => boolean };
 
-interface FormatSpec {
+export interface FormatSpec {
   label: string;
   extensions: readonly `.${string}`[];
   mime: string;
