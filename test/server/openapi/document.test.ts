@@ -174,6 +174,11 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
         expect(errorBody.safeParse(response.body).success).to.equal(true);
         expect(response.body.error.code).to.equal("VALIDATION_ERROR");
         checked += 1;
+        // Access is checked before input is read: a caller without a token learns nothing about the input rules.
+        if (route.access !== "public") {
+          const unsigned = await api(stack.baseUrl, route.method.toUpperCase(), path, { body });
+          expect(unsigned.status, `${route.method.toUpperCase()} ${path} without a token`).to.equal(401);
+        }
       }
     }
     expect(checked).to.be.greaterThan(12);
