@@ -67,7 +67,8 @@ Every process (server, workers, scripts) reads its settings through \`getConfig(
 A bad value stops the process with one message that names every faulty variable. An empty value counts as unset only for variables with no default (URLs,
 keys, model overrides); elsewhere \`PORT=\` is an error, not the default. Copy
 [\`.env.example\`](../.env.example) for a commented template: \`npm start\` reads \`.env\` beside
-\`package.json\` (variables already set in the shell win), and Docker Compose reads it too.
+\`package.json\` (variables already set in the shell win), and Docker Compose reads it too:
+\`docker-compose.yml\` passes every setting below to its containers (the same command generates its list).
 
 Switching models (embedding width, fallback chains, Ollama and vLLM): see the
 [README](../README.md#switching-to-a-real-model) and [operations](operations.md#models).
