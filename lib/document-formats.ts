@@ -1,83 +1,92 @@
 /**
- * Which uploaded files we accept as documents, decided by name AND content. The extension alone
- * is a claim, not a fact: an executable renamed `.pdf` or a PDF renamed `.txt` must be refused
- * before a parser (or a later reader) trusts it, so every format has to be confirmed by its bytes.
+ * The document formats we accept, in one table: the name a person reads, the extensions, the MIME
+ * type we store and serve, and how the bytes must confirm the name (lib/detect-document-format.ts).
+ * Everything else is derived from it: the upload route's refusal and its OpenAPI summary, `GET
+ * /api/v1/me`, the web client's message, the lists in README.md and docs/http-api.md (a test keeps
+ * those in step), and the extractor map in workers/ingestion/extract/index.ts, which is typed by
+ * `DocumentFormat` so a format without an extractor does not compile. Pure data: the browser
+ * client imports it too.
  */
-import { extname } from "node:path";
-import { fileTypeFromBuffer } from "file-type";
 
-export type DocumentFormat = "pdf" | "docx" | "pptx" | "txt" | "markdown" | "html" | "csv";
-
-/** Extensions we accept, lower-case with the dot; for upload forms and error messages. */
-export const ALLOWED_EXTENSIONS = [".pdf", ".docx", ".pptx", ".txt", ".md", ".markdown", ".html", ".htm", ".csv"] as const;
-
-/** The MIME type we store and serve each format as (not whatever the browser claimed). */
-export const MIME_TYPES: Record<DocumentFormat, string> = {
-  pdf: "application/pdf",
-  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-  txt: "text/plain",
-  markdown: "text/markdown",
-  html: "text/html",
-  csv: "text/csv",
-};
-
-const FORMAT_BY_EXTENSION: Record<(typeof ALLOWED_EXTENSIONS)[number], DocumentFormat> = {
-  ".pdf": "pdf",
-  ".docx": "docx",
-  ".pptx": "pptx",
-  ".txt": "txt",
-  ".md": "markdown",
-  ".markdown": "markdown",
-  ".html": "html",
-  ".htm": "html",
-  ".csv": "csv",
-};
-
-/** file-type results that are themselves text (XHTML starts with `<?xml`, a .txt may hold a VTT). */
-const TEXTUAL_DETECTIONS = new Set(["xml", "ics", "vcf", "vtt"]);
-
-/** The format an extension claims, or null when we do not accept that extension at all. */
-export function formatFromFilename(filename: string): DocumentFormat | null {
-  const extension = extname(filename).toLowerCase();
-  return (FORMAT_BY_EXTENSION as Record<string, DocumentFormat>)[extension] ?? null;
+/** What `file-type` made of the bytes (only the fields a check reads). */
+export interface Detected {
+  ext: string;
+  mime: string;
 }
 
 /**
- * The document's format when the extension is one we accept and the content agrees with it;
- * otherwise null. Text formats must be valid UTF-8 without NUL bytes and carry no binary signature.
+ * How the bytes confirm a format: `text` formats must be UTF-8 without NUL bytes and carry no binary
+ * signature; a binary format says what its bytes must look like. There is no default: a new format
+ * without a check does not compile.
  */
-export async function detectFormat(bytes: Buffer, filename: string): Promise<DocumentFormat | null> {
-  const claimed = formatFromFilename(filename);
-  if (!claimed) return null;
-  const detected = await fileTypeFromBuffer(bytes);
+export type ContentCheck = { kind: "text" } | { kind: "binary"; confirms: (bytes: Uint8Array, detected: Detected | undefined) => boolean };
 
-  switch (claimed) {
-    case "pdf":
-      // Illustrator files are PDFs too; anything else (exe, zip…) with a stray %PDF- is not.
-      return hasPdfMagic(bytes) && (!detected || detected.ext === "pdf" || detected.ext === "ai") ? "pdf" : null;
-    case "docx":
-    case "pptx":
-      return detected?.ext === claimed ? claimed : null;
-    default: {
-      if (detected && !detected.mime.startsWith("text/") && !TEXTUAL_DETECTIONS.has(detected.ext)) return null;
-      return isUtf8Text(bytes) ? claimed : null;
-    }
-  }
+export interface FormatSpec {
+  label: string;
+  extensions: readonly `.${string}`[];
+  mime: string;
+  content: ContentCheck;
 }
+
+const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
 
 /** The spec lets `%PDF-` start anywhere in the first 1024 bytes (some writers prepend junk). */
-function hasPdfMagic(bytes: Buffer): boolean {
-  return bytes.subarray(0, 1024).includes("%PDF-", 0, "latin1");
+export function hasPdfMagic(bytes: Uint8Array): boolean {
+  const head = bytes.subarray(0, 1024);
+  for (let at = 0; at + PDF_MAGIC.length <= head.length; at++) {
+    if (PDF_MAGIC.every((byte, i) => head[at + i] === byte)) return true;
+  }
+  return false;
 }
 
-/** Valid UTF-8 with no NUL byte: UTF-16 and binary files both fail one of the two. */
-export function isUtf8Text(bytes: Buffer): boolean {
-  if (bytes.includes(0)) return false;
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+const TEXT: ContentCheck = { kind: "text" };
+
+export const DOCUMENT_FORMATS = {
+  pdf: {
+    label: "PDF",
+    extensions: [".pdf"],
+    mime: "application/pdf",
+    // Illustrator files are PDFs too; anything else (exe, zip…) with a stray %PDF- is not.
+    content: { kind: "binary", confirms: (bytes, detected) => hasPdfMagic(bytes) && (!detected || detected.ext === "pdf" || detected.ext === "ai") },
+  },
+  docx: {
+    label: "DOCX",
+    extensions: [".docx"],
+    mime: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "docx" },
+  },
+  pptx: {
+    label: "PPTX",
+    extensions: [".pptx"],
+    mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "pptx" },
+  },
+  txt: { label: "TXT", extensions: [".txt"], mime: "text/plain", content: TEXT },
+  markdown: { label: "Markdown", extensions: [".md", ".markdown"], mime: "text/markdown", content: TEXT },
+  html: { label: "HTML", extensions: [".html", ".htm"], mime: "text/html", content: TEXT },
+  csv: { label: "CSV", extensions: [".csv"], mime: "text/csv", content: TEXT },
+} as const satisfies Record<string, FormatSpec>;
+
+export type DocumentFormat = keyof typeof DOCUMENT_FORMATS;
+
+type Extension = (typeof DOCUMENT_FORMATS)[DocumentFormat]["extensions"][number];
+
+const FORMATS = Object.keys(DOCUMENT_FORMATS) as DocumentFormat[];
+
+/** Extensions we accept, lower-case with the dot; for upload forms and error messages. */
+export const ALLOWED_EXTENSIONS: readonly Extension[] = FORMATS.flatMap((format) => DOCUMENT_FORMATS[format].extensions);
+
+/** The formats as a person reads them: "PDF, DOCX, PPTX, TXT, Markdown, HTML, CSV". */
+export const UPLOAD_FORMATS_TEXT = FORMATS.map((format) => DOCUMENT_FORMATS[format].label).join(", ");
+
+/** The MIME type we store and serve each format as (not whatever the browser claimed). */
+export const MIME_TYPES = Object.fromEntries(FORMATS.map((format) => [format, DOCUMENT_FORMATS[format].mime])) as Record<DocumentFormat, string>;
+
+/** The format an extension claims, or null when we do not accept that extension at all. */
+export function formatFromFilename(filename: string): DocumentFormat | null {
+  const dot = filename.lastIndexOf(".");
+  const base = filename.lastIndexOf("/");
+  if (dot <= base + 1) return null; // no extension, or a dotfile such as ".pdf"
+  const extension = filename.slice(dot).toLowerCase();
+  return FORMATS.find((format) => (DOCUMENT_FORMATS[format].extensions as readonly string[]).includes(extension)) ?? null;
 }

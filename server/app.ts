@@ -11,19 +11,8 @@ import type { ServerDeps } from "./deps";
 import { errorMiddleware } from "./errors";
 import { hostGuard } from "./middleware/host-guard";
 import { securityHeaders } from "./middleware/security-headers";
-import { adminActionRoutes } from "./routes/admin/actions";
-import { allowanceRoutes } from "./routes/allowance/routes";
-import { authRoutes } from "./routes/auth";
-import { feedbackRoutes } from "./routes/feedback/routes";
-import { chatRoutes } from "./routes/chat/routes";
-import { documentRoutes } from "./routes/documents/routes";
-import { healthRoutes } from "./routes/health";
-import { insightsRoutes } from "./routes/insights/routes";
-import { usageRoutes } from "./routes/insights/usage";
-import { learningRoutes } from "./routes/learning/routes";
-import { meRoutes } from "./routes/me";
-import { passageRoutes } from "./routes/passages/routes";
-import { openApiRoutes } from "./openapi/route";
+import { mountRoutes } from "./routes/define-route";
+import { API_ROUTES } from "./routes/index";
 import { serveWeb } from "./web";
 
 const JSON_LIMIT = "64kb";
@@ -65,25 +54,9 @@ export function createApp(deps: ServerDeps): Koa {
     }),
   );
 
-  for (const router of [
-    deps.metrics.routes(deps.config),
-    healthRoutes(deps),
-    authRoutes(deps),
-    chatRoutes(deps),
-    adminActionRoutes(deps),
-    documentRoutes(deps),
-    meRoutes(deps),
-    learningRoutes(deps),
-    allowanceRoutes(deps),
-    feedbackRoutes(deps),
-    insightsRoutes(deps),
-    usageRoutes(deps),
-    passageRoutes(deps),
-    openApiRoutes(),
-  ]) {
-    app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
-  }
+  const routes = mountRoutes(deps, API_ROUTES);
+  app.use(routes.routes());
+  app.use(routes.allowedMethods({ throw: true }));
   // The browser client: `/`, `/admin` (exactly) and `/app/*`; Bull Board keeps /admin/queues and /admin/login.
   app.use(serveWeb());
   mountBullBoard(app, deps);

@@ -7,11 +7,10 @@
  * - `POST /api/v1/ops/board-code` (Bearer token) returns a single-use code valid for
  *   BOARD_CODE_TTL_SECONDS; opening `/admin/queues?code=<code>` swaps it for the cookie.
  */
-import Router from "@koa/router";
 import type { Context } from "koa";
-import { SESSION_COOKIE, authenticate, requireAuth, requireRole } from "./auth/middleware";
+import { SESSION_COOKIE, authenticate } from "./auth/middleware";
 import { BoardCodes } from "./auth/board-codes";
-import { isOperator, operatorOnlyMessage, requireOperator } from "./auth/operator";
+import { isOperator, operatorOnlyMessage } from "./auth/operator";
 import { HttpError, forbidden, unauthorized } from "./errors";
 import type { ServerDeps } from "./deps";
 
@@ -19,7 +18,7 @@ export const BULL_BOARD_PATH = "/admin/queues";
 export const LOGIN_PATH = "/admin/login";
 const FORM_LIMIT_BYTES = 16 * 1024;
 
-const SIGN_IN_PAGE = `<!doctype html>
+export const SIGN_IN_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in to Bull Board</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 4rem auto">
@@ -51,27 +50,18 @@ export class BoardSignIn {
     this.codes = new BoardCodes(deps.redis, deps.config.BOARD_CODE_TTL_SECONDS);
   }
 
-  routes(): Router {
-    const router = new Router();
-    router.get(LOGIN_PATH, (ctx) => {
-      if (ctx.query.token !== undefined) {
-        throw new HttpError(400, "TOKEN_IN_URL", "Tokens are not accepted in URLs: use the form at /admin/login or a code from POST /api/v1/ops/board-code");
-      }
-      ctx.type = "html";
-      ctx.body = SIGN_IN_PAGE;
-    });
-    router.post(LOGIN_PATH, async (ctx) => {
-      const token = (await readForm(ctx)).get("token")?.trim() ?? "";
-      await this.signIn(ctx, token, "Invalid or expired token, or the account no longer exists");
-    });
-    router.post("/api/v1/ops/board-code", requireAuth(this.deps), requireRole("admin"), requireOperator(this.deps), async (ctx) => {
-      // requireAuth admitted a bearer header (no cookie here), so it is present.
-      const token = /^Bearer\s+(.+)$/i.exec(ctx.get("authorization"))![1]!.trim();
-      const code = await this.codes.issue(token);
-      ctx.status = 201;
-      ctx.body = { code, url: `${BULL_BOARD_PATH}?code=${code}`, expires_in_seconds: this.codes.ttlSeconds };
-    });
-    return router;
+  /** A single-use code for the bearer token this request was admitted with. */
+  async issueCode(ctx: Context): Promise<{ code: string; url: string; expires_in_seconds: number }> {
+    // requireAuth admitted a bearer header (no cookie here), so it is present.
+    const token = /^Bearer\s+(.+)$/i.exec(ctx.get("authorization"))![1]!.trim();
+    const code = await this.codes.issue(token);
+    return { code, url: `${BULL_BOARD_PATH}?code=${code}`, expires_in_seconds: this.codes.ttlSeconds };
+  }
+
+  /** `POST /admin/login`: the form's token into the cookie. */
+  async signInWithForm(ctx: Context): Promise<void> {
+    const token = (await readForm(ctx)).get("token")?.trim() ?? "";
+    await this.signIn(ctx, token, "Invalid or expired token, or the account no longer exists");
   }
 
   /** `/admin/queues?code=…`: redeems the code into the cookie, then reloads the board without it. */

@@ -18,9 +18,6 @@ export { BULL_BOARD_PATH };
 
 export function mountBullBoard(app: Koa, deps: ServerDeps): void {
   const signIn = new BoardSignIn(deps);
-  const signInRoutes = signIn.routes();
-  app.use(signInRoutes.routes());
-  app.use(signInRoutes.allowedMethods({ throw: true }));
 
   const adapter = new KoaAdapter();
   adapter.setBasePath(BULL_BOARD_PATH);

@@ -13,8 +13,7 @@
  * <token>`); without a token they are served only with dev-login on (embedded development) and
  * refused otherwise.
  */
-import Router from "@koa/router";
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { ACTION_END_STATUSES, ADMIN_TOOL_NAMES, RETRIEVAL_SOURCES, type TurnEventEnvelope } from "../queues/events/contract";
 import type { JobEnd, ReplicaSkips } from "../queues/events/job-events";
@@ -235,14 +234,11 @@ export class ServerMetrics implements ReplayObserver {
     this.turnLatency.observe({ stage: "generation", retrieval_source: source }, (done.generationLatencyMs ?? 0) / 1000);
   }
 
-  routes({ METRICS_TOKEN: token, DEV_LOGIN_ENABLED: devLogin }: Pick<Config, "METRICS_TOKEN" | "DEV_LOGIN_ENABLED">): Router {
-    const router = new Router();
-    router.get("/metrics", async (ctx) => {
-      if (!token && !devLogin) throw forbidden("Metrics are disabled: set METRICS_TOKEN and scrape with Authorization: Bearer <METRICS_TOKEN>");
-      if (token && !hasOpsToken(ctx, token)) throw unauthorized("Metrics need Authorization: Bearer <METRICS_TOKEN>");
-      ctx.set("Content-Type", this.registry.contentType);
-      ctx.body = await this.registry.metrics();
-    });
-    return router;
+  /** GET /metrics (server/routes/ops.ts): the exposition, behind METRICS_TOKEN or dev-login. */
+  async serve(ctx: Context, { METRICS_TOKEN: token, DEV_LOGIN_ENABLED: devLogin }: Pick<Config, "METRICS_TOKEN" | "DEV_LOGIN_ENABLED">): Promise<void> {
+    if (!token && !devLogin) throw forbidden("Metrics are disabled: set METRICS_TOKEN and scrape with Authorization: Bearer <METRICS_TOKEN>");
+    if (token && !hasOpsToken(ctx, token)) throw unauthorized("Metrics need Authorization: Bearer <METRICS_TOKEN>");
+    ctx.set("Content-Type", this.registry.contentType);
+    ctx.body = await this.registry.metrics();
   }
 }

@@ -1,14 +1,17 @@
 /**
- * Prints docs/configuration.md from the config schemas in lib/config.ts (the product) and
+ * Writes docs/configuration.md from the config schemas in lib/config.ts (the product) and
  * launcher/settings.ts (`npm start` only): each setting's description is its `.describe()` text and its default is what the schema itself fills in, so
- * the page cannot say something the code does not do. `npm run docs:config` rewrites the page;
- * test/docs/configuration.test.ts fails when the committed page is stale.
+ * the page cannot say something the code does not do. `npm run docs:config` rewrites the page, the
+ * settings block of docker-compose.yml (./compose-env.ts) and the lists of accepted document formats
+ * in README.md and docs/http-api.md (./document-formats.ts); tests fail when a committed copy is stale.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { configSchema } from "../../lib/config";
 import { launcherSchema } from "../../launcher/settings";
+import { COMPOSE_FILE, renderComposeFile } from "./compose-env";
+import { FORMAT_LIST_FILES, renderFormatLists } from "./document-formats";
 
 export const CONFIGURATION_PAGE = fileURLToPath(new URL("../../docs/configuration.md", import.meta.url));
 
@@ -64,7 +67,8 @@ Every process (server, workers, scripts) reads its settings through \`getConfig(
 A bad value stops the process with one message that names every faulty variable. An empty value counts as unset only for variables with no default (URLs,
 keys, model overrides); elsewhere \`PORT=\` is an error, not the default. Copy
 [\`.env.example\`](../.env.example) for a commented template: \`npm start\` reads \`.env\` beside
-\`package.json\` (variables already set in the shell win), and Docker Compose reads it too.
+\`package.json\` (variables already set in the shell win), and Docker Compose reads it too:
+\`docker-compose.yml\` passes every setting below to its containers (the same command generates its list).
 
 Switching models (embedding width, fallback chains, Ollama and vLLM): see the
 [README](../README.md#switching-to-a-real-model) and [operations](operations.md#models).
@@ -90,14 +94,17 @@ These variables are read by scripts directly:
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const page = renderConfigurationPage();
+  // The configuration page, the compose environment and the document-format lists in the docs.
+  const outputs: Array<[path: string, text: string]> = [
+    [CONFIGURATION_PAGE, renderConfigurationPage()],
+    [COMPOSE_FILE, renderComposeFile()],
+    ...FORMAT_LIST_FILES.map((path): [string, string] => [path, renderFormatLists(readFileSync(path, "utf8"))]),
+  ];
+  const stale = outputs.filter(([path, text]) => readFileSync(path, "utf8") !== text);
   if (process.argv.includes("--check")) {
-    const committed = readFileSync(CONFIGURATION_PAGE, "utf8");
-    if (committed !== page) {
-      process.stderr.write("docs/configuration.md is out of date: run npm run docs:config\n");
-      process.exit(1);
-    }
+    for (const [path] of stale) process.stderr.write(`${path} is out of date: run npm run docs:config\n`);
+    if (stale.length > 0) process.exit(1);
   } else {
-    writeFileSync(CONFIGURATION_PAGE, page);
+    for (const [path, text] of stale) writeFileSync(path, text);
   }
 }

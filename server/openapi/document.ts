@@ -1,31 +1,13 @@
 /**
- * The OpenAPI 3.1 document of the HTTP API, built from the route declarations in ./routes: request
- * schemas are the zod objects the handlers validate with, converted by zod's own `toJSONSchema`,
- * so the document cannot describe a request the server would parse differently.
+ * The OpenAPI 3.1 document of the HTTP API, built from the route definitions the server mounts
+ * (server/routes/index.ts, `defineRoute`): request schemas are the zod objects the edge validates
+ * with, converted by zod's own `toJSONSchema`, so the document cannot describe a route the server
+ * does not have or a request it would parse differently.
  */
 import { z } from "zod";
+import type { Access, RouteSpec } from "../routes/define-route";
 import { ERROR_CODES, type ErrorCode } from "./error-codes";
-import type { Access, ApiRoute } from "./registry";
 import { errorBody } from "./responses";
-import { adminRoutes } from "./routes/admin";
-import { allowanceRoutes } from "./routes/allowance";
-import { feedbackRoutes } from "./routes/feedback";
-import { insightsRoutes } from "./routes/insights";
-import { passageRoutes } from "./routes/passages";
-import { chatRoutes } from "./routes/chat";
-import { documentRoutes } from "./routes/documents";
-import { sessionRoutes } from "./routes/session";
-
-export const API_ROUTES: ApiRoute[] = [
-  ...sessionRoutes,
-  ...chatRoutes,
-  ...documentRoutes,
-  ...adminRoutes,
-  ...allowanceRoutes,
-  ...feedbackRoutes,
-  ...insightsRoutes,
-  ...passageRoutes,
-];
 
 type JsonSchema = Record<string, unknown>;
 
@@ -54,22 +36,22 @@ const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
 };
 
 /** The error codes a route can answer with: its own, plus those its access, input and limits imply. */
-export function errorCodesOf(route: ApiRoute): ErrorCode[] {
+export function errorCodesOf(route: RouteSpec): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors ?? []);
   if (route.access !== "public" && route.access !== "metrics") codes.add("UNAUTHORIZED");
   if (route.access === "admin" || route.access === "operator") codes.add("FORBIDDEN");
-  if (route.params || route.query || route.body) codes.add("VALIDATION_ERROR");
-  if (route.body && (route.bodyType ?? "json") === "json") ["BAD_REQUEST", "PAYLOAD_TOO_LARGE"].forEach((code) => codes.add(code as ErrorCode));
+  if (route.params || route.query || route.body || route.form) codes.add("VALIDATION_ERROR");
+  if (route.body) ["BAD_REQUEST", "PAYLOAD_TOO_LARGE"].forEach((code) => codes.add(code as ErrorCode));
   if (route.rateLimited) codes.add("RATE_LIMITED");
   if (route.idempotent) ["IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED"].forEach((code) => codes.add(code as ErrorCode));
-  if (route.access !== "public" || route.body) ["SERVICE_UNAVAILABLE", "DATABASE_TIMEOUT"].forEach((code) => codes.add(code as ErrorCode));
+  if (route.access !== "public" || route.body || route.form) ["SERVICE_UNAVAILABLE", "DATABASE_TIMEOUT"].forEach((code) => codes.add(code as ErrorCode));
   // Any route, while dev-login is on: a Host that is not this server's own name (DNS rebinding).
   codes.add("HOST_NOT_ALLOWED");
   codes.add("INTERNAL_ERROR");
   return [...codes];
 }
 
-function parameters(route: ApiRoute): JsonSchema[] {
+function parameters(route: RouteSpec): JsonSchema[] {
   const list: JsonSchema[] = [];
   for (const [where, schema] of [
     ["path", route.params],
@@ -93,18 +75,16 @@ function parameters(route: ApiRoute): JsonSchema[] {
   return list;
 }
 
-function requestBody(route: ApiRoute): JsonSchema | undefined {
-  if (!route.body) return undefined;
-  const fields = requestJsonSchema(route.body);
-  if (route.bodyType === "multipart") {
-    const properties = { file: { type: "string", contentMediaType: "application/octet-stream" }, ...(fields.properties as JsonSchema) };
-    return { required: true, content: { "multipart/form-data": { schema: { type: "object", properties, required: ["file"] } } } };
-  }
-  const mediaType = route.bodyType === "form" ? "application/x-www-form-urlencoded" : "application/json";
-  return { required: true, content: { [mediaType]: { schema: fields } } };
+function requestBody(route: RouteSpec): JsonSchema | undefined {
+  if (route.body) return { required: true, content: { "application/json": { schema: requestJsonSchema(route.body) } } };
+  if (!route.form) return undefined;
+  const fields = requestJsonSchema(route.form.fields);
+  if (route.form.type === "urlencoded") return { required: true, content: { "application/x-www-form-urlencoded": { schema: fields } } };
+  const properties = { file: { type: "string", contentMediaType: "application/octet-stream" }, ...(fields.properties as JsonSchema) };
+  return { required: true, content: { "multipart/form-data": { schema: { type: "object", properties, required: ["file"] } } } };
 }
 
-function responses(route: ApiRoute): JsonSchema {
+function responses(route: RouteSpec): JsonSchema {
   const out: JsonSchema = {};
   for (const [status, response] of Object.entries(route.responses)) {
     const content = response.schema
@@ -125,7 +105,7 @@ function responses(route: ApiRoute): JsonSchema {
   return out;
 }
 
-function operation(route: ApiRoute): JsonSchema {
+function operation(route: RouteSpec): JsonSchema {
   const params = parameters(route);
   const body = requestBody(route);
   return {
@@ -141,7 +121,7 @@ function operation(route: ApiRoute): JsonSchema {
 }
 
 /** The whole document; the same for every caller and process, so it can be committed and cached. */
-export function buildOpenApiDocument(routes: ApiRoute[] = API_ROUTES): JsonSchema {
+export function buildOpenApiDocument(routes: readonly RouteSpec[]): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);

@@ -5,10 +5,12 @@
  * IP. Production deployments sign tokens in their identity provider with the same claims and
  * JWT_SECRET.
  */
-import Router from "@koa/router";
+import type { Middleware } from "koa";
 import { z } from "zod";
 import { findUserByEmail, listSignInCandidates } from "../../db/queries/users";
-import { HttpError, fromZod, unauthorized } from "../errors";
+import { HttpError, unauthorized } from "../errors";
+import { demoUsersResponse, devLoginResponse } from "../openapi/responses";
+import { defineRoute } from "./define-route";
 import { RateLimiter } from "../middleware/rate-limit";
 import type { ServerDeps } from "../deps";
 
@@ -17,34 +19,61 @@ const DEMO_USERS_SHOWN = 100;
 
 export const devLoginBody = z.strictObject({ email: z.email({ error: "email must be a valid email address" }) });
 
-export function authRoutes(deps: ServerDeps): Router {
-  const router = new Router({ prefix: "/api/v1/auth" });
+/** While dev-login is off these routes do not exist (404, before anything is read or counted). */
+function devLoginOn(deps: ServerDeps, refusal: string): Middleware {
+  return async (_ctx, next) => {
+    if (!deps.config.DEV_LOGIN_ENABLED) throw new HttpError(404, "NOT_FOUND", refusal);
+    await next();
+  };
+}
+
+/** Counted before the body is read and the user looked up, so guessing emails costs the same as using a known one. */
+function perClientIp(deps: ServerDeps): Middleware {
   const limiter = new RateLimiter(deps.redis);
   const perIp = { bucket: "dev-login", limit: deps.config.RATE_LIMIT_DEV_LOGIN_PER_MINUTE, windowMs: 60_000 };
-
-  router.post("/dev-login", async (ctx) => {
-    if (!deps.config.DEV_LOGIN_ENABLED) {
-      throw new HttpError(404, "NOT_FOUND", "dev-login is disabled (set DEV_LOGIN_ENABLED=true to enable it outside embedded mode)");
-    }
-    // Counted before the lookup, so guessing emails costs the same as using a known one.
+  return async (ctx, next) => {
     await limiter.consume(ctx.ip, perIp);
-    const parsed = devLoginBody.safeParse(ctx.request.body ?? {});
-    if (!parsed.success) throw fromZod(parsed.error);
-    const user = await findUserByEmail(deps.db, parsed.data.email);
-    if (!user) throw unauthorized("No user with that email");
-    if (!user.is_active) throw unauthorized("This account has been deactivated");
-    const token = await deps.tokens.sign({ userId: user.id, orgId: user.org_id, role: user.role });
-    ctx.body = {
-      token,
-      user: { id: user.id, org_id: user.org_id, email: user.email, name: user.name, role: user.role, department: user.department, locale: user.locale },
-    };
-  });
-
-  // The browser's sign-in page lists these; it exists only while an email alone buys a token.
-  router.get("/demo-users", async (ctx) => {
-    if (!deps.config.DEV_LOGIN_ENABLED) throw new HttpError(404, "NOT_FOUND", "dev-login is disabled: sign in with a token from your identity provider");
-    ctx.body = { users: await listSignInCandidates(deps.db, DEMO_USERS_SHOWN) };
-  });
-
-  return router;
+    await next();
+  };
 }
+
+export const authRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/api/v1/auth/dev-login",
+    tag: "auth",
+    summary: "Trade a seeded user's email for a token (development only)",
+    description: "Exists only while DEV_LOGIN_ENABLED is on (404 otherwise); rate limited per client IP.",
+    access: "public",
+    body: devLoginBody,
+    rateLimited: true,
+    responses: { 200: { description: "A token and the user it signs in.", schema: devLoginResponse } },
+    errors: ["UNAUTHORIZED", "NOT_FOUND"],
+    use: (deps) => [devLoginOn(deps, "dev-login is disabled (set DEV_LOGIN_ENABLED=true to enable it outside embedded mode)"), perClientIp(deps)],
+    handler: async (ctx, { body }, deps) => {
+      const user = await findUserByEmail(deps.db, body.email);
+      if (!user) throw unauthorized("No user with that email");
+      if (!user.is_active) throw unauthorized("This account has been deactivated");
+      const token = await deps.tokens.sign({ userId: user.id, orgId: user.org_id, role: user.role });
+      ctx.body = {
+        token,
+        user: { id: user.id, org_id: user.org_id, email: user.email, name: user.name, role: user.role, department: user.department, locale: user.locale },
+      };
+    },
+  }),
+  // The browser's sign-in page lists these; it exists only while an email alone buys a token.
+  defineRoute({
+    method: "get",
+    path: "/api/v1/auth/demo-users",
+    tag: "auth",
+    summary: "Active users for a sign-in picker (development only)",
+    description: "Admins first, at most 100. Exists only while DEV_LOGIN_ENABLED is on (404 otherwise).",
+    access: "public",
+    responses: { 200: { description: "The users.", schema: demoUsersResponse } },
+    errors: ["NOT_FOUND"],
+    use: (deps) => [devLoginOn(deps, "dev-login is disabled: sign in with a token from your identity provider")],
+    handler: async (ctx, _input, deps) => {
+      ctx.body = { users: await listSignInCandidates(deps.db, DEMO_USERS_SHOWN) };
+    },
+  }),
+];

@@ -1,6 +1,7 @@
 /** detectFormat: a file is accepted only when its extension is allowed AND its bytes agree. */
 import { expect } from "chai";
-import { ALLOWED_EXTENSIONS, type DocumentFormat, MIME_TYPES, detectFormat } from "../../lib/document-formats";
+import { detectFormat } from "../../lib/detect-document-format";
+import { ALLOWED_EXTENSIONS, DOCUMENT_FORMATS, type DocumentFormat, type FormatSpec, MIME_TYPES } from "../../lib/document-formats";
 import { corruptPdf, fakeExe, makeCsv, makeDocx, makeHtml, makeMarkdown, makePdf, makePptx, makeTxt } from "../support/document-fixtures";
 
 const SECTIONS = [{ heading: "Returns", body: "Items can be returned within thirty days." }];
@@ -81,5 +82,15 @@ describe("detectFormat", () => {
     expect(ALLOWED_EXTENSIONS).to.include.members([".pdf", ".docx", ".pptx", ".txt", ".md", ".markdown", ".html", ".htm", ".csv"]);
     expect(Object.keys(MIME_TYPES)).to.have.members(["pdf", "docx", "pptx", "txt", "markdown", "html", "csv"]);
     expect(MIME_TYPES.pdf).to.equal("application/pdf");
+  });
+
+  it("has no format that the bytes do not confirm: a binary format must state its check (type-checked by tsc)", () => {
+    // @ts-expect-error a format without a content check does not compile
+    const unchecked: FormatSpec = { label: "XLSX", extensions: [".xlsx"], mime: "application/vnd.ms-excel" };
+    const checked: FormatSpec = { ...unchecked, content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "xlsx" } };
+    expect(checked.content.kind).to.equal("binary");
+    for (const [format, spec] of Object.entries(DOCUMENT_FORMATS)) {
+      expect(["text", "binary"], format).to.include(spec.content.kind);
+    }
   });
 });

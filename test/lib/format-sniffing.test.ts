@@ -8,7 +8,7 @@
  */
 import { crc32, deflateRawSync } from "node:zlib";
 import { expect } from "chai";
-import { detectFormat } from "../../lib/document-formats";
+import { detectFormat } from "../../lib/detect-document-format";
 
 const DOCX_TYPES =
   '<?xml version="1.0"?><Types><Override PartName="/word/document.xml" ' +

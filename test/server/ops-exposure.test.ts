@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import type Router from "@koa/router";
 import Koa from "koa";
 import pino from "pino";
 import { parseConfig, type Config } from "../../lib/config";
@@ -21,18 +20,20 @@ import type { ServerDeps } from "../../server/deps";
 import { errorMiddleware } from "../../server/errors";
 import { ServerMetrics } from "../../server/metrics";
 import { createApp } from "../../server/app";
+import { type ApiRoute, mountRoutes } from "../../server/routes/define-route";
 import { healthRoutes } from "../../server/routes/health";
+import { opsRoutes } from "../../server/routes/ops";
 import { startServer, type RunningServer } from "../../server/server";
 import { api, login } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
 
 const silent = pino({ level: "silent" });
 
-/** One router on a real HTTP port, with the app's error mapping. */
-async function serve(router: Router): Promise<{ url: string; server: Server }> {
+/** Some route definitions on a real HTTP port, with the app's error mapping, built from just the deps they read. */
+async function serve(deps: Partial<ServerDeps>, routes: readonly ApiRoute[]): Promise<{ url: string; server: Server }> {
   const app = new Koa();
   app.use(errorMiddleware(silent));
-  app.use(router.routes());
+  app.use(mountRoutes(deps as ServerDeps, routes).routes());
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
@@ -59,7 +60,8 @@ describe("operational exposure", function () {
   describe("/metrics", () => {
     const metricsFor = async ({ METRICS_TOKEN, DEV_LOGIN_ENABLED }: { METRICS_TOKEN?: string; DEV_LOGIN_ENABLED: boolean }) => {
       const config: Pick<Config, "METRICS_TOKEN" | "DEV_LOGIN_ENABLED"> = { METRICS_TOKEN, DEV_LOGIN_ENABLED };
-      const served = await serve(new ServerMetrics({ producer: stack.server.deps.producer }).routes(config));
+      const metricsRoute = opsRoutes.filter((route) => route.path === "/metrics");
+      const served = await serve({ metrics: new ServerMetrics({ producer: stack.server.deps.producer }), config: config as Config }, metricsRoute);
       servers.push(served.server);
       return served.url;
     };
@@ -100,7 +102,7 @@ describe("operational exposure", function () {
         log,
         config: { METRICS_TOKEN: "ops-secret-456" },
       } as unknown as Pick<ServerDeps, "redis" | "db" | "log" | "config">;
-      const served = await serve(healthRoutes(deps));
+      const served = await serve(deps, healthRoutes);
       servers.push(served.server);
       url = served.url;
     });

@@ -1,4 +1,4 @@
-/** Request shapes of the AI allowance endpoints (operator settings and the caller's own state). */
+/** Request and response shapes of the AI allowance endpoints (operator settings and the caller's own state). */
 import { z } from "zod";
 
 /** Far above any real month, still exact as a JavaScript number and a Postgres bigint. */
@@ -31,3 +31,24 @@ export const postCreditsBody = z
       .max(500, "note must be at most 500 characters"),
   })
   .strict();
+
+const timestamp = z.iso.datetime({ offset: true });
+
+const employeeView = {
+  status: z.enum(["available", "exhausted"]).describe("`exhausted`: new tutor and admin turns get 402 AI_ALLOWANCE_EXHAUSTED until `resets_at`."),
+  unlimited: z.boolean(),
+  resets_at: timestamp.describe("The 1st of next month, 00:00 UTC."),
+};
+
+export const adminView = z.strictObject({
+  ...employeeView,
+  month: z.string().describe("YYYY-MM (UTC)."),
+  monthly_tokens: z.number().int().describe("The allowance that applies; 0 = unlimited."),
+  custom: z.boolean().describe("Set for this organisation by an operator, rather than AI_MONTHLY_TOKENS_PER_ORG."),
+  used_tokens: z.number().int().describe("Charged to this month's allowance, including what a running turn used past it."),
+  credit_tokens_used: z.number().int().describe("Taken from credits this month."),
+  credit_balance: z.number().int().describe("Credits left; they never expire."),
+  remaining_tokens: z.number().int().nullable().describe("Allowance left this month plus credits; null when unlimited."),
+});
+
+export const allowanceResponse = z.union([adminView, z.strictObject(employeeView)]);

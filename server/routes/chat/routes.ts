@@ -1,131 +1,177 @@
 /** The chat API: start (idempotently) or cancel a tutor or admin assistant turn, list sessions and messages, delete a session. */
-import Router from "@koa/router";
 import { deleteOwnedSession, findOwnedSession, listOwnedSessions } from "../../../db/queries/chat-sessions";
 import { isSessionMessage, listSessionMessagePage } from "../../../db/queries/chat-messages";
-import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
+import { principalOf } from "../../auth/middleware";
 import { badRequest, forbidden, notFound } from "../../errors";
-import { parseInput } from "../../validation";
 import { RateLimiter } from "../../middleware/rate-limit";
 import type { ServerDeps } from "../../deps";
 import { idempotent, jsonFingerprint } from "../../middleware/idempotency";
+import { cancelTurnResponse, messagesResponse, sessionsResponse, startedTurnResponse } from "../../openapi/responses";
 import { readAllowanceAhead, requireAllowance } from "../allowance/gate";
 import { cancelTurn } from "../../../commands/cancel-turn";
+import { defineRoute } from "../define-route";
 import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "./schema";
 import { resolveTutorContextAhead, startAdminTurn, startTutorTurn } from "./start-turn";
 
 const ADMIN_TRANSCRIPTS = "Admin assistant conversations are for admins only";
 
-export function chatRoutes(deps: ServerDeps): Router {
-  const router = new Router({ prefix: "/api/v1/chat" });
+/**
+ * A replayed Idempotency-Key costs no rate-limit slot: only a first run is admitted; the
+ * allowance is checked after it (a replay of an accepted turn is answered, a new turn is checked).
+ */
+function onceWithinLimits(deps: ServerDeps, agent: "tutor" | "admin") {
   const limiter = new RateLimiter(deps.redis);
-  router.use(requireAuth(deps));
-
-  // A replayed Idempotency-Key costs no rate-limit slot: only a first run is admitted.
-  const tutorOnce = idempotent(deps.redis, {
-    scope: "chat",
+  const limits =
+    agent === "tutor"
+      ? { perUser: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_TUTOR_PER_MINUTE }
+      : { perUser: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_ADMIN_PER_MINUTE };
+  const once = idempotent(deps.redis, {
+    scope: agent === "tutor" ? "chat" : "chat-admin",
     fingerprint: jsonFingerprint,
-    admit: (ctx) =>
-      limiter.consumeFor(principalOf(ctx), "tutor", {
-        perUser: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE,
-        perOrganisation: deps.config.RATE_LIMIT_ORG_TUTOR_PER_MINUTE,
-      }),
+    admit: (ctx) => limiter.consumeFor(principalOf(ctx), agent, limits),
   });
-  const adminOnce = idempotent(deps.redis, {
-    scope: "chat-admin",
-    fingerprint: jsonFingerprint,
-    admit: (ctx) =>
-      limiter.consumeFor(principalOf(ctx), "admin", {
-        perUser: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE,
-        perOrganisation: deps.config.RATE_LIMIT_ORG_ADMIN_PER_MINUTE,
-      }),
-  });
+  return [once, requireAllowance(deps)];
+}
 
-  // After the idempotency check: a replay of an accepted turn is answered, a new turn is checked.
-  const allowance = requireAllowance(deps);
-  // The reads a new turn needs start before those checks and run alongside them (only reads: a
-  // refused request stores and queues nothing); each is awaited where it was, so refusals keep their order.
-  const allowanceAhead = readAllowanceAhead(deps);
-  const tutorContextAhead = resolveTutorContextAhead(deps);
-
-  router.post("/", allowanceAhead, tutorContextAhead, tutorOnce, allowance, async (ctx) => {
-    const principal = principalOf(ctx);
-    const body = parseInput(postChatBody, ctx.request.body ?? {}, "body");
-    const started = await startTutorTurn(deps, ctx, { orgId: principal.orgId, userId: principal.userId }, body);
-    ctx.status = 202;
-    ctx.body = started;
-  });
-
-  router.post("/admin", requireRole("admin"), allowanceAhead, adminOnce, allowance, async (ctx) => {
-    const principal = principalOf(ctx);
-    const body = parseInput(postAdminChatBody, ctx.request.body ?? {}, "body");
-    const started = await startAdminTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
-    ctx.status = 202;
-    ctx.body = started;
-  });
-
+export const chatRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/api/v1/chat",
+    tag: "chat",
+    summary: "Start a tutor turn; the answer streams over Socket.IO",
+    description: "Stores the message, queues the turn and answers 202 at once. If the queue refuses it, nothing is kept (503 QUEUE_UNAVAILABLE).",
+    access: "bearer",
+    body: postChatBody,
+    idempotent: true,
+    rateLimited: true,
+    responses: { 202: { description: "Accepted: join the session's socket room to follow the turn.", schema: startedTurnResponse } },
+    errors: ["AI_ALLOWANCE_EXHAUSTED", "COURSE_NOT_AVAILABLE", "NOT_FOUND", "QUEUE_UNAVAILABLE"],
+    // The reads a new turn needs start before the checks and run alongside them (only reads: a
+    // refused request stores and queues nothing); each is awaited where it was, so refusals keep their order.
+    use: (deps) => [readAllowanceAhead(deps), resolveTutorContextAhead(deps), ...onceWithinLimits(deps, "tutor")],
+    handler: async (ctx, { body }, deps) => {
+      const principal = principalOf(ctx);
+      const started = await startTutorTurn(deps, ctx, { orgId: principal.orgId, userId: principal.userId }, body);
+      ctx.status = 202;
+      ctx.body = started;
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/api/v1/chat/admin",
+    tag: "chat",
+    summary: "Start an admin assistant turn",
+    access: "admin",
+    body: postAdminChatBody,
+    idempotent: true,
+    rateLimited: true,
+    responses: { 202: { description: "Accepted: the turn streams over the session's socket room.", schema: startedTurnResponse } },
+    errors: ["AI_ALLOWANCE_EXHAUSTED", "NOT_FOUND", "TURN_IN_PROGRESS", "QUEUE_UNAVAILABLE"],
+    use: (deps) => [readAllowanceAhead(deps), ...onceWithinLimits(deps, "admin")],
+    handler: async (ctx, { body }, deps) => {
+      const principal = principalOf(ctx);
+      const started = await startAdminTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
+      ctx.status = 202;
+      ctx.body = started;
+    },
+  }),
   // The owner's turn only (admin assistant turns too); 202 while it runs, 409 once it has ended.
-  router.post("/turns/:id/cancel", async (ctx) => {
-    const principal = principalOf(ctx);
-    const { id } = parseInput(turnParams, ctx.params, "params");
-    ctx.status = 202;
-    ctx.body = await cancelTurn(deps, { orgId: principal.orgId, userId: principal.userId }, id);
-  });
-
-  router.get("/sessions", async (ctx) => {
-    const principal = principalOf(ctx);
-    const query = parseInput(listSessionsQuery, ctx.query, "query");
-    // Roles read as the database has them now (requireAuth): a demoted admin loses the admin transcripts, as on the socket.
-    if (query.agent_type === "admin" && principal.role !== "admin") throw forbidden(ADMIN_TRANSCRIPTS);
-    const sessions = await listOwnedSessions(deps.db, { orgId: principal.orgId, userId: principal.userId }, query.agent_type);
-    const readable = principal.role === "admin" ? sessions : sessions.filter((s) => s.agent_type !== "admin");
-    ctx.body = {
-      sessions: readable.map((s) => ({
-        id: s.id,
-        agent_type: s.agent_type,
-        title: s.title,
-        is_active: s.is_active,
-        context: s.context,
-        created_at: s.created_at,
-        updated_at: s.updated_at,
-      })),
-    };
-  });
-
+  defineRoute({
+    method: "post",
+    path: "/api/v1/chat/turns/:id/cancel",
+    tag: "chat",
+    summary: "Cancel one of your own turns (tutor or admin assistant)",
+    description: "The worker stores what streamed so far as `cancelled` and ends the turn with `done {cancelled: true}`.",
+    access: "bearer",
+    params: turnParams,
+    responses: { 202: { description: "Cancelling.", schema: cancelTurnResponse } },
+    errors: ["NOT_FOUND", "TURN_ALREADY_FINISHED"],
+    handler: async (ctx, { params }, deps) => {
+      const principal = principalOf(ctx);
+      ctx.status = 202;
+      ctx.body = await cancelTurn(deps, { orgId: principal.orgId, userId: principal.userId }, params.id);
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/v1/chat/sessions",
+    tag: "chat",
+    summary: "The caller's 50 most recently updated sessions",
+    description: "Admin assistant sessions are listed to admins only; `agent_type=admin` from anyone else is 403.",
+    access: "bearer",
+    query: listSessionsQuery,
+    responses: { 200: { description: "The sessions.", schema: sessionsResponse } },
+    errors: ["FORBIDDEN"],
+    handler: async (ctx, { query }, deps) => {
+      const principal = principalOf(ctx);
+      // Roles read as the database has them now (requireAuth): a demoted admin loses the admin transcripts, as on the socket.
+      if (query.agent_type === "admin" && principal.role !== "admin") throw forbidden(ADMIN_TRANSCRIPTS);
+      const sessions = await listOwnedSessions(deps.db, { orgId: principal.orgId, userId: principal.userId }, query.agent_type);
+      const readable = principal.role === "admin" ? sessions : sessions.filter((s) => s.agent_type !== "admin");
+      ctx.body = {
+        sessions: readable.map((s) => ({
+          id: s.id,
+          agent_type: s.agent_type,
+          title: s.title,
+          is_active: s.is_active,
+          context: s.context,
+          created_at: s.created_at,
+          updated_at: s.updated_at,
+        })),
+      };
+    },
+  }),
   // Newest page first (the page a chat window opens on), oldest first within the page;
   // `next_before` fetches the page before it and is null at the start of the session.
-  router.get("/sessions/:id/messages", async (ctx) => {
-    const principal = principalOf(ctx);
-    const { id } = parseInput(sessionParams, ctx.params, "params");
-    const { before, limit } = parseInput(listMessagesQuery, ctx.query, "query");
-    const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, id);
-    if (!session) throw notFound("Chat session");
-    if (session.agent_type === "admin" && principal.role !== "admin") throw forbidden(ADMIN_TRANSCRIPTS);
-    if (before && !(await isSessionMessage(deps.db, principal.orgId, id, before))) throw badRequest("before must be the id of a message in this session");
-    const page = await listSessionMessagePage(deps.db, principal.orgId, id, { before, limit });
-    ctx.body = {
-      session: { id: session.id, agent_type: session.agent_type, title: session.title, summary: session.summary },
-      messages: page.messages.map((m) => ({
-        id: m.id,
-        turn_id: m.turn_id,
-        role: m.role,
-        content: m.content,
-        status: m.status,
-        metadata: m.metadata,
-        created_at: m.created_at,
-      })),
-      has_more: page.nextBefore !== null,
-      next_before: page.nextBefore,
-    };
-  });
-
-  router.delete("/sessions/:id", async (ctx) => {
-    const principal = principalOf(ctx);
-    const { id } = parseInput(sessionParams, ctx.params, "params");
-    const deleted = await deleteOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, id);
-    if (!deleted) throw notFound("Chat session");
-    await deps.events.forgetSession(id);
-    ctx.status = 204;
-  });
-
-  return router;
-}
+  defineRoute({
+    method: "get",
+    path: "/api/v1/chat/sessions/:id/messages",
+    tag: "chat",
+    summary: "One page of a session's messages, oldest first within the page",
+    description: "An admin assistant session's messages are for admins only (403 for an account that is no longer an admin).",
+    access: "bearer",
+    params: sessionParams,
+    query: listMessagesQuery,
+    responses: { 200: { description: "The session and one page of its messages.", schema: messagesResponse } },
+    errors: ["NOT_FOUND", "FORBIDDEN"],
+    handler: async (ctx, { params: { id }, query: { before, limit } }, deps) => {
+      const principal = principalOf(ctx);
+      const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, id);
+      if (!session) throw notFound("Chat session");
+      if (session.agent_type === "admin" && principal.role !== "admin") throw forbidden(ADMIN_TRANSCRIPTS);
+      if (before && !(await isSessionMessage(deps.db, principal.orgId, id, before))) throw badRequest("before must be the id of a message in this session");
+      const page = await listSessionMessagePage(deps.db, principal.orgId, id, { before, limit });
+      ctx.body = {
+        session: { id: session.id, agent_type: session.agent_type, title: session.title, summary: session.summary },
+        messages: page.messages.map((m) => ({
+          id: m.id,
+          turn_id: m.turn_id,
+          role: m.role,
+          content: m.content,
+          status: m.status,
+          metadata: m.metadata,
+          created_at: m.created_at,
+        })),
+        has_more: page.nextBefore !== null,
+        next_before: page.nextBefore,
+      };
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/api/v1/chat/sessions/:id",
+    tag: "chat",
+    summary: "Delete a session and its messages",
+    access: "bearer",
+    params: sessionParams,
+    responses: { 204: { description: "Deleted." } },
+    errors: ["NOT_FOUND"],
+    handler: async (ctx, { params: { id } }, deps) => {
+      const principal = principalOf(ctx);
+      const deleted = await deleteOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, id);
+      if (!deleted) throw notFound("Chat session");
+      await deps.events.forgetSession(id);
+      ctx.status = 204;
+    },
+  }),
+];

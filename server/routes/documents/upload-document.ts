@@ -4,7 +4,8 @@
  */
 import { createHash } from "node:crypto";
 import { uploadDocument, type UploadResult } from "../../../commands/upload-document";
-import { ALLOWED_EXTENSIONS, detectFormat } from "../../../lib/document-formats";
+import { detectFormat } from "../../../lib/detect-document-format";
+import { ALLOWED_EXTENSIONS } from "../../../lib/document-formats";
 import { findCourse } from "../../../db/queries/courses";
 import type { Principal } from "../../auth/tokens";
 import type { ServerDeps } from "../../deps";

@@ -3,13 +3,11 @@
  * comment; rating again replaces. Anyone else's message, or a question, is 404 (not 403), so ids
  * of other people's messages reveal nothing.
  */
-import Router from "@koa/router";
 import { listSessionFeedback, rateAnswer, type FeedbackRow } from "../../../db/queries/chat-feedback";
-import { principalOf, requireAuth } from "../../auth/middleware";
-import type { ServerDeps } from "../../deps";
+import { principalOf } from "../../auth/middleware";
 import { notFound } from "../../errors";
-import { parseInput } from "../../validation";
-import { messageParams, postFeedbackBody, sessionFeedbackParams } from "./schema";
+import { defineRoute } from "../define-route";
+import { feedbackResponse, messageParams, postFeedbackBody, sessionFeedbackParams, sessionFeedbackResponse } from "./schema";
 
 const present = (row: FeedbackRow) => ({
   message_id: row.message_id,
@@ -19,23 +17,36 @@ const present = (row: FeedbackRow) => ({
   updated_at: new Date(row.updated_at).toISOString(),
 });
 
-export function feedbackRoutes(deps: ServerDeps): Router {
-  const router = new Router({ prefix: "/api/v1/chat" });
-  router.use(requireAuth(deps));
-
-  router.post("/messages/:id/feedback", async (ctx) => {
-    const { id } = parseInput(messageParams, ctx.params, "params");
-    const body = parseInput(postFeedbackBody, ctx.request.body ?? {}, "body");
-    const comment = body.comment?.trim() || null;
-    const row = await rateAnswer(deps.db, principalOf(ctx), { messageId: id, rating: body.rating, comment });
-    if (!row) throw notFound("Answer");
-    ctx.body = { feedback: present(row) };
-  });
-
-  router.get("/sessions/:id/feedback", async (ctx) => {
-    const { id } = parseInput(sessionFeedbackParams, ctx.params, "params");
-    ctx.body = { feedback: (await listSessionFeedback(deps.db, principalOf(ctx), id)).map(present) };
-  });
-
-  return router;
-}
+export const feedbackRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/api/v1/chat/messages/:id/feedback",
+    tag: "chat",
+    summary: "Rate one of your own answers up or down (rating again replaces)",
+    description: "Stored with the answer's rung and sources. Questions and other people's messages are 404.",
+    access: "bearer",
+    params: messageParams,
+    body: postFeedbackBody,
+    responses: { 200: { description: "The stored rating.", schema: feedbackResponse } },
+    errors: ["NOT_FOUND"],
+    handler: async (ctx, { params: { id }, body }, deps) => {
+      const comment = body.comment?.trim() || null;
+      const row = await rateAnswer(deps.db, principalOf(ctx), { messageId: id, rating: body.rating, comment });
+      if (!row) throw notFound("Answer");
+      ctx.body = { feedback: present(row) };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/v1/chat/sessions/:id/feedback",
+    tag: "chat",
+    summary: "Your ratings in one of your sessions",
+    description: "Empty for a session that is not yours.",
+    access: "bearer",
+    params: sessionFeedbackParams,
+    responses: { 200: { description: "The ratings.", schema: sessionFeedbackResponse } },
+    handler: async (ctx, { params: { id } }, deps) => {
+      ctx.body = { feedback: (await listSessionFeedback(deps.db, principalOf(ctx), id)).map(present) };
+    },
+  }),
+];

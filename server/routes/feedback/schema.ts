@@ -1,4 +1,4 @@
-/** Request shapes of answer feedback. */
+/** Request and response shapes of answer feedback. */
 import { z } from "zod";
 
 export const MAX_FEEDBACK_COMMENT_CHARS = 1_000;
@@ -16,3 +16,14 @@ export const postFeedbackBody = z
       .optional(),
   })
   .strict();
+
+const feedback = z.strictObject({
+  message_id: z.uuid(),
+  rating: z.enum(["up", "down"]),
+  comment: z.string().nullable(),
+  rung: z.string().nullable().describe("The grounding rung the rated answer had (chunks, document, general)."),
+  updated_at: z.iso.datetime({ offset: true }),
+});
+
+export const feedbackResponse = z.strictObject({ feedback });
+export const sessionFeedbackResponse = z.strictObject({ feedback: z.array(feedback) });

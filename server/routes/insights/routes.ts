@@ -4,49 +4,64 @@
  * The report is computed by a worker and cached (commands/content-gap-report.ts): this route
  * answers from the cache, or `202 computing` while the first report is worked out.
  */
-import Router from "@koa/router";
 import { requestContentGapReport } from "../../../commands/content-gap-report";
-import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
-import type { ServerDeps } from "../../deps";
+import { principalOf } from "../../auth/middleware";
 import { RateLimiter } from "../../middleware/rate-limit";
-import { parseInput } from "../../validation";
-import { contentGapsQuery, sinceOf } from "./schema";
+import { defineRoute } from "../define-route";
+import { contentGapsQuery, contentGapsResponse, sinceOf } from "./schema";
 
 /** How soon the page asks again while a report is computed (seconds). */
 const RETRY_AFTER_SECONDS = 2;
 
-export function insightsRoutes(deps: ServerDeps): Router {
-  const router = new Router({ prefix: "/api/v1/admin/insights" });
-  const limiter = new RateLimiter(deps.redis);
-  const perAdmin = { bucket: "content-gaps", limit: deps.config.RATE_LIMIT_CONTENT_GAPS_PER_MINUTE, windowMs: 60_000 };
-  router.use(requireAuth(deps), requireRole("admin"));
-
-  router.get("/content-gaps", async (ctx) => {
-    const principal = principalOf(ctx);
-    await limiter.consume(principal.userId, perAdmin, "user");
-    const since = sinceOf(parseInput(contentGapsQuery, ctx.query, "query"));
-    const parameters = {
-      orgId: principal.orgId,
-      since: since.toISOString(),
-      similarity: deps.config.CONTENT_GAP_SIMILARITY,
-      model: deps.config.EMBEDDING_MODEL,
-    };
-    const state = await requestContentGapReport(deps, parameters);
-    const head = { status: state.status, since: parameters.since, similarity: parameters.similarity };
-    if (state.status === "computing") {
-      ctx.status = 202;
-      ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
-      ctx.body = { ...head, retry_after: RETRY_AFTER_SECONDS, computed_at: null, groups: [] };
-      return;
-    }
-    if (state.status === "refreshing") ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
-    ctx.body = {
-      ...head,
-      retry_after: state.status === "refreshing" ? RETRY_AFTER_SECONDS : null,
-      computed_at: state.report.computedAt,
-      groups: state.report.groups,
-    };
-  });
-
-  return router;
-}
+export const insightsRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/api/v1/admin/insights/content-gaps",
+    tag: "insights",
+    summary: "What employees ask that the company material does not answer, grouped by meaning",
+    description:
+      "Tutor questions answered on the `general` rung or rated down, asked by people still active, grouped by embedding similarity, ranked by how many employees each group affects (at most 50). A group leaves once a later question of it is answered from company material. Questions are embedded by the `question-vectors` sweep, so a new one can take half a minute to appear. The grouping runs in a worker and is cached per organisation until new questions, ratings or (de)activated people change it (or CONTENT_GAP_CACHE_TTL_SECONDS pass): the first request answers 202 `computing`, later ones the report. Limited to RATE_LIMIT_CONTENT_GAPS_PER_MINUTE per admin.",
+    access: "admin",
+    query: contentGapsQuery,
+    rateLimited: true,
+    responses: {
+      200: { description: "The report (`ready`, or the previous one while `refreshing`).", schema: contentGapsResponse },
+      202: { description: "Being computed: no report yet; ask again after `Retry-After` seconds.", schema: contentGapsResponse },
+    },
+    use: (deps) => {
+      const limiter = new RateLimiter(deps.redis);
+      const perAdmin = { bucket: "content-gaps", limit: deps.config.RATE_LIMIT_CONTENT_GAPS_PER_MINUTE, windowMs: 60_000 };
+      return [
+        async (ctx, next) => {
+          await limiter.consume(principalOf(ctx).userId, perAdmin, "user");
+          await next();
+        },
+      ];
+    },
+    handler: async (ctx, { query }, deps) => {
+      const principal = principalOf(ctx);
+      const since = sinceOf(query);
+      const parameters = {
+        orgId: principal.orgId,
+        since: since.toISOString(),
+        similarity: deps.config.CONTENT_GAP_SIMILARITY,
+        model: deps.config.EMBEDDING_MODEL,
+      };
+      const state = await requestContentGapReport(deps, parameters);
+      const head = { status: state.status, since: parameters.since, similarity: parameters.similarity };
+      if (state.status === "computing") {
+        ctx.status = 202;
+        ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
+        ctx.body = { ...head, retry_after: RETRY_AFTER_SECONDS, computed_at: null, groups: [] };
+        return;
+      }
+      if (state.status === "refreshing") ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
+      ctx.body = {
+        ...head,
+        retry_after: state.status === "refreshing" ? RETRY_AFTER_SECONDS : null,
+        computed_at: state.report.computedAt,
+        groups: state.report.groups,
+      };
+    },
+  }),
+];

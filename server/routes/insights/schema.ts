@@ -1,4 +1,4 @@
-/** Query shapes of the admin insights (content gaps, usage). */
+/** Query and response shapes of the admin insights (content gaps, usage). */
 import { z } from "zod";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -39,3 +39,61 @@ export function monthRange(query: z.infer<typeof usageQuery>, now = new Date()):
   const end = new Date(Date.UTC(year!, month!, 1));
   return { label: start.toISOString().slice(0, 7), start, end };
 }
+
+const timestamp = z.iso.datetime({ offset: true });
+
+export const contentGapsResponse = z.strictObject({
+  status: z
+    .enum(["ready", "refreshing", "computing"])
+    .describe(
+      "`ready`: computed from the data as it is now. `refreshing`: the previous report, while a worker computes the current one. `computing`: no report yet (202); ask again after `retry_after` seconds.",
+    ),
+  since: timestamp,
+  similarity: z.number().describe("CONTENT_GAP_SIMILARITY: the cosine at which questions are one group."),
+  computed_at: timestamp.nullable().describe("When the report shown was computed; null while computing."),
+  retry_after: z.number().int().nullable().describe("Seconds until asking again is worthwhile; null when ready."),
+  groups: z.array(
+    z.strictObject({
+      id: z.uuid().describe("The group's first question; stable while the group lasts."),
+      count: z.number().int().describe("Questions in the group."),
+      employees: z.number().int().describe("Distinct people who asked them; the report is ranked by this."),
+      examples: z.array(z.string()).describe("Up to three of its questions, newest first."),
+      languages: z.array(z.string()),
+      departments: z.array(z.string()),
+      first_asked: timestamp,
+      last_asked: timestamp,
+    }),
+  ),
+});
+
+const figures = {
+  calls: z.number().int(),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  tokens: z.number().int(),
+  cost_usd: z.number().describe("Estimated from the model's list price (workers/llm/costs.ts); 0 for local models."),
+};
+
+export const usageResponse = z.strictObject({
+  month: z.string().describe("YYYY-MM (UTC)."),
+  totals: z.strictObject(figures),
+  by_use_case: z.array(z.strictObject({ use_case: z.string(), ...figures })),
+  by_model: z.array(z.strictObject({ model: z.string(), ...figures })),
+  by_day: z.array(z.strictObject({ day: z.string().describe("YYYY-MM-DD; every day of the month."), ...figures })),
+  top_users: z
+    .array(z.strictObject({ user_id: z.uuid(), name: z.string().nullable(), email: z.string().nullable(), ...figures }))
+    .describe("At most 10, by tokens."),
+  allowance: z.strictObject({
+    unlimited: z.boolean(),
+    monthly_tokens: z.number().int(),
+    used_tokens: z.number().int(),
+    credit_tokens_used: z.number().int(),
+    credit_balance: z.number().int().describe("Now, not at the end of that month."),
+    remaining_tokens: z.number().int().nullable(),
+    resets_at: timestamp,
+  }),
+});
+
+/** What the admin console reads (imported as a type only: nothing of the server is bundled). */
+export type ContentGapsBody = z.infer<typeof contentGapsResponse>;
+export type UsageBody = z.infer<typeof usageResponse>;

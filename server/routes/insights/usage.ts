@@ -3,13 +3,11 @@
  * case, model, day and top users, with the allowance, credits and what is left; and the same
  * month as CSV (one line per day, use case and model) for a spreadsheet.
  */
-import Router from "@koa/router";
 import { allowanceState } from "../../../db/queries/ai-allowance";
 import { topUsers, usageByDay, usageByModel, usageByUseCase, usageLines, usageTotals, type UsageFigures } from "../../../db/queries/usage-report";
-import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
-import type { ServerDeps } from "../../deps";
-import { parseInput } from "../../validation";
-import { monthRange, usageQuery } from "./schema";
+import { principalOf } from "../../auth/middleware";
+import { defineRoute } from "../define-route";
+import { monthRange, usageQuery, usageResponse } from "./schema";
 
 const TOP_USERS = 10;
 const DAY_MS = 24 * 3600 * 1000;
@@ -30,54 +28,66 @@ function csvField(value: string | number): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function usageRoutes(deps: ServerDeps): Router {
-  const router = new Router({ prefix: "/api/v1/admin/usage" });
-  router.use(requireAuth(deps), requireRole("admin"));
-
-  router.get("/", async (ctx) => {
-    const month = monthRange(parseInput(usageQuery, ctx.query, "query"));
-    const { orgId } = principalOf(ctx);
-    const [totals, byUseCase, byModel, byDay, users, allowance] = await Promise.all([
-      usageTotals(deps.db, orgId, month),
-      usageByUseCase(deps.db, orgId, month),
-      usageByModel(deps.db, orgId, month),
-      usageByDay(deps.db, orgId, month),
-      topUsers(deps.db, orgId, month, TOP_USERS),
-      allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG, month.start),
-    ]);
-    const days = new Map(byDay.map((line) => [line.key, line]));
-    ctx.body = {
-      month: month.label,
-      totals: present(totals),
-      by_use_case: byUseCase.map((line) => ({ use_case: line.key, ...present(line) })),
-      by_model: byModel.map((line) => ({ model: line.key, ...present(line) })),
-      // Every day of the month, so a chart's axis is the whole month.
-      by_day: Array.from({ length: Math.round((month.end.getTime() - month.start.getTime()) / DAY_MS) }, (_, i) => {
-        const day = new Date(month.start.getTime() + i * DAY_MS).toISOString().slice(0, 10);
-        return { day, ...present(days.get(day) ?? NONE) };
-      }),
-      top_users: users.map((user) => ({ user_id: user.userId, name: user.name, email: user.email, ...present(user) })),
-      allowance: {
-        unlimited: allowance.monthlyTokens === 0,
-        monthly_tokens: allowance.monthlyTokens,
-        used_tokens: allowance.usedTokens,
-        credit_tokens_used: allowance.creditTokensUsed,
-        credit_balance: allowance.creditBalance,
-        remaining_tokens: allowance.remaining,
-        resets_at: allowance.resetsAt.toISOString(),
-      },
-    };
-  });
-
-  router.get("/csv", async (ctx) => {
-    const month = monthRange(parseInput(usageQuery, ctx.query, "query"));
-    const lines = await usageLines(deps.db, principalOf(ctx).orgId, month);
-    const header = ["day", "use_case", "model", "calls", "prompt_tokens", "completion_tokens", "cost_usd"];
-    const rows = lines.map((l) => [l.day, l.useCase, l.model, l.calls, l.promptTokens, l.completionTokens, present(l).cost_usd].map(csvField).join(","));
-    ctx.set("Content-Disposition", `attachment; filename="ai-usage-${month.label}.csv"`);
-    ctx.type = "text/csv; charset=utf-8";
-    ctx.body = `${[header.join(","), ...rows].join("\r\n")}\r\n`;
-  });
-
-  return router;
-}
+export const usageRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/api/v1/admin/usage",
+    tag: "insights",
+    summary: "AI usage and estimated cost of one month: by use case, model, day and top users, with the allowance",
+    access: "admin",
+    query: usageQuery,
+    responses: { 200: { description: "The month's usage.", schema: usageResponse } },
+    handler: async (ctx, { query }, deps) => {
+      const month = monthRange(query);
+      const { orgId } = principalOf(ctx);
+      const [totals, byUseCase, byModel, byDay, users, allowance] = await Promise.all([
+        usageTotals(deps.db, orgId, month),
+        usageByUseCase(deps.db, orgId, month),
+        usageByModel(deps.db, orgId, month),
+        usageByDay(deps.db, orgId, month),
+        topUsers(deps.db, orgId, month, TOP_USERS),
+        allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG, month.start),
+      ]);
+      const days = new Map(byDay.map((line) => [line.key, line]));
+      ctx.body = {
+        month: month.label,
+        totals: present(totals),
+        by_use_case: byUseCase.map((line) => ({ use_case: line.key, ...present(line) })),
+        by_model: byModel.map((line) => ({ model: line.key, ...present(line) })),
+        // Every day of the month, so a chart's axis is the whole month.
+        by_day: Array.from({ length: Math.round((month.end.getTime() - month.start.getTime()) / DAY_MS) }, (_, i) => {
+          const day = new Date(month.start.getTime() + i * DAY_MS).toISOString().slice(0, 10);
+          return { day, ...present(days.get(day) ?? NONE) };
+        }),
+        top_users: users.map((user) => ({ user_id: user.userId, name: user.name, email: user.email, ...present(user) })),
+        allowance: {
+          unlimited: allowance.monthlyTokens === 0,
+          monthly_tokens: allowance.monthlyTokens,
+          used_tokens: allowance.usedTokens,
+          credit_tokens_used: allowance.creditTokensUsed,
+          credit_balance: allowance.creditBalance,
+          remaining_tokens: allowance.remaining,
+          resets_at: allowance.resetsAt.toISOString(),
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/v1/admin/usage/csv",
+    tag: "insights",
+    summary: "The same month as CSV: one line per day, use case and model",
+    access: "admin",
+    query: usageQuery,
+    responses: { 200: { description: "day,use_case,model,calls,prompt_tokens,completion_tokens,cost_usd", contentType: "text/csv" } },
+    handler: async (ctx, { query }, deps) => {
+      const month = monthRange(query);
+      const lines = await usageLines(deps.db, principalOf(ctx).orgId, month);
+      const header = ["day", "use_case", "model", "calls", "prompt_tokens", "completion_tokens", "cost_usd"];
+      const rows = lines.map((l) => [l.day, l.useCase, l.model, l.calls, l.promptTokens, l.completionTokens, present(l).cost_usd].map(csvField).join(","));
+      ctx.set("Content-Disposition", `attachment; filename="ai-usage-${month.label}.csv"`);
+      ctx.type = "text/csv; charset=utf-8";
+      ctx.body = `${[header.join(","), ...rows].join("\r\n")}\r\n`;
+    },
+  }),
+];

@@ -5,14 +5,13 @@
  * read under the retrieval rule (db/queries/access.ts): what the caller may not read now, or
  * what is gone (re-indexed, deleted), is 404 like anything else that is not theirs.
  */
-import Router from "@koa/router";
 import { findOwnAnswer } from "../../../db/queries/chat-feedback";
 import { readableChunk, readableDocumentText, readableOriginal, usableLesson, type Passage } from "../../../db/queries/cited-passages";
-import { principalOf, requireAuth } from "../../auth/middleware";
+import { principalOf } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
 import { notFound } from "../../errors";
-import { parseInput } from "../../validation";
-import { answerParams, documentParams, passageQuery } from "./schema";
+import { defineRoute } from "../define-route";
+import { answerParams, documentParams, passageQuery, passageResponse } from "./schema";
 
 /** A whole document shown as a citation: its beginning, which is what the model read first. */
 const DOCUMENT_PREVIEW_CHARS = 8_000;
@@ -34,47 +33,63 @@ async function passageOf(deps: ServerDeps, reader: { orgId: string; userId: stri
 
 export const originalUrl = (documentId: string): string => `/api/v1/library/documents/${documentId}/original`;
 
-export function passageRoutes(deps: ServerDeps): Router {
-  const router = new Router({ prefix: "/api/v1" });
-  router.use(requireAuth(deps));
-
-  router.get("/chat/messages/:id/passage", async (ctx) => {
-    const { id } = parseInput(answerParams, ctx.params, "params");
-    const { index } = parseInput(passageQuery, ctx.query, "query");
-    const reader = principalOf(ctx);
-    const answer = await findOwnAnswer(deps.db, reader, id);
-    const sources = (answer?.metadata.sources ?? []) as StoredSource[];
-    const source = sources.find((s) => s.index === index);
-    const passage = source && (await passageOf(deps, reader, source));
-    if (!source || !passage) throw notFound("Passage");
-    ctx.body = {
-      index,
-      source_type: source.sourceType,
-      document_id: passage.documentId,
-      title: passage.title,
-      heading: passage.heading,
-      page_start: passage.pageStart,
-      page_end: passage.pageEnd,
-      text: passage.text,
-      truncated: passage.truncated,
-      original_url: passage.documentId ? originalUrl(passage.documentId) : null,
-    };
-  });
-
-  router.get("/library/documents/:id/original", async (ctx) => {
-    const { id } = parseInput(documentParams, ctx.params, "params");
-    const original = await readableOriginal(deps.db, principalOf(ctx), id);
-    if (!original || (!original.bytes && original.fullText === null)) throw notFound("Document");
-    const filename = original.bytes ? original.filename : `${original.title}.txt`;
-    ctx.set("Content-Disposition", `inline; filename*=UTF-8''${encodeURIComponent(filename)}`);
-    ctx.set("X-Content-Type-Options", "nosniff");
-    // Uploaded bytes are served as they are, but never as HTML the browser would run on our origin.
-    ctx.type = original.bytes ? safeType(original.mimeType) : "text/plain; charset=utf-8";
-    ctx.body = original.bytes ?? original.fullText;
-  });
-
-  return router;
-}
+export const passageRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/api/v1/chat/messages/:id/passage",
+    tag: "chat",
+    summary: "The passage citation [index] of one of your answers points to",
+    description:
+      "Read again under the retrieval rule: a passage you may not read now, one that is gone (its document re-indexed or deleted), a progress source, or someone else's answer is 404.",
+    access: "bearer",
+    params: answerParams,
+    query: passageQuery,
+    responses: { 200: { description: "The passage.", schema: passageResponse } },
+    errors: ["NOT_FOUND"],
+    handler: async (ctx, { params: { id }, query: { index } }, deps) => {
+      const reader = principalOf(ctx);
+      const answer = await findOwnAnswer(deps.db, reader, id);
+      const sources = (answer?.metadata.sources ?? []) as StoredSource[];
+      const source = sources.find((s) => s.index === index);
+      const passage = source && (await passageOf(deps, reader, source));
+      if (!source || !passage) throw notFound("Passage");
+      ctx.body = {
+        index,
+        source_type: source.sourceType,
+        document_id: passage.documentId,
+        title: passage.title,
+        heading: passage.heading,
+        page_start: passage.pageStart,
+        page_end: passage.pageEnd,
+        text: passage.text,
+        truncated: passage.truncated,
+        original_url: passage.documentId ? originalUrl(passage.documentId) : null,
+      };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/v1/library/documents/:id/original",
+    tag: "documents",
+    summary: "The original document, for anyone who may read it",
+    description:
+      "The uploaded file (HTML and other active types as application/octet-stream), or the text of a document seeded without a file. 404 for a document the caller may not read.",
+    access: "bearer",
+    params: documentParams,
+    responses: { 200: { description: "The file.", contentType: "application/octet-stream" } },
+    errors: ["NOT_FOUND"],
+    handler: async (ctx, { params: { id } }, deps) => {
+      const original = await readableOriginal(deps.db, principalOf(ctx), id);
+      if (!original || (!original.bytes && original.fullText === null)) throw notFound("Document");
+      const filename = original.bytes ? original.filename : `${original.title}.txt`;
+      ctx.set("Content-Disposition", `inline; filename*=UTF-8''${encodeURIComponent(filename)}`);
+      ctx.set("X-Content-Type-Options", "nosniff");
+      // Uploaded bytes are served as they are, but never as HTML the browser would run on our origin.
+      ctx.type = original.bytes ? safeType(original.mimeType) : "text/plain; charset=utf-8";
+      ctx.body = original.bytes ?? original.fullText;
+    },
+  }),
+];
 
 function safeType(mimeType: string | null): string {
   if (!mimeType || /html|xml|svg|javascript/i.test(mimeType)) return "application/octet-stream";

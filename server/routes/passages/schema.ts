@@ -1,4 +1,4 @@
-/** Path shapes of cited passages and original documents. */
+/** Path and response shapes of cited passages and original documents. */
 import { z } from "zod";
 
 export const answerParams = z.object({ id: z.uuid({ error: "message id must be a UUID" }) });
@@ -13,3 +13,19 @@ export const passageQuery = z.object({
 });
 
 export const documentParams = z.object({ id: z.uuid({ error: "document id must be a UUID" }) });
+
+export const passageResponse = z.strictObject({
+  index: z.number().int(),
+  source_type: z.enum(["document_chunk", "document", "lesson"]),
+  document_id: z.uuid().nullable().describe("Null for a lesson."),
+  title: z.string().describe("The document's title (a lesson: its course's)."),
+  heading: z.string().nullable().describe("The heading path of the passage (a lesson: module › lesson)."),
+  page_start: z.number().int().nullable(),
+  page_end: z.number().int().nullable(),
+  text: z.string().describe("The passage the tutor was given; a whole document: its first 8,000 characters."),
+  truncated: z.boolean(),
+  original_url: z.string().nullable().describe("GET it with the same token for the original document."),
+});
+
+/** What the chat page reads (imported as a type only). */
+export type PassageBody = z.infer<typeof passageResponse>;

@@ -11,15 +11,18 @@ import { postAdminChatBody, postChatBody } from "../../../server/routes/chat/sch
 import { patchDocumentBody, uploadFields } from "../../../server/routes/documents/schema";
 import { devLoginBody } from "../../../server/routes/auth";
 import { createApp } from "../../../server/app";
-import { API_ROUTES, buildOpenApiDocument, errorCodesOf, openApiPath, requestJsonSchema } from "../../../server/openapi/document";
+import { buildOpenApiDocument as buildFrom, errorCodesOf, openApiPath, requestJsonSchema } from "../../../server/openapi/document";
 import { ERROR_CODES, type ErrorCode } from "../../../server/openapi/error-codes";
-import type { ApiRoute } from "../../../server/openapi/registry";
+import type { ApiRoute } from "../../../server/routes/define-route";
+import { API_ROUTES } from "../../../server/routes/index";
 import { errorBody } from "../../../server/openapi/responses";
 import { api, join, waitForTurnEnd } from "../../support/client";
 import { useStack, type Stack } from "../../support/stack";
 import { cleanUp, freshUser, type Person } from "../../workers/admin/helpers";
 
 type Layer = { path: string; methods: string[] };
+
+const buildOpenApiDocument = () => buildFrom(API_ROUTES);
 
 /** `GET /api/v1/chat/sessions/:id`-style keys of every route the app's routers mount. */
 function mountedRoutes(app: Koa): Set<string> {
@@ -171,6 +174,11 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
         expect(errorBody.safeParse(response.body).success).to.equal(true);
         expect(response.body.error.code).to.equal("VALIDATION_ERROR");
         checked += 1;
+        // Access is checked before input is read: a caller without a token learns nothing about the input rules.
+        if (route.access !== "public") {
+          const unsigned = await api(stack.baseUrl, route.method.toUpperCase(), path, { body });
+          expect(unsigned.status, `${route.method.toUpperCase()} ${path} without a token`).to.equal(401);
+        }
       }
     }
     expect(checked).to.be.greaterThan(12);

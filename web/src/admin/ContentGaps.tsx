@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
-import type { ContentGapsBody } from "../../../server/openapi/routes/insights";
+import type { ContentGapsBody } from "../../../server/routes/insights/schema";
 import "../insights.css";
 
 type GapGroup = ContentGapsBody["groups"][number];

@@ -9,7 +9,7 @@ import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
 import { tokenStore } from "../lib/token-store";
 import { tokens } from "../components/AllowanceNotice";
-import type { UsageBody } from "../../../server/openapi/routes/insights";
+import type { UsageBody } from "../../../server/routes/insights/schema";
 import "../insights.css";
 
 const usd = (value: number): string => `$${value.toFixed(value < 1 ? 4 : 2)}`;

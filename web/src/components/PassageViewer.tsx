@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "../lib/api";
 import { describeApiError } from "../lib/errors";
 import { tokenStore } from "../lib/token-store";
-import type { PassageBody } from "../../../server/openapi/routes/passages";
+import type { PassageBody } from "../../../server/routes/passages/schema";
 import "../insights.css";
 
 function pages(p: PassageBody): string | null {

@@ -1,5 +1,6 @@
 /** API and socket error codes as sentences a person can act on. */
 import { ApiError } from "./api";
+import { UPLOAD_FORMATS_TEXT } from "../../../lib/document-formats";
 import type { TurnError } from "./types";
 
 function wait(seconds: number | undefined): string {
@@ -35,7 +36,7 @@ export function describeApiError(error: unknown, sending = "messages"): string {
     case "FILE_TOO_LARGE":
       return `That file is too large (the limit is ${formatBytes(Number(error.details.limit_bytes))}). Split it or ask an operator to raise UPLOAD_MAX_BYTES.`;
     case "UNSUPPORTED_FILE_TYPE":
-      return `That file type is not accepted. Allowed: ${(error.details.allowed as string[] | undefined)?.join(", ") ?? "PDF, DOCX, PPTX, TXT, Markdown, HTML, CSV"}.`;
+      return `That file type is not accepted. Allowed: ${(error.details.allowed as string[] | undefined)?.join(", ") ?? UPLOAD_FORMATS_TEXT}.`;
     case "NETWORK_ERROR":
       return error.message;
     default:

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { allowanceState } from "../../../../db/queries/ai-allowance";
-import { allowanceResponse } from "../../../../server/openapi/routes/allowance";
+import { allowanceResponse } from "../../../../server/routes/allowance/schema";
 import { insertUsage, type UsageRow } from "../../../../db/queries/llm-usage";
 import { withCallScope } from "../../../../workers/llm/call-keys";
 import { LlmClient } from "../../../../workers/llm/client";

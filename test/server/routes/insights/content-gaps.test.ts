@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { expect } from "chai";
 import { createApp } from "../../../../server/app";
 import type { ServerDeps } from "../../../../server/deps";
-import { contentGapsResponse } from "../../../../server/openapi/routes/insights";
+import { contentGapsResponse } from "../../../../server/routes/insights/schema";
 import { groupContentGaps } from "../../../../workers/insights/group-questions";
 import type { AnsweredQuestion } from "../../../../db/queries/content-gaps";
 import { embedPendingQuestions } from "../../../../workers/maintenance/question-vectors";

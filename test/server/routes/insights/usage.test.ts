@@ -1,6 +1,6 @@
 /** AI usage and cost for admins: one month by use case, model, day and user, the allowance beside it, and the CSV. */
 import { expect } from "chai";
-import { usageResponse } from "../../../../server/openapi/routes/insights";
+import { usageResponse } from "../../../../server/routes/insights/schema";
 import { api } from "../../../support/client";
 import { useStack, type Stack } from "../../../support/stack";
 import { cleanUp, freshUser, type Person } from "../../../workers/admin/helpers";

@@ -3,7 +3,7 @@
  * and a link to the original, only for people who may read it now (the retrieval rule).
  */
 import { expect } from "chai";
-import { passageResponse } from "../../../../server/openapi/routes/passages";
+import { passageResponse } from "../../../../server/routes/passages/schema";
 import { api, upload, waitFor } from "../../../support/client";
 import { makeMarkdown } from "../../../support/document-fixtures";
 import { useStack, type Stack } from "../../../support/stack";
