@@ -74,7 +74,10 @@ export const documentRoutes = [
     responses: { 200: { description: "The documents.", schema: documentsResponse } },
     handler: async (ctx, { query: { status } }, deps) => {
       const orgId = principalOf(ctx).orgId;
-      const [documents, storage] = await Promise.all([listDocuments(deps.db, orgId, status), storageUsage(deps.db, orgId, deps.config.ORG_STORAGE_QUOTA_BYTES)]);
+      const [documents, storage] = await Promise.all([
+        listDocuments(deps.db, orgId, status),
+        storageUsage(deps.db, orgId, deps.config.ORG_STORAGE_QUOTA_BYTES),
+      ]);
       ctx.body = {
         documents: documents.map((document) => presentDocument(document)),
         storage: { used_bytes: storage.usedBytes, quota_bytes: storage.quotaBytes },
