@@ -14,8 +14,7 @@ import type { WorkerDeps } from "../deps";
 import { jobFailureCode } from "../job-outcome";
 import { CallerRevokedError } from "./caller-revoked";
 import { LlmError } from "../llm/errors";
-import { dropKeptAnswer } from "../tutor/kept-answer";
-import { release } from "../tutor/retrieval/handoff";
+import { clearTurnState } from "./turn-state";
 import { turnEmitter } from "./turn-emitter";
 import { TurnGoneError } from "./turn-gone";
 
@@ -100,7 +99,7 @@ export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, 
       deps.log.warn({ err: storeError, turnId: data.turnId }, "could not store the failed turn's status; announcing the failure anyway");
     }
   }
-  await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]).catch(() => undefined);
+  await clearTurnState(deps.redis, data.turnId).catch(() => undefined);
   if (!endedHere) return false;
   await turnEmitter(deps.events, data.sessionId, data.turnId).emit("error", failure);
   return true;
