@@ -33,7 +33,7 @@ export async function failLostTurns(deps: WorkerDeps, deadlineMs: number): Promi
   for (const turn of candidates) {
     if (await hasLiveJob(deps, turn)) continue;
     const data = { orgId: turn.org_id, sessionId: turn.session_id, turnId: turn.turn_id };
-    const metadata = { swept: true, ...(turn.agent_type === "admin" ? { agent: "admin" } : {}) };
+    const metadata = { swept: true, ...(turn.agent_type === "admin" ? { agent: "admin" as const } : {}) };
     // A lost admin turn's proposal was never shown with its answer: withdrawn, so no later reply can decide it.
     // The admin's open action card hears it too, as it does when a turn is cancelled.
     if (turn.agent_type === "admin") await withdrawProposals(deps, { orgId: turn.org_id, turnId: turn.turn_id }, "the turn that proposed it was lost");

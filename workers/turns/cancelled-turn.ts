@@ -6,6 +6,7 @@
  * caller (turn-state.ts), which knows what it kept.
  */
 import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
+import type { StoredMetadata } from "../../db/queries/message-metadata";
 import type { TurnEventPayloads } from "../../queues/events/contract";
 import type { WorkerDeps } from "../deps";
 import type { TurnEmitter } from "./turn-emitter";
@@ -13,7 +14,7 @@ import type { TurnEmitter } from "./turn-emitter";
 export interface CancelledAnswer {
   /** What had streamed to the client when the cancel landed. */
   content: string;
-  metadata: Record<string, unknown>;
+  metadata: StoredMetadata;
   done?: Omit<TurnEventPayloads["done"], "messageId" | "tokensUsed" | "cancelled">;
 }
 
@@ -31,7 +32,7 @@ export async function endCancelledTurn(
   });
   // A retry of a turn that was already stored says how it really ended.
   const cancelled = row.status === "cancelled";
-  const tokensUsed = Number((row.metadata as { tokens_used?: number }).tokens_used ?? 0);
+  const tokensUsed = row.metadata.tokens_used ?? 0;
   await events.emit("done", { messageId: row.id, tokensUsed, ...answer.done, cancelled });
   deps.log.info({ turnId: ids.turnId, sessionId: ids.sessionId, partialChars: row.content.length }, "turn cancelled");
   return { messageId: row.id, cancelled };

@@ -7,6 +7,7 @@
  */
 import { UnrecoverableError } from "bullmq";
 import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
+import type { StoredMetadata } from "../../db/queries/message-metadata";
 import { isStatementTimeout } from "../../db/unavailable";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { ErrorCode } from "../../queues/events/contract";
@@ -79,7 +80,7 @@ export async function announceFailure(deps: WorkerDeps, data: TurnRef, error: un
  * database is unreachable the error is still emitted and the sweep records the status later.
  * Returns whether this call ended the turn.
  */
-export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, metadata: Record<string, unknown> = {}): Promise<boolean> {
+export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, metadata: StoredMetadata = {}): Promise<boolean> {
   const failure = describeFailure(error);
   let endedHere = true;
   // A turn whose session or question was deleted has nobody to tell and nowhere to store.

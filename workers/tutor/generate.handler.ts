@@ -11,6 +11,7 @@
  */
 import type { Logger } from "pino";
 import { insertAssistantMessageOnce, findTurnMessage } from "../../db/queries/chat-messages";
+import type { StoredMetadata } from "../../db/queries/message-metadata";
 import { touchSession } from "../../db/queries/chat-sessions";
 import type { WorkerDeps } from "../deps";
 import { defineHandler, type JobContext } from "../registry";
@@ -61,7 +62,7 @@ async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">
   const answered = settled(answeredRead);
   if (answered) {
     // Stored but the job died before finishing: finish the announcement, don't answer twice.
-    const meta = answered.metadata as Record<string, never>;
+    const meta = answered.metadata;
     await events.emit("done", {
       messageId: answered.id,
       tokensUsed: meta.tokens_used ?? 0,
@@ -144,10 +145,7 @@ async function generateStage(
     turnId: data.turnId,
     content: answer,
     metadata: {
-      intent: retrieval.intent,
-      rung: grounded.rung,
-      retrieval_source: grounded.source,
-      sources: grounded.sources.map(({ content: _content, ...source }) => source),
+      ...groundingMetadata(grounded),
       ...(generated.steppedDownFrom
         ? { stepped_down: { from: generated.steppedDownFrom, reason: "sources_do_not_answer", retrieved: retrieval.sources.length } }
         : {}),
@@ -238,18 +236,20 @@ class CancelledAfterStepDown extends StreamCancelled {}
 /** Stores the partial answer as `cancelled` and ends the turn with `done {cancelled: true}`; nothing runs after it. */
 async function endCancelled(deps: WorkerDeps, data: TutorTurnPayload, events: TurnEmitter, shown: string, retrieval?: RetrievalOutcome): Promise<unknown> {
   await clearTurnState(deps.redis, data.turnId);
-  const metadata = retrieval
-    ? {
-        intent: retrieval.intent,
-        rung: retrieval.rung,
-        retrieval_source: retrieval.source,
-        sources: retrieval.sources.map(({ content: _content, ...source }) => source),
-        cancelled_during: "generate",
-      }
-    : { cancelled_during: "before_generation" };
+  const metadata: StoredMetadata = retrieval ? { ...groundingMetadata(retrieval), cancelled_during: "generate" } : { cancelled_during: "before_generation" };
   return endCancelledTurn(deps, data, events, {
     content: shown,
     metadata,
     ...(retrieval ? { done: { retrievalSource: retrieval.source, retrievalLatencyMs: retrieval.latencyMs } } : {}),
   });
+}
+
+/** How an answer was grounded, as stored with it (the sources without their text). */
+function groundingMetadata(grounded: RetrievalOutcome): StoredMetadata {
+  return {
+    intent: grounded.intent,
+    rung: grounded.rung,
+    retrieval_source: grounded.source,
+    sources: grounded.sources.map(({ content: _content, ...source }) => source),
+  };
 }
