@@ -8,7 +8,7 @@
  */
 import { findOwnedTurn } from "../db/queries/chat-messages";
 import type { Owner } from "../db/queries/chat-sessions";
-import { requestTurnCancel } from "../queues/turn-cancel";
+import { requestTurnCancel } from "../queues/turn-keys";
 import type { CommandDeps } from "./deps";
 import { CommandRefused } from "./refusal";
 

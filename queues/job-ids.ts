@@ -5,20 +5,13 @@
  */
 import type { QueueName } from "./names";
 
-export type TutorStageQueue = Extract<QueueName, `tutor-${string}`>;
 export type IngestStageQueue = Extract<QueueName, `ingest-${string}`>;
 
-export const TUTOR_STAGE_QUEUES: readonly TutorStageQueue[] = ["tutor-classify", "tutor-retrieve", "tutor-generate"];
-
-/**
- * The BullMQ job name of a tutor turn queued as one job (`tutor-generate` queue, id
- * `<turnId>-generate`): its worker classifies, retrieves and generates in process. A turn queued
- * by an earlier release is a three-job flow whose parent is named `tutor-generate`.
- */
+/** The BullMQ job name of a tutor turn (`tutor-generate` queue): its worker classifies, retrieves and generates in process. */
 export const TUTOR_TURN_JOB_NAME = "tutor-turn";
 
-/** `<turnId>-classify`, `-retrieve`, `-generate`: the turn's one job is `-generate`; the other two exist only in flows queued by an earlier release. */
-export const tutorStageJobId = (queue: TutorStageQueue, turnId: string): string => `${turnId}-${queue.slice("tutor-".length)}`;
+/** `<turnId>-generate`: the one job of a tutor turn. */
+export const tutorTurnJobId = (turnId: string): string => `${turnId}-generate`;
 
 /** `<turnId>-admin-plan`: the one job of an admin turn. */
 export const adminPlanJobId = (turnId: string): string => `${turnId}-admin-plan`;

@@ -12,18 +12,8 @@ const base: JobsOptions = {
   removeOnFail: { age: 14 * 24 * 3600, count: 10_000 },
 };
 
-/**
- * BullMQ pushes a flow parent whose children finished to the *front* of its wait list, so
- * under load parents run newest-first and early turns starve (measured: p95 first token 7.4 s
- * vs p50 0.3 s with 10 clients). A priority puts them in the prioritized set, which is FIFO
- * within a priority level. Only flows queued by an earlier release still have a parent: a tutor
- * turn is now one plain job, and BullMQ's wait list is FIFO for jobs added to it.
- */
-const flowParent: JobsOptions = { ...base, priority: 1 };
-
 export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
-  "tutor-classify": base,
-  "tutor-retrieve": flowParent,
+  // One plain job per turn: BullMQ's wait list is FIFO, so turns are served in the order they came.
   "tutor-generate": base,
   // Summaries are a nicety: low priority, few attempts, never on a turn's critical path.
   "chat-summarise": { ...base, attempts: 2, priority: 10 },

@@ -1,8 +1,7 @@
 /**
  * How the queues are laid out over Redis. BullMQ runs every operation of a queue as a Lua script
- * over several of its keys, and a flow adds jobs to several queues at once; on a Redis Cluster
- * all those keys must be in one hash slot, so each queue's BullMQ prefix carries a hash tag (the
- * pattern BullMQ documents). A flow's queues share the tag, so a turn's jobs are in one slot.
+ * over several of its keys; on a Redis Cluster all those keys must be in one hash slot, so each
+ * queue's BullMQ prefix carries a hash tag (the pattern BullMQ documents).
  *
  * One tagged set of tutor and admin queues would put every turn on one cluster node, so there
  * are QUEUE_SHARDS copies of that set, each under its own tag (tags spread evenly over the slot
@@ -17,8 +16,8 @@ import type { Config } from "../lib/config";
 import { QUEUE_PREFIX, type QueueName } from "./names";
 import { shardOf, spreadTags } from "./slots";
 
-/** The queues that come in QUEUE_SHARDS copies: a tutor turn's flow, an admin turn and its actions. */
-export const SHARDED_QUEUES: readonly QueueName[] = ["tutor-classify", "tutor-retrieve", "tutor-generate", "admin-plan", "admin-actions"];
+/** The queues that come in QUEUE_SHARDS copies: a tutor turn, an admin turn and its actions. */
+export const SHARDED_QUEUES: readonly QueueName[] = ["tutor-generate", "admin-plan", "admin-actions"];
 
 export interface QueueLayout {
   /** Copies of the sharded queues (1 = one). */

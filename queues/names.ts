@@ -4,9 +4,6 @@
  * `tutor-generate` job that reports its stages (workers/tutor/stage-report.ts).
  */
 export const QUEUE_NAMES = [
-  // Only the first two jobs of flows queued by the previous release (three jobs per turn) arrive here, to drain after an upgrade.
-  "tutor-classify",
-  "tutor-retrieve",
   "tutor-generate",
   "chat-summarise",
   "admin-plan",

@@ -8,7 +8,7 @@ import { INTENT_LABELS } from "../lib/prompt-markers";
 
 const uuid = z.uuid();
 
-/** The identity of one tutor turn, carried by every stage of it. */
+/** The identity of one tutor turn: its one `tutor-generate` job. */
 export const tutorTurnPayload = z.object({
   orgId: uuid,
   userId: uuid,
@@ -75,8 +75,6 @@ export const contentGapsPayload = z.object({
 });
 
 export const payloadSchemas = {
-  "tutor-classify": tutorTurnPayload,
-  "tutor-retrieve": tutorTurnPayload,
   "tutor-generate": tutorTurnPayload,
   "chat-summarise": summarisePayload,
   "admin-plan": adminTurnPayload,
@@ -90,46 +88,9 @@ export const payloadSchemas = {
 
 export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;
 
-/*
- * What the stages of a tutor flow return. The next stage reads them from BullMQ
- * (`getChildrenValues`), where anything may sit (an older release's value, a cancelled stage's
- * marker), so it parses them with these schemas rather than casting.
- */
-
-/** The five intents a tutor turn can have (classify decides, retrieval acts on it). */
-/** The intent labels; the intent prompt asks for them by these names (lib/prompt-markers.ts). */
+/** The intent labels a tutor turn can have (classify decides, retrieval acts on it); the intent prompt asks for them by these names (lib/prompt-markers.ts). */
 export const INTENTS = INTENT_LABELS;
 export type Intent = (typeof INTENTS)[number];
-
-/** What a stage returns instead of its result once the turn is cancelled; generate ends the turn. */
-export const cancelledStageResult = z.object({ cancelled: z.literal(true) });
-
-/** `tutor-classify`'s return value. */
-export const classifyResult = z.object({ intent: z.enum(INTENTS), decidedBy: z.enum(["heuristic", "model"]) });
-export type ClassifyResult = z.infer<typeof classifyResult>;
-
-/** `tutor-retrieve`'s return value (Bull Board shows it): ids and counts, never source text. */
-export const retrievalSummary = z.object({
-  intent: z.enum(INTENTS),
-  rung: z.enum(["chunks", "document", "general"]),
-  source: z.enum(["pageindex", "semantic", "scoped_fallback", "db", "none"]),
-  sourceCount: z.number().int().min(0),
-  sources: z.array(
-    z.object({ index: z.number().int(), sourceType: z.enum(["lesson", "document_chunk", "document", "progress"]), sourceId: z.string().nullable() }),
-  ),
-  truncated: z.boolean(),
-  latencyMs: z.number(),
-});
-export type RetrievalSummary = z.infer<typeof retrievalSummary>;
-
-/** The first of a flow job's children's return values that is a `schema` result. */
-export function childResult<T>(childValues: Record<string, unknown>, schema: z.ZodType<T>): T | undefined {
-  for (const value of Object.values(childValues)) {
-    const parsed = schema.safeParse(value);
-    if (parsed.success) return parsed.data;
-  }
-  return undefined;
-}
 
 /**
  * Checks a job's data against its queue's schema, typed for that queue (zod cannot narrow a

@@ -5,16 +5,7 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import {
-  adminActionJobId,
-  adminPlanJobId,
-  ingestStageJobId,
-  summaryJobId,
-  TUTOR_STAGE_QUEUES,
-  TUTOR_TURN_JOB_NAME,
-  tutorStageJobId,
-  type IngestStageQueue,
-} from "./job-ids";
+import { adminActionJobId, adminPlanJobId, ingestStageJobId, summaryJobId, TUTOR_TURN_JOB_NAME, tutorTurnJobId, type IngestStageQueue } from "./job-ids";
 import { FairShare, type FairQueue } from "./fair-share";
 import { JOB_OPTIONS } from "./job-options";
 import { copiesOf, queuePrefix, shardOfAction, shardOfSession, SINGLE_LAYOUT, type QueueLayout } from "./layout";
@@ -105,7 +96,7 @@ export class JobProducer {
     const shard = shardOfSession(this.layout, data.sessionId);
     await this.queue("tutor-generate", shard).add(TUTOR_TURN_JOB_NAME, data, {
       ...JOB_OPTIONS["tutor-generate"],
-      jobId: tutorStageJobId("tutor-generate", data.turnId),
+      jobId: tutorTurnJobId(data.turnId),
       priority: await this.fairPriority("tutor-generate", shard, data.orgId),
     });
   }
@@ -124,7 +115,7 @@ export class JobProducer {
   async turnFinalStageState(agentType: "tutor" | "admin", turn: QueuedTurn): Promise<string> {
     const shard = shardOfSession(this.layout, turn.sessionId);
     return agentType === "tutor"
-      ? this.queue("tutor-generate", shard).getJobState(tutorStageJobId("tutor-generate", turn.turnId))
+      ? this.queue("tutor-generate", shard).getJobState(tutorTurnJobId(turn.turnId))
       : this.queue("admin-plan", shard).getJobState(adminPlanJobId(turn.turnId));
   }
 
@@ -135,13 +126,12 @@ export class JobProducer {
 
   /**
    * The jobs that carry one chat turn, by the ids given them above: what the lost-turn sweep
-   * asks BullMQ about before it declares a turn lost. A tutor turn is its `-generate` job; the
-   * classify and retrieve jobs are asked about too, for flows queued by an earlier release.
+   * asks BullMQ about before it declares a turn lost: a tutor turn's `-generate` job, an admin turn's `-admin-plan` job.
    */
   turnJobs(agentType: "tutor" | "admin", turn: QueuedTurn): Array<{ queue: QueueName; shard: number; jobId: string }> {
     const shard = shardOfSession(this.layout, turn.sessionId);
     if (agentType === "admin") return [{ queue: "admin-plan", shard, jobId: adminPlanJobId(turn.turnId) }];
-    return TUTOR_STAGE_QUEUES.map((queue) => ({ queue, shard, jobId: tutorStageJobId(queue, turn.turnId) }));
+    return [{ queue: "tutor-generate", shard, jobId: tutorTurnJobId(turn.turnId) }];
   }
 
   /**

@@ -7,14 +7,10 @@ import { extractHandler } from "./ingestion/extract.handler";
 import { maintenanceHandler } from "./maintenance/sweep.handler";
 import { contentGapsHandler } from "./insights/content-gaps.handler";
 import type { HandlerMap } from "./registry";
-import { classifyHandler } from "./tutor/classify.handler";
 import { generateHandler } from "./tutor/generate.handler";
-import { retrieveHandler } from "./tutor/retrieve.handler";
 import { summariseHandler } from "./tutor/summarise.handler";
 
 export const HANDLERS = {
-  "tutor-classify": classifyHandler,
-  "tutor-retrieve": retrieveHandler,
   "tutor-generate": generateHandler,
   "chat-summarise": summariseHandler,
   "admin-plan": adminPlanHandler,

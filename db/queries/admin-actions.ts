@@ -5,6 +5,7 @@
  * tabs, a retried request) can never both win.
  */
 import type { Db } from "../knex";
+import type { ActionEstimate } from "./json-columns";
 
 export type ActionStatus = "pending" | "confirmed" | "running" | "completed" | "partial" | "failed" | "rejected" | "expired";
 export type ItemStatus = "pending" | "done" | "failed";
@@ -19,11 +20,13 @@ export interface AdminActionRow {
   args: Record<string, unknown>;
   preview: string;
   status: ActionStatus;
-  estimate: Record<string, unknown> | null;
+  /** As stored: read it with `actionEstimate` (json-columns.ts). */
+  estimate: unknown;
   total: number;
   done: number;
   failed: number;
-  summary: Record<string, unknown> | null;
+  /** As stored: read it with `actionSummary` (json-columns.ts). */
+  summary: unknown;
   expires_at: Date;
   confirmed_by: string | null;
   confirmed_at: Date | null;
@@ -66,7 +69,7 @@ export interface NewAction {
   tool: string;
   args: Record<string, unknown>;
   preview: string;
-  estimate: Record<string, unknown>;
+  estimate: NonNullable<ActionEstimate>;
   expiresAt: Date;
   items: NewActionItem[];
 }

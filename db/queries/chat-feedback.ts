@@ -4,6 +4,7 @@
  * (and the content-gap report can find rated-down questions). Rating again replaces.
  */
 import type { Db } from "../knex";
+import { readMetadata } from "./message-metadata";
 
 export type Rating = "up" | "down";
 
@@ -19,10 +20,11 @@ const COLUMNS = ["message_id", "rating", "comment", "rung", "updated_at"] as con
 
 /** The caller's own assistant message (its metadata: rung, sources…); undefined when it is not theirs or not an answer. */
 export async function findOwnAnswer(db: Db, owner: { orgId: string; userId: string }, messageId: string) {
-  return db("chat_messages as m")
+  const answer = await db("chat_messages as m")
     .join("chat_sessions as s", (on) => on.on("s.id", "m.session_id").andOn("s.org_id", "m.org_id"))
     .where({ "m.id": messageId, "m.org_id": owner.orgId, "m.role": "assistant", "s.user_id": owner.userId })
-    .first<{ metadata: Record<string, unknown> } | undefined>("m.metadata");
+    .first<{ metadata: unknown } | undefined>("m.metadata");
+  return answer && { metadata: readMetadata(answer.metadata) };
 }
 
 /** Stores (or replaces) the rating; undefined when the message is not the caller's own answer. */
@@ -33,8 +35,8 @@ export async function rateAnswer(
 ): Promise<FeedbackRow | undefined> {
   const answer = await findOwnAnswer(db, owner, input.messageId);
   if (!answer) return undefined;
-  const rung = typeof answer.metadata.rung === "string" ? answer.metadata.rung : null;
-  const sources = Array.isArray(answer.metadata.sources) ? answer.metadata.sources : [];
+  const rung = answer.metadata.rung ?? null;
+  const sources = answer.metadata.sources ?? [];
   const [row] = await db("chat_feedback")
     .insert({
       org_id: owner.orgId,

@@ -1,5 +1,6 @@
 /** Chat messages. An assistant message is unique per turn: a retried job can never store two. */
 import type { Db } from "../knex";
+import { readMetadata, type MessageMetadata, type StoredMetadata } from "./message-metadata";
 
 export type MessageRole = "user" | "assistant";
 /** `cancelled`: the owner stopped the turn; the content is what had streamed by then. */
@@ -13,15 +14,21 @@ export interface ChatMessageRow {
   role: MessageRole;
   content: string;
   status: MessageStatus;
-  metadata: Record<string, unknown>;
+  /** Parsed on every read (message-metadata.ts): never a cast. */
+  metadata: MessageMetadata;
   created_at: Date;
 }
 
+/** A row as Postgres returns it, before its metadata is read. */
+type StoredRow = Omit<ChatMessageRow, "metadata"> & { metadata: unknown };
+
+const toMessage = (row: StoredRow): ChatMessageRow => ({ ...row, metadata: readMetadata(row.metadata) });
+
 export async function insertUserMessage(
   db: Db,
-  values: { orgId: string; sessionId: string; turnId: string; content: string; metadata?: Record<string, unknown> },
+  values: { orgId: string; sessionId: string; turnId: string; content: string; metadata?: StoredMetadata },
 ): Promise<ChatMessageRow> {
-  const [row] = await db<ChatMessageRow>("chat_messages")
+  const [row] = await db<StoredRow>("chat_messages")
     .insert({
       org_id: values.orgId,
       session_id: values.sessionId,
@@ -31,18 +38,19 @@ export async function insertUserMessage(
       metadata: values.metadata ?? {},
     })
     .returning("*");
-  return row!;
+  return toMessage(row!);
 }
 
 /**
- * Stores the assistant's answer for a turn exactly once. A second call for the same turn
- * (a redelivered job) returns the row stored first and changes nothing.
+ * Stores the assistant's answer for a turn exactly once — the one writer of an answer's metadata,
+ * whichever way the turn ended (answered, cancelled, failed; tutor or admin). A second call for the
+ * same turn (a redelivered job) returns the row stored first and changes nothing.
  */
 export async function insertAssistantMessageOnce(
   db: Db,
-  values: { orgId: string; sessionId: string; turnId: string; content: string; status?: MessageStatus; metadata: Record<string, unknown> },
+  values: { orgId: string; sessionId: string; turnId: string; content: string; status?: MessageStatus; metadata: StoredMetadata },
 ): Promise<{ row: ChatMessageRow; inserted: boolean }> {
-  const inserted = await db<ChatMessageRow>("chat_messages")
+  const inserted = await db<StoredRow>("chat_messages")
     .insert({
       org_id: values.orgId,
       session_id: values.sessionId,
@@ -55,13 +63,14 @@ export async function insertAssistantMessageOnce(
     .onConflict(["turn_id", "role"])
     .ignore()
     .returning("*");
-  if (inserted[0]) return { row: inserted[0], inserted: true };
+  if (inserted[0]) return { row: toMessage(inserted[0]), inserted: true };
   const existing = await findTurnMessage(db, values.orgId, values.turnId, "assistant");
   return { row: existing!, inserted: false };
 }
 
 export async function findTurnMessage(db: Db, orgId: string, turnId: string, role: MessageRole): Promise<ChatMessageRow | undefined> {
-  return db<ChatMessageRow>("chat_messages").where({ org_id: orgId, turn_id: turnId, role }).first();
+  const row = await db<StoredRow>("chat_messages").where({ org_id: orgId, turn_id: turnId, role }).first();
+  return row && toMessage(row);
 }
 
 // Messages are shown in (created_at, user before assistant, id) order; the id makes it total,
@@ -103,7 +112,7 @@ export async function listSessionMessagePage(
   sessionId: string,
   options: { before?: string | undefined; limit: number },
 ): Promise<MessagePage> {
-  const query = db<ChatMessageRow>("chat_messages")
+  const query = db<StoredRow>("chat_messages")
     .where({ org_id: orgId, session_id: sessionId })
     .orderByRaw(NEWEST_FIRST)
     .limit(options.limit + 1);
@@ -116,7 +125,7 @@ export async function listSessionMessagePage(
   }
   const rows = await query;
   const hasMore = rows.length > options.limit;
-  const page = rows.slice(0, options.limit).reverse();
+  const page = rows.slice(0, options.limit).reverse().map(toMessage);
   return { messages: page, nextBefore: hasMore ? (page[0]?.id ?? null) : null };
 }
 
@@ -127,7 +136,7 @@ export async function listSessionMessagePage(
  */
 export async function listRecentMessagesBeforeTurn(db: Db, orgId: string, sessionId: string, turnId: string, limit: number): Promise<ChatMessageRow[]> {
   const rows = await beforeTurn(db, orgId, sessionId, turnId).orderByRaw(NEWEST_FIRST).limit(limit);
-  return rows.reverse();
+  return rows.reverse().map(toMessage);
 }
 
 /** How many complete turns (user messages) a session has before this one; counts on the index, loads nothing. */
@@ -138,11 +147,8 @@ export async function countTurnsBeforeTurn(db: Db, orgId: string, sessionId: str
 
 /** The session's last `limit` complete messages, oldest first (summary refreshes). */
 export async function listRecentSessionMessages(db: Db, orgId: string, sessionId: string, limit: number): Promise<ChatMessageRow[]> {
-  const rows = await db<ChatMessageRow>("chat_messages")
-    .where({ org_id: orgId, session_id: sessionId, status: "complete" })
-    .orderByRaw(NEWEST_FIRST)
-    .limit(limit);
-  return rows.reverse();
+  const rows = await db<StoredRow>("chat_messages").where({ org_id: orgId, session_id: sessionId, status: "complete" }).orderByRaw(NEWEST_FIRST).limit(limit);
+  return rows.reverse().map(toMessage);
 }
 
 /** How many turns (user messages) the session has. */
@@ -157,7 +163,7 @@ export async function countSessionTurns(db: Db, orgId: string, sessionId: string
 /** Complete messages of the session older than the turn's own question. */
 function beforeTurn(db: Db, orgId: string, sessionId: string, turnId: string) {
   const current = db("chat_messages").where({ org_id: orgId, turn_id: turnId, role: "user" }).select("created_at");
-  return db<ChatMessageRow>("chat_messages")
+  return db<StoredRow>("chat_messages")
     .where({ org_id: orgId, session_id: sessionId, status: "complete" })
     .whereNot({ turn_id: turnId })
     .andWhere((where) => {

@@ -5,6 +5,7 @@
  * were five round trips on the request path of every turn (bench/optimisations.md, section 2).
  */
 import type { Db } from "../knex";
+import type { StoredMetadata } from "./message-metadata";
 import type { AgentType, Owner } from "./chat-sessions";
 
 export interface StoredQuestion {
@@ -23,7 +24,7 @@ export interface QuestionValues {
   sessionContext: Record<string, unknown> | undefined;
   turnId: string;
   content: string;
-  metadata: Record<string, unknown>;
+  metadata: StoredMetadata;
 }
 
 /** Undefined when `sessionId` is not a session of this owner and agent type. */

@@ -4,6 +4,7 @@
  * run (document + generation), always within one org.
  */
 import { toVectorLiteral, type Db } from "../knex";
+import { chunkMetadata, type ChunkMetadata } from "./json-columns";
 import { chunksEnterVectorTail } from "./org-vector-indexes";
 
 export interface IndexRun {
@@ -52,8 +53,13 @@ export async function nextUnembeddedDrafts(
   db: Db,
   run: IndexRun,
   limit: number,
-): Promise<Array<{ position: number; content: string; metadata: { heading?: string | null } | null }>> {
-  return draftsOf(db, run).whereNull("embedding").select("position", "content", "metadata").orderBy("position").limit(limit);
+): Promise<Array<{ position: number; content: string; metadata: ChunkMetadata }>> {
+  const rows: Array<{ position: number; content: string; metadata: unknown }> = await draftsOf(db, run)
+    .whereNull("embedding")
+    .select("position", "content", "metadata")
+    .orderBy("position")
+    .limit(limit);
+  return rows.map((row) => ({ ...row, metadata: chunkMetadata.parse(row.metadata) }));
 }
 
 /**

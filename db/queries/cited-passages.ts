@@ -6,6 +6,7 @@
  */
 import type { Db } from "../knex";
 import { courseUsableBy, readableBy, type Reader } from "./access";
+import { chunkMetadata } from "./json-columns";
 
 export interface Passage {
   text: string;
@@ -18,8 +19,6 @@ export interface Passage {
   truncated: boolean;
 }
 
-const asPage = (value: unknown): number | null => (typeof value === "number" ? value : null);
-
 export async function readableChunk(db: Db, reader: Reader, chunkId: string): Promise<Passage | undefined> {
   const row = await db("document_chunks as c")
     .join("documents as d", (on) => on.on("d.id", "c.document_id").andOn("d.org_id", "c.org_id"))
@@ -27,14 +26,14 @@ export async function readableChunk(db: Db, reader: Reader, chunkId: string): Pr
     .andWhereRaw("?", [readableBy(db, reader, "d")])
     .first("c.content", "c.metadata", "d.id as document_id", "d.title");
   if (!row) return undefined;
-  const meta = (row.metadata ?? {}) as Record<string, unknown>;
+  const meta = chunkMetadata.parse(row.metadata);
   return {
     text: row.content,
     documentId: row.document_id,
     title: row.title,
-    heading: typeof meta.heading === "string" ? meta.heading : null,
-    pageStart: asPage(meta.page_start),
-    pageEnd: asPage(meta.page_end),
+    heading: meta.heading ?? null,
+    pageStart: meta.page_start ?? null,
+    pageEnd: meta.page_end ?? null,
     truncated: false,
   };
 }

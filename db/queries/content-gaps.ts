@@ -6,6 +6,7 @@
  * join is on the organisation too, so no row of another tenant can ever be matched.
  */
 import type { Db } from "../knex";
+import { storedVector } from "./json-columns";
 import { NOT_ABOUT_MATERIAL } from "./question-vectors";
 
 export const MAX_REPORTED_QUESTIONS = 5_000;
@@ -54,7 +55,7 @@ export async function listAnsweredQuestions(db: Db, orgId: string, input: { sinc
     language: row.language ?? null,
     rung: row.rung ?? null,
     rating: row.rating ?? null,
-    embedding: row.embedding as number[],
+    embedding: storedVector.parse(row.embedding),
   }));
 }
 

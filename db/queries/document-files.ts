@@ -1,5 +1,6 @@
 /** The uploaded bytes of a document and what extraction made of them, always within one org. */
 import type { Db } from "../knex";
+import { storedExtraction as storedExtractionSchema, type StoredExtraction } from "./json-columns";
 
 export async function hasStoredFile(db: Db, orgId: string, documentId: string): Promise<boolean> {
   return Boolean(await db("document_files").where({ document_id: documentId, org_id: orgId }).first("document_id"));
@@ -10,10 +11,14 @@ export async function storedBytes(db: Db, orgId: string, documentId: string): Pr
   return row?.bytes as Buffer | undefined;
 }
 
-/** The extract stage's result (sections and all), or null when that stage has not finished. */
-export async function storedExtraction<T>(db: Db, orgId: string, documentId: string): Promise<T | null> {
+/**
+ * The extract stage's result (sections and all), or null when that stage has not finished — or
+ * what is stored is not an extraction this release reads: the chunk stage then fails the
+ * document with its reason rather than chunking something else.
+ */
+export async function storedExtraction(db: Db, orgId: string, documentId: string): Promise<StoredExtraction | null> {
   const row = await db("document_files").select("extracted").where({ document_id: documentId, org_id: orgId }).first();
-  return (row?.extracted as T | null | undefined) ?? null;
+  return storedExtractionSchema.safeParse(row?.extracted).data ?? null;
 }
 
 /**

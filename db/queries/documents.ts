@@ -16,7 +16,8 @@ export interface DocumentRow {
   /** Stable code of a FAILED document (EXTRACTION_TIMEOUT, EXTRACTION_TOO_LARGE, …); null otherwise. */
   error_code: string | null;
   chunk_count: number;
-  metadata: Record<string, unknown>;
+  /** As stored: read it with `documentMetadata` (json-columns.ts). */
+  metadata: unknown;
   ingest_generation: number;
   processing_started_at: Date | null;
   created_at: Date;

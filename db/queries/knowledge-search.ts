@@ -16,6 +16,7 @@ import type { Knex } from "knex";
 import type { Db } from "../knex";
 import { toVectorLiteral } from "../knex";
 import { readableBy, type Reader } from "./access";
+import { chunkMetadata, type ChunkMetadata } from "./json-columns";
 import { legacyOrgVectorPredicate, orgVectorIndexStates, orgVectorPredicate } from "./org-vector-indexes";
 
 export interface ChunkHit {
@@ -24,7 +25,8 @@ export interface ChunkHit {
   document_title: string;
   content: string;
   position: number;
-  metadata: { heading?: string | null; page_start?: number | null; page_end?: number | null; position?: number };
+  /** Parsed with the column's schema (json-columns.ts). */
+  metadata: ChunkMetadata;
   similarity: number;
   text_rank: number;
 }
@@ -132,7 +134,7 @@ export async function vectorSearch(db: Db, options: VectorSearchOptions): Promis
   const path = await searchPath(db, options);
   const search = async (conn: Db | Knex.Transaction) => {
     const rows = await vectorStatement(conn, options, path);
-    const hits = (rows.rows as ChunkHit[]).map(normaliseHit);
+    const hits = (rows.rows as StoredHit[]).map(normaliseHit);
     // The graph's and the tail's nearest, merged (a no-op for one part: it is ordered already).
     if (path === "org-index") hits.sort((a, b) => b.similarity - a.similarity);
     return hits.slice(0, options.limit).filter((hit) => hit.similarity >= options.minSimilarity);
@@ -201,11 +203,20 @@ export async function keywordSearch(db: Db, { reader, words, limit }: { reader: 
       LIMIT ?`,
     [query, reader.orgId, readableBy(db, reader), limit],
   );
-  return (rows.rows as ChunkHit[]).map(normaliseHit);
+  return (rows.rows as StoredHit[]).map(normaliseHit);
 }
 
-function normaliseHit(hit: ChunkHit): ChunkHit {
-  return { ...hit, similarity: Number(hit.similarity), text_rank: Number(hit.text_rank), position: Number(hit.position), metadata: hit.metadata ?? {} };
+/** A hit as Postgres returns it: numerics as strings, the metadata as stored. */
+type StoredHit = Omit<ChunkHit, "metadata"> & { metadata: unknown };
+
+function normaliseHit(hit: StoredHit): ChunkHit {
+  return {
+    ...hit,
+    similarity: Number(hit.similarity),
+    text_rank: Number(hit.text_rank),
+    position: Number(hit.position),
+    metadata: chunkMetadata.parse(hit.metadata),
+  };
 }
 
 /** How often each term occurs in an organisation's material, the base of its rarity weight. */

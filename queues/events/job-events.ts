@@ -12,8 +12,17 @@ import { feedChannel, publishFeed } from "./feed";
 
 export const JOB_EVENTS_CHANNEL = "skillnet:job-events";
 
+/**
+ * The labels a tutor turn's stages before generation report under, beside the queues: a turn is
+ * one `tutor-generate` job, and these keep its classify and retrieve attempts apart in the
+ * per-queue duration and failure series (workers/tutor/stage-report.ts).
+ */
+export const STAGE_METRIC_LABELS = ["tutor-classify", "tutor-retrieve"] as const;
+export type StageMetricLabel = (typeof STAGE_METRIC_LABELS)[number];
+
 const jobEnd = z.object({
-  queue: z.enum(QUEUE_NAMES),
+  /** The queue, or a tutor stage's label. */
+  queue: z.enum([...QUEUE_NAMES, ...STAGE_METRIC_LABELS]),
   outcome: z.enum(["completed", "failed"]),
   /** Failed attempts only: BullMQ will run the job again. */
   willRetry: z.boolean().optional(),

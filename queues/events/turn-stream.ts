@@ -17,6 +17,7 @@ import type { Cluster, Redis } from "ioredis";
 import type { ActionEventName, ActionEventPayloads, TurnEvent, TurnEventEnvelope, TurnEventName, TurnEventPayloads } from "./contract";
 import { roomForSession, roomForUser } from "./contract";
 import { groupByTag, keyTagOf, ownedKey } from "../slots";
+import { latestTurnKey } from "../turn-keys";
 import { feedChannel, publishFeed } from "./feed";
 
 export const TURN_EVENTS_CHANNEL = "skillnet:turn-events";
@@ -30,7 +31,6 @@ export interface StreamRef {
 // `:log`, not the `:events` of the earlier `<seq>-0` ids: a log started by an older worker is never
 // continued with the new ids. On a cluster the keys carry their owner's hash tag (queues/slots.ts).
 const streamKey = (cluster: boolean, ref: StreamRef): string => ownedKey(cluster, ref.id, `${ref.kind}:${ref.id}:log`);
-const latestTurnKey = (cluster: boolean, sessionId: string): string => ownedKey(cluster, sessionId, `session:${sessionId}:latest-turn`);
 const batchMarkerKey = (cluster: boolean, ownerId: string, batchId: string): string => ownedKey(cluster, ownerId, `append-batch:${batchId}`);
 
 /** The log an event payload belongs to, read from the ids it carries. */

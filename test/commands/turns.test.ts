@@ -9,7 +9,7 @@ import { CommandRefused } from "../../commands/refusal";
 import { startTurn } from "../../commands/start-turn";
 import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
-import { isTurnCancelled } from "../../queues/turn-cancel";
+import { isTurnCancelled } from "../../workers/turns/turn-state";
 import { stackSuite } from "../support/suite";
 import { adminSession, freshPerson, refusingProducer, removePeople } from "./helpers";
 

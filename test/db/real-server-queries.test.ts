@@ -92,7 +92,7 @@ describe("queries on a real PostgreSQL server", function () {
       tool: "assign_course",
       args: {},
       preview: "Assign a course to one learner",
-      estimate: {},
+      estimate: { items: 1, writes: 1, seconds: 1 },
       expiresAt: new Date(Date.now() + 3600_000),
       items: [{ target: { user_id: learner.userId, course_id: course.id, deadline: "2031-01-31" }, label: "Test Learner", before: null, after: null }],
     });

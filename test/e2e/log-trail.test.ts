@@ -12,7 +12,7 @@ import { useStack, type Stack } from "../support/stack";
 import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
 import type { Worker } from "bullmq";
 
-const TUTOR_QUEUES = ["tutor-classify", "tutor-retrieve", "tutor-generate"];
+const TUTOR_QUEUES = ["tutor-generate"];
 const ANSWER = "Returns are accepted within thirty days of purchase when the item is unused and you still have the receipt.";
 
 type LogLine = Record<string, any> & { msg: string; component?: string };
@@ -126,7 +126,8 @@ describe("logs that follow a turn", function () {
 
       // Every worker line of this turn's jobs names the turn, and no id is written twice in one line.
       const jobLines = workerLines.filter((line) => line.includes(`"jobId":"${turnId}-`));
-      expect(jobLines.length).to.be.at.least(TUTOR_QUEUES.length + 2);
+      // The three stages' start and end lines at least, and the failed attempt's.
+      expect(jobLines.length).to.be.at.least(5);
       for (const line of jobLines) {
         expect(line).to.include(`"turnId":"${turnId}"`).and.include(`"sessionId":"${sessionId}"`);
         for (const key of ["jobId", "turnId", "sessionId", "queue"]) expect(keyCount(line, key), `${key} in ${line}`).to.equal(1);

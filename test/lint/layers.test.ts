@@ -31,6 +31,8 @@ const TREE: Record<string, string> = {
   "workers/uses-server.ts": 'import { fine } from "../server/routes/fine";\nexport const bad = fine;\n',
   "workers/admin/uses-tutor.ts": 'import { own } from "../tutor/own";\nexport const bad = own;\n',
   "workers/maintenance/uses-tutor.ts": 'import { own } from "../tutor/own";\nexport const bad = own;\n',
+  "workers/turns/uses-tutor.ts": 'import { own } from "../tutor/own";\nexport const bad = own;\n',
+  "workers/turns/uses-admin.ts": 'import { fine } from "../admin/fine";\nexport const bad = fine;\n',
   "workers/admin/uses-server.ts": 'import { fine } from "../../server/routes/fine";\nexport const bad = fine;\n',
   "db/uses-queues.ts": 'import { name } from "../queues/names";\nexport const bad = name;\n',
   "queues/uses-db.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
@@ -95,9 +97,12 @@ describe("lint: layer directions", function () {
       "workers/admin/uses-server.ts",
       "workers/admin/uses-tutor.ts",
       "workers/maintenance/uses-tutor.ts",
+      "workers/turns/uses-admin.ts",
+      "workers/turns/uses-tutor.ts",
       "workers/uses-server.ts",
     ]);
     expect(output).to.include("share turn code through workers/turns/");
+    expect(output).to.include("workers/turns/ is what both agents build on");
     expect(output).to.include("server/ may import from commands/, queues/, db/ and lib/ only");
     expect(output).to.include("commands/ may import from queues/, db/ and lib/ only");
   });

@@ -5,6 +5,7 @@
 import { expect } from "chai";
 import { queuePrefix, SINGLE_LAYOUT, shardOfSession } from "../../queues/layout";
 import { KEY_TAGS, keyTagOf, ownedKey, slotOf, spreadTags } from "../../queues/slots";
+import { TURN_CHECKPOINTS, turnCancelKey, turnCheckpointKey } from "../../queues/turn-keys";
 
 describe("hash slots and tags", () => {
   it("computes the slot Redis Cluster gives a key, hash tag included", () => {
@@ -28,17 +29,17 @@ describe("hash slots and tags", () => {
 
   it("keeps an owner's keys in one slot on a cluster and the plain names on one Redis", () => {
     const turnId = "6f1c1d4e-8a8b-4b57-9a3e-1f0d2a1b7c55";
-    expect(slotOf(ownedKey(true, turnId, `turn:${turnId}:log`))).to.equal(slotOf(ownedKey(true, turnId, `turn:${turnId}:cancel`)));
+    // The turn's log and everything queues/turn-keys.ts names for it: one MGET reads its checkpoints, one DEL clears them.
+    const turnKeys = [turnCancelKey(true, turnId), ...TURN_CHECKPOINTS.map((checkpoint) => turnCheckpointKey(true, turnId, checkpoint))];
+    expect(new Set([ownedKey(true, turnId, `turn:${turnId}:log`), ...turnKeys].map(slotOf)).size).to.equal(1);
     expect(ownedKey(true, turnId, "x")).to.contain(keyTagOf(turnId));
     expect(ownedKey(false, turnId, `turn:${turnId}:log`)).to.equal(`skillnet:turn:${turnId}:log`);
   });
 
-  it("gives a flow's queues one tag per copy, and keeps the old prefix on one Redis with one copy", () => {
+  it("gives a session's turn queues one tag per copy, and keeps the old prefix on one Redis with one copy", () => {
     const layout = { shards: 6, cluster: true };
     for (let shard = 0; shard < 6; shard++) {
-      const slots = new Set(
-        ["tutor-classify", "tutor-retrieve", "tutor-generate"].map((q) => slotOf(`${queuePrefix(layout, q as "tutor-generate", shard)}:${q}:wait`)),
-      );
+      const slots = new Set((["tutor-generate", "admin-plan"] as const).map((q) => slotOf(`${queuePrefix(layout, q, shard)}:${q}:wait`)));
       expect(slots.size).to.equal(1);
     }
     expect(queuePrefix(SINGLE_LAYOUT, "tutor-generate", 0)).to.equal("skillnet");

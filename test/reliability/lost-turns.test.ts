@@ -63,7 +63,7 @@ describe("the lost-turn sweep", function () {
       tool: "archive_course",
       args: {},
       preview: "Archive a course",
-      estimate: {},
+      estimate: { items: 0, writes: 0, seconds: 0 },
       expiresAt: new Date(Date.now() + 3_600_000),
       items: [],
     });

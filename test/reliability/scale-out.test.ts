@@ -14,7 +14,7 @@ import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type 
 import { useStack, type Stack } from "../support/stack";
 import { scriptedResponder } from "../workers/tutor/helpers";
 
-const TUTOR_QUEUES = ["tutor-classify", "tutor-retrieve", "tutor-generate"];
+const TUTOR_QUEUES = ["tutor-generate"];
 const ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the returns policy matters here.`).join(" ");
 
 interface Node {

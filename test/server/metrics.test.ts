@@ -68,6 +68,7 @@ describe("ops metrics", function () {
     const after = await waitFor(
       async () => {
         const s = await scrape(stack);
+        // A turn is one job; its classify and retrieve stages report under labels of their own.
         return ["tutor-classify", "tutor-retrieve", "tutor-generate"].every((queue) => completed(s, queue) > completed(before, queue)) && s;
       },
       10_000,
@@ -87,7 +88,7 @@ describe("ops metrics", function () {
   it("reads workers per queue and the dependencies' health at scrape time", async () => {
     const scraped = await scrape(stack);
     // The stack's workers serve every queue (WORKER_QUEUES=all).
-    for (const queue of ["tutor-classify", "tutor-retrieve", "tutor-generate", "admin-plan", "ingest-embed"]) {
+    for (const queue of ["tutor-generate", "admin-plan", "ingest-embed"]) {
       expect(total(scraped, "skillnet_queue_workers", { queue }), queue).to.be.at.least(1);
     }
     expect(total(scraped, "skillnet_dependency_up", { dependency: "redis" })).to.equal(1);

@@ -11,7 +11,7 @@ import { HANDLERS } from "../../workers/handlers";
 import { parseQueueSelection } from "../../workers/host";
 import { QUEUE_NAMES, QUEUE_PREFIX } from "../../queues/names";
 import { createRedis } from "../../queues/connection";
-import { TUTOR_TURN_JOB_NAME, tutorStageJobId } from "../../queues/job-ids";
+import { TUTOR_TURN_JOB_NAME, tutorTurnJobId } from "../../queues/job-ids";
 import { JobProducer } from "../../queues/producer";
 import { useStack } from "../support/stack";
 
@@ -27,8 +27,8 @@ describe("worker registry", () => {
     const header = `import { HANDLERS } from "${ROOT}/workers/handlers";\nimport type { HandlerMap } from "${ROOT}/workers/registry";\n`;
     const modules = {
       "complete.ts": "export const all: HandlerMap = HANDLERS;",
-      "missing.ts": 'const { "tutor-retrieve": _dropped, ...rest } = HANDLERS;\nexport const incomplete: HandlerMap = rest;',
-      "misfiled.ts": 'export const misfiled: HandlerMap = { ...HANDLERS, "tutor-retrieve": HANDLERS["tutor-classify"] };',
+      "missing.ts": 'const { "chat-summarise": _dropped, ...rest } = HANDLERS;\nexport const incomplete: HandlerMap = rest;',
+      "misfiled.ts": 'export const misfiled: HandlerMap = { ...HANDLERS, "chat-summarise": HANDLERS["tutor-generate"] };',
     };
     try {
       for (const [name, body] of Object.entries(modules)) writeFileSync(join(dir, name), `${header}${body}\n`);
@@ -54,7 +54,7 @@ describe("worker registry", () => {
       const output = tsc.stdout + tsc.stderr;
       const erroredFiles = new Set([...output.matchAll(/([a-z]+\.ts)\(\d+,\d+\): error/g)].map((match) => match[1]));
       expect([...erroredFiles].sort(), output).to.deep.equal(["misfiled.ts", "missing.ts"]);
-      expect(output).to.match(/missing\.ts\(\d+,\d+\): error TS\d+: Property '"tutor-retrieve"' is missing/);
+      expect(output).to.match(/missing\.ts\(\d+,\d+\): error TS\d+: Property '"chat-summarise"' is missing/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -65,7 +65,7 @@ describe("worker registry", () => {
     const all = parseQueueSelection("all", 2);
     expect(all.size).to.equal(QUEUE_NAMES.length);
     expect(all.get("tutor-generate")).to.equal(8, "model-bound generation gets 4x the default");
-    expect(all.get("tutor-classify")).to.equal(2);
+    expect(all.get("chat-summarise")).to.equal(2);
     expect(() => parseQueueSelection("tutor-nope:2", 1)).to.throw(/unknown queue "tutor-nope"/);
   });
 });
@@ -120,9 +120,7 @@ describe("tutor turns under load", function () {
     while (order.length < turns.length && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 50));
     await worker.pause();
     expect(order).to.deep.equal(turns.map((turnId) => `${TUTOR_TURN_JOB_NAME}:${turnId}`));
-    const generated = await producer.queue("tutor-generate").getJob(tutorStageJobId("tutor-generate", turns[0]!));
+    const generated = await producer.queue("tutor-generate").getJob(tutorTurnJobId(turns[0]!));
     expect(await generated?.getState()).to.equal("completed");
-    // No stage job was queued beside it.
-    for (const queue of ["tutor-classify", "tutor-retrieve"] as const) expect(await producer.queue(queue).count(), queue).to.equal(0);
   });
 });

@@ -19,13 +19,12 @@ import {
   recordProgress,
   startRunning,
 } from "../../db/queries/admin-actions";
+import { actionSummary } from "../../db/queries/json-columns";
 import { jobFailureCode } from "../job-outcome";
 import { defineHandler } from "../registry";
 
 async function announceDone(deps: WorkerDeps, finished: AdminActionRow): Promise<void> {
-  const failedItems = ((finished.summary?.failed_items ?? []) as Array<{ position: number; label: string; error: string | null }>).map(
-    ({ position, label, error }) => ({ position, label, error }),
-  );
+  const failedItems = (actionSummary.parse(finished.summary)?.failed_items ?? []).map(({ position, label, error }) => ({ position, label, error }));
   const status = finished.status as "completed" | "partial" | "failed";
   await deps.events.appendAction(finished.id, finished.user_id, "action_done", {
     status,

@@ -5,9 +5,9 @@
  * reminder. A cancelled turn withdraws what it proposed.
  */
 import { withdrawProposals } from "../../commands/withdraw-proposals";
-import { cancelWatcherFor } from "../../queues/turn-cancel";
 import type { WorkerDeps } from "../deps";
 import type { TurnEmitter } from "../turns/turn-emitter";
+import { watchCancel } from "../turns/turn-state";
 import { adminConversation, todayOf } from "./conversation";
 import type { CancelledOutcome, PlanNext, PlannedOutcome } from "./outcome";
 import { TurnProposals } from "./proposals";
@@ -31,7 +31,7 @@ export async function planTurn(deps: WorkerDeps, turn: AdminTurnContext, events:
     today: todayOf(now),
     propose: (action) => proposals.propose(action),
   };
-  const cancel = cancelWatcherFor(deps.redis).watch(turn.turnId);
+  const cancel = watchCancel(deps.redis, turn.turnId);
   let loop: ToolLoopResult;
   let cancelled: boolean;
   try {

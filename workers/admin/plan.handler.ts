@@ -11,10 +11,10 @@
  * proposing again (proposals.ts); a turn that fails for good or is cancelled withdraws it.
  */
 import { withdrawProposals } from "../../commands/withdraw-proposals";
-import { isTurnCancelled } from "../../queues/turn-cancel";
 import { defineHandler } from "../registry";
 import { announceFailure, failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
 import { turnEmitter } from "../turns/turn-emitter";
+import { isRedelivery, isTurnCancelled } from "../turns/turn-state";
 import type { TurnOutcome } from "./outcome";
 import { replyToPending } from "./pending-replies";
 import { planTurn } from "./plan-turn";
@@ -33,7 +33,7 @@ export const adminPlanHandler = defineHandler({
       return storeCancelledBeforePlan(deps, data, events);
     }
     const turn = await loadAdminTurn(deps, data);
-    if (job.attemptsMade > 0 || job.attemptsStarted > 1) await events.emit("stage", { stage: "plan", status: "restart" });
+    if (isRedelivery(job)) await events.emit("stage", { stage: "plan", status: "restart" });
     await events.emit("stage", { stage: "plan", status: "started" });
     const started = performance.now();
 

@@ -8,6 +8,7 @@ import { createPendingAction, findActionOfTurn, listActionItems, type AdminActio
 import type { WorkerDeps } from "../deps";
 import type { TurnEmitter } from "../turns/turn-emitter";
 import { estimateWork, type ProposedAction } from "./tools/proposal";
+import { actionEstimate, type ActionEstimate } from "../../db/queries/json-columns";
 import type { StoredProposal } from "./tools/tool";
 import type { AdminTurnContext } from "./turn-context";
 
@@ -36,7 +37,7 @@ export class TurnProposals {
     if (this.carried) {
       await this.takeCarried();
       // Shown again: the client dropped what the earlier attempt streamed when it saw `restart`.
-      if (this.carried.status === "pending") await this.announce(this.carried, this.carried.estimate);
+      if (this.carried.status === "pending") await this.announce(this.carried, actionEstimate.parse(this.carried.estimate));
       return stored(this.carried, this.labels);
     }
     const { deps, turn } = this;
@@ -63,7 +64,7 @@ export class TurnProposals {
   async keepCarried(): Promise<void> {
     if (this.proposed || this.carried?.status !== "pending") return;
     await this.takeCarried();
-    await this.announce(this.carried, this.carried.estimate);
+    await this.announce(this.carried, actionEstimate.parse(this.carried.estimate));
   }
 
   private async takeCarried(): Promise<void> {
@@ -72,14 +73,15 @@ export class TurnProposals {
     this.labels = (await listActionItems(this.deps.db, carried.org_id, carried.id)).slice(0, SHOWN_ITEMS).map((item) => item.label);
   }
 
-  private async announce(row: AdminActionRow, estimate: Record<string, unknown> | null): Promise<void> {
+  private async announce(row: AdminActionRow, estimate: ActionEstimate): Promise<void> {
     await this.events.emit("action_pending", {
       actionId: row.id,
       tool: row.tool,
       preview: row.preview,
       total: row.total,
       items: this.labels.slice(0, SHOWN_ITEMS).map((label, position) => ({ position, label })),
-      estimate: estimate as { items: number; writes: number; seconds: number },
+      // A row without a readable estimate (an older release's) still shows its size.
+      estimate: estimate ?? { items: row.total, writes: 0, seconds: 0 },
       expiresAt: row.expires_at.toISOString(),
     });
   }

@@ -4,6 +4,7 @@
  * whose answer is stored replays `done` instead; a cancelled turn stores what had streamed.
  */
 import { findTurnMessage, insertAssistantMessageOnce } from "../../db/queries/chat-messages";
+import type { StoredMetadata } from "../../db/queries/message-metadata";
 import { touchSession } from "../../db/queries/chat-sessions";
 import { markActionAnnounced } from "../../db/queries/admin-actions";
 import type { AdminTurnPayload } from "../../queues/payloads";
@@ -21,7 +22,7 @@ export async function replayStoredAnswer(
 ): Promise<{ messageId: string; replayed: true } | undefined> {
   const answered = await findTurnMessage(deps.db, data.orgId, data.turnId, "assistant");
   if (!answered) return undefined;
-  const meta = answered.metadata as { tokens_used?: number; tool_calls?: unknown[]; action_id?: string | null; action_shown?: string };
+  const meta = answered.metadata;
   await events.emit("done", {
     messageId: answered.id,
     tokensUsed: meta.tokens_used ?? 0,
@@ -91,11 +92,11 @@ export async function storeAnswer(
 const tokensOf = (loop: ToolLoopResult | undefined): number => (loop ? loop.promptTokens + loop.completionTokens : 0);
 
 /** What every stored admin answer records of how it was made, cancelled or not. */
-function answerMetadata(language: string, loop: ToolLoopResult | undefined): Record<string, unknown> {
+function answerMetadata(language: string, loop: ToolLoopResult | undefined): StoredMetadata {
   return { agent: "admin", language, model: loop?.model ?? null, rounds: loop?.rounds ?? 0, tool_calls: toolCallsMetadata(loop) };
 }
 
-function toolCallsMetadata(loop: ToolLoopResult | undefined): Array<Record<string, unknown>> {
+function toolCallsMetadata(loop: ToolLoopResult | undefined): NonNullable<StoredMetadata["tool_calls"]> {
   return (loop?.runs ?? []).map((run) => ({
     name: run.tool,
     arguments: run.arguments,

@@ -7,7 +7,7 @@
  */
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { WorkerDeps } from "../deps";
-import type { CancelWatch } from "../../queues/turn-cancel";
+import type { CancelWatch } from "../turns/turn-state";
 import type { ChatMessage } from "../llm/client";
 import { StreamCancelled } from "../llm/stream-watch";
 import type { TurnEmitter } from "../turns/turn-emitter";

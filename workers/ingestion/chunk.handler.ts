@@ -7,7 +7,7 @@ import { replaceChunkDrafts } from "../../db/queries/chunk-drafts";
 import { storedExtraction } from "../../db/queries/document-files";
 import { recordTiming } from "../../db/queries/documents";
 import { defineHandler } from "../registry";
-import { type ExtractedDocument, ExtractionError, NO_TEXT_MESSAGE } from "./extract/types";
+import { ExtractionError, NO_TEXT_MESSAGE } from "./extract/types";
 import { markFailed, moveTo, runStage } from "./ingest-run";
 import { chunkInThread, chunkingOptions } from "./isolation";
 
@@ -20,7 +20,7 @@ export const chunkHandler = defineHandler({
     runStage(deps, data, async (run) => {
       await moveTo(deps, data, run, "CHUNKING");
       const started = performance.now();
-      const extracted = await storedExtraction<ExtractedDocument>(deps.db, data.orgId, data.documentId);
+      const extracted = await storedExtraction(deps.db, data.orgId, data.documentId);
       if (!extracted) throw new Error("extracted text is missing; the extract stage did not finish");
       const thread = { waitMs: 0, runMs: 0 };
       const chunks = await chunkInThread(extracted, chunkingOptions(deps.config), deps.config, deps.log, run.signal, thread);

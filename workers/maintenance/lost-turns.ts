@@ -1,7 +1,7 @@
 /**
  * The last line of "every accepted turn ends": a turn whose question is stored but which has no
  * answer, no final status and no live job past TURN_DEADLINE_MS is failed with `TURN_LOST`. That
- * covers a flow lost with Redis, a job that failed without its final word (its hook could not
+ * covers a job lost with Redis, a job that failed without its final word (its hook could not
  * reach Postgres), and anything else that drops a turn on the floor. A turn whose job is still
  * queued, delayed or running is left alone however old it is: it will still be answered.
  */
@@ -12,7 +12,7 @@ import type { WorkerDeps } from "../deps";
 import { failTurn, TurnLostError } from "../turns/stage-failure";
 
 /** States in which a job will still run (or is running); completed, failed and missing jobs will not. */
-const LIVE: ReadonlySet<JobState | "unknown"> = new Set(["waiting", "active", "delayed", "prioritized", "waiting-children"]);
+const LIVE: ReadonlySet<JobState | "unknown"> = new Set(["waiting", "active", "delayed", "prioritized"]);
 
 /** Turns examined per sweep; the rest wait for the next one, oldest first. */
 const BATCH = 500;
@@ -33,7 +33,7 @@ export async function failLostTurns(deps: WorkerDeps, deadlineMs: number): Promi
   for (const turn of candidates) {
     if (await hasLiveJob(deps, turn)) continue;
     const data = { orgId: turn.org_id, sessionId: turn.session_id, turnId: turn.turn_id };
-    const metadata = { swept: true, ...(turn.agent_type === "admin" ? { agent: "admin" } : {}) };
+    const metadata = { swept: true, ...(turn.agent_type === "admin" ? { agent: "admin" as const } : {}) };
     // A lost admin turn's proposal was never shown with its answer: withdrawn, so no later reply can decide it.
     // The admin's open action card hears it too, as it does when a turn is cancelled.
     if (turn.agent_type === "admin") await withdrawProposals(deps, { orgId: turn.org_id, turnId: turn.turn_id }, "the turn that proposed it was lost");

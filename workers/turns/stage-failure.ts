@@ -7,6 +7,7 @@
  */
 import { UnrecoverableError } from "bullmq";
 import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
+import type { StoredMetadata } from "../../db/queries/message-metadata";
 import { isStatementTimeout } from "../../db/unavailable";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { ErrorCode } from "../../queues/events/contract";
@@ -14,8 +15,7 @@ import type { WorkerDeps } from "../deps";
 import { jobFailureCode } from "../job-outcome";
 import { CallerRevokedError } from "./caller-revoked";
 import { LlmError } from "../llm/errors";
-import { dropKeptAnswer } from "../tutor/kept-answer";
-import { release } from "../tutor/retrieval/handoff";
+import { clearTurnState } from "./turn-state";
 import { turnEmitter } from "./turn-emitter";
 import { TurnGoneError } from "./turn-gone";
 
@@ -80,7 +80,7 @@ export async function announceFailure(deps: WorkerDeps, data: TurnRef, error: un
  * database is unreachable the error is still emitted and the sweep records the status later.
  * Returns whether this call ended the turn.
  */
-export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, metadata: Record<string, unknown> = {}): Promise<boolean> {
+export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, metadata: StoredMetadata = {}): Promise<boolean> {
   const failure = describeFailure(error);
   let endedHere = true;
   // A turn whose session or question was deleted has nobody to tell and nowhere to store.
@@ -100,7 +100,7 @@ export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, 
       deps.log.warn({ err: storeError, turnId: data.turnId }, "could not store the failed turn's status; announcing the failure anyway");
     }
   }
-  await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]).catch(() => undefined);
+  await clearTurnState(deps.redis, data.turnId).catch(() => undefined);
   if (!endedHere) return false;
   await turnEmitter(deps.events, data.sessionId, data.turnId).emit("error", failure);
   return true;

@@ -1,32 +1,28 @@
 /**
- * `tutor-generate`: one tutor turn. A turn queued as one job (named `tutor-turn`) classifies and
- * retrieves in process first (stages.ts), each stage reported on its own (stage-report.ts) and
- * its result kept, so a redelivered attempt starts at the first stage not yet done; a flow queued
- * by an earlier release arrives here with both done by jobs of their own. Generation streams the
- * answer into the session room, then post-processes it
+ * `tutor-generate`: one tutor turn, one job (named `tutor-turn`). It classifies and retrieves
+ * first (stages.ts), each stage reported on its own (stage-report.ts) and its result kept
+ * (checkpoints.ts), so a redelivered attempt starts at the first stage not yet done. Generation
+ * streams the answer into the session room, then post-processes it
  * (citations checked against the sources given, suggestions), stores the assistant message
  * exactly once and ends the turn with `done`. A retry after a crash announces `restart` so
  * the client drops the partial text; a turn already answered is re-announced, not re-run; an
  * answer the model finished but the database did not store is stored, not generated again.
  * A turn its owner cancels stops streaming and ends with its partial answer (cancelled-turn.ts).
  */
-import { UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
 import { insertAssistantMessageOnce, findTurnMessage } from "../../db/queries/chat-messages";
+import type { StoredMetadata } from "../../db/queries/message-metadata";
 import { touchSession } from "../../db/queries/chat-sessions";
 import type { WorkerDeps } from "../deps";
 import { defineHandler, type JobContext } from "../registry";
 import { AnswerGuard } from "./answer-guard";
 import { extractCitations } from "./citations";
 import { buildTutorMessages } from "./conversation";
-import { keptClassification, release, takeOver } from "./retrieval/handoff";
-import { runRetrievalLadder } from "./retrieval/ladder";
 import type { RetrievalOutcome } from "./retrieval/types";
-import { dropKeptAnswer, keepAnswer, keptAnswer, type KeptAnswer } from "./kept-answer";
+import { keepAnswer, keptStages, type KeptAnswer } from "./checkpoints";
 import { endCancelledTurn } from "../turns/cancelled-turn";
-import { cancelWatcherFor, isTurnCancelled } from "../../queues/turn-cancel";
-import { TUTOR_TURN_JOB_NAME } from "../../queues/job-ids";
-import { childResult, retrievalSummary, type RetrievalSummary, type TutorTurnPayload } from "../../queues/payloads";
+import { clearTurnState, isRedelivery, isTurnCancelled, watchCancel } from "../turns/turn-state";
+import type { TutorTurnPayload } from "../../queues/payloads";
 import { StreamCancelled } from "../llm/stream-watch";
 import { announceFailure, failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
 import { failedStage, TurnStages } from "./stage-report";
@@ -34,17 +30,14 @@ import { classifyTurn, retrieveForTurn } from "./stages";
 import { scheduleSummaryIfDue } from "./summary-schedule";
 import { canStepDown, stepDownUpdate, steppedDown } from "./step-down";
 import { suggestionsFor } from "./suggestions";
-import { settled, startStage } from "./stage-start";
 import { loadTurnContext, type TurnContext } from "./turn-context";
 import { turnEmitter, type TurnEmitter } from "../turns/turn-emitter";
 
 export const generateHandler = defineHandler({
   queue: "tutor-generate",
   async perform({ job, data, deps, log }) {
-    // A turn queued as one job runs every stage here; a flow queued by an earlier release ran the first two as jobs of their own.
-    const inProcess = job.name === TUTOR_TURN_JOB_NAME;
-    const stages = new TurnStages({ job, redis: deps.redis, log, metrics: inProcess }, inProcess ? "classify" : "generate");
-    return stages.attempt(() => answerTurn({ job, data, deps, log }, stages, inProcess));
+    const stages = new TurnStages({ job, redis: deps.redis, log });
+    return stages.attempt(() => answerTurn({ job, data, deps, log }, stages));
   },
   // A failure once the answer may be streaming is announced at once, a retry included (the client
   // may have shown partial text); before that, retries are silent. The final failure ends the
@@ -56,20 +49,20 @@ export const generateHandler = defineHandler({
   },
 });
 
-async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">, stages: TurnStages, inProcess: boolean): Promise<unknown> {
+async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">, stages: TurnStages): Promise<unknown> {
   const events = turnEmitter(deps.events, data.sessionId, data.turnId, { ms: deps.config.STREAM_TOKEN_WINDOW_MS });
-  // Everything the turn reads before it works, at once; each is used only if the one before it let the turn go on.
-  const [answeredRead, started, handedOver, keptRead, classifiedRead] = await Promise.allSettled([
+  // Everything the turn reads before it works, at once: each was its own round trip on the path to the first token
+  // (bench/breakdown.md), and each is used only if the one before it let the turn go on.
+  const [answeredRead, cancelledRead, turnRead, keptRead] = await Promise.allSettled([
     findTurnMessage(deps.db, data.orgId, data.turnId, "assistant"),
-    startStage(deps, job, data, !inProcess),
-    takeOver(deps.redis, data.turnId),
-    keptAnswer(deps.redis, data.turnId),
-    inProcess ? keptClassification(deps.redis, data.turnId) : Promise.resolve(undefined),
+    isTurnCancelled(deps.redis, data.turnId),
+    loadTurnContext(deps, data),
+    keptStages(deps.redis, data.turnId),
   ]);
   const answered = settled(answeredRead);
   if (answered) {
     // Stored but the job died before finishing: finish the announcement, don't answer twice.
-    const meta = answered.metadata as Record<string, never>;
+    const meta = answered.metadata;
     await events.emit("done", {
       messageId: answered.id,
       tokensUsed: meta.tokens_used ?? 0,
@@ -78,38 +71,36 @@ async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">
       generationLatencyMs: meta.generation_latency_ms ?? 0,
       ...(answered.status === "cancelled" ? { cancelled: true } : {}),
     });
-    await release(deps.redis, data.turnId);
+    await clearTurnState(deps.redis, data.turnId);
     return { messageId: answered.id, replayed: true };
   }
-  // Cancelled while queued, classified or retrieved: no model call, the turn ends here.
-  const start = settled(started);
-  if (start.cancelled) return endCancelled(deps, data, events, "");
-  let { turn } = start;
-  const stored = settled(handedOver);
+  // Cancelled while queued, classified or retrieved: no model call, the turn ends here. A cancel wins over a turn that is gone.
+  if (settled(cancelledRead)) return endCancelled(deps, data, events, "");
+  let turn = settled(turnRead);
+  const kept = settled(keptRead);
   let retrieval: RetrievalOutcome;
-  if (!inProcess) {
-    const summary = childResult(start.children, retrievalSummary);
-    if (!summary) throw new UnrecoverableError("tutor-generate ran without a retrieval result");
-    retrieval = await sourcesFor(deps, turn, summary, stored, log);
-  } else if (stored) {
+  if (kept.retrieval) {
     // A redelivered turn whose sources are kept: classify and retrieve are not run (nor shown) again.
-    retrieval = stored;
+    retrieval = kept.retrieval;
   } else {
-    const kept = settled(classifiedRead);
-    const intent = kept?.intent ?? (await stages.stage("classify", () => classifyTurn(deps, turn, events, log, true))).intent;
+    const intent = kept.intent?.intent ?? (await stages.stage("classify", () => classifyTurn(deps, turn, events, log))).intent;
     // A cancel between the stages ends the turn before the sources are searched (it is read once more before the model is asked).
-    // A course turn's access is checked again once classified, as when retrieval was a job of its own:
-    // an employee unenrolled while the model classified loses the course before it is read.
+    // A course turn's access is checked again once classified: an employee unenrolled while the model classified loses the course before it is read.
     const [cancelled, current] = await Promise.all([
       isTurnCancelled(deps.redis, data.turnId),
-      !kept && (data.courseId || data.lessonId) ? loadTurnContext(deps, data) : turn,
+      !kept.intent && (data.courseId || data.lessonId) ? loadTurnContext(deps, data) : turn,
     ]);
     if (cancelled) return endCancelled(deps, data, events, "");
     turn = current;
-    retrieval = (await stages.stage("retrieve", () => retrieveForTurn(deps, turn, intent, events, log))).outcome;
+    retrieval = await stages.stage("retrieve", () => retrieveForTurn(deps, turn, intent, events, log));
   }
-  const kept = settled(keptRead);
-  return stages.stage("generate", () => generateStage({ job, data, deps, log }, turn, retrieval, events, { kept, retrievedNow: inProcess && !stored }));
+  return stages.stage("generate", () => generateStage({ job, data, deps, log }, turn, retrieval, events, { kept: kept.answer, retrievedNow: !kept.retrieval }));
+}
+
+/** The value of a settled read, or its error thrown. */
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
 }
 
 /** The generate stage: streams the answer (or stores the one kept from an earlier attempt), post-processes it and ends the turn. */
@@ -120,10 +111,9 @@ async function generateStage(
   events: TurnEmitter,
   { kept, retrievedNow }: { kept: KeptAnswer | undefined; retrievedNow: boolean },
 ): Promise<unknown> {
-  // attemptsStarted also counts runs cut short by a dead worker (stalled jobs), which
-  // attemptsMade does not: either way the client may hold partial text to drop, unless this
-  // attempt had to retrieve first (no earlier attempt got as far as generating).
-  if (!retrievedNow && (job.attemptsMade > 0 || job.attemptsStarted > 1)) await events.emit("stage", { stage: "generate", status: "restart" });
+  // A redelivery's client may hold partial text to drop, unless this attempt had to retrieve
+  // first (no earlier attempt got as far as generating).
+  if (!retrievedNow && isRedelivery(job)) await events.emit("stage", { stage: "generate", status: "restart" });
   await events.emit("stage", { stage: "generate", status: "started" });
   if (kept) {
     // The model finished on an earlier attempt and only the write failed: show the same text again, don't regenerate it.
@@ -155,10 +145,7 @@ async function generateStage(
     turnId: data.turnId,
     content: answer,
     metadata: {
-      intent: retrieval.intent,
-      rung: grounded.rung,
-      retrieval_source: grounded.source,
-      sources: grounded.sources.map(({ content: _content, ...source }) => source),
+      ...groundingMetadata(grounded),
       ...(generated.steppedDownFrom
         ? { stepped_down: { from: generated.steppedDownFrom, reason: "sources_do_not_answer", retrieved: retrieval.sources.length } }
         : {}),
@@ -174,7 +161,7 @@ async function generateStage(
   });
   if (!inserted) log.warn({ messageId: row.id }, "assistant message already stored for this turn; kept the first");
   await touchSession(deps.db, data.orgId, data.sessionId);
-  await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]);
+  await clearTurnState(deps.redis, data.turnId);
 
   await Promise.all([
     events.emit("citations", { citations }),
@@ -204,7 +191,7 @@ async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: Retrieva
     await events.emit("grounding_update", stepDownUpdate(retrieval.rung));
   };
   // The owner's cancel aborts the stream within CANCEL_POLL_MS, wherever it was requested.
-  const cancel = cancelWatcherFor(deps.redis).watch(turn.turnId);
+  const cancel = watchCancel(deps.redis, turn.turnId);
   let result;
   try {
     await cancel.check();
@@ -248,16 +235,8 @@ class CancelledAfterStepDown extends StreamCancelled {}
 
 /** Stores the partial answer as `cancelled` and ends the turn with `done {cancelled: true}`; nothing runs after it. */
 async function endCancelled(deps: WorkerDeps, data: TutorTurnPayload, events: TurnEmitter, shown: string, retrieval?: RetrievalOutcome): Promise<unknown> {
-  await Promise.all([release(deps.redis, data.turnId), dropKeptAnswer(deps.redis, data.turnId)]);
-  const metadata = retrieval
-    ? {
-        intent: retrieval.intent,
-        rung: retrieval.rung,
-        retrieval_source: retrieval.source,
-        sources: retrieval.sources.map(({ content: _content, ...source }) => source),
-        cancelled_during: "generate",
-      }
-    : { cancelled_during: "before_generation" };
+  await clearTurnState(deps.redis, data.turnId);
+  const metadata: StoredMetadata = retrieval ? { ...groundingMetadata(retrieval), cancelled_during: "generate" } : { cancelled_during: "before_generation" };
   return endCancelledTurn(deps, data, events, {
     content: shown,
     metadata,
@@ -265,19 +244,12 @@ async function endCancelled(deps: WorkerDeps, data: TutorTurnPayload, events: Tu
   });
 }
 
-/** The sources retrieve handed over; if they have expired or were lost, retrieved again for the same intent. */
-async function sourcesFor(
-  deps: WorkerDeps,
-  turn: TurnContext,
-  summary: RetrievalSummary,
-  stored: RetrievalOutcome | undefined,
-  log: Logger,
-): Promise<RetrievalOutcome> {
-  if (stored) return stored;
-  log.warn({ intent: summary.intent, rung: summary.rung }, "retrieval hand-off missing; retrieving again");
-  try {
-    return await runRetrievalLadder(deps, turn, summary.intent);
-  } catch (error) {
-    throw unrecoverableIfConfig(error);
-  }
+/** How an answer was grounded, as stored with it (the sources without their text). */
+function groundingMetadata(grounded: RetrievalOutcome): StoredMetadata {
+  return {
+    intent: grounded.intent,
+    rung: grounded.rung,
+    retrieval_source: grounded.source,
+    sources: grounded.sources.map(({ content: _content, ...source }) => source),
+  };
 }

@@ -1,10 +1,10 @@
 /**
- * How a tutor turn's stages show themselves when they run inside one job (a turn is one
- * `tutor-generate` job that classifies, retrieves and generates in process): each stage gets a
+ * How a tutor turn's stages show themselves inside its one `tutor-generate` job (which
+ * classifies, retrieves and generates in process): each stage gets a
  * `stage started` / `stage completed` / `stage failed` log line carrying the job's ids and the
  * stage name, the job's progress names the generate stage once it starts and a stage that failed (Bull Board shows it), and the
- * classify and retrieve stages report their attempts to /metrics under the queue labels they had
- * as jobs of their own, so the per-queue duration and failure series keep meaning what they did.
+ * classify and retrieve stages report their attempts to /metrics under the labels `tutor-classify`
+ * and `tutor-retrieve` (queues/events/job-events.ts), beside the whole job's `tutor-generate`.
  * A failure is tagged with the stage it happened in: the failure hook decides by it whether the
  * client must hear about a retry, and a failed job's log in Bull Board names the stage.
  */
@@ -12,14 +12,14 @@ import { UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { publishJobEnd } from "../../queues/events/job-events";
-import type { QueueName } from "../../queues/names";
+import type { StageMetricLabel } from "../../queues/events/job-events";
 import { inSpan } from "../../lib/telemetry/spans";
 import { jobFailureCode } from "../job-outcome";
 
 export type TutorStage = "classify" | "retrieve" | "generate";
 
-/** The queue each in-process stage was a job of; generate's attempts are the whole job's (host.ts). */
-const STAGE_METRIC_QUEUE: Partial<Record<TutorStage, QueueName>> = { classify: "tutor-classify", retrieve: "tutor-retrieve" };
+/** The /metrics label of each stage before generation; generate's attempts are the whole job's (host.ts). */
+const STAGE_METRIC_LABEL: Partial<Record<TutorStage, StageMetricLabel>> = { classify: "tutor-classify", retrieve: "tutor-retrieve" };
 
 const failedStages = new WeakMap<object, TutorStage>();
 
@@ -33,19 +33,13 @@ export interface StageRun {
   job: Job;
   redis: Redis;
   log: Logger;
-  /** Report classify/retrieve to /metrics under their own queue labels (the one-job turn); the old flow's stage jobs are reported by the host. */
-  metrics: boolean;
 }
 
 export class TurnStages {
-  private current: TutorStage;
+  /** A turn starts by classifying: what fails before the first stage (its start-up reads) belongs to it. */
+  private current: TutorStage = "classify";
 
-  constructor(
-    private readonly run: StageRun,
-    first: TutorStage,
-  ) {
-    this.current = first;
-  }
+  constructor(private readonly run: StageRun) {}
 
   /** Runs one stage, reporting its start and end; a failure leaves tagged with the stage. */
   async stage<T>(stage: TutorStage, work: () => Promise<T>): Promise<T> {
@@ -55,7 +49,7 @@ export class TurnStages {
   }
 
   private async reported<T>(stage: TutorStage, work: () => Promise<T>): Promise<T> {
-    const { job, redis, log, metrics } = this.run;
+    const { job, redis, log } = this.run;
     this.current = stage;
     const started = performance.now();
     // Progress costs five Redis commands (BullMQ's script: EXISTS, HGET, HSET, XADD): written only where a turn
@@ -63,7 +57,7 @@ export class TurnStages {
     // retrieving (tens of ms). Fire and forget: it is for people watching Bull Board, never on the turn's path.
     if (stage === "generate") job.updateProgress({ stage }).catch(() => undefined);
     log.info({ stage }, "stage started");
-    const queue = metrics ? STAGE_METRIC_QUEUE[stage] : undefined;
+    const queue = STAGE_METRIC_LABEL[stage];
     try {
       const result = await work();
       const ms = Math.round(performance.now() - started);

@@ -1,23 +1,21 @@
 /**
- * The two stages before generation, as the turn's one job runs them in process (and as the
- * `tutor-classify` / `tutor-retrieve` jobs of flows queued by an earlier release still do): each
- * announces itself to the client with the same `stage` events as ever and keeps its result for a
- * redelivered attempt (retrieval/handoff.ts).
+ * The two stages before generation, as the turn's one job runs them: each announces itself to
+ * the client with `stage` events and keeps its result for a redelivered attempt (checkpoints.ts).
  */
 import type { Logger } from "pino";
 import { annotateSpan } from "../../lib/telemetry/spans";
-import type { ClassifyResult, Intent, RetrievalSummary } from "../../queues/payloads";
+import type { Intent } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { unrecoverableIfConfig } from "../turns/stage-failure";
 import type { TurnEmitter } from "../turns/turn-emitter";
 import { classifyIntent } from "./intent";
-import { handOver, keepClassification } from "./retrieval/handoff";
+import { keepClassification, keepRetrieval, type Classification } from "./checkpoints";
 import { runRetrievalLadder } from "./retrieval/ladder";
 import type { RetrievalOutcome } from "./retrieval/types";
 import type { TurnContext } from "./turn-context";
 
-/** Decides the turn's intent and keeps it (`keep`: the one-job turn; a flow's classify job returns it instead). */
-export async function classifyTurn(deps: WorkerDeps, turn: TurnContext, events: TurnEmitter, log: Logger, keep: boolean): Promise<ClassifyResult> {
+/** Decides the turn's intent and keeps it. */
+export async function classifyTurn(deps: WorkerDeps, turn: TurnContext, events: TurnEmitter, log: Logger): Promise<Classification> {
   await events.emit("stage", { stage: "classify", status: "started" });
   try {
     const { intent, decidedBy } = await classifyIntent(
@@ -27,8 +25,8 @@ export async function classifyTurn(deps: WorkerDeps, turn: TurnContext, events: 
     );
     log.info({ intent, decidedBy }, "turn classified");
     annotateSpan({ "skillnet.intent": intent, "skillnet.intent.decided_by": decidedBy });
-    const result = { intent, decidedBy } satisfies ClassifyResult;
-    if (keep) await keepClassification(deps.redis, turn.turnId, result);
+    const result = { intent, decidedBy } satisfies Classification;
+    await keepClassification(deps.redis, turn.turnId, result);
     await events.emit("stage", { stage: "classify", status: "completed", detail: intent });
     return result;
   } catch (error) {
@@ -37,13 +35,7 @@ export async function classifyTurn(deps: WorkerDeps, turn: TurnContext, events: 
 }
 
 /** Runs the retrieval ladder for `intent`, announces the rung, and keeps the sources for generation. */
-export async function retrieveForTurn(
-  deps: WorkerDeps,
-  turn: TurnContext,
-  intent: Intent,
-  events: TurnEmitter,
-  log: Logger,
-): Promise<{ outcome: RetrievalOutcome; summary: RetrievalSummary }> {
+export async function retrieveForTurn(deps: WorkerDeps, turn: TurnContext, intent: Intent, events: TurnEmitter, log: Logger): Promise<RetrievalOutcome> {
   await events.emit("stage", { stage: "retrieve", status: "started" });
   try {
     const outcome = await runRetrievalLadder(deps, turn, intent);
@@ -54,7 +46,7 @@ export async function retrieveForTurn(
       "skillnet.retrieval.sources": outcome.sources.length,
       "skillnet.retrieval.documents": new Set(outcome.sources.map((source) => source.document)).size,
     });
-    const summary = await handOver(deps.redis, turn.turnId, outcome);
+    await keepRetrieval(deps.redis, turn.turnId, outcome);
     // Emitted in one tick, so they go to the turn's log in one script call (queues/events/turn-stream.ts), in this order.
     await Promise.all([
       events.emit("grounding", {
@@ -64,7 +56,7 @@ export async function retrieveForTurn(
       }),
       events.emit("stage", { stage: "retrieve", status: "completed", detail: outcome.rung }),
     ]);
-    return { outcome, summary };
+    return outcome;
   } catch (error) {
     throw unrecoverableIfConfig(error);
   }

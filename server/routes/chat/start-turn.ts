@@ -65,7 +65,7 @@ async function resolveContext(deps: ServerDeps, owner: Owner, body: PostChatBody
   const sessionId = tutorSessionOf(body);
   if (!courseId && !lessonId && sessionId) {
     const session = await findOwnedSession(deps.db, owner, sessionId);
-    const saved = (session?.context ?? {}) as { course_id?: string | null; lesson_id?: string | null };
+    const saved = session?.context ?? {};
     const savedCourse = saved.course_id ?? null;
     if (!savedCourse || (await courseAvailability(deps.db, owner, savedCourse)) !== "usable") return { courseId: null, lessonId: null };
     const savedLesson = saved.lesson_id ? await findLesson(deps.db, owner.orgId, saved.lesson_id) : undefined;

@@ -1,15 +1,17 @@
 /** The JSON shape of a document in API responses. */
 import type { DocumentRow } from "../../../db/queries/documents";
+import { documentMetadata } from "../../../db/queries/json-columns";
 
 export function presentDocument(document: DocumentRow, extra: { courses?: Array<{ id: string; title: string }> } = {}) {
-  const timings = (document.metadata?.timings ?? {}) as Record<string, number>;
+  const metadata = documentMetadata.parse(document.metadata);
+  const timings = metadata.timings ?? {};
   const total = document.completed_at && document.created_at ? new Date(document.completed_at).getTime() - new Date(document.created_at).getTime() : null;
   return {
     id: document.id,
     title: document.title,
     filename: document.filename,
     mime_type: document.mime_type,
-    format: document.metadata?.format ?? null,
+    format: metadata.format ?? null,
     size_bytes: Number(document.size_bytes),
     status: document.status,
     error: document.error,

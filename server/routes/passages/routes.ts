@@ -6,6 +6,7 @@
  * what is gone (re-indexed, deleted), is 404 like anything else that is not theirs.
  */
 import { findOwnAnswer } from "../../../db/queries/chat-feedback";
+import type { StoredSource } from "../../../db/queries/message-metadata";
 import { readableChunk, readableDocumentText, readableOriginal, usableLesson, type Passage } from "../../../db/queries/cited-passages";
 import { principalOf } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
@@ -15,12 +16,6 @@ import { answerParams, documentParams, passageQuery, passageResponse } from "./s
 
 /** A whole document shown as a citation: its beginning, which is what the model read first. */
 const DOCUMENT_PREVIEW_CHARS = 8_000;
-
-interface StoredSource {
-  index: number;
-  sourceType: string;
-  sourceId: string | null;
-}
 
 async function passageOf(deps: ServerDeps, reader: { orgId: string; userId: string }, source: StoredSource): Promise<Passage | undefined> {
   if (!source.sourceId) return undefined;
@@ -49,7 +44,7 @@ export const passageRoutes = [
     handler: async (ctx, { params: { id }, query: { index } }, deps) => {
       const reader = principalOf(ctx);
       const answer = await findOwnAnswer(deps.db, reader, id);
-      const sources = (answer?.metadata.sources ?? []) as StoredSource[];
+      const sources = answer?.metadata.sources ?? [];
       const source = sources.find((s) => s.index === index);
       const passage = source && (await passageOf(deps, reader, source));
       if (!source || !passage) throw notFound("Passage");

@@ -10,7 +10,7 @@
  */
 import { expect } from "chai";
 import type { TurnEventName, TurnEventPayloads } from "../../../queues/events/contract";
-import type { CancelWatch } from "../../../queues/turn-cancel";
+import type { CancelWatch } from "../../../workers/turns/turn-state";
 import type { ChatMessage } from "../../../workers/llm/client";
 import type { ToolContext } from "../../../workers/admin/tools/tool";
 import { runToolLoop } from "../../../workers/admin/tool-loop";

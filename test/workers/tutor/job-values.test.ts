@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import { DEMO_IDS, lessonId } from "../../../db/seeds/demo-ids";
 import { TUTOR_TURN_JOB_NAME } from "../../../queues/job-ids";
-import { HANDOFF_TTL_SECONDS } from "../../../workers/tutor/retrieval/handoff";
+import { keepClassification } from "../../../workers/tutor/checkpoints";
 import { api, join, waitForTurnEnd } from "../../support/client";
 import { useStack, type Stack } from "../../support/stack";
 import { ask, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, type Learner } from "./helpers";
@@ -79,7 +79,7 @@ describe("the tutor, complete: job return values", function () {
       turnId = posted.body.turn_id;
       expect(await join(learner.socket, { sessionId: posted.body.session_id })).to.include({ ok: true });
       // As an attempt that classified and then died before its sources were kept (or they expired) leaves it.
-      await stack.server.deps.redis.set(classificationKey(turnId), JSON.stringify({ intent: "in_course", decidedBy: "model" }), "EX", HANDOFF_TTL_SECONDS);
+      await keepClassification(stack.server.deps.redis, turnId, { intent: "in_course", decidedBy: "model" });
     } finally {
       generate.resume();
     }

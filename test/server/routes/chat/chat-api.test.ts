@@ -235,7 +235,7 @@ describe("chat API edges", function () {
     const admin = (await login(stack.baseUrl, "admin@example.com")).token;
     const board = await api(stack.baseUrl, "GET", "/admin/queues/api/queues", { token: admin });
     expect(board.status).to.equal(200);
-    expect(board.body.queues.map((q: { name: string }) => q.name)).to.include.members(["tutor-classify", "tutor-retrieve", "tutor-generate", "chat-summarise"]);
+    expect(board.body.queues.map((q: { name: string }) => q.name)).to.include.members(["tutor-generate", "chat-summarise"]);
     const form = (token: string) => ({ rawBody: `token=${token}`, headers: { "content-type": "application/x-www-form-urlencoded" } });
     const signIn = await api(stack.baseUrl, "POST", "/admin/login", form(admin));
     expect(signIn.status).to.equal(303);
