@@ -95,7 +95,6 @@ export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnSt
   const latest = deps.events.setLatestTurn(sessionId, turnId);
   latest.catch(() => undefined); // read below, once the queue has answered
   try {
-    deps.metrics.turnAccepted(turnId);
     await enqueue(deps, start, { orgId: owner.orgId, userId: owner.userId, sessionId, turnId, messageId });
   } catch (error) {
     deps.log.error({ err: error, sessionId, turnId }, "could not enqueue the turn; undoing this request's rows");
@@ -111,6 +110,8 @@ export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnSt
       },
     );
   }
+  // Counted once the queue has it: a refused turn is no accepted turn (and starts no first-token clock).
+  deps.metrics.turnAccepted(turnId);
   await latest.catch((error: unknown) =>
     deps.log.warn({ err: error, sessionId, turnId }, "the session's latest-turn key was not set; a late joiner replays no turn"),
   );

@@ -237,7 +237,8 @@ export class LlmClient {
             if (context) {
               await this.record(
                 { useCase: kind === "query" ? "tutor" : "ingestion", ...context },
-                { model: `embedding:${model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 },
+                // The model that answered, as it names itself (the offline model's hashed vectors are not the E5 model asked for).
+                { model: `embedding:${response.model || model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 },
                 performance.now() - started,
                 false,
                 input,

@@ -11,7 +11,7 @@ import { idempotent, jsonFingerprint } from "../../middleware/idempotency";
 import { readAllowanceAhead, requireAllowance } from "../allowance/gate";
 import { cancelTurn } from "../../../commands/cancel-turn";
 import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "./schema";
-import { resolveTutorContextAhead, startAdminTurn, startTutorTurn } from "./start-turn";
+import { startAdminTurn, startTutorTurn } from "./start-turn";
 
 const ADMIN_TRANSCRIPTS = "Admin assistant conversations are for admins only";
 
@@ -42,15 +42,14 @@ export function chatRoutes(deps: ServerDeps): Router {
 
   // After the idempotency check: a replay of an accepted turn is answered, a new turn is checked.
   const allowance = requireAllowance(deps);
-  // The reads a new turn needs start before those checks and run alongside them (only reads: a
-  // refused request stores and queues nothing); each is awaited where it was, so refusals keep their order.
+  // The allowance read starts before those checks and runs alongside them (only a read: a refused
+  // request stores and queues nothing); it is awaited where it was, so refusals keep their order.
   const allowanceAhead = readAllowanceAhead(deps);
-  const tutorContextAhead = resolveTutorContextAhead(deps);
 
-  router.post("/", allowanceAhead, tutorContextAhead, tutorOnce, allowance, async (ctx) => {
+  router.post("/", allowanceAhead, tutorOnce, allowance, async (ctx) => {
     const principal = principalOf(ctx);
     const body = parseInput(postChatBody, ctx.request.body ?? {}, "body");
-    const started = await startTutorTurn(deps, ctx, { orgId: principal.orgId, userId: principal.userId }, body);
+    const started = await startTutorTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
     ctx.status = 202;
     ctx.body = started;
   });

@@ -99,4 +99,8 @@ describe("stage failures as the client sees them", () => {
       message: "The tutor could not finish this answer.",
     });
   });
+
+  it("words an admin turn's failure for the assistant, not the tutor", () => {
+    expect(describeFailure(new Error("boom"), "admin")).to.deep.include({ code: "INTERNAL_ERROR", message: "The assistant could not finish this answer." });
+  });
 });
