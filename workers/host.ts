@@ -32,7 +32,6 @@ import { finishWorkerClose } from "./worker-close";
 import { withCallScope } from "./llm/call-keys";
 import { startReplicaReads } from "./replica-reads";
 import { loadTokenizer } from "./llm/tokens";
-import { releaseHeldTokens } from "./turns/turn-emitter";
 import { queueTelemetry } from "../queues/telemetry";
 import { jobLogBindings, observeJobAttempt, reportStalledOut, StalledOutError, stalledOut } from "./job-outcome";
 
@@ -166,8 +165,6 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       // back so another worker continues them now rather than after their locks expire.
       const closing = workers.map((worker) => worker.close());
       await active.drain(config.WORKER_DRAIN_MS);
-      // Tokens held for the window go out before the jobs are fenced off, as they would have unheld.
-      releaseHeldTokens();
       await active.handBackAll();
       await Promise.all(workers.map((worker, i) => finishWorkerClose(worker, closing[i]!, log)));
       await closeThreadPool();

@@ -57,7 +57,7 @@ export const generateHandler = defineHandler({
 });
 
 async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">, stages: TurnStages, inProcess: boolean): Promise<unknown> {
-  const events = turnEmitter(deps.events, data.sessionId, data.turnId, { ms: deps.config.STREAM_TOKEN_WINDOW_MS });
+  const events = turnEmitter(deps.events, data.sessionId, data.turnId);
   // Everything the turn reads before it works, at once; each is used only if the one before it let the turn go on.
   const [answeredRead, started, handedOver, keptRead, classifiedRead] = await Promise.allSettled([
     findTurnMessage(deps.db, data.orgId, data.turnId, "assistant"),
