@@ -16,7 +16,11 @@ import { percentile, table } from "./stats";
 import { closedLoop, type ThroughputStep } from "./throughput";
 
 const { values } = parseArgs({
-  options: { concurrency: { type: "string", default: "8" }, seconds: { type: "string", default: "20" }, out: { type: "string", default: "bench/results-tracing.md" } },
+  options: {
+    concurrency: { type: "string", default: "8" },
+    seconds: { type: "string", default: "20" },
+    out: { type: "string", default: "bench/results-tracing.md" },
+  },
 });
 const concurrency = Number(values.concurrency);
 const seconds = Number(values.seconds);
@@ -52,12 +56,16 @@ async function run(env: Record<string, string>): Promise<ThroughputStep> {
   }
 }
 
-const loadBefore = loadavg().map((value) => value.toFixed(2)).join(" ");
+const loadBefore = loadavg()
+  .map((value) => value.toFixed(2))
+  .join(" ");
 const off = await run({});
 const sink = await startSink();
 const on = await run({ OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
 sink.close();
-const loadAfter = loadavg().map((value) => value.toFixed(2)).join(" ");
+const loadAfter = loadavg()
+  .map((value) => value.toFixed(2))
+  .join(" ");
 
 const row = (name: string, step: ThroughputStep): string[] => [
   name,

@@ -8,7 +8,8 @@
 import Router from "@koa/router";
 import { z } from "zod";
 import { findUserByEmail, listSignInCandidates } from "../../db/queries/users";
-import { HttpError, fromZod, unauthorized } from "../errors";
+import { fromZod, unauthorized } from "../errors";
+import { Refusal } from "../../lib/refusal";
 import { RateLimiter } from "../middleware/rate-limit";
 import type { ServerDeps } from "../deps";
 
@@ -24,7 +25,7 @@ export function authRoutes(deps: ServerDeps): Router {
 
   router.post("/dev-login", async (ctx) => {
     if (!deps.config.DEV_LOGIN_ENABLED) {
-      throw new HttpError(404, "NOT_FOUND", "dev-login is disabled (set DEV_LOGIN_ENABLED=true to enable it outside embedded mode)");
+      throw new Refusal("not_found", "NOT_FOUND", "dev-login is disabled (set DEV_LOGIN_ENABLED=true to enable it outside embedded mode)");
     }
     // Counted before the lookup, so guessing emails costs the same as using a known one.
     await limiter.consume(ctx.ip, perIp);
@@ -42,7 +43,7 @@ export function authRoutes(deps: ServerDeps): Router {
 
   // The browser's sign-in page lists these; it exists only while an email alone buys a token.
   router.get("/demo-users", async (ctx) => {
-    if (!deps.config.DEV_LOGIN_ENABLED) throw new HttpError(404, "NOT_FOUND", "dev-login is disabled: sign in with a token from your identity provider");
+    if (!deps.config.DEV_LOGIN_ENABLED) throw new Refusal("not_found", "NOT_FOUND", "dev-login is disabled: sign in with a token from your identity provider");
     ctx.body = { users: await listSignInCandidates(deps.db, DEMO_USERS_SHOWN) };
   });
 

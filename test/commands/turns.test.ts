@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { cancelTurn } from "../../commands/cancel-turn";
-import { CommandRefused } from "../../commands/refusal";
+import { Refusal } from "../../lib/refusal";
 import { startTurn } from "../../commands/start-turn";
 import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
@@ -30,12 +30,12 @@ describe("commands: turns", function () {
     const deps = stack.server.deps;
 
     const notTheirs = await refusal(startTurn(deps, { orgId, userId: other.id }, { agentType: "admin", message: "hello", sessionId }));
-    expect(notTheirs).to.be.instanceOf(CommandRefused);
+    expect(notTheirs).to.be.instanceOf(Refusal);
     expect(notTheirs).to.include({ kind: "not_found", code: "NOT_FOUND", message: "Chat session not found" });
 
     const busy = await refusal(startTurn(deps, { orgId, userId: admin.id }, { agentType: "admin", message: "and another thing", sessionId }));
     expect(busy).to.include({ kind: "conflict", code: "TURN_IN_PROGRESS" });
-    expect((busy as CommandRefused).details).to.deep.equal({ turn_id: turnId });
+    expect((busy as Refusal).details).to.deep.equal({ turn_id: turnId });
   });
 
   it("start-turn with the queue refusing removes the message and the session it created: QUEUE_UNAVAILABLE", async () => {
@@ -83,6 +83,6 @@ describe("commands: turns", function () {
     await insertAssistantMessageOnce(deps.db, { orgId, sessionId: ended.sessionId, turnId: ended.turnId, content: "done", metadata: {} });
     const finished = await refusal(cancelTurn(deps, { orgId, userId: admin.id }, ended.turnId));
     expect(finished).to.include({ kind: "conflict", code: "TURN_ALREADY_FINISHED" });
-    expect((finished as CommandRefused).details).to.deep.equal({ turn_status: "complete" });
+    expect((finished as Refusal).details).to.deep.equal({ turn_status: "complete" });
   });
 });

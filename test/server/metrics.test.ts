@@ -17,7 +17,6 @@ import type { ServerDeps } from "../../server/deps";
 import { ServerMetrics } from "../../server/metrics";
 import { connect, join, recordEvents, waitFor } from "../support/client";
 import { useStack, type Stack } from "../support/stack";
-import { modelCooldowns } from "../../workers/llm/cooldowns";
 import { ask, freshEmployee, removeFreshEmployees } from "../workers/tutor/helpers";
 import { isExported, parseExposition, scrape, total, type Scrape } from "./metrics-helpers";
 
@@ -50,7 +49,7 @@ describe("ops metrics", function () {
   });
   afterEach(async () => {
     stack.llm.reset();
-    modelCooldowns.clear();
+    stack.workers.deps.llm.cooldowns.clear();
     await removeFreshEmployees(stack);
   });
 

@@ -10,22 +10,23 @@ import { rejectAction } from "../../../commands/reject-action";
 import { resumeAction } from "../../../commands/resume-action";
 import { findAction, listActionItems, listActions, type Transition } from "../../../db/queries/admin-actions";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
-import { HttpError, notFound } from "../../errors";
+import { notFound } from "../../errors";
+import { Refusal } from "../../../lib/refusal";
 import type { ServerDeps } from "../../deps";
 import { parseInput } from "../../validation";
 import { presentAction, presentItem } from "./present";
 import { actionParams, listActionsQuery } from "./schema";
 
-function refused(transition: Extract<Transition, { ok: false }>, wanted: string): HttpError {
+function refused(transition: Extract<Transition, { ok: false }>, wanted: string): Refusal {
   if (transition.status === "missing") return notFound("Admin action");
   if (transition.status === "expired")
-    return new HttpError(
-      409,
+    return new Refusal(
+      "conflict",
       "ACTION_EXPIRED",
       `This action expired before it was confirmed; it cannot ${wanted}. Ask the assistant again for a fresh proposal.`,
       { status: "expired" },
     );
-  return new HttpError(409, "ACTION_NOT_PENDING", `This action is ${transition.status}; it cannot ${wanted}.`, { status: transition.status });
+  return new Refusal("conflict", "ACTION_NOT_PENDING", `This action is ${transition.status}; it cannot ${wanted}.`, { status: transition.status });
 }
 
 export function adminActionRoutes(deps: ServerDeps): Router {
@@ -73,13 +74,13 @@ export function adminActionRoutes(deps: ServerDeps): Router {
       const { status } = resumed.transition;
       if (status === "missing") throw notFound("Admin action");
       if (status === "expired")
-        throw new HttpError(
-          409,
+        throw new Refusal(
+          "conflict",
           "ACTION_EXPIRED",
           "This action is past its expiry; its frozen targets may no longer match the organisation. Ask the assistant for a fresh proposal.",
           { status: "expired" },
         );
-      throw new HttpError(409, "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${status}.`, { status });
+      throw new Refusal("conflict", "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${status}.`, { status });
     }
     ctx.status = 202;
     ctx.body = { action: presentAction(resumed.action) };

@@ -5,7 +5,8 @@
 import { startTurn, type StartedTurn } from "../../../commands/start-turn";
 import { courseAvailability, findLesson } from "../../../db/queries/courses";
 import { findOwnedSession, type Owner } from "../../../db/queries/chat-sessions";
-import { HttpError, notFound } from "../../errors";
+import { notFound } from "../../errors";
+import { Refusal } from "../../../lib/refusal";
 import type { ServerDeps } from "../../deps";
 import { tutorSessionOf, type PostAdminChatBody, type PostChatBody } from "./schema";
 
@@ -50,14 +51,14 @@ async function resolveContext(deps: ServerDeps, owner: Owner, body: PostChatBody
   if (lessonId) {
     const lesson = await findLesson(deps.db, owner.orgId, lessonId);
     if (!lesson) throw notFound("Lesson");
-    if (courseId && lesson.course_id !== courseId) throw new HttpError(400, "VALIDATION_ERROR", "lesson_id does not belong to course_id");
+    if (courseId && lesson.course_id !== courseId) throw new Refusal("invalid", "VALIDATION_ERROR", "lesson_id does not belong to course_id");
     courseId = lesson.course_id;
   }
   if (courseId) {
     const availability = await courseAvailability(deps.db, owner, courseId);
     if (availability === "missing") throw notFound("Course");
     if (availability === "not_usable") {
-      throw new HttpError(403, "COURSE_NOT_AVAILABLE", "This course is not available to you: you are not enrolled in it, or it has been archived");
+      throw new Refusal("forbidden", "COURSE_NOT_AVAILABLE", "This course is not available to you: you are not enrolled in it, or it has been archived");
     }
   }
   return { courseId, lessonId };

@@ -6,7 +6,8 @@ import { deleteDocument } from "../../../db/queries/document-lifecycle";
 import { coursesUsingDocument, findDocument, listDocuments, updateDocumentAccess } from "../../../db/queries/documents";
 import { principalOf, requireAuth, requireRole } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
-import { HttpError, notFound } from "../../errors";
+import { notFound } from "../../errors";
+import { Refusal } from "../../../lib/refusal";
 import { RateLimiter } from "../../middleware/rate-limit";
 import { parseInput } from "../../validation";
 import type { Context } from "koa";
@@ -77,8 +78,8 @@ export function documentRoutes(deps: ServerDeps): Router {
     if (!document) throw notFound("Document");
     const courses = await coursesUsingDocument(deps.db, orgId, id);
     if (courses.length > 0 && force !== "true") {
-      throw new HttpError(
-        409,
+      throw new Refusal(
+        "conflict",
         "DOCUMENT_IN_USE",
         `This document is the source of ${courses.map((c) => `"${c.title}"`).join(", ")}; delete with ?force=true to detach it`,
         {
@@ -99,7 +100,7 @@ export function documentRoutes(deps: ServerDeps): Router {
     });
     if (!(await findDocument(deps.db, principal.orgId, id))) throw notFound("Document");
     if (!(await hasStoredFile(deps.db, principal.orgId, id)))
-      throw new HttpError(409, "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
+      throw new Refusal("conflict", "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
     const document = await reindexDocument(deps, principal.orgId, id, principal.userId);
     if (!document) throw notFound("Document");
     ctx.status = 202;

@@ -68,6 +68,11 @@ describe("turn emitter", function () {
     await turnEmitter(log, sessionId, turnId).emit("error", { code: "LLM_UNAVAILABLE", message: "gone", willRetry: true });
     const entries = await logged(turnId);
     expect(entries.at(-1)).to.deep.equal(["error", undefined]);
-    expect(entries.slice(0, -1).map(([, content]) => content).join("")).to.equal(tokens.join(""));
+    expect(
+      entries
+        .slice(0, -1)
+        .map(([, content]) => content)
+        .join(""),
+    ).to.equal(tokens.join(""));
   });
 });
