@@ -42,10 +42,12 @@ describe("commands: turns", function () {
     const learner = await freshPerson(stack);
     const producer = await refusingProducer(stack);
     const message = `Nobody queues this ${randomUUID()}`;
+    const accepted: string[] = [];
+    const metrics = { turnAccepted: (turnId: string) => void accepted.push(turnId) };
     try {
       const refused = await refusal(
         startTurn(
-          { ...stack.server.deps, producer },
+          { ...stack.server.deps, producer, metrics },
           { orgId, userId: learner.id },
           {
             agentType: "tutor",
@@ -58,12 +60,20 @@ describe("commands: turns", function () {
         ),
       );
       expect(refused).to.include({ kind: "unavailable", code: "QUEUE_UNAVAILABLE" });
+      expect(accepted, "a turn the queue refused is not counted as accepted").to.deep.equal([]);
+      // The same command with a queue that takes it counts the turn, once.
+      const started = await startTurn(
+        { ...stack.server.deps, metrics },
+        { orgId, userId: learner.id },
+        { agentType: "tutor", message: `${message} (queued)`, sessionId: undefined, courseId: null, lessonId: null, requestContext: {} },
+      );
+      expect(accepted).to.deep.equal([started.turn_id]);
     } finally {
       await producer.close().catch(() => undefined);
     }
     const db = stack.server.deps.db;
     expect(await db("chat_messages").where({ content: message }).first("id")).to.equal(undefined);
-    expect(await db("chat_sessions").where({ user_id: learner.id }).first("id")).to.equal(undefined);
+    expect(await db("chat_sessions").where({ user_id: learner.id, title: message }).first("id")).to.equal(undefined);
   });
 
   it("cancel-turn: 404 for someone else's turn, 409 for an ended one, else raises the turn's cancel flag", async () => {

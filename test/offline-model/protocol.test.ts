@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import OpenAI from "openai";
 import { cosineSimilarity } from "../../offline-model/hashed-embeddings";
-import { type ScriptedLlm, startScriptedLlm } from "../support/scripted-llm";
+import { type ScriptedLlm, startScriptedLlm } from "../harness/scripted-llm";
 
 const MODEL = "offline-extractive";
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [

@@ -15,7 +15,7 @@ import { QUEUE_PREFIX } from "../../queues/names";
 import type { JobProducer } from "../../queues/producer";
 import type { ServerDeps } from "../../server/deps";
 import { ServerMetrics } from "../../server/metrics";
-import { connect, join, recordEvents, waitFor } from "../support/client";
+import { connect, join, recordEvents, waitFor } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { ask, freshEmployee, removeFreshEmployees } from "../workers/tutor/helpers";
 import { isExported, parseExposition, scrape, total, type Scrape } from "./metrics-helpers";

@@ -23,7 +23,7 @@ import { ServerMetrics } from "../../server/metrics";
 import { createApp } from "../../server/app";
 import { healthRoutes } from "../../server/routes/health";
 import { startServer, type RunningServer } from "../../server/server";
-import { api, login } from "../support/client";
+import { api, login } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 
 const silent = pino({ level: "silent" });

@@ -40,6 +40,9 @@ interface SharedStack {
 const shared: SharedStack = ((globalThis as { __skillnetTestStack?: SharedStack }).__skillnetTestStack ??= {});
 
 export function useStack(): Promise<Stack> {
+  // `npm run test:unit` lists logic suites only (.mocharc.unit.cjs): one that reaches for the stack is misfiled.
+  if (process.env.SKILLNET_TEST_UNIT)
+    return Promise.reject(new Error("a suite of `npm run test:unit` started the stack: move it to the full run, or give it fakes (test/support/fakes.ts)"));
   shared.starting ??= (async () => {
     shared.stopInfrastructure = stopInfrastructure;
     const { env, llm } = await startInfrastructure();

@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { insertUsage } from "../../db/queries/llm-usage";
-import { api, login, upload, waitFor } from "../support/client";
+import { api, login, upload, waitFor } from "../harness/client";
 import { embedPendingQuestions } from "../../workers/maintenance/question-vectors";
 import { ask as askTutor } from "../workers/tutor/helpers";
 import { useStack, type Stack } from "../support/stack";

@@ -15,7 +15,7 @@ import { API_ROUTES, buildOpenApiDocument, errorCodesOf, openApiPath, requestJso
 import { ERROR_CODES, type ErrorCode } from "../../../server/openapi/error-codes";
 import type { ApiRoute } from "../../../server/openapi/registry";
 import { errorBody } from "../../../server/openapi/responses";
-import { api, join, waitForTurnEnd } from "../../support/client";
+import { api, join, waitForTurnEnd } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { cleanUp, freshUser, type Person } from "../../workers/admin/helpers";
 

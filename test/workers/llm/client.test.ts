@@ -10,7 +10,7 @@ import { redactSecrets } from "../../../lib/logger";
 import { cleanKey, LlmClient } from "../../../workers/llm/client";
 import { ModelCooldowns } from "../../../workers/llm/cooldowns";
 import { LlmError } from "../../../workers/llm/errors";
-import { type ScriptedLlm, startScriptedLlm } from "../../support/scripted-llm";
+import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
 import { FAST_RETRY, TEST_KEY, flushed, makeClient, memoryLogger, rejection } from "./helpers";
 
 const QUESTION = [{ role: "user" as const, content: "How many days do I have to return an item?" }];

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import type { Socket } from "socket.io-client";
-import { api, connect, join, login, recordEvents, waitForTurnEnd, type ReceivedEvent } from "../../support/client";
+import { api, connect, join, login, recordEvents, waitForTurnEnd, type ReceivedEvent } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 
 // Not a greeting or a progress question, so the intent comes from one non-streamed model call.

@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import { StreamCancelled } from "../../../workers/llm/stream-watch";
 import { LlmError } from "../../../workers/llm/errors";
-import { type ScriptedLlm, startScriptedLlm } from "../../support/scripted-llm";
+import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
 import { makeClient, rejection } from "./helpers";
 
 const QUESTION = [{ role: "user" as const, content: "How many days do I have to return an item?" }];

@@ -12,7 +12,7 @@ import { insertUserMessage } from "../../../db/queries/chat-messages";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import { JOB_OPTIONS } from "../../../queues/job-options";
 import { QUEUE_PREFIX } from "../../../queues/names";
-import { join, waitForTurnEnd } from "../../support/client";
+import { join, waitForTurnEnd } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { freshEmployee, removeFreshEmployees, scriptedResponder, STAGE_EVENTS } from "./helpers";
 

@@ -4,7 +4,7 @@
  * summariser that fails leaves the turns themselves untouched.
  */
 import { expect } from "chai";
-import { waitFor } from "../../support/client";
+import { waitFor } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import {
   SUMMARY_MARKER,
