@@ -3,6 +3,7 @@
  * `document_status`), chunk counts, failure reasons, re-index and delete. The list is read once
  * and then kept current by the socket.
  */
+import { ConsolePage } from "../components/ConsolePage";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, api } from "../lib/api";
 import { describeApiError, formatBytes } from "../lib/errors";
@@ -143,7 +144,7 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
   };
 
   return (
-    <section class="documents" aria-labelledby="documents-title">
+    <ConsolePage label="Documents" name="documents">
       <UploadZone limits={limits} onFiles={upload} />
       <UploadQueuePanel view={queueView} onClear={() => queue.clearFinished()} />
       <div class="messages-box" role="status" aria-live="polite">
@@ -202,6 +203,6 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
           })}
         </ul>
       )}
-    </section>
+    </ConsolePage>
   );
 }
