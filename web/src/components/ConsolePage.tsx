@@ -6,7 +6,17 @@
  */
 import type { ComponentChildren } from "preact";
 
-export function ConsolePage({ label, name, width = "column", children }: { label: string; name: string; width?: "column" | "full"; children: ComponentChildren }) {
+export function ConsolePage({
+  label,
+  name,
+  width = "column",
+  children,
+}: {
+  label: string;
+  name: string;
+  width?: "column" | "full";
+  children: ComponentChildren;
+}) {
   return (
     <main class={`console-page console-page-${width} ${name}`} aria-label={label}>
       {children}
