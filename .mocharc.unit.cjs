@@ -16,7 +16,7 @@ module.exports = {
   spec: [
     "test/commands/queue-refusals.test.ts",
     "test/docs/*.test.ts",
-    "test/lib/{config,document-formats,format-sniffing,logger,prompt-markers,telemetry}.test.ts",
+    "test/lib/{config,document-formats,format-sniffing,logger,prompt-markers,telemetry,ttl-cache}.test.ts",
     "test/lint/{logger-creation,raw-db-access}.test.ts",
     "test/offline-model/*.test.ts",
     "test/ops/prometheus-rules.test.ts",

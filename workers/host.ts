@@ -19,6 +19,7 @@ import { QUEUE_NAMES, isQueueName, type QueueName } from "../queues/names";
 import { parsePayload } from "../queues/payloads";
 import { JobProducer } from "../queues/producer";
 import type { WorkerDeps } from "./deps";
+import { searchCaches } from "./search-caches";
 import { checkEmbeddingDimensions } from "./embedding-check";
 import { HANDLERS } from "./handlers";
 import { LlmClient, type LlmClientOptions } from "./llm/client";
@@ -90,6 +91,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     reads: replicaReads.router,
     redis,
     llm,
+    searchCaches: searchCaches(),
     producer: new JobProducer(redis, log, layout),
     events: new TurnEventLog(ownEventsRedis ?? redis, {
       ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,

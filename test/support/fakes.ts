@@ -15,6 +15,7 @@ import type { UserEventPublisher } from "../../queues/events/user-events";
 import type { JobProducer } from "../../queues/producer";
 import type { WorkerDeps } from "../../workers/deps";
 import type { LlmClient } from "../../workers/llm/client";
+import { searchCaches } from "../../workers/search-caches";
 
 /** A member a logic test has no business using: any access throws, naming the real-stack alternative. */
 function absent<T>(what: string): T {
@@ -135,6 +136,7 @@ export function fakeWorkerDeps(overrides: Partial<WorkerDeps> = {}, env: Record<
     reads: absent<ReadRouter>("reads"),
     userEvents: { emit: () => undefined } as unknown as UserEventPublisher,
     llm: absent<LlmClient>("llm"),
+    searchCaches: searchCaches(),
     ...overrides,
   } as FakeWorkerDeps;
 }

@@ -10,6 +10,7 @@ import { prepareDatabase } from "../../ops/cli/prepare-database";
 import type { DemoOrganisation } from "../../db/seeds/demo-org";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
+import { searchCaches } from "../../workers/search-caches";
 
 /** Infrastructure only (Redis, Postgres, model server), for tests that start their own processes. */
 export { startInfrastructure };
@@ -72,4 +73,12 @@ export function startStack(assign: (stack: Stack) => void): Mocha.AsyncFunc {
     this.timeout(120_000);
     assign(await useStack());
   };
+}
+
+/**
+ * Starts the in-process workers' search memory afresh (org sizes, index states, tail decisions,
+ * term frequencies: workers/search-caches.ts), e.g. after a test built or dropped an org's index.
+ */
+export function forgetSearches(stack: Pick<Stack, "workers">): void {
+  stack.workers.deps.searchCaches = searchCaches();
 }
