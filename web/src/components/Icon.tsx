@@ -12,6 +12,9 @@ const PATHS = {
     "M17 14V2",
     "M9 18.12 10 14H4.17a2 2 0 0 1-1.92-2.56l2.33-8A2 2 0 0 1 6.5 2H20a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2h-2.76a2 2 0 0 0-1.79 1.11L12 22a3.13 3.13 0 0 1-3-3.88Z",
   ],
+  check: ["M20 6 9 17l-5-5"],
+  cross: ["M18 6 6 18", "m6 6 12 12"],
+  circle: ["M21 12a9 9 0 1 1-18 0 9 9 0 0 1 18 0Z"],
 } as const;
 
 export type IconName = keyof typeof PATHS;
