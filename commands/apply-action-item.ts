@@ -13,7 +13,6 @@ import {
   courseForItem,
   deactivateUser,
   insertEnrollment,
-  ItemRejected,
   lockEnrollment,
   lockEnrollmentOf,
   lockSkillLevel,
@@ -25,6 +24,7 @@ import {
   type ItemTransaction,
 } from "../db/queries/admin-action-items";
 import type { AdminActionRow } from "../db/queries/admin-actions";
+import { ItemRejected } from "../lib/refusal";
 import { isWriteTool, WRITE_TARGETS, type WriteTarget, type WriteTool } from "./write-targets";
 
 type Applier<T extends WriteTool> = (trx: ItemTransaction, orgId: string, target: WriteTarget<T>, action: AdminActionRow) => Promise<ItemChange>;

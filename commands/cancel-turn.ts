@@ -10,7 +10,7 @@ import { findOwnedTurn } from "../db/queries/chat-messages";
 import type { Owner } from "../db/queries/chat-sessions";
 import { requestTurnCancel } from "../queues/turn-keys";
 import type { CommandDeps } from "./deps";
-import { CommandRefused } from "./refusal";
+import { Refusal } from "../lib/refusal";
 
 export interface CancelRequested {
   turn_id: string;
@@ -19,13 +19,13 @@ export interface CancelRequested {
 
 export async function cancelTurn(deps: CommandDeps, owner: Owner, turnId: string): Promise<CancelRequested> {
   const turn = await findOwnedTurn(deps.db, owner, turnId);
-  if (!turn) throw CommandRefused.notFound("Chat turn");
+  if (!turn) throw Refusal.notFound("Chat turn");
   // An answer stored (any status) ends a turn; a last stage that failed for good ends it too,
   // even when no failed message was written.
   const ended =
     turn.answerStatus ?? ((await deps.producer.turnFinalStageState(turn.agentType, { sessionId: turn.sessionId, turnId })) === "failed" ? "failed" : null);
   if (ended)
-    throw new CommandRefused("conflict", "TURN_ALREADY_FINISHED", `This turn has already ended (${ended}); there is nothing to cancel`, { turn_status: ended });
+    throw new Refusal("conflict", "TURN_ALREADY_FINISHED", `This turn has already ended (${ended}); there is nothing to cancel`, { turn_status: ended });
   await requestTurnCancel(deps.redis, turnId);
   deps.log.info({ turnId, sessionId: turn.sessionId, agent: turn.agentType }, "turn cancel requested");
   return { turn_id: turnId, status: "cancelling" };

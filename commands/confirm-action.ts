@@ -7,7 +7,7 @@
 import { confirmPendingAction, undoConfirmation, type AdminActionRow } from "../db/queries/admin-actions";
 import type { CommandDeps } from "./deps";
 import { queueActionRun } from "./queue-action-run";
-import type { TransitionRefused } from "./refusal";
+import type { TransitionRefused } from "./transition-refused";
 
 export type ConfirmOutcome = { kind: "confirmed"; action: AdminActionRow } | TransitionRefused;
 

@@ -5,7 +5,7 @@
  */
 import type { AdminActionRow } from "../db/queries/admin-actions";
 import type { CommandDeps } from "./deps";
-import { CommandRefused } from "./refusal";
+import { Refusal } from "../lib/refusal";
 
 export async function queueActionRun(
   deps: CommandDeps,
@@ -20,6 +20,6 @@ export async function queueActionRun(
   } catch (error) {
     deps.log.error({ err: error, actionId: action.id }, failure.log);
     await failure.undo();
-    throw new CommandRefused("unavailable", "QUEUE_UNAVAILABLE", failure.message, undefined, { cause: error });
+    throw new Refusal("unavailable", "QUEUE_UNAVAILABLE", failure.message, undefined, { cause: error });
   }
 }

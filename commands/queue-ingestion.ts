@@ -6,7 +6,7 @@
  */
 import type { DocumentRow } from "../db/queries/documents";
 import type { CommandDeps } from "./deps";
-import { CommandRefused } from "./refusal";
+import { Refusal } from "../lib/refusal";
 
 export async function queueIngestion(deps: CommandDeps, document: Pick<DocumentRow, "id" | "org_id" | "ingest_generation">, userId: string): Promise<void> {
   try {
@@ -18,7 +18,7 @@ export async function queueIngestion(deps: CommandDeps, document: Pick<DocumentR
     });
   } catch (error) {
     deps.log.error({ err: error, documentId: document.id }, "could not queue ingestion");
-    throw new CommandRefused(
+    throw new Refusal(
       "unavailable",
       "QUEUE_UNAVAILABLE",
       "The document was stored but indexing could not be queued yet; it is queued automatically within a minute once the queue is back " +

@@ -6,7 +6,7 @@
 import { failPendingItems, finishAction, reopenForResume, type AdminActionRow } from "../db/queries/admin-actions";
 import type { CommandDeps } from "./deps";
 import { queueActionRun } from "./queue-action-run";
-import type { TransitionRefused } from "./refusal";
+import type { TransitionRefused } from "./transition-refused";
 
 export type ResumeOutcome = { kind: "resumed"; action: AdminActionRow } | TransitionRefused;
 

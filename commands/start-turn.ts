@@ -12,7 +12,7 @@ import { storeAdminQuestion, storeQuestion, type QuestionValues, type StoredQues
 import { deleteOwnedSession, type Owner } from "../db/queries/chat-sessions";
 import { addToLogContext } from "../lib/logger";
 import type { CommandDeps } from "./deps";
-import { CommandRefused } from "./refusal";
+import { Refusal } from "../lib/refusal";
 
 export interface StartTurnDeps extends CommandDeps {
   /** Counts the accepted turn (the server's /metrics). */
@@ -55,7 +55,7 @@ async function store(deps: CommandDeps, owner: Owner, start: TurnStart, values: 
   const result = await storeAdminQuestion(deps.db, owner, { ...values, sessionId: values.sessionId });
   if ("missing" in result) return undefined;
   if ("busy" in result)
-    throw new CommandRefused(
+    throw new Refusal(
       "conflict",
       "TURN_IN_PROGRESS",
       "The previous message of this conversation is still being answered; wait for its answer (or cancel it) before sending the next one.",
@@ -84,7 +84,7 @@ export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnSt
     content: message,
     metadata: tutor ? { context: tutor.requestContext } : {},
   });
-  if (!stored) throw CommandRefused.notFound("Chat session");
+  if (!stored) throw Refusal.notFound("Chat session");
   const { sessionId, messageId, createdSession } = stored;
 
   // The request's log line (and anything logged from here on) names the turn, so one grep follows it.
@@ -95,22 +95,17 @@ export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnSt
   const latest = deps.events.setLatestTurn(sessionId, turnId);
   latest.catch(() => undefined); // read below, once the queue has answered
   try {
-    deps.metrics.turnAccepted(turnId);
     await enqueue(deps, start, { orgId: owner.orgId, userId: owner.userId, sessionId, turnId, messageId });
   } catch (error) {
     deps.log.error({ err: error, sessionId, turnId }, "could not enqueue the turn; undoing this request's rows");
     await deleteMessage(deps.db, owner.orgId, messageId);
     if (createdSession) await deleteOwnedSession(deps.db, owner, sessionId);
-    throw new CommandRefused(
-      "unavailable",
-      "QUEUE_UNAVAILABLE",
-      "The chat queue is unavailable right now; your message was not sent. Please retry.",
-      undefined,
-      {
-        cause: error,
-      },
-    );
+    throw new Refusal("unavailable", "QUEUE_UNAVAILABLE", "The chat queue is unavailable right now; your message was not sent. Please retry.", undefined, {
+      cause: error,
+    });
   }
+  // Counted once the queue has it: a refused turn is no accepted turn (and starts no first-token clock).
+  deps.metrics.turnAccepted(turnId);
   await latest.catch((error: unknown) =>
     deps.log.warn({ err: error, sessionId, turnId }, "the session's latest-turn key was not set; a late joiner replays no turn"),
   );

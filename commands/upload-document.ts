@@ -12,7 +12,7 @@ import { findDocumentByHash, updateDocumentAccess, type DocumentAccess, type Doc
 import { MIME_TYPES, type DocumentFormat } from "../lib/document-formats";
 import type { CommandDeps } from "./deps";
 import { queueIngestion } from "./queue-ingestion";
-import { CommandRefused } from "./refusal";
+import { Refusal } from "../lib/refusal";
 
 export interface DocumentUpload {
   filename: string;
@@ -74,10 +74,10 @@ export async function uploadDocument(deps: CommandDeps, uploader: { orgId: strin
 }
 
 /** `409 STORAGE_QUOTA_EXCEEDED`: what is used, the quota, and what the file would need. */
-function quotaRefusal(error: StorageQuotaExceeded): CommandRefused {
+function quotaRefusal(error: StorageQuotaExceeded): Refusal {
   const { usedBytes, quotaBytes } = error.usage;
   const free = Math.max(0, quotaBytes - usedBytes);
-  return new CommandRefused(
+  return new Refusal(
     "conflict",
     "STORAGE_QUOTA_EXCEEDED",
     `Your organisation's document storage is full: ${mb(usedBytes)} of ${mb(quotaBytes)} used, ${mb(free)} free, and this file needs ${mb(error.uploadBytes)}. Delete documents you no longer need, or ask for a larger quota.`,

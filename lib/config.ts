@@ -291,18 +291,6 @@ export const configSchema = z.object({
     .default(3600)
     .describe("How long a turn's events stay in Redis for replay; also how long a session remembers its latest turn."),
   EVENT_STREAM_MAX_EVENTS: z.coerce.number().int().min(100).default(20_000).describe("Cap on the events kept per turn (approximate, via `XADD MAXLEN ~`)."),
-  STREAM_TOKEN_WINDOW_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(100)
-    .default(0)
-    .describe(
-      "Opt-in: a worker sends streamed tokens to Redis at most once per this many ms (all its turns' held tokens in one script call); a " +
-        "token goes at once when none left within the window, and so does each answer's first. Fewer Redis commands per token (5 ms: " +
-        "about 0.4 fewer), but a token waits up to the window and, measured under load, the tail lag grew by more (bench/optimisations.md " +
-        "9.2). `0` sends each token as soon as the previous append is answered.",
-    ),
 
   RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30).describe("Tutor messages (`POST /api/v1/chat`) per user per sliding 60 s window."),
   RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20).describe("Admin assistant turns (`POST /api/v1/chat/admin`) per admin per minute."),

@@ -5,6 +5,12 @@
  */
 import { contentWords } from "./text";
 
+/**
+ * The name the offline model answers embeddings with, whatever model the request named: the
+ * Usage page and the eval results then say what made the vectors, not the E5 model they stand in for.
+ */
+export const hashedEmbeddingModel = (dimensions: number): string => `offline-hashed-bow-${dimensions}`;
+
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 

@@ -3,7 +3,7 @@
  * double's fallback. It recognises each kind of request by stable phrases in the app's prompts and
  * answers with heuristics — never refusing, never inventing a citation, same input → same output.
  */
-import { hashedEmbeddings } from "./hashed-embeddings";
+import { hashedEmbeddingModel, hashedEmbeddings } from "./hashed-embeddings";
 import { type Source, extractQuestion, extractiveAnswer, genericAnswer, parseSources, rankSentences } from "./offline-answer";
 import {
   classifyIntent,
@@ -112,5 +112,6 @@ export function createOfflineResponder(): Responder {
   return {
     reply: offlineReply,
     embed: (texts, dimensions) => hashedEmbeddings(texts, dimensions),
+    embeddingModel: hashedEmbeddingModel,
   };
 }

@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { handleChatCompletion, parseChatRequest } from "./chat-completions";
+import { hashedEmbeddingModel } from "./hashed-embeddings";
 import type { ChatReply, Responder } from "./responder";
 import { HttpError, type HttpFault, errorBody, estimateTokens, sendFault, sendJson } from "./wire";
 
@@ -50,7 +51,7 @@ export interface LlmServer {
 }
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const DEFAULT_MODELS = ["offline-extractive", "intfloat/multilingual-e5-small"];
+const DEFAULT_MODELS = ["offline-extractive", "intfloat/multilingual-e5-small", hashedEmbeddingModel(384)];
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -85,7 +86,7 @@ async function handleEmbeddings(res: ServerResponse, body: unknown, responder: R
   sendJson(res, 200, {
     object: "list",
     data: vectors.map((vector, index) => ({ object: "embedding", index, embedding: base64 ? toBase64Float32(vector) : vector })),
-    model: raw.model,
+    model: responder.embeddingModel?.(dimensions) ?? raw.model,
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   });
 }

@@ -70,4 +70,6 @@ export interface Responder {
   reply(request: ChatRequest): ChatReply | Promise<ChatReply>;
   /** One vector per text, each of length `dimensions` (unless a test double lies on purpose). */
   embed(texts: string[], dimensions: number, model: string): number[][] | Promise<number[][]>;
+  /** The model name an embeddings answer reports; without it, the one the request named. */
+  embeddingModel?(dimensions: number): string;
 }

@@ -11,7 +11,8 @@ import type { Context } from "koa";
 import { SESSION_COOKIE, authenticate } from "./auth/middleware";
 import { BoardCodes } from "./auth/board-codes";
 import { isOperator, operatorOnlyMessage } from "./auth/operator";
-import { HttpError, forbidden, unauthorized } from "./errors";
+import { forbidden, unauthorized } from "./errors";
+import { Refusal } from "../lib/refusal";
 import type { ServerDeps } from "./deps";
 
 export const BULL_BOARD_PATH = "/admin/queues";
@@ -32,12 +33,12 @@ export const SIGN_IN_PAGE = `<!doctype html>
 /** Reads an `application/x-www-form-urlencoded` body; the app's JSON parser leaves forms alone. */
 async function readForm(ctx: Context): Promise<URLSearchParams> {
   if (!ctx.is("application/x-www-form-urlencoded"))
-    throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", "Send the sign-in form as application/x-www-form-urlencoded");
+    throw new Refusal("unsupported_media", "UNSUPPORTED_MEDIA_TYPE", "Send the sign-in form as application/x-www-form-urlencoded");
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > FORM_LIMIT_BYTES) throw new HttpError(413, "PAYLOAD_TOO_LARGE", `The sign-in form is larger than ${FORM_LIMIT_BYTES} bytes`);
+    if (size > FORM_LIMIT_BYTES) throw new Refusal("too_large", "PAYLOAD_TOO_LARGE", `The sign-in form is larger than ${FORM_LIMIT_BYTES} bytes`);
     chunks.push(chunk);
   }
   return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));

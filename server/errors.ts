@@ -1,40 +1,55 @@
 /**
- * HTTP errors with a stable code. Anything thrown that is not an HttpError becomes a 500
- * with a generic message (and a log line); everything else keeps its status and code.
+ * Errors as the API answers them. Everything the product refuses is a `Refusal` (lib/refusal.ts),
+ * whether a route, a command or the data layer refused it; its kind gets its HTTP status here,
+ * once. A zod failure is a 400 naming each field; a backing service that is down a 503; anything
+ * else a 500 with a generic message (and a log line).
  */
 import { isStatementTimeout } from "../db/unavailable";
 import type { Middleware } from "koa";
 import { ZodError } from "zod";
 import type { Logger } from "pino";
-import { LlmError } from "../lib/llm-error";
-import { CommandRefused, type RefusalKind } from "../commands/refusal";
+import { Refusal, type RefusalKind } from "../lib/refusal";
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = "HttpError";
-  }
+/** An error as the API answers it: status, stable code, message and any details. */
+interface HttpAnswer {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
 }
 
-export const badRequest = (message: string, details?: Record<string, unknown>): HttpError => new HttpError(400, "VALIDATION_ERROR", message, details);
-export const unauthorized = (message = "Authentication required"): HttpError => new HttpError(401, "UNAUTHORIZED", message);
-export const forbidden = (message = "You do not have access to this resource"): HttpError => new HttpError(403, "FORBIDDEN", message);
-export const notFound = (what: string): HttpError => new HttpError(404, "NOT_FOUND", `${what} not found`);
+/** Where every kind of refusal — from a route, a command or the data layer — gets its HTTP status: here, once. */
+export const REFUSAL_STATUS: Record<RefusalKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  allowance_exhausted: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  wrong_host: 421,
+  key_reused: 422,
+  too_large: 413,
+  unsupported_media: 415,
+  rate_limited: 429,
+  unavailable: 503,
+  // An admin action item's rejection is recorded on the item; should one reach a request, the state did not allow it.
+  rejected: 409,
+};
+
+export const badRequest = (message: string, details?: Record<string, unknown>): Refusal => new Refusal("invalid", "VALIDATION_ERROR", message, details);
+export const unauthorized = (message = "Authentication required"): Refusal => new Refusal("unauthenticated", "UNAUTHORIZED", message);
+export const forbidden = (message = "You do not have access to this resource"): Refusal => new Refusal("forbidden", "FORBIDDEN", message);
+export const notFound = (what: string): Refusal => Refusal.notFound(what);
 
 /** Turns a zod failure into a 400 that names each bad field, an unknown one included (strict bodies). */
-export function fromZod(error: ZodError, where = "body"): HttpError {
+export function fromZod(error: ZodError, where = "body"): Refusal {
   const fields = error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => ({ path: [where, ...issue.path, key].join("."), message: `unknown field "${key}": this endpoint does not accept it` }))
       : [{ path: [where, ...issue.path].join("."), message: issue.message }],
   );
   const summary = fields.map((f) => `${f.path}: ${f.message}`).join("; ");
-  return new HttpError(400, "VALIDATION_ERROR", `Invalid request: ${summary}`, { fields });
+  return new Refusal("invalid", "VALIDATION_ERROR", `Invalid request: ${summary}`, { fields });
 }
 
 /** The outermost middleware: every error leaves as `{"error": {"code", "message"}}`. */
@@ -42,7 +57,7 @@ export function errorMiddleware(log: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, "NOT_FOUND", `No route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined) throw new Refusal("not_found", "NOT_FOUND", `No route for ${ctx.method} ${ctx.path}`);
     } catch (caught) {
       const error = normalise(caught);
       if (error.status >= 500) log.error({ err: caught, path: ctx.path }, "request failed");
@@ -66,45 +81,40 @@ function isBackingServiceDown(caught: unknown): boolean {
   );
 }
 
-const REFUSAL_STATUS: Record<RefusalKind, number> = { not_found: 404, conflict: 409, unavailable: 503 };
-
-/** A command's refusal as the API answers it: the status its kind means, its own code and message. */
-function fromRefusal(refusal: CommandRefused): HttpError {
-  return new HttpError(REFUSAL_STATUS[refusal.kind], refusal.code, refusal.message, refusal.details);
+/** A refusal as the API answers it: the status its kind means, its own code and message. */
+function fromRefusal(refusal: Refusal): HttpAnswer {
+  return { status: REFUSAL_STATUS[refusal.kind], code: refusal.code, message: refusal.message, details: refusal.details };
 }
 
-function normalise(caught: unknown): HttpError {
-  if (caught instanceof HttpError) return caught;
-  if (caught instanceof CommandRefused) return fromRefusal(caught);
-  if (caught instanceof ZodError) return fromZod(caught);
+function normalise(caught: unknown): HttpAnswer {
+  if (caught instanceof Refusal) return fromRefusal(caught);
+  if (caught instanceof ZodError) return fromRefusal(fromZod(caught));
   if (isStatementTimeout(caught)) {
-    return new HttpError(
-      503,
-      "DATABASE_TIMEOUT",
-      "The database took too long to answer and the request was cancelled; nothing was changed by it unless its answer said otherwise. Retry shortly.",
-      { retry_after: 5 },
+    return fromRefusal(
+      new Refusal(
+        "unavailable",
+        "DATABASE_TIMEOUT",
+        "The database took too long to answer and the request was cancelled; nothing was changed by it unless its answer said otherwise. Retry shortly.",
+        { retry_after: 5 },
+      ),
     );
   }
   if (isBackingServiceDown(caught)) {
-    return new HttpError(
-      503,
-      "SERVICE_UNAVAILABLE",
-      "A backing service (Redis or Postgres) is unavailable; nothing was changed by this request unless its answer said otherwise. Retry shortly.",
+    return fromRefusal(
+      new Refusal(
+        "unavailable",
+        "SERVICE_UNAVAILABLE",
+        "A backing service (Redis or Postgres) is unavailable; nothing was changed by this request unless its answer said otherwise. Retry shortly.",
+      ),
     );
-  }
-  if (caught instanceof LlmError) {
-    return new HttpError(caught.httpStatus, caught.code, caught.message, {
-      ...(caught.options.retryAfterSeconds ? { retry_after: caught.options.retryAfterSeconds } : {}),
-      ...(caught.options.recoveryHint ? { recovery_hint: caught.options.recoveryHint } : {}),
-    });
   }
   const status = (caught as { status?: number; statusCode?: number })?.status ?? (caught as { statusCode?: number })?.statusCode;
   // Errors raised by Koa middleware (body parser: malformed JSON, too large, wrong type).
-  if (status === 501) return new HttpError(501, "NOT_IMPLEMENTED", "This method is not implemented");
+  if (status === 501) return { status: 501, code: "NOT_IMPLEMENTED", message: "This method is not implemented" };
   if (typeof status === "number" && status >= 400 && status < 500) {
     const codes: Record<number, string> = { 400: "BAD_REQUEST", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE" };
     const message = status === 400 ? "Malformed request body: expected valid JSON" : ((caught as Error).message ?? "Bad request");
-    return new HttpError(status, codes[status] ?? "BAD_REQUEST", message);
+    return { status, code: codes[status] ?? "BAD_REQUEST", message };
   }
-  return new HttpError(500, "INTERNAL_ERROR", "Something went wrong on our side; the request was not completed");
+  return { status: 500, code: "INTERNAL_ERROR", message: "Something went wrong on our side; the request was not completed" };
 }

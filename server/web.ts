@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Context, Middleware } from "koa";
-import { HttpError } from "./errors";
+import { Refusal } from "../lib/refusal";
 
 export const WEB_DIST = fileURLToPath(new URL("../web/dist", import.meta.url));
 
@@ -62,7 +62,8 @@ export function serveWeb(): Middleware {
     const page = PAGES[ctx.path];
     if (page) {
       const html = await readBuilt(page);
-      if (!html) throw new HttpError(503, "WEB_NOT_BUILT", "The browser client is not built yet: run `npm run build:web` (npm start and npm test build it)");
+      if (!html)
+        throw new Refusal("unavailable", "WEB_NOT_BUILT", "The browser client is not built yet: run `npm run build:web` (npm start and npm test build it)");
       setPageHeaders(ctx);
       // Pages name the current hashed assets, so they are always revalidated.
       ctx.set("Cache-Control", "no-cache");
@@ -75,7 +76,7 @@ export function serveWeb(): Middleware {
     const name = asset[1]!;
     const type = CONTENT_TYPES[extname(name)];
     const bytes = type ? await readBuilt(join("app", name)) : undefined;
-    if (!type || !bytes) throw new HttpError(404, "NOT_FOUND", `No asset ${ctx.path}`);
+    if (!type || !bytes) throw new Refusal("not_found", "NOT_FOUND", `No asset ${ctx.path}`);
     // Names carry a content hash: a changed file gets a new name, so this one never changes.
     ctx.set("Cache-Control", "public, max-age=31536000, immutable");
     ctx.type = type;

@@ -8,6 +8,7 @@ import type { TurnEventLog } from "../queues/events/turn-stream";
 import type { JobProducer } from "../queues/producer";
 import type { UserEventPublisher } from "../queues/events/user-events";
 import type { LlmClient } from "./llm/client";
+import type { SearchCaches } from "./search-caches";
 
 export interface WorkerDeps {
   config: Config;
@@ -20,4 +21,6 @@ export interface WorkerDeps {
   userEvents: UserEventPublisher;
   producer: JobProducer;
   llm: LlmClient;
+  /** What searches and publishing remember between jobs (workers/search-caches.ts): one per process. */
+  searchCaches: SearchCaches;
 }

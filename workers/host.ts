@@ -19,6 +19,7 @@ import { QUEUE_NAMES, isQueueName, type QueueName } from "../queues/names";
 import { parsePayload } from "../queues/payloads";
 import { JobProducer } from "../queues/producer";
 import type { WorkerDeps } from "./deps";
+import { searchCaches } from "./search-caches";
 import { checkEmbeddingDimensions } from "./embedding-check";
 import { HANDLERS } from "./handlers";
 import { LlmClient, type LlmClientOptions } from "./llm/client";
@@ -32,7 +33,6 @@ import { finishWorkerClose } from "./worker-close";
 import { withCallScope } from "./llm/call-keys";
 import { startReplicaReads } from "./replica-reads";
 import { loadTokenizer } from "./llm/tokens";
-import { releaseHeldTokens } from "./turns/turn-emitter";
 import { queueTelemetry } from "../queues/telemetry";
 import { watchBlockingClients } from "./blocking-client-watch";
 import { FAIR_QUEUES } from "../queues/fair-share";
@@ -94,6 +94,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
     reads: replicaReads.router,
     redis,
     llm,
+    searchCaches: searchCaches(),
     producer: new JobProducer(redis, log, layout),
     events: new TurnEventLog(ownEventsRedis ?? redis, {
       ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,
@@ -187,8 +188,6 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       stopWatchingClients();
       const closing = workers.map((worker) => worker.close());
       await active.drain(config.WORKER_DRAIN_MS);
-      // Tokens held for the window go out before the jobs are fenced off, as they would have unheld.
-      releaseHeldTokens();
       await active.handBackAll();
       await Promise.all(workers.map((worker, i) => finishWorkerClose(worker, closing[i]!, log)));
       await closeThreadPool();

@@ -7,19 +7,12 @@
  * inside that transaction.
  */
 import type { Knex } from "knex";
+import { ItemRejected } from "../../lib/refusal";
 import type { Db } from "../knex";
 import type { ActionItemRow, AdminActionRow } from "./admin-actions";
 
 /** The transaction an item's change runs in. */
 export type ItemTransaction = Knex.Transaction;
-
-/** The organisation changed since the proposal so that this item cannot run (e.g. target deactivated). */
-export class ItemRejected extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ItemRejected";
-  }
-}
 
 export interface ItemChange {
   targetType: string;

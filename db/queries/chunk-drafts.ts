@@ -3,6 +3,7 @@
  * `ingest-embed`, then swapped in for the document's chunks in one transaction. Keyed by the
  * run (document + generation), always within one org.
  */
+import type { TtlCache } from "../../lib/ttl-cache";
 import { toVectorLiteral, type Db } from "../knex";
 import { chunkMetadata, type ChunkMetadata } from "./json-columns";
 import { chunksEnterVectorTail } from "./org-vector-indexes";
@@ -82,13 +83,13 @@ export async function saveDraftEmbeddings(db: Db, run: IndexRun, embedded: Array
  * search sees the old chunks or the new ones, never half of either. False (nothing changed)
  * when a newer run superseded this one or the document has moved on from EMBEDDING.
  */
-export async function publishChunkDrafts(db: Db, run: IndexRun, chunkCount: number): Promise<boolean> {
+export async function publishChunkDrafts(db: Db, run: IndexRun, chunkCount: number, tailDecisions?: TtlCache<boolean>): Promise<boolean> {
   return db.transaction(async (trx) => {
     const current = await trx("documents").where({ id: run.documentId, org_id: run.orgId }).forUpdate().first("ingest_generation", "status");
     if (!current || current.ingest_generation !== run.generation || current.status !== "EMBEDDING") return false;
     await trx("document_chunks").where({ document_id: run.documentId, org_id: run.orgId }).delete();
     // Into the org's vector tail when it has an HNSW index: the graph takes them later, off this insert (db/queries/org-vector-indexes.ts).
-    const pending = await chunksEnterVectorTail(trx, run.orgId);
+    const pending = await chunksEnterVectorTail(trx, run.orgId, tailDecisions);
     await trx.raw(
       `INSERT INTO document_chunks (org_id, document_id, position, content, metadata, token_count, embedding, vector_pending)
        SELECT org_id, document_id, position, content, metadata, token_count, embedding, ?

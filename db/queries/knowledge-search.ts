@@ -18,6 +18,7 @@ import { toVectorLiteral } from "../knex";
 import { readableBy, type Reader } from "./access";
 import { chunkMetadata, type ChunkMetadata } from "./json-columns";
 import { legacyOrgVectorPredicate, orgVectorIndexStates, orgVectorPredicate } from "./org-vector-indexes";
+import { TtlCache } from "../../lib/ttl-cache";
 
 export interface ChunkHit {
   id: string;
@@ -42,21 +43,29 @@ export interface VectorSearchOptions {
   exactUpTo?: number;
   /** hnsw.ef_search of the org-index path (the bench compares values); ORG_INDEX_EF_SEARCH unless set. */
   efSearch?: number;
+  /** The worker's memory of org sizes and index states (its deps); without one, every search looks again. */
+  cache?: VectorSearchCache;
 }
 
-/** How long an org's (capped) chunk count is trusted: it decides exact versus index, nothing more. */
+/** How long an org's (capped) chunk count and its index state are trusted: they decide exact versus index, nothing more. */
 const ORG_SIZE_TTL_MS = 60_000;
-const orgSizes = new Map<string, { chunks: number; at: number }>();
 
-/** The org's chunk count, counted no further than `cap + 1` and remembered for a minute. */
-async function orgChunkCount(db: Db, orgId: string, cap: number): Promise<number> {
+/** What a search remembers about an organisation between turns; one per worker process, in its deps. */
+export interface VectorSearchCache {
+  orgSizes: TtlCache<number>;
+  orgIndexes: TtlCache<VectorSearchPath>;
+}
+
+export const vectorSearchCache = (): VectorSearchCache => ({ orgSizes: new TtlCache(ORG_SIZE_TTL_MS), orgIndexes: new TtlCache(ORG_SIZE_TTL_MS) });
+
+/** The org's chunk count, counted no further than `cap + 1` (remembered for a minute when given a cache). */
+async function orgChunkCount(db: Db, orgId: string, cap: number, cache?: VectorSearchCache): Promise<number> {
   const key = `${orgId}:${cap}`;
-  const known = orgSizes.get(key);
-  if (known && performance.now() - known.at < ORG_SIZE_TTL_MS) return known.chunks;
+  const known = cache?.orgSizes.get(key);
+  if (known !== undefined) return known;
   const { rows } = await db.raw("SELECT count(*)::int AS chunks FROM (SELECT 1 FROM document_chunks WHERE org_id = ? LIMIT ?) capped", [orgId, cap + 1]);
   const chunks = rows[0].chunks as number;
-  if (orgSizes.size > 10_000) orgSizes.clear();
-  orgSizes.set(key, { chunks, at: performance.now() });
+  cache?.orgSizes.set(key, chunks);
   return chunks;
 }
 
@@ -67,23 +76,20 @@ async function orgChunkCount(db: Db, orgId: string, cap: number): Promise<number
  */
 export type VectorSearchPath = "exact" | "org-index" | "legacy-index";
 
-/** Which of the org's indexes is valid, remembered as long as its size is: until one is, the org is searched exactly. */
-const orgIndexes = new Map<string, { path: VectorSearchPath; at: number }>();
-
-async function orgIndexPath(db: Db, orgId: string): Promise<VectorSearchPath> {
-  const known = orgIndexes.get(orgId);
-  if (known && performance.now() - known.at < ORG_SIZE_TTL_MS) return known.path;
+/** Which of the org's indexes is valid (remembered as long as its size is): until one is, the org is searched exactly. */
+async function orgIndexPath(db: Db, orgId: string, cache?: VectorSearchCache): Promise<VectorSearchPath> {
+  const known = cache?.orgIndexes.get(orgId);
+  if (known !== undefined) return known;
   const states = await orgVectorIndexStates(db, orgId);
   const path = states.current === "valid" ? "org-index" : states.legacy === "valid" ? "legacy-index" : "exact";
-  if (orgIndexes.size > 10_000) orgIndexes.clear();
-  orgIndexes.set(orgId, { path, at: performance.now() });
+  cache?.orgIndexes.set(orgId, path);
   return path;
 }
 
-async function searchPath(db: Db, { reader, documentId, exactUpTo = 0 }: VectorSearchOptions): Promise<VectorSearchPath> {
+async function searchPath(db: Db, { reader, documentId, exactUpTo = 0, cache }: VectorSearchOptions): Promise<VectorSearchPath> {
   if (documentId) return "exact";
-  if (exactUpTo > 0 && (await orgChunkCount(db, reader.orgId, exactUpTo)) <= exactUpTo) return "exact";
-  return orgIndexPath(db, reader.orgId);
+  if (exactUpTo > 0 && (await orgChunkCount(db, reader.orgId, exactUpTo, cache)) <= exactUpTo) return "exact";
+  return orgIndexPath(db, reader.orgId, cache);
 }
 
 /**
@@ -179,12 +185,6 @@ export async function vectorSearchPlan(db: Db, options: VectorSearchOptions): Pr
     return explain(trx);
   });
   return { path, plan };
-}
-
-/** Forgets remembered org sizes and index states, so the next search looks again (tests; a sweep that just built an index). */
-export function forgetVectorSearchState(): void {
-  orgSizes.clear();
-  orgIndexes.clear();
 }
 
 /** Full-text search with OR semantics over the given content words (already stop-word free). */

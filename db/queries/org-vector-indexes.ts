@@ -24,6 +24,7 @@
  * which would index pending rows too) are searched until the organisation's new index is valid,
  * then dropped by the sweep.
  */
+import { TtlCache } from "../../lib/ttl-cache";
 import type { Db } from "../knex";
 
 const NAME_PREFIX = "document_chunks_vectors_org_";
@@ -166,34 +167,21 @@ export async function dropOrgVectorIndexes(db: Db): Promise<string[]> {
   return names;
 }
 
-const tailDecisions = new Map<string, { pending: boolean; at: number }>();
-
-/**
- * Whether chunks published into the organisation now are written `vector_pending` (into the
- * tail, folded into the graph later) rather than into its graph at once: when its index exists
- * (valid or being built: a build in progress would otherwise take each row synchronously too)
- * and its tail holds fewer than VECTOR_TAIL_MAX_CHUNKS rows. Reused for TAIL_DECISION_TTL_MS per
- * organisation, so a tail can overshoot its bound by what one organisation publishes in that time.
- * Either answer is correct for search; the decision only moves the graph's cost off the insert.
- */
-export async function chunksEnterVectorTail(db: Db, orgId: string): Promise<boolean> {
-  const known = tailDecisions.get(orgId);
-  if (known && performance.now() - known.at < TAIL_DECISION_TTL_MS) return known.pending;
+export async function chunksEnterVectorTail(db: Db, orgId: string, decisions?: TtlCache<boolean>): Promise<boolean> {
+  const known = decisions?.get(orgId);
+  if (known !== undefined) return known;
   const { rows } = await db.raw(
     `SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = ? AND relnamespace = current_schema()::regnamespace) AS indexed,
             (SELECT count(*) FROM (SELECT 1 FROM document_chunks WHERE org_id = ? AND vector_pending LIMIT ?) tail)::int AS tail`,
     [orgVectorIndexName(orgId), orgId, VECTOR_TAIL_MAX_CHUNKS],
   );
   const pending = Boolean(rows[0].indexed) && Number(rows[0].tail) < VECTOR_TAIL_MAX_CHUNKS;
-  if (tailDecisions.size > 10_000) tailDecisions.clear();
-  tailDecisions.set(orgId, { pending, at: performance.now() });
+  decisions?.set(orgId, pending);
   return pending;
 }
 
-/** Forgets the remembered tail decisions (tests; the bench between its probes). */
-export function forgetVectorTailDecisions(): void {
-  tailDecisions.clear();
-}
+/** The worker's memory of tail decisions (its deps); `chunksEnterVectorTail` without one looks again every time. */
+export const vectorTailDecisions = (): TtlCache<boolean> => new TtlCache(TAIL_DECISION_TTL_MS);
 
 /** Organisations with pending rows and how many, largest tail first (served by the partial index of pending rows). */
 export async function orgsWithVectorTail(db: Db): Promise<Array<{ orgId: string; pending: number }>> {

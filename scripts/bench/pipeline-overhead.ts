@@ -23,6 +23,7 @@ import { BenchSession, devLogin, QUESTION, type TurnRecord } from "./clients";
 import type { BenchSettings } from "./settings";
 import { startBenchStack, type BenchStack } from "./stack";
 import { SUMMARY_HEADERS, summaryRow, table, percentile, fmt } from "./stats";
+import { searchCaches } from "../../workers/search-caches";
 
 interface InProcess {
   classify: number;
@@ -41,6 +42,7 @@ function workerDeps(config: Config): WorkerDeps {
     reads: new ReadRouter({ primary: db, maxLagMs: 0 }),
     redis,
     llm: new LlmClient(config, {}),
+    searchCaches: searchCaches(),
     producer: new JobProducer(redis, log),
     events: new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 100 }),
     userEvents: new UserEventPublisher(redis),

@@ -15,8 +15,11 @@
 import os from "node:os";
 import { createDb, type Db } from "../../db/knex";
 import { migrateLatest } from "../../db/migrator";
-import { forgetVectorSearchState, ORG_INDEX_EF_SEARCH, vectorSearch, vectorSearchPlan, type VectorSearchOptions } from "../../db/queries/knowledge-search";
-import { buildOrgVectorIndex, chunksEnterVectorTail, forgetVectorTailDecisions, orgVectorIndexName } from "../../db/queries/org-vector-indexes";
+import { ORG_INDEX_EF_SEARCH, vectorSearch, vectorSearchCache, vectorSearchPlan, type VectorSearchOptions } from "../../db/queries/knowledge-search";
+import { buildOrgVectorIndex, chunksEnterVectorTail, orgVectorIndexName, vectorTailDecisions } from "../../db/queries/org-vector-indexes";
+
+/** The tail decisions a worker would remember (its deps); a phase that changes the indexes starts a fresh one. */
+let tailDecisions = vectorTailDecisions();
 import { getConfig } from "../../lib/config";
 import { buildMissingVectorIndexes, foldVectorTails } from "../../workers/maintenance/vector-indexes";
 import { currentEngine, startBenchDatabase } from "./database";
@@ -107,7 +110,7 @@ async function insertChunks(db: Db, maker: CorpusMaker, count: number, pick: () 
     if (batchOrgs.length === 0) break;
     const t0 = performance.now();
     const pending = new Map<string, boolean>();
-    for (const org of new Set(batchOrgs)) pending.set(org.id, mode === "product" && (await chunksEnterVectorTail(db, org.id)));
+    for (const org of new Set(batchOrgs)) pending.set(org.id, mode === "product" && (await chunksEnterVectorTail(db, org.id, tailDecisions)));
     for (const org of batchOrgs) values.push(`(?::uuid, ?::uuid, ?, ?, ?::vector, ${pending.get(org.id)})`);
     await db.raw(
       `INSERT INTO document_chunks (org_id, document_id, position, content, embedding, vector_pending) VALUES ${values.join(",")}`,
@@ -165,7 +168,7 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
     for (const org of willBeLarge) await buildOrgVectorIndex(db, org.id, { memoryMb: config.VECTOR_INDEX_BUILD_MEMORY_MB });
     const emptyIndexedSeconds = await insertChunks(db, maker, probeRows, pick, "direct");
     for (const org of willBeLarge) await db.raw(`DROP INDEX ${orgVectorIndexName(org.id)}`);
-    forgetVectorTailDecisions();
+    tailDecisions = vectorTailDecisions();
     const loadStarted = performance.now();
     await insertChunks(db, maker, total - PROBES * probeRows - 2 * INSERT_BATCH, pick);
     const loadSeconds = (performance.now() - loadStarted) / 1000;
@@ -183,7 +186,7 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
       return buildMissingVectorIndexes({ db, config }, unbounded);
     });
     await db.raw("ANALYZE document_chunks");
-    forgetVectorTailDecisions();
+    tailDecisions = vectorTailDecisions();
 
     // Before the tail: every row of an indexed org into its graph at once, from one connection and from two.
     const directSeconds = await insertChunks(db, maker, probeRows, pick, "direct");
@@ -211,8 +214,9 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
       exactUpTo: upTo,
     });
     const run = async (org: Org, probes: number[][], upTo: number, efSearch?: number) => {
-      forgetVectorSearchState();
-      const search = (embedding: number[]) => vectorSearch(db, { ...options(org, embedding, upTo), efSearch });
+      // A fresh memory of the org's size and index, as a worker would fill it over the warm-up searches.
+      const cache = vectorSearchCache();
+      const search = (embedding: number[]) => vectorSearch(db, { ...options(org, embedding, upTo), efSearch, cache });
       for (const probe of probes.slice(0, 3)) await search(probe);
       const ms: number[] = [];
       const ids: string[][] = [];

@@ -8,7 +8,7 @@
  */
 import type { Middleware } from "koa";
 import { canonicalHost, isLoopbackHost } from "../../lib/loopback";
-import { HttpError } from "../errors";
+import { Refusal } from "../../lib/refusal";
 
 const ANY_ADDRESS = new Set(["0.0.0.0", "::", ""]);
 
@@ -37,8 +37,8 @@ export function hostGuard(config: { DEV_LOGIN_ENABLED: boolean; HOST: string; PU
     // Koa's ctx.host would read X-Forwarded-Host behind a proxy; the browser's own Host header is what rebinding forges.
     const hostname = hostnameOf(ctx.get("host"));
     if (!allowed(hostname)) {
-      throw new HttpError(
-        421,
+      throw new Refusal(
+        "wrong_host",
         "HOST_NOT_ALLOWED",
         "This server answers only to its own names while dev-login is on; open it by localhost, 127.0.0.1 or PUBLIC_URL.",
       );

@@ -18,7 +18,8 @@ import type { Redis } from "ioredis";
 import type { Context, Middleware } from "koa";
 import { ownedKey } from "../../queues/slots";
 import { principalOf } from "../auth/middleware";
-import { HttpError, badRequest } from "../errors";
+import { badRequest } from "../errors";
+import { Refusal } from "../../lib/refusal";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 /** How long a completed request's answer is replayed. */
@@ -108,16 +109,16 @@ async function answerFromRecord(ctx: Context, redis: Redis, recordKey: string, s
     record = await readRecord(redis, recordKey);
   }
   if (record && record.fingerprint !== fingerprint) {
-    throw new HttpError(
-      422,
+    throw new Refusal(
+      "key_reused",
       "IDEMPOTENCY_KEY_REUSED",
       `This ${IDEMPOTENCY_HEADER} was already used with a different request body; use a new key for a new request`,
     );
   }
   if (record?.state !== "completed") {
     // Still running, or the first attempt failed and let the key go: retrying is safe either way.
-    throw new HttpError(
-      409,
+    throw new Refusal(
+      "conflict",
       "IDEMPOTENCY_IN_PROGRESS",
       `A request with this ${IDEMPOTENCY_HEADER} is still being processed (or has just failed); retry shortly with the same key`,
       { retry_after: 1 },

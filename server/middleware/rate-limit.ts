@@ -6,7 +6,7 @@
  */
 import type { Redis } from "ioredis";
 import { ownedKey } from "../../queues/slots";
-import { HttpError } from "../errors";
+import { Refusal } from "../../lib/refusal";
 
 // One sorted set of request timestamps per window. Trims every window first; if any is full,
 // returns its position and the wait; otherwise records the request in all of them.
@@ -93,12 +93,17 @@ function keyOf(cluster: boolean, owner: string, check: RateLimitCheck): string {
 }
 
 /** The 429 every limiter raises: which limit (yours or your organisation's), and when to retry. */
-export function rateLimited(check: Pick<RateLimitCheck, "scope" | "rule">, retryMs: number): HttpError {
+export function rateLimited(check: Pick<RateLimitCheck, "scope" | "rule">, retryMs: number): Refusal {
   const retryAfter = Math.max(1, Math.ceil(retryMs / 1000));
   const per = check.rule.windowMs === 60_000 ? "minute" : `${Math.round(check.rule.windowMs / 1000)} s`;
   const whose = { user: "your limit is", organisation: "your organisation's limit is", caller: "at most" }[check.scope];
-  return new HttpError(429, "RATE_LIMITED", `Too many ${check.rule.bucket} requests: ${whose} ${check.rule.limit} per ${per}. Try again in ${retryAfter} s.`, {
-    retry_after: retryAfter,
-    ...(check.scope === "caller" ? {} : { limit: check.scope }),
-  });
+  return new Refusal(
+    "rate_limited",
+    "RATE_LIMITED",
+    `Too many ${check.rule.bucket} requests: ${whose} ${check.rule.limit} per ${per}. Try again in ${retryAfter} s.`,
+    {
+      retry_after: retryAfter,
+      ...(check.scope === "caller" ? {} : { limit: check.scope }),
+    },
+  );
 }

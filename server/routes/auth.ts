@@ -8,7 +8,8 @@
 import type { Middleware } from "koa";
 import { z } from "zod";
 import { findUserByEmail, listSignInCandidates } from "../../db/queries/users";
-import { HttpError, unauthorized } from "../errors";
+import { unauthorized } from "../errors";
+import { Refusal } from "../../lib/refusal";
 import { demoUsersResponse, devLoginResponse } from "../openapi/responses";
 import { defineRoute } from "./define-route";
 import { RateLimiter } from "../middleware/rate-limit";
@@ -22,7 +23,7 @@ export const devLoginBody = z.strictObject({ email: z.email({ error: "email must
 /** While dev-login is off these routes do not exist (404, before anything is read or counted). */
 function devLoginOn(deps: ServerDeps, refusal: string): Middleware {
   return async (_ctx, next) => {
-    if (!deps.config.DEV_LOGIN_ENABLED) throw new HttpError(404, "NOT_FOUND", refusal);
+    if (!deps.config.DEV_LOGIN_ENABLED) throw new Refusal("not_found", "NOT_FOUND", refusal);
     await next();
   };
 }

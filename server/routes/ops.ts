@@ -1,6 +1,6 @@
 /** The operator's routes: Prometheus metrics and signing a browser in to Bull Board (server/bull-board-sign-in.ts). */
 import { BULL_BOARD_PATH, BoardSignIn, LOGIN_PATH, SIGN_IN_PAGE } from "../bull-board-sign-in";
-import { HttpError } from "../errors";
+import { Refusal } from "../../lib/refusal";
 import { boardCodeResponse, boardLoginForm } from "../openapi/responses";
 import { defineRoute } from "./define-route";
 
@@ -40,7 +40,11 @@ export const opsRoutes = [
     errors: ["TOKEN_IN_URL"],
     handler: (ctx) => {
       if (ctx.query.token !== undefined) {
-        throw new HttpError(400, "TOKEN_IN_URL", `Tokens are not accepted in URLs: use the form at ${LOGIN_PATH} or a code from POST /api/v1/ops/board-code`);
+        throw new Refusal(
+          "invalid",
+          "TOKEN_IN_URL",
+          `Tokens are not accepted in URLs: use the form at ${LOGIN_PATH} or a code from POST /api/v1/ops/board-code`,
+        );
       }
       ctx.type = "html";
       ctx.body = SIGN_IN_PAGE;

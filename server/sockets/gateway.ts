@@ -36,7 +36,7 @@ import { SocketCap } from "./socket-cap";
 import { limitedAck, SocketEventGuard } from "./event-guard";
 import { SOCKET_ADAPTER_KEY } from "../../queues/events/user-events";
 import { cancelTurn } from "../../commands/cancel-turn";
-import { CommandRefused } from "../../commands/refusal";
+import { Refusal } from "../../lib/refusal";
 import { contextFromTraceparent, inSpan, SpanKind, type SpanOptions } from "../../lib/telemetry/spans";
 
 const watchActionRequest = z.object({ actionId: z.uuid(), lastSeq: z.number().int().min(0).optional() });
@@ -231,7 +231,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
         await cancelTurn(deps, { orgId: principal.orgId, userId: principal.userId }, parsed.data.turnId);
         reply({ ok: true, turnId: parsed.data.turnId });
       } catch (error) {
-        if (error instanceof CommandRefused) return reply({ ok: false, error: { code: error.code, message: error.message } });
+        if (error instanceof Refusal) return reply({ ok: false, error: { code: error.code, message: error.message } });
         log.error({ err: error, turnId: parsed.data.turnId }, "cancel failed");
         reply({ ok: false, error: { code: "INTERNAL_ERROR", message: "Could not cancel the turn; please retry" } });
       }

@@ -7,7 +7,7 @@
  * counted in the shared Redis window, which keeps the limit per user across nodes.
  */
 import type { Logger } from "pino";
-import type { HttpError } from "../errors";
+import { Refusal } from "../../lib/refusal";
 import { type RateLimiter, rateLimited, type RateLimitRule } from "../middleware/rate-limit";
 import { LocalWindow } from "./local-window";
 
@@ -43,7 +43,7 @@ export class SocketLimits {
   }
 
   /** The 429-style refusal when the user is over the limit for this operation, else null. */
-  async check(operation: SocketOperation, userId: string): Promise<HttpError | null> {
+  async check(operation: SocketOperation, userId: string): Promise<Refusal | null> {
     const rule = this.rules[operation];
     const waitMs = this.local[operation].take(userId);
     if (waitMs > 0) return rateLimited({ scope: "user", rule }, waitMs);
@@ -51,7 +51,7 @@ export class SocketLimits {
       await this.shared.consume(userId, rule, "user");
       return null;
     } catch (error) {
-      if ((error as HttpError).status === 429) return error as HttpError;
+      if (error instanceof Refusal && error.kind === "rate_limited") return error;
       // Redis unreachable: the node's own window still bounds the burst, so let it through.
       this.log.warn({ err: error, operation }, "shared socket rate limit unavailable; node-local limit only");
       return null;

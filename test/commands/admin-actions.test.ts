@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { confirmAction } from "../../commands/confirm-action";
 import { rejectAction } from "../../commands/reject-action";
 import { resumeAction } from "../../commands/resume-action";
-import { CommandRefused } from "../../commands/refusal";
+import { Refusal } from "../../lib/refusal";
 import { withdrawProposals } from "../../commands/withdraw-proposals";
 import { findAction } from "../../db/queries/admin-actions";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
@@ -44,7 +44,7 @@ describe("commands: admin actions", function () {
         () => undefined,
         (error: unknown) => error,
       );
-      expect(refused).to.be.instanceOf(CommandRefused);
+      expect(refused).to.be.instanceOf(Refusal);
       expect(refused).to.include({ kind: "unavailable", code: "QUEUE_UNAVAILABLE" });
     } finally {
       await producer.close().catch(() => undefined);

@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import { APPLIERS, applyActionItem } from "../../commands/apply-action-item";
 import { WRITE_TARGETS } from "../../commands/write-targets";
-import { ItemRejected } from "../../db/queries/admin-action-items";
+import { ItemRejected } from "../../lib/refusal";
 import { createPendingAction, findAction, listActionItems } from "../../db/queries/admin-actions";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { WRITE_TOOLS } from "../../workers/admin/tools/write-tools";

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { cancelTurn } from "../../commands/cancel-turn";
-import { CommandRefused } from "../../commands/refusal";
+import { Refusal } from "../../lib/refusal";
 import { startTurn } from "../../commands/start-turn";
 import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
@@ -30,22 +30,24 @@ describe("commands: turns", function () {
     const deps = stack.server.deps;
 
     const notTheirs = await refusal(startTurn(deps, { orgId, userId: other.id }, { agentType: "admin", message: "hello", sessionId }));
-    expect(notTheirs).to.be.instanceOf(CommandRefused);
+    expect(notTheirs).to.be.instanceOf(Refusal);
     expect(notTheirs).to.include({ kind: "not_found", code: "NOT_FOUND", message: "Chat session not found" });
 
     const busy = await refusal(startTurn(deps, { orgId, userId: admin.id }, { agentType: "admin", message: "and another thing", sessionId }));
     expect(busy).to.include({ kind: "conflict", code: "TURN_IN_PROGRESS" });
-    expect((busy as CommandRefused).details).to.deep.equal({ turn_id: turnId });
+    expect((busy as Refusal).details).to.deep.equal({ turn_id: turnId });
   });
 
   it("start-turn with the queue refusing removes the message and the session it created: QUEUE_UNAVAILABLE", async () => {
     const learner = await freshPerson(stack);
     const producer = await refusingProducer(stack);
     const message = `Nobody queues this ${randomUUID()}`;
+    const accepted: string[] = [];
+    const metrics = { turnAccepted: (turnId: string) => void accepted.push(turnId) };
     try {
       const refused = await refusal(
         startTurn(
-          { ...stack.server.deps, producer },
+          { ...stack.server.deps, producer, metrics },
           { orgId, userId: learner.id },
           {
             agentType: "tutor",
@@ -58,12 +60,20 @@ describe("commands: turns", function () {
         ),
       );
       expect(refused).to.include({ kind: "unavailable", code: "QUEUE_UNAVAILABLE" });
+      expect(accepted, "a turn the queue refused is not counted as accepted").to.deep.equal([]);
+      // The same command with a queue that takes it counts the turn, once.
+      const started = await startTurn(
+        { ...stack.server.deps, metrics },
+        { orgId, userId: learner.id },
+        { agentType: "tutor", message: `${message} (queued)`, sessionId: undefined, courseId: null, lessonId: null, requestContext: {} },
+      );
+      expect(accepted).to.deep.equal([started.turn_id]);
     } finally {
       await producer.close().catch(() => undefined);
     }
     const db = stack.server.deps.db;
     expect(await db("chat_messages").where({ content: message }).first("id")).to.equal(undefined);
-    expect(await db("chat_sessions").where({ user_id: learner.id }).first("id")).to.equal(undefined);
+    expect(await db("chat_sessions").where({ user_id: learner.id, title: message }).first("id")).to.equal(undefined);
   });
 
   it("cancel-turn: 404 for someone else's turn, 409 for an ended one, else raises the turn's cancel flag", async () => {
@@ -83,6 +93,6 @@ describe("commands: turns", function () {
     await insertAssistantMessageOnce(deps.db, { orgId, sessionId: ended.sessionId, turnId: ended.turnId, content: "done", metadata: {} });
     const finished = await refusal(cancelTurn(deps, { orgId, userId: admin.id }, ended.turnId));
     expect(finished).to.include({ kind: "conflict", code: "TURN_ALREADY_FINISHED" });
-    expect((finished as CommandRefused).details).to.deep.equal({ turn_status: "complete" });
+    expect((finished as Refusal).details).to.deep.equal({ turn_status: "complete" });
   });
 });

@@ -13,7 +13,7 @@ import { createPendingAction, findAction, listActionItems } from "../../db/queri
 import { listUnansweredTurns } from "../../db/queries/unanswered-turns";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { testDatabaseEngine } from "../harness/infrastructure";
-import { api } from "../support/client";
+import { api } from "../harness/client";
 import { stackSuite } from "../support/suite";
 import { freshEmployee, removeFreshEmployees } from "../workers/tutor/helpers";
 

@@ -13,7 +13,7 @@ import { parseConfig } from "../../lib/config";
 import { startTestCluster, testDatabaseEngine } from "../harness/infrastructure";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
-import { api, join, waitForTurnEnd } from "../support/client";
+import { api, join, waitForTurnEnd } from "../harness/client";
 import { stackSuite } from "../support/suite";
 import { finalErrors, startOwnWorkers, stackWorker } from "../reliability/helpers";
 import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";

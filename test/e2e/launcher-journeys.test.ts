@@ -13,7 +13,7 @@ import type { Browser, Page } from "playwright-core";
 import { isPortInUse } from "../../launcher/embedded/child-process";
 import { findPostgresServer } from "../../launcher/embedded/postgres-cluster";
 import { actionOf, askAdmin, waitForAction, type Person } from "../workers/admin/helpers";
-import { connect, join, login, recordEvents, waitFor, waitForTurnEnd, api, type ReceivedEvent } from "../support/client";
+import { connect, join, login, recordEvents, waitFor, waitForTurnEnd, api, type ReceivedEvent } from "../harness/client";
 import { makeHtml } from "../support/document-fixtures";
 import { ingestEveryFormat, type IngestedFixture } from "../support/ingestion-journey";
 import { hasExited, launcherRunning, launcherSetup, processesOf, recordedPids, startLauncher, type Launcher, type LauncherSetup } from "../support/launcher";

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd } from "../support/client";
+import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
 import type { Worker } from "bullmq";

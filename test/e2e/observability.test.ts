@@ -22,7 +22,7 @@ import { findFreePort } from "../../launcher/embedded/child-process";
 import { expect } from "chai";
 import { startOtlpReceiver, traceOf, type OtlpReceiver, type ReceivedSpan } from "../harness/otlp-receiver";
 import { askAdmin, waitForAction, type Person } from "../workers/admin/helpers";
-import { api, connect, join, login, recordEvents, upload, waitFor, waitForTurnEnd } from "../support/client";
+import { api, connect, join, login, recordEvents, upload, waitFor, waitForTurnEnd } from "../harness/client";
 import { makeHtml } from "../support/document-fixtures";
 import { hasExited, launcherRunning, launcherSetup, processesOf, startLauncher, type Launcher, type LauncherSetup } from "../support/launcher";
 

@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import type { Socket } from "socket.io-client";
-import { api, connect, join, login, recordEvents, waitForTurnEnd } from "../support/client";
+import { api, connect, join, login, recordEvents, waitForTurnEnd } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 
 describe("a tutor turn over HTTP, BullMQ and Socket.IO", function () {

@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { componentLogger } from "../../lib/logger";
 import { createOfflineResponder } from "../../offline-model/offline-responder";
+import { hashedEmbeddingModel } from "../../offline-model/hashed-embeddings";
 import { type HttpFault, type Interception, type LlmRequest, startLlmServer } from "../../offline-model/protocol";
 import type { ChatReply, ChatRequest } from "../../offline-model/responder";
 
@@ -125,6 +126,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
         if (embeddingDelay > 0) await new Promise((resolve) => setTimeout(resolve, embeddingDelay));
         return offline.embed(texts, forcedDimensions ?? dimensions, model);
       },
+      embeddingModel: (dimensions) => hashedEmbeddingModel(forcedDimensions ?? dimensions),
     },
   });
 

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { expect } from "chai";
 import { outsideClusterDir } from "../../launcher/embedded/cluster-home";
 import { findPostgresServer, isCluster } from "../../launcher/embedded/postgres-cluster";
-import { api, login, waitFor } from "../support/client";
+import { api, login, waitFor } from "../harness/client";
 import { hasExited, healthy, isAlive, launcherSetup, recordedPids, startLauncher, type Launcher, type LauncherSetup } from "../support/launcher";
 
 describe("npm start as root from a checkout in a 0700 home", function () {

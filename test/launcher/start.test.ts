@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { commandLineOf, recordPid, stopStaleProcesses } from "../../launcher/embedded/pidfiles";
-import { waitFor } from "../support/client";
+import { waitFor } from "../harness/client";
 import {
   answersATurn,
   hasExited,

@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { expect } from "chai";
-import { waitFor } from "../support/client";
+import { waitFor } from "../harness/client";
 
 describe("logger: LOG_LEVEL only", function () {
   this.timeout(30_000);

@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import OpenAI from "openai";
 import { cosineSimilarity } from "../../offline-model/hashed-embeddings";
-import { type ScriptedLlm, startScriptedLlm } from "../support/scripted-llm";
+import { type ScriptedLlm, startScriptedLlm } from "../harness/scripted-llm";
 
 const MODEL = "offline-extractive";
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
@@ -120,6 +120,8 @@ describe("LLM server protocol (via the openai SDK)", () => {
     expect(query).to.have.length(384);
     expect(cosineSimilarity(query!, related!)).to.be.greaterThan(cosineSimilarity(query!, unrelated!) + 0.1);
     expect(result.usage.total_tokens).to.be.greaterThan(0);
+    // It says what made the vectors: hashed bags of words, not the E5 model the request named.
+    expect(result.model).to.equal("offline-hashed-bow-384");
   });
 
   it("returns float embeddings and honours dimensions when asked", async () => {

@@ -8,7 +8,7 @@ import { parseConfig } from "../../lib/config";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { ModelCooldowns } from "../../workers/llm/cooldowns";
 import type { Socket } from "socket.io-client";
-import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
+import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../harness/client";
 import type { Stack } from "../support/stack";
 import { scriptedResponder } from "../workers/tutor/helpers";
 

@@ -12,7 +12,7 @@ import { insertUserMessage } from "../../db/queries/chat-messages";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import type { RunningWorkers } from "../../workers/host";
 import { maintenanceSchedule } from "../../workers/maintenance/schedule";
-import { join, waitFor } from "../support/client";
+import { join, waitFor } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { freshEmployee, removeFreshEmployees, type Learner } from "../workers/tutor/helpers";
 import { assistantRows, eventsOfTurn, startOwnWorkers } from "./helpers";

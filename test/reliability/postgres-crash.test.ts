@@ -16,7 +16,7 @@ import { startTestCluster, testDatabaseEngine, type TestCluster } from "../harne
 import { prepareDatabase } from "../../ops/cli/prepare-database";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
-import { api } from "../support/client";
+import { api } from "../harness/client";
 import { stackSuite } from "../support/suite";
 import { generationRequestsFor } from "../workers/tutor/helpers";
 import { expectEndedOnce, finalText, streamLongAnswer } from "./helpers";

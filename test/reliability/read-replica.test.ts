@@ -19,7 +19,7 @@ import { startTestCluster, startTestReplica, testDatabaseEngine, type TestCluste
 import { prepareDatabase } from "../../ops/cli/prepare-database";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
-import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
+import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../harness/client";
 import { stackSuite } from "../support/suite";
 import { scriptedResponder } from "../workers/tutor/helpers";
 import { parseExposition, total } from "../server/metrics-helpers";

@@ -16,7 +16,7 @@ import { queueLayoutOf, queuePrefix } from "../../queues/layout";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { startClusterDeployment, type ClusterDeployment } from "../harness/redis-cluster";
-import { api, login, upload, waitFor } from "../support/client";
+import { api, login, upload, waitFor } from "../harness/client";
 import { makeMarkdown } from "../support/document-fixtures";
 import { stackSuite } from "../support/suite";
 import { unique } from "../workers/admin/helpers";

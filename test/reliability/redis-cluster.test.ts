@@ -16,7 +16,7 @@ import { keyTagOf } from "../../queues/slots";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { actionOf, addEmployees, askAdmin, cleanUp, freshUser, scriptTurn, unique, waitForAction } from "../workers/admin/helpers";
-import { api, connect, join, login, recordEvents, upload, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
+import { api, connect, join, login, recordEvents, upload, waitFor, waitForTurnEnd, type ReceivedEvent } from "../harness/client";
 import { makeMarkdown } from "../support/document-fixtures";
 import type { Stack } from "../support/stack";
 import { stackSuite } from "../support/suite";

@@ -11,7 +11,7 @@ import { parseConfig } from "../../lib/config";
 import { startSentinelDeployment, type SentinelDeployment } from "../harness/redis-sentinel";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
-import type { ReceivedEvent } from "../support/client";
+import type { ReceivedEvent } from "../harness/client";
 import { stackSuite } from "../support/suite";
 import { generationRequestsFor } from "../workers/tutor/helpers";
 import { expectEndedOnce, expectNextTurnAnswered, finalText, streamLongAnswer } from "./helpers";

@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { createConnection, createServer, type Server, type Socket as TcpSocket } from "node:net";
 import { expect } from "chai";
 import { io, type Socket } from "socket.io-client";
-import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../support/client";
+import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { scriptedResponder } from "../workers/tutor/helpers";
 

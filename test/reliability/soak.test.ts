@@ -7,7 +7,7 @@
  * SOAK_SESSIONS and SOAK_SECONDS change the size for a longer run by hand.
  */
 import { expect } from "chai";
-import { api, type ReceivedEvent } from "../support/client";
+import { api, type ReceivedEvent } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { freshEmployee, removeFreshEmployees, scriptedResponder, type Learner } from "../workers/tutor/helpers";
 import { eventsOfTurn, finalText } from "./helpers";

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect } from "chai";
 import type { RunningWorkers } from "../../workers/host";
-import { api, join, waitFor, waitForTurnEnd } from "../support/client";
+import { api, join, waitFor, waitForTurnEnd } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { freshEmployee, generationRequestsFor, removeFreshEmployees, scriptedResponder, type Learner } from "../workers/tutor/helpers";
 import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";

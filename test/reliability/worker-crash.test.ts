@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect } from "chai";
-import { api, join, waitFor, waitForTurnEnd } from "../support/client";
+import { api, join, waitFor, waitForTurnEnd } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { stackWorker } from "./helpers";
 import { CLASSIFY_MARKER, chatRequestsContaining, freshEmployee, promptOf, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";

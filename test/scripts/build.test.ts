@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect } from "chai";
-import { login, waitFor } from "../support/client";
+import { login, waitFor } from "../harness/client";
 import { ingestEveryFormat } from "../support/ingestion-journey";
 import { useStack, type Stack } from "../support/stack";
 

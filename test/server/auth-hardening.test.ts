@@ -13,7 +13,7 @@ import { ConfigError, parseConfig } from "../../lib/config";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { chooseBindAddress, exposureBannerLine } from "../../launcher/bind-address";
 import { startServer, type RunningServer } from "../../server/server";
-import { api, connect, join } from "../support/client";
+import { api, connect, join } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 
 interface Disconnection {

@@ -12,7 +12,7 @@ import { parseConfig } from "../../lib/config";
 import { createSession } from "../../db/queries/chat-sessions";
 import { startServer, type RunningServer } from "../../server/server";
 import { LocalWindow } from "../../server/sockets/local-window";
-import { api, connect, upload } from "../support/client";
+import { api, connect, upload } from "../harness/client";
 import { makeTxt } from "../support/document-fixtures";
 import { useStack, type Stack } from "../support/stack";
 import { cleanUp, freshUser, type Person } from "../workers/admin/helpers";

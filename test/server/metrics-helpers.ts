@@ -1,6 +1,6 @@
 /** Reading Prometheus text exposition in tests: samples by series, declared names, and deltas. */
 import { expect } from "chai";
-import { api } from "../support/client";
+import { api } from "../harness/client";
 import type { Stack } from "../support/stack";
 
 export interface Scrape {

@@ -15,9 +15,8 @@ import { QUEUE_PREFIX } from "../../queues/names";
 import type { JobProducer } from "../../queues/producer";
 import type { ServerDeps } from "../../server/deps";
 import { ServerMetrics } from "../../server/metrics";
-import { connect, join, recordEvents, waitFor } from "../support/client";
+import { connect, join, recordEvents, waitFor } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
-import { modelCooldowns } from "../../workers/llm/cooldowns";
 import { stackWorker } from "../reliability/helpers";
 import { ask, freshEmployee, removeFreshEmployees } from "../workers/tutor/helpers";
 import { isExported, parseExposition, scrape, total, type Scrape } from "./metrics-helpers";
@@ -51,7 +50,7 @@ describe("ops metrics", function () {
   });
   afterEach(async () => {
     stack.llm.reset();
-    modelCooldowns.clear();
+    stack.workers.deps.llm.cooldowns.clear();
     await removeFreshEmployees(stack);
   });
 

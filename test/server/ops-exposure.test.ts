@@ -24,7 +24,7 @@ import { type ApiRoute, mountRoutes } from "../../server/routes/define-route";
 import { healthRoutes } from "../../server/routes/health";
 import { opsRoutes } from "../../server/routes/ops";
 import { startServer, type RunningServer } from "../../server/server";
-import { api, login } from "../support/client";
+import { api, login } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 
 const silent = pino({ level: "silent" });

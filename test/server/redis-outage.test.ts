@@ -11,7 +11,7 @@ import { parseConfig } from "../../lib/config";
 import { findFreePort, type ManagedChild } from "../../launcher/embedded/child-process";
 import { startEmbeddedRedis } from "../../launcher/embedded/redis";
 import { startServer, type RunningServer } from "../../server/server";
-import { api, login } from "../support/client";
+import { api, login } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 
 describe("a Redis outage seen by the server", function () {

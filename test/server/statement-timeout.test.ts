@@ -10,7 +10,7 @@ import { expect } from "chai";
 import Koa from "koa";
 import { errorMiddleware } from "../../server/errors";
 import { componentLogger } from "../../lib/logger";
-import { api } from "../support/client";
+import { api } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 
 describe("Postgres statement timeout", function () {

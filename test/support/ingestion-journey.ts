@@ -4,7 +4,7 @@
  * product as users start it (the launcher, the compiled build).
  */
 import { expect } from "chai";
-import { api, upload, waitFor } from "./client";
+import { api, upload, waitFor } from "../harness/client";
 import { type FormatFixture, oneOfEachFormat } from "./document-fixtures";
 
 export interface IngestedFixture {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findFreePort } from "../../launcher/embedded/child-process";
 import { expect } from "chai";
-import { api, login, waitFor } from "./client";
+import { api, login, waitFor } from "../harness/client";
 
 /** Settings the in-process test stack exports; the launcher must start its own parts instead. */
 const STACK_SETTINGS = [

@@ -10,6 +10,7 @@ import { prepareDatabase } from "../../ops/cli/prepare-database";
 import type { DemoOrganisation } from "../../db/seeds/demo-org";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
+import { searchCaches } from "../../workers/search-caches";
 
 /** Infrastructure only (Redis, Postgres, model server), for tests that start their own processes. */
 export { startInfrastructure };
@@ -40,6 +41,9 @@ interface SharedStack {
 const shared: SharedStack = ((globalThis as { __skillnetTestStack?: SharedStack }).__skillnetTestStack ??= {});
 
 export function useStack(): Promise<Stack> {
+  // `npm run test:unit` lists logic suites only (.mocharc.unit.cjs): one that reaches for the stack is misfiled.
+  if (process.env.SKILLNET_TEST_UNIT)
+    return Promise.reject(new Error("a suite of `npm run test:unit` started the stack: move it to the full run, or give it fakes (test/support/fakes.ts)"));
   shared.starting ??= (async () => {
     shared.stopInfrastructure = stopInfrastructure;
     const { env, llm } = await startInfrastructure();
@@ -69,4 +73,12 @@ export function startStack(assign: (stack: Stack) => void): Mocha.AsyncFunc {
     this.timeout(120_000);
     assign(await useStack());
   };
+}
+
+/**
+ * Starts the in-process workers' search memory afresh (org sizes, index states, tail decisions,
+ * term frequencies: workers/search-caches.ts), e.g. after a test built or dropped an org's index.
+ */
+export function forgetSearches(stack: Pick<Stack, "workers">): void {
+  stack.workers.deps.searchCaches = searchCaches();
 }

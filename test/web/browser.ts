@@ -51,3 +51,15 @@ export async function signInAs(page: Page, url: string, email: string): Promise<
   await page.locator(`button[data-email="${email}"]`).click();
   await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
 }
+
+/** Signs a fresh user in by their token (the demo-user picker lists only the first 100 users). */
+export async function signInWithToken(page: Page, baseUrl: string, token: string, path = "/"): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await page.evaluate(
+    (value: string) =>
+      (globalThis as unknown as { sessionStorage: { setItem(key: string, value: string): void } }).sessionStorage.setItem("skillnet.token", value),
+    token,
+  );
+  await page.reload();
+  await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
+}

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import type { Browser } from "playwright-core";
-import { login } from "../support/client";
+import { login } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { launchBrowser, openPage } from "./browser";
 

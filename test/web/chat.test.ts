@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { api } from "../support/client";
+import { api } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { RateLimiter } from "../../server/middleware/rate-limit";
 import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";

@@ -9,7 +9,7 @@ import { expect } from "chai";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { buildWeb } from "../../scripts/build-web";
 import { createApp } from "../../server/app";
-import { api, login } from "../support/client";
+import { api, login } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { freshEmployee, removeFreshEmployees } from "../workers/tutor/helpers";
 

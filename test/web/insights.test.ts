@@ -5,16 +5,16 @@
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { insertUsage } from "../../db/queries/llm-usage";
-import { api, login, upload, waitFor } from "../support/client";
+import { api, login, upload, waitFor } from "../harness/client";
 import { embedPendingQuestions } from "../../workers/maintenance/question-vectors";
 import { ask as askTutor } from "../workers/tutor/helpers";
 import { useStack, type Stack } from "../support/stack";
 import { addEmployees, cleanUp, freshUser, scriptTurn, unique, type Person } from "../workers/admin/helpers";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { asLearner, dropOrganisation, freshOrganisation } from "../server/routes/allowance/helpers";
-import { launchBrowser, openPage, type WatchedPage } from "./browser";
+import { launchBrowser, openPage, signInWithToken, type WatchedPage } from "./browser";
 
-declare const sessionStorage: any, document: any;
+declare const document: any;
 
 const PARKING = "Where can visitors park their car when they come to the office?";
 
@@ -31,14 +31,6 @@ async function lastAnswerDone(page: Page) {
     return all.length > 0 && all[all.length - 1].getAttribute("aria-busy") === "false" && all[all.length - 1].querySelector(".feedback");
   });
   return page.locator("li.msg.assistant").last();
-}
-
-/** Signs a fresh user in by their token (the demo-user picker lists only the first 100 users). */
-export async function signInWithToken(page: Page, baseUrl: string, token: string, path = "/"): Promise<void> {
-  await page.goto(`${baseUrl}${path}`);
-  await page.evaluate((value: string) => sessionStorage.setItem("skillnet.token", value), token);
-  await page.reload();
-  await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
 }
 
 describe("web: allowance, feedback, citations, usage and content gaps in Chromium", function () {

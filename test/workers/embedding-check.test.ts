@@ -1,14 +1,13 @@
 /**
  * The start-up embedding check: a model whose vectors don't match EMBEDDING_DIMENSIONS (or the
- * database column) stops the worker; an endpoint that is down only warns.
+ * database column) stops the worker; an endpoint that is down only warns. Logic: no stack (the
+ * worker process that refuses to start is in embedding-check-worker.test.ts).
  */
 import { expect } from "chai";
-import { spawn } from "node:child_process";
 import type { Db } from "../../db/knex";
 import { findFreePort } from "../../launcher/embedded/child-process";
 import { checkEmbeddingDimensions, EmbeddingDimensionError } from "../../workers/embedding-check";
-import { type ScriptedLlm, startScriptedLlm } from "../support/scripted-llm";
-import { useStack } from "../support/stack";
+import { type ScriptedLlm, startScriptedLlm } from "../harness/scripted-llm";
 import { flushed, makeClient, memoryLogger, rejection } from "./llm/helpers";
 
 /** A stand-in for the database that reports a vector column of `dims` (null: no table yet). */
@@ -68,55 +67,5 @@ describe("checkEmbeddingDimensions", function () {
     await flushed();
     expect(lines.some((line) => line.includes("embedding endpoint unreachable"))).to.equal(true);
     expect(llm.embeddingCalls()).to.have.length(3, "retried like any transient fault");
-  });
-});
-
-describe("a worker process with a wrong-dimension embedding model", function () {
-  this.timeout(120_000);
-  let wrong: ScriptedLlm;
-  let env: Record<string, string>;
-
-  before(async () => {
-    ({ env } = await useStack());
-    wrong = await startScriptedLlm();
-    wrong.setEmbeddingDimensions(768);
-  });
-  after(() => wrong?.close());
-
-  function runWorker(extra: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], {
-        env: { ...process.env, ...env, LLM_BASE_URL: wrong.url, ...extra },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => (stdout += chunk));
-      child.stderr.on("data", (chunk) => (stderr += chunk));
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`worker did not exit; stdout: ${stdout}; stderr: ${stderr}`));
-      }, 60_000);
-      child.on("error", reject);
-      child.on("exit", (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
-  }
-
-  it("refuses to start, naming both dimensions", async () => {
-    const result = await runWorker({});
-    expect(result.code, result.stderr).to.not.equal(0);
-    expect(result.stdout).not.to.contain("READY");
-    expect(result.stderr).to.contain("768").and.to.contain("384");
-    expect(result.stderr).to.contain("EMBEDDING_DIMENSIONS");
-    expect(wrong.embeddingCalls().length).to.be.greaterThan(0, "the worker probed the model");
-  });
-
-  it("refuses to start when EMBEDDING_DIMENSIONS disagrees with the migrated column", async () => {
-    const result = await runWorker({ EMBEDDING_DIMENSIONS: "768" });
-    expect(result.code, result.stderr).to.not.equal(0);
-    expect(result.stderr).to.contain("EMBEDDING_DIMENSIONS is 768").and.to.contain("vector(384)");
   });
 });

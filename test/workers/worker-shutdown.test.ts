@@ -7,7 +7,7 @@
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { expect } from "chai";
-import { api, join, waitFor, waitForTurnEnd } from "../support/client";
+import { api, join, waitFor, waitForTurnEnd } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { spawnReadyWorker, stackWorker } from "../reliability/helpers";
 import { freshEmployee, removeFreshEmployees, scriptedResponder, type Learner } from "./tutor/helpers";

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { applyActionItem } from "../../commands/apply-action-item";
-import { ItemRejected } from "../../db/queries/admin-action-items";
+import { ItemRejected } from "../../lib/refusal";
 import type { WorkerDeps } from "../deps";
 import {
   type AdminActionRow,

@@ -65,7 +65,7 @@ export const adminPlanHandler = defineHandler({
   // also for a job that stalled out (its worker died too often), where no attempt failed.
   // A retry keeps this attempt's proposal for the re-run; a turn that fails for good withdraws it.
   async onFailed({ data, deps }, error, { final }) {
-    if (!final) return announceFailure(deps, data, error, true);
+    if (!final) return announceFailure(deps, data, error, true, "admin");
     await withdrawProposals(deps, data, "the turn that proposed it failed before the admin saw it", data.userId);
     await failTurn(deps, data, error, { agent: "admin" });
   },

@@ -52,7 +52,7 @@ export const embedHandler = defineHandler({
       }
       if (run.signal.aborted) return { aborted: true };
 
-      const swapped = await storing(() => publishChunkDrafts(deps.db, data, total));
+      const swapped = await storing(() => publishChunkDrafts(deps.db, data, total, deps.searchCaches.tailDecisions));
       if (!swapped) return { superseded: true };
       deps.userEvents.emit(data.userId, "document_status", { documentId: data.documentId, status: "COMPLETED", progress: { done: total, total } });
       await recordTiming(deps.db, data.orgId, data.documentId, { embed_ms: performance.now() - started, store_ms: storeMs }).catch((error) =>

@@ -8,7 +8,7 @@ import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Logger } from "pino";
 import { type Config, type LlmUseCase, modelFor, modelSettingOf, requireSetting } from "../../lib/config";
-import { type ModelCooldowns, modelCooldowns } from "./cooldowns";
+import { ModelCooldowns } from "./cooldowns";
 import { classifyFault, LlmError, toLlmError, type Fault } from "./errors";
 import { countMessageTokens, countTokens } from "./tokens";
 import type { UsageRow } from "../../db/queries/llm-usage";
@@ -68,7 +68,8 @@ export const cleanKey = (key: string | undefined): string => (key ?? "").replace
 export class LlmClient {
   private readonly chatApi: OpenAI;
   private readonly embeddingApi: OpenAI;
-  private readonly cooldowns: ModelCooldowns;
+  /** This client's breaker: every call through it skips a model that just failed (tests clear it between cases). */
+  readonly cooldowns: ModelCooldowns;
   private readonly retry: NonNullable<LlmClientOptions["retry"]>;
   private readonly sleep: (ms: number) => Promise<void>;
 
@@ -84,7 +85,7 @@ export class LlmClient {
       baseURL: config.EMBEDDING_BASE_URL ?? baseURL,
       apiKey: cleanKey(config.EMBEDDING_API_KEY ?? config.LLM_API_KEY),
     });
-    this.cooldowns = options.cooldowns ?? modelCooldowns;
+    this.cooldowns = options.cooldowns ?? new ModelCooldowns();
     this.retry = options.retry ?? { attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 };
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
@@ -237,7 +238,8 @@ export class LlmClient {
             if (context) {
               await this.record(
                 { useCase: kind === "query" ? "tutor" : "ingestion", ...context },
-                { model: `embedding:${model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 },
+                // The model that answered, as it names itself (the offline model's hashed vectors are not the E5 model asked for).
+                { model: `embedding:${response.model || model}`, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 },
                 performance.now() - started,
                 false,
                 input,
@@ -246,22 +248,23 @@ export class LlmClient {
             return vectors;
           },
         ),
-      { variable: "EMBEDDING_MODEL", model },
+      // Its own key: an embeddings outage must not cool down a chat model of the same name or server.
+      { variable: "EMBEDDING_MODEL", model, cooldownKey: `embeddings|${this.embeddingApi.baseURL}|${model}` },
       () => false,
     );
   }
 
   private async acrossChain<T>(context: CallContext, call: (model: string, markPartial: () => void) => Promise<T>): Promise<T> {
     const chain = this.modelChain(context.useCase);
-    const keyOf = (model: string): string => `${this.chatApi.baseURL}|${model}`;
-    const ordered = this.cooldowns.order(chain.map(keyOf)).map((key) => key.slice(key.indexOf("|") + 1));
+    const byKey = new Map(chain.map((model) => [this.chatCooldownKey(model), model]));
+    const ordered = this.cooldowns.order([...byKey.keys()]).map((key) => byKey.get(key)!);
     let last: LlmError | undefined;
     for (const model of ordered) {
       try {
         let partial = false;
         return await this.withRetries(
           () => call(model, () => (partial = true)),
-          { variable: modelSettingOf(context.useCase), model },
+          { variable: modelSettingOf(context.useCase), model, cooldownKey: this.chatCooldownKey(model) },
           () => partial,
         );
       } catch (error) {
@@ -275,7 +278,15 @@ export class LlmClient {
     throw last ?? new LlmError("LLM_CONFIG_ERROR", `No model configured; set ${modelSettingOf(context.useCase)} or LLM_MODEL.`);
   }
 
-  private async withRetries<T>(call: () => Promise<T>, context: { variable: string; model: string }, isPartial: () => boolean): Promise<T> {
+  private chatCooldownKey(model: string): string {
+    return `chat|${this.chatApi.baseURL}|${model}`;
+  }
+
+  private async withRetries<T>(
+    call: () => Promise<T>,
+    { cooldownKey, ...context }: { variable: string; model: string; cooldownKey: string },
+    isPartial: () => boolean,
+  ): Promise<T> {
     let fault: Fault = { kind: "transient" };
     for (let attempt = 1; attempt <= this.retry.attempts; attempt++) {
       try {
@@ -289,7 +300,7 @@ export class LlmClient {
         const retryable = (fault.kind === "transient" || fault.kind === "rate_limited") && !partial;
         this.options.log?.warn({ model: context.model, attempt, fault: fault.kind, status: fault.status, partial }, "model call failed");
         if (!retryable || attempt === this.retry.attempts) {
-          this.cooldowns.trip(`${this.chatApi.baseURL}|${context.model}`, fault.kind, fault.retryAfterMs);
+          this.cooldowns.trip(cooldownKey, fault.kind, fault.retryAfterMs);
           throw toLlmError(fault, { ...context, partial });
         }
         const backoff = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));

@@ -1,6 +1,6 @@
 /**
- * A process-wide cooldown breaker per model. Once a model fails after its retries, every
- * request in this process skips it for a while, so concurrent requests don't each pay for
+ * A cooldown breaker per model, one per LLM client (a worker process holds one client, in its
+ * deps). Once a model fails after its retries, every request through that client skips it for a while, so concurrent requests don't each pay for
  * the same dead model: about a minute after rate limits or outages, an hour after a 404.
  */
 import type { FaultKind } from "./errors";
@@ -48,6 +48,3 @@ export class ModelCooldowns {
     this.until.clear();
   }
 }
-
-/** Shared by every client in the process. */
-export const modelCooldowns = new ModelCooldowns();

@@ -1,12 +1,27 @@
 /**
  * Our LLM errors. Business logic and clients never see a provider's exception: after retries
- * and fallbacks every fault is one of three codes, each with an HTTP status, a message that
- * says what to do, and never the provider's raw text or a key.
+ * and fallbacks every fault is one of three codes, each with a message that says what to do,
+ * and never the provider's raw text or a key. A turn's client sees the code on its `error`
+ * event (workers/turns/stage-failure.ts); no HTTP answer carries one, so none has a status.
  */
 import OpenAI from "openai";
-import { type FaultKind, LlmError } from "../../lib/llm-error";
 
-export { type FaultKind, LlmError } from "../../lib/llm-error";
+export type LlmErrorCode = "LLM_UNAVAILABLE" | "LLM_CONFIG_ERROR" | "LLM_RATE_LIMITED";
+
+/** How a provider failure should be handled. */
+export type FaultKind = "transient" | "rate_limited" | "auth" | "not_found" | "rejected";
+
+/** After retries and fallbacks every model fault is one of three codes, with a message that says what to do. */
+export class LlmError extends Error {
+  constructor(
+    readonly code: LlmErrorCode,
+    message: string,
+    readonly options: { retryAfterSeconds?: number; recoveryHint?: string; partial?: boolean; fault?: FaultKind } = {},
+  ) {
+    super(message);
+    this.name = "LlmError";
+  }
+}
 
 export interface Fault {
   kind: FaultKind;

@@ -6,17 +6,22 @@ import { get_encoding, type Tiktoken } from "tiktoken";
 
 let encoder: Tiktoken | undefined;
 
+/** The process's one cl100k encoder; the chunker's token windows use it too (a second one cost its load time and tables again). */
+export function tokenizer(): Tiktoken {
+  encoder ??= get_encoding("cl100k_base");
+  return encoder;
+}
+
 /**
  * Loads the encoder now. Building cl100k's tables takes ≈ 0.4 s of synchronous CPU: done by the
  * first turn's budget check, it froze every answer the process was streaming for that long.
  */
 export function loadTokenizer(): void {
-  encoder ??= get_encoding("cl100k_base");
+  tokenizer();
 }
 
 export function countTokens(text: string): number {
-  encoder ??= get_encoding("cl100k_base");
-  return encoder.encode(text, "all").length;
+  return tokenizer().encode(text, "all").length;
 }
 
 export interface CountableMessage {
@@ -56,7 +61,7 @@ export function countMessageTokens(messages: CountableMessage[]): number {
 
 /** The longest prefix of `text` that fits in `maxTokens`, cut at a line or word boundary. */
 export function truncateToTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
-  encoder ??= get_encoding("cl100k_base");
+  const encoder = tokenizer();
   const tokens = encoder.encode(text, "all");
   if (tokens.length <= maxTokens) return { text, truncated: false };
   const decoded = new TextDecoder().decode(encoder.decode(tokens.slice(0, Math.max(0, maxTokens))));

@@ -34,7 +34,12 @@ export interface TurnFailure {
   recoveryHint?: string;
 }
 
-export function describeFailure(error: unknown): TurnFailure {
+/** Which agent's turn failed: the words name who could not finish (the tutor, or the admin's assistant). */
+export type TurnAgent = "tutor" | "admin";
+
+const WHO: Record<TurnAgent, string> = { tutor: "The tutor", admin: "The assistant" };
+
+export function describeFailure(error: unknown, agent: TurnAgent = "tutor"): TurnFailure {
   // A configuration error arrives wrapped by unrecoverableIfConfig; the client must still see its code.
   if (error instanceof UnrecoverableError && error.cause instanceof LlmError) error = error.cause;
   if (error instanceof LlmError) {
@@ -51,21 +56,23 @@ export function describeFailure(error: unknown): TurnFailure {
       recoveryHint: "Send the message again in a moment.",
     };
   }
-  return { code: "INTERNAL_ERROR", message: "The tutor could not finish this answer.", recoveryHint: "Send the message again." };
+  return { code: "INTERNAL_ERROR", message: `${WHO[agent]} could not finish this answer.`, recoveryHint: "Send the message again." };
 }
 
 type TurnRef = Pick<TutorTurnPayload, "orgId" | "sessionId" | "turnId">;
+
+const agentOf = (metadata: Record<string, unknown>): TurnAgent => (metadata.agent === "admin" ? "admin" : "tutor");
 
 /**
  * A failed attempt. One that will be retried is announced with `willRetry`; one that will not
  * ends the turn (`failTurn`), so a stage's last attempt needs no separate final hook.
  */
-export async function announceFailure(deps: WorkerDeps, data: TurnRef, error: unknown, willRetry: boolean): Promise<void> {
+export async function announceFailure(deps: WorkerDeps, data: TurnRef, error: unknown, willRetry: boolean, agent: TurnAgent = "tutor"): Promise<void> {
   if (!willRetry) {
-    await failTurn(deps, data, error);
+    await failTurn(deps, data, error, agent === "admin" ? { agent } : {});
     return;
   }
-  const failure = describeFailure(error);
+  const failure = describeFailure(error, agent);
   await turnEmitter(deps.events, data.sessionId, data.turnId).emit("error", {
     ...failure,
     recoveryHint: "Retrying automatically; the answer will restart.",
@@ -81,7 +88,7 @@ export async function announceFailure(deps: WorkerDeps, data: TurnRef, error: un
  * Returns whether this call ended the turn.
  */
 export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, metadata: StoredMetadata = {}): Promise<boolean> {
-  const failure = describeFailure(error);
+  const failure = describeFailure(error, agentOf(metadata));
   let endedHere = true;
   // A turn whose session or question was deleted has nobody to tell and nowhere to store.
   if (!(error instanceof TurnGoneError)) {

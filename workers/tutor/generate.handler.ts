@@ -50,7 +50,7 @@ export const generateHandler = defineHandler({
 });
 
 async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">, stages: TurnStages): Promise<unknown> {
-  const events = turnEmitter(deps.events, data.sessionId, data.turnId, { ms: deps.config.STREAM_TOKEN_WINDOW_MS });
+  const events = turnEmitter(deps.events, data.sessionId, data.turnId);
   // Everything the turn reads before it works, at once: each was its own round trip on the path to the first token
   // (bench/breakdown.md), and each is used only if the one before it let the turn go on.
   const [answeredRead, cancelledRead, turnRead, keptRead] = await Promise.allSettled([

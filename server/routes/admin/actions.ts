@@ -9,22 +9,23 @@ import { rejectAction } from "../../../commands/reject-action";
 import { resumeAction } from "../../../commands/resume-action";
 import { findAction, listActionItems, listActions, type Transition } from "../../../db/queries/admin-actions";
 import { principalOf } from "../../auth/middleware";
-import { HttpError, notFound } from "../../errors";
+import { notFound } from "../../errors";
+import { Refusal } from "../../../lib/refusal";
 import { actionDetailResponse, actionResponse, actionsResponse } from "../../openapi/responses";
 import { defineRoute } from "../define-route";
 import { presentAction, presentItem } from "./present";
 import { actionParams, listActionsQuery } from "./schema";
 
-function refused(transition: Extract<Transition, { ok: false }>, wanted: string): HttpError {
+function refused(transition: Extract<Transition, { ok: false }>, wanted: string): Refusal {
   if (transition.status === "missing") return notFound("Admin action");
   if (transition.status === "expired")
-    return new HttpError(
-      409,
+    return new Refusal(
+      "conflict",
       "ACTION_EXPIRED",
       `This action expired before it was confirmed; it cannot ${wanted}. Ask the assistant again for a fresh proposal.`,
       { status: "expired" },
     );
-  return new HttpError(409, "ACTION_NOT_PENDING", `This action is ${transition.status}; it cannot ${wanted}.`, { status: transition.status });
+  return new Refusal("conflict", "ACTION_NOT_PENDING", `This action is ${transition.status}; it cannot ${wanted}.`, { status: transition.status });
 }
 
 export const adminActionRoutes = [
@@ -107,13 +108,13 @@ export const adminActionRoutes = [
         const { status } = resumed.transition;
         if (status === "missing") throw notFound("Admin action");
         if (status === "expired")
-          throw new HttpError(
-            409,
+          throw new Refusal(
+            "conflict",
             "ACTION_EXPIRED",
             "This action is past its expiry; its frozen targets may no longer match the organisation. Ask the assistant for a fresh proposal.",
             { status: "expired" },
           );
-        throw new HttpError(409, "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${status}.`, { status });
+        throw new Refusal("conflict", "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${status}.`, { status });
       }
       ctx.status = 202;
       ctx.body = { action: presentAction(resumed.action) };

@@ -11,7 +11,7 @@ import { readAllowanceAhead, requireAllowance } from "../allowance/gate";
 import { cancelTurn } from "../../../commands/cancel-turn";
 import { defineRoute } from "../define-route";
 import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "./schema";
-import { resolveTutorContextAhead, startAdminTurn, startTutorTurn } from "./start-turn";
+import { startAdminTurn, startTutorTurn } from "./start-turn";
 
 const ADMIN_TRANSCRIPTS = "Admin assistant conversations are for admins only";
 
@@ -48,10 +48,10 @@ export const chatRoutes = [
     errors: ["AI_ALLOWANCE_EXHAUSTED", "COURSE_NOT_AVAILABLE", "NOT_FOUND", "QUEUE_UNAVAILABLE"],
     // The reads a new turn needs start before the checks and run alongside them (only reads: a
     // refused request stores and queues nothing); each is awaited where it was, so refusals keep their order.
-    use: (deps) => [readAllowanceAhead(deps), resolveTutorContextAhead(deps), ...onceWithinLimits(deps, "tutor")],
+    use: (deps) => [readAllowanceAhead(deps), ...onceWithinLimits(deps, "tutor")],
     handler: async (ctx, { body }, deps) => {
       const principal = principalOf(ctx);
-      const started = await startTutorTurn(deps, ctx, { orgId: principal.orgId, userId: principal.userId }, body);
+      const started = await startTutorTurn(deps, { orgId: principal.orgId, userId: principal.userId }, body);
       ctx.status = 202;
       ctx.body = started;
     },

@@ -2,41 +2,18 @@
  * A chat request turned into a turn: the tutor's course and lesson are checked against what the
  * caller may use, then the start-turn command stores the question and queues the turn.
  */
-import type { Context, Middleware } from "koa";
 import { startTurn, type StartedTurn } from "../../../commands/start-turn";
 import { courseAvailability, findLesson } from "../../../db/queries/courses";
 import { findOwnedSession, type Owner } from "../../../db/queries/chat-sessions";
-import { principalOf } from "../../auth/middleware";
-import { HttpError, notFound } from "../../errors";
+import { notFound } from "../../errors";
+import { Refusal } from "../../../lib/refusal";
 import type { ServerDeps } from "../../deps";
-import { postChatBody, tutorSessionOf, type PostAdminChatBody, type PostChatBody } from "./schema";
+import { tutorSessionOf, type PostAdminChatBody, type PostChatBody } from "./schema";
 
 type TurnContext = { courseId: string | null; lessonId: string | null };
 
-/** Where `resolveTutorContextAhead` leaves its read on `ctx.state`. */
-const CONTEXT_AHEAD = "tutorContextAhead";
-
-/**
- * Starts resolving the turn's course and lesson (the session's saved ones, their availability)
- * while the rate limit, idempotency and allowance checks run, instead of after them. Only reads;
- * what it refuses (404, 403, 400) is thrown where it was before, once the checks have passed, and
- * a body that does not parse is left to the route's own validation.
- */
-export function resolveTutorContextAhead(deps: ServerDeps): Middleware {
-  return async (ctx, next) => {
-    const body = postChatBody.safeParse(ctx.request.body ?? {});
-    if (body.success) {
-      const principal = principalOf(ctx);
-      const read = resolveContext(deps, { orgId: principal.orgId, userId: principal.userId }, body.data);
-      read.catch(() => undefined); // awaited by startTutorTurn, or dropped with a refused request
-      ctx.state[CONTEXT_AHEAD] = read;
-    }
-    await next();
-  };
-}
-
-export async function startTutorTurn(deps: ServerDeps, ctx: Context, owner: Owner, body: PostChatBody): Promise<StartedTurn> {
-  const context = await ((ctx.state[CONTEXT_AHEAD] as Promise<TurnContext> | undefined) ?? resolveContext(deps, owner, body));
+export async function startTutorTurn(deps: ServerDeps, owner: Owner, body: PostChatBody): Promise<StartedTurn> {
+  const context = await resolveContext(deps, owner, body);
   return startTurn(deps, owner, {
     agentType: "tutor",
     message: body.message,
@@ -74,14 +51,14 @@ async function resolveContext(deps: ServerDeps, owner: Owner, body: PostChatBody
   if (lessonId) {
     const lesson = await findLesson(deps.db, owner.orgId, lessonId);
     if (!lesson) throw notFound("Lesson");
-    if (courseId && lesson.course_id !== courseId) throw new HttpError(400, "VALIDATION_ERROR", "lesson_id does not belong to course_id");
+    if (courseId && lesson.course_id !== courseId) throw new Refusal("invalid", "VALIDATION_ERROR", "lesson_id does not belong to course_id");
     courseId = lesson.course_id;
   }
   if (courseId) {
     const availability = await courseAvailability(deps.db, owner, courseId);
     if (availability === "missing") throw notFound("Course");
     if (availability === "not_usable") {
-      throw new HttpError(403, "COURSE_NOT_AVAILABLE", "This course is not available to you: you are not enrolled in it, or it has been archived");
+      throw new Refusal("forbidden", "COURSE_NOT_AVAILABLE", "This course is not available to you: you are not enrolled in it, or it has been archived");
     }
   }
   return { courseId, lessonId };

@@ -4,7 +4,7 @@
  */
 import type { Context } from "koa";
 import multer from "multer";
-import { HttpError } from "../../errors";
+import { Refusal } from "../../../lib/refusal";
 
 export interface UploadedFile {
   originalname: string;
@@ -18,7 +18,7 @@ export async function readSingleUpload(
   { field, maxBytes }: { field: string; maxBytes: number },
 ): Promise<{ file: UploadedFile; fields: Record<string, string> }> {
   if (!ctx.is("multipart/form-data")) {
-    throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", `Send the document as multipart/form-data with a "${field}" field`);
+    throw new Refusal("unsupported_media", "UNSUPPORTED_MEDIA_TYPE", `Send the document as multipart/form-data with a "${field}" field`);
   }
   const middleware = multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 64 * 1024 } }).single(field);
   const req = ctx.req as typeof ctx.req & { file?: UploadedFile; body?: Record<string, string> };
@@ -26,12 +26,12 @@ export async function readSingleUpload(
     middleware(req as never, ctx.res as never, (error?: unknown) => (error ? reject(error) : resolve()));
   }).catch((error: { code?: string; message?: string }) => {
     if (error?.code === "LIMIT_FILE_SIZE") {
-      throw new HttpError(413, "FILE_TOO_LARGE", `The file is larger than the ${formatBytes(maxBytes)} limit`, { limit_bytes: maxBytes });
+      throw new Refusal("too_large", "FILE_TOO_LARGE", `The file is larger than the ${formatBytes(maxBytes)} limit`, { limit_bytes: maxBytes });
     }
-    if (error?.code?.startsWith("LIMIT_")) throw new HttpError(400, "VALIDATION_ERROR", `Upload rejected: ${error.message}`);
-    throw new HttpError(400, "BAD_REQUEST", "Malformed multipart body");
+    if (error?.code?.startsWith("LIMIT_")) throw new Refusal("invalid", "VALIDATION_ERROR", `Upload rejected: ${error.message}`);
+    throw new Refusal("invalid", "BAD_REQUEST", "Malformed multipart body");
   });
-  if (!req.file) throw new HttpError(400, "VALIDATION_ERROR", `The "${field}" field with the document is required`);
+  if (!req.file) throw new Refusal("invalid", "VALIDATION_ERROR", `The "${field}" field with the document is required`);
   return { file: req.file, fields: { ...(req.body ?? {}) } };
 }
 

@@ -6,7 +6,8 @@ import { coursesUsingDocument, findDocument, listDocuments, updateDocumentAccess
 import { UPLOAD_FORMATS_TEXT } from "../../../lib/document-formats";
 import { principalOf } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
-import { HttpError, notFound } from "../../errors";
+import { notFound } from "../../errors";
+import { Refusal } from "../../../lib/refusal";
 import { RateLimiter } from "../../middleware/rate-limit";
 import { parseInput } from "../../validation";
 import type { Context } from "koa";
@@ -136,8 +137,8 @@ export const documentRoutes = [
       if (!document) throw notFound("Document");
       const courses = await coursesUsingDocument(deps.db, orgId, id);
       if (courses.length > 0 && force !== "true") {
-        throw new HttpError(
-          409,
+        throw new Refusal(
+          "conflict",
           "DOCUMENT_IN_USE",
           `This document is the source of ${courses.map((c) => `"${c.title}"`).join(", ")}; delete with ?force=true to detach it`,
           {
@@ -173,7 +174,7 @@ export const documentRoutes = [
       const principal = principalOf(ctx);
       if (!(await findDocument(deps.db, principal.orgId, id))) throw notFound("Document");
       if (!(await hasStoredFile(deps.db, principal.orgId, id)))
-        throw new HttpError(409, "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
+        throw new Refusal("conflict", "NO_SOURCE_FILE", "This document has no uploaded file to re-index (it was seeded from text)");
       const document = await reindexDocument(deps, principal.orgId, id, principal.userId);
       if (!document) throw notFound("Document");
       ctx.status = 202;

@@ -9,7 +9,8 @@ import { ALLOWED_EXTENSIONS } from "../../../lib/document-formats";
 import { findCourse } from "../../../db/queries/courses";
 import type { Principal } from "../../auth/tokens";
 import type { ServerDeps } from "../../deps";
-import { HttpError, notFound } from "../../errors";
+import { notFound } from "../../errors";
+import { Refusal } from "../../../lib/refusal";
 import { accessGiven, checkAccessCourse } from "./access";
 import type { UploadedFile } from "./multipart";
 import type { UploadFields } from "./schema";
@@ -18,8 +19,8 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
   const filename = file.originalname.replaceAll("\u0000", "").slice(0, 255) || "upload";
   const format = await detectFormat(file.buffer, filename);
   if (!format) {
-    throw new HttpError(
-      415,
+    throw new Refusal(
+      "unsupported_media",
       "UNSUPPORTED_FILE_TYPE",
       `Unsupported or mismatched file type. Allowed: ${ALLOWED_EXTENSIONS.join(", ")} (checked by content and name)`,
       {

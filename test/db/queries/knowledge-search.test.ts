@@ -7,9 +7,9 @@
  */
 import { expect } from "chai";
 import { toVectorLiteral } from "../../../db/knex";
-import { forgetVectorSearchState, vectorSearch, vectorSearchPlan } from "../../../db/queries/knowledge-search";
+import { vectorSearch, vectorSearchPlan } from "../../../db/queries/knowledge-search";
 import { buildOrgVectorIndex, orgVectorIndexName } from "../../../db/queries/org-vector-indexes";
-import { useStack, type Stack } from "../../support/stack";
+import { forgetSearches, useStack, type Stack } from "../../support/stack";
 
 const DIMENSIONS = 384;
 const unit = (hot: number, jitter: number): number[] => {
@@ -76,7 +76,7 @@ describe("vector search under the org filter", function () {
     const db = stack.server.deps.db;
     const { quiet, readerId, version } = await crowdAndQuiet();
     expect(await buildOrgVectorIndex(db, quiet, { memoryMb: 64 })).to.equal("built");
-    forgetVectorSearchState();
+    forgetSearches(stack);
     const options = { reader: { orgId: quiet, userId: readerId }, embedding: unit(0, 99), limit: 5, minSimilarity: -1, exactUpTo: 0 };
     // Make the planner walk the HNSW index (on a table this small it would sort exactly).
     const [{ path, plan }, hits] = await db.transaction(async (trx) => {
@@ -93,7 +93,7 @@ describe("vector search under the org filter", function () {
   it("searches exactly an org of at most RETRIEVAL_EXACT_MAX_CHUNKS chunks, and a larger one until its own index is valid", async () => {
     const db = stack.server.deps.db;
     const { quiet, readerId } = await crowdAndQuiet();
-    forgetVectorSearchState();
+    forgetSearches(stack);
     const options = (exactUpTo: number) => ({ reader: { orgId: quiet, userId: readerId }, embedding: unit(0, 99), limit: 5, minSimilarity: -1, exactUpTo });
     // The planner pushed onto any index and iterative scans off: an index scan would find none of the quiet org's chunks.
     const [small, large, largePlan] = await db.transaction(async (trx) => {

@@ -7,10 +7,11 @@
  */
 import { expect } from "chai";
 import { toVectorLiteral } from "../../../db/knex";
-import { forgetVectorSearchState, vectorSearch, vectorSearchPlan, type VectorSearchOptions } from "../../../db/queries/knowledge-search";
+import { vectorSearch, vectorSearchPlan, type VectorSearchOptions } from "../../../db/queries/knowledge-search";
 import { buildOrgVectorIndex, orgVectorIndexName, orgVectorIndexState } from "../../../db/queries/org-vector-indexes";
 import { testDatabaseEngine } from "../../harness/infrastructure";
 import { buildMissingVectorIndexes } from "../../../workers/maintenance/vector-indexes";
+import { forgetSearches } from "../../support/stack";
 import { stackSuite } from "../../support/suite";
 import { vectorTestDocument } from "../../support/vector-documents";
 
@@ -37,7 +38,7 @@ describe("organisations' own vector indexes, built online", function () {
     for (const orgId of created) await db.raw(`DROP INDEX IF EXISTS ${orgVectorIndexName(orgId)}`);
     await db("organizations").whereIn("id", created).delete();
   });
-  afterEach(() => forgetVectorSearchState());
+  afterEach(() => forgetSearches(stack));
 
   const sweepConfig = () => ({ ...stack.workers.deps.config, RETRIEVAL_EXACT_MAX_CHUNKS: THRESHOLD });
 
@@ -78,7 +79,7 @@ describe("organisations' own vector indexes, built online", function () {
     exactUpTo: THRESHOLD,
   });
   const idsOf = async (options: VectorSearchOptions) => {
-    forgetVectorSearchState();
+    forgetSearches(stack);
     return (await vectorSearch(stack.workers.deps.db, options)).map((hit) => hit.id).sort();
   };
 
@@ -119,7 +120,7 @@ describe("organisations' own vector indexes, built online", function () {
     const again = await buildMissingVectorIndexes({ db, config: sweepConfig() });
     expect(again.built, "a second sweep has nothing to do").to.not.include(orgId);
 
-    forgetVectorSearchState();
+    forgetSearches(stack);
     const { path, plan } = await vectorSearchPlan(db, searchOf(orgId, readerId, 7));
     expect(path).to.equal("org-index");
     expect(plan, "the planner proves the partial index covers the query").to.include(`Index Scan using ${orgVectorIndexName(orgId)}`);
@@ -138,7 +139,7 @@ describe("organisations' own vector indexes, built online", function () {
     try {
       await builderWaiting(orgVectorIndexName(orgId));
       expect(await orgVectorIndexState(db, orgId), "mid-build the index exists but is not valid").to.equal("building-or-invalid");
-      forgetVectorSearchState();
+      forgetSearches(stack);
       expect((await vectorSearchPlan(db, options)).path, "an invalid index is not searched").to.equal("exact");
       expect(await idsOf(options)).to.deep.equal(before);
       expect(await buildOrgVectorIndex(db, orgId, { memoryMb: 64 }), "a second builder backs off").to.equal("locked");
@@ -146,7 +147,7 @@ describe("organisations' own vector indexes, built online", function () {
       await snapshot.release();
     }
     expect(await building).to.equal("built");
-    forgetVectorSearchState();
+    forgetSearches(stack);
     expect((await vectorSearchPlan(db, options)).path).to.equal("org-index");
     expect(await idsOf(options)).to.deep.equal(before);
   });
@@ -177,7 +178,7 @@ describe("organisations' own vector indexes, built online", function () {
     const sweep = await buildMissingVectorIndexes({ db, config: sweepConfig() });
     expect(sweep.built).to.include(orgId);
     expect(await orgVectorIndexState(db, orgId)).to.equal("valid");
-    forgetVectorSearchState();
+    forgetSearches(stack);
     expect((await vectorSearchPlan(db, options)).path).to.equal("org-index");
     expect(await idsOf(options)).to.deep.equal(exact);
   });
@@ -192,7 +193,7 @@ describe("organisations' own vector indexes, built online", function () {
     expect(await orgVectorIndexState(db, near.orgId)).to.equal("valid");
     expect(await orgVectorIndexState(db, far.orgId)).to.equal("valid");
 
-    forgetVectorSearchState();
+    forgetSearches(stack);
     const options = searchOf(far.orgId, far.readerId, 10);
     // On a table this small the planner may rather sort; made to walk the index, it must still stay inside the org.
     const [{ path, plan }, hits] = await db.transaction(async (trx) => {

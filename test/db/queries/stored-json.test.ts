@@ -10,7 +10,7 @@ import { createSession, findOwnedSession } from "../../../db/queries/chat-sessio
 import { findTurnMessage } from "../../../db/queries/chat-messages";
 import { actionEstimate, actionSummary, chunkMetadata, documentMetadata, sessionContext, storedVector } from "../../../db/queries/json-columns";
 import { readMetadata } from "../../../db/queries/message-metadata";
-import { api } from "../../support/client";
+import { api } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { freshEmployee, removeFreshEmployees, type Learner } from "../../workers/tutor/helpers";
 

@@ -12,10 +12,11 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { expect } from "chai";
 import { publishChunkDrafts, replaceChunkDrafts, saveDraftEmbeddings } from "../../../db/queries/chunk-drafts";
-import { forgetVectorSearchState, vectorSearch, vectorSearchPlan, type VectorSearchOptions } from "../../../db/queries/knowledge-search";
-import { forgetVectorTailDecisions, legacyOrgVectorIndexName, orgVectorIndexName, orgVectorIndexState } from "../../../db/queries/org-vector-indexes";
+import { vectorSearch, vectorSearchPlan, type VectorSearchOptions } from "../../../db/queries/knowledge-search";
+import { legacyOrgVectorIndexName, orgVectorIndexName, orgVectorIndexState } from "../../../db/queries/org-vector-indexes";
 import { testDatabaseEngine } from "../../harness/infrastructure";
 import { buildMissingVectorIndexes } from "../../../workers/maintenance/vector-indexes";
+import { forgetSearches } from "../../support/stack";
 import { stackSuite } from "../../support/suite";
 import { vectorTestDocument } from "../../support/vector-documents";
 
@@ -57,8 +58,7 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     await db()("organizations").whereIn("id", created).delete();
   });
   afterEach(() => {
-    forgetVectorSearchState();
-    forgetVectorTailDecisions();
+    forgetSearches(stack);
   });
 
   const sweepConfig = () => ({ ...stack.workers.deps.config, RETRIEVAL_EXACT_MAX_CHUNKS: THRESHOLD });
@@ -108,7 +108,7 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     exactUpTo,
   });
   const idsOf = async (options: VectorSearchOptions) => {
-    forgetVectorSearchState();
+    forgetSearches(stack);
     return (await vectorSearch(db(), options)).map((hit) => hit.id).sort();
   };
   /** The true ten nearest: exact search forced (no org is that large). */
@@ -122,11 +122,11 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     expect((await sweep()).built).to.include(orgId);
     expect(await orgVectorIndexState(db(), orgId)).to.equal("valid");
 
-    forgetVectorTailDecisions();
+    forgetSearches(stack);
     const fresh = await publishDocument(orgId, 30, 3, 2);
     expect(await pendingOf(orgId), "published into an indexed org: pending, outside the graph").to.equal(30);
     const options = searchOf(orgId, readerId, 7);
-    forgetVectorSearchState();
+    forgetSearches(stack);
     expect((await vectorSearchPlan(db(), options)).path).to.equal("org-index");
     const before = await idsOf(options);
     expect(before).to.have.length(10);
@@ -136,7 +136,7 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     const swept = await sweep();
     expect(swept.folded).to.equal(30);
     expect(await pendingOf(orgId)).to.equal(0);
-    forgetVectorSearchState();
+    forgetSearches(stack);
     const { plan } = await vectorSearchPlan(db(), options);
     expect(plan).to.include(`Index Scan using ${orgVectorIndexName(orgId)}`);
     expect(await idsOf(options), "after the fold the graph finds them").to.deep.equal(before);
@@ -146,7 +146,7 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     const { orgId, readerId } = await newOrg("crash");
     await publishDocument(orgId, 80, 40, 3);
     await sweep();
-    forgetVectorTailDecisions();
+    forgetSearches(stack);
     await publishDocument(orgId, 40, 3, 4);
     expect(await pendingOf(orgId)).to.equal(40);
     const options = searchOf(orgId, readerId, 8);
@@ -185,13 +185,13 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     await publishDocument(near.orgId, 80, 50, 5);
     await publishDocument(far.orgId, 80, 200, 6);
     await sweep();
-    forgetVectorTailDecisions();
+    forgetSearches(stack);
     await publishDocument(near.orgId, 40, 3, 7); // right at the query, pending
     await publishDocument(far.orgId, 20, 201, 8); // far from it, pending
     expect(await pendingOf(near.orgId)).to.equal(40);
 
     const options = searchOf(far.orgId, far.readerId, 9);
-    forgetVectorSearchState();
+    forgetSearches(stack);
     expect((await vectorSearchPlan(db(), options)).path).to.equal("org-index");
     const hits = await vectorSearch(db(), options);
     expect(hits).to.have.length(10);
@@ -213,7 +213,7 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     await db().raw(`CREATE INDEX ${legacy} ON document_chunks USING hnsw (embedding vector_cosine_ops) WHERE org_id = '${orgId}'::uuid`);
     const options = searchOf(orgId, readerId, 11);
     const exact = await exactIdsOf(options);
-    forgetVectorSearchState();
+    forgetSearches(stack);
     const before = await db().transaction(async (trx) => {
       await trx.raw("SET LOCAL enable_sort = off");
       return vectorSearchPlan(trx, options);
@@ -225,7 +225,7 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     expect((await sweep()).built).to.include(orgId);
     const { rows } = await db().raw("SELECT 1 FROM pg_class WHERE relname = ?", [legacy]);
     expect(rows, "the first layout's index is dropped once its replacement is valid").to.have.length(0);
-    forgetVectorSearchState();
+    forgetSearches(stack);
     expect((await vectorSearchPlan(db(), options)).path).to.equal("org-index");
     expect(await idsOf(options)).to.deep.equal(exact);
   });

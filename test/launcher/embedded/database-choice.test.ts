@@ -13,7 +13,7 @@ import { expect } from "chai";
 import { findFreePort } from "../../../launcher/embedded/child-process";
 import { chooseEmbeddedDatabase } from "../../../launcher/embedded/database-choice";
 import { findPostgresServer } from "../../../launcher/embedded/postgres-cluster";
-import { waitFor } from "../../support/client";
+import { waitFor } from "../../harness/client";
 import { answersATurn, isAlive } from "../../support/launcher";
 
 const installed = () => ({ found: true as const, bindir: "/opt/pg/bin" });

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { api, join, waitForTurnEnd, type ApiResponse } from "../../support/client";
+import { api, join, waitForTurnEnd, type ApiResponse } from "../../harness/client";
 import { stackSuite } from "../../support/suite";
 import { freshEmployee, generationRequestsFor, removeFreshEmployees, type Learner } from "../../workers/tutor/helpers";
 

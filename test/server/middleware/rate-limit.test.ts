@@ -9,7 +9,7 @@
  * multi-connection load) for the suites that follow.
  */
 import { expect } from "chai";
-import { api } from "../../support/client";
+import { api } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { ask, freshEmployee, removeFreshEmployees } from "../../workers/tutor/helpers";
 

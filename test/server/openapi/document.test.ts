@@ -16,7 +16,7 @@ import { ERROR_CODES, type ErrorCode } from "../../../server/openapi/error-codes
 import type { ApiRoute } from "../../../server/routes/define-route";
 import { API_ROUTES } from "../../../server/routes/index";
 import { errorBody } from "../../../server/openapi/responses";
-import { api, join, waitForTurnEnd } from "../../support/client";
+import { api, join, waitForTurnEnd } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { cleanUp, freshUser, type Person } from "../../workers/admin/helpers";
 

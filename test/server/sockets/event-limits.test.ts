@@ -14,7 +14,7 @@ import { parseConfig } from "../../../lib/config";
 import { startServer, type RunningServer } from "../../../server/server";
 import { SocketCap } from "../../../server/sockets/socket-cap";
 import { TokenBuckets } from "../../../server/sockets/token-bucket";
-import { api, connect } from "../../support/client";
+import { api, connect } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { cleanUp, freshUser } from "../../workers/admin/helpers";
 

@@ -5,7 +5,7 @@
  * event fell into that window still ends for the client.
  */
 import { expect } from "chai";
-import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd } from "../../support/client";
+import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd } from "../../harness/client";
 import { stackSuite } from "../../support/suite";
 import { scriptedResponder } from "../../workers/tutor/helpers";
 

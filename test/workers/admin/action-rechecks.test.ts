@@ -7,7 +7,7 @@
  */
 import { expect } from "chai";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
-import { api } from "../../support/client";
+import { api } from "../../harness/client";
 import { startStack, type Stack } from "../../support/stack";
 import { addEmployees, askAdmin, cleanUp, freshUser, scriptTurn, unique, waitForAction, type Person } from "./helpers";
 

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
-import { api, join, waitFor } from "../../support/client";
+import { api, join, waitFor } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { actionOf, addEmployees, askAdmin, cleanUp, freshUser, scriptTurn, toolMessagesSent, unique, waitForAction, type Person } from "./helpers";
 

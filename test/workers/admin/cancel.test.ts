@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { api, join, waitFor, waitForTurnEnd } from "../../support/client";
+import { api, join, waitFor, waitForTurnEnd } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { actionOf, addEmployees, cleanUp, freshUser, scriptTurn, type Person } from "./helpers";
 

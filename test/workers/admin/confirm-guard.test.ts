@@ -14,7 +14,7 @@ import { expect } from "chai";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import type { ChatReply, ChatRequest } from "../../../offline-model/responder";
 import type { RunningWorkers } from "../../../workers/host";
-import { api, join, waitFor, waitForTurnEnd, type ReceivedEvent } from "../../support/client";
+import { api, join, waitFor, waitForTurnEnd, type ReceivedEvent } from "../../harness/client";
 import { startStack, type Stack } from "../../support/stack";
 import { spawnReadyWorker, startOwnWorkers, stackWorker } from "../../reliability/helpers";
 import { ADMIN_PROMPT_MARKER, addEmployees, cleanUp, freshUser, scriptTurn, unique, type Person } from "./helpers";

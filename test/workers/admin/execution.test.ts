@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { expect } from "chai";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
-import { api, waitFor } from "../../support/client";
+import { api, waitFor } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { stackWorker } from "../../reliability/helpers";
 import { addEmployees, askAdmin, cleanUp, freshUser, scriptTurn, unique, waitForAction, type Person } from "./helpers";

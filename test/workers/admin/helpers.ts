@@ -9,7 +9,7 @@ import type { Socket } from "socket.io-client";
 import type { ChatReply, ChatRequest } from "../../../offline-model/responder";
 import { offlineReply } from "../../../offline-model/offline-responder";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
-import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../../support/client";
+import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../../harness/client";
 import type { Stack } from "../../support/stack";
 
 export const ADMIN_PROMPT_MARKER = "administration assistant of";

@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
-import { login, connect, recordEvents } from "../../support/client";
+import { login, connect, recordEvents } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { actionOf, askAdmin, waitForAction, type Person } from "./helpers";
 

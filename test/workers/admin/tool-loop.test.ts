@@ -17,7 +17,7 @@ import { runToolLoop } from "../../../workers/admin/tool-loop";
 import type { TurnEmitter } from "../../../workers/turns/turn-emitter";
 import type { WorkerDeps } from "../../../workers/deps";
 import { useStack, type Stack } from "../../support/stack";
-import { type ScriptedLlm, startScriptedLlm } from "../../support/scripted-llm";
+import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
 import { makeClient } from "../llm/helpers";
 
 type Emitted = { event: TurnEventName; payload: any };

@@ -9,7 +9,7 @@ import { SupersededRun, allowedFrom, runStage } from "../../../workers/ingestion
 import { createUploadedDocument } from "../../../db/queries/document-lifecycle";
 import { ingestStageJobId } from "../../../queues/job-ids";
 import { requeueUnqueuedDocuments } from "../../../workers/maintenance/unqueued-documents";
-import { waitFor } from "../../support/client";
+import { waitFor } from "../../harness/client";
 import { makeTxt } from "../../support/document-fixtures";
 import { useStack, type Stack } from "../../support/stack";
 

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { hybridSearch } from "../../../workers/tutor/retrieval/hybrid-search";
-import { api, connect, login, upload, waitFor } from "../../support/client";
+import { api, connect, login, upload, waitFor } from "../../harness/client";
 import { corruptPdf, makeCsv, makeDocx, makeHtml, makeMarkdown, makePdf, makePptx, makeTxt } from "../../support/document-fixtures";
 import { useStack, type Stack } from "../../support/stack";
 

@@ -45,19 +45,18 @@ describe("classifyFault", () => {
 describe("toLlmError", () => {
   const context = { variable: "LLM_MODEL_GENERATION", model: "gpt-4o-mini" };
 
-  it("maps each fault to one of three codes with its HTTP status and a hint", () => {
+  it("maps each fault to one of three codes with a hint", () => {
     const cases = [
-      [{ kind: "transient" }, "LLM_UNAVAILABLE", 502],
-      [{ kind: "rate_limited", status: 429, retryAfterMs: 1_500 }, "LLM_RATE_LIMITED", 429],
-      [{ kind: "auth", status: 401 }, "LLM_CONFIG_ERROR", 503],
-      [{ kind: "not_found", status: 404 }, "LLM_CONFIG_ERROR", 503],
-      [{ kind: "rejected", status: 400 }, "LLM_CONFIG_ERROR", 503],
+      [{ kind: "transient" }, "LLM_UNAVAILABLE"],
+      [{ kind: "rate_limited", status: 429, retryAfterMs: 1_500 }, "LLM_RATE_LIMITED"],
+      [{ kind: "auth", status: 401 }, "LLM_CONFIG_ERROR"],
+      [{ kind: "not_found", status: 404 }, "LLM_CONFIG_ERROR"],
+      [{ kind: "rejected", status: 400 }, "LLM_CONFIG_ERROR"],
     ] as const;
-    for (const [fault, code, status] of cases) {
+    for (const [fault, code] of cases) {
       const error = toLlmError(fault, context);
       expect(error, fault.kind).to.be.instanceOf(LlmError);
       expect(error.code, fault.kind).to.equal(code);
-      expect(error.httpStatus, fault.kind).to.equal(status);
       expect(error.options.recoveryHint, fault.kind).to.be.a("string").and.not.be.empty;
     }
   });
@@ -98,5 +97,9 @@ describe("stage failures as the client sees them", () => {
       code: "INTERNAL_ERROR",
       message: "The tutor could not finish this answer.",
     });
+  });
+
+  it("words an admin turn's failure for the assistant, not the tutor", () => {
+    expect(describeFailure(new Error("boom"), "admin")).to.deep.include({ code: "INTERNAL_ERROR", message: "The assistant could not finish this answer." });
   });
 });

@@ -4,7 +4,7 @@ import { pino, type Logger } from "pino";
 import { parseConfig, type Config } from "../../../lib/config";
 import { LlmClient, type LlmClientOptions, type UsageRecord } from "../../../workers/llm/client";
 import { ModelCooldowns } from "../../../workers/llm/cooldowns";
-import type { ScriptedLlm } from "../../support/scripted-llm";
+import type { ScriptedLlm } from "../../harness/scripted-llm";
 
 export const TEST_KEY = "sk-unit-secret-key-9876543210abcdef";
 

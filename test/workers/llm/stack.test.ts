@@ -5,8 +5,7 @@
  */
 import { expect } from "chai";
 import type { Socket } from "socket.io-client";
-import { modelCooldowns } from "../../../workers/llm/cooldowns";
-import { api, connect, join, login, recordEvents, waitForTurnEnd, type ReceivedEvent } from "../../support/client";
+import { api, connect, join, login, recordEvents, waitForTurnEnd, type ReceivedEvent } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 
 // Not a greeting or a progress question, so the intent comes from one non-streamed model call.
@@ -34,8 +33,8 @@ describe("the LLM layer in a full tutor turn", function () {
   beforeEach(() => stack.llm.reset());
   afterEach(() => {
     stack.llm.reset();
-    // The workers in this process share the breaker; a failure scripted here must not bleed into other tests.
-    modelCooldowns.clear();
+    // The workers in this process share their client's breaker; a failure scripted here must not bleed into other tests.
+    stack.workers.deps.llm.cooldowns.clear();
   });
 
   async function ask(message: string): Promise<{ sessionId: string; turnId: string; events: ReceivedEvent[] }> {

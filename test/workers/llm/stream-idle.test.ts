@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import { StreamCancelled } from "../../../workers/llm/stream-watch";
 import { LlmError } from "../../../workers/llm/errors";
-import { type ScriptedLlm, startScriptedLlm } from "../../support/scripted-llm";
+import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
 import { makeClient, rejection } from "./helpers";
 
 const QUESTION = [{ role: "user" as const, content: "How many days do I have to return an item?" }];
@@ -34,7 +34,7 @@ describe("LlmClient streams that stop", function () {
     expect(elapsed).to.be.below(5_000, "ended by the idle timeout, not by a socket timeout");
     expect(llm.chatCalls()).to.have.length(1, "text was shown: the stream is not restarted");
     expect(rows).to.have.length(0);
-    expect(cooldowns.isCooling(`${llm.url}|scripted-model`)).to.equal(true, "a silent model is tripped like a dropped one");
+    expect(cooldowns.isCooling(`chat|${llm.url}|scripted-model`)).to.equal(true, "a silent model is tripped like a dropped one");
   });
 
   it("retries a stream that goes silent before its first token, and answers", async () => {
@@ -62,7 +62,7 @@ describe("LlmClient streams that stop", function () {
     expect((error as StreamCancelled).partialContent).to.equal(tokens.join(""));
     expect(performance.now() - started).to.be.below(2_000);
     expect(llm.chatCalls()).to.have.length(1);
-    expect(cooldowns.isCooling(`${llm.url}|scripted-model`)).to.equal(false, "a cancel is not the model's fault");
+    expect(cooldowns.isCooling(`chat|${llm.url}|scripted-model`)).to.equal(false, "a cancel is not the model's fault");
   });
 
   it("refuses to start when the signal is already aborted", async () => {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { api, join, waitForTurnEnd, type ReceivedEvent } from "../../support/client";
+import { api, join, waitForTurnEnd, type ReceivedEvent } from "../../harness/client";
 import { stackSuite } from "../../support/suite";
 import { cleanUp, freshUser } from "../admin/helpers";
 

@@ -13,7 +13,7 @@ import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import { loadTurnContext } from "../../../workers/tutor/turn-context";
 import { pageIndexSearch } from "../../../workers/tutor/retrieval/page-index";
 import { searchTerms } from "../../../workers/tutor/language";
-import { api } from "../../support/client";
+import { api } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { enrol, insertCourse, insertDocument, removeFixtures, unenrol, type FixtureCourse, type FixtureDocument } from "./access-fixtures";
 import {

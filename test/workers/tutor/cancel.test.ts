@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { ChatRequest } from "../../../offline-model/responder";
-import { api, join, waitFor, waitForTurnEnd, type ReceivedEvent } from "../../support/client";
+import { api, join, waitFor, waitForTurnEnd, type ReceivedEvent } from "../../harness/client";
 import { stackSuite } from "../../support/suite";
 import { STEP_DOWN_MARKER } from "../../../workers/tutor/step-down";
 import { ask, CLASSIFY_MARKER, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, type Learner } from "./helpers";

@@ -10,8 +10,8 @@ import type { ChatReply, ChatRequest } from "../../../offline-model/responder";
 import { offlineReply } from "../../../offline-model/offline-responder";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import type { CourseKey } from "../../../db/seeds/demo-courses";
-import { api, connect, join, login, recordEvents, waitForTurnEnd, type ReceivedEvent } from "../../support/client";
-import type { RecordedRequest } from "../../support/scripted-llm";
+import { api, connect, join, login, recordEvents, waitForTurnEnd, type ReceivedEvent } from "../../harness/client";
+import type { RecordedRequest } from "../../harness/scripted-llm";
 import { SUMMARY_TASK } from "../../../lib/prompt-markers";
 import type { Stack } from "../../support/stack";
 

@@ -9,7 +9,7 @@ import { expect } from "chai";
 import { DEMO_IDS, lessonId } from "../../../db/seeds/demo-ids";
 import { TUTOR_TURN_JOB_NAME } from "../../../queues/job-ids";
 import { keepClassification } from "../../../workers/tutor/checkpoints";
-import { api, join, waitForTurnEnd } from "../../support/client";
+import { api, join, waitForTurnEnd } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { ask, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, type Learner } from "./helpers";
 import { CLASSIFY_MARKER, chatRequestsContaining, STAGE_EVENTS } from "./helpers";

@@ -4,8 +4,7 @@
  * summariser that fails leaves the turns themselves untouched.
  */
 import { expect } from "chai";
-import { modelCooldowns } from "../../../workers/llm/cooldowns";
-import { waitFor } from "../../support/client";
+import { waitFor } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import {
   SUMMARY_MARKER,
@@ -43,8 +42,8 @@ describe("the tutor, complete: conversation memory", function () {
 
   afterEach(() => {
     stack.llm.reset();
-    // A failed summary trips the process-wide breaker for the model; don't leave that to other suites.
-    modelCooldowns.clear();
+    // A failed summary trips the workers' breaker for the model; don't leave that to other suites.
+    stack.workers.deps.llm.cooldowns.clear();
   });
   after(() => removeFreshEmployees(stack));
 

@@ -9,6 +9,7 @@ import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
 import type { LiveSocket } from "../lib/socket";
 import type { ActionItemState, PendingAction } from "../lib/types";
+import { Icon } from "../components/Icon";
 
 interface ActionDetail {
   action: {
@@ -134,7 +135,15 @@ export function ActionCard({
         {items.map((item) => (
           <li key={item.position} class={`item ${item.status ?? ""}`} data-status={item.status}>
             <span class="item-mark" aria-hidden="true">
-              {item.status === "done" ? "✓" : item.status === "failed" ? "✗" : item.status === "running" ? "…" : "○"}
+              {item.status === "done" ? (
+                <Icon name="check" />
+              ) : item.status === "failed" ? (
+                <Icon name="cross" />
+              ) : item.status === "running" ? (
+                "…"
+              ) : (
+                <Icon name="circle" />
+              )}
             </span>
             <span>{item.label}</span>
             {item.status && showChecklist && <span class="sr-only"> ({item.status})</span>}

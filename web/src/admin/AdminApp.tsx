@@ -4,6 +4,7 @@ import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
 import { AllowanceNotice, useAllowance } from "../components/AllowanceNotice";
 import type { SignedIn } from "../components/Shell";
+import { ConsolePage } from "../components/ConsolePage";
 import { Assistant } from "./Assistant";
 import { ContentGaps } from "./ContentGaps";
 import { Usage } from "./Usage";
@@ -65,7 +66,11 @@ export function AdminApp(signedIn: SignedIn) {
         </p>
       )}
       {tab === "documents" && <Documents me={signedIn.me} live={signedIn.live} />}
-      {tab === "assistant" && <Assistant {...signedIn} />}
+      {tab === "assistant" && (
+        <ConsolePage label="Assistant" name="assistant" width="full">
+          <Assistant {...signedIn} />
+        </ConsolePage>
+      )}
       {tab === "usage" && <Usage />}
       {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>

@@ -7,6 +7,7 @@ import { SessionList } from "../components/SessionList";
 import { Transcript, type AnswerView } from "../components/Transcript";
 import { useConversation } from "../lib/use-conversation";
 import { ActionCard } from "./ActionCard";
+import { Icon } from "../components/Icon";
 
 function argumentsText(args: unknown): string {
   const text = typeof args === "string" ? args : JSON.stringify(args);
@@ -33,7 +34,23 @@ export function Assistant({ live }: SignedIn) {
           {view.tools.map((t) => (
             <li key={t.callId} class={`tool-card ${t.result ? (t.result.ok ? "ok" : "failed") : "running"}`}>
               <code class="tool-name">{t.tool}</code> <span class="tool-args">{argumentsText(t.arguments)}</span>
-              <span class="tool-result">{t.result ? (t.result.ok ? ` ✓ ${t.result.ms} ms` : ` ✗ ${t.result.error ?? "failed"}`) : " …"}</span>
+              <span class="tool-result">
+                {t.result ? (
+                  t.result.ok ? (
+                    <>
+                      {" "}
+                      <Icon name="check" /> {t.result.ms} ms
+                    </>
+                  ) : (
+                    <>
+                      {" "}
+                      <Icon name="cross" /> {t.result.error ?? "failed"}
+                    </>
+                  )
+                ) : (
+                  " …"
+                )}
+              </span>
             </li>
           ))}
         </ul>

@@ -3,6 +3,7 @@
  * by meaning and ranked by how many people asked, each with an upload button for the document
  * that would answer it. A group leaves the list once the tutor answers it from company material.
  */
+import { ConsolePage } from "../components/ConsolePage";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
@@ -91,7 +92,7 @@ export function ContentGaps({ accept }: { accept: string }) {
   }, []);
 
   return (
-    <main class="insights content-gaps" aria-label="Content gaps">
+    <ConsolePage label="Content gaps" name="insights content-gaps">
       <h1>Content gaps</h1>
       <p class="hint">
         Questions of the last 30 days that the tutor answered from general knowledge, or that were rated down, grouped by meaning. The groups asked by the most
@@ -132,6 +133,6 @@ export function ContentGaps({ accept }: { accept: string }) {
           <UploadFor group={group} accept={accept} />
         </section>
       ))}
-    </main>
+    </ConsolePage>
   );
 }

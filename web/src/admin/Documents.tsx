@@ -4,6 +4,7 @@
  * stored files against its storage quota. The list is read once and then kept current by the
  * socket; the list (with the storage figure) is read again after each upload and delete.
  */
+import { ConsolePage } from "../components/ConsolePage";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, api } from "../lib/api";
 import { describeApiError, formatBytes } from "../lib/errors";
@@ -165,7 +166,7 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
   };
 
   return (
-    <section class="documents" aria-labelledby="documents-title">
+    <ConsolePage label="Documents" name="documents">
       <UploadZone limits={limits} onFiles={upload} />
       <UploadQueuePanel view={queueView} onClear={() => queue.clearFinished()} />
       <div class="messages-box" role="status" aria-live="polite">
@@ -225,6 +226,6 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
           })}
         </ul>
       )}
-    </section>
+    </ConsolePage>
   );
 }

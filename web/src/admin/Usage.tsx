@@ -2,6 +2,7 @@
  * AI usage and estimated cost for one month: the allowance and what is left, a daily chart
  * (uPlot, bundled by esbuild), and the month by use case, model and top users, with a CSV export.
  */
+import { ConsolePage } from "../components/ConsolePage";
 import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
@@ -87,7 +88,7 @@ export function Usage() {
 
   const allowance = report?.allowance;
   return (
-    <main class="insights usage" aria-label="AI usage">
+    <ConsolePage label="AI usage" name="insights usage">
       <h1>AI usage</h1>
       <p>
         <label>
@@ -112,6 +113,6 @@ export function Usage() {
           <Table caption="Top users" column="Person" rows={report.top_users} label={(r) => r.name ?? r.email ?? r.user_id} />
         </>
       )}
-    </main>
+    </ConsolePage>
   );
 }

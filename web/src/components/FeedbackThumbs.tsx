@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { Icon } from "./Icon";
 import "../insights.css";
 
 type Rating = "up" | "down";
@@ -50,7 +51,7 @@ export function FeedbackThumbs({ messageId, rating, onRated }: { messageId: stri
   return (
     <div class="feedback" role="group" aria-label="Rate this answer">
       <button type="button" class="thumb" aria-pressed={rating === "up"} title="Helpful" onClick={() => void send("up")}>
-        <span aria-hidden="true">👍</span>
+        <Icon name="thumbs-up" />
         <span class="sr-only">Helpful</span>
       </button>
       <button
@@ -63,7 +64,7 @@ export function FeedbackThumbs({ messageId, rating, onRated }: { messageId: stri
           void send("down", undefined, false);
         }}
       >
-        <span aria-hidden="true">👎</span>
+        <Icon name="thumbs-down" />
         <span class="sr-only">Not helpful</span>
       </button>
       {thanked && !asking && <span class="feedback-thanks">Thanks for the feedback.</span>}

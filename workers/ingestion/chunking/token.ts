@@ -2,17 +2,16 @@
  * Fixed token windows: `chunkTokens` tokens each, the next starting `overlapTokens` before the
  * previous ended. Structure-blind on purpose (predictable sizes); windows stay inside a section.
  */
-import { get_encoding, type Tiktoken } from "tiktoken";
+import { tokenizer } from "../../llm/tokens";
 import type { ExtractedSection } from "../extract/types";
 import type { DraftChunk } from "./types";
 
-let encoder: Tiktoken | undefined;
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Decodes tokens [start, end) if they hold whole characters (a window edge can split a multi-byte one). */
 function decodeWhole(tokens: Uint32Array, start: number, end: number): string | null {
   try {
-    return strictUtf8.decode(encoder!.decode(tokens.subarray(start, end)));
+    return strictUtf8.decode(tokenizer().decode(tokens.subarray(start, end)));
   } catch {
     return null;
   }
@@ -31,7 +30,7 @@ function window(tokens: Uint32Array, start: number, size: number): { text: strin
     }
   }
   // Not decodable at any nearby edge (should not happen with cl100k): fall back to lossy decoding.
-  return { text: new TextDecoder().decode(encoder!.decode(tokens.subarray(start, limit))), start, end: limit };
+  return { text: new TextDecoder().decode(tokenizer().decode(tokens.subarray(start, limit))), start, end: limit };
 }
 
 /** Longest stretch encoded at once: tiktoken is quadratic on one long run of letters (100k ≈ 7 s). */
@@ -53,7 +52,7 @@ function encodeInSegments(text: string): Uint32Array {
       if (cut > start + 1) end = cut;
       else if (/[\ud800-\udbff]/.test(text[end - 1]!)) end--; // keep a surrogate pair whole
     }
-    const part = encoder!.encode(text.slice(start, end), "all");
+    const part = tokenizer().encode(text.slice(start, end), "all");
     parts.push(part);
     length += part.length;
     start = end;
@@ -68,7 +67,6 @@ function encodeInSegments(text: string): Uint32Array {
 }
 
 export function tokenWindows(text: string, chunkTokens: number, overlapTokens: number): string[] {
-  encoder ??= get_encoding("cl100k_base");
   const tokens = encodeInSegments(text);
   const windows: string[] = [];
   let start = 0;

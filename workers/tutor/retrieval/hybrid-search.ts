@@ -55,6 +55,7 @@ export async function candidateHits(
         limit: OVER_RETRIEVE,
         minSimilarity: config.RETRIEVAL_SIMILARITY_FLOOR,
         exactUpTo: config.RETRIEVAL_EXACT_MAX_CHUNKS,
+        cache: deps.searchCaches.vectorSearch,
       }),
     ),
     deps.reads.read((db) => keywordSearch(db, { reader: { orgId, userId }, words: searchTerms(question), limit: OVER_RETRIEVE })),

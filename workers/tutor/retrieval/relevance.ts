@@ -8,6 +8,7 @@
  * that weight (RETRIEVAL_GROUNDING_COVERAGE) or its embedding is close enough to the question's
  * (RETRIEVAL_GROUNDING_SIMILARITY); eval/tuning.md has the measurements behind both floors.
  */
+import { TtlCache } from "../../../lib/ttl-cache";
 import { termFrequencies } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
 import { normalise } from "../language";
@@ -52,25 +53,35 @@ export function relevanceOf(terms: QuestionTerm[], weights: number[]): Relevance
 /** How long an org's term frequencies are trusted: they change only as documents are indexed. */
 const FREQUENCY_TTL_MS = 60_000;
 const MAX_CACHED = 20_000;
-const cached = new Map<string, { df: number; units: number; at: number }>();
+
+/** A term's frequency in an org's material, as remembered (in the worker's deps: `searchCaches.termFrequencies`). */
+export type TermFrequencyCache = TtlCache<{ df: number; units: number }>;
+
+export const termFrequencyCache = (): TermFrequencyCache => new TtlCache(FREQUENCY_TTL_MS, MAX_CACHED);
 
 /** The question's terms weighted by their rarity in the org's material; frequencies are remembered for a minute. */
-export async function relevanceFor(deps: Pick<WorkerDeps, "db">, orgId: string, question: string): Promise<Relevance> {
+export async function relevanceFor(deps: Pick<WorkerDeps, "db" | "searchCaches">, orgId: string, question: string): Promise<Relevance> {
+  const cached = deps.searchCaches.termFrequencies;
   const terms = contentTermsOf(question);
-  const now = performance.now();
-  const known = terms.map((term) => cached.get(`${orgId}\u0000${term.query}`)).map((entry) => (entry && now - entry.at < FREQUENCY_TTL_MS ? entry : undefined));
+  const key = (term: { query: string }) => `${orgId}\u0000${term.query}`;
+  const known = terms.map((term) => cached.get(key(term)));
   const missing = terms.filter((_, i) => !known[i]);
+  const fetched = new Map<string, { df: number; units: number }>();
   if (missing.length > 0) {
     const { units, frequencies } = await termFrequencies(
       deps.db,
       orgId,
       missing.map((term) => term.query),
     );
-    if (cached.size > MAX_CACHED) cached.clear();
-    missing.forEach((term, i) => cached.set(`${orgId}\u0000${term.query}`, { df: frequencies[i]!, units, at: now }));
+    missing.forEach((term, i) => {
+      const entry = { df: frequencies[i]!, units };
+      fetched.set(key(term), entry);
+      cached.set(key(term), entry);
+    });
   }
-  const weights = terms.map((term) => {
-    const entry = cached.get(`${orgId}\u0000${term.query}`)!;
+  const weights = terms.map((term, i) => {
+    // Read back from this call's own results: a cache that just started over must not lose a term.
+    const entry = known[i] ?? fetched.get(key(term))!;
     return rarity(entry.df, entry.units);
   });
   return relevanceOf(terms, weights);

@@ -10,7 +10,7 @@ import { insertUsage, type UsageRow } from "../../../../db/queries/llm-usage";
 import { withCallScope } from "../../../../workers/llm/call-keys";
 import { LlmClient } from "../../../../workers/llm/client";
 import { usageLogSink } from "../../../../workers/usage-log";
-import { api, join, login, waitForTurnEnd } from "../../../support/client";
+import { api, join, login, waitForTurnEnd } from "../../../harness/client";
 import { useStack, type Stack } from "../../../support/stack";
 import { cleanUp, freshUser, type Person } from "../../../workers/admin/helpers";
 import { dropOrganisation, freshOrganisation } from "./helpers";

@@ -1,6 +1,6 @@
 /** The chat API's edges: auth, ownership, validation, deletion — each a clear error, never a 500. */
 import { expect } from "chai";
-import { api, connect, join, login, waitForTurnEnd, recordEvents } from "../../../support/client";
+import { api, connect, join, login, waitForTurnEnd, recordEvents } from "../../../harness/client";
 import { useStack, type Stack } from "../../../support/stack";
 
 describe("chat API edges", function () {

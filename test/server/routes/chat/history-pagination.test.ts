@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { createSession } from "../../../../db/queries/chat-sessions";
 import { countTurnsBeforeTurn, listRecentMessagesBeforeTurn } from "../../../../db/queries/chat-messages";
-import { api, waitFor } from "../../../support/client";
+import { api, waitFor } from "../../../harness/client";
 import { useStack, type Stack } from "../../../support/stack";
 import { ask, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, type Learner } from "../../../workers/tutor/helpers";
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { keywordSearch } from "../../../../db/queries/knowledge-search";
 import { DEMO_IDS } from "../../../../db/seeds/demo-ids";
-import { api, upload } from "../../../support/client";
+import { api, upload } from "../../../harness/client";
 import { useStack, type Stack } from "../../../support/stack";
 import { insertCourse, insertDocument, removeFixtures, type FixtureCourse, type FixtureDocument } from "../../../workers/tutor/access-fixtures";
 import { freshEmployee, removeFreshEmployees, type Learner } from "../../../workers/tutor/helpers";

@@ -1,7 +1,7 @@
 /** Answer feedback: only the owner's own answers, re-rating replaces, stored with the rung and sources. */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { api, join, waitForTurnEnd } from "../../../support/client";
+import { api, join, waitForTurnEnd } from "../../../harness/client";
 import { useStack, type Stack } from "../../../support/stack";
 import { cleanUp, freshUser, type Person } from "../../../workers/admin/helpers";
 

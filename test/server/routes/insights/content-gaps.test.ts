@@ -15,7 +15,7 @@ import { contentGapsResponse } from "../../../../server/routes/insights/schema";
 import { groupContentGaps } from "../../../../workers/insights/group-questions";
 import type { AnsweredQuestion } from "../../../../db/queries/content-gaps";
 import { embedPendingQuestions } from "../../../../workers/maintenance/question-vectors";
-import { api, login, upload, waitFor } from "../../../support/client";
+import { api, login, upload, waitFor } from "../../../harness/client";
 import { makeTxt } from "../../../support/document-fixtures";
 import { useStack, type Stack } from "../../../support/stack";
 import { cleanUp, freshUser, type Person } from "../../../workers/admin/helpers";

@@ -1,7 +1,7 @@
 /** AI usage and cost for admins: one month by use case, model, day and user, the allowance beside it, and the CSV. */
 import { expect } from "chai";
 import { usageResponse } from "../../../../server/routes/insights/schema";
-import { api } from "../../../support/client";
+import { api } from "../../../harness/client";
 import { useStack, type Stack } from "../../../support/stack";
 import { cleanUp, freshUser, type Person } from "../../../workers/admin/helpers";
 import { dropOrganisation, freshOrganisation } from "../allowance/helpers";

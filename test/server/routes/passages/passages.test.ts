@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import { passageResponse } from "../../../../server/routes/passages/schema";
-import { api, upload, waitFor } from "../../../support/client";
+import { api, upload, waitFor } from "../../../harness/client";
 import { makeMarkdown } from "../../../support/document-fixtures";
 import { useStack, type Stack } from "../../../support/stack";
 import { cleanUp, freshUser, type Person } from "../../../workers/admin/helpers";

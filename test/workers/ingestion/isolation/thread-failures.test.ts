@@ -21,7 +21,7 @@ import { threadExecArgv } from "../../../../workers/ingestion/isolation/thread-f
 import { useThreadEntry } from "../../../../workers/ingestion/isolation/thread-pool";
 import { INTERNAL_FAILURE_REASON } from "../../../../workers/ingestion/ingest-run";
 import { memoryLogger } from "../../llm/helpers";
-import { api, login, upload, waitFor } from "../../../support/client";
+import { api, login, upload, waitFor } from "../../../harness/client";
 import { stackSuite } from "../../../support/suite";
 import { scrape, total } from "../../../server/metrics-helpers";
 
