@@ -27,8 +27,17 @@ interface TokenState {
   failure: unknown;
 }
 
-/** Turns with token appends not yet confirmed; an entry goes once the newest one is in the log. */
-const tokensByTurn = new Map<string, TokenState>();
+/**
+ * Per event log (one per worker's deps, so two workers in one process never share it): the turns
+ * with token appends not yet confirmed; an entry goes once the newest one is in the log.
+ */
+const pendingByLog = new WeakMap<TurnEventLog, Map<string, TokenState>>();
+
+function pendingTokens(events: TurnEventLog): Map<string, TokenState> {
+  let pending = pendingByLog.get(events);
+  if (!pending) pendingByLog.set(events, (pending = new Map()));
+  return pending;
+}
 
 /** Hands the content to the event log and tracks the append, so the next event waits for it and a failure is reported. */
 function sendTokens(events: TurnEventLog, sessionId: string, turnId: string, content: string, trace?: string): void {
@@ -39,6 +48,7 @@ function sendTokens(events: TurnEventLog, sessionId: string, turnId: string, con
     // A handed-back job's log refuses at once (workers/hand-back.ts): reported by the next emit, like a failed append.
     sent = Promise.reject(error);
   }
+  const tokensByTurn = pendingTokens(events);
   let state = tokensByTurn.get(turnId);
   if (!state) tokensByTurn.set(turnId, (state = { latest: sent, failure: null }));
   const tracked = state;
@@ -56,6 +66,7 @@ function sendTokens(events: TurnEventLog, sessionId: string, turnId: string, con
 export function turnEmitter(events: TurnEventLog, sessionId: string, turnId: string): TurnEmitter {
   /** Whether the turn's first token went out; it carries the trace context to the server's delivery span. */
   let tokenSent = false;
+  const tokensByTurn = pendingTokens(events);
 
   /** Throws (once) a token append of the turn that failed. */
   const reportFailure = (state: TokenState | undefined): void => {
