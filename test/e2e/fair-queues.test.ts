@@ -134,7 +134,7 @@ describe("fair queues between organisations, end to end", function () {
     const [a, b] = [await freshOrg(stack, "A", 1, "admin"), await freshOrg(stack, "B", 1, "admin")];
     orgs.push(a.id, b.id);
     // Slow embeddings make ingest-embed the bottleneck: A's batch queues there behind 4 slots.
-    stack.llm.setEmbeddingDelay(500);
+    stack.llm.setEmbeddingDelay(1_500);
     // One failed embeddings call: the job retries (backoff) and keeps its fair place.
     stack.llm.failEmbeddings(503);
     setTimeout(() => stack.llm.failEmbeddings(null), 200);
@@ -149,6 +149,14 @@ describe("fair queues between organisations, end to end", function () {
       return response.body.document_id as string;
     };
     const batch = await Promise.all(Array.from({ length: 20 }, (_, n) => uploaded(a.tokens[0]!, "a", n)));
+    // B uploads once A's batch is queued at the embedding stage (B's own upload passes A's at
+    // extract and chunk, so uploading at once could reach embed before A's backlog is there).
+    const embedQueue = stack.server.deps.producer.queue("ingest-embed", 0);
+    await waitFor(
+      async () => ((await embedQueue.getJobCounts("prioritized", "waiting")).prioritized ?? 0) >= 10 || undefined,
+      60_000,
+      "A's embed jobs to queue up",
+    );
     const single = await uploaded(b.tokens[0]!, "b", 0);
 
     for (const [id, token] of [...batch.map((id) => [id, a.tokens[0]!] as const), [single, b.tokens[0]!] as const]) {
@@ -167,6 +175,7 @@ describe("fair queues between organisations, end to end", function () {
     const backlogStamps = await stampsOf(stack, "ingest-embed", await Promise.all(batch.map(embedJob)));
     const [newcomerStamps] = await stampsOf(stack, "ingest-embed", [await embedJob(single)]);
     const { waiting, startedFirst } = overtaken(backlogStamps, newcomerStamps!);
+    console.log(`      embed: ${waiting} of A's jobs waiting when B's was queued, ${startedFirst} started first`);
     expect(waiting, "A's embed jobs waiting when B's was queued").to.be.at.least(4);
     expect(startedFirst, `of A's ${waiting} waiting embed jobs, those that started before B's`).to.be.at.most(allowedFirst(waiting));
   });

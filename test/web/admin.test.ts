@@ -218,6 +218,8 @@ describe("web: the admin console in Chromium", function () {
     await stack.server.deps.db("users").where({ id: team[1]!.id }).update({ is_active: true });
     await card.locator("button", { hasText: "Resume failed items" }).click();
     await card.locator(".action-status[data-status='completed']").waitFor({ timeout: 20_000 });
+    // The item's own event may land a moment after the action's status: wait for it, then count.
+    await card.locator(".checklist li[data-status='done']").nth(2).waitFor({ timeout: 5_000 });
     expect(await card.locator(".checklist li[data-status='done']").count()).to.equal(3);
     const enrolled = await stack.server.deps
       .db("enrollments")
