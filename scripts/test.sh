@@ -27,6 +27,6 @@ echo "› the whole suite on $("$bindir/postgres" --version | sed "s/^postgres (
 # The crash, outage and failover suites last: what they leave behind while it winds down (a worker
 # still reconnecting to a killed Redis node, a restarted database) cannot touch the others.
 node_modules/.bin/mocha "test/!(reliability)/**/*.test.ts" "test/reliability/**/*.test.ts"
-# The browser suites whose pages read the database; the console layout and Bull Board sign-in do not depend on the engine.
+# The two pages people use on the fallback (the tutor and the console); the other browser suites run on the server only (CI time).
 echo "› the fallback's suites (tutor, ingestion, admin, web) on PGlite"
-TEST_POSTGRES=pglite exec node_modules/.bin/mocha "test/workers/{tutor,ingestion,admin}/**/*.test.ts" "test/server/routes/documents/**/*.test.ts" "test/server/middleware/rate-limit.test.ts" "test/lib/document-formats.test.ts" "test/web/{admin,chat,client-api,insights,upload-queue}.test.ts"
+TEST_POSTGRES=pglite exec node_modules/.bin/mocha "test/workers/{tutor,ingestion,admin}/**/*.test.ts" "test/server/routes/documents/**/*.test.ts" "test/server/middleware/rate-limit.test.ts" "test/lib/document-formats.test.ts" "test/web/{admin,chat}.test.ts"

@@ -1,5 +1,5 @@
 /**
- * Soak: 200 concurrent sessions on loopback for about a minute against the real server, workers
+ * Soak: 200 concurrent sessions on loopback for about half a minute against the real server, workers
  * and socket clients, the model being the scripted server with a small delay per token. Each
  * session posts turn after turn. At the end: zero lost turns (every accepted turn ended with
  * `done`), zero duplicated messages (one question and one answer per turn, the answer equal to
@@ -13,7 +13,7 @@ import { freshEmployee, removeFreshEmployees, scriptedResponder, type Learner } 
 import { eventsOfTurn, finalText } from "./helpers";
 
 const SESSIONS = Number(process.env.SOAK_SESSIONS ?? 200);
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 50);
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 25);
 const ANSWER = "Returns are accepted within thirty days of purchase with the receipt, and refunds go back to the original payment method.";
 /**
  * A turn still open when no turn at all has ended for this long counts as lost: progress, not a
