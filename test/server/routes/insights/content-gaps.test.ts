@@ -152,6 +152,8 @@ describe("content gaps (GET /api/v1/admin/insights/content-gaps)", function () {
 
   it("computes in a job, then serves the cache until new questions, ratings or deactivations make it stale", async () => {
     const org = await freshOrganisation(stack, "Cache org");
+    // An explicit window: the default one starts on the hour, so a run across an hour's turn would name a new report mid-test.
+    const lastDay = `?since=${encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString())}`;
     try {
       const boss = await freshUser(stack, { role: "admin", orgId: org });
       const ana = await freshUser(stack, { orgId: org, department: "Sales" });
@@ -161,31 +163,31 @@ describe("content gaps (GET /api/v1/admin/insights/content-gaps)", function () {
       await embedPendingQuestions(stack.workers.deps, 500);
 
       const jobsBefore = await reportJobs();
-      const first = await gaps(boss.token);
+      const first = await gaps(boss.token, lastDay);
       expect(first.status, "nothing cached yet: the server groups nothing itself").to.equal(202);
       expect(first.body).to.include({ status: "computing", retry_after: 2, computed_at: null });
       expect(first.headers.get("retry-after")).to.equal("2");
-      const ready = await readyReport(boss.token);
+      const ready = await readyReport(boss.token, lastDay);
       expect(ready.groups.map((g: Group) => g.examples[0]).sort()).to.deep.equal([CAR, DRESS].sort());
       const computedJobs = (await reportJobs()).completed! - jobsBefore.completed!;
       expect(computedJobs, "one job, however often the page asked meanwhile").to.equal(1);
 
       // Served from the cache: same report, no new job.
-      for (let i = 0; i < 3; i++) expect((await gaps(boss.token)).body).to.deep.include({ status: "ready", computed_at: ready.computed_at });
+      for (let i = 0; i < 3; i++) expect((await gaps(boss.token, lastDay)).body).to.deep.include({ status: "ready", computed_at: ready.computed_at });
       expect((await reportJobs()).completed! - jobsBefore.completed!).to.equal(1);
 
       // A new question vector makes it stale: the old report is shown while the new one is computed.
       await ask(stack, learner(leo), CAR_AGAIN);
       await embedPendingQuestions(stack.workers.deps, 500);
-      const refreshing = await gaps(boss.token);
+      const refreshing = await gaps(boss.token, lastDay);
       expect(refreshing.status).to.equal(200);
       expect(refreshing.body).to.include({ status: "refreshing", computed_at: ready.computed_at });
-      const fresh = await readyReport(boss.token);
+      const fresh = await readyReport(boss.token, lastDay);
       expect(fresh.groups[0]).to.include({ count: 2, employees: 2 });
 
       // A deactivated person's questions leave the report; the other organisation sees none of this one's.
       await stack.server.deps.db("users").where({ id: leo.id }).update({ is_active: false, deactivated_at: new Date() });
-      const withoutLeo = await readyReport(boss.token);
+      const withoutLeo = await readyReport(boss.token, lastDay);
       expect(withoutLeo.groups.map((g: Group) => [g.examples, g.employees])).to.deep.equal([[[CAR], 1]]);
       const elsewhere = await readyReport(admin.token);
       expect(elsewhere.groups.flatMap((g: Group) => g.departments)).to.not.include("Ops");
