@@ -13,6 +13,7 @@ import { makeTxt } from "../support/document-fixtures";
 import { stackSuite } from "../support/suite";
 import type { Stack } from "../support/stack";
 import type { QueueName } from "../../queues/names";
+import { dropOrganisations } from "../support/organizations";
 
 interface Org {
   id: string;
@@ -76,7 +77,7 @@ describe("fair queues between organisations, end to end", function () {
   const orgs: string[] = [];
   after(async () => {
     // Users, sessions and documents go with their organisation.
-    if (orgs.length > 0) await stack.server.deps.db("organizations").whereIn("id", orgs).delete();
+    await dropOrganisations(stack.server.deps.db, orgs);
   });
 
   async function chatTurns(path: string, tokens: string[], count: number, word: string): Promise<Array<{ sessionId: string; turnId: string }>> {

@@ -16,6 +16,7 @@ import { api, connect, upload } from "../harness/client";
 import { makeTxt } from "../support/document-fixtures";
 import { useStack, type Stack } from "../support/stack";
 import { cleanUp, freshUser, type Person } from "../workers/admin/helpers";
+import { dropOrganisations } from "../support/organizations";
 
 describe("limits on costly requests", function () {
   this.timeout(60_000);
@@ -58,7 +59,7 @@ describe("limits on costly requests", function () {
     await cleanUp(stack);
     await Promise.race([node?.close(), new Promise((resolve) => setTimeout(resolve, 5_000))]);
     // Users, sessions, documents and messages of the org go with it (ON DELETE CASCADE).
-    if (orgId) await stack.server.deps.db("organizations").where({ id: orgId }).delete();
+    if (orgId) await dropOrganisations(stack.server.deps.db, [orgId]);
   });
 
   const member = (role: "admin" | "employee" = "employee"): Promise<Person> => freshUser(stack, { orgId, role });
@@ -94,7 +95,7 @@ describe("limits on costly requests", function () {
       expect((await chat(outsider, "hello")).status).to.equal(202);
     } finally {
       // The outsider and its session go with its organisation.
-      await stack.server.deps.db("organizations").where({ id: otherOrgId }).delete();
+      await dropOrganisations(stack.server.deps.db, [otherOrgId]);
     }
   });
 

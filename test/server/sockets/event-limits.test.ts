@@ -17,6 +17,7 @@ import { TokenBuckets } from "../../../server/sockets/token-bucket";
 import { api, connect } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { cleanUp, freshUser } from "../../workers/admin/helpers";
+import { dropOrganisations } from "../../support/organizations";
 
 type Ack = { ok: boolean; error?: { code: string; message: string; retryAfter?: number } };
 type HandshakeError = Error & { data?: { code?: string } };
@@ -57,7 +58,7 @@ describe("socket event limits", function () {
     for (const socket of sockets) socket.disconnect();
     await cleanUp(stack);
     await Promise.race([Promise.all([nodeA?.close(), nodeB?.close()]), new Promise((resolve) => setTimeout(resolve, 5_000))]);
-    if (otherOrgId) await stack.server.deps.db("organizations").where({ id: otherOrgId }).delete();
+    if (otherOrgId) await dropOrganisations(stack.server.deps.db, [otherOrgId]);
   });
 
   const open = async (url: string, token: string): Promise<Socket> => {

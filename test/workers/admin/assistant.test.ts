@@ -8,6 +8,7 @@ import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import { api, join, waitFor } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { actionOf, addEmployees, askAdmin, cleanUp, freshUser, scriptTurn, toolMessagesSent, unique, waitForAction, type Person } from "./helpers";
+import { dropOrganisations } from "../../support/organizations";
 
 function nextFriday(): string {
   const date = new Date();
@@ -193,7 +194,7 @@ describe("admin assistant", function () {
       expect(theirs.answer!.metadata.action_decision).to.equal(undefined);
       expect((await actionOf(stack, admin, actionId)).action.status).to.equal("pending");
     } finally {
-      await db("organizations").where({ id: org.id }).delete();
+      await dropOrganisations(db, [org.id]);
     }
 
     const explanation = "If you say yes, both people are enrolled in Returns Essentials with no deadline.";
@@ -330,7 +331,7 @@ describe("admin assistant", function () {
       expect(results[3].total).to.equal(0);
       expect(turn.pending).to.equal(undefined);
     } finally {
-      await db("organizations").where({ id: org.id }).delete();
+      await dropOrganisations(db, [org.id]);
     }
   });
 

@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { Person } from "../../../workers/admin/helpers";
 import type { Stack } from "../../../support/stack";
+import { dropOrganisations } from "../../../support/organizations";
 
 export async function freshOrganisation(stack: Stack, name = "Test org"): Promise<string> {
   const [row] = await stack.server.deps
@@ -12,7 +13,7 @@ export async function freshOrganisation(stack: Stack, name = "Test org"): Promis
 }
 
 export async function dropOrganisation(stack: Stack, orgId: string): Promise<void> {
-  await stack.server.deps.db("organizations").where({ id: orgId }).delete();
+  await dropOrganisations(stack.server.deps.db, [orgId]);
 }
 
 /** A Person of the admin helpers as the tutor helpers' Learner (same token, socket and events). */

@@ -2,6 +2,7 @@
 import { expect } from "chai";
 import { api, connect, join, login, waitForTurnEnd, recordEvents } from "../../../harness/client";
 import { useStack, type Stack } from "../../../support/stack";
+import { dropOrganisations } from "../../../support/organizations";
 
 describe("chat API edges", function () {
   this.timeout(60_000);
@@ -253,7 +254,7 @@ describe("chat API edges", function () {
     const foreign = await stack.server.deps.tokens.sign({ userId: otherAdmin.id, orgId: org.id, role: "admin" });
     expect((await api(stack.baseUrl, "GET", "/admin/queues/api/queues", { token: foreign })).status).to.equal(403);
     expect((await api(stack.baseUrl, "POST", "/admin/login", form(foreign))).status).to.equal(403);
-    await db("organizations").where({ id: org.id }).delete();
+    await dropOrganisations(db, [org.id]);
   });
 
   it("exposes Prometheus metrics: HTTP by route, queue depths, finished turns", async () => {
@@ -305,7 +306,7 @@ describe("chat API edges", function () {
       expect(course.status).to.equal(404);
       expect(await db("documents").where({ id: stack.demo.documentIds.warehouseSafety }).first("id")).to.exist;
     } finally {
-      await db("organizations").where({ id: org.id }).delete();
+      await dropOrganisations(db, [org.id]);
     }
   });
 });

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { api, login, upload } from "../../../harness/client";
 import { stackSuite } from "../../../support/suite";
+import { dropOrganisations } from "../../../support/organizations";
 
 describe("documents: the organisation's storage quota", function () {
   const stack = stackSuite(this);
@@ -25,7 +26,7 @@ describe("documents: the organisation's storage quota", function () {
     await db("users").insert({ org_id: orgId, email, name: "Quota Admin", role: "admin", department: "Ops", locale: "en" });
     token = (await login(stack.baseUrl, email)).token;
   });
-  after(() => stack.server.deps.db("organizations").where({ id: orgId }).delete());
+  after(() => dropOrganisations(stack.server.deps.db, [orgId]));
 
   /** A plain-text file of exactly FILE_BYTES bytes, different every time. */
   const file = (n: number) => {
