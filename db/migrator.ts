@@ -21,6 +21,7 @@ import * as recordLlmUsage from "./migrations/20261201000024_record_llm_usage";
 import * as orgVectorIndexes from "./migrations/20261201000025_org_vector_indexes";
 import * as vectorIndexTail from "./migrations/20261201000031_vector_index_tail";
 import * as orgStorageQuota from "./migrations/20261202000200_org_storage_quota";
+import * as identity from "./migrations/20261202000300_identity";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -46,6 +47,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261201000025_org_vector_indexes", migration: orgVectorIndexes },
   { name: "20261201000031_vector_index_tail", migration: vectorIndexTail },
   { name: "20261202000200_org_storage_quota", migration: orgStorageQuota },
+  { name: "20261202000300_identity", migration: identity },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

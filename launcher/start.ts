@@ -114,6 +114,7 @@ async function main(): Promise<void> {
     embedded.push("offline model");
   }
   env.JWT_SECRET ??= persistentSecret(dataDir, "jwt-secret");
+  env.SECRETS_KEY ??= persistentSecret(dataDir, "secrets-key");
   if (!base.DATABASE_URL && process.env.DEV_LOGIN_ENABLED === undefined && base.NODE_ENV !== "production") env.DEV_LOGIN_ENABLED = "true";
   const exposure = chooseBindAddress(env, (host) =>
     componentLogger("start").warn(

@@ -200,6 +200,13 @@ export const configSchema = z.object({
     .default("skillnet-chat")
     .describe("`iss` every token must carry; dev-login signs with it. Set it to your identity provider's issuer."),
   JWT_AUDIENCE: optionalString.describe("When set, dev-login tokens carry this `aud` and tokens without it get `401`."),
+  SECRETS_KEY: optionalString
+    .pipe(z.string().min(32, "must be at least 32 characters").optional())
+    .describe(
+      "Key that encrypts secrets stored in the database (identity providers' client secrets), at least 32 characters. Required to " +
+        "configure a provider with a client secret; changing it makes stored secrets unreadable (re-enter them). `npm start` generates " +
+        "one into `.data/secrets-key`.",
+    ),
   RATE_LIMIT_DEV_LOGIN_PER_MINUTE: z.coerce
     .number()
     .int()
