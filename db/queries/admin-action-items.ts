@@ -124,6 +124,8 @@ export async function setSkillLevel(trx: ItemTransaction, row: { orgId: string; 
 
 export async function deactivateUser(trx: ItemTransaction, userId: string): Promise<void> {
   await trx("users").where({ id: userId }).update({ is_active: false, deactivated_at: trx.fn.now() });
+  // A deactivated person's browser must not mint new access tokens from its refresh cookie.
+  await trx("refresh_tokens").where({ user_id: userId }).whereNull("revoked_at").update({ revoked_at: trx.fn.now() });
 }
 
 export async function archiveCourse(trx: ItemTransaction, courseId: string): Promise<void> {

@@ -94,11 +94,11 @@ function buildProvider(): Provider {
 
 let provider = buildProvider();
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function loginPage(uid: string, error?: string): string {
   return `<!doctype html><html><head><title>Test identity provider</title></head><body>
-<h1>Test identity provider</h1>${error ? `<p id="error">${escape(error)}</p>` : ""}
+<h1>Test identity provider</h1>${error ? `<p id="error">${escapeHtml(error)}</p>` : ""}
 <form method="post" action="/interaction/${uid}/login">
 <label>Email <input name="email" type="email" autocomplete="username" required></label>
 <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
