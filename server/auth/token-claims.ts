@@ -88,6 +88,7 @@ export function lifetimeRefusal(claims: { exp: number; iat: number }, maxTtlSeco
 export function refusalOfJoseError(error: unknown): TokenRefusalCode {
   if (error instanceof errors.JWTExpired) return "TOKEN_EXPIRED";
   if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.reason === "missing") return "TOKEN_INVALID";
     if (error.claim === "aud") return "TOKEN_AUDIENCE";
     if (error.claim === "iss") return "TOKEN_ISSUER_UNKNOWN";
     if (error.claim === "iat" || error.claim === "nbf") return "TOKEN_LIFETIME";
