@@ -22,6 +22,8 @@ export interface ProviderKeySettings {
   /** How long a fetched JWKS (and discovery document) is trusted before it is fetched again. */
   maxAgeMs: number;
   now?: () => number;
+  /** The HTTP client (tests count and script its answers). */
+  fetch?: typeof fetch;
 }
 
 /** What this node asked of one issuer, for operators (and the tests that bound it). */
@@ -98,7 +100,7 @@ class IssuerKeys {
 
   private async getJson(url: string): Promise<unknown> {
     try {
-      const response = await fetch(url, {
+      const response = await this.settings.fetch(url, {
         redirect: "error",
         signal: AbortSignal.timeout(this.settings.httpTimeoutMs),
         headers: { accept: "application/json" },
@@ -123,7 +125,7 @@ export class ProviderKeys {
   private readonly settings: Required<ProviderKeySettings>;
 
   constructor(settings: ProviderKeySettings) {
-    this.settings = { now: () => Date.now(), ...settings };
+    this.settings = { now: () => Date.now(), fetch: (input, init) => fetch(input, init), ...settings };
   }
 
   forIssuer(issuer: string): JWTVerifyGetKey {
