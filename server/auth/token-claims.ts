@@ -16,19 +16,21 @@ export const PROVIDER_ALGORITHMS = ["RS256", "ES256", "EdDSA"] as const;
 /** An identity provider's clock may run a little ahead of ours; `exp` gets no such grace. */
 export const IAT_SKEW_SECONDS = 5;
 
-/** Why a token was refused; each is `401` with this code (server/openapi/error-codes.ts). */
-export type TokenRefusalCode =
-  | "UNAUTHORIZED"
-  | "TOKEN_INVALID"
-  | "TOKEN_ALGORITHM"
-  | "TOKEN_EXPIRED"
-  | "TOKEN_LIFETIME"
-  | "TOKEN_ISSUER_UNKNOWN"
-  | "TOKEN_AUDIENCE"
-  | "TOKEN_KEY_UNKNOWN"
-  | "TOKEN_PROVIDER_UNAVAILABLE"
-  | "TOKEN_NOT_LINKED"
-  | "ACCOUNT_INACTIVE";
+/** Why a token was refused; each is `401` with this code (server/openapi/error-codes.ts lists them per route). */
+export const TOKEN_REFUSAL_CODES = [
+  "UNAUTHORIZED",
+  "TOKEN_INVALID",
+  "TOKEN_ALGORITHM",
+  "TOKEN_EXPIRED",
+  "TOKEN_LIFETIME",
+  "TOKEN_ISSUER_UNKNOWN",
+  "TOKEN_AUDIENCE",
+  "TOKEN_KEY_UNKNOWN",
+  "TOKEN_PROVIDER_UNAVAILABLE",
+  "TOKEN_NOT_LINKED",
+  "ACCOUNT_INACTIVE",
+] as const;
+export type TokenRefusalCode = (typeof TOKEN_REFUSAL_CODES)[number];
 
 export const TOKEN_REFUSAL_MESSAGES: Record<TokenRefusalCode, string> = {
   UNAUTHORIZED: "Invalid or expired token, or the account no longer exists",

@@ -222,7 +222,7 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     expect(socket.connected).to.equal(true);
     const refusal = (token: string) =>
       connect(stack.baseUrl, token).then(
-        (socket) => (socket.disconnect(), undefined),
+        (socket) => void socket.disconnect(),
         (error: { data?: unknown }) => error.data,
       );
     expect(await refusal(await signed(people.ana.sub, { aud: "urn:someone-else:api" }))).to.deep.equal({ code: "UNAUTHORIZED", reason: "TOKEN_AUDIENCE" });
