@@ -125,7 +125,13 @@ export class ProviderKeys {
   private readonly settings: Required<ProviderKeySettings>;
 
   constructor(settings: ProviderKeySettings) {
-    this.settings = { now: () => Date.now(), fetch: (input, init) => fetch(input, init), ...settings };
+    // Keys older than their age are not trusted, and the cooldown decides when they may be fetched again: an age shorter than the cooldown would leave gaps with no keys.
+    this.settings = {
+      now: () => Date.now(),
+      fetch: (input, init) => fetch(input, init),
+      ...settings,
+      maxAgeMs: Math.max(settings.maxAgeMs, settings.cooldownMs),
+    };
   }
 
   forIssuer(issuer: string): JWTVerifyGetKey {

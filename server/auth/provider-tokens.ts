@@ -54,6 +54,8 @@ interface CachedLink {
 
 const refused = (code: TokenRefusalCode): ProviderCheck => ({ ok: false, code });
 
+const clip = (text: string | undefined): string | undefined => (text && text.length > 200 ? `${text.slice(0, 200)}…` : text);
+
 export class ProviderTokens {
   private readonly directory: ProviderDirectory;
   private readonly keys: ProviderKeys;
@@ -73,7 +75,9 @@ export class ProviderTokens {
   /** Steps 1–5 above; `issuer`, `alg` and `kid` are the token's own, still unverified. */
   async verify(token: string, route: { issuer: string; alg: string; kid: string | undefined }): Promise<ProviderCheck> {
     const check = await this.check(token, route);
-    if (!check.ok) this.log.info({ issuer: route.issuer, kid: route.kid, alg: route.alg, code: check.code }, "identity-provider token refused");
+    // The issuer, kid and alg are the token's own words: cut short so a refused token cannot bloat the log.
+    if (!check.ok)
+      this.log.info({ issuer: clip(route.issuer), kid: clip(route.kid), alg: clip(route.alg), code: check.code }, "identity-provider token refused");
     return check;
   }
 
