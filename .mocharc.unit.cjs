@@ -27,6 +27,7 @@ module.exports = {
     "test/lint/raw-db-access.test.ts",
     "test/offline-model/*.test.ts",
     "test/queues/redis-target.test.ts",
+    "test/server/auth/token-claims.test.ts",
     "test/queues/slots.test.ts",
     "test/scripts/eval/scoring.test.ts",
     "test/server/metrics-labels.test.ts",

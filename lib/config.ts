@@ -198,8 +198,40 @@ export const configSchema = z.object({
     .trim()
     .min(1)
     .default("skillnet-chat")
-    .describe("`iss` every token must carry; dev-login signs with it. Set it to your identity provider's issuer."),
+    .describe(
+      "`iss` of our own HS256 tokens (dev-login and single sign-on sign with it); a token with another `iss` is checked against the identity providers.",
+    ),
   JWT_AUDIENCE: optionalString.describe("When set, dev-login tokens carry this `aud` and tokens without it get `401`."),
+  OIDC_HTTP_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(5_000)
+    .describe(
+      "Timeout of each request to an identity provider (discovery, JWKS, the code exchange): a provider that hangs ends sign-in on an " +
+        "error page, and saving its settings with `IDP_DISCOVERY_FAILED`, within this bound.",
+    ),
+  OIDC_JWKS_COOLDOWN_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3600)
+    .default(30)
+    .describe(
+      "A provider token whose `kid` is not in the cached JWKS makes at most one refetch of that provider's JWKS per this many seconds " +
+        "(per issuer, per server node); within it, an unknown `kid` gets `401 TOKEN_KEY_UNKNOWN` without a request.",
+    ),
+  OIDC_JWKS_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(600)
+    .describe(
+      "How long a provider's JWKS and discovery document are trusted before they are fetched again; a key the provider stopped " +
+        "publishing is refused at most this long after (at least `OIDC_JWKS_COOLDOWN_SECONDS`).",
+    ),
   SECRETS_KEY: optionalString
     .pipe(z.string().min(32, "must be at least 32 characters").optional())
     .describe(

@@ -16,6 +16,7 @@ import { queueLayoutOf } from "../queues/layout";
 import { JobProducer } from "../queues/producer";
 import { createApp } from "./app";
 import { TokenService } from "./auth/tokens";
+import { ProviderTokens } from "./auth/provider-tokens";
 import type { ServerDeps } from "./deps";
 import { ServerMetrics } from "./metrics";
 import { attachGateway } from "./sockets/gateway";
@@ -51,13 +52,25 @@ export async function startServer(config: Config, { port = config.PORT, host = c
       maxEvents: config.EVENT_STREAM_MAX_EVENTS,
       replicaWaitMs: replicaWaitMs(config),
     }),
-    tokens: new TokenService({
-      secret: requireSetting(config, "JWT_SECRET"),
-      ttlSeconds: config.JWT_TTL_SECONDS,
-      maxTtlSeconds: config.JWT_MAX_TTL_SECONDS,
-      issuer: config.JWT_ISSUER,
-      audience: config.JWT_AUDIENCE,
-    }),
+    tokens: new TokenService(
+      {
+        secret: requireSetting(config, "JWT_SECRET"),
+        ttlSeconds: config.JWT_TTL_SECONDS,
+        maxTtlSeconds: config.JWT_MAX_TTL_SECONDS,
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+      },
+      new ProviderTokens(
+        db,
+        {
+          maxTtlSeconds: config.JWT_MAX_TTL_SECONDS,
+          httpTimeoutMs: config.OIDC_HTTP_TIMEOUT_MS,
+          jwksCooldownMs: config.OIDC_JWKS_COOLDOWN_SECONDS * 1000,
+          jwksMaxAgeMs: config.OIDC_JWKS_MAX_AGE_SECONDS * 1000,
+        },
+        log.child({ component: "provider-tokens" }),
+      ),
+    ),
     metrics: new ServerMetrics({ producer, redis, db, log }),
   };
 

@@ -72,6 +72,15 @@ export async function findIdentityProvidersByIssuer(db: Db, issuer: string): Pro
   return rows.map((row) => parseRow(row)!);
 }
 
+/**
+ * Every enabled provider, for the API's token check: it keeps them in memory, so a token naming
+ * an unknown issuer is refused without a query (docs/security.md, "Identity providers' tokens").
+ */
+export async function listEnabledIdentityProviders(db: Db): Promise<IdentityProviderRow[]> {
+  const rows = await db("identity_providers").select(COLUMNS).where({ enabled: true });
+  return rows.map((row) => parseRow(row)!);
+}
+
 export interface IdentityProviderSettings {
   display_name: string;
   issuer: string;

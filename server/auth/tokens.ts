@@ -1,10 +1,15 @@
 /**
- * JWTs (HS256) carrying who the caller is: user id, org id and role. Every accepted token has a
+ * JWTs carrying who the caller is. Our own (HS256, `iss` = JWT_ISSUER) carry user id, org id and
+ * role; any other `iss` is an identity provider's token, checked by ProviderTokens against that
+ * provider's JWKS and mapped to a person through an identity link. Every accepted token has a
  * bounded life: it must carry `exp` and `iat`, and exp − iat may not exceed JWT_MAX_TTL_SECONDS,
  * so a token minted by a careless issuer cannot stay valid for months.
  */
 import { SignJWT, jwtVerify } from "jose";
 import { z } from "zod";
+import type { ProviderFetchCounts } from "./provider-keys";
+import type { ProviderIdentity, ProviderTokens } from "./provider-tokens";
+import { IAT_SKEW_SECONDS, routeToken, type TokenRefusalCode } from "./token-claims";
 
 export const principalSchema = z.object({
   userId: z.uuid(),
@@ -12,9 +17,6 @@ export const principalSchema = z.object({
   role: z.enum(["admin", "employee"]),
 });
 export type Principal = z.infer<typeof principalSchema>;
-
-/** An identity provider's clock may run a little ahead of ours; `exp` gets no such grace. */
-const IAT_SKEW_SECONDS = 5;
 
 export interface TokenSettings {
   secret: string;
@@ -31,12 +33,24 @@ export interface TokenSettings {
 export interface VerifiedToken {
   principal: Principal;
   expiresAt: number;
+  /**
+   * Set for an identity provider's token: the link it was mapped through. Its `principal.role` is
+   * a placeholder until the database step (`confirmOrRefuse`, server/auth/middleware.ts) reads the stored one.
+   */
+  identity?: ProviderIdentity;
 }
+
+/** A token's signature step: the caller, or the code it is refused with (`401`). */
+export type TokenCheck = { ok: true; token: VerifiedToken } | { ok: false; code: TokenRefusalCode };
 
 export class TokenService {
   private readonly key: Uint8Array;
 
-  constructor(private readonly settings: TokenSettings) {
+  constructor(
+    private readonly settings: TokenSettings,
+    /** Without it (tests, tools), only our own tokens are accepted. */
+    private readonly providers?: ProviderTokens,
+  ) {
     this.key = new TextEncoder().encode(settings.secret);
   }
 
@@ -58,6 +72,40 @@ export class TokenService {
 
   /** Like `verify`, plus the expiry, so long-lived connections can be cut when the token runs out. */
   async verifyWithExpiry(token: string): Promise<VerifiedToken | null> {
+    const check = await this.check(token);
+    return check.ok ? check.token : null;
+  }
+
+  /**
+   * The signature step, with the reason for a refusal. Our own tokens are refused as
+   * `UNAUTHORIZED` as they always were; a provider's with a code saying what failed.
+   */
+  async check(token: string): Promise<TokenCheck> {
+    const route = routeToken(token, this.settings.issuer);
+    if (route.to === "provider" && this.providers) {
+      const checked = await this.providers.verify(token, route);
+      if (!checked.ok) return checked;
+      const { identity } = checked;
+      // The stored role replaces this placeholder in confirmOrRefuse, before anything reads it.
+      const principal: Principal = { userId: identity.userId, orgId: identity.orgId, role: "employee" };
+      return { ok: true, token: { principal, expiresAt: identity.expiresAt, identity } };
+    }
+    const own = await this.verifyOwn(token);
+    return own ? { ok: true, token: own } : { ok: false, code: "UNAUTHORIZED" };
+  }
+
+  /** The database step for a provider's token: its link and provider still hold (null when they do, or for our own tokens). */
+  async confirmIdentity(verified: VerifiedToken): Promise<TokenRefusalCode | null> {
+    if (!verified.identity) return null;
+    return this.providers ? this.providers.confirm(verified.identity) : "TOKEN_ISSUER_UNKNOWN";
+  }
+
+  /** How often this node fetched a provider's discovery document and JWKS. */
+  providerFetchCounts(issuer: string): ProviderFetchCounts {
+    return this.providers?.fetchCounts(issuer) ?? { discovery: 0, jwks: 0, failures: 0 };
+  }
+
+  private async verifyOwn(token: string): Promise<VerifiedToken | null> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ["HS256"],

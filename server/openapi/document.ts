@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Access, RouteSpec } from "../routes/define-route";
 import { ERROR_CODES, type ErrorCode } from "./error-codes";
 import { errorBody } from "./responses";
+import { TOKEN_REFUSAL_CODES } from "../auth/token-claims";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -35,10 +36,13 @@ const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
   metrics: [{ metricsToken: [] }],
 };
 
+/** What a bearer route answers a refused token with: ours `UNAUTHORIZED`, an identity provider's a reason of its own. */
+const BEARER_REFUSALS: readonly ErrorCode[] = TOKEN_REFUSAL_CODES;
+
 /** The error codes a route can answer with: its own, plus those its access, input and limits imply. */
 export function errorCodesOf(route: RouteSpec): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors ?? []);
-  if (route.access !== "public" && route.access !== "metrics") codes.add("UNAUTHORIZED");
+  if (route.access !== "public" && route.access !== "metrics") for (const code of BEARER_REFUSALS) codes.add(code);
   if (route.access === "admin" || route.access === "operator") codes.add("FORBIDDEN");
   if (route.params || route.query || route.body || route.form) codes.add("VALIDATION_ERROR");
   if (route.body) ["BAD_REQUEST", "PAYLOAD_TOO_LARGE"].forEach((code) => codes.add(code as ErrorCode));

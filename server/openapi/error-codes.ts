@@ -10,6 +10,22 @@ export const ERROR_CODES = {
   BAD_REQUEST: { status: 400, when: "The body is not valid JSON." },
   TOKEN_IN_URL: { status: 400, when: "A token was put in a URL; use the sign-in form or a board code." },
   UNAUTHORIZED: { status: 401, when: "The token is missing, invalid or expired; or dev-login got an unknown email." },
+  TOKEN_INVALID: {
+    status: 401,
+    when: "An identity provider's token is malformed, its signature does not verify, or it lacks `exp`, `iat` or `sub`.",
+  },
+  TOKEN_ALGORITHM: { status: 401, when: "An identity provider's token is not signed with RS256, ES256 or EdDSA (`none`, HS256…)." },
+  TOKEN_EXPIRED: { status: 401, when: "An identity provider's token is past its `exp`." },
+  TOKEN_LIFETIME: { status: 401, when: "An identity provider's token lives longer than JWT_MAX_TTL_SECONDS (exp − iat), or its `iat` is in the future." },
+  TOKEN_ISSUER_UNKNOWN: { status: 401, when: "A token's `iss` is neither JWT_ISSUER nor the issuer of an enabled identity provider." },
+  TOKEN_AUDIENCE: { status: 401, when: "An identity provider's token has an `aud` other than its provider's API audience (else client id)." },
+  TOKEN_KEY_UNKNOWN: { status: 401, when: "An identity provider's token names a key (`kid`) its provider does not publish (e.g. rotated out)." },
+  TOKEN_PROVIDER_UNAVAILABLE: {
+    status: 401,
+    when: "The identity provider's discovery document or JWKS could not be fetched within OIDC_HTTP_TIMEOUT_MS; retry shortly.",
+  },
+  TOKEN_NOT_LINKED: { status: 401, when: "An identity provider's token whose `iss` + `sub` is linked to nobody here." },
+  ACCOUNT_INACTIVE: { status: 401, when: "An identity provider's token for an account that is deactivated or deleted." },
   FORBIDDEN: { status: 403, when: "The role is not allowed (admins only; Bull Board and board codes: admins of OPS_ORG)." },
   AI_ALLOWANCE_EXHAUSTED: {
     status: 402,

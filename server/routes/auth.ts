@@ -2,8 +2,9 @@
  * Sign-in for local use. `dev-login` trades a seeded user's email for a token; it exists for
  * the embedded demo and is off unless DEV_LOGIN_ENABLED is set (config refuses it under
  * NODE_ENV=production). Because an email alone buys a token, attempts are rate limited per client
- * IP. Production deployments sign tokens in their identity provider with the same claims and
- * JWT_SECRET.
+ * IP. Real deployments sign people in through their organisation's identity provider; API clients
+ * may also send that provider's own access tokens, verified against its JWKS and mapped to a person
+ * through an identity link (server/auth/provider-tokens.ts, docs/security.md).
  */
 import type { Middleware } from "koa";
 import { z } from "zod";

@@ -26,7 +26,7 @@ import {
   type ServerToClientEvents,
   type TurnEventEnvelope,
 } from "../../queues/events/contract";
-import { confirmWithDatabase } from "../auth/middleware";
+import { confirmOrRefuse } from "../auth/middleware";
 import type { ServerDeps } from "../deps";
 import { SocketReauth, type AuthenticatedSocketData } from "./reauth";
 import { TurnDelivery, type LoggedPayload } from "./turn-delivery";
@@ -113,13 +113,19 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   const reauth = new SocketReauth(io, deps, log, deps.config.SOCKET_REAUTH_INTERVAL_MS);
   reauth.start();
 
-  const unauthorized = () => Object.assign(new Error("UNAUTHORIZED: a valid token is required in auth.token"), { data: { code: "UNAUTHORIZED" } });
-  // Cheapest first: the signature (no I/O), the user's handshake rate (memory, then Redis), the
+  // The code stays UNAUTHORIZED (what clients act on); a provider token's refusal adds why, as `reason`.
+  const unauthorized = (reason?: string) =>
+    Object.assign(new Error("UNAUTHORIZED: a valid token is required in auth.token"), {
+      data: reason && reason !== "UNAUTHORIZED" ? { code: "UNAUTHORIZED", reason } : { code: "UNAUTHORIZED" },
+    });
+  // Cheapest first: the signature (no I/O but a provider's cached JWKS and, for a provider's token,
+  // its cached identity link), the user's handshake rate (memory, then Redis), the
   // user's open sockets (memory, then Redis); only then the database, once per admitted socket.
   io.use(async (socket, next) => {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-    const signed = typeof token === "string" ? await deps.tokens.verifyWithExpiry(token) : null;
-    if (!signed) return next(unauthorized());
+    const checked = typeof token === "string" ? await deps.tokens.check(token).catch(() => null) : null;
+    if (!checked?.ok) return next(unauthorized(checked?.code));
+    const signed = checked.token;
     const { userId } = signed.principal;
     const refused = await limits.check("connection", userId);
     if (refused)
@@ -129,11 +135,12 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       const message = `TOO_MANY_SOCKETS: at most ${deps.config.SOCKET_MAX_PER_USER} open connections per user; close another tab or connection first`;
       return next(Object.assign(new Error(message), { data: { code: "TOO_MANY_SOCKETS" } }));
     }
-    const verified = await confirmWithDatabase(deps.db, signed).catch(() => null);
-    if (!verified) {
+    const confirmed = await confirmOrRefuse(deps, signed).catch(() => null);
+    if (!confirmed?.ok) {
       await cap.release(holder);
-      return next(unauthorized());
+      return next(unauthorized(confirmed?.code));
     }
+    const verified = confirmed.token;
     socket.data.principal = verified.principal;
     socket.data.expiresAt = verified.expiresAt;
     socket.once("disconnect", () => void cap.release(holder));
