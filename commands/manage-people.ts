@@ -78,11 +78,7 @@ function refuseLosingAdmin(request: { actorId: string; personId: string }, perso
   const losesAdmin = person.role === "admin" && person.is_active && (update.role === "employee" || update.is_active === false);
   if (!losesAdmin) return;
   if (request.personId === request.actorId)
-    throw new Refusal(
-      "conflict",
-      "SELF_DEMOTION",
-      "You cannot remove your own admin access or deactivate yourself; another admin of the organisation can.",
-    );
+    throw new Refusal("conflict", "SELF_DEMOTION", "You cannot remove your own admin access or deactivate yourself; another admin of the organisation can.");
   if (activeAdminIds.filter((id) => id !== person.id).length === 0)
     throw new Refusal("conflict", "LAST_ADMIN", `${person.name} is the organisation's last active admin; make someone else an admin first.`);
 }
@@ -106,6 +102,7 @@ export async function updatePerson(
     await auditPersonChange(trx, { orgId: request.orgId, actorId: request.actorId, action: audited, userId: person.id, before, after });
     return audited;
   });
-  if (action) deps.log.child({ component: "people" }).info({ orgId: request.orgId, actorId: request.actorId, userId: request.personId, action }, "person changed");
+  if (action)
+    deps.log.child({ component: "people" }).info({ orgId: request.orgId, actorId: request.actorId, userId: request.personId, action }, "person changed");
   return { changed: action !== null };
 }

@@ -97,7 +97,10 @@ function listingSelect(db: Db, query: ReturnType<typeof matchingPeople>) {
 /** One page of the org's people by name (id breaks ties, so pages never overlap), with the total. */
 export async function listPeople(db: Db, orgId: string, filter: EmployeeFilter): Promise<{ rows: PersonListing[]; total: number }> {
   const base = matchingPeople(db, orgId, filter);
-  const rows = await listingSelect(db, base.clone()).orderBy([{ column: "u.name" }, { column: "u.id" }]).limit(filter.limit).offset(filter.offset);
+  const rows = await listingSelect(db, base.clone())
+    .orderBy([{ column: "u.name" }, { column: "u.id" }])
+    .limit(filter.limit)
+    .offset(filter.offset);
   return { rows, total: await countOf(base) };
 }
 
