@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { Icon } from "../components/Icon";
-import { ARRIVED_VIA, lastSignIn, type Person } from "./people-labels";
+import { ARRIVED_VIA, LAST_SIGN_IN_TITLE, lastSignIn, type Person } from "./people-labels";
 
 type Pending = { kind: "role"; role: Person["role"] } | { kind: "active"; active: boolean };
 
@@ -69,7 +69,7 @@ export function PersonRow({ person, isMe, onChange }: { person: Person; isMe: bo
           {via.label}
         </span>
       </td>
-      <td data-label="Last sign-in" class="hint">
+      <td data-label="Last sign-in" class="hint" title={LAST_SIGN_IN_TITLE}>
         {lastSignIn(person)}
       </td>
       <td data-label="" class="person-actions">

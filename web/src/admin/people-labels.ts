@@ -1,3 +1,6 @@
+/** Sign-ins through the identity provider are recorded; dev-login and pasted tokens are not. */
+export const LAST_SIGN_IN_TITLE = "The latest single sign-on through the organisation's identity provider";
+
 /** Words the people page shows for the API's values: how someone arrived, and when they last signed in. */
 import type { PersonBody } from "../../../server/routes/people/schema";
 
@@ -15,5 +18,5 @@ export const ARRIVED_VIA: Record<ArrivedVia, { label: string; title: string }> =
 
 export function lastSignIn(person: Person): string {
   if (person.last_sign_in_at) return new Date(person.last_sign_in_at).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-  return person.has_identity_link ? "Linked, never signed in" : "Never through SSO";
+  return person.has_identity_link ? "Linked, not yet" : "Never";
 }
