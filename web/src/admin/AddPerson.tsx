@@ -79,7 +79,14 @@ export function AddPerson({ onAdded }: { onAdded: (person: Person) => void }) {
         <button type="submit" class="primary" disabled={busy}>
           {busy ? "Adding…" : "Add"}
         </button>
-        <button type="button" disabled={busy} onClick={() => (setOpen(false), setError(null))}>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => {
+            setOpen(false);
+            setError(null);
+          }}
+        >
           Cancel
         </button>
       </div>

@@ -66,8 +66,14 @@ export function People({ me }: { me: Me }) {
     let current = true;
     api
       .get<PeopleBody>(`/api/v1/admin/people?${query}`)
-      .then((body) => current && (setListing(body), setError(null)))
-      .catch((caught) => current && setError(describeApiError(caught)));
+      .then((body) => {
+        if (!current) return;
+        setListing(body);
+        setError(null);
+      })
+      .catch((caught) => {
+        if (current) setError(describeApiError(caught));
+      });
     return () => {
       current = false;
     };
