@@ -6,18 +6,35 @@
 import { useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { Choice } from "./Choice";
 import type { Person } from "./people-labels";
 
-const EMPTY = { email: "", name: "", department: "", role: "employee", locale: "en" };
+const ROLES = [
+  ["employee", "Employee"],
+  ["admin", "Admin"],
+] as const;
+const LOCALES = [
+  ["en", "English"],
+  ["es", "Español"],
+] as const;
+
+interface Draft {
+  email: string;
+  name: string;
+  department: string;
+  role: (typeof ROLES)[number][0];
+  locale: (typeof LOCALES)[number][0];
+}
+const EMPTY: Draft = { email: "", name: "", department: "", role: "employee", locale: "en" };
 
 export function AddPerson({ onAdded }: { onAdded: (person: Person) => void }) {
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState(EMPTY);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const field = (key: keyof typeof EMPTY) => ({
+  const field = (key: "email" | "name" | "department") => ({
     value: form[key],
-    onInput: (e: Event) => setForm({ ...form, [key]: (e.target as HTMLInputElement | HTMLSelectElement).value }),
+    onInput: (e: Event) => setForm({ ...form, [key]: (e.target as HTMLInputElement).value }),
   });
 
   const submit = async (event: Event): Promise<void> => {
@@ -56,20 +73,8 @@ export function AddPerson({ onAdded }: { onAdded: (person: Person) => void }) {
       <label>
         Department <input type="text" name="department" maxLength={120} {...field("department")} />
       </label>
-      <label>
-        Role
-        <select name="role" {...field("role")}>
-          <option value="employee">Employee</option>
-          <option value="admin">Admin</option>
-        </select>
-      </label>
-      <label>
-        Language
-        <select name="locale" {...field("locale")}>
-          <option value="en">English</option>
-          <option value="es">Español</option>
-        </select>
-      </label>
+      <Choice label="Role" name="role" value={form.role} options={ROLES} onChange={(role) => setForm({ ...form, role })} />
+      <Choice label="Language" name="locale" value={form.locale} options={LOCALES} onChange={(locale) => setForm({ ...form, locale })} />
       {error && (
         <p class="alert" role="alert">
           {error}

@@ -11,6 +11,7 @@ import { describeApiError } from "../lib/errors";
 import type { Me } from "../lib/types";
 import type { PeopleBody } from "../../../server/routes/people/schema";
 import { AddPerson } from "./AddPerson";
+import { Choice } from "./Choice";
 import { ARRIVED_VIA, type ArrivedVia, type Person } from "./people-labels";
 import { PersonRow, type RowChange } from "./PersonRow";
 import "./people.css";
@@ -35,12 +36,22 @@ function queryOf(filters: Filters): string {
   return query.toString();
 }
 
-/** A select's value if it is one of `allowed`, else "" (any). */
-function oneOf<T extends string>(value: string, allowed: readonly T[]): T | "" {
-  return allowed.find((option) => option === value) ?? "";
-}
-const VIAS = Object.keys(ARRIVED_VIA).filter((via): via is ArrivedVia => via in ARRIVED_VIA);
-const selected = (e: Event): string => (e.target as HTMLSelectElement).value;
+const ROLE_FILTER = [
+  ["", "Any"],
+  ["employee", "Employees"],
+  ["admin", "Admins"],
+] as const;
+const ACTIVE_FILTER = [
+  ["", "Any"],
+  ["true", "Active"],
+  ["false", "Deactivated"],
+] as const;
+const VIA_FILTER: ReadonlyArray<readonly ["" | ArrivedVia, string]> = [
+  ["", "Any"],
+  ...Object.keys(ARRIVED_VIA)
+    .filter((via): via is ArrivedVia => via in ARRIVED_VIA)
+    .map((via) => [via, ARRIVED_VIA[via].label] as const),
+];
 
 /** `value`, once it has stopped changing for `delayMs`. */
 function useSettled<T>(value: T, delayMs: number): T {
@@ -112,33 +123,9 @@ export function People({ me }: { me: Me }) {
           Search
           <input type="search" placeholder="Name or email" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />
         </label>
-        <label>
-          Role
-          <select value={filters.role} onChange={(e) => filter({ role: oneOf(selected(e), ["employee", "admin"] as const) })}>
-            <option value="">Any</option>
-            <option value="employee">Employees</option>
-            <option value="admin">Admins</option>
-          </select>
-        </label>
-        <label>
-          Status
-          <select value={filters.active} onChange={(e) => filter({ active: oneOf(selected(e), ["true", "false"] as const) })}>
-            <option value="">Any</option>
-            <option value="true">Active</option>
-            <option value="false">Deactivated</option>
-          </select>
-        </label>
-        <label>
-          Arrived via
-          <select value={filters.via} onChange={(e) => filter({ via: oneOf(selected(e), VIAS) })}>
-            <option value="">Any</option>
-            {VIAS.map((via) => (
-              <option key={via} value={via}>
-                {ARRIVED_VIA[via].label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice label="Role" value={filters.role} options={ROLE_FILTER} onChange={(role) => filter({ role })} />
+        <Choice label="Status" value={filters.active} options={ACTIVE_FILTER} onChange={(active) => filter({ active })} />
+        <Choice label="Arrived via" value={filters.via} options={VIA_FILTER} onChange={(via) => filter({ via })} />
       </div>
       <p class="people-status" role="status" aria-live="polite">
         {notice}
