@@ -18,11 +18,16 @@ export interface PersonRef {
 
 const PERSON_COLUMNS = ["u.id", "u.name", "u.email", "u.role", "u.department", "u.is_active"];
 
+/** How a person arrived: the demo seed, SCIM, a first sign-in (just in time), this API, the CLI. */
+export const PROVISIONED_VIA = ["seed", "scim", "jit", "api", "cli"] as const;
+export type ProvisionedVia = (typeof PROVISIONED_VIA)[number];
+
 export interface EmployeeFilter {
   search?: string;
   role?: "admin" | "employee";
   active?: boolean;
   department?: string;
+  provisionedVia?: ProvisionedVia;
   limit: number;
   offset: number;
 }
@@ -33,7 +38,8 @@ export interface EmployeeSummary extends PersonRef {
   skills_count: number;
 }
 
-export async function listEmployees(db: Db, orgId: string, filter: EmployeeFilter): Promise<{ rows: EmployeeSummary[]; total: number }> {
+/** The org's people matching a filter: one definition, so the assistant and the console agree on what a search finds. */
+function matchingPeople(db: Db, orgId: string, filter: EmployeeFilter) {
   const base = db("users as u").where("u.org_id", orgId);
   if (filter.search) {
     const pattern = containsPattern(filter.search);
@@ -42,8 +48,19 @@ export async function listEmployees(db: Db, orgId: string, filter: EmployeeFilte
   if (filter.role) base.andWhere("u.role", filter.role);
   if (filter.active !== undefined) base.andWhere("u.is_active", filter.active);
   if (filter.department) base.andWhereRaw(`${foldedSql("u.department")} = ?`, [foldName(filter.department)]);
-  const [counted] = await base.clone().count<{ count: string }[]>("* as count");
+  if (filter.provisionedVia) base.andWhere("u.provisioned_via", filter.provisionedVia);
+  return base;
+}
+
+async function countOf(query: ReturnType<typeof matchingPeople>): Promise<number> {
+  const [counted] = await query.clone().count<{ count: string }[]>("* as count");
+  return Number(counted?.count ?? 0);
+}
+
+export async function listEmployees(db: Db, orgId: string, filter: EmployeeFilter): Promise<{ rows: EmployeeSummary[]; total: number }> {
+  const base = matchingPeople(db, orgId, filter);
   const rows = await base
+    .clone()
     .select(
       ...PERSON_COLUMNS,
       "u.job_title",
@@ -53,7 +70,43 @@ export async function listEmployees(db: Db, orgId: string, filter: EmployeeFilte
     .orderBy("u.name")
     .limit(filter.limit)
     .offset(filter.offset);
-  return { rows, total: Number(counted?.count ?? 0) };
+  return { rows, total: await countOf(base) };
+}
+
+/** A person as the console's people page shows them: how they arrived and when they last signed in through a provider. */
+export interface PersonListing extends PersonRef {
+  job_title: string | null;
+  locale: "es" | "en";
+  provisioned_via: ProvisionedVia;
+  created_at: Date;
+  deactivated_at: Date | null;
+  last_sign_in_at: Date | null;
+  has_identity_link: boolean;
+}
+
+const LISTING_COLUMNS = [...PERSON_COLUMNS, "u.job_title", "u.locale", "u.provisioned_via", "u.created_at", "u.deactivated_at"];
+
+function listingSelect(db: Db, query: ReturnType<typeof matchingPeople>) {
+  return query.select(
+    ...LISTING_COLUMNS,
+    db.raw(`(SELECT MAX(il.last_sign_in_at) FROM identity_links il WHERE il.user_id = u.id AND il.org_id = u.org_id) AS last_sign_in_at`),
+    db.raw(`EXISTS (SELECT 1 FROM identity_links il WHERE il.user_id = u.id AND il.org_id = u.org_id) AS has_identity_link`),
+  );
+}
+
+/** One page of the org's people by name (id breaks ties, so pages never overlap), with the total. */
+export async function listPeople(db: Db, orgId: string, filter: EmployeeFilter): Promise<{ rows: PersonListing[]; total: number }> {
+  const base = matchingPeople(db, orgId, filter);
+  const rows = await listingSelect(db, base.clone())
+    .orderBy([{ column: "u.name" }, { column: "u.id" }])
+    .limit(filter.limit)
+    .offset(filter.offset);
+  return { rows, total: await countOf(base) };
+}
+
+/** One person of the org as the people page lists them; undefined for another org's id. */
+export async function findPersonListing(db: Db, orgId: string, userId: string): Promise<PersonListing | undefined> {
+  return listingSelect(db, db("users as u").where({ "u.org_id": orgId, "u.id": userId })).first();
 }
 
 /** People whose name is `name` (folded); failing that, whose name or email contains it. */

@@ -17,6 +17,7 @@ import { learningRoutes } from "./learning/routes";
 import { meRoutes } from "./me";
 import { opsRoutes } from "./ops";
 import { passageRoutes } from "./passages/routes";
+import { peopleRoutes } from "./people/routes";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
@@ -51,5 +52,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...allowanceRoutes,
   ...insightsRoutes,
   ...usageRoutes,
+  ...peopleRoutes,
   ...opsRoutes,
 ];

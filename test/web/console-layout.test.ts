@@ -1,6 +1,6 @@
 /**
  * The admin console looks like one product (issue 31, point 8), in real Chromium against the real
- * stack: every column page (Documents, Content gaps, Usage) is one centred column, the same width
+ * stack: every column page (Documents, Content gaps, Usage, People) is one centred column, the same width
  * at the same place, with equal margins — on a desktop and on a phone — and the feedback buttons
  * are drawn as SVG with a real size, not emoji that a machine without an emoji font shows as boxes.
  * `npm run screenshots` saves what it checks under docs/screenshots.
@@ -18,6 +18,7 @@ const PAGES = [
   { hash: "documents", label: "Documents" },
   { hash: "gaps", label: "Content gaps" },
   { hash: "usage", label: "AI usage" },
+  { hash: "people", label: "People" },
 ] as const;
 
 /** The page's main column and the window's width, once the page is on screen. */

@@ -1,6 +1,6 @@
 /**
  * The one layout of an admin console page: a `main` landmark with the page's name, its content in
- * a centred column of one width with the same margins on both sides (Documents, Content gaps,
+ * a centred column of one width with the same margins on both sides (Documents, Content gaps, People,
  * Usage). The assistant is a chat workspace, as wide as the window like the tutor's: `full` keeps
  * the landmark and leaves the width to the workspace.
  */

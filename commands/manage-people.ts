@@ -1,0 +1,108 @@
+/**
+ * An admin's direct changes to the organisation's people, from the console's people page: add a
+ * person, change their name, department, job title or role, deactivate or reactivate them. Each
+ * runs in one transaction with its audit row. What is refused, and why:
+ *
+ * - an address someone already has, here or in another organisation (`EMAIL_TAKEN`, naming
+ *   neither the person nor the organisation);
+ * - an admin demoting or deactivating themselves (`SELF_DEMOTION`): they would lock themselves
+ *   out mid-session, and the next admin can do it deliberately;
+ * - a change that would leave the organisation without an active admin (`LAST_ADMIN`): only two
+ *   admins changing each other at the same moment reach it, since the caller is an admin too.
+ *
+ * Deactivation goes through the assistant's own path (`deactivateUser`), so the person's refresh
+ * tokens are revoked with it; their access tokens stop working at once (every request re-reads
+ * whether the account is active) and open sockets within the gateway's re-check window.
+ */
+import { deactivateUser } from "../db/queries/admin-action-items";
+import {
+  auditPersonChange,
+  inPeopleTransaction,
+  insertApiPerson,
+  lockPersonAndAdmins,
+  reactivatePerson,
+  updatePersonFields,
+  type NewPerson,
+  type PersonChanges,
+  type PersonState,
+} from "../db/queries/people-writes";
+import { Refusal } from "../lib/refusal";
+import type { CommandDeps } from "./deps";
+
+type PeopleDeps = Pick<CommandDeps, "db" | "log">;
+
+export async function createPerson(deps: PeopleDeps, request: { actorId: string; person: NewPerson }): Promise<{ id: string }> {
+  const { person } = request;
+  const created = await inPeopleTransaction(deps.db, async (trx) => {
+    const inserted = await insertApiPerson(trx, person);
+    if (inserted === "taken") return inserted;
+    await auditPersonChange(trx, {
+      orgId: person.orgId,
+      actorId: request.actorId,
+      action: "person.create",
+      userId: inserted.id,
+      before: null,
+      after: { name: person.name, role: person.role, department: person.department, job_title: person.jobTitle, locale: person.locale, provisioned_via: "api" },
+    });
+    return inserted;
+  });
+  if (created === "taken") throw new Refusal("conflict", "EMAIL_TAKEN", "Someone already has this email address; each address can belong to one person only.");
+  deps.log.child({ component: "people" }).info({ orgId: person.orgId, actorId: request.actorId, userId: created.id }, "person added");
+  return created;
+}
+
+export interface PersonUpdate extends PersonChanges {
+  is_active?: boolean;
+}
+
+const FIELDS = ["name", "role", "department", "job_title", "is_active"] as const;
+
+function put<K extends keyof PersonUpdate>(target: PersonUpdate, key: K, value: PersonUpdate[K]): void {
+  target[key] = value;
+}
+
+/** The fields of `update` that differ from the person as they are, before and after. */
+function differences(person: PersonState, update: PersonUpdate): { before: PersonUpdate; after: PersonUpdate } {
+  const before: PersonUpdate = {};
+  const after: PersonUpdate = {};
+  for (const field of FIELDS) {
+    const value = update[field];
+    if (value === undefined || value === person[field]) continue;
+    put(before, field, person[field]);
+    put(after, field, value);
+  }
+  return { before, after };
+}
+
+function refuseLosingAdmin(request: { actorId: string; personId: string }, person: PersonState, update: PersonUpdate, activeAdminIds: string[]): void {
+  const losesAdmin = person.role === "admin" && person.is_active && (update.role === "employee" || update.is_active === false);
+  if (!losesAdmin) return;
+  if (request.personId === request.actorId)
+    throw new Refusal("conflict", "SELF_DEMOTION", "You cannot remove your own admin access or deactivate yourself; another admin of the organisation can.");
+  if (activeAdminIds.filter((id) => id !== person.id).length === 0)
+    throw new Refusal("conflict", "LAST_ADMIN", `${person.name} is the organisation's last active admin; make someone else an admin first.`);
+}
+
+/** Applies the changes that differ; `changed` is false when the person already was as asked (nothing audited). */
+export async function updatePerson(
+  deps: PeopleDeps,
+  request: { orgId: string; actorId: string; personId: string; update: PersonUpdate },
+): Promise<{ changed: boolean }> {
+  const action = await inPeopleTransaction(deps.db, async (trx) => {
+    const { person, activeAdminIds } = await lockPersonAndAdmins(trx, request.orgId, request.personId);
+    if (!person) throw Refusal.notFound("Person");
+    refuseLosingAdmin(request, person, request.update, activeAdminIds);
+    const { before, after } = differences(person, request.update);
+    if (Object.keys(after).length === 0) return null;
+    const { is_active: active, ...fields } = after;
+    await updatePersonFields(trx, request.orgId, person.id, fields);
+    if (active === false) await deactivateUser(trx, person.id);
+    if (active === true) await reactivatePerson(trx, request.orgId, person.id);
+    const audited = active === false ? "person.deactivate" : active === true ? "person.reactivate" : "person.update";
+    await auditPersonChange(trx, { orgId: request.orgId, actorId: request.actorId, action: audited, userId: person.id, before, after });
+    return audited;
+  });
+  if (action)
+    deps.log.child({ component: "people" }).info({ orgId: request.orgId, actorId: request.actorId, userId: request.personId, action }, "person changed");
+  return { changed: action !== null };
+}
