@@ -180,7 +180,9 @@ describe("docker-compose.yml sso profile", () => {
   it("hands the CLI what the realm declares: client id and secret, the admins' group, the people's domain", () => {
     expect(idp!.flags.get("--client-id")).to.equal(client?.clientId);
     expect(idp!.flags.get("--client-secret")).to.equal(client?.secret);
-    expect(idp!.flags.get("--groups-claim")).to.equal(client?.protocolMappers.find((mapper) => mapper.protocolMapper === "oidc-group-membership-mapper")?.config["claim.name"]);
+    expect(idp!.flags.get("--groups-claim")).to.equal(
+      client?.protocolMappers.find((mapper) => mapper.protocolMapper === "oidc-group-membership-mapper")?.config["claim.name"],
+    );
     const adminGroup = String(idp!.flags.get("--admin-groups"));
     const admin = realm.users.find((user) => user.email === create!.flags.get("--admin-email"));
     expect(admin, "the organisation's first admin has an account in the realm").to.not.equal(undefined);
@@ -211,7 +213,13 @@ describe("ops/keycloak/beta-realm.json", () => {
   it("puts groups (plain names), department and the API audience into the tokens", () => {
     const byType = (type: string) => client!.protocolMappers.find((mapper) => mapper.protocolMapper === type)?.config;
     const groups = byType("oidc-group-membership-mapper");
-    expect(groups).to.include({ "claim.name": "groups", "full.path": "false", "id.token.claim": "true", "access.token.claim": "true", "userinfo.token.claim": "true" });
+    expect(groups).to.include({
+      "claim.name": "groups",
+      "full.path": "false",
+      "id.token.claim": "true",
+      "access.token.claim": "true",
+      "userinfo.token.claim": "true",
+    });
     expect(byType("oidc-usermodel-attribute-mapper")).to.include({ "user.attribute": "department", "claim.name": "department" });
     // Access tokens at the API must carry the provider's API audience, by default the client id.
     expect(byType("oidc-audience-mapper")).to.include({ "included.client.audience": "skillnet-chat", "access.token.claim": "true" });
