@@ -242,3 +242,16 @@ describe("ops/keycloak/beta-realm.json", () => {
     expect(profile.attributes.map((attribute) => attribute.name)).to.deep.equal(["username", "email", "firstName", "lastName", "department"]);
   });
 });
+
+describe("org CLI flags in the sign-in docs", () => {
+  it("names only the contract's flags (and Compose's own) in docs/single-sign-on.md and the onboarding steps", () => {
+    const operations = readFileSync(resolve(root, "docs/operations.md"), "utf8");
+    const onboarding = operations.slice(operations.indexOf("## Onboarding a company"), operations.indexOf("## Docker Compose\n"));
+    expect(onboarding, "docs/operations.md has its onboarding section").to.include("org -- create");
+    const text = readFileSync(resolve(root, "docs/single-sign-on.md"), "utf8") + onboarding;
+    const known = new Set([...Object.values(CLI_FLAGS).flatMap((spec) => [...spec.required, ...spec.optional, ...spec.bare]), "--profile", "--build", "--rm"]);
+    const named = new Set([...text.matchAll(/(?<![\w-])--[a-z][a-z-]+/g)].map(([flag]) => flag));
+    expect([...named].filter((flag) => !known.has(flag))).to.deep.equal([]);
+    expect(named.has("--admin-groups") && named.has("--jit"), "the docs do name CLI flags").to.equal(true);
+  });
+});
