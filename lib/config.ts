@@ -207,6 +207,34 @@ export const configSchema = z.object({
         "configure a provider with a client secret; changing it makes stored secrets unreadable (re-enter them). `npm start` generates " +
         "one into `.data/secrets-key`.",
     ),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(900)
+    .describe(
+      "Lifetime of the access tokens `POST /api/v1/auth/refresh` mints after a single sign-on (15 min; at most `JWT_MAX_TTL_SECONDS`). " +
+        "The browser refreshes before they run out.",
+    ),
+  REFRESH_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .default(30 * 24 * 3600)
+    .describe(
+      "Lifetime of the browser's refresh cookie after a single sign-on (30 days); each use replaces it with a new one of the same " +
+        "lifetime, so a browser left unused this long signs in again.",
+    ),
+  OIDC_HTTP_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(5_000)
+    .describe(
+      "Timeout of each request to an identity provider (discovery, JWKS, the code exchange): a provider that hangs ends sign-in on an " +
+        "error page, and saving its settings with `IDP_DISCOVERY_FAILED`, within this bound.",
+    ),
   RATE_LIMIT_DEV_LOGIN_PER_MINUTE: z.coerce
     .number()
     .int()
@@ -657,6 +685,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   if (parsed.JWT_TTL_SECONDS > parsed.JWT_MAX_TTL_SECONDS) {
     problems.push(
       `JWT_TTL_SECONDS: ${parsed.JWT_TTL_SECONDS} exceeds JWT_MAX_TTL_SECONDS (${parsed.JWT_MAX_TTL_SECONDS}); tokens would be refused as soon as they are issued`,
+    );
+  }
+  if (parsed.ACCESS_TOKEN_TTL_SECONDS > parsed.JWT_MAX_TTL_SECONDS) {
+    problems.push(
+      `ACCESS_TOKEN_TTL_SECONDS: ${parsed.ACCESS_TOKEN_TTL_SECONDS} exceeds JWT_MAX_TTL_SECONDS (${parsed.JWT_MAX_TTL_SECONDS}); tokens would be refused as soon as they are issued`,
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -10,6 +10,16 @@ export const ERROR_CODES = {
   BAD_REQUEST: { status: 400, when: "The body is not valid JSON." },
   TOKEN_IN_URL: { status: 400, when: "A token was put in a URL; use the sign-in form or a board code." },
   UNAUTHORIZED: { status: 401, when: "The token is missing, invalid or expired; or dev-login got an unknown email." },
+  REFRESH_TOKEN_INVALID: {
+    status: 401,
+    when: "POST /api/v1/auth/refresh without a live refresh cookie: missing, expired, revoked, already used (which revokes its whole family) or of a deactivated account.",
+  },
+  CSRF_CHECK_FAILED: { status: 403, when: "Refresh or sign-out without the `X-Requested-With` header, or with an `Origin` of another site." },
+  IDP_DISCOVERY_FAILED: {
+    status: 400,
+    when: "Saving an identity provider whose issuer did not answer within OIDC_HTTP_TIMEOUT_MS or is not an OpenID Provider (discovery failed). Nothing was saved.",
+  },
+  SECRETS_KEY_MISSING: { status: 503, when: "Storing an identity provider's client secret while the server has no SECRETS_KEY." },
   FORBIDDEN: { status: 403, when: "The role is not allowed (admins only; Bull Board and board codes: admins of OPS_ORG)." },
   AI_ALLOWANCE_EXHAUSTED: {
     status: 402,

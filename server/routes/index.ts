@@ -11,12 +11,14 @@ import { defineRoute, type ApiRoute } from "./define-route";
 import { documentRoutes } from "./documents/routes";
 import { feedbackRoutes } from "./feedback/routes";
 import { healthRoutes } from "./health";
+import { identityProviderRoutes } from "./identity-provider/routes";
 import { insightsRoutes } from "./insights/routes";
 import { usageRoutes } from "./insights/usage";
 import { learningRoutes } from "./learning/routes";
 import { meRoutes } from "./me";
 import { opsRoutes } from "./ops";
 import { passageRoutes } from "./passages/routes";
+import { signInRoutes } from "./sign-in/routes";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
@@ -39,6 +41,7 @@ const openApiRoute = defineRoute({
 
 export const API_ROUTES: readonly ApiRoute[] = [
   ...authRoutes,
+  ...signInRoutes,
   ...meRoutes,
   ...learningRoutes,
   openApiRoute,
@@ -52,4 +55,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...insightsRoutes,
   ...usageRoutes,
   ...opsRoutes,
+  ...identityProviderRoutes,
 ];
