@@ -39,12 +39,13 @@ export async function startSession(ctx: Context, deps: ServerDeps, grant: { orgI
 
 /** The origin our pages are served from: PUBLIC_URL when set, else the request's own. */
 export function publicOrigin(ctx: Context, deps: Pick<ServerDeps, "config">): string {
-  return deps.config.PUBLIC_URL ? new URL(deps.config.PUBLIC_URL).origin : ctx.origin;
+  // Koa's ctx.origin is the Origin header; this is the request's own (proxy headers only under TRUST_PROXY).
+  return deps.config.PUBLIC_URL ? new URL(deps.config.PUBLIC_URL).origin : `${ctx.protocol}://${ctx.host}`;
 }
 
 export function requireSameSite(ctx: Context, deps: Pick<ServerDeps, "config">): void {
   if (!ctx.get(CSRF_HEADER)) throw new Refusal("forbidden", "CSRF_CHECK_FAILED", `Send the ${CSRF_HEADER} header: this endpoint acts on a cookie`);
   const origin = ctx.get("origin");
-  if (origin && origin !== publicOrigin(ctx, deps) && origin !== ctx.origin)
+  if (origin && origin !== publicOrigin(ctx, deps) && origin !== `${ctx.protocol}://${ctx.host}`)
     throw new Refusal("forbidden", "CSRF_CHECK_FAILED", "This request comes from another site");
 }
