@@ -26,6 +26,16 @@ export function isProviderTimeout(error: unknown): boolean {
   return false;
 }
 
+/** Why discovery failed, in words an admin can act on: openid-client's own message is often "something went wrong" over a cause. */
+export function describeProviderError(error: unknown): string {
+  const messages: string[] = [];
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof ProviderTimeout) return cause.message;
+    if (cause.message && cause.message !== "something went wrong") messages.push(cause.message);
+  }
+  return messages.join(": ") || "the issuer did not answer as an OpenID Provider";
+}
+
 /** fetch bounded by `ms`, whatever signal openid-client passes; a timeout says so by its class. */
 function boundedFetch(ms: number): oidc.CustomFetch {
   return async (url, options) => {

@@ -15,7 +15,7 @@ import {
 import { SecretBox } from "../../../lib/secret-box";
 import { Refusal } from "../../../lib/refusal";
 import { CALLBACK_PATH } from "../../auth/sso/flow";
-import { discoverProvider } from "../../auth/sso/provider-client";
+import { describeProviderError, discoverProvider } from "../../auth/sso/provider-client";
 import { publicOrigin } from "../../auth/sso/session";
 import type { ServerDeps } from "../../deps";
 import type { identityProviderBody, identityProviderView } from "./schema";
@@ -63,7 +63,7 @@ export async function saveProviderSettings(ctx: Context, deps: ServerDeps, orgId
   try {
     await discoverProvider({ issuer: body.issuer, clientId: body.client_id, clientSecret: secret }, deps.config.OIDC_HTTP_TIMEOUT_MS);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeProviderError(error);
     throw new Refusal("invalid", "IDP_DISCOVERY_FAILED", `Could not use ${body.issuer} as an OpenID Connect issuer: ${reason}. Nothing was saved.`);
   }
   const { client_secret: _secret, ...settings } = body;
