@@ -17,6 +17,11 @@ import type { ServerDeps } from "../../deps";
 export const REFRESH_COOKIE = "skillnet_refresh";
 export const REFRESH_PATH = "/api/v1/auth";
 export const CSRF_HEADER = "X-Requested-With";
+/**
+ * Readable by the page (not HttpOnly) and holding nothing secret: it only says a refresh cookie
+ * was set, so a page load without a session does not ask for a refresh it would be refused.
+ */
+export const SIGNED_IN_MARKER = "skillnet_signed_in";
 
 export function setRefreshCookie(ctx: Context, issued: IssuedRefreshToken): void {
   ctx.cookies.set(REFRESH_COOKIE, issued.token, {
@@ -27,10 +32,12 @@ export function setRefreshCookie(ctx: Context, issued: IssuedRefreshToken): void
     expires: issued.expiresAt,
     overwrite: true,
   });
+  ctx.cookies.set(SIGNED_IN_MARKER, "1", { httpOnly: false, sameSite: "lax", secure: ctx.secure, path: "/", expires: issued.expiresAt, overwrite: true });
 }
 
 export function clearRefreshCookie(ctx: Context): void {
   ctx.cookies.set(REFRESH_COOKIE, null, { path: REFRESH_PATH, sameSite: "strict", secure: ctx.secure, overwrite: true });
+  ctx.cookies.set(SIGNED_IN_MARKER, null, { path: "/", sameSite: "lax", secure: ctx.secure, overwrite: true });
 }
 
 export async function startSession(ctx: Context, deps: ServerDeps, grant: { orgId: string; userId: string; providerId: string | null }): Promise<void> {

@@ -1,4 +1,4 @@
-/** The admin console: documents, the assistant, and (for the platform operator) Bull Board. */
+/** The admin console: documents, the assistant, content gaps, usage, sign-in settings, and (for the platform operator) Bull Board. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
@@ -9,10 +9,11 @@ import { Assistant } from "./Assistant";
 import { ContentGaps } from "./ContentGaps";
 import { Usage } from "./Usage";
 import { Documents } from "./Documents";
+import { SignInSettings } from "./SignInSettings";
 
-type Tab = "documents" | "assistant" | "gaps" | "usage";
+type Tab = "documents" | "assistant" | "gaps" | "usage" | "sign-in";
 
-const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage"];
+const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "sign-in"];
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
@@ -52,6 +53,9 @@ export function AdminApp(signedIn: SignedIn) {
         <a href="#usage" aria-current={tab === "usage" ? "page" : undefined}>
           Usage
         </a>
+        <a href="#sign-in" aria-current={tab === "sign-in" ? "page" : undefined}>
+          Sign-in
+        </a>
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
             Queues (Bull Board)
@@ -72,6 +76,7 @@ export function AdminApp(signedIn: SignedIn) {
         </ConsolePage>
       )}
       {tab === "usage" && <Usage />}
+      {tab === "sign-in" && <SignInSettings />}
       {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>
   );
