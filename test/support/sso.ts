@@ -141,7 +141,9 @@ export async function startSsoWorld(stack: Stack, options: { env?: Record<string
   for (const letter of ["a", "b"]) {
     const tag = `${letter}${unique()}`;
     const slug = `sso-${tag}`;
-    const [org] = await db("organizations").insert({ name: `SSO ${tag.toUpperCase()} Ltd`, slug }).returning("id");
+    const [org] = await db("organizations")
+      .insert({ name: `SSO ${tag.toUpperCase()} Ltd`, slug })
+      .returning("id");
     const domain = `${tag}.test`;
     const [admin] = await db("users")
       .insert({ org_id: org.id, email: `admin@${domain}`, name: `Admin ${tag}`, role: "admin", locale: "en" })
@@ -194,7 +196,10 @@ export async function startSsoWorld(stack: Stack, options: { env?: Record<string
     async stop() {
       await idp.stop().catch(() => undefined);
       await server.close().catch(() => undefined);
-      await dropOrganisations(db, orgs.map((org) => org.orgId));
+      await dropOrganisations(
+        db,
+        orgs.map((org) => org.orgId),
+      );
     },
   };
 }

@@ -92,7 +92,9 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
       undefined,
       { timeout: 20_000 },
     );
-    await page.waitForFunction(() => [...document.querySelectorAll("li.msg.assistant")].pop()?.getAttribute("aria-busy") === "false", undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => [...document.querySelectorAll("li.msg.assistant")].pop()?.getAttribute("aria-busy") === "false", undefined, {
+      timeout: 20_000,
+    });
     expect(await page.locator("li.msg.assistant .answer-text").last().textContent()).to.include("Single sign-on works");
     stack.llm.setTokenDelay(0);
 

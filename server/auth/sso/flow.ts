@@ -31,7 +31,13 @@ async function configurationOf(deps: ServerDeps, provider: IdentityProviderRow):
 }
 
 /** Sends the browser to the provider; `mode: "test"` makes the callback report instead of signing in. */
-export async function startSignIn(ctx: Context, deps: ServerDeps, provider: IdentityProviderRow, returnTo: PendingSignIn["returnTo"], mode: PendingSignIn["mode"]): Promise<void> {
+export async function startSignIn(
+  ctx: Context,
+  deps: ServerDeps,
+  provider: IdentityProviderRow,
+  returnTo: PendingSignIn["returnTo"],
+  mode: PendingSignIn["mode"],
+): Promise<void> {
   const config = await configurationOf(deps, provider);
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -54,7 +60,8 @@ export async function startSignIn(ctx: Context, deps: ServerDeps, provider: Iden
 function failureOf(error: unknown): SignInFailure {
   if (error instanceof SignInFailure) return error;
   if (isProviderTimeout(error)) return new SignInFailure("IDP_UNAVAILABLE", String(error));
-  if (error instanceof oidc.AuthorizationResponseError) return new SignInFailure("SIGN_IN_PROVIDER_REFUSED", `${error.error}: ${error.error_description ?? ""}`);
+  if (error instanceof oidc.AuthorizationResponseError)
+    return new SignInFailure("SIGN_IN_PROVIDER_REFUSED", `${error.error}: ${error.error_description ?? ""}`);
   return new SignInFailure("SIGN_IN_REJECTED", error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
 

@@ -18,7 +18,14 @@ export const identityProviderBody = z.strictObject({
     .nullable()
     .optional()
     .describe("Write-only: stored encrypted with SECRETS_KEY, never returned. Omitted keeps the stored one; `null` removes it (a public client)."),
-  api_audience: z.string().trim().min(1).max(500).nullable().default(null).describe("The `aud` of the provider's access tokens for our API; null: the client id."),
+  api_audience: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .nullable()
+    .default(null)
+    .describe("The `aud` of the provider's access tokens for our API; null: the client id."),
   allowed_domains: z
     .array(z.string().trim().toLowerCase().regex(DOMAIN, "allowed_domains: each must be a domain name like example.com"))
     .max(50)

@@ -6,12 +6,7 @@
  */
 import type { Context } from "koa";
 import type { z } from "zod";
-import {
-  deleteIdentityProviderAudited,
-  findIdentityProviderOfOrg,
-  saveIdentityProviderAudited,
-  type IdentityProviderRow,
-} from "../../../db/queries/identity";
+import { deleteIdentityProviderAudited, findIdentityProviderOfOrg, saveIdentityProviderAudited, type IdentityProviderRow } from "../../../db/queries/identity";
 import { SecretBox } from "../../../lib/secret-box";
 import { Refusal } from "../../../lib/refusal";
 import { CALLBACK_PATH } from "../../auth/sso/flow";
@@ -22,7 +17,11 @@ import type { identityProviderBody, identityProviderView } from "./schema";
 
 type Body = z.output<typeof identityProviderBody>;
 
-export function presentProvider(ctx: Context, deps: ServerDeps, row: IdentityProviderRow | undefined): { identity_provider: z.input<typeof identityProviderView> | null } {
+export function presentProvider(
+  ctx: Context,
+  deps: ServerDeps,
+  row: IdentityProviderRow | undefined,
+): { identity_provider: z.input<typeof identityProviderView> | null } {
   if (!row) return { identity_provider: null };
   return {
     identity_provider: {
@@ -67,7 +66,12 @@ export async function saveProviderSettings(ctx: Context, deps: ServerDeps, orgId
     throw new Refusal("invalid", "IDP_DISCOVERY_FAILED", `Could not use ${body.issuer} as an OpenID Connect issuer: ${reason}. Nothing was saved.`);
   }
   const { client_secret: _secret, ...settings } = body;
-  const saved = await saveIdentityProviderAudited(deps.db, orgId, { ...settings, ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}) }, actorId);
+  const saved = await saveIdentityProviderAudited(
+    deps.db,
+    orgId,
+    { ...settings, ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}) },
+    actorId,
+  );
   ctx.body = presentProvider(ctx, deps, saved);
 }
 

@@ -4,7 +4,7 @@
  * access token from the cookie, sign out. See server/auth/sso/ and docs/single-sign-on.md.
  */
 import { findIdentityProvider, findSignInProvidersByDomain, findSignInProvidersByOrgSlug, type SignInProvider } from "../../../db/queries/identity";
-import { findLiveRefreshToken, issueRefreshToken, revokeRefreshFamily, spendRefreshToken } from "../../../db/queries/refresh-tokens";
+import { findLiveRefreshToken, issueRefreshToken, revokeRefreshFamily, revokeRefreshTokensOfUser, spendRefreshToken } from "../../../db/queries/refresh-tokens";
 import { findUser } from "../../../db/queries/users";
 import { Refusal } from "../../../lib/refusal";
 import { emailDomain } from "../../auth/sso/claims";
@@ -107,13 +107,17 @@ export const signInRoutes = [
       const outcome = await spendRefreshToken(deps.db, presented);
       if (outcome.kind !== "spent") {
         clearRefreshCookie(ctx);
-        if (outcome.kind === "reused") deps.log.warn({ orgId: outcome.row.org_id, userId: outcome.row.user_id, familyId: outcome.row.family_id }, "refresh token reused: family revoked");
-        throw refused(outcome.kind === "reused" ? "This sign-in was used elsewhere and has been ended: sign in again" : "Your sign-in has expired: sign in again");
+        if (outcome.kind === "reused")
+          deps.log.warn({ orgId: outcome.row.org_id, userId: outcome.row.user_id, familyId: outcome.row.family_id }, "refresh token reused: family revoked");
+        throw refused(
+          outcome.kind === "reused" ? "This sign-in was used elsewhere and has been ended: sign in again" : "Your sign-in has expired: sign in again",
+        );
       }
       const row = outcome.row;
       const user = await findUser(deps.db, row.org_id, row.user_id);
       if (!user?.is_active) {
-        await revokeRefreshFamily(deps.db, row.family_id);
+        // Deactivation revokes them already; a row changed another way (or a race with it) ends every session here too.
+        await revokeRefreshTokensOfUser(deps.db, row.org_id, row.user_id);
         clearRefreshCookie(ctx);
         throw refused("This account has been deactivated");
       }

@@ -160,8 +160,8 @@ export function SignInSettings() {
     <ConsolePage label="Sign-in settings" name="sign-in-settings">
       <h1>Sign-in</h1>
       <p class="hint">
-        Your people sign in with your company's identity provider (OpenID Connect: Entra ID, Okta, Google, Keycloak…). Register the redirect URI
-        below at the provider.
+        Your people sign in with your company's identity provider (OpenID Connect: Entra ID, Okta, Google, Keycloak…). Register the redirect URI below at the
+        provider.
       </p>
       {message && (
         <p class={message.kind} role={message.kind === "alert" ? "alert" : "status"}>

@@ -32,9 +32,7 @@ export function Shell({
   children: (signedIn: SignedIn) => ComponentChildren;
 }) {
   // "checking": on load, a single sign-on session may still be alive in the refresh cookie.
-  const [phase, setPhase] = useState<"checking" | "signed-out" | "signed-in">(
-    tokenStore.get() ? "signed-in" : mayHaveSession() ? "checking" : "signed-out",
-  );
+  const [phase, setPhase] = useState<"checking" | "signed-out" | "signed-in">(tokenStore.get() ? "signed-in" : mayHaveSession() ? "checking" : "signed-out");
   /** Bumped at each sign-in, so the frame loads `me` and opens its socket once per session, not per refreshed token. */
   const [session, setSession] = useState(0);
   const [me, setMe] = useState<Me | null>(null);

@@ -81,7 +81,8 @@ describe("identity-provider settings API", function () {
   });
 
   it("is for admins of the organisation; the operator may set any organisation's, nobody else may", async () => {
-    const employee = await stack.server.deps.db("users")
+    const employee = await stack.server.deps
+      .db("users")
       .insert({ org_id: world.a.orgId, email: `emp-${Date.now()}@${world.a.domain}`, name: "Emp", role: "employee", locale: "en" })
       .returning("id");
     const employeeToken = await world.server.deps.tokens.sign({ userId: employee[0].id, orgId: world.a.orgId, role: "employee" });
@@ -93,11 +94,16 @@ describe("identity-provider settings API", function () {
     const set = await api(world.baseUrl, "PUT", opsPath, { token: operatorToken, body: world.b.settings({ display_name: "Set by ops" }) });
     expect(set.status, JSON.stringify(set.body)).to.equal(200);
     expect(set.body.identity_provider).to.include({ org_id: world.b.orgId, display_name: "Set by ops" });
-    const audited = await stack.server.deps.db("audit_log").where({ org_id: world.b.orgId, actor_id: DEMO_IDS.adminId, action: "identity_provider.update" }).first();
+    const audited = await stack.server.deps
+      .db("audit_log")
+      .where({ org_id: world.b.orgId, actor_id: DEMO_IDS.adminId, action: "identity_provider.update" })
+      .first();
     expect(audited).to.not.equal(undefined);
     // A's admin still sees A's provider only.
     expect((await api(world.baseUrl, "GET", PATH, { token: world.a.adminToken })).body.identity_provider.org_id).to.equal(world.a.orgId);
-    expect((await api(world.baseUrl, "GET", "/api/v1/ops/orgs/00000000-0000-4000-8000-000000000000/identity-provider", { token: operatorToken })).status).to.equal(404);
+    expect(
+      (await api(world.baseUrl, "GET", "/api/v1/ops/orgs/00000000-0000-4000-8000-000000000000/identity-provider", { token: operatorToken })).status,
+    ).to.equal(404);
   });
 
   it("deletes (audited); sign-in discovery then finds nothing for that domain", async () => {

@@ -16,7 +16,13 @@ describe("single sign-on: the flow, the session and its refusals", function () {
   const stack = stackSuite(this, { timeoutMs: 30_000, resetModel: false });
   let world: SsoWorld;
   let password: string;
-  const account = (name: string, extra: Record<string, unknown> = {}) => ({ sub: `${name}-${unique()}`, email: "", password, name: `${name} Person`, ...extra });
+  const account = (name: string, extra: Record<string, unknown> = {}) => ({
+    sub: `${name}-${unique()}`,
+    email: "",
+    password,
+    name: `${name} Person`,
+    ...extra,
+  });
 
   /** A person at the provider (and, unless `noRow`, an account of `orgId` with the same email). */
   async function person(name: string, options: { orgId?: string; domain?: string; noRow?: boolean; extra?: Record<string, unknown> } = {}) {
@@ -25,7 +31,10 @@ describe("single sign-on: the flow, the session and its refusals", function () {
     await world.idp.addAccount(entry);
     let userId: string | undefined;
     if (!options.noRow) {
-      [{ id: userId }] = await stack.server.deps.db("users").insert({ org_id: options.orgId ?? world.a.orgId, email: entry.email, name: entry.name, role: "employee", locale: "en" }).returning("id");
+      [{ id: userId }] = await stack.server.deps
+        .db("users")
+        .insert({ org_id: options.orgId ?? world.a.orgId, email: entry.email, name: entry.name, role: "employee", locale: "en" })
+        .returning("id");
     }
     return { ...entry, userId };
   }
@@ -202,7 +211,11 @@ describe("single sign-on: the flow, the session and its refusals", function () {
     expect(url.searchParams.get("post_logout_redirect_uri")).to.equal(`${world.baseUrl}/`);
     expect(url.searchParams.has("id_token_hint")).to.equal(false);
     expect(jar.get("skillnet_refresh")).to.equal(undefined);
-    const live = await stack.server.deps.db("refresh_tokens").join("users", "users.id", "refresh_tokens.user_id").where({ "users.email": fay.email }).whereNull("revoked_at");
+    const live = await stack.server.deps
+      .db("refresh_tokens")
+      .join("users", "users.id", "refresh_tokens.user_id")
+      .where({ "users.email": fay.email })
+      .whereNull("revoked_at");
     expect(live).to.have.length(0);
   });
 
