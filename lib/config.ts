@@ -225,6 +225,15 @@ export const configSchema = z.object({
       "Lifetime of the browser's refresh cookie after a single sign-on (30 days); each use replaces it with a new one of the same " +
         "lifetime, so a browser left unused this long signs in again.",
     ),
+  RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe(
+      "Single sign-on starts (`GET /api/v1/auth/oidc/:providerId/start`) per client IP per minute: each keeps a pending sign-in in Redis " +
+        "for 10 min, so this bounds what one address can store. Generous, because a company's people often share one address.",
+    ),
   OIDC_HTTP_TIMEOUT_MS: z.coerce
     .number()
     .int()

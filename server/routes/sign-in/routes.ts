@@ -13,6 +13,7 @@ import { CALLBACK_PATH, completeSignIn, endSessionUrl, startSignIn } from "../..
 import { renderFailure } from "../../auth/sso/result-page";
 import { ssoOf } from "../../auth/sso/services";
 import { CSRF_HEADER, REFRESH_COOKIE, clearRefreshCookie, requireSameSite, setRefreshCookie } from "../../auth/sso/session";
+import { perClientIp } from "../../middleware/rate-limit";
 import { defineRoute } from "../define-route";
 import { callbackQuery, providersQuery, providersResponse, refreshResponse, signOutBody, signOutResponse, startParams, startQuery } from "./schema";
 
@@ -51,6 +52,9 @@ export const signInRoutes = [
     access: "public",
     params: startParams,
     query: startQuery,
+    rateLimited: true,
+    // Counted before anything is stored: each start keeps a pending sign-in in Redis for 10 minutes.
+    use: (deps) => [perClientIp(deps.redis, { bucket: "sso-start", limit: deps.config.RATE_LIMIT_SIGN_IN_PER_MINUTE, windowMs: 60_000 })],
     responses: {
       302: { description: "To the identity provider." },
       403: { description: "A page: the provider is unknown or disabled.", contentType: "text/html" },

@@ -19,7 +19,7 @@ describe("identity-provider settings API", function () {
 
   before(async function () {
     this.timeout(60_000);
-    world = await startSsoWorld(stack);
+    world = await startSsoWorld(stack, { env: { RATE_LIMIT_SIGN_IN_PER_MINUTE: "3" } });
     operatorToken = await world.server.deps.tokens.sign({ userId: DEMO_IDS.adminId, orgId: DEMO_IDS.orgId, role: "admin" });
   });
   after(() => world?.stop());
@@ -104,6 +104,13 @@ describe("identity-provider settings API", function () {
     expect(
       (await api(world.baseUrl, "GET", "/api/v1/ops/orgs/00000000-0000-4000-8000-000000000000/identity-provider", { token: operatorToken })).status,
     ).to.equal(404);
+  });
+
+  it("limits sign-in starts per client IP (each keeps a pending sign-in in Redis)", async () => {
+    const start = `/api/v1/auth/oidc/${(await api(world.baseUrl, "GET", PATH, { token: world.a.adminToken })).body.identity_provider.id}/start`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await api(world.baseUrl, "GET", start)).status);
+    expect(statuses).to.deep.equal([302, 302, 302, 429]);
   });
 
   it("deletes (audited); sign-in discovery then finds nothing for that domain", async () => {

@@ -5,12 +5,14 @@
  * callback must sign nobody in (state, binding, replay, nonce, email, domain, organisation,
  * deactivation, an outage), JIT on and off, role sync, refresh rotation and sign-out.
  */
+import { createHash } from "node:crypto";
 import { expect } from "chai";
 import { api } from "../../../harness/client";
 import { stackSuite } from "../../../support/suite";
 import { CALLBACK, CookieJar, hop, refresh, startPathOf, startSsoWorld, toCallback, unique, type SsoWorld } from "../../../support/sso";
 
 const STATE_PREFIX = "skillnet:sso:state:";
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 describe("single sign-on: the flow, the session and its refusals", function () {
   const stack = stackSuite(this, { timeoutMs: 30_000, resetModel: false });
@@ -86,6 +88,8 @@ describe("single sign-on: the flow, the session and its refusals", function () {
     expect((await api(world.baseUrl, "GET", "/api/v1/auth/providers?email=someone@nowhere-at-all.test")).body).to.deep.equal({ providers: [] });
     expect((await api(world.baseUrl, "GET", "/api/v1/auth/providers?org=no-such-org")).body).to.deep.equal({ providers: [] });
     expect((await api(world.baseUrl, "GET", "/api/v1/auth/providers?email=not-an-email")).body).to.deep.equal({ providers: [] });
+    const evil = await api(world.baseUrl, "GET", `${byEmail.body.providers[0].start_url}?return_to=https://evil.example`);
+    expect([evil.status, evil.body.error.code], "return_to is / or /admin only: no open redirect").to.deep.equal([400, "VALIDATION_ERROR"]);
   });
 
   it("refuses a wrong, a missing and a replayed state, and a callback opened in another browser", async () => {
@@ -188,12 +192,38 @@ describe("single sign-on: the flow, the session and its refusals", function () {
     expect((await refresh(world, jar)).status).to.equal(200);
     const second = jar.get("skillnet_refresh")!.value;
     expect(second).to.not.equal(first);
+    // Presented again past the concurrent-tabs grace window: a copy was taken.
+    await stack.server.deps
+      .db("refresh_tokens")
+      .where({ token_hash: sha256(first) })
+      .update({ used_at: stack.server.deps.db.raw("now() - interval '1 minute'") });
     const stolen = new CookieJar();
     stolen.set("skillnet_refresh", first, "/api/v1/auth");
     const reuse = await refresh(world, stolen);
     expect(reuse.status).to.equal(401);
     expect(JSON.parse(reuse.body).error.code).to.equal("REFRESH_TOKEN_INVALID");
     expect((await refresh(world, jar)).status, "the family is revoked, the newest cookie too").to.equal(401);
+  });
+
+  it("lets two tabs refresh with the same cookie at once without ending the session", async () => {
+    const tabs = await person("tabs");
+    const { jar } = await signIn(tabs);
+    const cookie = jar.get("skillnet_refresh")!.value;
+    const twoTabs = [new CookieJar(), new CookieJar()];
+    for (const tab of twoTabs) tab.set("skillnet_refresh", cookie, "/api/v1/auth");
+    const answers = await Promise.all(twoTabs.map((tab) => refresh(world, tab)));
+    expect(answers.map((a) => a.status)).to.deep.equal([200, 200]);
+    expect((await refresh(world, twoTabs[1]!)).status, "the family lives on").to.equal(200);
+  });
+
+  it("shows the provider's own refusal (error=access_denied) and signs nobody in", async () => {
+    const jar = new CookieJar();
+    const callback = await toCallback(jar, world.baseUrl, await startPathOf(world, world.a), await person("cancel"));
+    const denied = new URL(CALLBACK, world.baseUrl);
+    denied.search = new URLSearchParams({ error: "access_denied", state: callback.searchParams.get("state")!, iss: world.idp.issuer }).toString();
+    const landed = await hop(jar, denied);
+    refusedWith(landed, "SIGN_IN_PROVIDER_REFUSED", 400);
+    expect(jar.get("skillnet_refresh")).to.equal(undefined);
   });
 
   it("signs out: revokes the family, clears the cookie, and names the provider's end-session URL without a token", async () => {
