@@ -50,7 +50,7 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
 
   before(async function () {
     this.timeout(120_000);
-    [world, browser] = await Promise.all([startSsoWorld(stack, { env: { SOCKET_REAUTH_INTERVAL_MS: "300" } }), launchBrowser()]);
+    [world, browser] = await Promise.all([startSsoWorld(stack, { env: { SOCKET_REAUTH_INTERVAL_MS: "300", ACCESS_TOKEN_TTL_SECONDS: "60" } }), launchBrowser()]);
     const db = stack.server.deps.db;
     const email = `eve@${world.a.domain}`;
     const [employee] = await db("users").insert({ org_id: world.a.orgId, email, name: "Eve Employee", role: "employee", locale: "en" }).returning("id");
@@ -101,6 +101,11 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
     await page.reload();
     await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
     expect(await page.locator(".topbar .who").textContent()).to.include("Eve Employee");
+
+    // A 60 s token is refreshed ahead of its expiry (here within seconds), in the background, and the page stays live.
+    const renewed = await page.waitForResponse((r) => r.url().endsWith("/api/v1/auth/refresh"), { timeout: 10_000 });
+    expect(renewed.status()).to.equal(200);
+    expect(await page.locator(".topbar .connection.connected").count()).to.equal(1);
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Yes, sign me out" }).click();
