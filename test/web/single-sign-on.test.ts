@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { startSsoWorld, type SsoWorld } from "../support/sso";
 import { stackSuite } from "../support/suite";
 import { scriptedResponder } from "../workers/tutor/helpers";
-import { launchBrowser, openPage, type WatchedPage } from "./browser";
+import { answerStreaming, launchBrowser, openPage, type WatchedPage } from "./browser";
 
 declare const document: any, sessionStorage: any;
 
@@ -50,7 +50,10 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
 
   before(async function () {
     this.timeout(120_000);
-    [world, browser] = await Promise.all([startSsoWorld(stack, { env: { SOCKET_REAUTH_INTERVAL_MS: "300", ACCESS_TOKEN_TTL_SECONDS: "60" } }), launchBrowser()]);
+    [world, browser] = await Promise.all([
+      startSsoWorld(stack, { env: { SOCKET_REAUTH_INTERVAL_MS: "300", ACCESS_TOKEN_TTL_SECONDS: "60" } }),
+      launchBrowser(),
+    ]);
     const db = stack.server.deps.db;
     const email = `eve@${world.a.domain}`;
     const [employee] = await db("users").insert({ org_id: world.a.orgId, email, name: "Eve Employee", role: "employee", locale: "en" }).returning("id");
@@ -84,14 +87,7 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
     stack.llm.setTokenDelay(15);
     await page.getByLabel("Message", { exact: true }).fill("Does sign-in work?");
     await page.getByLabel("Message", { exact: true }).press("Enter");
-    await page.waitForFunction(
-      () => {
-        const last = [...document.querySelectorAll("li.msg.assistant")].pop();
-        return last?.getAttribute("aria-busy") === "true" && (last.querySelector(".answer-text")?.textContent ?? "").length > 0;
-      },
-      undefined,
-      { timeout: 20_000 },
-    );
+    await answerStreaming(page);
     await page.waitForFunction(() => [...document.querySelectorAll("li.msg.assistant")].pop()?.getAttribute("aria-busy") === "false", undefined, {
       timeout: 20_000,
     });
