@@ -214,15 +214,36 @@ export interface ProvisionedUser {
   is_active: boolean;
 }
 
+interface JitInput {
+  orgId: string;
+  email: string;
+  profile: ClaimedProfile;
+  link: Omit<IdentityLinkRow, "id" | "org_id" | "user_id">;
+}
+
 /**
  * Creates the employee a first sign-in stands for (just-in-time provisioning), with its link, in
  * one transaction with its audit row. A concurrent first sign-in of the same person loses on the
  * unique email and is answered with the row the winner created.
  */
-export async function provisionJitUser(
-  db: Db,
-  input: { orgId: string; email: string; profile: ClaimedProfile; link: Omit<IdentityLinkRow, "id" | "org_id" | "user_id"> },
-): Promise<ProvisionedUser> {
+export async function provisionJitUser(db: Db, input: JitInput): Promise<ProvisionedUser> {
+  try {
+    return await insertJitUser(db, input);
+  } catch (error) {
+    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    const winner: ProvisionedUser | undefined = await db("users")
+      .select("id", "org_id", "email", "name", "role", "is_active")
+      .where({ org_id: input.orgId, email: input.email.toLowerCase() })
+      .first();
+    if (!winner) throw error;
+    await linkIdentity(db, { ...input.link, org_id: input.orgId, user_id: winner.id });
+    return winner;
+  }
+}
+
+const UNIQUE_VIOLATION = "23505";
+
+async function insertJitUser(db: Db, input: JitInput): Promise<ProvisionedUser> {
   return db.transaction(async (trx) => {
     const [user] = await trx("users")
       .insert({

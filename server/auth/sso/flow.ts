@@ -67,9 +67,9 @@ function failureOf(error: unknown): SignInFailure {
 
 /** The provider's callback: ends signed in (303 to the page) or on a page saying why not. */
 export async function completeSignIn(ctx: Context, deps: ServerDeps, query: { state?: string }): Promise<void> {
-  const pending = query.state ? await ssoOf(deps).pending.finish(ctx, query.state) : null;
-  const backTo = pending?.returnTo ?? "/";
+  let pending: PendingSignIn | null = null;
   try {
+    pending = query.state ? await ssoOf(deps).pending.finish(ctx, query.state) : null;
     if (!pending) throw new SignInFailure("SIGN_IN_STATE_INVALID");
     const provider = await findIdentityProvider(deps.db, pending.providerId);
     if (!provider || (!provider.enabled && pending.mode !== "test")) throw new SignInFailure("SIGN_IN_PROVIDER_DISABLED");
@@ -98,7 +98,7 @@ export async function completeSignIn(ctx: Context, deps: ServerDeps, query: { st
     const failure = failureOf(error);
     // The detail may name another organisation or quote the provider: the log has it, the page does not.
     deps.log.warn({ code: failure.code, detail: failure.detail, providerId: pending?.providerId }, "single sign-on refused");
-    renderFailure(ctx, failure, backTo);
+    renderFailure(ctx, failure, pending?.returnTo ?? "/");
   }
 }
 

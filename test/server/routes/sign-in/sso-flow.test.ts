@@ -160,6 +160,15 @@ describe("single sign-on: the flow, the session and its refusals", function () {
     const audited = await db("audit_log").where({ org_id: world.a.orgId, action: "user.jit_provision", target_id: created.id }).first();
     expect(audited).to.not.equal(undefined);
 
+    // Two first sign-ins of one newcomer at once (two tabs): one person, one link, both signed in.
+    const twin = await person("twin", { noRow: true });
+    const starts = [new CookieJar(), new CookieJar()];
+    const callbacks = await Promise.all(starts.map(async (jar) => toCallback(jar, world.baseUrl, await startPathOf(world, world.a), twin)));
+    const landed = await Promise.all(callbacks.map((callback, i) => hop(starts[i]!, callback)));
+    expect(landed.map((l) => l.status)).to.deep.equal([303, 303]);
+    expect(await db("users").where({ email: twin.email })).to.have.length(1);
+    expect(await db("identity_links").where({ subject: twin.sub })).to.have.length(1);
+
     await world.idp.addAccount({ ...newbie, groups: [], department: "Warehouse" });
     expect((await signIn(newbie)).landed.status).to.equal(303);
     expect(await db("users").where({ id: created.id }).first()).to.include({ role: "employee", department: "Warehouse" });
