@@ -67,6 +67,13 @@ export async function request<T>(method: string, path: string, body?: unknown | 
   return parsed as T;
 }
 
+/** A non-JSON download (a file, a CSV) with the tab's token, refreshed once from the session cookie after a 401. */
+export async function fetchWithToken(path: string): Promise<Response> {
+  const send = () => fetch(path, { headers: { authorization: `Bearer ${tokenStore.get() ?? ""}` } });
+  const response = await send();
+  return response.status === 401 && hasCookieSession() && (await refreshSession()) ? send() : response;
+}
+
 export const api = {
   get: <T>(path: string) => request<T>("GET", path),
   post: <T>(path: string, body?: unknown) => request<T>("POST", path, body ?? {}),
