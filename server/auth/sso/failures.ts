@@ -13,6 +13,7 @@ export const SIGN_IN_FAILURES = {
     status: 400,
     message: "The answer from your identity provider could not be verified (the code was already used, or the ID token is not valid). Start again.",
   },
+  SIGN_IN_UNAVAILABLE: { status: 503, message: "Sign-in could not be completed just now. Try again in a moment." },
   IDP_UNAVAILABLE: { status: 504, message: "Your identity provider did not answer in time. Try again in a moment." },
   SIGN_IN_PROVIDER_DISABLED: { status: 403, message: "Sign-in with this identity provider is turned off for your organisation." },
   EMAIL_MISSING: { status: 403, message: "Your identity provider did not send an email address, so we cannot tell who you are." },

@@ -56,13 +56,19 @@ export async function startSignIn(
   ctx.redirect(url.href);
 }
 
-/** Maps what openid-client throws to a page: timeouts are the provider's outage, anything else a rejected answer. */
+/**
+ * Maps what went wrong to a page: a provider that hangs or cannot be reached is an outage; what
+ * openid-client refused (the code, the ID token, the provider's own error) is a rejected answer;
+ * anything else is on our side (the database, Redis) and says to try again.
+ */
 function failureOf(error: unknown): SignInFailure {
   if (error instanceof SignInFailure) return error;
-  if (isProviderTimeout(error)) return new SignInFailure("IDP_UNAVAILABLE", String(error));
+  if (isProviderTimeout(error) || (error instanceof TypeError && error.message === "fetch failed")) return new SignInFailure("IDP_UNAVAILABLE", String(error));
   if (error instanceof oidc.AuthorizationResponseError)
     return new SignInFailure("SIGN_IN_PROVIDER_REFUSED", `${error.error}: ${error.error_description ?? ""}`);
-  return new SignInFailure("SIGN_IN_REJECTED", error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  if (error instanceof oidc.ClientError || error instanceof oidc.ResponseBodyError || error instanceof oidc.WWWAuthenticateChallengeError)
+    return new SignInFailure("SIGN_IN_REJECTED", `${error.name}: ${error.message}`);
+  return new SignInFailure("SIGN_IN_UNAVAILABLE", error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
 
 /** The provider's callback: ends signed in (303 to the page) or on a page saying why not. */
@@ -97,7 +103,9 @@ export async function completeSignIn(ctx: Context, deps: ServerDeps, query: { st
   } catch (error) {
     const failure = failureOf(error);
     // The detail may name another organisation or quote the provider: the log has it, the page does not.
-    deps.log.warn({ code: failure.code, detail: failure.detail, providerId: pending?.providerId }, "single sign-on refused");
+    const fields = { code: failure.code, detail: failure.detail, providerId: pending?.providerId };
+    if (failure.code === "SIGN_IN_UNAVAILABLE") deps.log.error({ ...fields, err: error }, "single sign-on failed");
+    else deps.log.warn(fields, "single sign-on refused");
     renderFailure(ctx, failure, pending?.returnTo ?? "/");
   }
 }

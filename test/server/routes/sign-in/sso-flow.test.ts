@@ -298,4 +298,14 @@ describe("single sign-on: the flow, the session and its refusals", function () {
     const again = await hop(new CookieJar(), new URL(started.body.start_url, world.baseUrl));
     refusedWith(again, "SIGN_IN_STATE_INVALID", 400);
   });
+
+  // Last: it stops the provider.
+  it("ends on a clear page when the provider is down (connection refused) at the code exchange", async () => {
+    const jar = new CookieJar();
+    const callback = await toCallback(jar, world.baseUrl, await startPathOf(world, world.a), await person("late"));
+    await world.idp.stop();
+    const landed = await hop(jar, callback);
+    refusedWith(landed, "IDP_UNAVAILABLE", 504);
+    expect(jar.get("skillnet_refresh")).to.equal(undefined);
+  });
 });
