@@ -62,6 +62,15 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
     await world.idp.addAccount({ sub: "eve", email, password: world.password, name: "Eve Employee" });
     await world.idp.addAccount({ sub: "ada", email: people.admin.email, password: world.password, name: "Ada Admin", groups: ["skillnet-admins"] });
   });
+  /** A fresh browser context that opens an `?org=` sign-in link and goes through the provider. */
+  async function signedInFromOrgLink(url: string, who: { email: string; password: string }) {
+    const watched = await openPage(browser);
+    const unexpected = watchOurs(watched, world.baseUrl);
+    await watched.page.goto(url);
+    await signInThroughProvider(watched.page, who);
+    return { watched, page: watched.page, unexpected };
+  }
+
   after(async () => {
     await browser?.close();
     await world?.stop();
@@ -115,11 +124,7 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
   });
 
   it("signs an admin into the console from an ?org= link and shows the sign-in settings page", async () => {
-    const watched = await openPage(browser);
-    const unexpected = watchOurs(watched, world.baseUrl);
-    const { page } = watched;
-    await page.goto(`${world.baseUrl}/admin?org=${world.a.slug}`);
-    await signInThroughProvider(page, people.admin);
+    const { watched, page, unexpected } = await signedInFromOrgLink(`${world.baseUrl}/admin?org=${world.a.slug}`, people.admin);
     expect(new URL(page.url()).pathname).to.equal("/admin");
     await page.getByRole("link", { name: "Sign-in" }).click();
     await page.locator(".sign-in-settings").waitFor();
@@ -136,11 +141,7 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
   });
 
   it("throws out an employee who is deactivated while signed in", async () => {
-    const watched = await openPage(browser);
-    const unexpected = watchOurs(watched, world.baseUrl);
-    const { page } = watched;
-    await page.goto(`${world.baseUrl}/?org=${world.a.slug}`);
-    await signInThroughProvider(page, people.employee);
+    const { watched, page, unexpected } = await signedInFromOrgLink(`${world.baseUrl}/?org=${world.a.slug}`, people.employee);
     const db = stack.server.deps.db;
     // What deactivation does (db/queries/admin-action-items.ts deactivateUser): the account off, its refresh tokens revoked.
     await db("users").where({ id: people.employee.id }).update({ is_active: false });
