@@ -20,6 +20,7 @@ module.exports = {
     "test/lib/document-formats.test.ts",
     "test/lib/format-sniffing.test.ts",
     "test/lib/secret-box.test.ts",
+    "test/server/auth/sso/claims.test.ts",
     "test/lib/prompt-markers.test.ts",
     "test/lib/telemetry.test.ts",
     "test/lib/ttl-cache.test.ts",

@@ -239,6 +239,33 @@ export const configSchema = z.object({
         "configure a provider with a client secret; changing it makes stored secrets unreadable (re-enter them). `npm start` generates " +
         "one into `.data/secrets-key`.",
     ),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(900)
+    .describe(
+      "Lifetime of the access tokens `POST /api/v1/auth/refresh` mints after a single sign-on (15 min; at most `JWT_MAX_TTL_SECONDS`). " +
+        "The browser refreshes before they run out.",
+    ),
+  REFRESH_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .default(30 * 24 * 3600)
+    .describe(
+      "Lifetime of the browser's refresh cookie after a single sign-on (30 days); each use replaces it with a new one of the same " +
+        "lifetime, so a browser left unused this long signs in again.",
+    ),
+  RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe(
+      "Single sign-on starts (`GET /api/v1/auth/oidc/:providerId/start`) per client IP per minute: each keeps a pending sign-in in Redis " +
+        "for 10 min, so this bounds what one address can store. Generous, because a company's people often share one address.",
+    ),
   RATE_LIMIT_DEV_LOGIN_PER_MINUTE: z.coerce
     .number()
     .int()
@@ -689,6 +716,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   if (parsed.JWT_TTL_SECONDS > parsed.JWT_MAX_TTL_SECONDS) {
     problems.push(
       `JWT_TTL_SECONDS: ${parsed.JWT_TTL_SECONDS} exceeds JWT_MAX_TTL_SECONDS (${parsed.JWT_MAX_TTL_SECONDS}); tokens would be refused as soon as they are issued`,
+    );
+  }
+  if (parsed.ACCESS_TOKEN_TTL_SECONDS > parsed.JWT_MAX_TTL_SECONDS) {
+    problems.push(
+      `ACCESS_TOKEN_TTL_SECONDS: ${parsed.ACCESS_TOKEN_TTL_SECONDS} exceeds JWT_MAX_TTL_SECONDS (${parsed.JWT_MAX_TTL_SECONDS}); tokens would be refused as soon as they are issued`,
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);

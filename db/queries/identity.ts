@@ -135,3 +135,166 @@ export async function touchIdentityLink(db: Db, linkId: string): Promise<void> {
 export async function deleteIdentityLinksOfUser(db: Db, orgId: string, userId: string): Promise<number> {
   return db("identity_links").where({ org_id: orgId, user_id: userId }).delete();
 }
+
+/** The settings as the API shows them: everything but the sealed secret, which is only said to be set. */
+function auditView(row: IdentityProviderRow | undefined): Record<string, unknown> | null {
+  if (!row) return null;
+  const { client_secret_encrypted, created_at: _created, updated_at: _updated, ...rest } = row;
+  return { ...rest, client_secret_set: client_secret_encrypted !== null };
+}
+
+/** `saveIdentityProvider` and its audit row (before/after without the secret) in one transaction. */
+export async function saveIdentityProviderAudited(
+  db: Db,
+  orgId: string,
+  settings: IdentityProviderSettings,
+  actorId: string | null,
+): Promise<IdentityProviderRow> {
+  return db.transaction(async (trx) => {
+    const before = await findIdentityProviderOfOrg(trx, orgId);
+    const saved = await saveIdentityProvider(trx, orgId, settings);
+    await trx("audit_log").insert({
+      org_id: orgId,
+      actor_id: actorId,
+      action: before ? "identity_provider.update" : "identity_provider.create",
+      target_type: "identity_provider",
+      target_id: saved.id,
+      before: JSON.stringify(auditView(before)),
+      after: JSON.stringify(auditView(saved)),
+    });
+    return saved;
+  });
+}
+
+/** Removes the provider (its links and the refresh families it began go with it) and audits it. */
+export async function deleteIdentityProviderAudited(db: Db, orgId: string, actorId: string | null): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const before = await findIdentityProviderOfOrg(trx, orgId);
+    if (!before) return false;
+    await deleteIdentityProvider(trx, orgId);
+    await trx("audit_log").insert({
+      org_id: orgId,
+      actor_id: actorId,
+      action: "identity_provider.delete",
+      target_type: "identity_provider",
+      target_id: before.id,
+      before: JSON.stringify(auditView(before)),
+    });
+    return true;
+  });
+}
+
+/** What the sign-in button needs of an enabled provider. */
+export interface SignInProvider {
+  id: string;
+  display_name: string;
+}
+
+/** Enabled providers that accept this email domain (a domain may belong to several organisations' providers). */
+export async function findSignInProvidersByDomain(db: Db, domain: string): Promise<SignInProvider[]> {
+  return db("identity_providers")
+    .select("id", "display_name")
+    .where({ enabled: true })
+    .whereRaw("? = ANY(allowed_domains)", [domain.toLowerCase()])
+    .orderBy("display_name")
+    .limit(5);
+}
+
+export async function findSignInProvidersByOrgSlug(db: Db, slug: string): Promise<SignInProvider[]> {
+  return db("identity_providers as p")
+    .join("organizations as o", "o.id", "p.org_id")
+    .select("p.id", "p.display_name")
+    .where({ "o.slug": slug, "p.enabled": true });
+}
+
+/** The fields a sign-in may set on a person from the provider's claims; unset ones are left alone. */
+export interface ClaimedProfile {
+  name?: string;
+  department?: string | null;
+  role?: "admin" | "employee";
+}
+
+export interface ProvisionedUser {
+  id: string;
+  org_id: string;
+  email: string;
+  name: string;
+  role: "admin" | "employee";
+  is_active: boolean;
+}
+
+interface JitInput {
+  orgId: string;
+  email: string;
+  profile: ClaimedProfile;
+  link: Omit<IdentityLinkRow, "id" | "org_id" | "user_id">;
+}
+
+/**
+ * Creates the employee a first sign-in stands for (just-in-time provisioning), with its link, in
+ * one transaction with its audit row. A concurrent first sign-in of the same person loses on the
+ * unique email and is answered with the row the winner created.
+ */
+export async function provisionJitUser(db: Db, input: JitInput): Promise<ProvisionedUser> {
+  try {
+    return await insertJitUser(db, input);
+  } catch (error) {
+    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    const winner: ProvisionedUser | undefined = await db("users")
+      .select("id", "org_id", "email", "name", "role", "is_active")
+      .where({ org_id: input.orgId, email: input.email.toLowerCase() })
+      .first();
+    if (!winner) throw error;
+    await linkIdentity(db, { ...input.link, org_id: input.orgId, user_id: winner.id });
+    return winner;
+  }
+}
+
+const UNIQUE_VIOLATION = "23505";
+
+async function insertJitUser(db: Db, input: JitInput): Promise<ProvisionedUser> {
+  return db.transaction(async (trx) => {
+    const [user] = await trx("users")
+      .insert({
+        org_id: input.orgId,
+        email: input.email.toLowerCase(),
+        name: input.profile.name ?? input.email.split("@")[0],
+        department: input.profile.department ?? null,
+        role: input.profile.role ?? "employee",
+        provisioned_via: "jit",
+      })
+      .returning(["id", "org_id", "email", "name", "role", "is_active"]);
+    await trx("identity_links").insert({ ...input.link, org_id: input.orgId, user_id: user.id });
+    await trx("audit_log").insert({
+      org_id: input.orgId,
+      actor_id: user.id,
+      action: "user.jit_provision",
+      target_type: "user",
+      target_id: user.id,
+      after: JSON.stringify({ email: user.email, name: user.name, role: user.role, department: input.profile.department ?? null }),
+      details: JSON.stringify({ issuer: input.link.issuer, provider_id: input.link.provider_id }),
+    });
+    return user as ProvisionedUser;
+  });
+}
+
+/** Applies what the provider says now (name, department, role) on every sign-in; audits a change of role. */
+export async function syncUserFromClaims(db: Db, orgId: string, userId: string, profile: ClaimedProfile): Promise<void> {
+  const changes = Object.fromEntries(Object.entries(profile).filter(([, value]) => value !== undefined));
+  if (Object.keys(changes).length === 0) return;
+  await db.transaction(async (trx) => {
+    const before = await trx("users").select("role").where({ id: userId, org_id: orgId }).first();
+    await trx("users").where({ id: userId, org_id: orgId }).update(changes);
+    if (profile.role && before && before.role !== profile.role) {
+      await trx("audit_log").insert({
+        org_id: orgId,
+        actor_id: null,
+        action: "user.role_from_identity_provider",
+        target_type: "user",
+        target_id: userId,
+        before: JSON.stringify({ role: before.role }),
+        after: JSON.stringify({ role: profile.role }),
+      });
+    }
+  });
+}

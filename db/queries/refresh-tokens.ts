@@ -17,6 +17,8 @@ export interface RefreshTokenRow {
   revoked_at: Date | null;
 }
 
+const COLUMNS = ["id", "org_id", "user_id", "family_id", "provider_id", "expires_at", "used_at", "revoked_at"];
+
 const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export interface IssuedRefreshToken {
@@ -48,8 +50,16 @@ export async function issueRefreshToken(
 export type SpendOutcome = { kind: "spent"; row: RefreshTokenRow } | { kind: "reused"; row: RefreshTokenRow } | { kind: "unknown" | "expired" | "revoked" };
 
 /**
+ * Two tabs of one browser share the cookie and may refresh at the same moment: the loser presents
+ * a token the winner spent a moment ago. Within this window that is not a theft, so the loser
+ * gets a successor of its own in the same family instead of ending the session everywhere.
+ */
+export const CONCURRENT_REFRESH_GRACE_SECONDS = 10;
+
+/**
  * Spends a token exactly once (a conditional update, so two concurrent refreshes cannot both
- * win). A token already spent is reported as `reused` and its family revoked.
+ * spend it). A token spent longer than CONCURRENT_REFRESH_GRACE_SECONDS ago is reported as
+ * `reused` and its family revoked.
  */
 export async function spendRefreshToken(db: Db, token: string): Promise<SpendOutcome> {
   const hash = hashOf(token);
@@ -59,14 +69,20 @@ export async function spendRefreshToken(db: Db, token: string): Promise<SpendOut
     .whereNull("revoked_at")
     .where("expires_at", ">", db.fn.now())
     .update({ used_at: db.fn.now() })
-    .returning(["id", "org_id", "user_id", "family_id", "provider_id", "expires_at", "used_at", "revoked_at"]);
+    .returning(COLUMNS);
   if (spent) return { kind: "spent", row: spent as RefreshTokenRow };
-  const row = (await db("refresh_tokens").where({ token_hash: hash }).first()) as RefreshTokenRow | undefined;
+  const row = (await db("refresh_tokens")
+    .select([...COLUMNS, db.raw("used_at > now() - make_interval(secs => ?) AS just_spent", [CONCURRENT_REFRESH_GRACE_SECONDS])])
+    .where({ token_hash: hash })
+    .first()) as (RefreshTokenRow & { just_spent: boolean | null }) | undefined;
   if (!row) return { kind: "unknown" };
-  if (row.revoked_at) return { kind: "revoked" };
-  if (row.used_at) {
-    await revokeRefreshFamily(db, row.family_id);
-    return { kind: "reused", row };
+  const { just_spent: justSpent, ...stored } = row;
+  if (stored.revoked_at) return { kind: "revoked" };
+  if (stored.expires_at.getTime() <= Date.now()) return { kind: "expired" };
+  if (stored.used_at && justSpent) return { kind: "spent", row: stored };
+  if (stored.used_at) {
+    await revokeRefreshFamily(db, stored.family_id);
+    return { kind: "reused", row: stored };
   }
   return { kind: "expired" };
 }

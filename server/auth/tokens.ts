@@ -54,13 +54,14 @@ export class TokenService {
     this.key = new TextEncoder().encode(settings.secret);
   }
 
-  async sign(principal: Principal): Promise<string> {
+  /** `ttlSeconds`: the session's access tokens (ACCESS_TOKEN_TTL_SECONDS) live shorter than dev-login's. */
+  async sign(principal: Principal, ttlSeconds = this.settings.ttlSeconds): Promise<string> {
     const jwt = new SignJWT({ org: principal.orgId, role: principal.role })
       .setProtectedHeader({ alg: "HS256" })
       .setSubject(principal.userId)
       .setIssuer(this.settings.issuer)
       .setIssuedAt()
-      .setExpirationTime(`${this.settings.ttlSeconds}s`);
+      .setExpirationTime(`${ttlSeconds}s`);
     if (this.settings.audience) jwt.setAudience(this.settings.audience);
     return jwt.sign(this.key);
   }

@@ -5,6 +5,7 @@
  * others. Checked before anything is stored or enqueued: a refused request leaves no trace.
  */
 import type { Redis } from "ioredis";
+import type { Middleware } from "koa";
 import { ownedKey } from "../../queues/slots";
 import { Refusal } from "../../lib/refusal";
 
@@ -106,4 +107,13 @@ export function rateLimited(check: Pick<RateLimitCheck, "scope" | "rule">, retry
       ...(check.scope === "caller" ? {} : { limit: check.scope }),
     },
   );
+}
+
+/** Middleware counting each request against `rule` per client IP, before anything is read or stored (public endpoints). */
+export function perClientIp(redis: Redis, rule: RateLimitRule): Middleware {
+  const limiter = new RateLimiter(redis);
+  return async (ctx, next) => {
+    await limiter.consume(ctx.ip, rule);
+    await next();
+  };
 }

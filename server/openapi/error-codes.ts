@@ -26,6 +26,16 @@ export const ERROR_CODES = {
   },
   TOKEN_NOT_LINKED: { status: 401, when: "An identity provider's token whose `iss` + `sub` is linked to nobody here." },
   ACCOUNT_INACTIVE: { status: 401, when: "An identity provider's token for an account that is deactivated or deleted." },
+  REFRESH_TOKEN_INVALID: {
+    status: 401,
+    when: "POST /api/v1/auth/refresh without a live refresh cookie: missing, expired, revoked, already used (which revokes its whole family) or of a deactivated account.",
+  },
+  CSRF_CHECK_FAILED: { status: 403, when: "Refresh or sign-out without the `X-Requested-With` header, or with an `Origin` of another site." },
+  IDP_DISCOVERY_FAILED: {
+    status: 400,
+    when: "Saving an identity provider whose issuer did not answer within OIDC_HTTP_TIMEOUT_MS or is not an OpenID Provider (discovery failed). Nothing was saved.",
+  },
+  SECRETS_KEY_MISSING: { status: 503, when: "Storing an identity provider's client secret while the server has no SECRETS_KEY." },
   FORBIDDEN: { status: 403, when: "The role is not allowed (admins only; Bull Board and board codes: admins of OPS_ORG)." },
   AI_ALLOWANCE_EXHAUSTED: {
     status: 402,

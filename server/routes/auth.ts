@@ -13,7 +13,7 @@ import { unauthorized } from "../errors";
 import { Refusal } from "../../lib/refusal";
 import { demoUsersResponse, devLoginResponse } from "../openapi/responses";
 import { defineRoute } from "./define-route";
-import { RateLimiter } from "../middleware/rate-limit";
+import { perClientIp } from "../middleware/rate-limit";
 import type { ServerDeps } from "../deps";
 
 /** Enough for the demo organisation; a picker longer than this would not be read anyway. */
@@ -25,16 +25,6 @@ export const devLoginBody = z.strictObject({ email: z.email({ error: "email must
 function devLoginOn(deps: ServerDeps, refusal: string): Middleware {
   return async (_ctx, next) => {
     if (!deps.config.DEV_LOGIN_ENABLED) throw new Refusal("not_found", "NOT_FOUND", refusal);
-    await next();
-  };
-}
-
-/** Counted before the body is read and the user looked up, so guessing emails costs the same as using a known one. */
-function perClientIp(deps: ServerDeps): Middleware {
-  const limiter = new RateLimiter(deps.redis);
-  const perIp = { bucket: "dev-login", limit: deps.config.RATE_LIMIT_DEV_LOGIN_PER_MINUTE, windowMs: 60_000 };
-  return async (ctx, next) => {
-    await limiter.consume(ctx.ip, perIp);
     await next();
   };
 }
@@ -51,7 +41,11 @@ export const authRoutes = [
     rateLimited: true,
     responses: { 200: { description: "A token and the user it signs in.", schema: devLoginResponse } },
     errors: ["UNAUTHORIZED", "NOT_FOUND"],
-    use: (deps) => [devLoginOn(deps, "dev-login is disabled (set DEV_LOGIN_ENABLED=true to enable it outside embedded mode)"), perClientIp(deps)],
+    // Counted before the body is read and the user looked up, so guessing emails costs the same as using a known one.
+    use: (deps) => [
+      devLoginOn(deps, "dev-login is disabled (set DEV_LOGIN_ENABLED=true to enable it outside embedded mode)"),
+      perClientIp(deps.redis, { bucket: "dev-login", limit: deps.config.RATE_LIMIT_DEV_LOGIN_PER_MINUTE, windowMs: 60_000 }),
+    ],
     handler: async (ctx, { body }, deps) => {
       const user = await findUserByEmail(deps.db, body.email);
       if (!user) throw unauthorized("No user with that email");

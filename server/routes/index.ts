@@ -11,6 +11,7 @@ import { defineRoute, type ApiRoute } from "./define-route";
 import { documentRoutes } from "./documents/routes";
 import { feedbackRoutes } from "./feedback/routes";
 import { healthRoutes } from "./health";
+import { identityProviderRoutes } from "./identity-provider/routes";
 import { insightsRoutes } from "./insights/routes";
 import { usageRoutes } from "./insights/usage";
 import { learningRoutes } from "./learning/routes";
@@ -18,6 +19,7 @@ import { meRoutes } from "./me";
 import { opsRoutes } from "./ops";
 import { passageRoutes } from "./passages/routes";
 import { peopleRoutes } from "./people/routes";
+import { signInRoutes } from "./sign-in/routes";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
@@ -40,6 +42,7 @@ const openApiRoute = defineRoute({
 
 export const API_ROUTES: readonly ApiRoute[] = [
   ...authRoutes,
+  ...signInRoutes,
   ...meRoutes,
   ...learningRoutes,
   openApiRoute,
@@ -54,4 +57,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...usageRoutes,
   ...peopleRoutes,
   ...opsRoutes,
+  ...identityProviderRoutes,
 ];

@@ -63,3 +63,18 @@ export async function signInWithToken(page: Page, baseUrl: string, token: string
   await page.reload();
   await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
 }
+
+/** Resolves once the newest answer bubble is still streaming and already shows some text (mid-stream). */
+export async function answerStreaming(page: Page, timeout = 20_000): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      // Runs in Chromium, where `document` is the page's.
+      type Node = { getAttribute(name: string): string | null; querySelector(selector: string): { textContent: string | null } | null };
+      const doc = (globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<Node> } }).document;
+      const last = Array.from(doc.querySelectorAll("li.msg.assistant")).pop();
+      return last?.getAttribute("aria-busy") === "true" && (last.querySelector(".answer-text")?.textContent ?? "").length > 0;
+    },
+    undefined,
+    { timeout },
+  );
+}

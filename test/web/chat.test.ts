@@ -11,7 +11,7 @@ import { useStack, type Stack } from "../support/stack";
 import { RateLimiter } from "../../server/middleware/rate-limit";
 import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";
 import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
-import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
+import { answerStreaming, launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 
 // Globals of the page: the callbacks given to page.evaluate/waitForFunction run in Chromium, not in Node.
 declare const document: any, sessionStorage: any, window: any;
@@ -87,14 +87,7 @@ describe("web: the employee chat in Chromium", function () {
     await ask(page, QUESTION);
     const answer = page.locator("li.msg.assistant").last();
     // Mid-stream: some text, still busy, and the badge already there (grounding comes before tokens).
-    await page.waitForFunction(
-      () => {
-        const last = [...document.querySelectorAll("li.msg.assistant")].pop();
-        return last?.getAttribute("aria-busy") === "true" && (last.querySelector(".answer-text")?.textContent ?? "").length > 0;
-      },
-      undefined,
-      { timeout: 20_000 },
-    );
+    await answerStreaming(page);
     const early = (await answer.locator(".answer-text").textContent()) ?? "";
     expect(await answer.locator(".badge[data-rung]").getAttribute("data-rung")).to.equal("chunks");
     expect(await answer.locator(".badge[data-rung]").textContent()).to.equal("company source");

@@ -1,4 +1,4 @@
-/** The admin console: documents, the assistant, insights, people, and (for the platform operator) Bull Board. */
+/** The admin console: documents, the assistant, insights, people, sign-in settings, and (for the platform operator) Bull Board. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
@@ -10,10 +10,11 @@ import { ContentGaps } from "./ContentGaps";
 import { Usage } from "./Usage";
 import { Documents } from "./Documents";
 import { People } from "./People";
+import { SignInSettings } from "./SignInSettings";
 
-type Tab = "documents" | "assistant" | "gaps" | "usage" | "people";
+type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in";
 
-const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people"];
+const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in"];
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
@@ -56,6 +57,9 @@ export function AdminApp(signedIn: SignedIn) {
         <a href="#people" aria-current={tab === "people" ? "page" : undefined}>
           People
         </a>
+        <a href="#sign-in" aria-current={tab === "sign-in" ? "page" : undefined}>
+          Sign-in
+        </a>
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
             Queues (Bull Board)
@@ -77,6 +81,7 @@ export function AdminApp(signedIn: SignedIn) {
       )}
       {tab === "usage" && <Usage />}
       {tab === "people" && <People me={signedIn.me} />}
+      {tab === "sign-in" && <SignInSettings />}
       {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>
   );

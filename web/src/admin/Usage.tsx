@@ -6,9 +6,8 @@ import { ConsolePage } from "../components/ConsolePage";
 import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { api } from "../lib/api";
+import { api, fetchWithToken } from "../lib/api";
 import { describeApiError } from "../lib/errors";
-import { tokenStore } from "../lib/token-store";
 import { tokens } from "../components/AllowanceNotice";
 import type { UsageBody } from "../../../server/routes/insights/schema";
 import "../insights.css";
@@ -66,7 +65,7 @@ function Table<T extends UsageBody["totals"]>({ caption, column, rows, label }: 
 
 /** The CSV needs the bearer token, so it is fetched and saved through a blob link. */
 async function downloadCsv(month: string): Promise<void> {
-  const response = await fetch(`/api/v1/admin/usage/csv?month=${month}`, { headers: { authorization: `Bearer ${tokenStore.get() ?? ""}` } });
+  const response = await fetchWithToken(`/api/v1/admin/usage/csv?month=${month}`);
   if (!response.ok) throw new Error(`The export failed (${response.status}).`);
   const link = document.createElement("a");
   link.href = URL.createObjectURL(await response.blob());

@@ -4,9 +4,8 @@
  * original document. The server re-checks who may read it; a refusal is shown as such.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError } from "../lib/api";
+import { api, ApiError, fetchWithToken } from "../lib/api";
 import { describeApiError } from "../lib/errors";
-import { tokenStore } from "../lib/token-store";
 import type { PassageBody } from "../../../server/routes/passages/schema";
 import "../insights.css";
 
@@ -17,7 +16,7 @@ function pages(p: PassageBody): string | null {
 
 /** The original is fetched with the bearer token (a plain link could not carry it) and opened as a blob. */
 async function openOriginal(url: string): Promise<void> {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${tokenStore.get() ?? ""}` } });
+  const response = await fetchWithToken(url);
   if (!response.ok) throw new ApiError(response.status, "NOT_FOUND", "That document is not available to you any more.");
   const blob = await response.blob();
   window.open(URL.createObjectURL(blob), "_blank", "noopener");

@@ -1,11 +1,13 @@
 /**
- * The frame both pages share: sign-in when there is no token, then `GET /api/v1/me`, one live
- * socket, a header (who, connection, sign out) and a plain banner when the offline model answers.
+ * The frame both pages share: on load, the session from the refresh cookie if there is one (a
+ * reload stays signed in), else sign-in; then `GET /api/v1/me`, one live socket, a header (who,
+ * connection, sign out) and a plain banner when the offline model answers.
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, whenUnauthorized } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { endSession, mayHaveSession, refreshSession } from "../lib/session";
 import { openSocket, type ConnectionState, type LiveSocket } from "../lib/socket";
 import { tokenStore } from "../lib/token-store";
 import type { Me } from "../lib/types";
@@ -29,29 +31,49 @@ export function Shell({
   nav?: ComponentChildren;
   children: (signedIn: SignedIn) => ComponentChildren;
 }) {
-  const [token, setToken] = useState(tokenStore.get());
+  // "checking": on load, a single sign-on session may still be alive in the refresh cookie.
+  const [phase, setPhase] = useState<"checking" | "signed-out" | "signed-in">(tokenStore.get() ? "signed-in" : mayHaveSession() ? "checking" : "signed-out");
+  /** Bumped at each sign-in, so the frame loads `me` and opens its socket once per session, not per refreshed token. */
+  const [session, setSession] = useState(0);
   const [me, setMe] = useState<Me | null>(null);
   const [live, setLive] = useState<LiveSocket | null>(null);
   const [connection, setConnection] = useState<ConnectionState>("connecting");
   const [notice, setNotice] = useState<string | null>(null);
 
-  const signOut = (message: string | null = null): void => {
+  /** The session ended without the person asking (expired, deactivated): back to sign-in with why. */
+  const signedOut = (message: string | null = null): void => {
     tokenStore.clear();
-    setToken(null);
+    setPhase("signed-out");
     setMe(null);
     setNotice(message);
   };
 
-  useEffect(() => whenUnauthorized(() => signOut("Your sign-in has expired or is no longer valid. Sign in again.")), []);
+  /** The person asked: end the session at our server and, where the provider supports it, at the provider. */
+  const signOut = async (): Promise<void> => {
+    const providerLogout = await endSession(role === "admin" ? "/admin" : "/");
+    signedOut();
+    if (providerLogout) location.assign(providerLogout);
+  };
+
+  useEffect(() => whenUnauthorized(() => signedOut("Your sign-in has expired or is no longer valid. Sign in again.")), []);
 
   useEffect(() => {
-    if (!token) return;
+    if (phase !== "checking") return;
+    void refreshSession().then((token) => {
+      if (!token) return setPhase("signed-out");
+      setPhase("signed-in");
+      setSession((n) => n + 1);
+    });
+  }, [phase]);
+
+  useEffect(() => {
+    if (phase !== "signed-in") return;
     let cancelled = false;
     api
       .get<Me>("/api/v1/me")
       .then((body) => !cancelled && setMe(body))
-      .catch((error) => !cancelled && signOut(describeApiError(error)));
-    const socket = openSocket(token, (message) => signOut(message));
+      .catch((error) => !cancelled && signedOut(describeApiError(error)));
+    const socket = openSocket((message) => signedOut(message));
     const stop = socket.onState(setConnection);
     setLive(socket);
     return () => {
@@ -60,9 +82,15 @@ export function Shell({
       socket.close();
       setLive(null);
     };
-  }, [token]);
+  }, [phase, session]);
 
-  if (!token) {
+  if (phase === "checking")
+    return (
+      <p class="loading" aria-live="polite">
+        Loading…
+      </p>
+    );
+  if (phase === "signed-out") {
     return (
       <>
         {notice && (
@@ -73,9 +101,10 @@ export function Shell({
         <SignIn
           role={role}
           onToken={(value) => {
-            tokenStore.set(value);
+            tokenStore.set(value, { persist: true });
             setNotice(null);
-            setToken(value);
+            setPhase("signed-in");
+            setSession((n) => n + 1);
           }}
         />
       </>
@@ -96,7 +125,7 @@ export function Shell({
         </p>
         <p>
           <a href="/">Open the tutor</a> or{" "}
-          <button type="button" onClick={() => signOut()}>
+          <button type="button" onClick={() => void signOut()}>
             sign in as someone else
           </button>
         </p>
@@ -116,7 +145,7 @@ export function Shell({
           {me.user.name}
           {me.organisation.name ? ` · ${me.organisation.name}` : ""}
         </span>
-        <button type="button" class="link-button" onClick={() => signOut()}>
+        <button type="button" class="link-button" onClick={() => void signOut()}>
           Sign out
         </button>
       </header>

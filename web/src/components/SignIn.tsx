@@ -1,6 +1,9 @@
 /**
- * Sign-in. While dev-login is on (embedded demo) it lists the demo users to pick from; otherwise
- * (or by choice) it takes a token pasted from the identity provider. The token stays in this tab.
+ * Sign-in. With the company's identity provider: the person types their work email (or opens a
+ * link with `?org=<slug>`), the page finds the provider and offers "Sign in with <provider>";
+ * the provider's page takes the password and the browser comes back signed in (a refresh cookie;
+ * no token ever passes through a URL or this page). While dev-login is on (the embedded demo) it
+ * also lists the demo users to pick from.
  */
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api } from "../lib/api";
@@ -13,9 +16,80 @@ interface DemoUser {
   department: string | null;
 }
 
+interface Provider {
+  id: string;
+  display_name: string;
+  start_url: string;
+}
+
+function CompanySignIn({ returnTo, devLogin }: { returnTo: "/" | "/admin"; devLogin: boolean }) {
+  const org = new URLSearchParams(location.search).get("org");
+  const [email, setEmail] = useState("");
+  const [providers, setProviders] = useState<Provider[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const find = async (query: string): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    try {
+      setProviders((await api.get<{ providers: Provider[] }>(`/api/v1/auth/providers?${query}`)).providers);
+    } catch (caught) {
+      setError(describeApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  useEffect(() => {
+    if (org) void find(`org=${encodeURIComponent(org)}`);
+  }, [org]);
+
+  return (
+    <section aria-labelledby="company-sign-in-title">
+      <h2 id="company-sign-in-title">{devLogin ? "Or sign in with your company account" : "Sign in with your company account"}</h2>
+      {!org && (
+        <form
+          class="token-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (email.trim()) void find(`email=${encodeURIComponent(email.trim())}`);
+          }}
+        >
+          <label for="work-email">Work email</label>
+          <input id="work-email" type="email" autocomplete="username" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required />
+          <button type="submit" disabled={busy}>
+            Continue
+          </button>
+        </form>
+      )}
+      {error && (
+        <p class="alert" role="alert">
+          {error}
+        </p>
+      )}
+      {providers && providers.length === 0 && (
+        <p class="notice" role="status">
+          {org ? "This organisation has no sign-in provider set up." : "No company sign-in is set up for this email domain."} Ask your organisation's admin.
+        </p>
+      )}
+      {providers && providers.length > 0 && (
+        <ul class="user-list">
+          {providers.map((provider) => (
+            <li key={provider.id}>
+              <button type="button" class="provider-button" onClick={() => location.assign(`${provider.start_url}?return_to=${encodeURIComponent(returnTo)}`)}>
+                <span class="user-name">Sign in with {provider.display_name}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 export function SignIn({ onToken, role }: { onToken: (token: string) => void; role?: "admin" }) {
   const [users, setUsers] = useState<DemoUser[] | null | undefined>(undefined);
-  const [pasted, setPasted] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -70,20 +144,7 @@ export function SignIn({ onToken, role }: { onToken: (token: string) => void; ro
           </ul>
         </section>
       )}
-      {users !== undefined && (
-        <form
-          class="token-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (pasted.trim()) onToken(pasted.trim());
-          }}
-        >
-          <h2>{users && users.length > 0 ? "Or paste a token" : "Paste your token"}</h2>
-          <label for="token-input">Access token (JWT from your identity provider)</label>
-          <input id="token-input" type="password" autocomplete="off" value={pasted} onInput={(e) => setPasted(e.currentTarget.value)} required />
-          <button type="submit">Sign in</button>
-        </form>
-      )}
+      {users !== undefined && <CompanySignIn returnTo={role === "admin" ? "/admin" : "/"} devLogin={Boolean(users && users.length > 0)} />}
     </main>
   );
 }

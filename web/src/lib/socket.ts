@@ -5,6 +5,8 @@
  * at once (rather than waiting for a heartbeat to time out) and opened again when it is back.
  */
 import { io, type Socket } from "socket.io-client";
+import { hasCookieSession, refreshSession } from "./session";
+import { tokenStore } from "./token-store";
 
 export type ConnectionState = "connecting" | "connected" | "offline";
 
@@ -17,8 +19,15 @@ export interface LiveSocket {
   close(): void;
 }
 
-export function openSocket(token: string, onAuthFailure: (message: string) => void): LiveSocket {
-  const socket = io({ path: "/socket.io", auth: { token }, transports: ["websocket"], reconnectionDelay: 500, reconnectionDelayMax: 5_000 });
+export function openSocket(onAuthFailure: (message: string) => void): LiveSocket {
+  // Read at every handshake, so a reconnection carries the token the session refreshed last.
+  const socket = io({
+    path: "/socket.io",
+    auth: (send) => send({ token: tokenStore.get() }),
+    transports: ["websocket"],
+    reconnectionDelay: 500,
+    reconnectionDelayMax: 5_000,
+  });
   let state: ConnectionState = "connecting";
   const stateListeners = new Set<(state: ConnectionState) => void>();
   const connectListeners = new Set<() => void>();
@@ -40,13 +49,21 @@ export function openSocket(token: string, onAuthFailure: (message: string) => vo
       if (!socket.connected && navigator.onLine) socket.connect();
     }, seconds * 1000);
   };
+  // A token that ran out (or an account the server re-checked): a single sign-on session tries its refresh cookie once, then gives up.
+  const reauthenticate = async (message: string): Promise<void> => {
+    if (hasCookieSession() && (await refreshSession())) {
+      socket.connect();
+      return;
+    }
+    onAuthFailure(message);
+  };
   socket.on("connect_error", (error: Error & { data?: { code?: string; retry_after?: number } }) => {
     const code = error.data?.code;
-    if (code === "UNAUTHORIZED") return onAuthFailure("Your sign-in is no longer valid. Sign in again.");
+    if (code === "UNAUTHORIZED") return void reauthenticate("Your sign-in is no longer valid. Sign in again.");
     setState(navigator.onLine ? "connecting" : "offline");
     if (code === "RATE_LIMITED" || code === "TOO_MANY_SOCKETS") connectLater(error.data?.retry_after ?? 15);
   });
-  socket.on("auth_expired", (payload: { message: string }) => onAuthFailure(payload.message));
+  socket.on("auth_expired", (payload: { message: string }) => void reauthenticate(payload.message));
   socket.on("rate_limited", () => connectLater(15));
 
   const goOffline = (): void => {

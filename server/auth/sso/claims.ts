@@ -1,0 +1,61 @@
+/**
+ * What an identity provider's claims say about a person, read through the organisation's claim
+ * mapping (db/queries/identity.ts `claimMappingSchema`): unset names fall back to the OpenID
+ * standard ones. No I/O, so the rules are unit-tested on their own.
+ */
+import type { ClaimMapping, ClaimedProfile } from "../../../db/queries/identity";
+
+export interface MappedClaims {
+  issuer: string;
+  subject: string;
+  email?: string;
+  emailVerified: boolean;
+  /** What a sign-in sets on the person; a field the provider did not send stays undefined (left alone). */
+  profile: ClaimedProfile;
+  groups: string[];
+}
+
+const NAME_MAX = 200;
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value.trim().slice(0, NAME_MAX) : undefined;
+}
+
+/** A group claim may be a list or, from some providers, one string. */
+function list(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+export function mapClaims(claims: Record<string, unknown>, mapping: ClaimMapping): MappedClaims {
+  const email = text(claims[mapping.email ?? "email"])?.toLowerCase();
+  const groups = list(claims[mapping.groups ?? "groups"]);
+  const adminGroups = mapping.admin_groups ?? [];
+  const profile: ClaimedProfile = {};
+  const name = text(claims[mapping.name ?? "name"]);
+  if (name) profile.name = name;
+  const departmentClaim = mapping.department ?? "department";
+  if (departmentClaim in claims) profile.department = text(claims[departmentClaim]) ?? null;
+  // Without admin groups the provider does not decide roles: an admin made in the console stays one.
+  if (adminGroups.length > 0) profile.role = groups.some((group) => adminGroups.includes(group)) ? "admin" : "employee";
+  return {
+    issuer: String(claims.iss ?? ""),
+    subject: String(claims.sub ?? ""),
+    ...(email ? { email } : {}),
+    // Some providers (Cognito, older ADFS) send the flag as a string.
+    emailVerified: claims.email_verified === true || claims.email_verified === "true",
+    profile,
+    groups,
+  };
+}
+
+export function emailDomain(email: string): string | undefined {
+  const at = email.lastIndexOf("@");
+  return at > 0 && at < email.length - 1 ? email.slice(at + 1).toLowerCase() : undefined;
+}
+
+/** Exact domains only: `example.com` does not admit `mail.example.com` nor `example.com.evil`. */
+export function domainAllowed(email: string, allowedDomains: readonly string[]): boolean {
+  const domain = emailDomain(email);
+  return domain !== undefined && allowedDomains.some((allowed) => allowed.toLowerCase() === domain);
+}

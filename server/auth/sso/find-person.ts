@@ -1,0 +1,65 @@
+/**
+ * Who a verified ID token is, in the organisation whose provider signed it: the stored link of
+ * (issuer, subject) first; else that organisation's account with the same email, linked now,
+ * only if the provider vouches for the email and its domain is allowed; else a new employee
+ * when the organisation allows just-in-time provisioning; else nobody. A link or an email that
+ * belongs to another organisation never signs anyone in here, even when both organisations use
+ * the same issuer. A dry run (the console's test sign-in) decides the same without writing.
+ */
+import {
+  findIdentityLink,
+  linkIdentity,
+  provisionJitUser,
+  syncUserFromClaims,
+  touchIdentityLink,
+  type IdentityProviderRow,
+} from "../../../db/queries/identity";
+import { findUser, findUserByEmail } from "../../../db/queries/users";
+import type { Db } from "../../../db/knex";
+import { domainAllowed, type MappedClaims } from "./claims";
+import { SignInFailure } from "./failures";
+
+export interface FoundPerson {
+  /** Null only in a dry run that would create the person. */
+  userId: string | null;
+  email: string;
+  role: "admin" | "employee";
+  how: "linked" | "matched-by-email" | "created-just-in-time";
+}
+
+export async function findPerson(db: Db, provider: IdentityProviderRow, claims: MappedClaims, { dryRun = false } = {}): Promise<FoundPerson> {
+  const link = await findIdentityLink(db, claims.issuer, claims.subject);
+  if (link) {
+    if (link.org_id !== provider.org_id) throw new SignInFailure("WRONG_ORGANISATION", `linked in organisation ${link.org_id}`);
+    const user = await findUser(db, link.org_id, link.user_id);
+    if (!user) throw new SignInFailure("NO_ACCOUNT");
+    if (!user.is_active) throw new SignInFailure("ACCOUNT_DEACTIVATED");
+    if (!dryRun) {
+      await touchIdentityLink(db, link.id);
+      await syncUserFromClaims(db, user.org_id, user.id, claims.profile);
+    }
+    return { userId: user.id, email: user.email, role: claims.profile.role ?? user.role, how: "linked" };
+  }
+
+  const email = claims.email;
+  if (!email) throw new SignInFailure("EMAIL_MISSING");
+  if (!domainAllowed(email, provider.allowed_domains)) throw new SignInFailure("DOMAIN_NOT_ALLOWED");
+  if (!claims.emailVerified) throw new SignInFailure("EMAIL_NOT_VERIFIED");
+  const linkFields = { provider_id: provider.id, issuer: claims.issuer, subject: claims.subject };
+
+  const existing = await findUserByEmail(db, email);
+  if (existing) {
+    if (existing.org_id !== provider.org_id) throw new SignInFailure("WRONG_ORGANISATION", `email registered in organisation ${existing.org_id}`);
+    if (!existing.is_active) throw new SignInFailure("ACCOUNT_DEACTIVATED");
+    if (!dryRun) {
+      await linkIdentity(db, { ...linkFields, org_id: existing.org_id, user_id: existing.id });
+      await syncUserFromClaims(db, existing.org_id, existing.id, claims.profile);
+    }
+    return { userId: existing.id, email, role: claims.profile.role ?? existing.role, how: "matched-by-email" };
+  }
+
+  if (!provider.jit_enabled) throw new SignInFailure("NO_ACCOUNT");
+  if (dryRun) return { userId: null, email, role: claims.profile.role ?? "employee", how: "created-just-in-time" };
+  const created = await provisionJitUser(db, { orgId: provider.org_id, email, profile: claims.profile, link: linkFields });
+  return { userId: created.id, email, role: created.role, how: "created-just-in-time" };
+}

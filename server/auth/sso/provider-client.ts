@@ -1,0 +1,104 @@
+/**
+ * openid-client configurations of the organisations' identity providers: discovery with a bounded
+ * timeout (OIDC_HTTP_TIMEOUT_MS, on every request the configuration later makes too), kept for a
+ * few minutes per provider version so a sign-in does not rediscover the issuer each time.
+ * Plain-HTTP issuers are accepted only on a loopback address (a provider on this machine, as in
+ * tests); anything else must be HTTPS.
+ */
+import * as oidc from "openid-client";
+import { canonicalHost, isLoopbackHost } from "../../../lib/loopback";
+import { SecretBox } from "../../../lib/secret-box";
+import { TtlCache } from "../../../lib/ttl-cache";
+import type { IdentityProviderRow } from "../../../db/queries/identity";
+
+const CACHE_MS = 5 * 60_000;
+
+/** A request to the provider that ran past the timeout. */
+export class ProviderTimeout extends Error {
+  constructor(url: string, ms: number) {
+    super(`${new URL(url).origin} did not answer within ${ms} ms`);
+    this.name = "ProviderTimeout";
+  }
+}
+
+export function isProviderTimeout(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof ProviderTimeout) return true;
+  return false;
+}
+
+/** Why discovery failed, in words an admin can act on: openid-client's own message is often "something went wrong" over a cause. */
+export function describeProviderError(error: unknown): string {
+  const messages: string[] = [];
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof ProviderTimeout) return cause.message;
+    if (cause.message && cause.message !== "something went wrong") messages.push(cause.message);
+  }
+  return messages.join(": ") || "the issuer did not answer as an OpenID Provider";
+}
+
+/** fetch bounded by `ms`, whatever signal openid-client passes; a timeout says so by its class. */
+function boundedFetch(ms: number): oidc.CustomFetch {
+  return async (url, options) => {
+    const timeout = AbortSignal.timeout(ms);
+    try {
+      return await fetch(url, { ...options, signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout });
+    } catch (error) {
+      if (timeout.aborted) throw new ProviderTimeout(url, ms);
+      throw error;
+    }
+  };
+}
+
+export interface ClientCredentials {
+  issuer: string;
+  clientId: string;
+  clientSecret: string | null;
+}
+
+/** Discovers the issuer and checks what sign-in needs of it (an authorization and a token endpoint). */
+export async function discoverProvider(credentials: ClientCredentials, timeoutMs: number): Promise<oidc.Configuration> {
+  const issuer = new URL(credentials.issuer);
+  const insecure = issuer.protocol === "http:";
+  if (insecure && !isLoopbackHost(canonicalHost(issuer.hostname))) throw new TypeError("the issuer must be an https:// URL");
+  const fetcher = boundedFetch(timeoutMs);
+  const auth = credentials.clientSecret ? oidc.ClientSecretPost(credentials.clientSecret) : oidc.None();
+  const config = await oidc.discovery(issuer, credentials.clientId, undefined, auth, {
+    execute: insecure ? [oidc.allowInsecureRequests] : [],
+    [oidc.customFetch]: fetcher,
+    timeout: Math.ceil(timeoutMs / 1000),
+  });
+  const metadata = config.serverMetadata();
+  if (!metadata.authorization_endpoint || !metadata.token_endpoint) throw new TypeError("the issuer's metadata has no authorization or token endpoint");
+  return config;
+}
+
+export class ProviderClients {
+  private readonly cache = new TtlCache<oidc.Configuration>(CACHE_MS, 1_000);
+  private readonly secrets: SecretBox | null;
+
+  constructor(
+    secretsKey: string | undefined,
+    private readonly timeoutMs: number,
+  ) {
+    this.secrets = secretsKey ? new SecretBox(secretsKey) : null;
+  }
+
+  /** The provider's configuration; only a successful discovery is kept, so after an outage the next sign-in tries again. */
+  async configurationFor(provider: IdentityProviderRow): Promise<oidc.Configuration> {
+    const key = `${provider.id}:${provider.updated_at.getTime()}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const secret = provider.client_secret_encrypted && this.secrets ? this.secrets.open(provider.client_secret_encrypted) : null;
+    const config = await discoverProvider({ issuer: provider.issuer, clientId: provider.client_id, clientSecret: secret }, this.timeoutMs);
+    this.cache.set(key, config);
+    return config;
+  }
+
+  seal(secret: string): string | null {
+    return this.secrets?.seal(secret) ?? null;
+  }
+
+  get canSeal(): boolean {
+    return this.secrets !== null;
+  }
+}

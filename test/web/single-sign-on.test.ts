@@ -1,0 +1,158 @@
+/**
+ * Single sign-on in real Chromium, with dev-login off, against a real OpenID Provider process:
+ * an employee types their work email, clicks "Sign in with …", types email and password on the
+ * provider's page, lands in the tutor and gets a streamed answer; a reload keeps the session
+ * (the refresh cookie; the access token only in memory); sign-out ends it at the provider too;
+ * an admin does the same into the console; a deactivated employee is thrown out.
+ */
+import { expect } from "chai";
+import type { Browser, Page } from "playwright-core";
+import { startSsoWorld, type SsoWorld } from "../support/sso";
+import { stackSuite } from "../support/suite";
+import { scriptedResponder } from "../workers/tutor/helpers";
+import { answerStreaming, launchBrowser, openPage, type WatchedPage } from "./browser";
+
+declare const document: any, sessionStorage: any;
+
+const ANSWER = "Single sign-on works: this answer streamed in many small pieces to the tutor page.";
+
+/**
+ * What went wrong on our pages: uncaught exceptions, and our server's error answers except the two
+ * expected ones (the dev-login probe's 404 with dev-login off, a deactivated account's refused
+ * refresh). The provider's own pages (its font from the internet, unreachable here) do not count.
+ */
+function watchOurs(watched: WatchedPage, baseUrl: string): () => string[] {
+  const problems: string[] = [];
+  watched.page.on("response", (response) => {
+    const url = new URL(response.url());
+    if (response.status() < 400 || url.origin !== baseUrl) return;
+    if (response.status() === 404 && url.pathname === "/api/v1/auth/demo-users") return;
+    if (response.status() === 401 && url.pathname === "/api/v1/auth/refresh") return;
+    problems.push(`${response.status()} ${url.pathname}`);
+  });
+  return () => [...problems, ...watched.consoleErrors.filter((e) => e.startsWith("uncaught"))];
+}
+
+async function signInThroughProvider(page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.getByRole("button", { name: /^Sign in with / }).click();
+  await page.waitForURL(/\/interaction\//);
+  await page.locator('input[name="email"]').fill(who.email);
+  await page.locator('input[name="password"]').fill(who.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
+}
+
+describe("web: single sign-on in Chromium (dev-login off)", function () {
+  const stack = stackSuite(this, { timeoutMs: 40_000 });
+  let world: SsoWorld;
+  let browser: Browser;
+  const people: Record<"employee" | "admin", { email: string; password: string; id: string }> = {} as never;
+
+  before(async function () {
+    this.timeout(120_000);
+    [world, browser] = await Promise.all([
+      startSsoWorld(stack, { env: { SOCKET_REAUTH_INTERVAL_MS: "300", ACCESS_TOKEN_TTL_SECONDS: "60" } }),
+      launchBrowser(),
+    ]);
+    const db = stack.server.deps.db;
+    const email = `eve@${world.a.domain}`;
+    const [employee] = await db("users").insert({ org_id: world.a.orgId, email, name: "Eve Employee", role: "employee", locale: "en" }).returning("id");
+    people.employee = { email, password: world.password, id: employee.id };
+    people.admin = { email: `admin@${world.a.domain}`, password: world.password, id: world.a.adminId };
+    await world.idp.addAccount({ sub: "eve", email, password: world.password, name: "Eve Employee" });
+    await world.idp.addAccount({ sub: "ada", email: people.admin.email, password: world.password, name: "Ada Admin", groups: ["skillnet-admins"] });
+  });
+  /** A fresh browser context that opens an `?org=` sign-in link and goes through the provider. */
+  async function signedInFromOrgLink(url: string, who: { email: string; password: string }) {
+    const watched = await openPage(browser);
+    const unexpected = watchOurs(watched, world.baseUrl);
+    await watched.page.goto(url);
+    await signInThroughProvider(watched.page, who);
+    return { watched, page: watched.page, unexpected };
+  }
+
+  after(async () => {
+    await browser?.close();
+    await world?.stop();
+  });
+
+  it("signs an employee in through the provider's page, answers them, keeps the session over a reload, and signs out at the provider too", async () => {
+    const watched = await openPage(browser);
+    const unexpected = watchOurs(watched, world.baseUrl);
+    const { page } = watched;
+    await page.goto(`${world.baseUrl}/`);
+    expect(await page.locator("#token-input").count(), "no token to paste").to.equal(0);
+    expect(await page.locator("button[data-email]").count(), "no demo users with dev-login off").to.equal(0);
+    await page.getByLabel("Work email").fill(people.employee.email);
+    await page.getByRole("button", { name: "Continue" }).click();
+    expect(await page.getByRole("button", { name: /^Sign in with / }).textContent()).to.equal(`Sign in with ${world.a.settings().display_name}`);
+    await signInThroughProvider(page, people.employee);
+    expect(page.url()).to.equal(`${world.baseUrl}/`);
+    expect(await page.locator(".topbar .who").textContent()).to.include("Eve Employee");
+    expect(await page.evaluate(() => sessionStorage.getItem("skillnet.token")), "the access token stays in memory").to.equal(null);
+    expect(await page.evaluate(() => document.cookie)).to.not.include("skillnet_refresh");
+
+    stack.llm.setResponder(scriptedResponder({ label: "chitchat", generation: () => ANSWER }));
+    stack.llm.setTokenDelay(15);
+    await page.getByLabel("Message", { exact: true }).fill("Does sign-in work?");
+    await page.getByLabel("Message", { exact: true }).press("Enter");
+    await answerStreaming(page);
+    await page.waitForFunction(() => [...document.querySelectorAll("li.msg.assistant")].pop()?.getAttribute("aria-busy") === "false", undefined, {
+      timeout: 20_000,
+    });
+    expect(await page.locator("li.msg.assistant .answer-text").last().textContent()).to.include("Single sign-on works");
+    stack.llm.setTokenDelay(0);
+
+    await page.reload();
+    await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
+    expect(await page.locator(".topbar .who").textContent()).to.include("Eve Employee");
+
+    // A 60 s token is refreshed ahead of its expiry (here within seconds), in the background, and the page stays live.
+    const renewed = await page.waitForResponse((r) => r.url().endsWith("/api/v1/auth/refresh"), { timeout: 10_000 });
+    expect(renewed.status()).to.equal(200);
+    expect(await page.locator(".topbar .connection.connected").count()).to.equal(1);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Yes, sign me out" }).click();
+    await page.getByLabel("Work email").waitFor({ timeout: 15_000 });
+    expect(page.url()).to.equal(`${world.baseUrl}/`);
+    await page.reload();
+    await page.getByLabel("Work email").waitFor();
+    expect(await page.locator(".topbar").count(), "signed out stays signed out").to.equal(0);
+    expect(unexpected()).to.deep.equal([]);
+    await watched.context.close();
+  });
+
+  it("signs an admin into the console from an ?org= link and shows the sign-in settings page", async () => {
+    const { watched, page, unexpected } = await signedInFromOrgLink(`${world.baseUrl}/admin?org=${world.a.slug}`, people.admin);
+    expect(new URL(page.url()).pathname).to.equal("/admin");
+    await page.getByRole("link", { name: "Sign-in" }).click();
+    await page.locator(".sign-in-settings").waitFor();
+    expect(await page.locator('input[name="issuer"]').inputValue()).to.equal(world.idp.issuer);
+    expect(await page.locator('input[name="client_secret"]').inputValue(), "the secret is never sent to the page").to.equal("");
+    expect(await page.locator('input[name="client_secret"]').getAttribute("placeholder")).to.include("Stored");
+    // "Test sign-in" opens the provider in a new tab (signed in there already) and reports, signing nobody in.
+    const [report] = await Promise.all([page.waitForEvent("popup"), page.getByRole("button", { name: "Test sign-in" }).click()]);
+    await report.getByRole("heading", { name: "Test sign-in" }).waitFor({ timeout: 15_000 });
+    expect(await report.locator("#verdict").textContent()).to.include(`Would sign in ${people.admin.email} as admin`);
+    await report.close();
+    expect(unexpected()).to.deep.equal([]);
+    await watched.context.close();
+  });
+
+  it("throws out an employee who is deactivated while signed in", async () => {
+    const { watched, page, unexpected } = await signedInFromOrgLink(`${world.baseUrl}/?org=${world.a.slug}`, people.employee);
+    const db = stack.server.deps.db;
+    // What deactivation does (db/queries/admin-action-items.ts deactivateUser): the account off, its refresh tokens revoked.
+    await db("users").where({ id: people.employee.id }).update({ is_active: false });
+    await db("refresh_tokens").where({ user_id: people.employee.id }).update({ revoked_at: db.fn.now() });
+    await page.locator(".sign-in").waitFor({ timeout: 15_000 });
+    expect(await page.locator(".alert").first().textContent()).to.match(/no longer|deactivated|expired/i);
+    await page.reload();
+    await page.locator(".sign-in").waitFor();
+    expect(await page.locator(".topbar").count()).to.equal(0);
+    expect(unexpected()).to.deep.equal([]);
+    await db("users").where({ id: people.employee.id }).update({ is_active: true });
+    await watched.context.close();
+  });
+});

@@ -1,0 +1,226 @@
+/**
+ * The console's sign-in settings: the organisation's identity provider (OpenID Connect). The
+ * client secret is write-only: the page only learns whether one is stored, and leaving the field
+ * empty keeps it. "Test sign-in" runs the provider's login in a new tab and reports which claims
+ * came back and whom they would sign in, without signing anyone in.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { ConsolePage } from "../components/ConsolePage";
+import { api } from "../lib/api";
+import { describeApiError } from "../lib/errors";
+
+interface ProviderView {
+  display_name: string;
+  issuer: string;
+  client_id: string;
+  client_secret_set: boolean;
+  allowed_domains: string[];
+  claim_mapping: { email?: string; name?: string; department?: string; groups?: string; admin_groups?: string[] };
+  jit_enabled: boolean;
+  enabled: boolean;
+  redirect_uri: string;
+}
+
+interface Form {
+  display_name: string;
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  allowed_domains: string;
+  groups_claim: string;
+  admin_groups: string;
+  department_claim: string;
+  jit_enabled: boolean;
+  enabled: boolean;
+}
+
+const EMPTY: Form = {
+  display_name: "",
+  issuer: "",
+  client_id: "",
+  client_secret: "",
+  allowed_domains: "",
+  groups_claim: "",
+  admin_groups: "",
+  department_claim: "",
+  jit_enabled: false,
+  enabled: true,
+};
+
+const list = (text: string): string[] =>
+  text
+    .split(/[\s,]+/)
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+function formOf(view: ProviderView): Form {
+  return {
+    display_name: view.display_name,
+    issuer: view.issuer,
+    client_id: view.client_id,
+    client_secret: "",
+    allowed_domains: view.allowed_domains.join(", "),
+    groups_claim: view.claim_mapping.groups ?? "",
+    admin_groups: (view.claim_mapping.admin_groups ?? []).join(", "),
+    department_claim: view.claim_mapping.department ?? "",
+    jit_enabled: view.jit_enabled,
+    enabled: view.enabled,
+  };
+}
+
+function bodyOf(form: Form): Record<string, unknown> {
+  const mapping: Record<string, unknown> = {};
+  if (form.groups_claim.trim()) mapping.groups = form.groups_claim.trim();
+  if (form.department_claim.trim()) mapping.department = form.department_claim.trim();
+  if (list(form.admin_groups).length > 0) mapping.admin_groups = list(form.admin_groups);
+  return {
+    display_name: form.display_name,
+    issuer: form.issuer.trim(),
+    client_id: form.client_id.trim(),
+    // Empty keeps the stored secret: the page never has it to send back.
+    ...(form.client_secret ? { client_secret: form.client_secret } : {}),
+    allowed_domains: list(form.allowed_domains),
+    claim_mapping: mapping,
+    jit_enabled: form.jit_enabled,
+    enabled: form.enabled,
+  };
+}
+
+export function SignInSettings() {
+  const [saved, setSaved] = useState<ProviderView | null | undefined>(undefined);
+  const [form, setForm] = useState<Form>(EMPTY);
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<{ kind: "alert" | "notice"; text: string } | null>(null);
+
+  const show = (view: ProviderView | null): void => {
+    setSaved(view);
+    setForm(view ? formOf(view) : EMPTY);
+  };
+
+  useEffect(() => {
+    api
+      .get<{ identity_provider: ProviderView | null }>("/api/v1/admin/identity-provider")
+      .then((body) => show(body.identity_provider))
+      .catch((error) => setMessage({ kind: "alert", text: describeApiError(error) }));
+  }, []);
+
+  const run = async (work: () => Promise<void>): Promise<void> => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await work();
+    } catch (error) {
+      setMessage({ kind: "alert", text: describeApiError(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const save = () =>
+    run(async () => {
+      const body = await api.put<{ identity_provider: ProviderView }>("/api/v1/admin/identity-provider", bodyOf(form));
+      show(body.identity_provider);
+      setMessage({ kind: "notice", text: "Saved. The issuer answered its discovery document." });
+    });
+  const remove = () =>
+    run(async () => {
+      if (!confirm("Remove the identity provider? People signed in with it keep their accounts but cannot sign in with it any more.")) return;
+      await api.del("/api/v1/admin/identity-provider");
+      show(null);
+      setMessage({ kind: "notice", text: "Removed." });
+    });
+  const test = () =>
+    run(async () => {
+      const { start_url } = await api.post<{ start_url: string }>("/api/v1/admin/identity-provider/test");
+      window.open(start_url, "_blank", "noopener");
+    });
+
+  const field = (name: keyof Form, label: string, options: { hint?: string; placeholder?: string; required?: boolean } = {}) => (
+    <label class="setting">
+      <span>{label}</span>
+      <input
+        name={name}
+        type="text"
+        value={String(form[name])}
+        placeholder={options.placeholder}
+        required={options.required}
+        autocomplete="off"
+        onInput={(e) => setForm({ ...form, [name]: e.currentTarget.value })}
+      />
+      {options.hint && <small class="hint">{options.hint}</small>}
+    </label>
+  );
+  const checkbox = (name: "jit_enabled" | "enabled", label: string) => (
+    <label class="setting-check">
+      <input name={name} type="checkbox" checked={form[name]} onChange={(e) => setForm({ ...form, [name]: e.currentTarget.checked })} /> {label}
+    </label>
+  );
+
+  return (
+    <ConsolePage label="Sign-in settings" name="sign-in-settings">
+      <h1>Sign-in</h1>
+      <p class="hint">
+        Your people sign in with your company's identity provider (OpenID Connect: Entra ID, Okta, Google, Keycloak…). Register the redirect URI below at the
+        provider.
+      </p>
+      {message && (
+        <p class={message.kind} role={message.kind === "alert" ? "alert" : "status"}>
+          {message.text}
+        </p>
+      )}
+      {saved === undefined ? (
+        <p aria-live="polite">Loading…</p>
+      ) : (
+        <form
+          class="settings-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void save();
+          }}
+        >
+          {saved && (
+            <p>
+              Redirect URI: <code>{saved.redirect_uri}</code>
+            </p>
+          )}
+          {field("display_name", "Name on the sign-in button", { required: true, placeholder: "Contoso Entra ID" })}
+          {field("issuer", "Issuer URL", { required: true, placeholder: "https://login.example.com/realms/acme" })}
+          {field("client_id", "Client ID", { required: true })}
+          <label class="setting">
+            <span>Client secret</span>
+            <input
+              name="client_secret"
+              type="password"
+              value={form.client_secret}
+              placeholder={saved?.client_secret_set ? "Stored (leave empty to keep it)" : ""}
+              autocomplete="new-password"
+              onInput={(e) => setForm({ ...form, client_secret: e.currentTarget.value })}
+            />
+            <small class="hint">Stored encrypted and never shown again.</small>
+          </label>
+          {field("allowed_domains", "Allowed email domains", { hint: "Comma-separated, e.g. example.com, example.co.uk" })}
+          {field("groups_claim", "Groups claim", { placeholder: "groups" })}
+          {field("admin_groups", "Admin groups", { hint: "Members of any of these groups are admins; empty: roles are managed here." })}
+          {field("department_claim", "Department claim", { placeholder: "department" })}
+          {checkbox("jit_enabled", "Create people at their first sign-in (just in time)")}
+          {checkbox("enabled", "Sign-in with this provider is on")}
+          <p class="actions">
+            <button type="submit" disabled={busy}>
+              Save
+            </button>
+            {saved && (
+              <>
+                <button type="button" disabled={busy} onClick={() => void test()}>
+                  Test sign-in
+                </button>
+                <button type="button" class="link-button" disabled={busy} onClick={() => void remove()}>
+                  Remove
+                </button>
+              </>
+            )}
+          </p>
+        </form>
+      )}
+    </ConsolePage>
+  );
+}
