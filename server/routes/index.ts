@@ -16,6 +16,7 @@ import { usageRoutes } from "./insights/usage";
 import { learningRoutes } from "./learning/routes";
 import { meRoutes } from "./me";
 import { opsRoutes } from "./ops";
+import { opsOrgRoutes } from "./ops-orgs/routes";
 import { passageRoutes } from "./passages/routes";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
@@ -52,4 +53,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...insightsRoutes,
   ...usageRoutes,
   ...opsRoutes,
+  ...opsOrgRoutes,
 ];
