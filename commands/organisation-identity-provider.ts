@@ -33,7 +33,7 @@ function shown(row: IdentityProviderRow): ShownIdentityProvider {
 }
 
 async function audit(deps: IdpDeps, operator: Operator, org: { id: string; slug: string }, action: string, after: unknown): Promise<void> {
-  const auditOrgId = operator.via === "api" ? operator.orgId : ((deps.config.OPS_ORG && (await organisationIdOfSlug(deps.db, deps.config.OPS_ORG))) || org.id);
+  const auditOrgId = operator.via === "api" ? operator.orgId : (deps.config.OPS_ORG && (await organisationIdOfSlug(deps.db, deps.config.OPS_ORG))) || org.id;
   await auditOperatorChange(deps.db, {
     auditOrgId,
     actorId: operator.via === "api" ? operator.userId : null,
@@ -44,7 +44,12 @@ async function audit(deps: IdpDeps, operator: Operator, org: { id: string; slug:
   });
 }
 
-export async function setIdentityProvider(deps: IdpDeps, operator: Operator, idOrSlug: string, request: IdentityProviderRequest): Promise<ShownIdentityProvider> {
+export async function setIdentityProvider(
+  deps: IdpDeps,
+  operator: Operator,
+  idOrSlug: string,
+  request: IdentityProviderRequest,
+): Promise<ShownIdentityProvider> {
   const org = await organisationNamed(deps, idOrSlug);
   if (request.clientSecret !== undefined && !deps.config.SECRETS_KEY)
     throw new Refusal(

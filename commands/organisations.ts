@@ -26,7 +26,9 @@ import type { CommandDeps } from "./deps";
 /** Who makes the change: an operator signed in to the API, or the CLI on the operator's machine. */
 export type Operator = { via: "api"; userId: string; orgId: string } | { via: "cli" };
 
-export type OrganisationDeps = Pick<CommandDeps, "db" | "producer" | "log"> & { config: Pick<Config, "OPS_ORG"> };
+export type OrganisationDeps = Pick<CommandDeps, "db" | "log"> & { config: Pick<Config, "OPS_ORG"> };
+/** A deletion also queues its job. */
+type DeletionDeps = OrganisationDeps & Pick<CommandDeps, "producer">;
 
 /** Where an operator's change is audited: their organisation; for the CLI, OPS_ORG's, else the changed one (never one being deleted). */
 async function auditOrgOf(deps: OrganisationDeps, operator: Operator, target: { orgId: string; deleting: boolean }): Promise<string | undefined> {
@@ -65,7 +67,11 @@ export interface OrganisationRequest {
   admin: { email: string; name?: string };
 }
 
-export async function createOrganisation(deps: OrganisationDeps, operator: Operator, request: OrganisationRequest): Promise<{ org: OrganisationRow; adminId: string }> {
+export async function createOrganisation(
+  deps: OrganisationDeps,
+  operator: Operator,
+  request: OrganisationRequest,
+): Promise<{ org: OrganisationRow; adminId: string }> {
   const name = request.name.trim();
   const slug = request.slug?.trim() || slugFromName(name);
   if (!SLUG_PATTERN.test(slug))
@@ -117,7 +123,7 @@ const deletingRefusal = (org: OrganisationRow) =>
  * queued after the transaction commits. Asking again answers the deletion under way.
  */
 export async function requestOrganisationDeletion(
-  deps: OrganisationDeps,
+  deps: DeletionDeps,
   operator: Operator,
   request: { org: string; confirm: string | undefined },
 ): Promise<OrgDeletionRow> {
@@ -142,9 +148,15 @@ export async function requestOrganisationDeletion(
       await deps.producer.enqueueOrgDeletion({ orgId: org.id, deletionId: deletion.id, run: deletion.runs });
     } catch (error) {
       await failOrgDeletion(deps.db, deletion.id, "the job could not be queued; ask again to retry");
-      throw new Refusal("unavailable", "QUEUE_UNAVAILABLE", "The deletion could not be queued (Redis refused it); its people stay locked out. Ask again.", undefined, {
-        cause: error,
-      });
+      throw new Refusal(
+        "unavailable",
+        "QUEUE_UNAVAILABLE",
+        "The deletion could not be queued (Redis refused it); its people stay locked out. Ask again.",
+        undefined,
+        {
+          cause: error,
+        },
+      );
     }
     deps.log.info({ orgId: org.id, slug: org.slug, deletionId: deletion.id, run: deletion.runs, via: operator.via }, "organisation deletion queued");
   }

@@ -30,8 +30,7 @@ const DEL_BATCH = 500;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** The queues whose jobs an organisation's deletion looks through: all but its own. */
-const purgedQueues = (producer: JobProducer): Array<{ queue: QueueName; shard: number }> =>
-  producer.allCopies().filter(({ queue }) => queue !== "org-delete");
+const purgedQueues = (producer: JobProducer): Array<{ queue: QueueName; shard: number }> => producer.allCopies().filter(({ queue }) => queue !== "org-delete");
 
 async function removeJobsOf(producer: JobProducer, orgId: string, states: readonly string[]): Promise<number> {
   let removed = 0;

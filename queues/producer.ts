@@ -5,7 +5,16 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { adminActionJobId, adminPlanJobId, ingestStageJobId, orgDeleteJobId, summaryJobId, TUTOR_TURN_JOB_NAME, tutorTurnJobId, type IngestStageQueue } from "./job-ids";
+import {
+  adminActionJobId,
+  adminPlanJobId,
+  ingestStageJobId,
+  orgDeleteJobId,
+  summaryJobId,
+  TUTOR_TURN_JOB_NAME,
+  tutorTurnJobId,
+  type IngestStageQueue,
+} from "./job-ids";
 import { FairShare, type FairQueue } from "./fair-share";
 import { JOB_OPTIONS } from "./job-options";
 import { copiesOf, queuePrefix, shardOfAction, shardOfSession, SINGLE_LAYOUT, type QueueLayout } from "./layout";

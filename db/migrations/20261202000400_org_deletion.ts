@@ -26,7 +26,10 @@ export async function up(knex: Knex): Promise<void> {
     // Who asked: an operator's user id (their own organisation survives), or null from the CLI.
     t.uuid("requested_by");
     t.text("requested_via").notNullable().checkIn(["api", "cli"], "org_deletions_requested_via");
-    t.text("status").notNullable().defaultTo("queued").checkIn([...STATUSES], "org_deletions_status");
+    t.text("status")
+      .notNullable()
+      .defaultTo("queued")
+      .checkIn([...STATUSES], "org_deletions_status");
     // The step running or last done (workers/organisations/org-delete.handler.ts), and how many times the job was queued.
     t.text("step");
     t.integer("runs").notNullable().defaultTo(1);

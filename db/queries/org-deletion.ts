@@ -36,7 +36,22 @@ export interface OrgDeletionRow {
   finished_at: Date | null;
 }
 
-const COLUMNS = ["id", "target_org_id", "slug", "name", "requested_by", "requested_via", "status", "step", "runs", "removed", "error", "created_at", "updated_at", "finished_at"];
+const COLUMNS = [
+  "id",
+  "target_org_id",
+  "slug",
+  "name",
+  "requested_by",
+  "requested_via",
+  "status",
+  "step",
+  "runs",
+  "removed",
+  "error",
+  "created_at",
+  "updated_at",
+  "finished_at",
+];
 
 function parseRow(row: Record<string, unknown> | undefined): OrgDeletionRow | undefined {
   if (!row) return undefined;
@@ -58,7 +73,9 @@ export async function openOrgDeletion(
     const org = await trx("organizations").select("id", "slug", "name").where({ id: orgId }).forUpdate().first();
     if (!org) return undefined;
     await trx("organizations").where({ id: orgId }).whereNull("deleting_since").update({ deleting_since: trx.fn.now() });
-    const open = parseRow(await trx("org_deletions").select(COLUMNS).where({ target_org_id: orgId }).whereIn("status", ["queued", "running", "failed"]).first());
+    const open = parseRow(
+      await trx("org_deletions").select(COLUMNS).where({ target_org_id: orgId }).whereIn("status", ["queued", "running", "failed"]).first(),
+    );
     if (open && open.status !== "failed") return { deletion: open, queue: false };
     const [row] = open
       ? await trx("org_deletions")
@@ -184,7 +201,9 @@ export async function removeOrganisationRow(db: Db, deletion: { id: string; orgI
       await addRemoved(trx, deletion.id, counts);
       await trx("organizations").where({ id: deletion.orgId }).delete();
     }
-    await trx("org_deletions").where({ id: deletion.id }).update({ status: "completed", step: "done", error: null, finished_at: trx.fn.now(), updated_at: trx.fn.now() });
+    await trx("org_deletions")
+      .where({ id: deletion.id })
+      .update({ status: "completed", step: "done", error: null, finished_at: trx.fn.now(), updated_at: trx.fn.now() });
     return Boolean(org);
   });
 }

@@ -180,7 +180,9 @@ export async function dropVectorIndexesOfOrg(db: Db, orgId: string): Promise<str
   const run = (sql: string, bindings: readonly unknown[] = []) => db.raw(sql, bindings as never[]).connection(connection);
   try {
     await run("SELECT pg_advisory_lock(hashtext(?))", [names[0]]);
-    const { rows } = await run("SELECT relname FROM pg_class WHERE relkind = 'i' AND relname = ANY(?) AND relnamespace = current_schema()::regnamespace", [names]);
+    const { rows } = await run("SELECT relname FROM pg_class WHERE relkind = 'i' AND relname = ANY(?) AND relnamespace = current_schema()::regnamespace", [
+      names,
+    ]);
     const existing = (rows as Array<{ relname: string }>).map((row) => row.relname);
     for (const name of existing) await run(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
     return existing;

@@ -46,7 +46,9 @@ export async function findActiveUsers(db: Db, members: Array<{ orgId: string; us
   // Postgres caps bind parameters at 65,535 per statement; two per pair.
   for (let start = 0; start < members.length; start += 10_000) {
     const pairs = members.slice(start, start + 10_000).map((m) => [m.orgId, m.userId]);
-    found.push(...(await db("users").select("id", "role").whereIn(["org_id", "id"], pairs).andWhere({ is_active: true }).whereIn("org_id", organisationNotDeleting(db))));
+    found.push(
+      ...(await db("users").select("id", "role").whereIn(["org_id", "id"], pairs).andWhere({ is_active: true }).whereIn("org_id", organisationNotDeleting(db))),
+    );
   }
   return found;
 }

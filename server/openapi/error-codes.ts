@@ -30,7 +30,10 @@ export const ERROR_CODES = {
     when: "The upload would take the organisation past its storage quota; adds `used_bytes`, `quota_bytes` and `file_bytes`. Nothing is stored.",
   },
   SLUG_TAKEN: { status: 409, when: "Creating an organisation whose slug another one has; adds `slug`." },
-  EMAIL_TAKEN: { status: 409, when: "Creating an organisation whose admin's email already has an account (emails are unique across organisations); adds `email`." },
+  EMAIL_TAKEN: {
+    status: 409,
+    when: "Creating an organisation whose admin's email already has an account (emails are unique across organisations); adds `email`.",
+  },
   CONFIRMATION_MISMATCH: { status: 409, when: "Deleting an organisation without `confirm` set to its slug; adds `slug`. Nothing changes." },
   OPERATOR_ORGANISATION: { status: 409, when: "Deleting the operator organisation (OPS_ORG) itself." },
   ORGANISATION_DELETING: { status: 409, when: "Changing an organisation that is being deleted." },

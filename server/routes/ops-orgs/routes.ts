@@ -11,7 +11,17 @@ import type { Context } from "koa";
 import { principalOf } from "../../auth/middleware";
 import { notFound } from "../../errors";
 import { defineRoute } from "../define-route";
-import { createdOrgResponse, createOrgBody, deleteOrgQuery, deletionResponse, listOrgsQuery, orgParams, orgResponse, orgsResponse, updateOrgBody } from "./schema";
+import {
+  createdOrgResponse,
+  createOrgBody,
+  deleteOrgQuery,
+  deletionResponse,
+  listOrgsQuery,
+  orgParams,
+  orgResponse,
+  orgsResponse,
+  updateOrgBody,
+} from "./schema";
 
 const TAG = "operator: organisations";
 

@@ -53,7 +53,9 @@ export const deletionResponse = z.strictObject({
     slug: z.string(),
     status: z.enum(["queued", "running", "completed", "failed"]),
     step: z.string().nullable(),
-    removed: z.record(z.string(), z.number()).describe("What was removed so far, by kind: `rows.<table>`, `files`, `file_bytes`, `vector_indexes`, `redis_keys`, `jobs`…"),
+    removed: z
+      .record(z.string(), z.number())
+      .describe("What was removed so far, by kind: `rows.<table>`, `files`, `file_bytes`, `vector_indexes`, `redis_keys`, `jobs`…"),
     error: z.string().nullable(),
     created_at: z.string(),
     finished_at: z.string().nullable(),
