@@ -2,7 +2,7 @@
  * What an organisation leaves in Redis, and how its deletion removes it.
  *
  * - **Jobs.** Every job of an organisation carries `orgId` in its data (queues/payloads.ts), in
- *   every queue and copy: queued ones (waiting, paused, delayed, prioritized) are removed before
+ *   every queue and copy: queued ones (waiting, delayed, prioritized, waiting for children) are removed before
  *   its rows go, so none runs against a half-deleted organisation; finished ones (completed,
  *   failed) too, since their ids name its turns, documents and sessions.
  * - **Keys named by what it owns.** A turn's checkpoints, cancel flag and event log, a session's
@@ -15,6 +15,7 @@
  * - **Its place on the fair clocks** (queues/fair-share.ts): the `o:<orgId>` field of every fair
  *   queue copy's hash.
  */
+import type { JobType } from "bullmq";
 import type { Cluster, Redis } from "ioredis";
 import { FAIR_QUEUES } from "./fair-share";
 import { queuePrefix } from "./layout";
@@ -23,8 +24,8 @@ import type { JobProducer } from "./producer";
 import { latestTurnKey, TURN_CHECKPOINTS, turnCancelKey, turnCheckpointKey } from "./turn-keys";
 import { ownedKey } from "./slots";
 
-const QUEUED_STATES = ["wait", "paused", "delayed", "prioritized", "waiting-children"] as const;
-const FINISHED_STATES = ["completed", "failed"] as const;
+const QUEUED_STATES = ["wait", "delayed", "prioritized", "waiting-children"] as const satisfies readonly JobType[];
+const FINISHED_STATES = ["completed", "failed"] as const satisfies readonly JobType[];
 const PAGE = 500;
 const DEL_BATCH = 500;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -32,13 +33,13 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 /** The queues whose jobs an organisation's deletion looks through: all but its own. */
 const purgedQueues = (producer: JobProducer): Array<{ queue: QueueName; shard: number }> => producer.allCopies().filter(({ queue }) => queue !== "org-delete");
 
-async function removeJobsOf(producer: JobProducer, orgId: string, states: readonly string[]): Promise<number> {
+async function removeJobsOf(producer: JobProducer, orgId: string, states: readonly JobType[]): Promise<number> {
   let removed = 0;
   for (const { queue, shard } of purgedQueues(producer)) {
     const copy = producer.queue(queue, shard);
     const ids: string[] = [];
     for (let start = 0; ; start += PAGE) {
-      const jobs = await copy.getJobs([...states] as never[], start, start + PAGE - 1, true);
+      const jobs = await copy.getJobs([...states], start, start + PAGE - 1, true);
       for (const job of jobs) if (job?.id && (job.data as { orgId?: unknown } | undefined)?.orgId === orgId) ids.push(job.id);
       if (jobs.length < PAGE) break;
     }
