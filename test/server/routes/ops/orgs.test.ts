@@ -16,6 +16,8 @@ import { ask, signIn } from "../../../workers/tutor/helpers";
 import { buildOrgVectorIndex, orgVectorIndexState } from "../../../../db/queries/org-vector-indexes";
 import { tablesWithOrgId } from "../../../../db/queries/org-deletion";
 import { runOrgCli } from "../../../ops/org-cli";
+import { stackWorker } from "../../../reliability/helpers";
+import { findActiveUsers } from "../../../../db/queries/users";
 
 const OPERATOR_EMAIL = "admin@example.com";
 
@@ -182,13 +184,24 @@ describe("operator: organisations without SQL", function () {
     expect((await api(stack.baseUrl, "GET", "/api/v1/me", { token: betaAdmin.token })).status, "nothing refused changed anything").to.equal(200);
 
     // --- deletion --------------------------------------------------------------------------------
-    const deleted = await api(stack.baseUrl, "DELETE", `/api/v1/ops/orgs/${beta.id}?confirm=${beta.slug}`, { token: operator });
-    expect(deleted.status, JSON.stringify(deleted.body)).to.equal(202);
-    expect(deleted.body.deletion).to.include({ org_id: beta.id, slug: beta.slug, status: "queued" });
-    expect((await api(stack.baseUrl, "GET", "/api/v1/me", { token: betaAdmin.token })).status, "locked out at once").to.equal(401);
-    expect((await api(stack.baseUrl, "POST", "/api/v1/auth/dev-login", { body: { email: betaEmail } })).status).to.equal(401);
-    const renamed = await api(stack.baseUrl, "PATCH", `/api/v1/ops/orgs/${beta.id}`, { token: operator, body: { name: "Too late" } });
-    expect(renamed.body.error?.code ?? "deleted already").to.be.oneOf(["ORGANISATION_DELETING", "NOT_FOUND"]);
+    // The stack's deletion worker waits, so the lock-out is seen before anything is removed.
+    const deletionWorker = stackWorker(stack, "org-delete");
+    await deletionWorker.pause();
+    try {
+      const deleted = await api(stack.baseUrl, "DELETE", `/api/v1/ops/orgs/${beta.id}?confirm=${beta.slug}`, { token: operator });
+      expect(deleted.status, JSON.stringify(deleted.body)).to.equal(202);
+      expect(deleted.body.deletion).to.include({ org_id: beta.id, slug: beta.slug, status: "queued" });
+      expect((await api(stack.baseUrl, "GET", "/api/v1/me", { token: betaAdmin.token })).status, "locked out at once").to.equal(401);
+      expect((await api(stack.baseUrl, "POST", "/api/v1/auth/dev-login", { body: { email: betaEmail } })).status).to.equal(401);
+      expect(await findActiveUsers(db(), [{ orgId: beta.id, userId: betaAdmin.userId }]), "the socket re-check drops them too").to.deep.equal([]);
+      expect(await db()("users").where({ org_id: beta.id }).first("id"), "nothing removed yet").to.not.equal(undefined);
+      const renamed = await api(stack.baseUrl, "PATCH", `/api/v1/ops/orgs/${beta.id}`, { token: operator, body: { name: "Too late" } });
+      expect([renamed.status, renamed.body.error.code]).to.deep.equal([409, "ORGANISATION_DELETING"]);
+      const twice = await api(stack.baseUrl, "DELETE", `/api/v1/ops/orgs/${beta.id}?confirm=${beta.slug}`, { token: operator });
+      expect(twice.body.deletion.id, "asking again answers the same deletion").to.equal(deleted.body.deletion.id);
+    } finally {
+      deletionWorker.resume();
+    }
 
     const finished = await waitFor(
       async () => {
