@@ -139,6 +139,13 @@ const BATCHED_TABLES = [
   "document_files",
   "audit_log",
   "chat_sessions",
+  "admin_action_items",
+  "exercise_attempts",
+  "spaced_repetition",
+  "enrollments",
+  "user_skills",
+  "identity_links",
+  "refresh_tokens",
 ] as const;
 
 /**
