@@ -159,6 +159,13 @@ describe("operator: organisations without SQL", function () {
       { orgId: beta.id, sessionId: turn.sessionId, turnId: turn.turnId },
       { delay: 600_000, jobId: `${turn.sessionId}-summary-test` },
     );
+    // A content-gap report: a job, then a cached report and its deduplication key, both naming the organisation.
+    expect((await api(stack.baseUrl, "GET", "/api/v1/admin/insights/content-gaps", { token: betaAdmin.token })).status).to.be.oneOf([200, 202]);
+    await waitFor(
+      async () => (await keysNaming(new Set([beta.id]))).some((key) => key.includes(`content-gaps:${beta.id}`)),
+      10_000,
+      "the content-gap report to be cached",
+    );
     const before = await rowsOf(beta.id);
     expect(before).to.include.keys("users", "documents", "document_files", "document_chunks", "chat_sessions", "chat_messages");
     const owned = new Set<string>([
@@ -217,7 +224,8 @@ describe("operator: organisations without SQL", function () {
     expect(removed).to.include({ "rows.organizations": 1, files: 1, vector_indexes: 1 });
     expect(removed.file_bytes).to.be.greaterThan(0);
     expect(removed.jobs).to.be.at.least(2);
-    expect(removed.redis_keys).to.be.at.least(1);
+    expect(removed.redis_keys, "turn log, checkpoints, rate limits, the content-gap cache…").to.be.at.least(3);
+    expect(removed.fair_clock_entries, "its places on the fair queues' clocks").to.be.at.least(1);
 
     // --- nothing of it is left -----------------------------------------------------------------
     expect(await rowsOf(beta.id), "rows with its org_id").to.deep.equal({});
