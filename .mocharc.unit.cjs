@@ -19,6 +19,7 @@ module.exports = {
     "test/docs/*.test.ts",
     "test/lib/document-formats.test.ts",
     "test/lib/format-sniffing.test.ts",
+    "test/lib/organisation-slug.test.ts",
     "test/lib/secret-box.test.ts",
     "test/server/auth/sso/claims.test.ts",
     "test/lib/prompt-markers.test.ts",

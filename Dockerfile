@@ -21,7 +21,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-# dist/server, dist/workers (with the extraction-thread bundle), dist/ops (the database commands), dist/telemetry (the tracing preload), dist/web (browser client).
+# dist/server, dist/workers (with the extraction-thread bundle), dist/ops (the database commands and `node dist/ops/cli/org.js`), dist/telemetry (the tracing preload), dist/web (browser client).
 COPY --from=build /app/dist ./dist
 
 # Files stay root-owned and read-only to the app.

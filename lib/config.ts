@@ -553,6 +553,16 @@ export const configSchema = z.object({
       "Uploaded files an organisation may store in total (1 GB; an organisation's `storage_quota_bytes` overrides it). An upload past it " +
         "answers `409 STORAGE_QUOTA_EXCEEDED` and stores nothing; `GET /api/v1/documents` reports `storage` (used and quota).",
     ),
+  ORG_DELETE_BATCH_ROWS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(5_000)
+    .describe(
+      "Rows an organisation's deletion (`org-delete` queue) removes per transaction from each big table (chunks, messages…): small " +
+        "enough that no batch holds its locks for long, large enough that a big organisation goes in minutes.",
+    ),
   CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive").describe("How documents are cut into chunks."),
   CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400).describe("Target chunk size in tokens."),
   CHUNK_OVERLAP_TOKENS: z.coerce.number().int().min(0).max(2000).default(50).describe("Overlap between neighbouring chunks, in tokens."),

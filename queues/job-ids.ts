@@ -25,3 +25,6 @@ export const ingestStageJobId = (queue: IngestStageQueue, run: { documentId: str
 
 /** `<sessionId>-summary-<n>`: one refresh per due point, so retries of a turn don't queue it twice. */
 export const summaryJobId = (sessionId: string, due: number): string => `${sessionId}-summary-${due}`;
+
+/** `<deletionId>-run-<n>`: each queuing of an organisation's deletion (a failed one queued again is a new run). Never the org id: no key left behind names it. */
+export const orgDeleteJobId = (deletionId: string, run: number): string => `${deletionId}-run-${run}`;

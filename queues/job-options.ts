@@ -27,5 +27,8 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   // A sweep that fails is simply run again by its scheduler; keep a short history of both outcomes.
   maintenance: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 1_000 } },
   // A failed report is asked for again by the next page load; one retry covers a blip.
+  // Every step is idempotent and the counts are kept per batch, so a retry (or a stalled job taken over) carries on.
+  // A finished run is removed at once: its record in org_deletions is what the operator reads, and the job's data names the org.
+  "org-delete": { attempts: 5, backoff: { type: "exponential", delay: 2_000 }, removeOnComplete: true, removeOnFail: { age: 14 * 24 * 3600, count: 1_000 } },
   "content-gaps": { attempts: 2, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 1_000 } },
 };

@@ -15,6 +15,8 @@ export const QUEUE_NAMES = [
   "maintenance",
   // The content-gap report, grouped off the HTTP path and cached (queues/content-gap-cache.ts).
   "content-gaps",
+  // Deleting an organisation and everything it owns, step by step, one at a time (workers/organisations/).
+  "org-delete",
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -74,6 +74,14 @@ export const contentGapsPayload = z.object({
   fingerprint: z.string(),
 });
 
+/** One run of an organisation's deletion: its record (`org_deletions`) holds the step and the counts. */
+export const orgDeletePayload = z.object({
+  orgId: uuid,
+  deletionId: uuid,
+  run: z.number().int().min(1),
+});
+export type OrgDeletePayload = z.infer<typeof orgDeletePayload>;
+
 export const payloadSchemas = {
   "tutor-generate": tutorTurnPayload,
   "chat-summarise": summarisePayload,
@@ -84,6 +92,7 @@ export const payloadSchemas = {
   "ingest-embed": ingestPayload,
   maintenance: maintenancePayload,
   "content-gaps": contentGapsPayload,
+  "org-delete": orgDeletePayload,
 } satisfies Record<QueueName, z.ZodType>;
 
 export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

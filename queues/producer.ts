@@ -5,7 +5,16 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { adminActionJobId, adminPlanJobId, ingestStageJobId, summaryJobId, TUTOR_TURN_JOB_NAME, tutorTurnJobId, type IngestStageQueue } from "./job-ids";
+import {
+  adminActionJobId,
+  adminPlanJobId,
+  ingestStageJobId,
+  orgDeleteJobId,
+  summaryJobId,
+  TUTOR_TURN_JOB_NAME,
+  tutorTurnJobId,
+  type IngestStageQueue,
+} from "./job-ids";
 import { FairShare, type FairQueue } from "./fair-share";
 import { JOB_OPTIONS } from "./job-options";
 import { copiesOf, queuePrefix, shardOfAction, shardOfSession, SINGLE_LAYOUT, type QueueLayout } from "./layout";
@@ -17,6 +26,7 @@ import {
   type AdminTurnPayload,
   type IngestPayload,
   type MaintenanceTask,
+  type OrgDeletePayload,
   type PayloadOf,
   type SummarisePayload,
   type TutorTurnPayload,
@@ -147,6 +157,11 @@ export class JobProducer {
   /** A session summary refresh for the `due` coverage point: concurrent turns cannot queue the same refresh twice. */
   async enqueueSummary(payload: SummarisePayload, due: number): Promise<void> {
     await this.enqueue("chat-summarise", payload, { jobId: summaryJobId(payload.sessionId, due) });
+  }
+
+  /** One run of an organisation's deletion; the run number keeps a re-queued deletion's job id new. */
+  async enqueueOrgDeletion(payload: OrgDeletePayload): Promise<void> {
+    await this.enqueue("org-delete", payload, { jobId: orgDeleteJobId(payload.deletionId, payload.run) });
   }
 
   /**

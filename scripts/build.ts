@@ -27,6 +27,7 @@ const ENTRIES: Record<string, string> = {
   "workers/main.ts": "workers/main.js",
   "ops/cli/prepare-database-cli.ts": "ops/cli/prepare-database-cli.js",
   "ops/cli/reembed.ts": "ops/cli/reembed.js",
+  "ops/cli/org.ts": "ops/cli/org.js",
   // The tracing preload (`node --import ./dist/telemetry/register.js dist/server/main.js`): its own
   // bundle, since it must run before the program's modules load; the SDK stays in node_modules.
   "lib/telemetry/register.ts": "telemetry/register.js",

@@ -6,6 +6,7 @@ import { embedHandler } from "./ingestion/embed.handler";
 import { extractHandler } from "./ingestion/extract.handler";
 import { maintenanceHandler } from "./maintenance/sweep.handler";
 import { contentGapsHandler } from "./insights/content-gaps.handler";
+import { orgDeleteHandler } from "./organisations/org-delete.handler";
 import type { HandlerMap } from "./registry";
 import { generateHandler } from "./tutor/generate.handler";
 import { summariseHandler } from "./tutor/summarise.handler";
@@ -20,4 +21,5 @@ export const HANDLERS = {
   "ingest-embed": embedHandler,
   maintenance: maintenanceHandler,
   "content-gaps": contentGapsHandler,
+  "org-delete": orgDeleteHandler,
 } satisfies HandlerMap;

@@ -99,7 +99,9 @@ export async function orgVectorIndexStates(db: Db, orgId: string): Promise<{ cur
 export async function orgsNeedingVectorIndex(db: Db, minChunks: number): Promise<Array<{ orgId: string; chunks: number }>> {
   const { rows } = await db.raw(
     `SELECT s.org_id, s.chunks FROM (
-        SELECT d.org_id, sum(d.chunk_count)::bigint AS chunks FROM documents d GROUP BY d.org_id HAVING sum(d.chunk_count) > ?
+        SELECT d.org_id, sum(d.chunk_count)::bigint AS chunks FROM documents d
+          JOIN organizations o ON o.id = d.org_id AND o.deleting_since IS NULL -- an organisation being deleted gets no new index
+         GROUP BY d.org_id HAVING sum(d.chunk_count) > ?
       ) s
       LEFT JOIN pg_class c ON c.relname = ? || replace(s.org_id::text, '-', '') AND c.relnamespace = current_schema()::regnamespace
       LEFT JOIN pg_index i ON i.indexrelid = c.oid
@@ -165,6 +167,29 @@ export async function dropOrgVectorIndexes(db: Db): Promise<string[]> {
   const names = (rows as Array<{ relname: string }>).map((row) => row.relname);
   for (const name of names) await db.raw(`DROP INDEX IF EXISTS ${name}`);
   return names;
+}
+
+/**
+ * Drops the organisation's indexes (both layouts) when it is deleted; returns the names that
+ * existed. Waits for the organisation's advisory lock, so a build under way finishes (or dies)
+ * first rather than leaving an index behind.
+ */
+export async function dropVectorIndexesOfOrg(db: Db, orgId: string): Promise<string[]> {
+  const names = [orgVectorIndexName(orgId), legacyOrgVectorIndexName(orgId)];
+  const connection = await db.client.acquireConnection();
+  const run = (sql: string, bindings: readonly unknown[] = []) => db.raw(sql, bindings as never[]).connection(connection);
+  try {
+    await run("SELECT pg_advisory_lock(hashtext(?))", [names[0]]);
+    const { rows } = await run("SELECT relname FROM pg_class WHERE relkind = 'i' AND relname = ANY(?) AND relnamespace = current_schema()::regnamespace", [
+      names,
+    ]);
+    const existing = (rows as Array<{ relname: string }>).map((row) => row.relname);
+    for (const name of existing) await run(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
+    return existing;
+  } finally {
+    await run("SELECT pg_advisory_unlock(hashtext(?))", [names[0]]).catch(() => undefined);
+    await db.client.releaseConnection(connection);
+  }
 }
 
 export async function chunksEnterVectorTail(db: Db, orgId: string, decisions?: TtlCache<boolean>): Promise<boolean> {

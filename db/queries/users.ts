@@ -3,6 +3,12 @@ import type { Db } from "../knex";
 
 export type Role = "admin" | "employee";
 
+/**
+ * Accounts of an organisation being deleted (`organizations.deleting_since`) count as gone: they
+ * cannot sign in, their tokens are refused and their sockets are cut at the next re-check.
+ */
+const organisationNotDeleting = (db: Db) => db("organizations").select("id").whereNull("deleting_since");
+
 export interface UserRow {
   id: string;
   org_id: string;
@@ -19,11 +25,16 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
   return db<UserRow>("users")
     .select("id", "org_id", "email", "name", "role", "department", "locale", "is_active")
     .where({ email: email.trim().toLowerCase() })
+    .whereIn("org_id", organisationNotDeleting(db))
     .first();
 }
 
 export async function findUser(db: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
-  return db<UserRow>("users").select("id", "org_id", "email", "name", "role", "department", "locale", "is_active").where({ id: userId, org_id: orgId }).first();
+  return db<UserRow>("users")
+    .select("id", "org_id", "email", "name", "role", "department", "locale", "is_active")
+    .where({ id: userId, org_id: orgId })
+    .whereIn("org_id", organisationNotDeleting(db))
+    .first();
 }
 
 /**
@@ -35,7 +46,9 @@ export async function findActiveUsers(db: Db, members: Array<{ orgId: string; us
   // Postgres caps bind parameters at 65,535 per statement; two per pair.
   for (let start = 0; start < members.length; start += 10_000) {
     const pairs = members.slice(start, start + 10_000).map((m) => [m.orgId, m.userId]);
-    found.push(...(await db("users").select("id", "role").whereIn(["org_id", "id"], pairs).andWhere({ is_active: true })));
+    found.push(
+      ...(await db("users").select("id", "role").whereIn(["org_id", "id"], pairs).andWhere({ is_active: true }).whereIn("org_id", organisationNotDeleting(db))),
+    );
   }
   return found;
 }
@@ -58,6 +71,7 @@ export async function listSignInCandidates(db: Db, limit: number): Promise<Array
   return db<UserRow>("users")
     .select("email", "name", "role", "department")
     .where({ is_active: true })
+    .whereIn("org_id", organisationNotDeleting(db))
     .orderBy([{ column: "role" }, { column: "name" }])
     .limit(limit);
 }

@@ -24,9 +24,16 @@ export function operatorOnlyMessage(deps: OperatorDeps): string {
     : "Bull Board is disabled: set OPS_ORG to the slug of the operator organisation";
 }
 
-export function requireOperator(deps: OperatorDeps): Middleware {
+/** The refusal of an operator endpoint of the API (`access: "operator"`). */
+export function operatorEndpointMessage(deps: OperatorDeps): string {
+  return deps.config.OPS_ORG
+    ? "This endpoint is for admins of the operator organisation (OPS_ORG) only"
+    : "Operator endpoints are disabled: set OPS_ORG to the slug of the operator organisation";
+}
+
+export function requireOperator(deps: OperatorDeps, refusal: (deps: OperatorDeps) => string = operatorOnlyMessage): Middleware {
   return async (ctx, next) => {
-    if (!(await isOperator(deps, principalOf(ctx)))) throw forbidden(operatorOnlyMessage(deps));
+    if (!(await isOperator(deps, principalOf(ctx)))) throw forbidden(refusal(deps));
     await next();
   };
 }

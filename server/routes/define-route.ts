@@ -9,7 +9,7 @@ import Router, { type RouterContext } from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { z } from "zod";
 import { requireAuth, requireRole } from "../auth/middleware";
-import { requireOperator } from "../auth/operator";
+import { operatorEndpointMessage, requireOperator } from "../auth/operator";
 import type { ServerDeps } from "../deps";
 import type { ErrorCode } from "../openapi/error-codes";
 import { parseInput } from "../validation";
@@ -89,7 +89,7 @@ function accessCheck(access: Access, deps: ServerDeps): Middleware[] {
     case "admin":
       return [requireAuth(deps), requireRole("admin")];
     case "operator":
-      return [requireAuth(deps), requireRole("admin"), requireOperator(deps)];
+      return [requireAuth(deps), requireRole("admin"), requireOperator(deps, operatorEndpointMessage)];
   }
 }
 

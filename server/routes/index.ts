@@ -17,6 +17,7 @@ import { usageRoutes } from "./insights/usage";
 import { learningRoutes } from "./learning/routes";
 import { meRoutes } from "./me";
 import { opsRoutes } from "./ops";
+import { opsOrgRoutes } from "./ops-orgs/routes";
 import { passageRoutes } from "./passages/routes";
 import { peopleRoutes } from "./people/routes";
 import { signInRoutes } from "./sign-in/routes";
@@ -58,4 +59,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...peopleRoutes,
   ...opsRoutes,
   ...identityProviderRoutes,
+  ...opsOrgRoutes,
 ];

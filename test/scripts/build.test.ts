@@ -5,7 +5,7 @@
  * threads load their compiled bundle, since from dist/ there is no TypeScript loader and no
  * thread-entry.mjs to fall back on.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -59,12 +59,22 @@ describe("the compiled production build", function () {
   }
 
   it("bundles every entry point and the extraction thread, with no TypeScript left to load", () => {
-    for (const file of ["server/main.js", "workers/main.js", "ops/cli/prepare-database-cli.js", "workers/extraction-thread.js"]) {
+    for (const file of ["server/main.js", "workers/main.js", "ops/cli/prepare-database-cli.js", "ops/cli/org.js", "workers/extraction-thread.js"]) {
       expect(existsSync(join(out, "dist", file)), file).to.equal(true);
     }
     const worker = readFileSync(join(out, "dist/workers/main.js"), "utf8");
     expect(worker).to.include('new URL("./extraction-thread.js", import.meta.url)');
     expect(worker).to.not.match(/from "tsx|import\("tsx/);
+  });
+
+  it("runs the organisation CLI from the image's bundle (node dist/ops/cli/org.js)", () => {
+    const listed = spawnSync(process.execPath, [join(out, "dist/ops/cli/org.js"), "list", "--json"], {
+      cwd: out,
+      env: { PATH: process.env.PATH ?? "", ...stack.env },
+      encoding: "utf8",
+    });
+    expect(listed.status, listed.stderr).to.equal(0);
+    expect(JSON.parse(listed.stdout).organisations.map((org: { slug: string }) => org.slug)).to.include("acme");
   });
 
   it("has a tracing preload that hooks pg and ioredis when an OTLP endpoint is set, and loads nothing otherwise", () => {

@@ -1,0 +1,126 @@
+/**
+ * What an organisation leaves in Redis, and how its deletion removes it.
+ *
+ * - **Jobs.** Every job of an organisation carries `orgId` in its data (queues/payloads.ts), in
+ *   every queue and copy: queued ones (waiting, delayed, prioritized, waiting for children) are removed before
+ *   its rows go, so none runs against a half-deleted organisation; finished ones (completed,
+ *   failed) too, since their ids name its turns, documents and sessions.
+ * - **Keys named by what it owns.** A turn's checkpoints, cancel flag and event log, a session's
+ *   latest turn, an admin action's log: derived from the ids (queues/turn-keys.ts,
+ *   queues/events/turn-stream.ts), deleted by name, never searched for.
+ * - **Keys that carry the organisation's or a person's id** (rate-limit windows, idempotency
+ *   records, the content-gap cache and its deduplication key, a person's socket count, and keys
+ *   later features add the same way): one SCAN pass over the `skillnet:` keys, each master of a
+ *   cluster, deleting those whose name contains one of those ids.
+ * - **Its place on the fair clocks** (queues/fair-share.ts): the `o:<orgId>` field of every fair
+ *   queue copy's hash.
+ */
+import type { JobType } from "bullmq";
+import type { Cluster, Redis } from "ioredis";
+import { FAIR_QUEUES } from "./fair-share";
+import { queuePrefix } from "./layout";
+import type { QueueName } from "./names";
+import type { JobProducer } from "./producer";
+import { latestTurnKey, TURN_CHECKPOINTS, turnCancelKey, turnCheckpointKey } from "./turn-keys";
+import { ownedKey } from "./slots";
+
+const QUEUED_STATES = ["wait", "delayed", "prioritized", "waiting-children"] as const satisfies readonly JobType[];
+const FINISHED_STATES = ["completed", "failed"] as const satisfies readonly JobType[];
+const PAGE = 500;
+const DEL_BATCH = 500;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** The queues whose jobs an organisation's deletion looks through: all but its own. */
+const purgedQueues = (producer: JobProducer): Array<{ queue: QueueName; shard: number }> => producer.allCopies().filter(({ queue }) => queue !== "org-delete");
+
+async function removeJobsOf(producer: JobProducer, orgId: string, states: readonly JobType[]): Promise<number> {
+  let removed = 0;
+  for (const { queue, shard } of purgedQueues(producer)) {
+    const copy = producer.queue(queue, shard);
+    const ids: string[] = [];
+    for (let start = 0; ; start += PAGE) {
+      const jobs = await copy.getJobs([...states], start, start + PAGE - 1, true);
+      for (const job of jobs) if (job?.id && (job.data as { orgId?: unknown } | undefined)?.orgId === orgId) ids.push(job.id);
+      if (jobs.length < PAGE) break;
+    }
+    for (const id of ids) removed += await copy.remove(id);
+  }
+  return removed;
+}
+
+/** Removes the organisation's jobs that have not started; returns how many. */
+export const removeQueuedJobsOf = (producer: JobProducer, orgId: string): Promise<number> => removeJobsOf(producer, orgId, QUEUED_STATES);
+
+/** Removes the organisation's finished jobs (their ids and data name what it owned); returns how many. */
+export const removeFinishedJobsOf = (producer: JobProducer, orgId: string): Promise<number> => removeJobsOf(producer, orgId, FINISHED_STATES);
+
+/** How many of the organisation's jobs are running now (they are let finish before its rows go). */
+export async function activeJobsOf(producer: JobProducer, orgId: string): Promise<number> {
+  let active = 0;
+  for (const { queue, shard } of purgedQueues(producer)) {
+    const jobs = await producer.queue(queue, shard).getJobs(["active"]);
+    active += jobs.filter((job) => (job?.data as { orgId?: unknown } | undefined)?.orgId === orgId).length;
+  }
+  return active;
+}
+
+export interface OwnedRedisIds {
+  orgId: string;
+  userIds: readonly string[];
+  sessionIds: readonly string[];
+  turnIds: readonly string[];
+  actionIds: readonly string[];
+}
+
+/** Deletes every key named above; returns how many keys (and fair-clock entries) were removed. */
+export async function removeOwnedKeys(redis: Redis, producer: JobProducer, ids: OwnedRedisIds): Promise<{ keys: number; fairClockEntries: number }> {
+  const cluster = redis.isCluster;
+  const named = [
+    ...ids.turnIds.flatMap((turnId) => [
+      ...TURN_CHECKPOINTS.map((checkpoint) => turnCheckpointKey(cluster, turnId, checkpoint)),
+      turnCancelKey(cluster, turnId),
+      ownedKey(cluster, turnId, `turn:${turnId}:log`),
+    ]),
+    ...ids.sessionIds.map((sessionId) => latestTurnKey(cluster, sessionId)),
+    ...ids.actionIds.map((actionId) => ownedKey(cluster, actionId, `action:${actionId}:log`)),
+  ];
+  let keys = await deleteKeys(redis, named);
+  const owners = new Set([ids.orgId, ...ids.userIds].map((id) => id.toLowerCase()));
+  for (const node of mastersOf(redis)) {
+    let cursor = "0";
+    do {
+      const [next, found] = await node.scan(cursor, "MATCH", "skillnet:*", "COUNT", 1000);
+      cursor = next;
+      const mine = found.filter((key) => (key.match(UUID) ?? []).some((id) => owners.has(id.toLowerCase())));
+      // Keys found on one node are deleted one by one there: on a cluster they need not share a slot.
+      for (const key of mine) keys += await node.del(key);
+    } while (cursor !== "0");
+  }
+  let fairClockEntries = 0;
+  for (const queue of FAIR_QUEUES) {
+    for (const { shard } of producer.allCopies().filter((copy) => copy.queue === queue)) {
+      fairClockEntries += await redis.hdel(`${queuePrefix(producer.layout, queue, shard)}:${queue}:fair`, `o:${ids.orgId}`);
+    }
+  }
+  return { keys, fairClockEntries };
+}
+
+/** DEL in batches; on a cluster one key per command (keys of different owners are in different slots). */
+async function deleteKeys(redis: Redis, keys: readonly string[]): Promise<number> {
+  let removed = 0;
+  for (let start = 0; start < keys.length; start += DEL_BATCH) {
+    const batch = keys.slice(start, start + DEL_BATCH);
+    if (redis.isCluster) {
+      const results = await Promise.all(batch.map((key) => redis.del(key)));
+      removed += results.reduce((sum, count) => sum + count, 0);
+    } else removed += await redis.del(...batch);
+  }
+  return removed;
+}
+
+/** The connections to SCAN: the one server, or every master of a cluster. */
+function mastersOf(redis: Redis): Redis[] {
+  if (!redis.isCluster) return [redis];
+  // createRedis hands a Cluster out typed as Redis (queues/connection.ts); only here do we need its nodes.
+  return (redis as unknown as Cluster).nodes("master");
+}
