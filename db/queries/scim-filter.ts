@@ -18,6 +18,7 @@ export interface ScimCondition {
 export type ScimWhere = ScimCondition[][];
 
 export interface ScimColumn {
+  /** A column or expression; a uuid column as `id::text`, so a value that is no uuid matches nothing instead of failing. */
   column: string;
   /** Compared lower-cased (SCIM `caseExact: false`). */
   caseInsensitive?: boolean;
@@ -27,8 +28,9 @@ export interface ScimColumn {
 const escapeLike = (value: string): string => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function applyCondition(q: Knex.QueryBuilder, condition: ScimCondition, column: ScimColumn): void {
+  // Columns are this module's callers' constants, never request text, so they go into SQL as written (`id::text` included).
   if (condition.op === "pr") {
-    q.whereNotNull(column.column);
+    q.whereRaw(`${column.column} IS NOT NULL`);
     return;
   }
   if (column.boolean) {
@@ -44,7 +46,7 @@ function applyCondition(q: Knex.QueryBuilder, condition: ScimCondition, column: 
       q.whereRaw(`${target} = ?`, [operand]);
       break;
     case "ne":
-      q.where((inner) => inner.whereRaw(`${target} <> ?`, [operand]).orWhereNull(column.column));
+      q.where((inner) => inner.whereRaw(`${target} <> ?`, [operand]).orWhereRaw(`${column.column} IS NULL`));
       break;
     case "co":
       q.whereRaw(`${target} LIKE ?`, [`%${escapeLike(operand)}%`]);

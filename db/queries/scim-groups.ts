@@ -36,7 +36,7 @@ export interface ScimGroupFields {
 const COLUMNS = ["id", "org_id", "display_name", "external_id", "mapping", "created_at", "updated_at"];
 
 export const GROUP_FILTER_COLUMNS = {
-  id: { column: "id" },
+  id: { column: "scim_groups.id::text" },
   displayName: { column: "display_name", caseInsensitive: true },
   externalId: { column: "external_id" },
 } as const;
@@ -44,7 +44,7 @@ export const GROUP_FILTER_COLUMNS = {
 /** `members.value eq "<user id>"`: groups the person is in. */
 const MEMBER_FILTERS = {
   "members.value": (q: Knex.QueryBuilder, condition: ScimCondition) =>
-    q.whereExists((sub) => sub.select(1).from("scim_group_members as m").whereRaw("m.group_id = scim_groups.id").andWhere("m.user_id", String(condition.value))),
+    q.whereExists((sub) => sub.select(1).from("scim_group_members as m").whereRaw("m.group_id = scim_groups.id").andWhereRaw("m.user_id::text = ?", [String(condition.value)])),
 };
 
 const UNIQUE_VIOLATION = "23505";

@@ -60,7 +60,7 @@ const COLUMNS = [
 
 /** The SCIM attributes a filter may name, and their columns. */
 export const USER_FILTER_COLUMNS = {
-  id: { column: "id" },
+  id: { column: "users.id::text" },
   userName: { column: "email", caseInsensitive: true },
   "emails.value": { column: "email", caseInsensitive: true },
   externalId: { column: "external_id" },

@@ -17,6 +17,7 @@ import { learningRoutes } from "./learning/routes";
 import { meRoutes } from "./me";
 import { opsRoutes } from "./ops";
 import { passageRoutes } from "./passages/routes";
+import { scimRoutes } from "./scim/routes";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
@@ -52,4 +53,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...insightsRoutes,
   ...usageRoutes,
   ...opsRoutes,
+  ...scimRoutes,
 ];
