@@ -195,10 +195,7 @@ export interface GroupSummary extends ScimGroupRow {
 export async function groupSummaries(db: Db, orgId: string): Promise<GroupSummary[]> {
   const rows = await db("scim_groups as g")
     .where("g.org_id", orgId)
-    .select(
-      COLUMNS.map((c) => `g.${c}`),
-      db.raw("(SELECT COUNT(*)::int FROM scim_group_members m WHERE m.group_id = g.id) AS member_count"),
-    )
+    .select([...COLUMNS.map((c) => `g.${c}`), db.raw("(SELECT COUNT(*)::int FROM scim_group_members m WHERE m.group_id = g.id) AS member_count")])
     .orderBy("g.display_name");
   return rows;
 }
