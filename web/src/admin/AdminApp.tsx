@@ -9,10 +9,11 @@ import { Assistant } from "./Assistant";
 import { ContentGaps } from "./ContentGaps";
 import { Usage } from "./Usage";
 import { Documents } from "./Documents";
+import { Provisioning } from "./Provisioning";
 
-type Tab = "documents" | "assistant" | "gaps" | "usage";
+type Tab = "documents" | "assistant" | "gaps" | "usage" | "provisioning";
 
-const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage"];
+const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "provisioning"];
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
@@ -52,6 +53,9 @@ export function AdminApp(signedIn: SignedIn) {
         <a href="#usage" aria-current={tab === "usage" ? "page" : undefined}>
           Usage
         </a>
+        <a href="#provisioning" aria-current={tab === "provisioning" ? "page" : undefined}>
+          Provisioning
+        </a>
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
             Queues (Bull Board)
@@ -72,6 +76,7 @@ export function AdminApp(signedIn: SignedIn) {
         </ConsolePage>
       )}
       {tab === "usage" && <Usage />}
+      {tab === "provisioning" && <Provisioning />}
       {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>
   );
