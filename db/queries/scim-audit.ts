@@ -30,7 +30,10 @@ export async function recordScimAudit(db: Knex | Knex.Transaction, entry: ScimAu
     action: entry.action,
     target_type: entry.targetType,
     target_id: entry.targetId,
-    details: JSON.stringify({ ...(entry.details ?? {}), ...(entry.scim ? { actor: { type: "scim_token", id: entry.scim.tokenId, hint: entry.scim.hint } } : {}) }),
+    details: JSON.stringify({
+      ...(entry.details ?? {}),
+      ...(entry.scim ? { actor: { type: "scim_token", id: entry.scim.tokenId, hint: entry.scim.hint } } : {}),
+    }),
     before: entry.before === undefined ? null : JSON.stringify(entry.before),
     after: entry.after === undefined ? null : JSON.stringify(entry.after),
   });

@@ -44,7 +44,13 @@ export const GROUP_FILTER_COLUMNS = {
 /** `members.value eq "<user id>"`: groups the person is in. */
 const MEMBER_FILTERS = {
   "members.value": (q: Knex.QueryBuilder, condition: ScimCondition) =>
-    q.whereExists((sub) => sub.select(1).from("scim_group_members as m").whereRaw("m.group_id = scim_groups.id").andWhereRaw("m.user_id::text = ?", [String(condition.value)])),
+    q.whereExists((sub) =>
+      sub
+        .select(1)
+        .from("scim_group_members as m")
+        .whereRaw("m.group_id = scim_groups.id")
+        .andWhereRaw("m.user_id::text = ?", [String(condition.value)]),
+    ),
 };
 
 const UNIQUE_VIOLATION = "23505";
@@ -63,7 +69,12 @@ export async function findScimGroup(db: Db, orgId: string, id: string): Promise<
   return db("scim_groups").where({ org_id: orgId, id }).first(COLUMNS);
 }
 
-export async function listScimGroups(db: Db, orgId: string, where: ScimWhere, page: { offset: number; limit: number }): Promise<{ rows: ScimGroupRow[]; total: number }> {
+export async function listScimGroups(
+  db: Db,
+  orgId: string,
+  where: ScimWhere,
+  page: { offset: number; limit: number },
+): Promise<{ rows: ScimGroupRow[]; total: number }> {
   const base = db("scim_groups").where({ org_id: orgId });
   applyScimWhere(base, where, GROUP_FILTER_COLUMNS, MEMBER_FILTERS);
   const [counted] = await base.clone().count<{ count: string }[]>("* as count");
@@ -204,13 +215,19 @@ export async function groupSummaries(db: Db, orgId: string): Promise<GroupSummar
  * The admin's choice of what the group means; members lose what the old mapping gave them and
  * get what the new one gives. Undefined when the group is not the organisation's.
  */
-export async function setGroupMapping(db: Db, input: { orgId: string; groupId: string; mapping: GroupMapping; actorId: string }): Promise<ScimGroupRow | undefined> {
+export async function setGroupMapping(
+  db: Db,
+  input: { orgId: string; groupId: string; mapping: GroupMapping; actorId: string },
+): Promise<ScimGroupRow | undefined> {
   return db.transaction(async (trx) => {
     const before = (await trx("scim_groups").where({ org_id: input.orgId, id: input.groupId }).forUpdate().first(COLUMNS)) as ScimGroupRow | undefined;
     if (!before) return undefined;
     if (before.mapping === input.mapping) return before;
     const members = (await trx("scim_group_members").where({ group_id: before.id }).select("user_id")).map((r: { user_id: string }) => r.user_id);
-    const [after] = (await trx("scim_groups").where({ id: before.id }).update({ mapping: input.mapping, updated_at: trx.fn.now() }).returning(COLUMNS)) as ScimGroupRow[];
+    const [after] = (await trx("scim_groups")
+      .where({ id: before.id })
+      .update({ mapping: input.mapping, updated_at: trx.fn.now() })
+      .returning(COLUMNS)) as ScimGroupRow[];
     await onLeft(trx, before, members);
     await onJoined(trx, after!, members);
     await recordScimAudit(trx, {

@@ -88,7 +88,12 @@ export async function findScimUser(db: Db, orgId: string, id: string): Promise<S
   return visible(db, orgId).where({ id }).first(COLUMNS);
 }
 
-export async function listScimUsers(db: Db, orgId: string, where: ScimWhere, page: { offset: number; limit: number }): Promise<{ rows: ScimUserRow[]; total: number }> {
+export async function listScimUsers(
+  db: Db,
+  orgId: string,
+  where: ScimWhere,
+  page: { offset: number; limit: number },
+): Promise<{ rows: ScimUserRow[]; total: number }> {
   const base = visible(db, orgId);
   applyScimWhere(base, where, USER_FILTER_COLUMNS);
   const [counted] = await base.clone().count<{ count: string }[]>("* as count");
@@ -106,8 +111,7 @@ const audited = (row: ScimUserRow) => ({
   role: row.role,
 });
 
-const writable = (fields: ScimUserFields) =>
-  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<ScimUserFields>;
+const writable = (fields: ScimUserFields) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<ScimUserFields>;
 
 /**
  * Creates the person, or brings back the one a SCIM DELETE removed from this organisation (same

@@ -54,5 +54,7 @@ export function parseScimFilter(filter: string | undefined, filterable: Filterab
     throw invalid(`The filter could not be parsed: ${(error as Error).message}`);
   }
   const byLowerName = new Map(Object.keys(filterable).map((name) => [name.toLowerCase(), name]));
-  return [...parsed].map((group: Record<string, unknown>) => Object.entries(group).flatMap(([path, spec]) => conditionsOf(path, spec, filterable, byLowerName)));
+  return [...parsed].map((group: Record<string, unknown>) =>
+    Object.entries(group).flatMap(([path, spec]) => conditionsOf(path, spec, filterable, byLowerName)),
+  );
 }

@@ -40,8 +40,20 @@ export function attributesOf(query: { attributes?: string; excludedAttributes?: 
   const excluded = listed(query.excludedAttributes);
   let filter: SCIMMY.Types.Filter | undefined;
   try {
-    if (only.length > 0) filter = new SCIMMY.Types.Filter(query.attributes!.split(",").map((a) => `${a.trim()} pr`).join(" and "));
-    else if (excluded.length > 0) filter = new SCIMMY.Types.Filter(query.excludedAttributes!.split(",").map((a) => `${a.trim()} np`).join(" and "));
+    if (only.length > 0)
+      filter = new SCIMMY.Types.Filter(
+        query
+          .attributes!.split(",")
+          .map((a) => `${a.trim()} pr`)
+          .join(" and "),
+      );
+    else if (excluded.length > 0)
+      filter = new SCIMMY.Types.Filter(
+        query
+          .excludedAttributes!.split(",")
+          .map((a) => `${a.trim()} np`)
+          .join(" and "),
+      );
   } catch (error) {
     throw scimError(400, "invalidFilter", `attributes / excludedAttributes: ${(error as Error).message}`);
   }

@@ -23,7 +23,8 @@ function isBooleanAttribute(schema: SchemaClass, path: string): boolean {
 }
 
 function normaliseValue(schema: SchemaClass, path: string | undefined, value: unknown): unknown {
-  if (path !== undefined) return typeof value === "string" && STRING_BOOLEAN.test(value) && isBooleanAttribute(schema, path) ? value.toLowerCase() === "true" : value;
+  if (path !== undefined)
+    return typeof value === "string" && STRING_BOOLEAN.test(value) && isBooleanAttribute(schema, path) ? value.toLowerCase() === "true" : value;
   if (value && typeof value === "object" && !Array.isArray(value)) {
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, normaliseValue(schema, key, inner)]));
   }

@@ -31,8 +31,16 @@ describe("web: the Provisioning page (SCIM) in Chromium", function () {
 
   it("rotates the token, shows the new one once, and maps a group to the admin role", async () => {
     const { page } = watched;
-    const person = await scim(stack.baseUrl, org.scimToken, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `lead@${org.domain}`, name: { formatted: "Lead" } });
-    await scim(stack.baseUrl, org.scimToken, "POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: "Console Admins", members: [{ value: person.body.id }] });
+    const person = await scim(stack.baseUrl, org.scimToken, "POST", "/Users", {
+      schemas: [USER_SCHEMA],
+      userName: `lead@${org.domain}`,
+      name: { formatted: "Lead" },
+    });
+    await scim(stack.baseUrl, org.scimToken, "POST", "/Groups", {
+      schemas: [GROUP_SCHEMA],
+      displayName: "Console Admins",
+      members: [{ value: person.body.id }],
+    });
 
     await signInWithToken(page, stack.baseUrl, org.adminToken, "/admin#provisioning");
     const main = page.getByRole("main", { name: "Provisioning" });

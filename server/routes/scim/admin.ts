@@ -13,7 +13,6 @@ import { groupMappingBody, groupParams, issuedScimToken, scimGroupSummary, scimS
 
 const TAG = "admin scim";
 
-
 const presentGroup = (group: GroupSummary): ScimGroupSummary => ({
   id: group.id,
   display_name: group.display_name,
@@ -36,7 +35,12 @@ export const scimAdminRoutes = [
       ctx.body = {
         base_url: scimBaseUrl(deps, ctx),
         token: token
-          ? { hint: token.hint, created_at: token.created_at.toISOString(), created_by: token.created_by, last_used_at: token.last_used_at?.toISOString() ?? null }
+          ? {
+              hint: token.hint,
+              created_at: token.created_at.toISOString(),
+              created_by: token.created_by,
+              last_used_at: token.last_used_at?.toISOString() ?? null,
+            }
           : null,
         groups: groups.map(presentGroup),
       };

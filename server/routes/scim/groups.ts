@@ -30,7 +30,14 @@ const TAG = "scim";
 const groupsUrl = (baseUrl: string) => `${baseUrl}/Groups`;
 
 async function present(deps: ServerDeps, caller: ScimCaller, rows: ScimGroupRow[], attributes?: AttributeSelection) {
-  const members = attributes && !attributes.includes("members") ? undefined : await membersOfGroups(deps.db, caller.orgId, rows.map((row) => row.id));
+  const members =
+    attributes && !attributes.includes("members")
+      ? undefined
+      : await membersOfGroups(
+          deps.db,
+          caller.orgId,
+          rows.map((row) => row.id),
+        );
   return rows.map((row) => toScimGroup(row, members?.get(row.id), groupsUrl(caller.baseUrl), attributes?.filter));
 }
 

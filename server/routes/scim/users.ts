@@ -36,7 +36,15 @@ export const scimUserRoutes = [
       const page = pageOf(query);
       const attributes = attributesOf(query);
       const { rows, total } = await listScimUsers(deps.db, caller.orgId, where, page);
-      sendScim(ctx, 200, listResponse(rows.map((row) => toScimUser(row, usersUrl(caller.baseUrl), attributes.filter)), total, page));
+      sendScim(
+        ctx,
+        200,
+        listResponse(
+          rows.map((row) => toScimUser(row, usersUrl(caller.baseUrl), attributes.filter)),
+          total,
+          page,
+        ),
+      );
     },
   }),
   defineRoute({

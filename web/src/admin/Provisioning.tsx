@@ -80,8 +80,8 @@ export function Provisioning() {
     <ConsolePage label="Provisioning" name="provisioning">
       <h1>Provisioning (SCIM)</h1>
       <p class="hint">
-        Your identity system (Okta, Entra ID, …) creates, updates and removes people and groups here. Enter the base URL and the token in its SCIM
-        provisioning settings.
+        Your identity system (Okta, Entra ID, …) creates, updates and removes people and groups here. Enter the base URL and the token in its SCIM provisioning
+        settings.
       </p>
       {error && (
         <p class="alert" role="alert">

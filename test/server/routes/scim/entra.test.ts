@@ -70,7 +70,12 @@ describe("SCIM: Entra ID's provisioning requests", function () {
       ],
     });
     expect(updated.status, JSON.stringify(updated.body)).to.equal(200);
-    expect(await userOf(id)).to.include({ name: "givenName updatedFamilyName", family_name: "updatedFamilyName", department: "Sales", job_title: "Dispatcher" });
+    expect(await userOf(id)).to.include({
+      name: "givenName updatedFamilyName",
+      family_name: "updatedFamilyName",
+      department: "Sales",
+      job_title: "Dispatcher",
+    });
     expect(updated.body.userName, "userName stays the person's email").to.equal(userName.toLowerCase());
 
     const pathless = await call("PATCH", `/Users/${id}`, {
@@ -130,14 +135,21 @@ describe("SCIM: Entra ID's provisioning requests", function () {
     expect(found.body.Resources[0]).to.include({ id: groupId, displayName: "Warehouse Team" });
 
     // The admin maps the groups in the console.
-    const map = (id: string, mapping: string | null) => api(stack.baseUrl, "PUT", `/api/v1/admin/scim/groups/${id}/mapping`, { token: entra.adminToken, body: { mapping } });
+    const map = (id: string, mapping: string | null) =>
+      api(stack.baseUrl, "PUT", `/api/v1/admin/scim/groups/${id}/mapping`, { token: entra.adminToken, body: { mapping } });
     expect((await map(groupId, "department")).status).to.equal(200);
     const mapped = await map(adminGroupId, "admin");
     expect(mapped.body, JSON.stringify(mapped.body)).to.include({ mapping: "admin", member_count: 0 });
-    expect((await api(stack.baseUrl, "PUT", `/api/v1/admin/scim/groups/${groupId}/mapping`, { token: other.adminToken, body: { mapping: null } })).status, "another org's admin").to.equal(404);
+    expect(
+      (await api(stack.baseUrl, "PUT", `/api/v1/admin/scim/groups/${groupId}/mapping`, { token: other.adminToken, body: { mapping: null } })).status,
+      "another org's admin",
+    ).to.equal(404);
 
     const add = (gid: string, ...ids: string[]) =>
-      call("PATCH", `/Groups/${gid}`, { schemas: [PATCH_OP], Operations: [{ op: "Add", path: "members", value: ids.map((value) => ({ $ref: null, value })) }] });
+      call("PATCH", `/Groups/${gid}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: "Add", path: "members", value: ids.map((value) => ({ $ref: null, value })) }],
+      });
     expect((await add(groupId, ana.id, ben.id)).status).to.equal(204);
     expect((await add(adminGroupId, ana.id)).status).to.equal(204);
     expect(await userOf(ana.id)).to.include({ department: "Warehouse Team", role: "admin" });
@@ -147,14 +159,22 @@ describe("SCIM: Entra ID's provisioning requests", function () {
     expect(one.body.members).to.equal(undefined);
     expect((await call("GET", `/Groups/${groupId}`)).body.members.map((m: { value: string }) => m.value).sort()).to.deep.equal([ana.id, ben.id].sort());
 
-    const renamed = await call("PATCH", `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: "Replace", path: "displayName", value: "Warehouse North" }] });
+    const renamed = await call("PATCH", `/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: "Replace", path: "displayName", value: "Warehouse North" }],
+    });
     expect(renamed.status).to.equal(204);
     expect((await userOf(ben.id)).department, "a renamed department group renames its members' department").to.equal("Warehouse North");
 
-    const remove = await call("PATCH", `/Groups/${adminGroupId}`, { schemas: [PATCH_OP], Operations: [{ op: "Remove", path: "members", value: [{ $ref: null, value: ana.id }] }] });
+    const remove = await call("PATCH", `/Groups/${adminGroupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: "Remove", path: "members", value: [{ $ref: null, value: ana.id }] }],
+    });
     expect(remove.status).to.equal(204);
     expect((await userOf(ana.id)).role, "leaving the last admin group").to.equal("employee");
-    expect((await call("PATCH", `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: "remove", path: `members[value eq "${ben.id}"]` }] })).status).to.equal(204);
+    expect(
+      (await call("PATCH", `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: "remove", path: `members[value eq "${ben.id}"]` }] })).status,
+    ).to.equal(204);
     expect((await userOf(ben.id)).department).to.equal(null);
 
     const settings = await api(stack.baseUrl, "GET", "/api/v1/admin/scim", { token: entra.adminToken });
@@ -162,7 +182,9 @@ describe("SCIM: Entra ID's provisioning requests", function () {
     expect(settings.body.base_url).to.equal(`${stack.baseUrl}/scim/v2`);
     expect(settings.body.token.hint).to.equal(entra.scimToken.slice(-4));
     expect(settings.body.token.last_used_at).to.be.a("string");
-    expect(settings.body.groups.map((g: { display_name: string; mapping: string | null; member_count: number }) => [g.display_name, g.mapping, g.member_count])).to.deep.equal([
+    expect(
+      settings.body.groups.map((g: { display_name: string; mapping: string | null; member_count: number }) => [g.display_name, g.mapping, g.member_count]),
+    ).to.deep.equal([
       ["Learning Admins", "admin", 0],
       ["Warehouse North", "department", 1],
     ]);

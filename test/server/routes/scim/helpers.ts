@@ -17,9 +17,13 @@ export interface ScimOrg {
 export async function scimOrganisation(stack: Stack, label: string): Promise<ScimOrg> {
   const db = stack.server.deps.db;
   const slug = `scim-${label}-${randomUUID().slice(0, 8)}`;
-  const [org] = await db("organizations").insert({ name: `SCIM ${label}`, slug }).returning("id");
+  const [org] = await db("organizations")
+    .insert({ name: `SCIM ${label}`, slug })
+    .returning("id");
   const domain = `${slug}.example`;
-  const [admin] = await db("users").insert({ org_id: org.id, email: `admin@${domain}`, name: "Admin", role: "admin" }).returning("id");
+  const [admin] = await db("users")
+    .insert({ org_id: org.id, email: `admin@${domain}`, name: "Admin", role: "admin" })
+    .returning("id");
   const adminToken = await stack.server.deps.tokens.sign({ userId: admin.id, orgId: org.id, role: "admin" });
   const issued = await fetch(`${stack.baseUrl}/api/v1/admin/scim/token`, { method: "POST", headers: { authorization: `Bearer ${adminToken}` } });
   if (issued.status !== 201) throw new Error(`token: ${issued.status} ${await issued.text()}`);
@@ -29,7 +33,7 @@ export async function scimOrganisation(stack: Stack, label: string): Promise<Sci
 
 export interface ScimAnswer {
   status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: SCIM bodies are read field by field in the assertions
+  // SCIM bodies are read field by field in the assertions.
   body: any;
   headers: Headers;
 }

@@ -20,7 +20,11 @@ describe("SCIM: malformed and hostile input", function () {
 
   before(async () => {
     org = await scimOrganisation(stack, "hostile");
-    const created = await scim(stack.baseUrl, org.scimToken, "POST", "/Users", { schemas: [USER_SCHEMA], userName: `kept@${org.domain}`, name: { formatted: "Kept" } });
+    const created = await scim(stack.baseUrl, org.scimToken, "POST", "/Users", {
+      schemas: [USER_SCHEMA],
+      userName: `kept@${org.domain}`,
+      name: { formatted: "Kept" },
+    });
     userId = created.body.id;
   });
   after(async () => {
@@ -28,7 +32,8 @@ describe("SCIM: malformed and hostile input", function () {
     await dropOrganisations(stack.server.deps.db, [org?.orgId]);
   });
 
-  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => scim(stack.baseUrl, org.scimToken, method, path, body, headers);
+  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    scim(stack.baseUrl, org.scimToken, method, path, body, headers);
 
   function expectScimError(answer: { status: number; body: { schemas?: string[]; status?: string; scimType?: string } }, status: number, scimType?: string) {
     expect(answer.status, JSON.stringify(answer.body)).to.equal(status);
@@ -55,10 +60,19 @@ describe("SCIM: malformed and hostile input", function () {
   });
 
   it("answers bad filters with 400 invalidFilter", async () => {
-    for (const filter of ['userName eq "a" and (', 'userName zz "x"', "userName eq", 'password eq "x"', 'meta.created gt "2020-01-01"', 'not (userName eq "x")', "active eq \"yes\"", 'name.familyName eq "x"']) {
+    for (const filter of [
+      'userName eq "a" and (',
+      'userName zz "x"',
+      "userName eq",
+      'password eq "x"',
+      'meta.created gt "2020-01-01"',
+      'not (userName eq "x")',
+      'active eq "yes"',
+      'name.familyName eq "x"',
+    ]) {
       expectScimError(await call("GET", `/Users?filter=${encodeURIComponent(filter)}`), 400, "invalidFilter");
     }
-    const sane = await call("GET", `/Users?filter=${encodeURIComponent('USERNAME Eq "KEPT@' + org.domain + '" or id eq "not-a-uuid"')}`);
+    const sane = await call("GET", `/Users?filter=${encodeURIComponent(`USERNAME Eq "KEPT@${org.domain}" or id eq "not-a-uuid"`)}`);
     expect(sane.body.totalResults, "attribute names and eq are case-insensitive; a non-uuid id matches nothing").to.equal(1);
     const like = await call("GET", `/Users?filter=${encodeURIComponent('userName sw "%"')}`);
     expect(like.body.totalResults, "LIKE wildcards are literal").to.equal(0);
@@ -70,13 +84,33 @@ describe("SCIM: malformed and hostile input", function () {
     expectScimError(await call("POST", "/Users", { schemas: [USER_SCHEMA], name: { formatted: "No userName" } }), 400);
     expectScimError(await call("POST", "/Users", { schemas: [USER_SCHEMA], userName: "not-an-email" }), 400, "invalidValue");
     expectScimError(await call("POST", "/Users", { schemas: [USER_SCHEMA], userName: `x@${org.domain}`, name: "flat" }), 400);
-    expectScimError(await call("PATCH", `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "bogus", value: 1 }] }), 400, "invalidPath");
+    expectScimError(
+      await call("PATCH", `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "bogus", value: 1 }] }),
+      400,
+      "invalidPath",
+    );
     expectScimError(await call("PATCH", `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: "explode", path: "active" }] }), 400);
-    expectScimError(await call("PATCH", `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "active", value: "maybe" }] }), 400, "invalidValue");
+    expectScimError(
+      await call("PATCH", `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "active", value: "maybe" }] }),
+      400,
+      "invalidValue",
+    );
     expectScimError(await call("PATCH", `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [] }), 400);
     expectScimError(await call("PATCH", `/Users/${userId}`, { schemas: ["urn:wrong"], Operations: [{ op: "replace", value: { active: false } }] }), 400);
-    expectScimError(await call("PATCH", `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { userName: "nope" } }] }), 400, "invalidValue");
-    expectScimError(await call("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "G", members: [{ value: "00000000-0000-0000-0000-000000000000" }] }), 400, "invalidValue");
+    expectScimError(
+      await call("PATCH", `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { userName: "nope" } }] }),
+      400,
+      "invalidValue",
+    );
+    expectScimError(
+      await call("POST", "/Groups", {
+        schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+        displayName: "G",
+        members: [{ value: "00000000-0000-0000-0000-000000000000" }],
+      }),
+      400,
+      "invalidValue",
+    );
     expectScimError(await call("POST", "/Users", { userName: `y@${org.domain}` }, { "content-type": "text/plain" }), 415);
     expectScimError(await call("POST", "/Users", JSON.stringify({ userName: `big@${org.domain}`, title: "x".repeat(1_100_000) })), 413);
     expectScimError(await call("GET", "/Users/not-a-uuid"), 404);
@@ -106,7 +140,10 @@ describe("SCIM: malformed and hostile input", function () {
     expect(config.body.filter).to.deep.include({ supported: true, maxResults: 200 });
     expect(config.body.bulk.supported).to.equal(false);
     expect((await call("GET", "/ResourceTypes")).body.Resources.map((r: { id: string }) => r.id)).to.deep.equal(["User", "Group"]);
-    expect((await call("GET", "/Schemas")).body.Resources.map((s: { id: string }) => s.id)).to.include.members([USER_SCHEMA, "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"]);
+    expect((await call("GET", "/Schemas")).body.Resources.map((s: { id: string }) => s.id)).to.include.members([
+      USER_SCHEMA,
+      "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User",
+    ]);
     expect((await call("GET", `/Schemas/${USER_SCHEMA}`)).body.name).to.equal("User");
     expectScimError(await call("GET", "/ResourceTypes/Nope"), 404);
   });
@@ -129,6 +166,11 @@ describe("SCIM: malformed and hostile input", function () {
     const doc = (await api(stack.baseUrl, "GET", "/api/v1/openapi.json")).body;
     expect(doc.paths["/scim/v2/Users"].post.security).to.deep.equal([{ scimToken: [] }]);
     expect(doc.paths["/scim/v2/Users/{id}"].patch.responses["409"].content["application/scim+json"].schema.$ref).to.equal("#/components/schemas/ScimError");
-    expect(Object.keys(doc.paths)).to.include.members(["/scim/v2/Groups/{id}", "/scim/v2/ServiceProviderConfig", "/api/v1/admin/scim", "/api/v1/admin/scim/token"]);
+    expect(Object.keys(doc.paths)).to.include.members([
+      "/scim/v2/Groups/{id}",
+      "/scim/v2/ServiceProviderConfig",
+      "/api/v1/admin/scim",
+      "/api/v1/admin/scim/token",
+    ]);
   });
 });

@@ -86,7 +86,10 @@ describe("SCIM: Okta's provisioning sequence", function () {
     expect(byName.body.totalResults).to.equal(1);
     expect(byName.body.Resources[0]).to.deep.include({ id: groupId, displayName: "Test SCIMv2" });
 
-    const renamed = await call("PATCH", `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { id: groupId, displayName: "Warehouse" } }] });
+    const renamed = await call("PATCH", `/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: "replace", value: { id: groupId, displayName: "Warehouse" } }],
+    });
     expect(renamed.status, JSON.stringify(renamed.body)).to.equal(204);
     const added = await call("PATCH", `/Groups/${groupId}`, {
       schemas: [PATCH_OP],
@@ -123,6 +126,12 @@ describe("SCIM: Okta's provisioning sequence", function () {
 
     expect((await call("DELETE", `/Groups/${groupId}`)).status).to.equal(204);
     expect((await call("GET", `/Groups/${groupId}`)).status).to.equal(404);
-    expect(await auditActions(stack, okta.orgId, groupId)).to.deep.equal(["scim.group.created", "scim.group.updated", "scim.group.updated", "scim.group.updated", "scim.group.deleted"]);
+    expect(await auditActions(stack, okta.orgId, groupId)).to.deep.equal([
+      "scim.group.created",
+      "scim.group.updated",
+      "scim.group.updated",
+      "scim.group.updated",
+      "scim.group.deleted",
+    ]);
   });
 });
