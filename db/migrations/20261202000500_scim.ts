@@ -44,10 +44,13 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("scim_group_members", (t) => {
     t.uuid("group_id").notNullable().references("id").inTable("scim_groups").onDelete("CASCADE");
     t.uuid("user_id").notNullable().references("id").inTable("users").onDelete("CASCADE").index();
-    t.uuid("org_id").notNullable().references("id").inTable("organizations").onDelete("CASCADE");
+    t.uuid("org_id").notNullable().references("id").inTable("organizations").onDelete("CASCADE").index();
     t.timestamp("created_at", { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.primary(["group_id", "user_id"]);
   });
+
+  // Every tenant table has an index that starts with org_id (test/db/migrations.test.ts); refresh_tokens came without one.
+  await knex.raw("CREATE INDEX IF NOT EXISTS refresh_tokens_org_id ON refresh_tokens (org_id)");
 
   await knex.schema.alterTable("users", (t) => {
     t.text("given_name");
@@ -57,6 +60,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw("DROP INDEX IF EXISTS refresh_tokens_org_id");
   await knex.schema.alterTable("users", (t) => t.dropColumns("scim_deleted_at", "given_name", "family_name"));
   await knex.schema.dropTableIfExists("scim_group_members");
   await knex.schema.dropTableIfExists("scim_groups");
