@@ -7,6 +7,7 @@
 import type { Knex } from "knex";
 import { Refusal } from "../../lib/refusal";
 import type { Db } from "../knex";
+import { refusingDuplicates } from "./unique-violation";
 import { type ScimActor, recordScimAudit } from "./scim-audit";
 import { type ScimCondition, type ScimWhere, applyScimWhere } from "./scim-filter";
 import { type GroupMapping, onJoined, onLeft, onRenamed } from "./scim-mapping";
@@ -53,17 +54,7 @@ const MEMBER_FILTERS = {
     ),
 };
 
-const UNIQUE_VIOLATION = "23505";
 const taken = (): Refusal => new Refusal("conflict", "SCIM_UNIQUENESS", "A group with this displayName or externalId already exists");
-
-async function unique<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw taken();
-    throw error;
-  }
-}
 
 export async function findScimGroup(db: Db, orgId: string, id: string): Promise<ScimGroupRow | undefined> {
   return db("scim_groups").where({ org_id: orgId, id }).first(COLUMNS);
@@ -119,7 +110,11 @@ async function setMembers(trx: Knex.Transaction, group: ScimGroupRow, memberIds:
   const removed = [...current].filter((id) => !keep.has(id));
   if (removed.length > 0) await trx("scim_group_members").where({ group_id: group.id }).whereIn("user_id", removed).delete();
   if (added.length > 0) {
-    await trx("scim_group_members").insert(added.map((user_id) => ({ group_id: group.id, user_id, org_id: group.org_id })));
+    // A concurrent request may have added the same member; joining twice changes nothing.
+    await trx("scim_group_members")
+      .insert(added.map((user_id) => ({ group_id: group.id, user_id, org_id: group.org_id })))
+      .onConflict(["group_id", "user_id"])
+      .ignore();
   }
   await onLeft(trx, group, removed);
   await onJoined(trx, group, added);
@@ -127,7 +122,7 @@ async function setMembers(trx: Knex.Transaction, group: ScimGroupRow, memberIds:
 }
 
 export async function createScimGroup(db: Db, orgId: string, fields: ScimGroupFields, actor: ScimActor): Promise<ScimGroupRow> {
-  return unique(() =>
+  return refusingDuplicates(taken, () =>
     db.transaction(async (trx) => {
       const [group] = (await trx("scim_groups")
         .insert({ org_id: orgId, display_name: fields.display_name, external_id: fields.external_id })
@@ -149,7 +144,7 @@ export async function createScimGroup(db: Db, orgId: string, fields: ScimGroupFi
 }
 
 export async function updateScimGroup(db: Db, orgId: string, id: string, fields: ScimGroupFields, actor: ScimActor): Promise<ScimGroupRow | undefined> {
-  return unique(() =>
+  return refusingDuplicates(taken, () =>
     db.transaction(async (trx) => {
       const before = (await trx("scim_groups").where({ org_id: orgId, id }).forUpdate().first(COLUMNS)) as ScimGroupRow | undefined;
       if (!before) return undefined;

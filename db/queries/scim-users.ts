@@ -8,6 +8,7 @@
 import type { Knex } from "knex";
 import { Refusal } from "../../lib/refusal";
 import type { Db } from "../knex";
+import { refusingDuplicates } from "./unique-violation";
 import { revokeRefreshTokensOfUser } from "./refresh-tokens";
 import { type ScimActor, recordScimAudit } from "./scim-audit";
 import { type ScimWhere, applyScimWhere } from "./scim-filter";
@@ -68,21 +69,9 @@ export const USER_FILTER_COLUMNS = {
   displayName: { column: "name", caseInsensitive: true },
 } as const;
 
-const UNIQUE_VIOLATION = "23505";
-
 const visible = (db: Db | Knex.Transaction, orgId: string) => db("users").where({ org_id: orgId }).whereNull("scim_deleted_at");
 
 const taken = (): Refusal => new Refusal("conflict", "SCIM_UNIQUENESS", "userName or externalId is already in use by another person");
-
-/** Wraps a write so a unique violation (a race with another writer) is the same 409 as the check before it. */
-async function unique<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw taken();
-    throw error;
-  }
-}
 
 export async function findScimUser(db: Db, orgId: string, id: string): Promise<ScimUserRow | undefined> {
   return visible(db, orgId).where({ id }).first(COLUMNS);
@@ -119,7 +108,7 @@ const writable = (fields: ScimUserFields) => Object.fromEntries(Object.entries(f
  * is a 409 that does not say where.
  */
 export async function createScimUser(db: Db, orgId: string, fields: ScimUserFields, actor: ScimActor): Promise<ScimUserRow> {
-  return unique(() =>
+  return refusingDuplicates(taken, () =>
     db.transaction(async (trx) => {
       const existing = await trx("users").where({ email: fields.email }).first("id", "org_id", "scim_deleted_at");
       if (existing && (existing.org_id !== orgId || !existing.scim_deleted_at)) throw taken();
@@ -148,7 +137,7 @@ export async function createScimUser(db: Db, orgId: string, fields: ScimUserFiel
 
 /** Applies the new state (PUT, or PATCH after the patch is applied); audits only what changed. */
 export async function updateScimUser(db: Db, orgId: string, id: string, fields: ScimUserFields, actor: ScimActor): Promise<ScimUserRow | undefined> {
-  return unique(() =>
+  return refusingDuplicates(taken, () =>
     db.transaction(async (trx) => {
       const before = (await visible(trx, orgId).where({ id }).forUpdate().first(COLUMNS)) as ScimUserRow | undefined;
       if (!before) return undefined;

@@ -16,7 +16,6 @@ export const ENTERPRISE_USER = "urn:ietf:params:scim:schemas:extension:enterpris
 SCIMMY.Config.set({
   patch: true,
   filter: SCIM_MAX_RESULTS,
-  documentationUri: "https://github.com/skillnet-chat/skillnet-chat/blob/main/docs/http-api.md#scim-20-provisioning",
   authenticationSchemes: [
     {
       type: "oauthbearertoken",

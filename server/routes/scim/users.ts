@@ -5,7 +5,17 @@
  * revoked, sockets cut at the next re-check), and DELETE hides the person from SCIM (404 after),
  * keeping their chats.
  */
-import { USER_FILTER_COLUMNS, createScimUser, deleteScimUser, findScimUser, listScimUsers, updateScimUser } from "../../../db/queries/scim-users";
+import type { Context } from "koa";
+import {
+  type ScimUserRow,
+  USER_FILTER_COLUMNS,
+  createScimUser,
+  deleteScimUser,
+  findScimUser,
+  listScimUsers,
+  updateScimUser,
+} from "../../../db/queries/scim-users";
+import type { ServerDeps } from "../../deps";
 import { parseScimFilter } from "../../scim/filter";
 import { SCIMMY } from "../../scim/library";
 import { attributesOf, listResponse, pageOf } from "../../scim/listing";
@@ -19,6 +29,12 @@ import { scimGetQuery, scimIdParams, scimListQuery, scimListResponse, scimPatchO
 const FILTERABLE = Object.fromEntries(Object.entries(USER_FILTER_COLUMNS).map(([name, column]) => [name, { boolean: "boolean" in column }]));
 const TAG = "scim";
 const usersUrl = (baseUrl: string) => `${baseUrl}/Users`;
+
+async function loadUser(ctx: Context, deps: ServerDeps, rawId: string): Promise<ScimUserRow> {
+  const row = await findScimUser(deps.db, scimCallerOf(ctx).orgId, resourceId(rawId, "User"));
+  if (!row) throw notFound("User", rawId);
+  return row;
+}
 
 export const scimUserRoutes = [
   defineRoute({
@@ -58,10 +74,8 @@ export const scimUserRoutes = [
     query: scimGetQuery,
     responses: { 200: { description: "The User.", schema: scimUser, contentType: "application/scim+json" } },
     handler: async (ctx, { params, query }, deps) => {
-      const caller = scimCallerOf(ctx);
-      const row = await findScimUser(deps.db, caller.orgId, resourceId(params.id, "User"));
-      if (!row) throw notFound("User", params.id);
-      sendScim(ctx, 200, toScimUser(row, usersUrl(caller.baseUrl), attributesOf(query).filter));
+      const row = await loadUser(ctx, deps, params.id);
+      sendScim(ctx, 200, toScimUser(row, usersUrl(scimCallerOf(ctx).baseUrl), attributesOf(query).filter));
     },
   }),
   defineRoute({
@@ -94,10 +108,8 @@ export const scimUserRoutes = [
     responses: { 200: { description: "The User after the change.", schema: scimUser, contentType: "application/scim+json" } },
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
-      const id = resourceId(params.id, "User");
-      const current = await findScimUser(deps.db, caller.orgId, id);
-      if (!current) throw notFound("User", params.id);
-      const row = await updateScimUser(deps.db, caller.orgId, id, fromScimUser(parseScimUser(ctx.request.body), "put", current), caller.actor);
+      const current = await loadUser(ctx, deps, params.id);
+      const row = await updateScimUser(deps.db, caller.orgId, current.id, fromScimUser(parseScimUser(ctx.request.body), "put", current), caller.actor);
       if (!row) throw notFound("User", params.id);
       sendScim(ctx, 200, toScimUser(row, usersUrl(caller.baseUrl)));
     },
@@ -114,11 +126,9 @@ export const scimUserRoutes = [
     responses: { 200: { description: "The User after the change.", schema: scimUser, contentType: "application/scim+json" } },
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
-      const id = resourceId(params.id, "User");
-      const current = await findScimUser(deps.db, caller.orgId, id);
-      if (!current) throw notFound("User", params.id);
+      const current = await loadUser(ctx, deps, params.id);
       const patched = await applyPatch(SCIMMY.Schemas.User, toScimUser(current, usersUrl(caller.baseUrl)), ctx.request.body);
-      const row = patched ? await updateScimUser(deps.db, caller.orgId, id, fromScimUser(patched, "patch", current), caller.actor) : current;
+      const row = patched ? await updateScimUser(deps.db, caller.orgId, current.id, fromScimUser(patched, "patch", current), caller.actor) : current;
       if (!row) throw notFound("User", params.id);
       sendScim(ctx, 200, toScimUser(row, usersUrl(caller.baseUrl)));
     },
