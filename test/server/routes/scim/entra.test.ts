@@ -192,6 +192,12 @@ describe("SCIM: Entra ID's provisioning requests", function () {
 
     expect((await call("DELETE", `/Groups/${groupId}`)).status).to.equal(204);
     expect((await userOf(ana.id)).department, "deleting a department group clears its members' department").to.equal(null);
+    const mappingAudit = await stack.server.deps
+      .db("audit_log")
+      .where({ org_id: entra.orgId, target_id: adminGroupId, action: "scim.group.mapping_changed" })
+      .first();
+    expect(mappingAudit).to.include({ actor_id: entra.adminId });
+    expect(mappingAudit.after).to.deep.equal({ mapping: "admin" });
   });
 
   it("cuts a SCIM-deactivated person's socket at the next re-check and revokes their refresh tokens", async () => {

@@ -105,6 +105,17 @@ describe("SCIM: Okta's provisioning sequence", function () {
     const removed = await call("PATCH", `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: "remove", path: `members[value eq "${id}"]` }] });
     expect(removed.status, JSON.stringify(removed.body)).to.equal(204);
     expect((await call("GET", `/Groups/${groupId}`)).body.members).to.equal(undefined);
+    // Okta's older integrations replace the whole group with PUT.
+    const replaced = await call("PUT", `/Groups/${groupId}`, {
+      schemas: [GROUP_SCHEMA],
+      id: groupId,
+      displayName: "Warehouse",
+      members: [{ value: id, display: email }],
+    });
+    expect(replaced.status, JSON.stringify(replaced.body)).to.equal(200);
+    expect(replaced.body.members).to.deep.equal([{ value: id, display: "Another User" }]);
+    const emptied = await call("PUT", `/Groups/${groupId}`, { schemas: [GROUP_SCHEMA], displayName: "Warehouse", members: [] });
+    expect(emptied.body.members).to.equal(undefined);
 
     // The other organisation's token sees none of it and changes none of it.
     const foreign = (method: string, path: string, body?: unknown) => scim(stack.baseUrl, other.scimToken, method, path, body);
@@ -128,6 +139,8 @@ describe("SCIM: Okta's provisioning sequence", function () {
     expect((await call("GET", `/Groups/${groupId}`)).status).to.equal(404);
     expect(await auditActions(stack, okta.orgId, groupId)).to.deep.equal([
       "scim.group.created",
+      "scim.group.updated",
+      "scim.group.updated",
       "scim.group.updated",
       "scim.group.updated",
       "scim.group.updated",
