@@ -143,11 +143,21 @@ export async function createScimGroup(db: Db, orgId: string, fields: ScimGroupFi
   );
 }
 
-export async function updateScimGroup(db: Db, orgId: string, id: string, fields: ScimGroupFields, actor: ScimActor): Promise<ScimGroupRow | undefined> {
+/**
+ * The new state from the current one (PUT: what the request says; PATCH: the operations applied
+ * to the group and its members as they are now), or null for no change. Called with the group's
+ * row locked, so two concurrent PATCHes of one group (members added by separate requests) each
+ * apply to the other's result instead of one undoing the other.
+ */
+export type GroupChange = (current: ScimGroupRow, members: ScimMember[]) => Promise<ScimGroupFields | null>;
+
+export async function updateScimGroup(db: Db, orgId: string, id: string, change: GroupChange, actor: ScimActor): Promise<ScimGroupRow | undefined> {
   return refusingDuplicates(taken, () =>
     db.transaction(async (trx) => {
       const before = (await trx("scim_groups").where({ org_id: orgId, id }).forUpdate().first(COLUMNS)) as ScimGroupRow | undefined;
       if (!before) return undefined;
+      const fields = await change(before, (await membersOfGroups(trx, orgId, [id])).get(id) ?? []);
+      if (!fields) return before;
       const [after] = (await trx("scim_groups")
         .where({ id })
         .update({ display_name: fields.display_name, external_id: fields.external_id, updated_at: trx.fn.now() })

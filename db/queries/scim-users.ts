@@ -135,12 +135,17 @@ export async function createScimUser(db: Db, orgId: string, fields: ScimUserFiel
   );
 }
 
-/** Applies the new state (PUT, or PATCH after the patch is applied); audits only what changed. */
-export async function updateScimUser(db: Db, orgId: string, id: string, fields: ScimUserFields, actor: ScimActor): Promise<ScimUserRow | undefined> {
+/** Applies the new state (PUT, or PATCH applied to the locked row); audits only what changed. */
+/** The new state from the current one, or null for no change; called with the person's row locked (see GroupChange). */
+export type UserChange = (current: ScimUserRow) => Promise<ScimUserFields | null>;
+
+export async function updateScimUser(db: Db, orgId: string, id: string, change: UserChange, actor: ScimActor): Promise<ScimUserRow | undefined> {
   return refusingDuplicates(taken, () =>
     db.transaction(async (trx) => {
       const before = (await visible(trx, orgId).where({ id }).forUpdate().first(COLUMNS)) as ScimUserRow | undefined;
       if (!before) return undefined;
+      const fields = await change(before);
+      if (!fields) return before;
       if (fields.email !== before.email && (await trx("users").where({ email: fields.email }).whereNot({ id }).first("id"))) throw taken();
       const deactivated = before.is_active && !fields.is_active;
       const reactivated = !before.is_active && fields.is_active;

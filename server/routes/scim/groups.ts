@@ -108,8 +108,14 @@ export const scimGroupRoutes = [
     responses: { 200: { description: "The Group after the change.", schema: scimGroup, contentType: "application/scim+json" } },
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
-      const current = await loadGroup(ctx, deps, params.id);
-      const row = await updateScimGroup(deps.db, caller.orgId, current.id, fromScimGroup(parseScimGroup(ctx.request.body), "put", current), caller.actor);
+      const sent = parseScimGroup(ctx.request.body);
+      const row = await updateScimGroup(
+        deps.db,
+        caller.orgId,
+        resourceId(params.id, "Group"),
+        async (current) => fromScimGroup(sent, "put", current),
+        caller.actor,
+      );
       if (!row) throw notFound("Group", params.id);
       const [group] = await present(deps, caller, [row]);
       sendScim(ctx, 200, group);
@@ -127,13 +133,17 @@ export const scimGroupRoutes = [
     responses: { 204: { description: "Patched (GET the group to read it back)." } },
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
-      const current = await loadGroup(ctx, deps, params.id);
-      const [before] = await present(deps, caller, [current]);
-      const patched = await applyPatch(SCIMMY.Schemas.Group, before!, ctx.request.body);
-      if (patched) {
-        const row = await updateScimGroup(deps.db, caller.orgId, current.id, fromScimGroup(patched, "patch", current), caller.actor);
-        if (!row) throw notFound("Group", params.id);
-      }
+      const row = await updateScimGroup(
+        deps.db,
+        caller.orgId,
+        resourceId(params.id, "Group"),
+        async (current, members) => {
+          const patched = await applyPatch(SCIMMY.Schemas.Group, toScimGroup(current, members, groupsUrl(caller.baseUrl)), ctx.request.body);
+          return patched ? fromScimGroup(patched, "patch", current) : null;
+        },
+        caller.actor,
+      );
+      if (!row) throw notFound("Group", params.id);
       ctx.status = 204;
     },
   }),

@@ -108,8 +108,14 @@ export const scimUserRoutes = [
     responses: { 200: { description: "The User after the change.", schema: scimUser, contentType: "application/scim+json" } },
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
-      const current = await loadUser(ctx, deps, params.id);
-      const row = await updateScimUser(deps.db, caller.orgId, current.id, fromScimUser(parseScimUser(ctx.request.body), "put", current), caller.actor);
+      const sent = parseScimUser(ctx.request.body);
+      const row = await updateScimUser(
+        deps.db,
+        caller.orgId,
+        resourceId(params.id, "User"),
+        async (current) => fromScimUser(sent, "put", current),
+        caller.actor,
+      );
       if (!row) throw notFound("User", params.id);
       sendScim(ctx, 200, toScimUser(row, usersUrl(caller.baseUrl)));
     },
@@ -126,9 +132,16 @@ export const scimUserRoutes = [
     responses: { 200: { description: "The User after the change.", schema: scimUser, contentType: "application/scim+json" } },
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
-      const current = await loadUser(ctx, deps, params.id);
-      const patched = await applyPatch(SCIMMY.Schemas.User, toScimUser(current, usersUrl(caller.baseUrl)), ctx.request.body);
-      const row = patched ? await updateScimUser(deps.db, caller.orgId, current.id, fromScimUser(patched, "patch", current), caller.actor) : current;
+      const row = await updateScimUser(
+        deps.db,
+        caller.orgId,
+        resourceId(params.id, "User"),
+        async (current) => {
+          const patched = await applyPatch(SCIMMY.Schemas.User, toScimUser(current, usersUrl(caller.baseUrl)), ctx.request.body);
+          return patched ? fromScimUser(patched, "patch", current) : null;
+        },
+        caller.actor,
+      );
       if (!row) throw notFound("User", params.id);
       sendScim(ctx, 200, toScimUser(row, usersUrl(caller.baseUrl)));
     },

@@ -200,6 +200,19 @@ describe("SCIM: Entra ID's provisioning requests", function () {
     expect(mappingAudit.after).to.deep.equal({ mapping: "admin" });
   });
 
+  it("keeps every member when members are added to one group by parallel requests", async () => {
+    const people = await Promise.all([1, 2, 3, 4, 5].map((n) => createUser(`parallel${n}`, `ext-parallel-${n}`)));
+    const group = await call("POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: "Parallel" });
+    const answers = await Promise.all(
+      people.map((person) =>
+        call("PATCH", `/Groups/${group.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: "Add", path: "members", value: [{ value: person.id }] }] }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).to.deep.equal([204, 204, 204, 204, 204]);
+    const members = (await call("GET", `/Groups/${group.body.id}`)).body.members.map((m: { value: string }) => m.value);
+    expect(members.sort()).to.deep.equal(people.map((p) => p.id).sort());
+  });
+
   it("cuts a SCIM-deactivated person's socket at the next re-check and revokes their refresh tokens", async () => {
     fastServer = await startServer(parseConfig({ ...process.env, SOCKET_REAUTH_INTERVAL_MS: "200" }), { port: 0, host: "127.0.0.1" });
     const { id } = await createUser("leaver", "ext-leaver");
