@@ -33,6 +33,7 @@ module.exports = {
     "test/queues/slots.test.ts",
     "test/scripts/eval/scoring.test.ts",
     "test/server/metrics-labels.test.ts",
+    "test/server/scim/scim-logic.test.ts",
     "test/workers/admin/confirmation.test.ts",
     "test/workers/embedding-check.test.ts",
     "test/workers/ingestion/chunking.test.ts",

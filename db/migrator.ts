@@ -23,6 +23,7 @@ import * as vectorIndexTail from "./migrations/20261201000031_vector_index_tail"
 import * as orgStorageQuota from "./migrations/20261202000200_org_storage_quota";
 import * as identity from "./migrations/20261202000300_identity";
 import * as orgDeletion from "./migrations/20261202000400_org_deletion";
+import * as scim from "./migrations/20261202000500_scim";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -50,6 +51,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261202000200_org_storage_quota", migration: orgStorageQuota },
   { name: "20261202000300_identity", migration: identity },
   { name: "20261202000400_org_deletion", migration: orgDeletion },
+  { name: "20261202000500_scim", migration: scim },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

@@ -272,6 +272,15 @@ export const configSchema = z.object({
     .min(1)
     .default(10)
     .describe("dev-login attempts per client IP per sliding 60 s window (`429 RATE_LIMITED` past it)."),
+  SCIM_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1200)
+    .describe(
+      "SCIM requests (`/scim/v2`) per organisation's SCIM token per sliding 60 s window; past it a SCIM `429` with Retry-After, which " +
+        "Okta and Entra ID honour. A full sync sends a few requests per person.",
+    ),
   SOCKET_REAUTH_INTERVAL_MS: z.coerce
     .number()
     .int()

@@ -12,6 +12,7 @@ import { errorMiddleware } from "./errors";
 import { hostGuard } from "./middleware/host-guard";
 import { securityHeaders } from "./middleware/security-headers";
 import { mountRoutes } from "./routes/define-route";
+import { scimFallback } from "./scim/request";
 import { API_ROUTES } from "./routes/index";
 import { serveWeb } from "./web";
 
@@ -44,15 +45,16 @@ export function createApp(deps: ServerDeps): Koa {
   app.use(deps.metrics.http());
   app.use(errorMiddleware(log));
   app.use(hostGuard(deps.config));
-  app.use(
-    bodyParser({
-      enableTypes: ["json"],
-      jsonLimit: JSON_LIMIT,
-      onError: (error) => {
-        throw Object.assign(error, { status: (error as { status?: number }).status ?? 400 });
-      },
-    }),
-  );
+  const parseJson = bodyParser({
+    enableTypes: ["json"],
+    jsonLimit: JSON_LIMIT,
+    onError: (error) => {
+      throw Object.assign(error, { status: (error as { status?: number }).status ?? 400 });
+    },
+  });
+  // SCIM reads its own bodies (application/scim+json, up to 1 MB) and answers errors in SCIM's format (server/scim/request.ts).
+  app.use((ctx, next) => (ctx.path.startsWith("/scim/") ? next() : parseJson(ctx, next)));
+  app.use(scimFallback());
 
   const routes = mountRoutes(deps, API_ROUTES);
   app.use(routes.routes());

@@ -9,6 +9,7 @@ import type { Access, RouteSpec } from "../routes/define-route";
 import { ERROR_CODES, type ErrorCode } from "./error-codes";
 import { errorBody } from "./responses";
 import { TOKEN_REFUSAL_CODES } from "../auth/token-claims";
+import { scimErrorBody } from "../routes/scim/schema";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -34,10 +35,27 @@ const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
   admin: [{ bearerAuth: [] }],
   operator: [{ bearerAuth: [] }],
   metrics: [{ metricsToken: [] }],
+  scim: [{ scimToken: [] }],
 };
 
 /** What a bearer route answers a refused token with: ours `UNAUTHORIZED`, an identity provider's a reason of its own. */
 const BEARER_REFUSALS: readonly ErrorCode[] = TOKEN_REFUSAL_CODES;
+/** What a SCIM route may answer besides success, each as a SCIM error message (RFC 7644 §3.12), not `{error}`. */
+function scimErrorStatuses(route: RouteSpec): Record<number, string> {
+  const statuses: Record<number, string> = {
+    401: "No valid SCIM token.",
+    429: "Over SCIM_RATE_LIMIT_PER_MINUTE for this token (Retry-After).",
+    500: "Anything unexpected; the details go to the log.",
+  };
+  if (route.query || route.body) statuses[400] = "invalidFilter, invalidSyntax, invalidPath, invalidValue or noTarget, named in `scimType`.";
+  if (route.params) statuses[404] = "No such resource in the token's organisation.";
+  if (route.body) {
+    statuses[409] = "uniqueness: the userName (email) or externalId belongs to someone else, or the group's displayName is taken.";
+    statuses[413] = "The body is larger than 1 MB.";
+    statuses[415] = "The body is not application/scim+json or application/json.";
+  }
+  return statuses;
+}
 
 /** The error codes a route can answer with: its own, plus those its access, input and limits imply. */
 export function errorCodesOf(route: RouteSpec): ErrorCode[] {
@@ -80,6 +98,10 @@ function parameters(route: RouteSpec): JsonSchema[] {
 }
 
 function requestBody(route: RouteSpec): JsonSchema | undefined {
+  if (route.body && route.access === "scim") {
+    const schema = requestJsonSchema(route.body);
+    return { required: true, content: { "application/scim+json": { schema }, "application/json": { schema } } };
+  }
   if (route.body) return { required: true, content: { "application/json": { schema: requestJsonSchema(route.body) } } };
   if (!route.form) return undefined;
   const fields = requestJsonSchema(route.form.fields);
@@ -92,11 +114,17 @@ function responses(route: RouteSpec): JsonSchema {
   const out: JsonSchema = {};
   for (const [status, response] of Object.entries(route.responses)) {
     const content = response.schema
-      ? { "application/json": { schema: responseJsonSchema(response.schema) } }
+      ? { [response.contentType ?? "application/json"]: { schema: responseJsonSchema(response.schema) } }
       : response.contentType
         ? { [response.contentType]: { schema: { type: "string" } } }
         : undefined;
     out[status] = { description: response.description, ...(content ? { content } : {}) };
+  }
+  if (route.access === "scim") {
+    for (const [status, description] of Object.entries(scimErrorStatuses(route))) {
+      out[status] = { description, content: { "application/scim+json": { schema: { $ref: "#/components/schemas/ScimError" } } } };
+    }
+    return out;
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(route)) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
@@ -148,9 +176,11 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): JsonSchema {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "HS256 JWT with sub, org, role, iss, iat and exp." },
         metricsToken: { type: "http", scheme: "bearer", description: "METRICS_TOKEN." },
+        scimToken: { type: "http", scheme: "bearer", description: "An organisation's SCIM token (admin console, Provisioning); it names the organisation." },
       },
       schemas: {
         Error: responseJsonSchema(errorBody),
+        ScimError: responseJsonSchema(scimErrorBody),
         ErrorCode: { type: "string", enum: Object.keys(ERROR_CODES) },
       },
     },

@@ -22,12 +22,14 @@ export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
  * - `admin`: an admin's token (`403 FORBIDDEN` for employees).
  * - `operator`: an admin of the `OPS_ORG` organisation.
  * - `metrics`: `Authorization: Bearer <METRICS_TOKEN>` (checked by the handler: the rule depends on config).
+ * - `scim`: `Authorization: Bearer <an organisation's SCIM token>`, checked by the SCIM edge in `use`
+ *   (server/scim/request.ts), which also answers every error of the route as a SCIM error.
  */
-export type Access = "public" | "bearer" | "admin" | "operator" | "metrics";
+export type Access = "public" | "bearer" | "admin" | "operator" | "metrics" | "scim";
 
 export interface ApiResponse {
   description: string;
-  /** JSON body; omitted for empty responses (204) and non-JSON ones (set `contentType`). */
+  /** JSON body; omitted for empty responses (204) and non-JSON ones (set `contentType`; with a schema, the JSON media type, e.g. application/scim+json). */
   schema?: z.ZodType;
   contentType?: string;
 }
@@ -83,6 +85,7 @@ function accessCheck(access: Access, deps: ServerDeps): Middleware[] {
   switch (access) {
     case "public":
     case "metrics":
+    case "scim":
       return [];
     case "bearer":
       return [requireAuth(deps)];

@@ -21,6 +21,7 @@ import { opsOrgRoutes } from "./ops-orgs/routes";
 import { passageRoutes } from "./passages/routes";
 import { peopleRoutes } from "./people/routes";
 import { signInRoutes } from "./sign-in/routes";
+import { scimRoutes } from "./scim/routes";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
@@ -60,4 +61,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...opsRoutes,
   ...identityProviderRoutes,
   ...opsOrgRoutes,
+  ...scimRoutes,
 ];

@@ -42,6 +42,12 @@ const APP_TABLES = [
   "ai_credit_grants",
   "chat_feedback",
   "question_vectors",
+  "identity_providers",
+  "identity_links",
+  "refresh_tokens",
+  "scim_tokens",
+  "scim_groups",
+  "scim_group_members",
 ];
 /**
  * Tables beside the tenant ones above: sign-in (identity_providers, identity_links,

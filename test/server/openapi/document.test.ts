@@ -153,6 +153,8 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
     const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, any>> };
     let checked = 0;
     for (const route of API_ROUTES) {
+      // SCIM answers an unknown id with 404 (RFC 7644) and names schemas by URN; its hostile-input suite covers it (test/server/routes/scim/hostile.test.ts).
+      if (route.access === "scim") continue;
       type Parameter = { name: string; in: string; schema: { format?: string; enum?: string[] } };
       const parameters: Parameter[] = doc.paths[openApiPath(route.path)]![route.method]!.parameters ?? [];
       const pathIds = parameters.filter((p) => p.in === "path");

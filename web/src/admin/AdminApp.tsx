@@ -1,4 +1,4 @@
-/** The admin console: documents, the assistant, insights, people, sign-in settings, and (for the platform operator) Bull Board. */
+/** The admin console: documents, the assistant, insights, people, sign-in settings, provisioning, and (for the platform operator) Bull Board. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
@@ -10,11 +10,12 @@ import { ContentGaps } from "./ContentGaps";
 import { Usage } from "./Usage";
 import { Documents } from "./Documents";
 import { People } from "./People";
+import { Provisioning } from "./Provisioning";
 import { SignInSettings } from "./SignInSettings";
 
-type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in";
+type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in" | "provisioning";
 
-const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in"];
+const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in", "provisioning"];
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
@@ -60,6 +61,9 @@ export function AdminApp(signedIn: SignedIn) {
         <a href="#sign-in" aria-current={tab === "sign-in" ? "page" : undefined}>
           Sign-in
         </a>
+        <a href="#provisioning" aria-current={tab === "provisioning" ? "page" : undefined}>
+          Provisioning
+        </a>
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
             Queues (Bull Board)
@@ -82,6 +86,7 @@ export function AdminApp(signedIn: SignedIn) {
       {tab === "usage" && <Usage />}
       {tab === "people" && <People me={signedIn.me} />}
       {tab === "sign-in" && <SignInSettings />}
+      {tab === "provisioning" && <Provisioning />}
       {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>
   );
