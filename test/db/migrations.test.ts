@@ -49,12 +49,8 @@ const APP_TABLES = [
   "scim_groups",
   "scim_group_members",
 ];
-/**
- * Tables beside the tenant ones above: sign-in (identity_providers, identity_links,
- * refresh_tokens) and the record of organisation deletions, which names the organisation it
- * removed in `target_org_id` and outlives it.
- */
-const OTHER_TABLES = ["identity_providers", "identity_links", "refresh_tokens", "org_deletions"];
+/** Beside the tenant tables above: the record of organisation deletions, which names the organisation it removed in `target_org_id` and outlives it. */
+const OTHER_TABLES = ["org_deletions"];
 
 interface Served {
   pg: PGlite;
