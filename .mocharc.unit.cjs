@@ -22,6 +22,7 @@ module.exports = {
     "test/lib/organisation-slug.test.ts",
     "test/lib/secret-box.test.ts",
     "test/server/auth/sso/claims.test.ts",
+    "test/server/auth/sso/provider-client.test.ts",
     "test/lib/prompt-markers.test.ts",
     "test/lib/telemetry.test.ts",
     "test/lib/ttl-cache.test.ts",

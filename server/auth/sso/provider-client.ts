@@ -2,8 +2,9 @@
  * openid-client configurations of the organisations' identity providers: discovery with a bounded
  * timeout (OIDC_HTTP_TIMEOUT_MS, on every request the configuration later makes too), kept for a
  * few minutes per provider version so a sign-in does not rediscover the issuer each time.
- * Plain-HTTP issuers are accepted only on a loopback address (a provider on this machine, as in
- * tests); anything else must be HTTPS.
+ * Plain-HTTP issuers are accepted only on a loopback address or a `*.localhost` name (a provider
+ * on this machine, as in tests, or beside it in the compose `sso` profile, whose Keycloak is
+ * `keycloak.localhost` to the browser and the server alike); anything else must be HTTPS.
  */
 import * as oidc from "openid-client";
 import { canonicalHost, isLoopbackHost } from "../../../lib/loopback";
@@ -55,11 +56,17 @@ export interface ClientCredentials {
   clientSecret: string | null;
 }
 
+/** Names that only ever reach this machine or its compose network: loopback addresses, `localhost` and `*.localhost` (RFC 6761). */
+function isLocalName(hostname: string): boolean {
+  const host = canonicalHost(hostname);
+  return isLoopbackHost(host) || host.endsWith(".localhost");
+}
+
 /** Discovers the issuer and checks what sign-in needs of it (an authorization and a token endpoint). */
 export async function discoverProvider(credentials: ClientCredentials, timeoutMs: number): Promise<oidc.Configuration> {
   const issuer = new URL(credentials.issuer);
   const insecure = issuer.protocol === "http:";
-  if (insecure && !isLoopbackHost(canonicalHost(issuer.hostname))) throw new TypeError("the issuer must be an https:// URL");
+  if (insecure && !isLocalName(issuer.hostname)) throw new TypeError("the issuer must be an https:// URL");
   const fetcher = boundedFetch(timeoutMs);
   const auth = credentials.clientSecret ? oidc.ClientSecretPost(credentials.clientSecret) : oidc.None();
   const config = await oidc.discovery(issuer, credentials.clientId, undefined, auth, {
