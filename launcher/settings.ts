@@ -13,7 +13,7 @@ export const launcherSchema = z.object({
     .default(".data")
     .describe(
       "`npm start` only: holds `postgres/` (the PostgreSQL cluster) or `pglite/`, `redis/`, `jwt-secret`, `postgres-password` and `run/` " +
-        "(pids of what it started). As root, when the `postgres` OS user cannot reach it (a clone under a 0700 home), the cluster lives in " +
+        "(pids of what it started, and `embedded.env`: how `npm run org` reaches the embedded parts). As root, when the `postgres` OS user cannot reach it (a clone under a 0700 home), the cluster lives in " +
         "`/var/lib/skillnet-chat/<hash>/postgres` instead and `postgres-location` records where.",
     ),
   EMBEDDED_POSTGRES: z

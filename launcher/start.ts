@@ -14,6 +14,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeEmbeddedConnection } from "../lib/embedded-connection";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Config, ConfigError, parseConfig } from "../lib/config";
@@ -126,6 +127,8 @@ async function main(): Promise<void> {
   if (!base.DATABASE_URL && !base.OPS_ORG) env.OPS_ORG = "acme";
 
   const config = parseConfig(env);
+  // So `npm run org -- …` in another terminal reaches this product without exporting anything.
+  if (!base.DATABASE_URL) writeEmbeddedConnection(dataDir, env);
   say("› migrating and seeding the demo organisation…");
   await prepareDatabase(config);
 

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ConfigError, getConfig, requireSetting, type Config } from "../../lib/config";
+import { useEmbeddedConnection } from "../../lib/embedded-connection";
 import { componentLogger } from "../../lib/logger";
 import { Refusal } from "../../lib/refusal";
 import { createDb, type Db } from "../../db/knex";
@@ -239,6 +240,8 @@ async function main(argv: string[]): Promise<number> {
   for (const given of Object.keys(values) as Array<keyof Values>)
     if (given !== "json" && !allowed.includes(given)) throw new UsageError(`--${given} does not apply to "${command}"`);
 
+  const embedded = useEmbeddedConnection(process.env);
+  if (embedded && !values.json) process.stderr.write(`› using the product npm start is running (${embedded})\n`);
   const config = getConfig();
   const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: 2 });
   const out: Output = values.json

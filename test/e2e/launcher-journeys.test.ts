@@ -7,14 +7,18 @@
  * stayed hidden behind a green suite. The suite ends with Ctrl-C, as a terminal sends it: SIGINT
  * to the launcher's process group, after which no process of that DATA_DIR may be left.
  */
+import { execFile } from "node:child_process";
 import { rmSync } from "node:fs";
+import { promisify } from "node:util";
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { isPortInUse } from "../../launcher/embedded/child-process";
 import { findPostgresServer } from "../../launcher/embedded/postgres-cluster";
 import { actionOf, askAdmin, waitForAction, type Person } from "../workers/admin/helpers";
-import { connect, join, login, recordEvents, waitFor, waitForTurnEnd, api, type ReceivedEvent } from "../harness/client";
-import { makeHtml } from "../support/document-fixtures";
+import { connect, join, login, recordEvents, upload, waitFor, waitForTurnEnd, api, type ReceivedEvent } from "../harness/client";
+import { makeHtml, makeTxt } from "../support/document-fixtures";
+import { startTestIdentityProvider } from "../harness/oidc-provider";
+import { CALLBACK, CookieJar, hop, toCallback } from "../support/sso";
 import { ingestEveryFormat, type IngestedFixture } from "../support/ingestion-journey";
 import { hasExited, launcherRunning, launcherSetup, processesOf, recordedPids, startLauncher, type Launcher, type LauncherSetup } from "../support/launcher";
 import { launchBrowser, openPage, signInAs, type WatchedPage } from "../web/browser";
@@ -123,6 +127,99 @@ describe("journeys on the product started by npm start's launcher", function () 
       expect(done.action.status).to.equal("completed");
     } finally {
       socket.disconnect();
+    }
+  });
+
+  it("a company onboarded from nothing: the org CLI creates it and its sign-in, its admin and a new employee sign in at its own provider, and the employee's answer cites the admin's upload", async function () {
+    this.timeout(240_000);
+    const idp = await startTestIdentityProvider({
+      clients: [
+        {
+          client_id: "beta-app",
+          client_secret: "beta-app-secret",
+          redirect_uris: [`${setup.baseUrl}${CALLBACK}`],
+          post_logout_redirect_uris: [`${setup.baseUrl}/`],
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"],
+        },
+      ],
+      accounts: [
+        { sub: "anna-1", email: "anna@beta.example", password: "anna-pass", name: "Anna Admin" },
+        { sub: "ben-2", email: "ben@beta.example", password: "ben-pass", name: "Ben Driver", department: "Warehouse" },
+      ],
+    });
+    try {
+      // The operator's two commands, in another terminal beside npm start: nothing exported by hand.
+      const org = (...args: string[]) =>
+        promisify(execFile)(process.execPath, ["--import", "tsx", "ops/cli/org.ts", ...args], { env: { ...setup.env, DATA_DIR: setup.dataDir } });
+      const created = await org("create", "--name", "Beta Logistics", "--slug", "beta", "--admin-email", "anna@beta.example", "--admin-name", "Anna Admin");
+      expect(created.stdout).to.include("beta");
+      expect(created.stderr).to.include("using the product npm start is running");
+      await org(
+        "idp",
+        "set",
+        "--org",
+        "beta",
+        "--issuer",
+        idp.issuer,
+        "--client-id",
+        "beta-app",
+        "--client-secret",
+        "beta-app-secret",
+        "--display-name",
+        "Beta SSO",
+        "--domains",
+        "beta.example",
+        "--jit",
+      );
+
+      /** Through "Sign in with Beta SSO" and the provider's form to our own access token, as the page does. */
+      const signIn = async (email: string, password: string, returnTo: string): Promise<string> => {
+        const found = await api(setup.baseUrl, "GET", `/api/v1/auth/providers?email=${encodeURIComponent(email)}`);
+        expect(found.body.providers.map((p: { display_name: string }) => p.display_name)).to.deep.equal(["Beta SSO"]);
+        const jar = new CookieJar();
+        const callback = await toCallback(jar, setup.baseUrl, `${found.body.providers[0].start_url}?return_to=${encodeURIComponent(returnTo)}`, {
+          email,
+          password,
+        });
+        const landed = await hop(jar, callback);
+        expect(landed.status, landed.body.slice(0, 300)).to.equal(303);
+        expect(landed.location).to.equal(returnTo);
+        const refreshed = await hop(jar, new URL("/api/v1/auth/refresh", setup.baseUrl), { method: "POST", headers: { "x-requested-with": "skillnet" } });
+        expect(refreshed.status, refreshed.body).to.equal(200);
+        return JSON.parse(refreshed.body).access_token as string;
+      };
+
+      const anna = await signIn("anna@beta.example", "anna-pass", "/admin");
+      const annaMe = await api(setup.baseUrl, "GET", "/api/v1/me", { token: anna });
+      expect(annaMe.body.user).to.include({ email: "anna@beta.example", role: "admin" });
+      expect(annaMe.body.organisation.name).to.equal("Beta Logistics");
+      const posted = await upload(setup.baseUrl, anna, {
+        name: "beta-dock-rules.txt",
+        bytes: makeTxt("Beta Logistics dock rules. Forklifts at dock seven must be charged at the blue station before every night shift."),
+        type: "text/plain",
+      });
+      expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
+      const indexed = await waitFor(
+        async () => {
+          const document = (await api(setup.baseUrl, "GET", `/api/v1/documents/${posted.body.document_id}`, { token: anna })).body;
+          return document.status === "COMPLETED" && document;
+        },
+        60_000,
+        "Beta's document to be indexed",
+      );
+
+      // Ben has no account yet: his first sign-in creates it (just in time) from the provider's claims.
+      const ben = await signIn("ben@beta.example", "ben-pass", "/");
+      const benMe = await api(setup.baseUrl, "GET", "/api/v1/me", { token: ben });
+      expect(benMe.body.user).to.include({ email: "ben@beta.example", role: "employee", department: "Warehouse" });
+      const { events, answer } = await askTutor(ben, "Where must the forklifts at dock seven be charged?");
+      expect(answer).to.match(/blue station/i);
+      expect(citedDocuments(events)).to.include(indexed.title);
+      // And the demo organisation's material is not Beta's.
+      expect(citedDocuments(events)).to.not.include("Returns Policy Manual");
+    } finally {
+      await idp.stop();
     }
   });
 
