@@ -20,6 +20,8 @@ module.exports = {
     "test/lib/document-formats.test.ts",
     "test/lib/format-sniffing.test.ts",
     "test/lib/organisation-slug.test.ts",
+    "test/lib/nul-text.test.ts",
+    "test/lib/outbound-guard.test.ts",
     "test/lib/secret-box.test.ts",
     "test/server/auth/sso/claims.test.ts",
     "test/server/auth/sso/provider-client.test.ts",

@@ -14,6 +14,7 @@
  * tokens are revoked with it; their access tokens stop working at once (every request re-reads
  * whether the account is active) and open sockets within the gateway's re-check window.
  */
+import { emailDomainClaimedElsewhere } from "../db/queries/identity";
 import { deactivateUser } from "../db/queries/admin-action-items";
 import {
   auditPersonChange,
@@ -33,6 +34,9 @@ type PeopleDeps = Pick<CommandDeps, "db" | "log">;
 
 export async function createPerson(deps: PeopleDeps, request: { actorId: string; person: NewPerson }): Promise<{ id: string }> {
   const { person } = request;
+  if (await emailDomainClaimedElsewhere(deps.db, person.orgId, person.email)) {
+    throw new Refusal("conflict", "DOMAIN_CLAIMED", "This email's domain belongs to another organisation's sign-in, so its people are added there.");
+  }
   const created = await inPeopleTransaction(deps.db, async (trx) => {
     const inserted = await insertApiPerson(trx, person);
     if (inserted === "taken") return inserted;

@@ -64,16 +64,20 @@ export async function setIdentityProvider(
     throw new Refusal("invalid", "VALIDATION_ERROR", `The issuer "${request.issuer}" is not a URL (e.g. https://login.example.com/realms/acme).`);
   }
   if (issuer.protocol !== "https:" && issuer.protocol !== "http:") throw new Refusal("invalid", "VALIDATION_ERROR", "The issuer must be an http(s) URL.");
+  // Set again (compose's sso-setup does on every `up`): what this command has no flag for — the
+  // API audience, whether the admin turned the provider off, the other claim names — stays as stored.
+  const before = await findIdentityProviderOfOrg(deps.db, org.id);
   const saved = await saveIdentityProvider(deps.db, org.id, {
     display_name: request.displayName,
-    issuer: request.issuer.replace(/\/+$/, ""),
+    // As typed: tokens' `iss` must equal it exactly, and some issuers end in a slash (Auth0).
+    issuer: request.issuer,
     client_id: request.clientId,
     client_secret_encrypted: request.clientSecret === undefined ? undefined : new SecretBox(deps.config.SECRETS_KEY!).seal(request.clientSecret),
-    api_audience: null,
+    api_audience: before?.api_audience ?? null,
     allowed_domains: request.domains,
-    claim_mapping: request.claimMapping,
+    claim_mapping: { ...before?.claim_mapping, ...request.claimMapping },
     jit_enabled: request.jit,
-    enabled: true,
+    enabled: before?.enabled ?? true,
   });
   const result = shown(saved);
   await audit(deps, operator, org, "identity_provider.set", {

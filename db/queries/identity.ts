@@ -5,6 +5,7 @@
  * carry the sealed form and callers that answer the API leave it out.
  */
 import { z } from "zod";
+import { Refusal } from "../../lib/refusal";
 import type { Db } from "../knex";
 
 /** Which claims carry our fields; unset names fall back to the OpenID standard ones. */
@@ -14,6 +15,12 @@ export const claimMappingSchema = z.object({
   department: z.string().min(1).max(100).optional(),
   /** The claim listing the person's groups (e.g. `groups`, Entra's `roles`). */
   groups: z.string().min(1).max(100).optional(),
+  /**
+   * The provider vouches for the email claim without sending `email_verified` (Entra ID, whose
+   * `email`/`upn` is the tenant's own directory). Off: an email counts as verified only when it
+   * is the standard `email` claim and `email_verified` is true.
+   */
+  trust_email: z.boolean().optional(),
   /** Members of any of these groups are admins; everyone else an employee. Empty: roles are not synced. */
   admin_groups: z.array(z.string().min(1).max(200)).max(50).optional(),
 });
@@ -94,18 +101,55 @@ export interface IdentityProviderSettings {
   enabled: boolean;
 }
 
+/**
+ * Stores the organisation's provider. An email domain belongs to one organisation only: the
+ * sign-in page finds providers by domain and a first sign-in may create or match people by it,
+ * so a second organisation listing a company's domain could sign that company's new people into
+ * itself (`409 DOMAIN_CLAIMED`; checked under a lock, so two organisations cannot both take it).
+ * Turning a provider off ends the browser sessions it began.
+ */
 export async function saveIdentityProvider(db: Db, orgId: string, settings: IdentityProviderSettings): Promise<IdentityProviderRow> {
-  const values = { ...settings, allowed_domains: settings.allowed_domains.map((d) => d.toLowerCase()), claim_mapping: JSON.stringify(settings.claim_mapping) };
+  if (!db.isTransaction) return db.transaction((trx) => saveIdentityProvider(trx, orgId, settings));
+  const domains = [...new Set(settings.allowed_domains.map((d) => d.toLowerCase()))];
+  await db.raw("SELECT pg_advisory_xact_lock(hashtext('identity-provider-domains'))");
+  const claimed = await db("identity_providers").select("allowed_domains").whereNot({ org_id: orgId }).whereRaw("allowed_domains && ?::text[]", [domains]);
+  const taken = domains.filter((domain) => claimed.some((row) => (row.allowed_domains as string[]).includes(domain)));
+  if (taken.length > 0) {
+    throw new Refusal(
+      "conflict",
+      "DOMAIN_CLAIMED",
+      `${taken.join(", ")} already belongs to another organisation's sign-in; a domain can sign people in to one organisation only`,
+    );
+  }
+  const values = { ...settings, allowed_domains: domains, claim_mapping: JSON.stringify(settings.claim_mapping) };
   const [row] = await db("identity_providers")
     .insert({ org_id: orgId, ...values })
     .onConflict("org_id")
     .merge({ ...values, updated_at: db.fn.now() })
     .returning(COLUMNS);
+  if (!settings.enabled) await revokeSessionsBegunBy(db, row.id as string);
   return parseRow(row)!;
 }
 
+/** Removes the provider and ends the browser sessions it began (its links go with it by cascade). */
 export async function deleteIdentityProvider(db: Db, orgId: string): Promise<boolean> {
-  return (await db("identity_providers").where({ org_id: orgId }).delete()) > 0;
+  const provider = await db("identity_providers").where({ org_id: orgId }).first("id");
+  if (!provider) return false;
+  // Before the delete: the refresh rows' provider_id is set to null by it.
+  await revokeSessionsBegunBy(db, provider.id as string);
+  return (await db("identity_providers").where({ id: provider.id }).delete()) > 0;
+}
+
+async function revokeSessionsBegunBy(db: Db, providerId: string): Promise<void> {
+  await db("refresh_tokens").where({ provider_id: providerId }).whereNull("revoked_at").update({ revoked_at: db.fn.now() });
+}
+
+/** Whether another organisation's sign-in owns this email's domain (people of that domain belong there). */
+export async function emailDomainClaimedElsewhere(db: Db, orgId: string, email: string): Promise<boolean> {
+  const at = email.lastIndexOf("@");
+  if (at < 0) return false;
+  const domain = email.slice(at + 1).toLowerCase();
+  return Boolean(await db("identity_providers").whereNot({ org_id: orgId }).whereRaw("? = ANY(allowed_domains)", [domain]).first("id"));
 }
 
 export interface IdentityLinkRow {

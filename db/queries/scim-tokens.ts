@@ -28,6 +28,9 @@ const hashOf = (token: string): Buffer => createHash("sha256").update(token).dig
 export async function replaceScimToken(db: Db, input: { orgId: string; actorId: string }): Promise<{ token: string; row: ScimTokenRow; rotated: boolean }> {
   const token = `${PREFIX}${randomBytes(32).toString("base64url")}`;
   return db.transaction(async (trx) => {
+    // Two rotations at once (a double click) take turns: the second replaces the first's token
+    // instead of failing on the one-token-per-organisation constraint.
+    await trx("organizations").where({ id: input.orgId }).forUpdate().first("id");
     const removed = await trx("scim_tokens").where({ org_id: input.orgId }).delete().returning(["id", "hint"]);
     const [row] = await trx("scim_tokens")
       .insert({ org_id: input.orgId, token_hash: hashOf(token).toString("hex"), hint: token.slice(-HINT_LENGTH), created_by: input.actorId })
@@ -75,9 +78,12 @@ export async function findScimTokenOfOrg(db: Db, orgId: string): Promise<ScimTok
 export async function findScimToken(db: Db, token: string): Promise<ScimTokenRow | undefined> {
   if (!token.startsWith(PREFIX) || token.length > 200) return undefined;
   const hash = hashOf(token);
-  const row = await db("scim_tokens")
-    .select([...COLUMNS, "token_hash"])
-    .where({ token_hash: hash.toString("hex") })
+  // A token of an organisation being deleted no longer reads or changes its people.
+  const row = await db("scim_tokens as t")
+    .join("organizations as o", "o.id", "t.org_id")
+    .whereNull("o.deleting_since")
+    .select([...COLUMNS.map((column) => `t.${column}`), "t.token_hash"])
+    .where({ "t.token_hash": hash.toString("hex") })
     .first();
   if (!row) return undefined;
   const stored = Buffer.from(String(row.token_hash), "hex");

@@ -7,6 +7,7 @@
  */
 import type { Knex } from "knex";
 import { Refusal } from "../../lib/refusal";
+import { emailDomainClaimedElsewhere } from "./identity";
 import type { Db } from "../knex";
 import { refusingDuplicates } from "./unique-violation";
 import { revokeRefreshTokensOfUser } from "./refresh-tokens";
@@ -72,6 +73,9 @@ export const USER_FILTER_COLUMNS = {
 const visible = (db: Db | Knex.Transaction, orgId: string) => db("users").where({ org_id: orgId }).whereNull("scim_deleted_at");
 
 const taken = (): Refusal => new Refusal("conflict", "SCIM_UNIQUENESS", "userName or externalId is already in use by another person");
+/** A person of a domain another organisation's sign-in owns belongs to that organisation (saveIdentityProvider). */
+const domainClaimed = (): Refusal =>
+  new Refusal("conflict", "SCIM_UNIQUENESS", "userName's email domain belongs to another organisation's sign-in; people of that domain are provisioned there");
 
 export async function findScimUser(db: Db, orgId: string, id: string): Promise<ScimUserRow | undefined> {
   return visible(db, orgId).where({ id }).first(COLUMNS);
@@ -112,6 +116,7 @@ export async function createScimUser(db: Db, orgId: string, fields: ScimUserFiel
     db.transaction(async (trx) => {
       const existing = await trx("users").where({ email: fields.email }).first("id", "org_id", "scim_deleted_at");
       if (existing && (existing.org_id !== orgId || !existing.scim_deleted_at)) throw taken();
+      if (await emailDomainClaimedElsewhere(trx, orgId, fields.email)) throw domainClaimed();
       const values = { ...writable(fields), deactivated_at: fields.is_active ? null : trx.fn.now() };
       const [row] = existing
         ? await trx("users")
@@ -147,6 +152,7 @@ export async function updateScimUser(db: Db, orgId: string, id: string, change: 
       const fields = await change(before);
       if (!fields) return before;
       if (fields.email !== before.email && (await trx("users").where({ email: fields.email }).whereNot({ id }).first("id"))) throw taken();
+      if (fields.email !== before.email && (await emailDomainClaimedElsewhere(trx, orgId, fields.email))) throw domainClaimed();
       const deactivated = before.is_active && !fields.is_active;
       const reactivated = !before.is_active && fields.is_active;
       const [after] = await trx("users")

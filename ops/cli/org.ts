@@ -28,7 +28,7 @@ const USAGE = `Usage: npm run org -- <command> [options]   (image: node dist/ops
   quota --org <slug|id> --bytes <N|default>
   delete --org <slug|id> --confirm <slug> [--no-wait]
   idp set --org <slug|id> --issuer URL --client-id ID [--client-secret S|-] --display-name "Acme SSO"
-          [--domains a.com,b.com] [--jit] [--admin-groups g1,g2] [--groups-claim groups]
+          [--domains a.com,b.com] [--jit] [--admin-groups g1,g2] [--groups-claim groups] [--trust-email]
   idp show --org <slug|id>
   idp remove --org <slug|id>
 
@@ -55,6 +55,7 @@ const OPTIONS = {
   jit: { type: "boolean" },
   "admin-groups": { type: "string" },
   "groups-claim": { type: "string" },
+  "trust-email": { type: "boolean" },
   "no-wait": { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -68,7 +69,7 @@ const ALLOWED: Record<string, ReadonlyArray<keyof Values>> = {
   rename: ["org", "name"],
   quota: ["org", "bytes"],
   delete: ["org", "confirm", "no-wait"],
-  "idp set": ["org", "issuer", "client-id", "client-secret", "display-name", "domains", "jit", "admin-groups", "groups-claim"],
+  "idp set": ["org", "issuer", "client-id", "client-secret", "display-name", "domains", "jit", "admin-groups", "groups-claim", "trust-email"],
   "idp show": ["org"],
   "idp remove": ["org"],
 };
@@ -150,6 +151,7 @@ async function run(command: string, values: Values, session: Session): Promise<n
         claimMapping: {
           ...(values["groups-claim"] ? { groups: values["groups-claim"] } : {}),
           ...(values["admin-groups"] ? { admin_groups: list(values["admin-groups"]) } : {}),
+          ...(values["trust-email"] ? { trust_email: true } : {}),
         },
       });
       out.result(provider, [

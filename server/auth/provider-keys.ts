@@ -11,6 +11,7 @@
  * *successful* fetch, so a failing provider would be asked on every token; hence this wrapper
  * around jose's `createLocalJWKSet`, which does the key selection.
  */
+import { refuseMetadataDestinations } from "../../lib/outbound-guard";
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import { z } from "zod";
 import { ProviderUnavailable } from "./token-claims";
@@ -100,6 +101,7 @@ class IssuerKeys {
 
   private async getJson(url: string): Promise<unknown> {
     try {
+      await refuseMetadataDestinations(url);
       const response = await this.settings.fetch(url, {
         redirect: "error",
         signal: AbortSignal.timeout(this.settings.httpTimeoutMs),

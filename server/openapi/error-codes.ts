@@ -35,6 +35,10 @@ export const ERROR_CODES = {
     status: 400,
     when: "Saving an identity provider whose issuer did not answer within OIDC_HTTP_TIMEOUT_MS or is not an OpenID Provider (discovery failed). Nothing was saved.",
   },
+  DOMAIN_CLAIMED: {
+    status: 409,
+    when: "Saving an identity provider, or adding a person, with an email domain another organisation's sign-in already lists (a domain signs people in to one organisation only). Nothing is stored.",
+  },
   SECRETS_KEY_MISSING: { status: 503, when: "Storing an identity provider's client secret while the server has no SECRETS_KEY." },
   FORBIDDEN: { status: 403, when: "The role is not allowed (admins only; Bull Board and board codes: admins of OPS_ORG)." },
   AI_ALLOWANCE_EXHAUSTED: {

@@ -10,6 +10,7 @@ import { findScimToken, touchScimToken } from "../../db/queries/scim-tokens";
 import type { ScimActor } from "../../db/queries/scim-audit";
 import { RateLimiter } from "../middleware/rate-limit";
 import type { ServerDeps } from "../deps";
+import { nulPath } from "../../lib/nul-text";
 import { scimError, toScimFailure } from "./errors";
 import { SCIM_BASE_PATH } from "./library";
 
@@ -93,6 +94,8 @@ function parseBody(): Middleware {
       } catch {
         throw scimError(400, "invalidSyntax", "The body is not valid JSON");
       }
+      if (nulPath(ctx.request.body) !== undefined)
+        throw scimError(400, "invalidValue", "The body contains a NUL character (\\u0000), which no attribute can hold");
     }
     await next();
   };

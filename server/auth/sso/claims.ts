@@ -28,7 +28,8 @@ function list(value: unknown): string[] {
 }
 
 export function mapClaims(claims: Record<string, unknown>, mapping: ClaimMapping): MappedClaims {
-  const email = text(claims[mapping.email ?? "email"])?.toLowerCase();
+  const emailClaim = mapping.email ?? "email";
+  const email = text(claims[emailClaim])?.toLowerCase();
   const groups = list(claims[mapping.groups ?? "groups"]);
   const adminGroups = mapping.admin_groups ?? [];
   const profile: ClaimedProfile = {};
@@ -42,8 +43,9 @@ export function mapClaims(claims: Record<string, unknown>, mapping: ClaimMapping
     issuer: String(claims.iss ?? ""),
     subject: String(claims.sub ?? ""),
     ...(email ? { email } : {}),
-    // Some providers (Cognito, older ADFS) send the flag as a string.
-    emailVerified: claims.email_verified === true || claims.email_verified === "true",
+    // `email_verified` speaks of the standard `email` claim only, never of a remapped one (a
+    // username a person may choose); some providers (Cognito, older ADFS) send it as a string.
+    emailVerified: mapping.trust_email === true || (emailClaim === "email" && (claims.email_verified === true || claims.email_verified === "true")),
     profile,
     groups,
   };

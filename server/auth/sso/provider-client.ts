@@ -8,6 +8,7 @@
  */
 import * as oidc from "openid-client";
 import { canonicalHost, isLoopbackHost } from "../../../lib/loopback";
+import { refuseMetadataDestinations } from "../../../lib/outbound-guard";
 import { SecretBox } from "../../../lib/secret-box";
 import { TtlCache } from "../../../lib/ttl-cache";
 import type { IdentityProviderRow } from "../../../db/queries/identity";
@@ -41,6 +42,7 @@ export function describeProviderError(error: unknown): string {
 function boundedFetch(ms: number): oidc.CustomFetch {
   return async (url, options) => {
     const timeout = AbortSignal.timeout(ms);
+    await refuseMetadataDestinations(url);
     try {
       return await fetch(url, { ...options, signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout });
     } catch (error) {

@@ -13,7 +13,7 @@ import { identityProviderBody, identityProviderResponse, testSignInResponse } fr
 import { presentProvider, removeProviderSettings, saveProviderSettings } from "./settings";
 
 const TAG = "identity provider";
-const SAVE_ERRORS = ["IDP_DISCOVERY_FAILED", "SECRETS_KEY_MISSING"] as const;
+const SAVE_ERRORS = ["IDP_DISCOVERY_FAILED", "SECRETS_KEY_MISSING", "DOMAIN_CLAIMED"] as const;
 const PUT_DESCRIPTION =
   "Discovers the issuer first (bounded by OIDC_HTTP_TIMEOUT_MS) and refuses one that does not answer or is not an OpenID Provider " +
   "(`400 IDP_DISCOVERY_FAILED`, nothing saved). `client_secret` is write-only: omitted keeps the stored one.";

@@ -71,7 +71,7 @@ export const peopleRoutes = [
     access: "admin",
     body: createPersonBody,
     responses: { 201: { description: "Added.", schema: onePersonResponse } },
-    errors: ["EMAIL_TAKEN"],
+    errors: ["EMAIL_TAKEN", "DOMAIN_CLAIMED"],
     handler: async (ctx, { body }, deps) => {
       const { orgId, userId } = principalOf(ctx);
       const created = await createPerson(deps, {

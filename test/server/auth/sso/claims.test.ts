@@ -26,6 +26,14 @@ describe("sso claims mapping", () => {
     expect(mapClaims({ ...base, department: "" }, {}).profile.department).to.equal(null);
   });
 
+  it("lets email_verified vouch only for the standard email claim; trust_email (Entra ID) vouches for whatever the mapping reads", () => {
+    const claims = { ...base, upn: "someone.else@example.com", email_verified: true };
+    expect(mapClaims(claims, { email: "upn" })).to.deep.include({ email: "someone.else@example.com", emailVerified: false });
+    expect(mapClaims(claims, { email: "email" }).emailVerified).to.equal(true);
+    expect(mapClaims({ ...claims, email_verified: undefined }, { email: "upn", trust_email: true }).emailVerified).to.equal(true);
+    expect(mapClaims({ ...base, email_verified: undefined }, { trust_email: true }).emailVerified).to.equal(true);
+  });
+
   it("matches email domains exactly", () => {
     expect(emailDomain("a@b.example")).to.equal("b.example");
     expect(emailDomain("nobody")).to.equal(undefined);

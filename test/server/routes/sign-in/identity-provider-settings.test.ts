@@ -19,7 +19,9 @@ describe("identity-provider settings API", function () {
 
   before(async function () {
     this.timeout(60_000);
-    world = await startSsoWorld(stack, { env: { RATE_LIMIT_SIGN_IN_PER_MINUTE: "3" } });
+    // Behind a (pretend) proxy, so the rate-limit case below counts an address of its own: the limit
+    // is per client IP in the shared Redis, and other suites start sign-ins from 127.0.0.1 meanwhile.
+    world = await startSsoWorld(stack, { env: { RATE_LIMIT_SIGN_IN_PER_MINUTE: "3", TRUST_PROXY: "true" } });
     operatorToken = await world.server.deps.tokens.sign({ userId: DEMO_IDS.adminId, orgId: DEMO_IDS.orgId, role: "admin" });
   });
   after(() => world?.stop());
@@ -108,9 +110,12 @@ describe("identity-provider settings API", function () {
 
   it("limits sign-in starts per client IP (each keeps a pending sign-in in Redis)", async () => {
     const start = `/api/v1/auth/oidc/${(await api(world.baseUrl, "GET", PATH, { token: world.a.adminToken })).body.identity_provider.id}/start`;
+    const client = `198.51.100.${Math.floor(Math.random() * 250) + 1}, 203.0.113.${Math.floor(Math.random() * 250) + 1}`;
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i += 1) statuses.push((await api(world.baseUrl, "GET", start)).status);
+    for (let i = 0; i < 4; i += 1) statuses.push((await api(world.baseUrl, "GET", start, { headers: { "x-forwarded-for": client } })).status);
     expect(statuses).to.deep.equal([302, 302, 302, 429]);
+    // Another address is not held back by that one's starts.
+    expect((await api(world.baseUrl, "GET", start, { headers: { "x-forwarded-for": "192.0.2.77" } })).status).to.equal(302);
   });
 
   it("deletes (audited); sign-in discovery then finds nothing for that domain", async () => {
