@@ -15,7 +15,7 @@ interface ProviderView {
   client_id: string;
   client_secret_set: boolean;
   allowed_domains: string[];
-  claim_mapping: { email?: string; name?: string; department?: string; groups?: string; admin_groups?: string[] };
+  claim_mapping: { email?: string; name?: string; department?: string; groups?: string; admin_groups?: string[]; trust_email?: boolean };
   jit_enabled: boolean;
   enabled: boolean;
   redirect_uri: string;
@@ -30,6 +30,9 @@ interface Form {
   groups_claim: string;
   admin_groups: string;
   department_claim: string;
+  email_claim: string;
+  name_claim: string;
+  trust_email: boolean;
   jit_enabled: boolean;
   enabled: boolean;
 }
@@ -43,6 +46,9 @@ const EMPTY: Form = {
   groups_claim: "",
   admin_groups: "",
   department_claim: "",
+  email_claim: "",
+  name_claim: "",
+  trust_email: false,
   jit_enabled: false,
   enabled: true,
 };
@@ -63,6 +69,9 @@ function formOf(view: ProviderView): Form {
     groups_claim: view.claim_mapping.groups ?? "",
     admin_groups: (view.claim_mapping.admin_groups ?? []).join(", "),
     department_claim: view.claim_mapping.department ?? "",
+    email_claim: view.claim_mapping.email ?? "",
+    name_claim: view.claim_mapping.name ?? "",
+    trust_email: view.claim_mapping.trust_email ?? false,
     jit_enabled: view.jit_enabled,
     enabled: view.enabled,
   };
@@ -73,6 +82,9 @@ function bodyOf(form: Form): Record<string, unknown> {
   if (form.groups_claim.trim()) mapping.groups = form.groups_claim.trim();
   if (form.department_claim.trim()) mapping.department = form.department_claim.trim();
   if (list(form.admin_groups).length > 0) mapping.admin_groups = list(form.admin_groups);
+  if (form.email_claim.trim()) mapping.email = form.email_claim.trim();
+  if (form.name_claim.trim()) mapping.name = form.name_claim.trim();
+  if (form.trust_email) mapping.trust_email = true;
   return {
     display_name: form.display_name,
     issuer: form.issuer.trim(),
@@ -150,7 +162,7 @@ export function SignInSettings() {
       {options.hint && <small class="hint">{options.hint}</small>}
     </label>
   );
-  const checkbox = (name: "jit_enabled" | "enabled", label: string) => (
+  const checkbox = (name: "jit_enabled" | "enabled" | "trust_email", label: string) => (
     <label class="setting-check">
       <input name={name} type="checkbox" checked={form[name]} onChange={(e) => setForm({ ...form, [name]: e.currentTarget.checked })} /> {label}
     </label>
@@ -202,6 +214,9 @@ export function SignInSettings() {
           {field("groups_claim", "Groups claim", { placeholder: "groups" })}
           {field("admin_groups", "Admin groups", { hint: "Members of any of these groups are admins; empty: roles are managed here." })}
           {field("department_claim", "Department claim", { placeholder: "department" })}
+          {field("email_claim", "Email claim", { placeholder: "email", hint: "Entra ID without a mail attribute: preferred_username or upn." })}
+          {field("name_claim", "Name claim", { placeholder: "name" })}
+          {checkbox("trust_email", "The provider vouches for the email claim without email_verified (Entra ID)")}
           {checkbox("jit_enabled", "Create people at their first sign-in (just in time)")}
           {checkbox("enabled", "Sign-in with this provider is on")}
           <p class="actions">
