@@ -89,7 +89,8 @@ describe("ops/cli/org.ts (npm run org)", function () {
     expect(set.code, set.stderr).to.equal(0);
     expect(set.stdout + set.stderr).to.not.include("s3cr3t");
     const row = await db()("identity_providers").where({ org_id: orgId }).first();
-    expect(row).to.include({ issuer: "https://login.delta.example/realms/delta", client_id: "skillnet", display_name: "Delta SSO", jit_enabled: true });
+    // Stored as typed: a token's `iss` must equal it exactly, and some issuers end in a slash.
+    expect(row).to.include({ issuer: "https://login.delta.example/realms/delta/", client_id: "skillnet", display_name: "Delta SSO", jit_enabled: true });
     expect(row.allowed_domains).to.deep.equal(["delta.example", "delta.co"]);
     expect(row.claim_mapping).to.deep.equal({ groups: "groups", admin_groups: ["it-admins"] });
     expect(row.client_secret_encrypted).to.not.include("s3cr3t");

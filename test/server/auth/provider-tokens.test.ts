@@ -56,7 +56,8 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     issuer,
     client_id: clientId,
     api_audience: apiAudience,
-    allowed_domains: ["idp-test.example"],
+    // A domain belongs to one organisation's sign-in; these tests sign in by token, not by email.
+    allowed_domains: [`d${randomUUID().slice(0, 8)}.idp-test.example`],
     claim_mapping: {},
     jit_enabled: false,
     enabled: true,

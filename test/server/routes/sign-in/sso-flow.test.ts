@@ -176,17 +176,24 @@ describe("single sign-on: the flow, the session and its refusals", function () {
   });
 
   it("never signs a person of one organisation into another on the same issuer", async () => {
-    // Carol belongs to A and has signed in there; B's provider (same issuer, its own client) also allows A's domain.
+    // Carol belongs to A and has signed in there. B's provider (same issuer, its own client) cannot
+    // list A's domain (a domain belongs to one organisation), and even with JIT on, signing in
+    // through B's button finds Carol's link in A and refuses.
     const carol = await person("carol");
     expect((await signIn(carol, world.a)).landed.status).to.equal(303);
     const bAllowsA = world.b.settings({ allowed_domains: [world.b.domain, world.a.domain], jit_enabled: true });
-    expect((await api(world.baseUrl, "PUT", "/api/v1/admin/identity-provider", { token: world.b.adminToken, body: bAllowsA })).status).to.equal(200);
+    const claimed = await api(world.baseUrl, "PUT", "/api/v1/admin/identity-provider", { token: world.b.adminToken, body: bAllowsA });
+    expect(claimed.status).to.equal(409);
+    expect(claimed.body.error.code).to.equal("DOMAIN_CLAIMED");
+    expect(
+      (await api(world.baseUrl, "PUT", "/api/v1/admin/identity-provider", { token: world.b.adminToken, body: world.b.settings({ jit_enabled: true }) })).status,
+    ).to.equal(200);
     const viaB = await signIn(carol, world.b);
     refusedWith(viaB.landed, "WRONG_ORGANISATION");
     expect(viaB.jar.get("skillnet_refresh")).to.equal(undefined);
     // Dan is A's too but never signed in: B's JIT does not take his email either.
     const dan = await person("dan");
-    refusedWith((await signIn(dan, world.b)).landed, "WRONG_ORGANISATION");
+    refusedWith((await signIn(dan, world.b)).landed, "DOMAIN_NOT_ALLOWED");
     expect((await stack.server.deps.db("users").where({ email: dan.email })).map((u: { org_id: string }) => u.org_id)).to.deep.equal([world.a.orgId]);
     await api(world.baseUrl, "PUT", "/api/v1/admin/identity-provider", { token: world.b.adminToken, body: world.b.settings() });
   });
