@@ -73,7 +73,7 @@ export const APPLIERS = {
     if (user.id === action.user_id) throw new ItemRejected("an admin cannot deactivate their own account from the assistant");
     if (user.role !== "employee") throw new ItemRejected(`${user.name} is now an ${user.role}; admins are not deactivated from the assistant`);
     if (!user.is_active) throw new ItemRejected(`${user.name} was already deactivated after the action was proposed`);
-    await deactivateUser(trx, user.id);
+    await deactivateUser(trx, orgId, user.id);
     return { targetType: "user", targetId: user.id, before: { is_active: true }, after: { is_active: false } };
   },
 

@@ -100,7 +100,7 @@ export async function updatePerson(
     if (Object.keys(after).length === 0) return null;
     const { is_active: active, ...fields } = after;
     await updatePersonFields(trx, request.orgId, person.id, fields);
-    if (active === false) await deactivateUser(trx, person.id);
+    if (active === false) await deactivateUser(trx, request.orgId, person.id);
     if (active === true) await reactivatePerson(trx, request.orgId, person.id);
     const audited = active === false ? "person.deactivate" : active === true ? "person.reactivate" : "person.update";
     await auditPersonChange(trx, { orgId: request.orgId, actorId: request.actorId, action: audited, userId: person.id, before, after });

@@ -6,6 +6,7 @@
  * item changes nothing. The functions below it are the reads and writes the appliers make,
  * inside that transaction.
  */
+import { revokeRefreshTokensOfUser } from "./refresh-tokens";
 import type { Knex } from "knex";
 import { ItemRejected } from "../../lib/refusal";
 import type { Db } from "../knex";
@@ -122,10 +123,10 @@ export async function setSkillLevel(trx: ItemTransaction, row: { orgId: string; 
     .merge(["level", "updated_at"]);
 }
 
-export async function deactivateUser(trx: ItemTransaction, userId: string): Promise<void> {
-  await trx("users").where({ id: userId }).update({ is_active: false, deactivated_at: trx.fn.now() });
+export async function deactivateUser(trx: ItemTransaction, orgId: string, userId: string): Promise<void> {
+  await trx("users").where({ id: userId, org_id: orgId }).update({ is_active: false, deactivated_at: trx.fn.now() });
   // A deactivated person's browser must not mint new access tokens from its refresh cookie.
-  await trx("refresh_tokens").where({ user_id: userId }).whereNull("revoked_at").update({ revoked_at: trx.fn.now() });
+  await revokeRefreshTokensOfUser(trx, orgId, userId);
 }
 
 export async function archiveCourse(trx: ItemTransaction, courseId: string): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { Refusal } from "../../lib/refusal";
+import { revokeRefreshTokensBegunBy } from "./refresh-tokens";
 import type { Db } from "../knex";
 
 /** Which claims carry our fields; unset names fall back to the OpenID standard ones. */
@@ -127,7 +128,7 @@ export async function saveIdentityProvider(db: Db, orgId: string, settings: Iden
     .onConflict("org_id")
     .merge({ ...values, updated_at: db.fn.now() })
     .returning(COLUMNS);
-  if (!settings.enabled) await revokeSessionsBegunBy(db, row.id as string);
+  if (!settings.enabled) await revokeRefreshTokensBegunBy(db, row.id as string);
   return parseRow(row)!;
 }
 
@@ -136,12 +137,8 @@ export async function deleteIdentityProvider(db: Db, orgId: string): Promise<boo
   const provider = await db("identity_providers").where({ org_id: orgId }).first("id");
   if (!provider) return false;
   // Before the delete: the refresh rows' provider_id is set to null by it.
-  await revokeSessionsBegunBy(db, provider.id as string);
+  await revokeRefreshTokensBegunBy(db, provider.id as string);
   return (await db("identity_providers").where({ id: provider.id }).delete()) > 0;
-}
-
-async function revokeSessionsBegunBy(db: Db, providerId: string): Promise<void> {
-  await db("refresh_tokens").where({ provider_id: providerId }).whereNull("revoked_at").update({ revoked_at: db.fn.now() });
 }
 
 /** Whether another organisation's sign-in owns this email's domain (people of that domain belong there). */

@@ -104,3 +104,8 @@ export async function revokeRefreshFamily(db: Db, familyId: string): Promise<num
 export async function revokeRefreshTokensOfUser(db: Db, orgId: string, userId: string): Promise<number> {
   return db("refresh_tokens").where({ org_id: orgId, user_id: userId }).whereNull("revoked_at").update({ revoked_at: db.fn.now() });
 }
+
+/** Every live refresh token of the sessions a provider began: it was turned off or removed. */
+export async function revokeRefreshTokensBegunBy(db: Db, providerId: string): Promise<number> {
+  return db("refresh_tokens").where({ provider_id: providerId }).whereNull("revoked_at").update({ revoked_at: db.fn.now() });
+}

@@ -75,10 +75,16 @@ export async function hop(jar: CookieJar, url: URL, init: RequestInit = {}): Pro
  * From our start URL through the provider's login form to the redirect back to our callback,
  * which is returned unopened (a test may replay or tamper with it first).
  */
-export async function toCallback(jar: CookieJar, baseUrl: string, startPath: string, account: { email: string; password: string }): Promise<URL> {
-  let next = new URL(startPath, baseUrl);
+export function toCallback(jar: CookieJar, baseUrl: string, startPath: string, account: { email: string; password: string }): Promise<URL> {
+  const origin = new URL(baseUrl).origin;
+  return followSignIn(jar, new URL(startPath, baseUrl), account, (url) => url.pathname === CALLBACK && url.origin === origin);
+}
+
+/** Follows redirects from `start`, filling the provider's login form, until one points where `arrived` says; returns that URL unopened. */
+export async function followSignIn(jar: CookieJar, start: URL, account: { email: string; password: string }, arrived: (url: URL) => boolean): Promise<URL> {
+  let next = start;
   for (let step = 0; step < 12; step += 1) {
-    if (next.pathname === CALLBACK && next.origin === new URL(baseUrl).origin) return next;
+    if (arrived(next)) return next;
     const response = await hop(jar, next);
     const form = /<form method="post" action="([^"]+)"/.exec(response.body);
     if (response.status === 200 && form) {

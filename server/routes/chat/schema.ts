@@ -6,8 +6,7 @@ export const MAX_MESSAGE_CHARS = 10_000;
 const messageText = z
   .string({ error: "message is required and must be a string" })
   .refine((value) => value.trim().length > 0, "message must not be empty")
-  .refine((value) => value.length <= MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters`)
-  .refine((value) => !value.includes("\u0000"), "message must not contain NUL characters");
+  .refine((value) => value.length <= MAX_MESSAGE_CHARS, `message must be at most ${MAX_MESSAGE_CHARS} characters`);
 
 /** The session a turn continues; omitted, the message starts a new one. The same field on both chat endpoints. */
 const sessionId = z

@@ -6,8 +6,7 @@ const department = z
   .string({ error: "each department must be a string" })
   .trim()
   .min(1, "a department name must not be empty")
-  .max(100, "a department name must be at most 100 characters")
-  .refine((value) => !value.includes("\u0000"), "department names must not contain NUL characters");
+  .max(100, "a department name must be at most 100 characters");
 
 /** Departments whose employees may read the document; null opens it to the whole org. */
 const restrictedDepartments = z
@@ -34,13 +33,7 @@ function departmentList(value: unknown): unknown {
 }
 
 export const uploadFields = z.strictObject({
-  title: z
-    .string()
-    .trim()
-    .min(1)
-    .max(300)
-    .refine((value) => !value.includes("\u0000"), "title must not contain NUL characters")
-    .optional(),
+  title: z.string().trim().min(1).max(300).optional(),
   course_id: z.uuid({ error: "course_id must be a UUID" }).optional(),
   restricted_departments: z.preprocess(departmentList, restrictedDepartments.optional()),
   restricted_course_id: z.preprocess((value) => (value === "" ? undefined : value), restrictedCourseId.optional()),

@@ -12,7 +12,6 @@ export const postFeedbackBody = z
     comment: z
       .string({ error: "comment must be a string" })
       .max(MAX_FEEDBACK_COMMENT_CHARS, `comment must be at most ${MAX_FEEDBACK_COMMENT_CHARS} characters`)
-      .refine((value) => !value.includes("\u0000"), "comment must not contain NUL characters")
       .optional(),
   })
   .strict();
