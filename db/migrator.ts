@@ -24,6 +24,7 @@ import * as orgStorageQuota from "./migrations/20261202000200_org_storage_quota"
 import * as identity from "./migrations/20261202000300_identity";
 import * as orgDeletion from "./migrations/20261202000400_org_deletion";
 import * as scim from "./migrations/20261202000500_scim";
+import * as integrations from "./migrations/20261202000600_integrations";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -52,6 +53,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261202000300_identity", migration: identity },
   { name: "20261202000400_org_deletion", migration: orgDeletion },
   { name: "20261202000500_scim", migration: scim },
+  { name: "20261202000600_integrations", migration: integrations },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

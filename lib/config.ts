@@ -281,6 +281,15 @@ export const configSchema = z.object({
       "SCIM requests (`/scim/v2`) per organisation's SCIM token per sliding 60 s window; past it a SCIM `429` with Retry-After, which " +
         "Okta and Entra ID honour. A full sync sends a few requests per person.",
     ),
+  INTEGRATION_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(600)
+    .describe(
+      "Requests to the integration endpoints (`/api/v1/integrations`) per integration key per sliding 60 s window (`429 RATE_LIMITED` " +
+        "with `retry_after` past it). A bulk import is one request however many records it carries.",
+    ),
   SOCKET_REAUTH_INTERVAL_MS: z.coerce
     .number()
     .int()

@@ -86,6 +86,11 @@ function fromRefusal(refusal: Refusal): HttpAnswer {
   return { status: REFUSAL_STATUS[refusal.kind], code: refusal.code, message: refusal.message, details: refusal.details };
 }
 
+/** The status a thrown error will be answered with (for middleware that records outcomes, e.g. audits). */
+export function statusOf(caught: unknown): number {
+  return normalise(caught).status;
+}
+
 function normalise(caught: unknown): HttpAnswer {
   if (caught instanceof Refusal) return fromRefusal(caught);
   if (caught instanceof ZodError) return fromRefusal(fromZod(caught));

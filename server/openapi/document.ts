@@ -36,6 +36,7 @@ const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
   operator: [{ bearerAuth: [] }],
   metrics: [{ metricsToken: [] }],
   scim: [{ scimToken: [] }],
+  integration: [{ integrationKey: [] }],
 };
 
 /** What a bearer route answers a refused token with: ours `UNAUTHORIZED`, an identity provider's a reason of its own. */
@@ -60,7 +61,8 @@ function scimErrorStatuses(route: RouteSpec): Record<number, string> {
 /** The error codes a route can answer with: its own, plus those its access, input and limits imply. */
 export function errorCodesOf(route: RouteSpec): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors ?? []);
-  if (route.access !== "public" && route.access !== "metrics") for (const code of BEARER_REFUSALS) codes.add(code);
+  if (route.access === "integration") ["INTEGRATION_KEY_INVALID", "INTEGRATION_SCOPE_MISSING", "RATE_LIMITED"].forEach((code) => codes.add(code as ErrorCode));
+  else if (route.access !== "public" && route.access !== "metrics") for (const code of BEARER_REFUSALS) codes.add(code);
   if (route.access === "admin" || route.access === "operator") codes.add("FORBIDDEN");
   if (route.params || route.query || route.body || route.form) codes.add("VALIDATION_ERROR");
   if (route.body) ["BAD_REQUEST", "PAYLOAD_TOO_LARGE"].forEach((code) => codes.add(code as ErrorCode));
@@ -146,6 +148,7 @@ function operation(route: RouteSpec): JsonSchema {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     security: SECURITY[route.access],
+    ...(route.scope ? { "x-required-scope": route.scope } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: responses(route),
@@ -177,6 +180,12 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): JsonSchema {
         bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "HS256 JWT with sub, org, role, iss, iat and exp." },
         metricsToken: { type: "http", scheme: "bearer", description: "METRICS_TOKEN." },
         scimToken: { type: "http", scheme: "bearer", description: "An organisation's SCIM token (admin console, Provisioning); it names the organisation." },
+        integrationKey: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "An organisation's integration key (`skn_…`, admin console, Integrations) with the scope the operation names; it names the organisation.",
+        },
       },
       schemas: {
         Error: responseJsonSchema(errorBody),

@@ -41,6 +41,11 @@ export const ERROR_CODES = {
   },
   SECRETS_KEY_MISSING: { status: 503, when: "Storing an identity provider's client secret while the server has no SECRETS_KEY." },
   FORBIDDEN: { status: 403, when: "The role is not allowed (admins only; Bull Board and board codes: admins of OPS_ORG)." },
+  INTEGRATION_KEY_INVALID: {
+    status: 401,
+    when: "An integration endpoint without a live integration key (`Authorization: Bearer skn_…`): missing, unknown, revoked or expired.",
+  },
+  INTEGRATION_SCOPE_MISSING: { status: 403, when: "The integration key lacks the scope this endpoint needs (named in `scope`)." },
   AI_ALLOWANCE_EXHAUSTED: {
     status: 402,
     when: "The organisation's AI allowance for the month and its credits are spent; adds `resets_at`. Nothing was stored.",

@@ -8,7 +8,9 @@
 import Router, { type RouterContext } from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { z } from "zod";
+import { requireIntegrationKey } from "../auth/integration-key";
 import { requireAuth, requireRole } from "../auth/middleware";
+import type { IntegrationScope } from "../../lib/integration-scopes";
 import { operatorEndpointMessage, requireOperator } from "../auth/operator";
 import type { ServerDeps } from "../deps";
 import type { ErrorCode } from "../openapi/error-codes";
@@ -24,8 +26,10 @@ export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
  * - `metrics`: `Authorization: Bearer <METRICS_TOKEN>` (checked by the handler: the rule depends on config).
  * - `scim`: `Authorization: Bearer <an organisation's SCIM token>`, checked by the SCIM edge in `use`
  *   (server/scim/request.ts), which also answers every error of the route as a SCIM error.
+ * - `integration`: `Authorization: Bearer <an organisation's integration key>` holding the route's
+ *   `scope` (server/auth/integration-key.ts); the key names the organisation.
  */
-export type Access = "public" | "bearer" | "admin" | "operator" | "metrics" | "scim";
+export type Access = "public" | "bearer" | "admin" | "operator" | "metrics" | "scim" | "integration";
 
 export interface ApiResponse {
   description: string;
@@ -43,6 +47,8 @@ export interface RouteSpec {
   summary: string;
   description?: string;
   access: Access;
+  /** The integration key scope the route needs (`access: "integration"` only, where it is required). */
+  scope?: IntegrationScope;
   params?: z.ZodObject;
   query?: z.ZodObject;
   /** A JSON body, parsed before the handler runs. */
@@ -81,8 +87,11 @@ export interface RouteDefinition<P extends z.ZodObject | undefined, Q extends z.
   handler: (ctx: Context, input: RouteInput<P, Q, B>, deps: ServerDeps) => Promise<void> | void;
 }
 
-function accessCheck(access: Access, deps: ServerDeps): Middleware[] {
+function accessCheck({ access, scope, path }: Pick<RouteSpec, "access" | "scope" | "path">, deps: ServerDeps): Middleware[] {
+  if ((access === "integration") !== (scope !== undefined)) throw new Error(`${path}: a scope goes with access "integration", and only with it`);
   switch (access) {
+    case "integration":
+      return [requireIntegrationKey(deps, scope!)];
     case "public":
     case "metrics":
     case "scim":
@@ -105,7 +114,7 @@ export function defineRoute<
   return {
     ...spec,
     middleware: (deps) => [
-      ...accessCheck(spec.access, deps),
+      ...accessCheck(spec, deps),
       ...(use?.(deps) ?? []),
       async (ctx) => {
         // Path first, then query, then body: the order a reader checks a request in.
