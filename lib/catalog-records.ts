@@ -26,7 +26,6 @@ export const personRef = z.union([
       .transform((email) => email.toLowerCase()),
   }),
 ]);
-export type PersonRef = z.infer<typeof personRef>;
 
 /** ISO 639-1 (two letters, lower case): the language a course is taught in. */
 export const languageCode = z.string().regex(/^[a-z]{2}$/, "a two-letter ISO 639-1 code such as en, es, fr, de or pt");
@@ -103,7 +102,7 @@ const PAIR_KEYS = {
 } as const satisfies Partial<Record<CatalogRecordType, readonly string[]>>;
 type PairKeyed = keyof typeof PAIR_KEYS;
 
-export const isPairKeyed = (type: CatalogRecordType): type is PairKeyed => type in PAIR_KEYS;
+export const isPairKeyed = (type: CatalogRecordType): type is PairKeyed => Object.hasOwn(PAIR_KEYS, type);
 
 /** What names one record of a type: `{external_id}`, or its pair. */
 function keyShape(type: CatalogRecordType) {
@@ -149,7 +148,7 @@ export type ParsedRecord = { ok: true; record: CatalogRecord } | { ok: false; pr
 export function parseCatalogRecord(raw: unknown): ParsedRecord {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return invalid("a record is a JSON object with a `type`");
   const { type, op } = raw as { type?: unknown; op?: unknown };
-  if (typeof type !== "string" || !(type in catalogFields)) {
+  if (typeof type !== "string" || !Object.hasOwn(catalogFields, type)) {
     return { ok: false, problem: { code: "UNKNOWN_TYPE", message: `\`type\` must be one of ${CATALOG_RECORD_TYPES.join(", ")}` } };
   }
   const schema = (op === "delete" ? deletes : upserts)[type]!;
@@ -167,6 +166,3 @@ export function parseCatalogRecord(raw: unknown): ParsedRecord {
 }
 
 const invalid = (message: string): ParsedRecord => ({ ok: false, problem: { code: "INVALID_RECORD", message } });
-
-/** What applying one record did. `unchanged` is also a delete of something that was not there. */
-export type RecordOutcome = "created" | "updated" | "unchanged" | "deleted";
