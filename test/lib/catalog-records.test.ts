@@ -18,7 +18,7 @@ const refused = (raw: unknown) => {
 
 describe("catalog records", () => {
   it("reads an upsert of every type, with defaults filled", () => {
-    const samples: Record<string, unknown> = {
+    const samples: Record<string, object> = {
       skill_category: { external_id: "cat-1", name: "Customer care" },
       skill: { external_id: "sk-1", name: "Returns", category: "cat-1" },
       course: { external_id: "c-1", title: "Retours", language: "fr" },
@@ -33,7 +33,7 @@ describe("catalog records", () => {
     expect(Object.keys(samples)).to.have.members(CATALOG_RECORD_TYPES);
     for (const [type, fields] of Object.entries(samples)) expect(accepted({ type, ...fields }).type).to.equal(type);
     expect(accepted({ type: "course", external_id: "c-1", title: "Retours", language: "fr" })).to.include({ status: "published" });
-    expect(accepted({ type: "enrollment", ...(samples.enrollment as object) })).to.deep.include({ person: { email: "ana@example.com" } });
+    expect(accepted({ type: "enrollment", ...samples.enrollment })).to.deep.include({ person: { email: "ana@example.com" } });
   });
 
   it("reads a delete by id, or by its pair for pair-keyed types, and nothing else with it", () => {
