@@ -277,3 +277,32 @@ export async function skillLevelOf(db: Db, orgId: string, userId: string, skillI
   const row = await db("user_skills").where({ org_id: orgId, user_id: userId, skill_id: skillId }).first("level");
   return row ? Number(row.level) : null;
 }
+
+/** A person as an integration key reads them (people:read): who they are in the identity system too. */
+export interface IntegrationPerson {
+  id: string;
+  external_id: string | null;
+  email: string;
+  name: string;
+  department: string | null;
+  job_title: string | null;
+  role: "admin" | "employee";
+  is_active: boolean;
+}
+
+/** One page of the org's people by name (id breaks ties), with the total: the integration people endpoint. */
+export async function listIntegrationPeople(
+  db: Db,
+  orgId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: IntegrationPerson[]; total: number }> {
+  const base = db("users as u").where("u.org_id", orgId);
+  const rows = await base
+    .clone()
+    .select("u.id", "u.external_id", "u.email", "u.name", "u.department", "u.job_title", "u.role", "u.is_active")
+    .orderBy([{ column: "u.name" }, { column: "u.id" }])
+    .limit(page.limit)
+    .offset(page.offset);
+  const [counted] = await base.clone().count<{ count: string }[]>("* as count");
+  return { rows, total: Number(counted?.count ?? 0) };
+}

@@ -13,6 +13,7 @@ import { feedbackRoutes } from "./feedback/routes";
 import { healthRoutes } from "./health";
 import { identityProviderRoutes } from "./identity-provider/routes";
 import { insightsRoutes } from "./insights/routes";
+import { integrationKeyRoutes } from "./integration-keys/routes";
 import { usageRoutes } from "./insights/usage";
 import { learningRoutes } from "./learning/routes";
 import { meRoutes } from "./me";
@@ -58,6 +59,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...insightsRoutes,
   ...usageRoutes,
   ...peopleRoutes,
+  ...integrationKeyRoutes,
   ...opsRoutes,
   ...identityProviderRoutes,
   ...opsOrgRoutes,

@@ -7,7 +7,8 @@ import { allowanceState } from "../../../db/queries/ai-allowance";
 import { topUsers, usageByDay, usageByModel, usageByUseCase, usageLines, usageTotals, type UsageFigures } from "../../../db/queries/usage-report";
 import { principalOf } from "../../auth/middleware";
 import { defineRoute } from "../define-route";
-import { monthRange, usageQuery, usageResponse } from "./schema";
+import type { ServerDeps } from "../../deps";
+import { monthRange, usageQuery, usageResponse, type UsageBody } from "./schema";
 
 const TOP_USERS = 10;
 const DAY_MS = 24 * 3600 * 1000;
@@ -28,6 +29,40 @@ function csvField(value: string | number): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
+/** One month's usage report of an organisation, as GET /api/v1/admin/usage answers it (and the integration usage endpoint). */
+export async function usageReport(deps: ServerDeps, orgId: string, month: ReturnType<typeof monthRange>): Promise<UsageBody> {
+  const [totals, byUseCase, byModel, byDay, users, allowance] = await Promise.all([
+    usageTotals(deps.db, orgId, month),
+    usageByUseCase(deps.db, orgId, month),
+    usageByModel(deps.db, orgId, month),
+    usageByDay(deps.db, orgId, month),
+    topUsers(deps.db, orgId, month, TOP_USERS),
+    allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG, month.start),
+  ]);
+  const days = new Map(byDay.map((line) => [line.key, line]));
+  return {
+    month: month.label,
+    totals: present(totals),
+    by_use_case: byUseCase.map((line) => ({ use_case: line.key, ...present(line) })),
+    by_model: byModel.map((line) => ({ model: line.key, ...present(line) })),
+    // Every day of the month, so a chart's axis is the whole month.
+    by_day: Array.from({ length: Math.round((month.end.getTime() - month.start.getTime()) / DAY_MS) }, (_, i) => {
+      const day = new Date(month.start.getTime() + i * DAY_MS).toISOString().slice(0, 10);
+      return { day, ...present(days.get(day) ?? NONE) };
+    }),
+    top_users: users.map((user) => ({ user_id: user.userId, name: user.name, email: user.email, ...present(user) })),
+    allowance: {
+      unlimited: allowance.monthlyTokens === 0,
+      monthly_tokens: allowance.monthlyTokens,
+      used_tokens: allowance.usedTokens,
+      credit_tokens_used: allowance.creditTokensUsed,
+      credit_balance: allowance.creditBalance,
+      remaining_tokens: allowance.remaining,
+      resets_at: allowance.resetsAt.toISOString(),
+    },
+  };
+}
+
 export const usageRoutes = [
   defineRoute({
     method: "get",
@@ -38,38 +73,7 @@ export const usageRoutes = [
     query: usageQuery,
     responses: { 200: { description: "The month's usage.", schema: usageResponse } },
     handler: async (ctx, { query }, deps) => {
-      const month = monthRange(query);
-      const { orgId } = principalOf(ctx);
-      const [totals, byUseCase, byModel, byDay, users, allowance] = await Promise.all([
-        usageTotals(deps.db, orgId, month),
-        usageByUseCase(deps.db, orgId, month),
-        usageByModel(deps.db, orgId, month),
-        usageByDay(deps.db, orgId, month),
-        topUsers(deps.db, orgId, month, TOP_USERS),
-        allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG, month.start),
-      ]);
-      const days = new Map(byDay.map((line) => [line.key, line]));
-      ctx.body = {
-        month: month.label,
-        totals: present(totals),
-        by_use_case: byUseCase.map((line) => ({ use_case: line.key, ...present(line) })),
-        by_model: byModel.map((line) => ({ model: line.key, ...present(line) })),
-        // Every day of the month, so a chart's axis is the whole month.
-        by_day: Array.from({ length: Math.round((month.end.getTime() - month.start.getTime()) / DAY_MS) }, (_, i) => {
-          const day = new Date(month.start.getTime() + i * DAY_MS).toISOString().slice(0, 10);
-          return { day, ...present(days.get(day) ?? NONE) };
-        }),
-        top_users: users.map((user) => ({ user_id: user.userId, name: user.name, email: user.email, ...present(user) })),
-        allowance: {
-          unlimited: allowance.monthlyTokens === 0,
-          monthly_tokens: allowance.monthlyTokens,
-          used_tokens: allowance.usedTokens,
-          credit_tokens_used: allowance.creditTokensUsed,
-          credit_balance: allowance.creditBalance,
-          remaining_tokens: allowance.remaining,
-          resets_at: allowance.resetsAt.toISOString(),
-        },
-      };
+      ctx.body = await usageReport(deps, principalOf(ctx).orgId, monthRange(query));
     },
   }),
   defineRoute({
