@@ -151,7 +151,9 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
     await page.reload();
     await page.locator(".sign-in").waitFor();
     expect(await page.locator(".topbar").count()).to.equal(0);
-    expect(unexpected()).to.deep.equal([]);
+    // A request still in flight from the first page load when the account went off gets the 401
+    // that throws the page out (CI saw the session list's); anything else is unexpected.
+    expect(unexpected().filter((failure) => !failure.startsWith("401 "))).to.deep.equal([]);
     await db("users").where({ id: people.employee.id }).update({ is_active: true });
     await watched.context.close();
   });
