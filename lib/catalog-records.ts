@@ -135,7 +135,7 @@ const deletes: Record<string, z.ZodType> = Object.fromEntries(CATALOG_RECORD_TYP
 
 /** Why a record was not applied: a stable code and a sentence naming the field or reference. */
 export interface RecordProblem {
-  code: "INVALID_RECORD" | "UNKNOWN_TYPE" | "UNKNOWN_REFERENCE" | "CONFLICT";
+  code: "INVALID_RECORD" | "UNKNOWN_TYPE" | "UNKNOWN_REFERENCE" | "CONFLICT" | "INVALID_JSON" | "RECORD_TOO_LARGE";
   message: string;
 }
 

@@ -290,6 +290,17 @@ export const configSchema = z.object({
       "Requests to the integration endpoints (`/api/v1/integrations`) per integration key per sliding 60 s window (`429 RATE_LIMITED` " +
         "with `retry_after` past it). A bulk import is one request however many records it carries.",
     ),
+  CATALOG_IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(32 * 1024 * 1024)
+    .describe(
+      "The largest bulk catalog import (`POST /api/v1/integrations/catalog/imports`), NDJSON or JSON: 32 MiB holds a catalog of " +
+        "thousands of lessons and tens of thousands of enrolments. A larger body is refused (`413 IMPORT_TOO_LARGE`) and nothing is stored; " +
+        "split it into several imports.",
+    ),
   SOCKET_REAUTH_INTERVAL_MS: z.coerce
     .number()
     .int()

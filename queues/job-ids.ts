@@ -28,3 +28,6 @@ export const summaryJobId = (sessionId: string, due: number): string => `${sessi
 
 /** `<deletionId>-run-<n>`: each queuing of an organisation's deletion (a failed one queued again is a new run). Never the org id: no key left behind names it. */
 export const orgDeleteJobId = (deletionId: string, run: number): string => `${deletionId}-run-${run}`;
+
+/** One job per import: a repeated enqueue of the same import is a no-op. */
+export const catalogImportJobId = (importId: string): string => `import-${importId}`;

@@ -17,6 +17,8 @@ export const QUEUE_NAMES = [
   "content-gaps",
   // Deleting an organisation and everything it owns, step by step, one at a time (workers/organisations/).
   "org-delete",
+  // Bulk catalog imports of the integration API, applied record by record with a resumable cursor (workers/catalog/).
+  "catalog-import",
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -82,6 +82,13 @@ export const orgDeletePayload = z.object({
 });
 export type OrgDeletePayload = z.infer<typeof orgDeletePayload>;
 
+/** One bulk catalog import: its record (`catalog_imports`) holds the file, the cursor and the counts. */
+export const catalogImportPayload = z.object({
+  orgId: uuid,
+  importId: uuid,
+});
+export type CatalogImportPayload = z.infer<typeof catalogImportPayload>;
+
 export const payloadSchemas = {
   "tutor-generate": tutorTurnPayload,
   "chat-summarise": summarisePayload,
@@ -93,6 +100,7 @@ export const payloadSchemas = {
   maintenance: maintenancePayload,
   "content-gaps": contentGapsPayload,
   "org-delete": orgDeletePayload,
+  "catalog-import": catalogImportPayload,
 } satisfies Record<QueueName, z.ZodType>;
 
 export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

@@ -9,6 +9,7 @@ import {
   adminActionJobId,
   adminPlanJobId,
   ingestStageJobId,
+  catalogImportJobId,
   orgDeleteJobId,
   summaryJobId,
   TUTOR_TURN_JOB_NAME,
@@ -24,6 +25,7 @@ import {
   payloadSchemas,
   type AdminActionPayload,
   type AdminTurnPayload,
+  type CatalogImportPayload,
   type IngestPayload,
   type MaintenanceTask,
   type OrgDeletePayload,
@@ -162,6 +164,11 @@ export class JobProducer {
   /** One run of an organisation's deletion; the run number keeps a re-queued deletion's job id new. */
   async enqueueOrgDeletion(payload: OrgDeletePayload): Promise<void> {
     await this.enqueue("org-delete", payload, { jobId: orgDeleteJobId(payload.deletionId, payload.run) });
+  }
+
+  /** A received bulk catalog import, to be split and applied. */
+  async enqueueCatalogImport(payload: CatalogImportPayload): Promise<void> {
+    await this.enqueue("catalog-import", payload, { jobId: catalogImportJobId(payload.importId) });
   }
 
   /**

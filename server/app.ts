@@ -11,12 +11,11 @@ import type { ServerDeps } from "./deps";
 import { errorMiddleware } from "./errors";
 import { hostGuard } from "./middleware/host-guard";
 import { securityHeaders } from "./middleware/security-headers";
-import { mountRoutes } from "./routes/define-route";
+import { JSON_LIMIT_BYTES, mountRoutes, OWN_BODY_PREFIX } from "./routes/define-route";
 import { scimFallback } from "./scim/request";
 import { API_ROUTES } from "./routes/index";
 import { serveWeb } from "./web";
 
-const JSON_LIMIT = "64kb";
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function createApp(deps: ServerDeps): Koa {
@@ -47,13 +46,14 @@ export function createApp(deps: ServerDeps): Koa {
   app.use(hostGuard(deps.config));
   const parseJson = bodyParser({
     enableTypes: ["json"],
-    jsonLimit: JSON_LIMIT,
+    jsonLimit: JSON_LIMIT_BYTES,
     onError: (error) => {
       throw Object.assign(error, { status: (error as { status?: number }).status ?? 400 });
     },
   });
   // SCIM reads its own bodies (application/scim+json, up to 1 MB) and answers errors in SCIM's format (server/scim/request.ts).
-  app.use((ctx, next) => (ctx.path.startsWith("/scim/") ? next() : parseJson(ctx, next)));
+  // Integration routes parse their own, after their key is checked, up to their own limits (server/routes/define-route.ts).
+  app.use((ctx, next) => (ctx.path.startsWith("/scim/") || ctx.path.startsWith(OWN_BODY_PREFIX) ? next() : parseJson(ctx, next)));
   app.use(scimFallback());
 
   const routes = mountRoutes(deps, API_ROUTES);

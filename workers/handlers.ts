@@ -1,4 +1,5 @@
 /** Every job handler the worker knows, one per queue; `satisfies` makes a missing or misfiled handler a type error. */
+import { catalogImportHandler } from "./catalog/import.handler";
 import { executeActionHandler } from "./admin/execute-action.handler";
 import { adminPlanHandler } from "./admin/plan.handler";
 import { chunkHandler } from "./ingestion/chunk.handler";
@@ -22,4 +23,5 @@ export const HANDLERS = {
   maintenance: maintenanceHandler,
   "content-gaps": contentGapsHandler,
   "org-delete": orgDeleteHandler,
+  "catalog-import": catalogImportHandler,
 } satisfies HandlerMap;

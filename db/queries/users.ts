@@ -80,3 +80,9 @@ export async function listSignInCandidates(db: Db, limit: number): Promise<Array
 export async function findFirstAdmin(db: Db, orgId: string): Promise<string | undefined> {
   return (await db("users").where({ org_id: orgId, role: "admin" }).orderBy("created_at").first("id"))?.id;
 }
+
+/** The organisation's active admins (at most 100): who sees work the organisation's integrations started. */
+export async function activeAdminIds(db: Db, orgId: string): Promise<string[]> {
+  const rows = await db("users").where({ org_id: orgId, role: "admin", is_active: true }).orderBy("created_at").limit(100).select("id");
+  return rows.map((row: { id: string }) => row.id);
+}

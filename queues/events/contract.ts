@@ -163,11 +163,22 @@ export type ServerToClientEvents = {
   [E in ActionEventName]: (payload: ActionEvent<E>) => void;
 } & {
   document_status: (payload: { documentId: string; status: string; progress?: { done: number; total: number }; error?: string }) => void;
+  /** To an organisation's admins while one of its bulk catalog imports runs (and when it ends). */
+  catalog_import: (payload: CatalogImportEvent) => void;
   /** Sent just before the server disconnects a socket whose token expired or whose account is gone. */
   auth_expired: (payload: AuthExpired) => void;
   /** Sent just before the server disconnects a socket that kept sending events past its limit. */
   rate_limited: (payload: RateLimitedEvent) => void;
 };
+
+/** Where a bulk catalog import stands: `done` of `total` records (null until the file is split). */
+export interface CatalogImportEvent {
+  importId: string;
+  status: "received" | "applying" | "completed" | "failed";
+  total: number | null;
+  done: number;
+  counts: { created: number; updated: number; unchanged: number; deleted: number; failed: number };
+}
 
 /** Why a socket was cut for flooding; reconnect (and send less). */
 export interface RateLimitedEvent {

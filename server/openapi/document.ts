@@ -105,6 +105,12 @@ function requestBody(route: RouteSpec): JsonSchema | undefined {
     return { required: true, content: { "application/scim+json": { schema }, "application/json": { schema } } };
   }
   if (route.body) return { required: true, content: { "application/json": { schema: requestJsonSchema(route.body) } } };
+  if (route.rawBody) {
+    const content = Object.fromEntries(
+      route.rawBody.contentTypes.map((type) => [type, { schema: { type: "string", description: route.rawBody!.description } }]),
+    );
+    return { required: true, content };
+  }
   if (!route.form) return undefined;
   const fields = requestJsonSchema(route.form.fields);
   if (route.form.type === "urlencoded") return { required: true, content: { "application/x-www-form-urlencoded": { schema: fields } } };

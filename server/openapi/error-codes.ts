@@ -45,6 +45,10 @@ export const ERROR_CODES = {
     status: 401,
     when: "An integration endpoint without a live integration key (`Authorization: Bearer skn_…`): missing, unknown, revoked or expired.",
   },
+  UNKNOWN_REFERENCE: {
+    status: 400,
+    when: "A catalog record names a course, module, lesson, exercise, skill, category, document or person (by its `external_id` or email) that the organisation does not have. Nothing is stored.",
+  },
   INTEGRATION_SCOPE_MISSING: { status: 403, when: "The integration key lacks the scope this endpoint needs (named in `scope`)." },
   AI_ALLOWANCE_EXHAUSTED: {
     status: 402,
@@ -74,9 +78,14 @@ export const ERROR_CODES = {
   CONFIRMATION_MISMATCH: { status: 409, when: "Deleting an organisation without `confirm` set to its slug; adds `slug`. Nothing changes." },
   OPERATOR_ORGANISATION: { status: 409, when: "Deleting the operator organisation (OPS_ORG) itself." },
   ORGANISATION_DELETING: { status: 409, when: "Changing an organisation that is being deleted." },
+  RECORD_CONFLICT: {
+    status: 409,
+    when: "A catalog record could not be applied as sent: deleting a course documents are restricted to, or a simultaneous write of the same record. Nothing is stored.",
+  },
   NO_SOURCE_FILE: { status: 409, when: "Re-indexing a document that was seeded from text, not uploaded." },
   HOST_NOT_ALLOWED: { status: 421, when: "While dev-login is on, a Host header that is not this server's loopback name or PUBLIC_URL's host." },
   PAYLOAD_TOO_LARGE: { status: 413, when: "The JSON body is larger than 64 kB." },
+  IMPORT_TOO_LARGE: { status: 413, when: "A bulk import larger than CATALOG_IMPORT_MAX_BYTES; adds `limit_bytes`. Nothing is stored." },
   FILE_TOO_LARGE: { status: 413, when: "The upload is larger than UPLOAD_MAX_BYTES; adds `limit_bytes`. Nothing is stored." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, when: "The body is not of the content type the route reads." },
   UNSUPPORTED_FILE_TYPE: { status: 415, when: "The file's content or name is not an accepted type; adds `allowed`." },

@@ -5,6 +5,7 @@
  * and parsing input at the edge; server/openapi/document.ts builds the OpenAPI document from the
  * same definitions, so the document cannot describe a route or a request the server does not have.
  */
+import { bodyParser } from "@koa/bodyparser";
 import Router, { type RouterContext } from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { z } from "zod";
@@ -15,6 +16,7 @@ import { operatorEndpointMessage, requireOperator } from "../auth/operator";
 import type { ServerDeps } from "../deps";
 import type { ErrorCode } from "../openapi/error-codes";
 import { parseInput } from "../validation";
+import { Refusal } from "../../lib/refusal";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
@@ -55,6 +57,13 @@ export interface RouteSpec {
   body?: z.ZodType;
   /** A form body the handler reads itself (a multipart upload's fields besides the file, or a URL-encoded form). */
   form?: { type: "multipart" | "urlencoded"; fields: z.ZodObject };
+  /**
+   * Integration routes read their own bodies (server/app.ts leaves `/api/v1/integrations/` alone):
+   * a JSON body up to `jsonLimitBytes` (64 kB when unset), or, with `rawBody`, the request stream
+   * itself, read by the handler (a bulk import), in one of `contentTypes`.
+   */
+  jsonLimitBytes?: number;
+  rawBody?: { contentTypes: string[]; description: string };
   /** Accepts an `Idempotency-Key` header (replays the first 2xx answer). */
   idempotent?: boolean;
   /** Counts against a `RATE_LIMIT_*` setting (`429 RATE_LIMITED`). */
@@ -87,6 +96,28 @@ export interface RouteDefinition<P extends z.ZodObject | undefined, Q extends z.
   handler: (ctx: Context, input: RouteInput<P, Q, B>, deps: ServerDeps) => Promise<void> | void;
 }
 
+/** Where the app's own JSON parser stops: routes under it parse their bodies themselves (integrations send large ones). */
+export const OWN_BODY_PREFIX = "/api/v1/integrations/";
+export const JSON_LIMIT_BYTES = 64 * 1024;
+
+/** An integration route's JSON body parser, after its key was checked: nobody's large body is read before that. */
+function ownJsonBody({ path, jsonLimitBytes, rawBody }: Pick<RouteSpec, "path" | "jsonLimitBytes" | "rawBody">): Middleware[] {
+  if (!path.startsWith(OWN_BODY_PREFIX) || rawBody) return [];
+  const limit = jsonLimitBytes ?? JSON_LIMIT_BYTES;
+  return [
+    bodyParser({
+      enableTypes: ["json"],
+      jsonLimit: limit,
+      onError: (error) => {
+        const status = (error as { status?: number }).status;
+        if (status === 413)
+          throw new Refusal("too_large", "PAYLOAD_TOO_LARGE", `The JSON body is larger than this endpoint's ${limit} bytes.`, { limit_bytes: limit });
+        throw Object.assign(error, { status: status ?? 400 });
+      },
+    }),
+  ];
+}
+
 function accessCheck({ access, scope, path }: Pick<RouteSpec, "access" | "scope" | "path">, deps: ServerDeps): Middleware[] {
   if ((access === "integration") !== (scope !== undefined)) throw new Error(`${path}: a scope goes with access "integration", and only with it`);
   switch (access) {
@@ -115,6 +146,7 @@ export function defineRoute<
     ...spec,
     middleware: (deps) => [
       ...accessCheck(spec, deps),
+      ...ownJsonBody(spec),
       ...(use?.(deps) ?? []),
       async (ctx) => {
         // Path first, then query, then body: the order a reader checks a request in.

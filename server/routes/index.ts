@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from "../openapi/document";
 import { adminActionRoutes } from "./admin/actions";
 import { allowanceRoutes } from "./allowance/routes";
 import { authRoutes } from "./auth";
+import { catalogRoutes } from "./catalog/routes";
 import { chatRoutes } from "./chat/routes";
 import { defineRoute, type ApiRoute } from "./define-route";
 import { documentRoutes } from "./documents/routes";
@@ -58,6 +59,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...allowanceRoutes,
   ...insightsRoutes,
   ...usageRoutes,
+  ...catalogRoutes,
   ...peopleRoutes,
   ...integrationKeyRoutes,
   ...opsRoutes,
