@@ -1,4 +1,4 @@
-/** The admin console: documents, the assistant, insights, people, sign-in settings, provisioning, and (for the platform operator) Bull Board. */
+/** The admin console: documents, the assistant, insights, people, sign-in settings, provisioning, catalog imports, and (for the platform operator) Bull Board. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
@@ -9,13 +9,14 @@ import { Assistant } from "./Assistant";
 import { ContentGaps } from "./ContentGaps";
 import { Usage } from "./Usage";
 import { Documents } from "./Documents";
+import { Imports } from "./Imports";
 import { People } from "./People";
 import { Provisioning } from "./Provisioning";
 import { SignInSettings } from "./SignInSettings";
 
-type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in" | "provisioning";
+type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in" | "provisioning" | "imports";
 
-const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in", "provisioning"];
+const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in", "provisioning", "imports"];
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
@@ -64,6 +65,9 @@ export function AdminApp(signedIn: SignedIn) {
         <a href="#provisioning" aria-current={tab === "provisioning" ? "page" : undefined}>
           Provisioning
         </a>
+        <a href="#imports" aria-current={tab === "imports" ? "page" : undefined}>
+          Imports
+        </a>
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
             Queues (Bull Board)
@@ -87,6 +91,7 @@ export function AdminApp(signedIn: SignedIn) {
       {tab === "people" && <People me={signedIn.me} />}
       {tab === "sign-in" && <SignInSettings />}
       {tab === "provisioning" && <Provisioning />}
+      {tab === "imports" && <Imports live={signedIn.live} />}
       {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>
   );

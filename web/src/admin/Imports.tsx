@@ -1,0 +1,185 @@
+/**
+ * Bulk catalog imports of the organisation's integrations (POST /api/v1/integrations/catalog/
+ * imports): each with where it stands, what it created, updated, kept and deleted, and the records
+ * it refused with their line and reason. Running imports move live (`catalog_import` on the
+ * admin's socket); after a reconnection the list is read again, since missed events are not replayed.
+ */
+import { Fragment } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { ConsolePage } from "../components/ConsolePage";
+import { api } from "../lib/api";
+import { describeApiError } from "../lib/errors";
+import type { LiveSocket } from "../lib/socket";
+import type { CatalogImportEvent } from "../../../queues/events/contract";
+import type { CatalogImportBody } from "../../../server/routes/catalog/schema";
+import "../insights.css";
+
+interface Problem {
+  line: number;
+  code: string;
+  message: string;
+}
+
+const when = (value: string | null): string => (value ? new Date(value).toLocaleString() : "—");
+
+const STATUS_LABEL: Record<CatalogImportBody["status"], string> = {
+  received: "Waiting",
+  applying: "Applying",
+  completed: "Completed",
+  failed: "Failed",
+};
+
+function outcome(item: CatalogImportBody): string {
+  if (item.status === "failed") return item.error ?? "Failed";
+  if (item.status !== "completed") return item.total === null ? "Reading the file…" : `${item.done} of ${item.total} records`;
+  if (!item.changed)
+    return `Nothing changed: all ${item.counts.unchanged} records were already so${item.counts.failed ? `; ${item.counts.failed} refused` : ""}.`;
+  const { created, updated, unchanged, deleted, failed } = item.counts;
+  return `${created} created, ${updated} updated, ${unchanged} unchanged, ${deleted} deleted, ${failed} refused.`;
+}
+
+function ProblemList({ importId }: { importId: string }) {
+  const [problems, setProblems] = useState<Problem[] | null>(null);
+  const [next, setNext] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = (after: number): void => {
+    api
+      .get<{ problems: Problem[]; next_after_line: number | null }>(`/api/v1/admin/catalog-imports/${importId}?after_line=${after}&limit=100`)
+      .then((page) => {
+        setProblems((shown) => [...(after === 0 ? [] : (shown ?? [])), ...page.problems]);
+        setNext(page.next_after_line);
+      })
+      .catch((caught) => setError(describeApiError(caught)));
+  };
+  useEffect(() => load(0), [importId]);
+  if (error) return <p class="alert">{error}</p>;
+  if (!problems) return <p>Loading…</p>;
+  if (problems.length === 0) return <p>No record was refused.</p>;
+  return (
+    <>
+      <table class="import-problems">
+        <caption>Refused records</caption>
+        <thead>
+          <tr>
+            <th class="num">Line</th>
+            <th>Code</th>
+            <th>Reason</th>
+          </tr>
+        </thead>
+        <tbody>
+          {problems.map((p) => (
+            <tr key={p.line}>
+              <td class="num">{p.line}</td>
+              <td>
+                <code>{p.code}</code>
+              </td>
+              <td>{p.message}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {next !== null && (
+        <button type="button" onClick={() => load(next)}>
+          More
+        </button>
+      )}
+    </>
+  );
+}
+
+export function Imports({ live }: { live: LiveSocket }) {
+  const [imports, setImports] = useState<CatalogImportBody[] | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const reload = (): void => {
+      api
+        .get<{ imports: CatalogImportBody[] }>("/api/v1/admin/catalog-imports?limit=50")
+        .then((body) => setImports(body.imports))
+        .catch((caught) => setError(describeApiError(caught)));
+    };
+    const onProgress = (event: CatalogImportEvent): void => {
+      setImports((list) => {
+        if (!list?.some((item) => item.id === event.importId)) {
+          reload();
+          return list;
+        }
+        return list.map((item) =>
+          item.id === event.importId
+            ? {
+                ...item,
+                status: event.status,
+                total: event.total,
+                done: event.done,
+                counts: event.counts,
+                changed: event.counts.created + event.counts.updated + event.counts.deleted > 0,
+              }
+            : item,
+        );
+      });
+      // The final state carries the finish time and any error: read the list again.
+      if (event.status === "completed" || event.status === "failed") reload();
+    };
+    live.socket.on("catalog_import", onProgress);
+    const stopCatchUp = live.onConnect(reload);
+    return () => {
+      live.socket.off("catalog_import", onProgress);
+      stopCatchUp();
+    };
+  }, [live]);
+
+  return (
+    <ConsolePage label="Imports" name="imports">
+      <h1>Catalog imports</h1>
+      <p>
+        Courses, lessons, enrolments and progress sent by your integrations in bulk (the project's <code>docs/integrations.md</code> shows how). Each record is
+        applied whole or refused with its line and reason; sending the same file again changes nothing.
+      </p>
+      {error && <p class="alert">{error}</p>}
+      {imports && imports.length === 0 && <p>No import yet. An integration key with the catalog:write scope sends one.</p>}
+      {imports && imports.length > 0 && (
+        <table class="imports">
+          <thead>
+            <tr>
+              <th>Received</th>
+              <th>Key</th>
+              <th>Status</th>
+              <th>Result</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {imports.map((item) => (
+              <Fragment key={item.id}>
+                <tr data-import={item.id}>
+                  <td>{when(item.created_at)}</td>
+                  <td>{item.key_name ?? "(revoked key)"}</td>
+                  <td>
+                    <span class={`status-pill ${item.status}`}>{STATUS_LABEL[item.status]}</span>
+                    {item.status === "applying" && item.total ? <progress max={item.total} value={item.done} aria-label="Records applied" /> : null}
+                  </td>
+                  <td>{outcome(item)}</td>
+                  <td>
+                    {(item.counts.failed > 0 || item.status === "failed") && (
+                      <button type="button" aria-expanded={open === item.id} onClick={() => setOpen(open === item.id ? null : item.id)}>
+                        {open === item.id ? "Hide refused" : "Refused records"}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+                {open === item.id && (
+                  <tr>
+                    <td colSpan={5}>
+                      <ProblemList importId={item.id} />
+                    </td>
+                  </tr>
+                )}
+              </Fragment>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </ConsolePage>
+  );
+}
