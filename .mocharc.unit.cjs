@@ -17,6 +17,7 @@ module.exports = {
   spec: [
     "test/commands/queue-refusals.test.ts",
     "test/docs/*.test.ts",
+    "test/lib/catalog-import-file.test.ts",
     "test/lib/catalog-records.test.ts",
     "test/lib/document-formats.test.ts",
     "test/lib/format-sniffing.test.ts",
