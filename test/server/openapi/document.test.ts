@@ -152,12 +152,19 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
   it("refuses with 400 every path id and query value the document rules out", async () => {
     const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, any>> };
     let checked = 0;
+    // Integration routes are called with a key of every scope (revoked at the end).
+    const created = await api(stack.baseUrl, "POST", "/api/v1/admin/integration-keys", {
+      token: admin.token,
+      body: { name: "OpenAPI input check", scopes: ["catalog:write", "documents:write", "usage:read", "people:read"] },
+    });
+    const integrationKey: string = created.body.key;
     for (const route of API_ROUTES) {
       // SCIM answers an unknown id with 404 (RFC 7644) and names schemas by URN; its hostile-input suite covers it (test/server/routes/scim/hostile.test.ts).
       if (route.access === "scim") continue;
       type Parameter = { name: string; in: string; schema: { format?: string; enum?: string[] } };
       const parameters: Parameter[] = doc.paths[openApiPath(route.path)]![route.method]!.parameters ?? [];
-      const pathIds = parameters.filter((p) => p.in === "path");
+      // An integration names records by its own ids (`external_id`, free text the route checks); every other path id is a UUID.
+      const pathIds = parameters.filter((p) => p.in === "path" && p.name !== "external_id");
       const enums = parameters.filter((p) => p.in === "query" && p.schema.enum);
       if (pathIds.length === 0 && enums.length === 0) continue;
       expect(
@@ -171,7 +178,8 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
       ];
       for (const path of attempts) {
         const body = route.method === "patch" ? { restricted_course_id: null } : undefined;
-        const response = await api(stack.baseUrl, route.method.toUpperCase(), path, { token: admin.token, body });
+        const token = route.access === "integration" ? integrationKey : admin.token;
+        const response = await api(stack.baseUrl, route.method.toUpperCase(), path, { token, body });
         expect(response.status, `${route.method.toUpperCase()} ${path}`).to.equal(400);
         expect(errorBody.safeParse(response.body).success).to.equal(true);
         expect(response.body.error.code).to.equal("VALIDATION_ERROR");
@@ -184,6 +192,7 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
       }
     }
     expect(checked).to.be.greaterThan(12);
+    await api(stack.baseUrl, "DELETE", `/api/v1/admin/integration-keys/${created.body.integration_key.id}`, { token: admin.token });
   });
 
   it("real responses match the documented status codes and schemas", async () => {
