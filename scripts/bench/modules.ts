@@ -1,6 +1,7 @@
 /** The benchmark modules in the order `npm run bench` runs them. */
 import type { BenchSettings } from "./settings";
 import { breakdownModule } from "./breakdown";
+import { catalogImportModule } from "./catalog-import";
 import { fairnessModule } from "./fairness";
 import { ingestionModule } from "./ingestion";
 import { memoryModule } from "./memory";
@@ -27,5 +28,6 @@ export const MODULES: BenchModule[] = [
   memoryModule,
   scaleOutModule,
   fairnessModule,
+  catalogImportModule,
   vectorSearchModule,
 ];

@@ -27,6 +27,8 @@ export interface BenchSettings {
   /** Organisation A's backlog in the fairness measure: turns, and (separately) documents. */
   fairnessTurns: number;
   fairnessDocuments: number;
+  /** The bulk catalog import: courses × modules × lessons, and people × enrolments each (test/support/catalog-fixture.ts). */
+  catalog: { courses: number; modulesPerCourse: number; lessonsPerModule: number; people: number; enrolmentsPerPerson: number };
 }
 
 export function settingsFor(mode: Mode): BenchSettings {
@@ -50,6 +52,7 @@ export function settingsFor(mode: Mode): BenchSettings {
       scaleOutSessions: 5,
       fairnessTurns: 20,
       fairnessDocuments: 8,
+      catalog: { courses: 3, modulesPerCourse: 2, lessonsPerModule: 3, people: 20, enrolmentsPerPerson: 2 },
     };
   }
   if (mode === "quick") {
@@ -72,6 +75,7 @@ export function settingsFor(mode: Mode): BenchSettings {
       scaleOutSessions: 200,
       fairnessTurns: 120,
       fairnessDocuments: 40,
+      catalog: { courses: 20, modulesPerCourse: 4, lessonsPerModule: 5, people: 500, enrolmentsPerPerson: 4 },
     };
   }
   return {
@@ -96,5 +100,7 @@ export function settingsFor(mode: Mode): BenchSettings {
     scaleOutSessions: 200,
     fairnessTurns: 600,
     fairnessDocuments: 200,
+    // The realistic catalog: ≥ 50 courses, ≥ 2,000 lessons, ≥ 10,000 enrolments.
+    catalog: { courses: 60, modulesPerCourse: 5, lessonsPerModule: 7, people: 1_250, enrolmentsPerPerson: 8 },
   };
 }
