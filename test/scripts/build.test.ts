@@ -3,18 +3,20 @@
  * folder, the compiled server answers /healthz and a compiled worker runs the admin's upload
  * journey — one file of every supported format, each COMPLETED — which proves the extraction
  * threads load their compiled bundle, since from dist/ there is no TypeScript loader and no
- * thread-entry.mjs to fall back on.
+ * thread-entry.mjs to fall back on — and applies an integration's bulk catalog import.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect } from "chai";
-import { login, waitFor } from "../harness/client";
+import { api, login, waitFor } from "../harness/client";
 import { ingestEveryFormat } from "../support/ingestion-journey";
 import { useStack, type Stack } from "../support/stack";
 
 const INGEST_QUEUES = ["ingest-extract", "ingest-chunk", "ingest-embed"];
+/** What the compiled worker serves alone during the journey: ingestion and bulk catalog imports. */
+const COMPILED_QUEUES = [...INGEST_QUEUES, "catalog-import"];
 
 describe("the compiled production build", function () {
   this.timeout(180_000);
@@ -33,7 +35,7 @@ describe("the compiled production build", function () {
 
   after(async () => {
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-    await Promise.all(stack.workers.workers.filter((w) => INGEST_QUEUES.includes(w.name)).map((w) => w.resume()));
+    await Promise.all(stack.workers.workers.filter((w) => COMPILED_QUEUES.includes(w.name)).map((w) => w.resume()));
     rmSync(out, { recursive: true, force: true });
   });
 
@@ -98,16 +100,44 @@ describe("the compiled production build", function () {
     expect(run({})).to.deep.equal({ pg: false, ioredis: false, otel: false });
   });
 
-  it("serves /healthz from the compiled server and indexes one upload of every format on a compiled worker", async () => {
+  it("serves /healthz from the compiled server, indexes one upload of every format and applies a catalog import on a compiled worker", async () => {
     const [, url] = (await startCompiled("server/main.js", { PORT: "0", HOST: "127.0.0.1" }, /^READY server (\S+)/m)) as [string, string];
     const health = await fetch(`${url}/healthz`);
     expect(health.status).to.equal(200);
 
-    // Only the compiled worker serves the ingestion queues during this test.
-    await Promise.all(stack.workers.workers.filter((w) => INGEST_QUEUES.includes(w.name)).map((w) => w.pause()));
-    await startCompiled("workers/main.js", { WORKER_QUEUES: INGEST_QUEUES.join(",") }, /^READY workers/m);
+    // Only the compiled worker serves these queues during this test.
+    await Promise.all(stack.workers.workers.filter((w) => COMPILED_QUEUES.includes(w.name)).map((w) => w.pause()));
+    await startCompiled("workers/main.js", { WORKER_QUEUES: COMPILED_QUEUES.join(",") }, /^READY workers/m);
 
     const { token } = await login(url, "admin@example.com");
     await ingestEveryFormat(url, token, `compiled${Date.now().toString(36)}`);
+
+    const keys = await api(url, "POST", "/api/v1/admin/integration-keys", { token, body: { name: "compiled build", scopes: ["catalog:write"] } });
+    const suffix = Date.now().toString(36);
+    const file = [
+      { type: "module", external_id: `build-m-${suffix}`, course: `build-c-${suffix}`, title: "Basics", position: 1 },
+      { type: "course", external_id: `build-c-${suffix}`, title: "From the compiled build", language: "pt" },
+      { type: "lesson", external_id: `build-l-${suffix}`, module: `build-m-${suffix}`, title: "One", content: "# Um", position: 1 },
+    ];
+    const posted = await fetch(`${url}/api/v1/integrations/catalog/imports`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${keys.body.key}`, "content-type": "application/x-ndjson" },
+      body: file.map((record) => JSON.stringify(record)).join("\n"),
+    });
+    expect(posted.status).to.equal(202);
+    const { import: received } = (await posted.json()) as { import: { id: string } };
+    const ended = await waitFor(
+      async () => {
+        const read = await api(url, "GET", `/api/v1/admin/catalog-imports/${received.id}`, { token });
+        return read.body.import.status === "completed" ? read.body.import : undefined;
+      },
+      30_000,
+      "the import to complete on the compiled worker",
+    );
+    expect(ended.counts).to.deep.equal({ created: 3, updated: 0, unchanged: 0, deleted: 0, failed: 0 });
+    // The demo organisation is shared by every suite: the course goes again (its module and lesson with it).
+    const removed = await api(url, "DELETE", `/api/v1/integrations/catalog/courses/build-c-${suffix}`, { token: keys.body.key });
+    expect(removed.body.result).to.equal("deleted");
+    await api(url, "DELETE", `/api/v1/admin/integration-keys/${keys.body.integration_key.id}`, { token });
   });
 });
