@@ -21,6 +21,7 @@ import { opsRoutes } from "./ops";
 import { opsOrgRoutes } from "./ops-orgs/routes";
 import { passageRoutes } from "./passages/routes";
 import { peopleRoutes } from "./people/routes";
+import { retentionRoutes } from "./retention/routes";
 import { signInRoutes } from "./sign-in/routes";
 import { scimRoutes } from "./scim/routes";
 
@@ -60,6 +61,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...usageRoutes,
   ...peopleRoutes,
   ...integrationKeyRoutes,
+  ...retentionRoutes,
   ...opsRoutes,
   ...identityProviderRoutes,
   ...opsOrgRoutes,
