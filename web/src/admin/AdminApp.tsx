@@ -1,4 +1,4 @@
-/** The admin console: documents, the assistant, insights, people, sign-in settings, provisioning, and (for the platform operator) Bull Board. */
+/** The admin console: documents, the assistant, insights, people, sign-in settings, provisioning, integration keys, chat retention, and (for the platform operator) Bull Board. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
@@ -9,13 +9,15 @@ import { Assistant } from "./Assistant";
 import { ContentGaps } from "./ContentGaps";
 import { Usage } from "./Usage";
 import { Documents } from "./Documents";
+import { IntegrationKeys } from "./IntegrationKeys";
 import { People } from "./People";
 import { Provisioning } from "./Provisioning";
+import { Retention } from "./Retention";
 import { SignInSettings } from "./SignInSettings";
 
-type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in" | "provisioning";
+type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in" | "provisioning" | "integration-keys" | "retention";
 
-const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in", "provisioning"];
+const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in", "provisioning", "integration-keys", "retention"];
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
@@ -64,6 +66,12 @@ export function AdminApp(signedIn: SignedIn) {
         <a href="#provisioning" aria-current={tab === "provisioning" ? "page" : undefined}>
           Provisioning
         </a>
+        <a href="#integration-keys" aria-current={tab === "integration-keys" ? "page" : undefined}>
+          Integration keys
+        </a>
+        <a href="#retention" aria-current={tab === "retention" ? "page" : undefined}>
+          Retention
+        </a>
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
             Queues (Bull Board)
@@ -87,6 +95,8 @@ export function AdminApp(signedIn: SignedIn) {
       {tab === "people" && <People me={signedIn.me} />}
       {tab === "sign-in" && <SignInSettings />}
       {tab === "provisioning" && <Provisioning />}
+      {tab === "integration-keys" && <IntegrationKeys />}
+      {tab === "retention" && <Retention />}
       {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>
   );
