@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { latestTurnKey } from "../../../queues/turn-keys";
 import { ownedKey } from "../../../queues/slots";
+import { deleteExpiredSessions, expiredSessions } from "../../../db/queries/chat-retention";
 import { type RetentionSweep, sweepChatRetention } from "../../../workers/maintenance/chat-retention";
 import { embedPendingQuestions } from "../../../workers/maintenance/question-vectors";
 import { api, waitFor } from "../../harness/client";
@@ -206,5 +207,39 @@ describe("chat retention sweep (maintenance: chat-retention)", function () {
     expect(record).to.include({ chat_retention_days: null, sweep_in_progress: null });
     expect(record.last_sweep).to.include({ sessions: 1 });
     expect(await countOf("chat_sessions", { org_id: orgD })).to.equal(2);
+  });
+
+  it("keeps a session that came back to life between the batch's read and its delete", async () => {
+    const orgE = await freshOrganisation(stack, "Retention E");
+    orgs.push(orgE);
+    const adminE = await freshUser(stack, { role: "admin", orgId: orgE });
+    const [idle, revived] = await oldSessions(orgE, adminE.id, 2);
+    const cutoff = new Date(Date.now() - 30 * DAY_MS);
+    const batch = await expiredSessions(db(), orgE, cutoff, 10);
+    expect([...batch.sessionIds].sort()).to.deep.equal([idle, revived].sort());
+    await db()("chat_sessions").where({ id: revived }).update({ updated_at: new Date() });
+    expect(await deleteExpiredSessions(db(), orgE, batch, cutoff)).to.deep.equal({ sessions: 1, messages: 2, usageRowsUnlinked: 0 });
+    expect((await db()("chat_sessions").where({ org_id: orgE }).select("id")).map((row: { id: string }) => row.id)).to.deep.equal([revived]);
+  });
+
+  it("runs as the maintenance queue's chat-retention job, whose result names what it deleted", async () => {
+    const orgF = await freshOrganisation(stack, "Retention F");
+    orgs.push(orgF);
+    const adminF = await freshUser(stack, { role: "admin", orgId: orgF });
+    await oldSessions(orgF, adminF.id, 2);
+    await setRetention(adminF, 7);
+    const queue = stack.server.deps.producer.queue("maintenance");
+    const jobId = await stack.server.deps.producer.enqueue("maintenance", { task: "chat-retention" });
+    const job = await waitFor(
+      async () => {
+        const found = await queue.getJob(jobId);
+        return found && (await found.isCompleted()) ? found : undefined;
+      },
+      20_000,
+      "the chat-retention job",
+    );
+    const result = job.returnvalue as RetentionSweep;
+    expect(result.deleted.find((entry) => entry.orgId === orgF)).to.deep.equal({ orgId: orgF, batches: 1, sessions: 2, messages: 4, finished: true });
+    expect((await retention(adminF)).last_sweep).to.include({ sessions: 2, messages: 4 });
   });
 });
