@@ -76,6 +76,7 @@ export function Retention() {
               <input type="radio" name="retention" checked={!keepForever} onChange={() => setKeepForever(false)} /> Delete chats idle for more than{" "}
               <input
                 name="days"
+                class="days-input"
                 type="text"
                 inputMode="numeric"
                 size={5}
