@@ -135,8 +135,16 @@ describe("chat retention sweep (maintenance: chat-retention)", function () {
     expect(beforeSweep).to.include(NEW_QUESTION);
     expect(beforeSweep).not.to.include(OLD_QUESTION);
 
+    // The month the old turn's calls now fall in, and this one.
+    const months = [new Date(Date.now() - 40 * DAY_MS), new Date()].map((at) => at.toISOString().slice(0, 7));
+    const usageReport = async () =>
+      Promise.all(months.map(async (month) => (await api(stack.baseUrl, "GET", `/api/v1/admin/usage?month=${month}`, { token: adminA.token })).body));
+    const reportBefore = await usageReport();
+    expect(reportBefore[0].totals.calls, "the old turn's model calls are in its month's report").to.be.greaterThan(0);
+
     await sweepChatRetention(stack.workers.deps);
 
+    expect(await usageReport(), "the usage report is the same: billing rows are kept").to.deep.equal(reportBefore);
     expect(await countOf("chat_sessions", { org_id: orgA, id: oldA.sessionId })).to.equal(0);
     expect(await messagesOf(orgA, oldA)).to.equal(0);
     expect(await countOf("chat_feedback", { org_id: orgA, message_id: oldA.answer!.id })).to.equal(0);
