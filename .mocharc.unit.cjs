@@ -38,6 +38,7 @@ module.exports = {
     "test/queues/slots.test.ts",
     "test/scripts/eval/scoring.test.ts",
     "test/server/metrics-labels.test.ts",
+    "test/server/routes/insights/retention-window.test.ts",
     "test/server/scim/scim-logic.test.ts",
     "test/workers/admin/confirmation.test.ts",
     "test/workers/embedding-check.test.ts",

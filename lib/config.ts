@@ -592,6 +592,23 @@ export const configSchema = z.object({
       "Rows an organisation's deletion (`org-delete` queue) removes per transaction from each big table (chunks, messages…): small " +
         "enough that no batch holds its locks for long, large enough that a big organisation goes in minutes.",
     ),
+  RETENTION_SWEEP_BATCH_SESSIONS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(500)
+    .describe(
+      "Chat sessions the `chat-retention` sweep deletes per transaction (with their messages, feedback and question vectors) for an " +
+        "organisation with a retention (`PUT /api/v1/admin/retention`); each sweep run does at most 20 such batches per organisation and " +
+        "the next run goes on where it stopped.",
+    ),
+  RETENTION_SWEEP_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(300_000)
+    .describe("How often the `chat-retention` maintenance sweep runs (5 minutes: chats are kept whole days, a backlog drains run by run)."),
   CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive").describe("How documents are cut into chunks."),
   CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400).describe("Target chunk size in tokens."),
   CHUNK_OVERLAP_TOKENS: z.coerce.number().int().min(0).max(2000).default(50).describe("Overlap between neighbouring chunks, in tokens."),

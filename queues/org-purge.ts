@@ -72,18 +72,27 @@ export interface OwnedRedisIds {
   actionIds: readonly string[];
 }
 
-/** Deletes every key named above; returns how many keys (and fair-clock entries) were removed. */
-export async function removeOwnedKeys(redis: Redis, producer: JobProducer, ids: OwnedRedisIds): Promise<{ keys: number; fairClockEntries: number }> {
-  const cluster = redis.isCluster;
-  const named = [
+/** A turn's checkpoints, cancel flag and event log, and a session's latest turn. */
+function chatKeysOf(cluster: boolean, ids: Pick<OwnedRedisIds, "sessionIds" | "turnIds">): string[] {
+  return [
     ...ids.turnIds.flatMap((turnId) => [
       ...TURN_CHECKPOINTS.map((checkpoint) => turnCheckpointKey(cluster, turnId, checkpoint)),
       turnCancelKey(cluster, turnId),
       ownedKey(cluster, turnId, `turn:${turnId}:log`),
     ]),
     ...ids.sessionIds.map((sessionId) => latestTurnKey(cluster, sessionId)),
-    ...ids.actionIds.map((actionId) => ownedKey(cluster, actionId, `action:${actionId}:log`)),
   ];
+}
+
+/** Deletes the Redis keys of some chats (the retention sweep's batch: workers/maintenance/chat-retention.ts); returns how many there were. */
+export async function removeChatKeys(redis: Redis, ids: Pick<OwnedRedisIds, "sessionIds" | "turnIds">): Promise<number> {
+  return deleteKeys(redis, chatKeysOf(redis.isCluster, ids));
+}
+
+/** Deletes every key named above; returns how many keys (and fair-clock entries) were removed. */
+export async function removeOwnedKeys(redis: Redis, producer: JobProducer, ids: OwnedRedisIds): Promise<{ keys: number; fairClockEntries: number }> {
+  const cluster = redis.isCluster;
+  const named = [...chatKeysOf(cluster, ids), ...ids.actionIds.map((actionId) => ownedKey(cluster, actionId, `action:${actionId}:log`))];
   let keys = await deleteKeys(redis, named);
   const owners = new Set([ids.orgId, ...ids.userIds].map((id) => id.toLowerCase()));
   for (const node of mastersOf(redis)) {

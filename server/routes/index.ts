@@ -22,6 +22,7 @@ import { opsRoutes } from "./ops";
 import { opsOrgRoutes } from "./ops-orgs/routes";
 import { passageRoutes } from "./passages/routes";
 import { peopleRoutes } from "./people/routes";
+import { retentionRoutes } from "./retention/routes";
 import { signInRoutes } from "./sign-in/routes";
 import { scimRoutes } from "./scim/routes";
 
@@ -62,6 +63,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...catalogRoutes,
   ...peopleRoutes,
   ...integrationKeyRoutes,
+  ...retentionRoutes,
   ...opsRoutes,
   ...identityProviderRoutes,
   ...opsOrgRoutes,

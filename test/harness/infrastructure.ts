@@ -156,6 +156,8 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
     // Suites share the demo users and keep sockets open; test/server/sockets/event-limits.test.ts covers the cap.
     SOCKET_MAX_PER_USER: "100000",
     OPS_ORG: "acme",
+    // test/workers/maintenance/chat-retention.test.ts runs the retention sweep itself and reads the record it leaves.
+    RETENTION_SWEEP_INTERVAL_MS: "86400000",
     WORKER_CONCURRENCY: "4",
   };
   Object.assign(process.env, env);

@@ -24,5 +24,6 @@ export function maintenanceSchedule(config: Config): Record<MaintenanceTask, num
     "stuck-documents": DOCUMENT_SWEEP_EVERY_MS,
     "question-vectors": QUESTION_VECTOR_SWEEP_EVERY_MS,
     "vector-indexes": VECTOR_INDEX_SWEEP_EVERY_MS,
+    "chat-retention": config.RETENTION_SWEEP_INTERVAL_MS,
   };
 }

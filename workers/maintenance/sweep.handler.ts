@@ -5,6 +5,7 @@
  */
 import { defineHandler } from "../registry";
 import { failLostTurns } from "./lost-turns";
+import { sweepChatRetention } from "./chat-retention";
 import { embedPendingQuestions } from "./question-vectors";
 import { failStuckDocuments } from "./stuck-documents";
 import { requeueUnqueuedDocuments } from "./unqueued-documents";
@@ -22,6 +23,11 @@ export const maintenanceHandler = defineHandler({
       const embedded = await embedPendingQuestions(deps);
       log.debug({ task: data.task, count: embedded }, "question-vector sweep: tutor questions embedded");
       return { embedded };
+    }
+    if (data.task === "chat-retention") {
+      const sweep = await sweepChatRetention(deps);
+      log[sweep.sessions > 0 ? "info" : "debug"]({ task: data.task, ...sweep }, "chat-retention sweep: sessions past their organisation's retention deleted");
+      return sweep;
     }
     if (data.task === "vector-indexes") {
       const sweep = await buildMissingVectorIndexes(deps);

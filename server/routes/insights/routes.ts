@@ -5,10 +5,11 @@
  * answers from the cache, or `202 computing` while the first report is worked out.
  */
 import { requestContentGapReport } from "../../../commands/content-gap-report";
+import { retentionOf } from "../../../db/queries/chat-retention";
 import { principalOf } from "../../auth/middleware";
 import { RateLimiter } from "../../middleware/rate-limit";
 import { defineRoute } from "../define-route";
-import { contentGapsQuery, contentGapsResponse, sinceOf } from "./schema";
+import { contentGapsQuery, contentGapsResponse, sinceOf, withinRetention } from "./schema";
 
 /** How soon the page asks again while a report is computed (seconds). */
 const RETRY_AFTER_SECONDS = 2;
@@ -20,7 +21,7 @@ export const insightsRoutes = [
     tag: "insights",
     summary: "What employees ask that the company material does not answer, grouped by meaning",
     description:
-      "Tutor questions answered on the `general` rung or rated down, asked by people still active, grouped by embedding similarity, ranked by how many employees each group affects (at most 50). A group leaves once a later question of it is answered from company material. Questions are embedded by the `question-vectors` sweep, so a new one can take half a minute to appear. The grouping runs in a worker and is cached per organisation until new questions, ratings or (de)activated people change it (or CONTENT_GAP_CACHE_TTL_SECONDS pass): the first request answers 202 `computing`, later ones the report. Limited to RATE_LIMIT_CONTENT_GAPS_PER_MINUTE per admin.",
+      "Tutor questions answered on the `general` rung or rated down, asked by people still active, grouped by embedding similarity, ranked by how many employees each group affects (at most 50). A group leaves once a later question of it is answered from company material. Questions are embedded by the `question-vectors` sweep, so a new one can take half a minute to appear. The grouping runs in a worker and is cached per organisation until new questions, ratings or (de)activated people change it (or CONTENT_GAP_CACHE_TTL_SECONDS pass): the first request answers 202 `computing`, later ones the report. Never looks back further than the organisation's chat retention (`PUT /api/v1/admin/retention`): `since` answers the window's start used. Limited to RATE_LIMIT_CONTENT_GAPS_PER_MINUTE per admin.",
     access: "admin",
     query: contentGapsQuery,
     rateLimited: true,
@@ -40,7 +41,8 @@ export const insightsRoutes = [
     },
     handler: async (ctx, { query }, deps) => {
       const principal = principalOf(ctx);
-      const since = sinceOf(query);
+      // Nothing older than the organisation keeps: questions the sweep has yet to delete included.
+      const since = withinRetention(sinceOf(query), (await retentionOf(deps.db, principal.orgId)).chat_retention_days);
       const parameters = {
         orgId: principal.orgId,
         since: since.toISOString(),

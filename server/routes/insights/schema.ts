@@ -24,6 +24,19 @@ export function sinceOf(query: z.infer<typeof contentGapsQuery>, now = Date.now(
   return new Date(start - (start % HOUR_MS));
 }
 
+/**
+ * The window's start within the organisation's chat retention: never before its first hour
+ * boundary after `now - retentionDays`. Rounded up (never further back than the retention), and
+ * to the hour (one cached report per hour): a question the sweep deletes at any time of that hour
+ * was asked before this start, so no report read from the cache can show it.
+ */
+export function withinRetention(since: Date, retentionDays: number | null, now = Date.now()): Date {
+  if (retentionDays === null) return since;
+  const start = now - retentionDays * DAY_MS;
+  const bound = start + ((HOUR_MS - (start % HOUR_MS)) % HOUR_MS);
+  return new Date(Math.max(since.getTime(), bound));
+}
+
 export const usageQuery = z.object({
   month: z
     .string({ error: "month must be YYYY-MM" })

@@ -1,4 +1,4 @@
-/** The admin console: documents, the assistant, insights, people, sign-in settings, provisioning, catalog imports, and (for the platform operator) Bull Board. */
+/** The admin console: documents, the assistant, insights, people, sign-in settings, provisioning, integration keys, catalog imports, chat retention, and (for the platform operator) Bull Board. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
@@ -10,13 +10,15 @@ import { ContentGaps } from "./ContentGaps";
 import { Usage } from "./Usage";
 import { Documents } from "./Documents";
 import { Imports } from "./Imports";
+import { IntegrationKeys } from "./IntegrationKeys";
 import { People } from "./People";
 import { Provisioning } from "./Provisioning";
+import { Retention } from "./Retention";
 import { SignInSettings } from "./SignInSettings";
 
-type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in" | "provisioning" | "imports";
+type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in" | "provisioning" | "integration-keys" | "imports" | "retention";
 
-const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in", "provisioning", "imports"];
+const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in", "provisioning", "integration-keys", "imports", "retention"];
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
@@ -65,8 +67,14 @@ export function AdminApp(signedIn: SignedIn) {
         <a href="#provisioning" aria-current={tab === "provisioning" ? "page" : undefined}>
           Provisioning
         </a>
+        <a href="#integration-keys" aria-current={tab === "integration-keys" ? "page" : undefined}>
+          Integration keys
+        </a>
         <a href="#imports" aria-current={tab === "imports" ? "page" : undefined}>
           Imports
+        </a>
+        <a href="#retention" aria-current={tab === "retention" ? "page" : undefined}>
+          Retention
         </a>
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
@@ -92,6 +100,8 @@ export function AdminApp(signedIn: SignedIn) {
       {tab === "sign-in" && <SignInSettings />}
       {tab === "provisioning" && <Provisioning />}
       {tab === "imports" && <Imports live={signedIn.live} />}
+      {tab === "integration-keys" && <IntegrationKeys />}
+      {tab === "retention" && <Retention />}
       {tab === "gaps" && <ContentGaps accept={signedIn.me.uploads?.accepted_extensions.join(",") ?? ""} />}
     </>
   );

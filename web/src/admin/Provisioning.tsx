@@ -6,6 +6,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { IssuedScimToken, ScimGroupSummary, ScimSettings } from "../../../server/routes/scim/admin-schema";
 import { ConsolePage } from "../components/ConsolePage";
+import { CopyField } from "../components/CopyField";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
 
@@ -18,28 +19,6 @@ const MAPPINGS: ReadonlyArray<{ value: string; mapping: Mapping; label: string }
 ];
 
 const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString() : "never");
-
-function CopyField({ label, value }: { label: string; value: string }) {
-  const [copied, setCopied] = useState(false);
-  const copy = async (): Promise<void> => {
-    try {
-      await navigator.clipboard.writeText(value);
-      setCopied(true);
-    } catch {
-      setCopied(false);
-    }
-  };
-  return (
-    <p class="copy-field">
-      <label>
-        {label} <input type="text" readOnly value={value} size={Math.min(72, value.length + 2)} onFocus={(e) => (e.target as HTMLInputElement).select()} />
-      </label>{" "}
-      <button type="button" onClick={() => void copy()}>
-        {copied ? "Copied" : "Copy"}
-      </button>
-    </p>
-  );
-}
 
 export function Provisioning() {
   const [settings, setSettings] = useState<ScimSettings | null>(null);
