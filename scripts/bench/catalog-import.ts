@@ -1,5 +1,5 @@
 /**
- * Measure 10, bulk catalog imports (issue 33): a realistic catalog (test/support/catalog-fixture.ts,
+ * Measure 10, bulk catalog imports (issue 33): a realistic catalog (test/harness/catalog-fixture.ts,
  * shuffled so the job has to order it) sent as one NDJSON import through the integration API, on
  * one server and one worker at the product's defaults. Reported: the request's time, the import's
  * time from received to completed and its records per second, the CPU and peak memory of each
@@ -7,7 +7,7 @@
  * lessons edited (only those `updated`).
  */
 import pg from "pg";
-import { catalogPeople, realisticCatalog } from "../../test/support/catalog-fixture";
+import { catalogPeople, realisticCatalog } from "../../test/harness/catalog-fixture";
 import { devLogin } from "./clients";
 import { processTable } from "./report";
 import type { BenchSettings } from "./settings";

@@ -27,7 +27,7 @@ export interface BenchSettings {
   /** Organisation A's backlog in the fairness measure: turns, and (separately) documents. */
   fairnessTurns: number;
   fairnessDocuments: number;
-  /** The bulk catalog import: courses × modules × lessons, and people × enrolments each (test/support/catalog-fixture.ts). */
+  /** The bulk catalog import: courses × modules × lessons, and people × enrolments each (test/harness/catalog-fixture.ts). */
   catalog: { courses: number; modulesPerCourse: number; lessonsPerModule: number; people: number; enrolmentsPerPerson: number };
 }
 

@@ -7,7 +7,7 @@
 import type { ChildProcess } from "node:child_process";
 import { expect } from "chai";
 import { api, waitFor } from "../harness/client";
-import { catalogPeople, realisticCatalog } from "../support/catalog-fixture";
+import { catalogPeople, realisticCatalog } from "../harness/catalog-fixture";
 import { dropOrganisations } from "../support/organizations";
 import { useStack, type Stack } from "../support/stack";
 import { freshOrganisation } from "../server/routes/allowance/helpers";

@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import type { Browser } from "playwright-core";
 import { api } from "../harness/client";
-import { realisticCatalog } from "../support/catalog-fixture";
+import { realisticCatalog } from "../harness/catalog-fixture";
 import { dropOrganisations } from "../support/organizations";
 import { useStack, type Stack } from "../support/stack";
 import { freshOrganisation } from "../server/routes/allowance/helpers";
