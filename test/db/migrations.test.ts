@@ -50,9 +50,13 @@ const APP_TABLES = [
   "scim_group_members",
   "integration_keys",
   "org_retention",
+  "catalog_imports",
 ];
-/** Beside the tenant tables above: the record of organisation deletions, which names the organisation it removed in `target_org_id` and outlives it. */
-const OTHER_TABLES = ["org_deletions"];
+/**
+ * Beside the tenant tables above: the record of organisation deletions, which names the organisation it removed in `target_org_id` and outlives it;
+ * and a bulk import's file, records and problems, read only through their import (`catalog_imports`, a tenant table) and deleted with it.
+ */
+const OTHER_TABLES = ["org_deletions", "catalog_import_parts", "catalog_import_lines", "catalog_import_problems"];
 
 interface Served {
   pg: PGlite;
