@@ -206,3 +206,9 @@ export async function applyCatalogRecords(db: Db, orgId: string, records: Catalo
 export async function deleteCatalogImport(db: Db, importId: string): Promise<void> {
   await db("catalog_imports").where({ id: importId }).delete();
 }
+
+/** The organisation's imports not yet ended (stored and waiting, or being applied). */
+export async function pendingCatalogImports(db: Db, orgId: string): Promise<number> {
+  const row = await db("catalog_imports").where({ org_id: orgId }).whereIn("status", ["received", "applying"]).count("* as n").first();
+  return Number(row?.n ?? 0);
+}

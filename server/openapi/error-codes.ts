@@ -78,6 +78,10 @@ export const ERROR_CODES = {
   CONFIRMATION_MISMATCH: { status: 409, when: "Deleting an organisation without `confirm` set to its slug; adds `slug`. Nothing changes." },
   OPERATOR_ORGANISATION: { status: 409, when: "Deleting the operator organisation (OPS_ORG) itself." },
   ORGANISATION_DELETING: { status: 409, when: "Changing an organisation that is being deleted." },
+  IMPORTS_PENDING: {
+    status: 409,
+    when: "A bulk import while the organisation already has 3 waiting or running; adds `pending` and `limit`. Send it when one has ended; nothing is stored.",
+  },
   RECORD_CONFLICT: {
     status: 409,
     when: "A catalog record could not be applied as sent: deleting a course documents are restricted to, or a simultaneous write of the same record. Nothing is stored.",

@@ -9,7 +9,7 @@ import type { Context } from "koa";
 import type { z } from "zod";
 import { applyCatalogRecords, findCatalogImport, importProblems, listCatalogImports, type CatalogImportRow } from "../../../db/queries/catalog-imports";
 import type { Applied } from "../../../db/queries/catalog-writes";
-import { receiveCatalogImport } from "../../../commands/receive-catalog-import";
+import { checkImportAllowed, receiveCatalogImport } from "../../../commands/receive-catalog-import";
 import type { ImportFormat } from "../../../lib/catalog-import-file";
 import { catalogFields, parseCatalogRecord, type CatalogRecord, type CatalogUpsert, type RecordProblem } from "../../../lib/catalog-records";
 import { Refusal } from "../../../lib/refusal";
@@ -201,7 +201,7 @@ export const catalogRoutes: ApiRoute[] = [
       description: 'One record per line (NDJSON), or a JSON array of records or {"records": [...]}.',
     },
     responses: { 202: { description: "Stored and queued; follow it at `GET …/imports/{id}`.", schema: catalogImportResponse } },
-    errors: ["IMPORT_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "QUEUE_UNAVAILABLE"],
+    errors: ["IMPORT_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IMPORTS_PENDING", "QUEUE_UNAVAILABLE"],
     handler: async (ctx, _input, deps) => {
       const format = IMPORT_TYPES[ctx.request.type];
       if (!format) {
@@ -212,6 +212,7 @@ export const catalogRoutes: ApiRoute[] = [
         );
       }
       const caller = integrationCallerOf(ctx);
+      await checkImportAllowed(deps, caller.orgId);
       const parts = await readBodyParts(ctx, deps.config.CATALOG_IMPORT_MAX_BYTES);
       const row = await receiveCatalogImport(deps, { orgId: caller.orgId, key: { id: caller.key.id, name: caller.key.name }, format, parts });
       ctx.status = 202;
