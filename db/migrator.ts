@@ -25,6 +25,7 @@ import * as identity from "./migrations/20261202000300_identity";
 import * as orgDeletion from "./migrations/20261202000400_org_deletion";
 import * as scim from "./migrations/20261202000500_scim";
 import * as integrations from "./migrations/20261202000600_integrations";
+import * as personData from "./migrations/20261203000100_person_data";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -54,6 +55,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261202000400_org_deletion", migration: orgDeletion },
   { name: "20261202000500_scim", migration: scim },
   { name: "20261202000600_integrations", migration: integrations },
+  { name: "20261203000100_person_data", migration: personData },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

@@ -30,5 +30,7 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   // Every step is idempotent and the counts are kept per batch, so a retry (or a stalled job taken over) carries on.
   // A finished run is removed at once: its record in org_deletions is what the operator reads, and the job's data names the org.
   "org-delete": { attempts: 5, backoff: { type: "exponential", delay: 2_000 }, removeOnComplete: true, removeOnFail: { age: 14 * 24 * 3600, count: 1_000 } },
+  // Exports and erasures resume from their records; a finished job is removed at once (the record is what the API reads).
+  "person-data": { attempts: 5, backoff: { type: "exponential", delay: 2_000 }, removeOnComplete: true, removeOnFail: { age: 14 * 24 * 3600, count: 1_000 } },
   "content-gaps": { attempts: 2, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 1_000 } },
 };

@@ -17,6 +17,8 @@ export const QUEUE_NAMES = [
   "content-gaps",
   // Deleting an organisation and everything it owns, step by step, one at a time (workers/organisations/).
   "org-delete",
+  // An employee's data: `export` builds their downloadable archive, `erase` removes it (workers/person-data/).
+  "person-data",
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -10,6 +10,8 @@ import {
   adminPlanJobId,
   ingestStageJobId,
   orgDeleteJobId,
+  personEraseJobId,
+  personExportJobId,
   summaryJobId,
   TUTOR_TURN_JOB_NAME,
   tutorTurnJobId,
@@ -27,6 +29,7 @@ import {
   type IngestPayload,
   type MaintenanceTask,
   type OrgDeletePayload,
+  type PersonDataPayload,
   type PayloadOf,
   type SummarisePayload,
   type TutorTurnPayload,
@@ -162,6 +165,13 @@ export class JobProducer {
   /** One run of an organisation's deletion; the run number keeps a re-queued deletion's job id new. */
   async enqueueOrgDeletion(payload: OrgDeletePayload): Promise<void> {
     await this.enqueue("org-delete", payload, { jobId: orgDeleteJobId(payload.deletionId, payload.run) });
+  }
+
+  /** A person's export (job name `export`) or one run of their erasure (`erase`), under ids derived from the record. */
+  async enqueuePersonData(payload: PersonDataPayload): Promise<void> {
+    const data = payloadSchemas["person-data"].parse(payload);
+    const jobId = data.kind === "export" ? personExportJobId(data.exportId) : personEraseJobId(data.erasureId, data.run);
+    await this.queue("person-data").add(data.kind, data, { ...JOB_OPTIONS["person-data"], jobId });
   }
 
   /**

@@ -9,7 +9,7 @@
 import { Emitter } from "@socket.io/redis-emitter";
 import type { Redis } from "ioredis";
 import type { DocumentStatus } from "../../lib/document-status";
-import { roomForUser } from "./contract";
+import { type PersonDataEvent, roomForUser } from "./contract";
 import { feedChannel, publishFeed } from "./feed";
 
 /** On a cluster: the feed of user-room events, `{room, event, data}` per message. */
@@ -28,6 +28,7 @@ export const SOCKET_ADAPTER_KEY = "skillnet-socket.io";
 export interface UserEventPayloads {
   /** `error` is the readable reason of a FAILED, `error_code` its stable code (EXTRACTION_TIMEOUT, …). */
   document_status: { documentId: string; status: DocumentStatus; progress?: { done: number; total: number }; error?: string; error_code?: string };
+  person_data: PersonDataEvent;
 }
 
 export class UserEventPublisher {

@@ -21,6 +21,7 @@ import { opsRoutes } from "./ops";
 import { opsOrgRoutes } from "./ops-orgs/routes";
 import { passageRoutes } from "./passages/routes";
 import { peopleRoutes } from "./people/routes";
+import { personDataRoutes } from "./person-data/routes";
 import { signInRoutes } from "./sign-in/routes";
 import { scimRoutes } from "./scim/routes";
 
@@ -59,6 +60,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...insightsRoutes,
   ...usageRoutes,
   ...peopleRoutes,
+  ...personDataRoutes,
   ...integrationKeyRoutes,
   ...opsRoutes,
   ...identityProviderRoutes,

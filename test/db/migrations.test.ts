@@ -49,6 +49,8 @@ const APP_TABLES = [
   "scim_groups",
   "scim_group_members",
   "integration_keys",
+  "person_exports",
+  "person_erasures",
 ];
 /** Beside the tenant tables above: the record of organisation deletions, which names the organisation it removed in `target_org_id` and outlives it. */
 const OTHER_TABLES = ["org_deletions"];

@@ -93,7 +93,7 @@ export const peopleRoutes = [
     params: personParams,
     body: updatePersonBody,
     responses: { 200: { description: "The person as they are now.", schema: onePersonResponse } },
-    errors: ["NOT_FOUND", "SELF_DEMOTION", "LAST_ADMIN"],
+    errors: ["NOT_FOUND", "SELF_DEMOTION", "LAST_ADMIN", "PERSON_ERASED"],
     handler: async (ctx, { params: { id }, body }, deps) => {
       const { orgId, userId } = principalOf(ctx);
       await updatePerson(deps, { orgId, actorId: userId, personId: id, update: body });
