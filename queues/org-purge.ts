@@ -31,7 +31,8 @@ const DEL_BATCH = 500;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** The queues whose jobs an organisation's deletion looks through: all but its own. */
-const purgedQueues = (producer: JobProducer): Array<{ queue: QueueName; shard: number }> => producer.allCopies().filter(({ queue }) => queue !== "org-delete");
+export const purgedQueues = (producer: JobProducer): Array<{ queue: QueueName; shard: number }> =>
+  producer.allCopies().filter(({ queue }) => queue !== "org-delete");
 
 /** What a purge knows of a job: its data, as every payload carries it (ids only, queues/payloads.ts). */
 export type JobData = Record<string, unknown> | undefined;
@@ -42,6 +43,7 @@ export async function removeJobsWhere(
   states: readonly JobType[],
   matches: (data: JobData) => boolean,
   inQueue: (queue: QueueName) => boolean = () => true,
+  removedIds?: string[],
 ): Promise<number> {
   let removed = 0;
   for (const { queue, shard } of purgedQueues(producer).filter((copy) => inQueue(copy.queue))) {
@@ -53,6 +55,7 @@ export async function removeJobsWhere(
       if (jobs.length < PAGE) break;
     }
     for (const id of ids) removed += await copy.remove(id);
+    removedIds?.push(...ids);
   }
   return removed;
 }

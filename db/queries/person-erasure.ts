@@ -10,7 +10,8 @@
  *    and whatever later tables add the same way) — except the learning records the organisation
  *    keeps (enrolments, skill levels, attempts, review schedules) unless it asked for them too;
  * 3. every reference with ON DELETE SET NULL is set to null: usage rows stay for billing but no
- *    longer point at them, as do audit rows they made, documents they uploaded;
+ *    longer point at them (nor, through `call_key`, at their turns and sessions), as do audit rows
+ *    they made, documents they uploaded;
  * 4. audit rows and admin action items that name them (their id or email in the details) are
  *    scrubbed: what they said is replaced, the row (that something happened) stays;
  * 5. last, their row is anonymised (`erased-<erasure id>@invalid`, "Erased person", inactive,
@@ -208,6 +209,24 @@ const rowCount = (result: { rowCount: number | null }): number => result.rowCoun
 export async function erasePersonRowsInBatches(db: Db, erasure: Erasure, batchRows: number, onBatch: OnBatch): Promise<void> {
   const { orgId, userId } = erasure;
   const theirSessions = "SELECT id FROM chat_sessions WHERE org_id = ? AND user_id = ?";
+  // First, while their messages still name their turns: a usage row's call_key starts with the job that made the call (workers/llm/call-keys.ts).
+  const owned = await personOwnedIds(db, orgId, userId);
+  const theirs = [...owned.turnIds, ...owned.sessionIds];
+  await inBatches(
+    db,
+    erasure,
+    "unlinked.llm_usage_log.call_key",
+    async (trx) =>
+      rowCount(
+        await trx.raw(
+          `UPDATE llm_usage_log SET call_key = 'erased:' || id::text WHERE ctid = ANY(ARRAY(
+             SELECT ctid FROM llm_usage_log WHERE org_id = ? AND call_key IS NOT NULL AND call_key NOT LIKE 'erased:%'
+                AND (user_id = ? OR substring(call_key from '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}') = ANY(?::text[])) LIMIT ?))`,
+          [orgId, userId, theirs, batchRows],
+        ),
+      ),
+    onBatch,
+  );
   await inBatches(
     db,
     erasure,

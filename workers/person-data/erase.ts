@@ -26,7 +26,14 @@ import {
   markErasureStep,
   personOwnedIds,
 } from "../../db/queries/person-erasure";
-import { activeJobsOfPerson, removeFinishedJobsOfPerson, removePersonKeys, removeQueuedJobsOfPerson } from "../../queues/person-purge";
+import {
+  activeJobsOfPerson,
+  type PersonOwnedIds,
+  removeFinishedJobsOfPerson,
+  removeJobEventsOfPerson,
+  removePersonKeys,
+  removeQueuedJobsOfPerson,
+} from "../../queues/person-purge";
 import type { WorkerDeps } from "../deps";
 import type { JobContext } from "../registry";
 
@@ -45,6 +52,13 @@ interface Erasure {
 
 type Progress = (detail: object) => Promise<void>;
 
+/** Removes the person's queued and finished jobs, then the queue events naming them or those jobs (removing one is an event too). */
+async function purgeJobs(deps: WorkerDeps, erasure: Erasure, ids: PersonOwnedIds): Promise<void> {
+  const removedIds: string[] = [];
+  const jobs = (await removeQueuedJobsOfPerson(deps.producer, ids, removedIds)) + (await removeFinishedJobsOfPerson(deps.producer, ids, removedIds));
+  await addErased(deps.db, erasure.id, { jobs, job_events: await removeJobEventsOfPerson(deps.redis, deps.producer, ids, removedIds) });
+}
+
 async function purgeKeys(deps: WorkerDeps, erasure: Erasure): Promise<void> {
   const ids = await personOwnedIds(deps.db, erasure.orgId, erasure.userId);
   await addErased(deps.db, erasure.id, { redis_keys: await removePersonKeys(deps.redis, ids) });
@@ -61,17 +75,14 @@ const STEPS: Record<Step, (deps: WorkerDeps, erasure: Erasure, progress: Progres
       active = await activeJobsOfPerson(deps.producer, ids);
     }
     // What the running jobs queued (a summary) and what they and the earlier ones left finished.
-    const jobs = (await removeQueuedJobsOfPerson(deps.producer, ids)) + (await removeFinishedJobsOfPerson(deps.producer, ids));
-    await addErased(deps.db, erasure.id, { jobs });
+    await purgeJobs(deps, erasure, ids);
   },
   "redis-keys": purgeKeys,
   rows: (deps, erasure, progress) =>
     erasePersonRowsInBatches(deps.db, erasure, deps.config.PERSON_ERASE_BATCH_ROWS, (kind, count) => progress({ kind, batch: count })),
   leftovers: async (deps, erasure) => {
     // The rows are gone, so only the person's own id (and their exports', all deleted) still names their jobs.
-    const ids = { orgId: erasure.orgId, userId: erasure.userId, sessionIds: [], turnIds: [], actionIds: [], exportIds: [] };
-    const jobs = (await removeQueuedJobsOfPerson(deps.producer, ids)) + (await removeFinishedJobsOfPerson(deps.producer, ids));
-    await addErased(deps.db, erasure.id, { jobs });
+    await purgeJobs(deps, erasure, { orgId: erasure.orgId, userId: erasure.userId, sessionIds: [], turnIds: [], actionIds: [], exportIds: [] });
     await purgeKeys(deps, erasure);
   },
   anonymise: (deps, erasure) => completePersonErasure(deps.db, erasure),
