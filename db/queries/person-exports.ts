@@ -116,12 +116,20 @@ export async function markExportRunning(db: Db, exportId: string): Promise<void>
   await db("person_exports").where({ id: exportId }).whereIn("status", ["queued", "running", "failed"]).update({ status: "running", error: null });
 }
 
-/** Stores the archive and opens the download until `expiresAt`; a second completion (a redelivered job) changes nothing. */
-export async function completeExport(db: Db, exportId: string, archive: Buffer, counts: Record<string, number>, expiresAt: Date): Promise<void> {
+/** Stores the archive and opens the download for `ttlHours` from now; a second completion (a redelivered job) changes nothing. */
+export async function completeExport(db: Db, exportId: string, archive: Buffer, counts: Record<string, number>, ttlHours: number): Promise<void> {
   await db("person_exports")
     .where({ id: exportId })
     .whereNot({ status: "completed" })
-    .update({ status: "completed", archive, archive_bytes: archive.length, counts: JSON.stringify(counts), finished_at: db.fn.now(), expires_at: expiresAt });
+    .update({
+      status: "completed",
+      archive,
+      archive_bytes: archive.length,
+      counts: JSON.stringify(counts),
+      finished_at: db.fn.now(),
+      // The database's clock for both, as every read compares with it.
+      expires_at: db.raw("now() + make_interval(hours => ?)", [ttlHours]),
+    });
 }
 
 export async function failExport(db: Db, exportId: string, error: string): Promise<void> {

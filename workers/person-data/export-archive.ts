@@ -12,9 +12,9 @@ import { writeZip, type WrittenEntry } from "../ingestion/extract/zip-writer";
 
 const DEFLATE = 8;
 
-function entry(name: string, text: string): WrittenEntry {
+function entry(name: string, text: string, modified: Date): WrittenEntry {
   const bytes = Buffer.from(text, "utf8");
-  return { name, method: DEFLATE, crc32: crc32(bytes), data: deflateRawSync(bytes), uncompressedSize: bytes.length };
+  return { name, method: DEFLATE, crc32: crc32(bytes), data: deflateRawSync(bytes), uncompressedSize: bytes.length, modified };
 }
 
 const iso = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value ?? ""));
@@ -91,9 +91,10 @@ export function buildExportArchive(data: PersonData, exportedAt: Date): BuiltArc
         exportedAt,
         transcripts.map((file) => file.name),
       ),
+      exportedAt,
     ),
-    entry("data.json", json),
-    ...transcripts.map((file) => entry(file.name, file.text)),
+    entry("data.json", json, exportedAt),
+    ...transcripts.map((file) => entry(file.name, file.text, exportedAt)),
   ];
   const counts = {
     sessions: data.sessions.length,

@@ -28,8 +28,7 @@ export async function runExport({ deps, log }: Context, orgId: string, exportId:
   }
   const started = performance.now();
   const { zip, counts } = buildExportArchive(data, new Date());
-  const expiresAt = new Date(Date.now() + deps.config.PERSON_EXPORT_TTL_HOURS * 3600_000);
-  await completeExport(deps.db, exportId, zip, counts, expiresAt);
+  await completeExport(deps.db, exportId, zip, counts, deps.config.PERSON_EXPORT_TTL_HOURS);
   announce("completed");
   log.info({ exportId, bytes: zip.length, buildMs: Math.round(performance.now() - started), droppedExpired: dropped, ...counts }, "person export built");
   return { bytes: zip.length, counts };
