@@ -6,33 +6,16 @@
  * all 404; employees cannot use the admin routes. Also measures a 50-session export.
  */
 import { randomUUID } from "node:crypto";
-import { inflateRawSync } from "node:zlib";
 import { expect } from "chai";
 import { oneExportResponse } from "../../../../server/routes/person-data/schema";
 import { api, waitFor } from "../../../harness/client";
 import { stackWorker } from "../../../reliability/helpers";
 import { dropOrganisations } from "../../../support/organizations";
 import { stackSuite } from "../../../support/suite";
+import { unzip } from "../../../support/zip-entries";
 import { cleanUp, freshUser, type Person } from "../../../workers/admin/helpers";
 import { ask } from "../../../workers/tutor/helpers";
 import { asLearner, freshOrganisation } from "../allowance/helpers";
-
-/** The entries of a zip as our writer makes them (local headers, no data descriptors), by name. */
-function unzip(zip: Buffer): Map<string, string> {
-  const entries = new Map<string, string>();
-  for (let at = 0; zip.readUInt32LE(at) === 0x04034b50; ) {
-    const method = zip.readUInt16LE(at + 8);
-    const size = zip.readUInt32LE(at + 18);
-    const nameLength = zip.readUInt16LE(at + 26);
-    const extraLength = zip.readUInt16LE(at + 28);
-    const name = zip.toString("utf8", at + 30, at + 30 + nameLength);
-    const start = at + 30 + nameLength + extraLength;
-    const data = zip.subarray(start, start + size);
-    entries.set(name, (method === 8 ? inflateRawSync(data) : data).toString("utf8"));
-    at = start + size;
-  }
-  return entries;
-}
 
 async function download(
   baseUrl: string,
