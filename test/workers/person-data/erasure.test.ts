@@ -18,6 +18,7 @@ import { findPersonErasure } from "../../../db/queries/person-erasure";
 import { turnCancelKey, turnCheckpointKey } from "../../../queues/turn-keys";
 import { embedPendingQuestions } from "../../../workers/maintenance/question-vectors";
 import { api, waitFor } from "../../harness/client";
+import { stackWorker } from "../../reliability/helpers";
 import { dropOrganisations } from "../../support/organizations";
 import { stackSuite } from "../../support/suite";
 import { freshOrganisation } from "../../server/routes/allowance/helpers";
@@ -372,5 +373,56 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     expect(after!.removed).to.deep.equal(before!.removed);
     expect(after!.finished_at).to.deep.equal(before!.finished_at);
     expect(await db()("audit_log").where({ org_id: orgA, action: "person.erased" })).to.have.length(1);
+  });
+
+  it('with learning_records "erase" deletes their enrolments and skills too, once however many times its job is delivered', async () => {
+    const second = await freshUser(stack, { orgId: orgA, name: `Otto Second ${unique}` });
+    const [session] = await db()("chat_sessions").insert({ org_id: orgA, user_id: second.id, agent_type: "tutor", title: "Mine" }).returning("id");
+    const turn = randomUUID();
+    await db()("chat_messages").insert([
+      { org_id: orgA, session_id: session.id, turn_id: turn, role: "user", content: `Second ${phrase}` },
+      { org_id: orgA, session_id: session.id, turn_id: turn, role: "assistant", content: "An answer." },
+    ]);
+    const course = await db()("courses").where({ org_id: orgA }).first("id");
+    await db()("enrollments").insert({ org_id: orgA, user_id: second.id, course_id: course.id });
+    const skill = await db()("skills").where({ org_id: orgA }).first("id");
+    await db()("user_skills").insert({ org_id: orgA, user_id: second.id, skill_id: skill.id, level: 2 });
+    await db()("llm_usage_log").insert([1, 2, 3].map(() => ({ org_id: orgA, user_id: second.id, use_case: "tutor", model: "m", prompt_tokens: 5 })));
+
+    const worker = stackWorker(stack, "person-data");
+    await worker.pause();
+    let erasure;
+    try {
+      const asked = await erase(admin.token, second.id, { confirm: second.email, learning_records: "erase" });
+      expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
+      erasure = asked.body.erasure;
+      expect(erasure.learning_records).to.equal("erase");
+      // A second delivery of the same erasure waits behind the first.
+      await stack.server.deps.producer.enqueuePersonData({ kind: "erase", orgId: orgA, erasureId: erasure.id, run: 2 });
+      const again = await erase(admin.token, second.id, { confirm: second.email, learning_records: "erase" });
+      expect(again.body.erasure.id, "asking again answers the erasure under way").to.equal(erasure.id);
+    } finally {
+      worker.resume();
+    }
+    const done = await waitFor(
+      async () => {
+        const record = await findPersonErasure(db(), orgA, erasure.id);
+        const queue = stack.server.deps.producer.queue("person-data");
+        const settled = (await queue.getJobState(`${erasure.id}-erase-1`)) === "unknown" && (await queue.getJobState(`${erasure.id}-erase-2`)) === "unknown";
+        return record?.status === "completed" && settled ? record : undefined;
+      },
+      60_000,
+      "both deliveries",
+    );
+    expect(done.removed).to.include({
+      "rows.chat_messages": 2,
+      "rows.chat_sessions": 1,
+      "rows.enrollments": 1,
+      "rows.user_skills": 1,
+      "unlinked.llm_usage_log.user_id": 3,
+    });
+    expect(await db()("audit_log").where({ org_id: orgA, action: "person.erased", target_id: erasure.id })).to.have.length(1);
+    const found = await findInTables(db(), { id: second.id, email: second.email, name: `Otto Second ${unique}`, session: session.id, turn }, orgB);
+    expect(found.found).to.deep.equal(["person_erasures.user_id id", "users.id id"]);
   });
 });
