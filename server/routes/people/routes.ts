@@ -30,6 +30,7 @@ function presentPerson(row: PersonListing): PersonBody {
     deactivated_at: iso(row.deactivated_at),
     last_sign_in_at: iso(row.last_sign_in_at),
     has_identity_link: row.has_identity_link,
+    erased_at: iso(row.erased_at),
   };
 }
 
