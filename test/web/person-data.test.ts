@@ -1,8 +1,8 @@
 /**
- * A person's data from the console's people page in real Chromium against the real stack: an
+ * A person's data in real Chromium against the real stack: on the console's people page an
  * admin exports a person and downloads the zip the queue built; erasing asks for the person's
  * email first (nothing is sent before), then follows the job until the row is the anonymised
- * placeholder, which offers no actions.
+ * placeholder, which offers no actions. On the tutor page an employee downloads their own data.
  */
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
@@ -14,7 +14,7 @@ import { cleanUp, freshUser, unique, type Person } from "../workers/admin/helper
 import { freshOrganisation } from "../server/routes/allowance/helpers";
 import { launchBrowser, openPage, signInWithToken, type WatchedPage } from "./browser";
 
-describe("web: exporting and erasing a person's data from the people page", function () {
+describe("web: exporting and erasing a person's data (people page, tutor header)", function () {
   this.timeout(60_000);
   const email = `petra-${unique()}@example.com`;
   let orgId = "";
@@ -91,5 +91,23 @@ describe("web: exporting and erasing a person's data from the people page", func
         .whereIn("user_id", stack.server.deps.db("users").select("id").where({ org_id: orgId, name: "Erased person" }))
         .first(),
     ).to.equal(undefined);
+  });
+
+  it("lets an employee download their own data from the tutor's header", async () => {
+    const employee = await freshUser(stack, { orgId, name: "Emil Employee" });
+    const own = await openPage(browser);
+    try {
+      await signInWithToken(own.page, stack.baseUrl, employee.token, "/");
+      const button = own.page.getByRole("button", { name: "Download my data" });
+      await button.waitFor();
+      const [file] = await Promise.all([own.page.waitForEvent("download", { timeout: 30_000 }), button.click()]);
+      expect(file.suggestedFilename()).to.equal("my-skillnet-data.zip");
+      const data = JSON.parse(unzip(readFileSync((await file.path())!)).get("data.json")!);
+      expect(data.profile).to.include({ id: employee.id, name: "Emil Employee" });
+      await own.page.getByRole("button", { name: "Download my data" }).waitFor();
+      expect(own.consoleErrors).to.deep.equal([]);
+    } finally {
+      await own.context.close();
+    }
   });
 });

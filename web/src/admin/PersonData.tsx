@@ -4,18 +4,10 @@
  * cannot be undone. Both are jobs; this follows each until it ends by asking for its status.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, fetchWithToken } from "../lib/api";
+import { api } from "../lib/api";
+import { type ExportStatus, followJob, saveArchive } from "../lib/data-export";
 import { describeApiError } from "../lib/errors";
 import type { Person } from "./people-labels";
-
-const POLL_MS = 1_000;
-
-interface ExportStatus {
-  id: string;
-  status: "queued" | "running" | "completed" | "failed" | "expired";
-  download_url: string | null;
-  error: string | null;
-}
 
 interface ErasureStatus {
   id: string;
@@ -24,17 +16,7 @@ interface ErasureStatus {
   error: string | null;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The zip needs the bearer token, so it is fetched and saved through a blob link. */
-async function saveArchive(url: string, person: Person): Promise<void> {
-  const response = await fetchWithToken(url);
-  if (!response.ok) throw new Error(`The download failed (${response.status}).`);
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(await response.blob());
-  link.download = `data-${person.name.replace(/[^\p{L}\p{N}]+/gu, "-").toLowerCase()}.zip`;
-  link.click();
-}
+const archiveName = (person: Person) => `data-${person.name.replace(/[^\p{L}\p{N}]+/gu, "-").toLowerCase()}.zip`;
 
 export function PersonData({ person, onErased, onError }: { person: Person; onErased: () => void; onError: (message: string | null) => void }) {
   const [exported, setExported] = useState<ExportStatus | null>(null);
@@ -50,16 +32,7 @@ export function PersonData({ person, onErased, onError }: { person: Person; onEr
   );
   const base = `/api/v1/admin/people/${person.id}`;
 
-  /** Asks for the record until its job has ended (or the row is gone). */
-  async function follow<T extends { status: string }>(read: () => Promise<T>, show: (value: T) => void): Promise<T | null> {
-    for (;;) {
-      const value = await read();
-      if (!alive.current) return null;
-      show(value);
-      if (value.status !== "queued" && value.status !== "running") return value;
-      await sleep(POLL_MS);
-    }
-  }
+  const follow = <T extends { status: string }>(read: () => Promise<T>, show: (value: T) => void) => followJob(read, show, () => alive.current);
 
   const startExport = async (): Promise<void> => {
     onError(null);
@@ -112,7 +85,7 @@ export function PersonData({ person, onErased, onError }: { person: Person; onEr
         <button
           type="button"
           aria-label={`Download ${person.name}'s data`}
-          onClick={() => void saveArchive(exported.download_url!, person).catch((caught: Error) => onError(caught.message))}
+          onClick={() => void saveArchive(exported.download_url!, archiveName(person)).catch((caught: Error) => onError(caught.message))}
         >
           Download data
         </button>
