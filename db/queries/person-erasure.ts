@@ -1,8 +1,9 @@
 /**
  * Erasing one person (GDPR article 17), and the record of it (`person_erasures`).
  *
- * What goes, in batches of short transactions that each add their counts to the record (so a
- * job killed between two batches resumes with exact totals, and a batch never holds big locks):
+ * What goes (steps 1–4 are ./person-erasure-rows.ts), in batches of short transactions that each
+ * add their counts to the record (so a job killed between two batches resumes with exact totals,
+ * and a batch never holds big locks):
  *
  * 1. their chats: question vectors of their questions, ratings, messages, sessions;
  * 2. every other row that belongs to them by a foreign key to `users` with ON DELETE CASCADE
@@ -66,9 +67,6 @@ function parseRow(row: Record<string, unknown> | undefined): PersonErasureRow | 
   if (!row) return undefined;
   return { ...(row as unknown as PersonErasureRow), removed: removedCounts.parse(row.removed ?? {}) };
 }
-
-/** The learning records an organisation keeps on the anonymised row unless it asks for them to go too. */
-const LEARNING_TABLES = new Set(["enrollments", "user_skills", "exercise_attempts", "spaced_repetition"]);
 
 /** What the person is, as an erasure request checks it against the confirmation. */
 export interface ErasureTarget {
@@ -157,236 +155,12 @@ export async function personOwnedIds(db: Db, orgId: string, userId: string) {
   return { orgId, userId, sessionIds, turnIds, actionIds, exportIds };
 }
 
-interface Reference {
-  table: string;
-  column: string;
-  onDelete: "cascade" | "set null" | "other";
-}
-
-/** Every single-column foreign key to `users.id`, from the catalogue: a table added later is covered without a change here. */
-async function referencesToUsers(db: Db): Promise<Reference[]> {
-  const { rows } = await db.raw(
-    `SELECT c.conrelid::regclass::text AS table_name, a.attname AS column_name, c.confdeltype AS on_delete
-       FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
-      WHERE c.contype = 'f' AND c.confrelid = 'users'::regclass AND cardinality(c.conkey) = 1
-      ORDER BY 1, 2`,
-  );
-  return (rows as Array<{ table_name: string; column_name: string; on_delete: string }>).map((row) => ({
-    table: row.table_name,
-    column: row.column_name,
-    onDelete: row.on_delete === "c" ? "cascade" : row.on_delete === "n" ? "set null" : "other",
-  }));
-}
-
-interface Erasure {
+/** What the steps of an erasure work on. */
+export interface ErasureOfPerson {
   id: string;
   orgId: string;
   userId: string;
   keepLearningRecords: boolean;
-}
-
-/** One batched statement, repeated until it touches nothing; each batch adds its count under `kind`. */
-async function inBatches(db: Db, erasure: Erasure, kind: string, statement: (trx: Knex.Transaction) => Promise<number>, onBatch: OnBatch): Promise<void> {
-  for (;;) {
-    const touched = await db.transaction(async (trx) => {
-      const count = await statement(trx);
-      await addErased(trx, erasure.id, { [kind]: count });
-      return count;
-    });
-    if (touched === 0) return;
-    await onBatch(kind, touched);
-  }
-}
-
-type OnBatch = (kind: string, count: number) => Promise<void>;
-
-const rowCount = (result: { rowCount: number | null }): number => result.rowCount ?? 0;
-
-/**
- * Steps 1–4 above, `batchRows` at a time. Every statement selects what is still there, so a
- * repeated run finds nothing more to do and adds nothing to the counts.
- */
-export async function erasePersonRowsInBatches(db: Db, erasure: Erasure, batchRows: number, onBatch: OnBatch): Promise<void> {
-  const { orgId, userId } = erasure;
-  const theirSessions = "SELECT id FROM chat_sessions WHERE org_id = ? AND user_id = ?";
-  // First, while their messages still name their turns: a usage row's call_key starts with the job that made the call (workers/llm/call-keys.ts).
-  const owned = await personOwnedIds(db, orgId, userId);
-  const theirs = [...owned.turnIds, ...owned.sessionIds];
-  await inBatches(
-    db,
-    erasure,
-    "unlinked.llm_usage_log.call_key",
-    async (trx) =>
-      rowCount(
-        await trx.raw(
-          `UPDATE llm_usage_log SET call_key = 'erased:' || id::text WHERE ctid = ANY(ARRAY(
-             SELECT ctid FROM llm_usage_log WHERE org_id = ? AND call_key IS NOT NULL AND call_key NOT LIKE 'erased:%'
-                AND (user_id = ? OR substring(call_key from '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}') = ANY(?::text[])) LIMIT ?))`,
-          [orgId, userId, theirs, batchRows],
-        ),
-      ),
-    onBatch,
-  );
-  await inBatches(
-    db,
-    erasure,
-    "rows.question_vectors",
-    async (trx) =>
-      rowCount(
-        await trx.raw(
-          `DELETE FROM question_vectors WHERE ctid = ANY(ARRAY(
-             SELECT qv.ctid FROM question_vectors qv JOIN chat_messages m ON m.id = qv.message_id
-              WHERE qv.org_id = ? AND m.session_id IN (${theirSessions}) LIMIT ?))`,
-          [orgId, orgId, userId, batchRows],
-        ),
-      ),
-    onBatch,
-  );
-  await inBatches(
-    db,
-    erasure,
-    "rows.chat_feedback",
-    async (trx) =>
-      rowCount(
-        await trx.raw("DELETE FROM chat_feedback WHERE ctid = ANY(ARRAY(SELECT ctid FROM chat_feedback WHERE org_id = ? AND user_id = ? LIMIT ?))", [
-          orgId,
-          userId,
-          batchRows,
-        ]),
-      ),
-    onBatch,
-  );
-  await inBatches(
-    db,
-    erasure,
-    "rows.chat_messages",
-    async (trx) =>
-      rowCount(
-        await trx.raw(
-          `DELETE FROM chat_messages WHERE ctid = ANY(ARRAY(SELECT ctid FROM chat_messages WHERE org_id = ? AND session_id IN (${theirSessions}) LIMIT ?))`,
-          [orgId, orgId, userId, batchRows],
-        ),
-      ),
-    onBatch,
-  );
-  await inBatches(
-    db,
-    erasure,
-    "rows.admin_action_items",
-    async (trx) =>
-      rowCount(
-        await trx.raw(
-          `DELETE FROM admin_action_items WHERE ctid = ANY(ARRAY(
-             SELECT ctid FROM admin_action_items WHERE org_id = ? AND action_id IN (SELECT id FROM admin_actions WHERE org_id = ? AND user_id = ?) LIMIT ?))`,
-          [orgId, orgId, userId, batchRows],
-        ),
-      ),
-    onBatch,
-  );
-  const references = await referencesToUsers(db);
-  for (const { table, column } of references.filter((reference) => reference.onDelete === "cascade")) {
-    if (table === "person_erasures" || (erasure.keepLearningRecords && LEARNING_TABLES.has(table))) continue;
-    await inBatches(
-      db,
-      erasure,
-      `rows.${table}`,
-      async (trx) =>
-        rowCount(
-          await trx.raw("DELETE FROM ?? WHERE ctid = ANY(ARRAY(SELECT ctid FROM ?? WHERE org_id = ? AND ?? = ? LIMIT ?))", [
-            table,
-            table,
-            orgId,
-            column,
-            userId,
-            batchRows,
-          ]),
-        ),
-      onBatch,
-    );
-  }
-  for (const { table, column } of references.filter((reference) => reference.onDelete === "set null")) {
-    await inBatches(
-      db,
-      erasure,
-      `unlinked.${table}.${column}`,
-      async (trx) =>
-        rowCount(
-          await trx.raw("UPDATE ?? SET ?? = NULL WHERE ctid = ANY(ARRAY(SELECT ctid FROM ?? WHERE ?? = ? LIMIT ?))", [
-            table,
-            column,
-            table,
-            column,
-            userId,
-            batchRows,
-          ]),
-        ),
-      onBatch,
-    );
-  }
-  await scrubMentions(db, erasure, batchRows, onBatch);
-}
-
-/**
- * Audit rows and admin action items (another admin's change to this person) that carry the
- * person's id, email or one of their enrolments' ids keep that something happened, not what was
- * said about whom; so does an admin action with such an item (its preview lists names). The email
- * is read from their row, which is anonymised only after this step, so a resumed run still has it.
- */
-async function scrubMentions(db: Db, erasure: Erasure, batchRows: number, onBatch: OnBatch): Promise<void> {
-  const person = await db("users").select("email").where({ id: erasure.userId, org_id: erasure.orgId }).first();
-  const enrolments = await db("enrollments").where({ org_id: erasure.orgId, user_id: erasure.userId }).pluck("id");
-  const needles = [erasure.userId, ...(person ? [person.email] : []), ...enrolments].map((needle: string) => String(needle).toLowerCase());
-  /** `column::text` contains one of the needles, for each column: plain substring tests (no LIKE wildcards in an email's `_`). */
-  const mentions = (columns: string[]): { sql: string; bindings: string[] } => {
-    const clauses = needles.flatMap((needle) => columns.map((column) => ({ sql: `position(?::text in lower(coalesce(${column}::text, ''))) > 0`, needle })));
-    return { sql: clauses.map((clause) => clause.sql).join(" OR "), bindings: clauses.map((clause) => clause.needle) };
-  };
-  const audit = mentions(["target_id", "details", "before", "after"]);
-  await inBatches(
-    db,
-    erasure,
-    "scrubbed.audit_log",
-    async (trx) =>
-      rowCount(
-        await trx.raw(
-          `UPDATE audit_log SET details = '{"scrubbed": "the person this named was erased"}'::jsonb, before = NULL, after = NULL, target_id = NULL
-            WHERE ctid = ANY(ARRAY(SELECT ctid FROM audit_log WHERE org_id = ? AND (${audit.sql}) LIMIT ?))`,
-          [erasure.orgId, ...audit.bindings, batchRows],
-        ),
-      ),
-    onBatch,
-  );
-  const items = mentions(["target", "label", "before", "after", "error"]);
-  await inBatches(
-    db,
-    erasure,
-    "scrubbed.admin_action_items",
-    async (trx) =>
-      rowCount(
-        await trx.raw(
-          `UPDATE admin_action_items SET target = '{"erased": true}'::jsonb, label = 'an erased person', before = NULL, after = NULL, error = NULL
-            WHERE ctid = ANY(ARRAY(SELECT ctid FROM admin_action_items WHERE org_id = ? AND (${items.sql}) LIMIT ?))`,
-          [erasure.orgId, ...items.bindings, batchRows],
-        ),
-      ),
-    onBatch,
-  );
-  const actions = mentions(["args", "preview", "summary", "estimate"]);
-  await inBatches(
-    db,
-    erasure,
-    "scrubbed.admin_actions",
-    async (trx) =>
-      rowCount(
-        await trx.raw(
-          `UPDATE admin_actions SET args = '{"scrubbed": true}'::jsonb, preview = 'It named a person who was erased since.', summary = NULL, estimate = NULL
-            WHERE ctid = ANY(ARRAY(SELECT ctid FROM admin_actions WHERE org_id = ? AND args <> '{"scrubbed": true}'::jsonb AND (
-              ${actions.sql} OR id IN (SELECT action_id FROM admin_action_items WHERE org_id = ? AND target = '{"erased": true}'::jsonb)) LIMIT ?))`,
-          [erasure.orgId, ...actions.bindings, erasure.orgId, batchRows],
-        ),
-      ),
-    onBatch,
-  );
 }
 
 /** The anonymised person's name, as lists and reports show the row from now on. */
@@ -397,7 +171,7 @@ export const ERASED_NAME = "Erased person";
  * target: this erasure's record) and closes the record, in one transaction. A resumed job that got
  * this far before finds the record completed and does nothing.
  */
-export async function completePersonErasure(db: Db, erasure: Erasure): Promise<void> {
+export async function completePersonErasure(db: Db, erasure: ErasureOfPerson): Promise<void> {
   await db.transaction(async (trx) => {
     const record = await trx("person_erasures").select("status", "requested_by").where({ id: erasure.id }).forUpdate().first();
     if (!record || record.status === "completed") return;

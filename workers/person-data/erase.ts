@@ -20,12 +20,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   addErased,
   completePersonErasure,
-  erasePersonRowsInBatches,
+  type ErasureOfPerson,
   failPersonErasure,
   findPersonErasure,
   markErasureStep,
   personOwnedIds,
 } from "../../db/queries/person-erasure";
+import { erasePersonRowsInBatches } from "../../db/queries/person-erasure-rows";
 import {
   activeJobsOfPerson,
   type PersonOwnedIds,
@@ -43,28 +44,21 @@ type Step = (typeof ERASE_STEPS)[number];
 /** How long the erasure lets the person's running jobs end before it goes on anyway. */
 const ACTIVE_JOBS_WAIT_MS = 60_000;
 
-interface Erasure {
-  id: string;
-  orgId: string;
-  userId: string;
-  keepLearningRecords: boolean;
-}
-
 type Progress = (detail: object) => Promise<void>;
 
 /** Removes the person's queued and finished jobs, then the queue events naming them or those jobs (removing one is an event too). */
-async function purgeJobs(deps: WorkerDeps, erasure: Erasure, ids: PersonOwnedIds): Promise<void> {
+async function purgeJobs(deps: WorkerDeps, erasure: ErasureOfPerson, ids: PersonOwnedIds): Promise<void> {
   const removedIds: string[] = [];
   const jobs = (await removeQueuedJobsOfPerson(deps.producer, ids, removedIds)) + (await removeFinishedJobsOfPerson(deps.producer, ids, removedIds));
   await addErased(deps.db, erasure.id, { jobs, job_events: await removeJobEventsOfPerson(deps.redis, deps.producer, ids, removedIds) });
 }
 
-async function purgeKeys(deps: WorkerDeps, erasure: Erasure): Promise<void> {
+async function purgeKeys(deps: WorkerDeps, erasure: ErasureOfPerson): Promise<void> {
   const ids = await personOwnedIds(deps.db, erasure.orgId, erasure.userId);
   await addErased(deps.db, erasure.id, { redis_keys: await removePersonKeys(deps.redis, ids) });
 }
 
-const STEPS: Record<Step, (deps: WorkerDeps, erasure: Erasure, progress: Progress) => Promise<void>> = {
+const STEPS: Record<Step, (deps: WorkerDeps, erasure: ErasureOfPerson, progress: Progress) => Promise<void>> = {
   jobs: async (deps, erasure, progress) => {
     const ids = await personOwnedIds(deps.db, erasure.orgId, erasure.userId);
     await addErased(deps.db, erasure.id, { jobs: await removeQueuedJobsOfPerson(deps.producer, ids) });
@@ -91,7 +85,7 @@ const STEPS: Record<Step, (deps: WorkerDeps, erasure: Erasure, progress: Progres
 export async function runErasure({ job, deps, log }: JobContext<"person-data">, orgId: string, erasureId: string): Promise<unknown> {
   const record = await findPersonErasure(deps.db, orgId, erasureId);
   if (!record || record.status === "completed") return { skipped: record ? "completed" : "unknown erasure" };
-  const erasure: Erasure = { id: record.id, orgId, userId: record.user_id, keepLearningRecords: record.keep_learning_records };
+  const erasure: ErasureOfPerson = { id: record.id, orgId, userId: record.user_id, keepLearningRecords: record.keep_learning_records };
   const announce = (status: "running" | "completed" | "failed", step?: string) =>
     record.requested_by && deps.userEvents.emit(record.requested_by, "person_data", { kind: "erasure", id: erasure.id, status, step });
   const resumeAt = Math.max(0, ERASE_STEPS.indexOf(record.step as Step));
