@@ -113,6 +113,12 @@ export async function erasePersonRowsInBatches(db: Db, erasure: ErasureOfPerson,
       userId,
     ]);
   }
+  // An operator's deletion request names them without a foreign key (the record outlives their organisation).
+  await batch(
+    "unlinked.org_deletions.requested_by",
+    "UPDATE org_deletions SET requested_by = NULL WHERE ctid = ANY(ARRAY(SELECT ctid FROM org_deletions WHERE requested_by = ? LIMIT ?))",
+    [userId],
+  );
   await scrubMentions(db, erasure, batch);
 }
 
