@@ -284,6 +284,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       "-generate (hash) id",
     ])
       expect(beforeKeys, `before the erasure, a key like ${family}`).to.include(family);
+    const started = performance.now();
     const asked = await erase(admin.token, person.id, { confirm: ` ${person.email.toUpperCase()} ` });
     expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
     erasureId = asked.body.erasure.id;
@@ -299,6 +300,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       90_000,
       "the erasure",
     );
+    const elapsedMs = Math.round(performance.now() - started);
     expect(done.status, done.error ?? "").to.equal("completed");
     expect(done.step).to.equal("done");
     expect(done.removed).to.include({
@@ -329,7 +331,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     const keys = await findInRedis(redis(), needles, twinIds);
     expect(keys.found, "Redis keys holding the person's id, email, name or words").to.deep.equal([]);
     console.log(
-      `      erasure check: ${tables.tables} tables (${tables.columns} columns) and ${keys.keys} Redis keys scanned; matches outside the ${ALLOWED.length} allowed: 0`,
+      `      erasure check: ${tables.tables} tables (${tables.columns} columns) and ${keys.keys} Redis keys scanned; matches outside the ${ALLOWED.length} allowed: 0; request to completed ${elapsedMs} ms`,
     );
 
     // What is left of them is an anonymised, inactive placeholder, audited as erased by the admin.
