@@ -103,7 +103,10 @@ export async function runErasure({ job, deps, log }: JobContext<"person-data">, 
   return { removed: done?.removed ?? {} };
 }
 
-/** The last attempt failed: the record says so; asking again queues a new run that resumes at its step. */
-export async function failedErasure({ deps }: JobContext<"person-data">, erasureId: string, error: unknown): Promise<void> {
+/** The last attempt failed: the record says so, and the admin who asked hears it; asking again queues a new run that resumes at its step. */
+export async function failedErasure({ deps }: JobContext<"person-data">, orgId: string, erasureId: string, error: unknown): Promise<void> {
   await failPersonErasure(deps.db, erasureId, error instanceof Error ? error.message : String(error));
+  const record = await findPersonErasure(deps.db, orgId, erasureId);
+  if (record?.requested_by)
+    deps.userEvents.emit(record.requested_by, "person_data", { kind: "erasure", id: erasureId, status: "failed", step: record.step ?? undefined });
 }

@@ -34,7 +34,9 @@ export async function runExport({ deps, log }: Context, orgId: string, exportId:
   return { bytes: zip.length, counts };
 }
 
-/** The last attempt failed: the record says so (the person asks again). */
-export async function failedExport({ deps }: Context, exportId: string, error: unknown): Promise<void> {
+/** The last attempt failed: the record says so and whoever asked hears it (they ask again). */
+export async function failedExport({ deps }: Context, orgId: string, exportId: string, error: unknown): Promise<void> {
   await failExport(deps.db, exportId, error instanceof Error ? error.message : String(error));
+  const record = await exportForJob(deps.db, orgId, exportId);
+  if (record?.requested_by) deps.userEvents.emit(record.requested_by, "person_data", { kind: "export", id: exportId, status: "failed", step: "build" });
 }

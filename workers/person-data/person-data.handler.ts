@@ -12,7 +12,7 @@ export const personDataHandler = defineHandler({
   async onFailed(context, error, { final }) {
     if (!final) return;
     const { data } = context;
-    if (data.kind === "export") await failedExport(context, data.exportId, error);
-    else await failedErasure(context, data.erasureId, error);
+    if (data.kind === "export") await failedExport(context, data.orgId, data.exportId, error);
+    else await failedErasure(context, data.orgId, data.erasureId, error);
   },
 });
