@@ -29,6 +29,7 @@ module.exports = {
     "test/server/auth/sso/provider-client.test.ts",
     "test/lib/prompt-markers.test.ts",
     "test/lib/telemetry.test.ts",
+    "test/workers/person-data/export-archive.test.ts",
     "test/lib/ttl-cache.test.ts",
     "test/lint/logger-creation.test.ts",
     "test/lint/raw-db-access.test.ts",

@@ -16,6 +16,7 @@
  */
 import { emailDomainClaimedElsewhere } from "../db/queries/identity";
 import { deactivateUser } from "../db/queries/admin-action-items";
+import { isErased } from "../db/queries/person-erasure";
 import {
   auditPersonChange,
   inPeopleTransaction,
@@ -95,6 +96,9 @@ export async function updatePerson(
   const action = await inPeopleTransaction(deps.db, async (trx) => {
     const { person, activeAdminIds } = await lockPersonAndAdmins(trx, request.orgId, request.personId);
     if (!person) throw Refusal.notFound("Person");
+    // An erased person's row is an anonymised placeholder: reactivating or renaming it would bring nobody back.
+    if (await isErased(trx, request.orgId, person.id))
+      throw new Refusal("conflict", "PERSON_ERASED", "This person's data was erased; their placeholder cannot be changed.");
     refuseLosingAdmin(request, person, request.update, activeAdminIds);
     const { before, after } = differences(person, request.update);
     if (Object.keys(after).length === 0) return null;

@@ -609,6 +609,20 @@ export const configSchema = z.object({
     .min(1_000)
     .default(300_000)
     .describe("How often the `chat-retention` maintenance sweep runs (5 minutes: chats are kept whole days, a backlog drains run by run)."),
+  PERSON_EXPORT_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(720)
+    .default(24)
+    .describe("How long a person's data export (`/api/v1/me/export`, an admin's export of one person) can be downloaded once built."),
+  PERSON_ERASE_BATCH_ROWS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(1_000)
+    .describe("Rows a person's erasure (`person-data` queue) deletes or unlinks per transaction from each table, so no batch holds its locks for long."),
   CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive").describe("How documents are cut into chunks."),
   CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400).describe("Target chunk size in tokens."),
   CHUNK_OVERLAP_TOKENS: z.coerce.number().int().min(0).max(2000).default(50).describe("Overlap between neighbouring chunks, in tokens."),

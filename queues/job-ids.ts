@@ -26,6 +26,12 @@ export const ingestStageJobId = (queue: IngestStageQueue, run: { documentId: str
 /** `<sessionId>-summary-<n>`: one refresh per due point, so retries of a turn don't queue it twice. */
 export const summaryJobId = (sessionId: string, due: number): string => `${sessionId}-summary-${due}`;
 
+/** `<exportId>-export`: one job per export record, so asking twice cannot build it twice. */
+export const personExportJobId = (exportId: string): string => `${exportId}-export`;
+
+/** `<erasureId>-erase-<n>`: each queuing of a person's erasure (a failed one queued again is a new run); never the person's id. */
+export const personEraseJobId = (erasureId: string, run: number): string => `${erasureId}-erase-${run}`;
+
 /** `<deletionId>-run-<n>`: each queuing of an organisation's deletion (a failed one queued again is a new run). Never the org id: no key left behind names it. */
 export const orgDeleteJobId = (deletionId: string, run: number): string => `${deletionId}-run-${run}`;
 

@@ -37,5 +37,7 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
     removeOnComplete: { age: 24 * 3600, count: 1_000 },
     removeOnFail: { age: 14 * 24 * 3600, count: 1_000 },
   },
+  // Exports and erasures resume from their records; a finished job is removed at once (the record is what the API reads).
+  "person-data": { attempts: 5, backoff: { type: "exponential", delay: 2_000 }, removeOnComplete: true, removeOnFail: { age: 14 * 24 * 3600, count: 1_000 } },
   "content-gaps": { attempts: 2, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 1_000 } },
 };

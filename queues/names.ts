@@ -19,6 +19,8 @@ export const QUEUE_NAMES = [
   "org-delete",
   // Bulk catalog imports of the integration API, applied record by record with a resumable cursor (workers/catalog/).
   "catalog-import",
+  // An employee's data: `export` builds their downloadable archive, `erase` removes it (workers/person-data/).
+  "person-data",
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -88,6 +88,16 @@ export const catalogImportPayload = z.object({
   importId: uuid,
 });
 export type CatalogImportPayload = z.infer<typeof catalogImportPayload>;
+/**
+ * One job about one person's data: building an export, or one run of an erasure. Only the record's
+ * id: the record (person_exports, person_erasures) names the person, so a job in Bull Board, its
+ * events and its failures never carry whom it is about.
+ */
+export const personDataPayload = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("export"), orgId: uuid, exportId: uuid }),
+  z.object({ kind: z.literal("erase"), orgId: uuid, erasureId: uuid, run: z.number().int().min(1) }),
+]);
+export type PersonDataPayload = z.infer<typeof personDataPayload>;
 
 export const payloadSchemas = {
   "tutor-generate": tutorTurnPayload,
@@ -101,6 +111,7 @@ export const payloadSchemas = {
   "content-gaps": contentGapsPayload,
   "org-delete": orgDeletePayload,
   "catalog-import": catalogImportPayload,
+  "person-data": personDataPayload,
 } satisfies Record<QueueName, z.ZodType>;
 
 export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

@@ -11,6 +11,8 @@ import {
   ingestStageJobId,
   catalogImportJobId,
   orgDeleteJobId,
+  personEraseJobId,
+  personExportJobId,
   summaryJobId,
   TUTOR_TURN_JOB_NAME,
   tutorTurnJobId,
@@ -29,6 +31,7 @@ import {
   type IngestPayload,
   type MaintenanceTask,
   type OrgDeletePayload,
+  type PersonDataPayload,
   type PayloadOf,
   type SummarisePayload,
   type TutorTurnPayload,
@@ -169,6 +172,13 @@ export class JobProducer {
   /** A received bulk catalog import, to be split and applied. */
   async enqueueCatalogImport(payload: CatalogImportPayload): Promise<void> {
     await this.enqueue("catalog-import", payload, { jobId: catalogImportJobId(payload.importId) });
+  }
+
+  /** A person's export (job name `export`) or one run of their erasure (`erase`), under ids derived from the record. */
+  async enqueuePersonData(payload: PersonDataPayload): Promise<void> {
+    const data = payloadSchemas["person-data"].parse(payload);
+    const jobId = data.kind === "export" ? personExportJobId(data.exportId) : personEraseJobId(data.erasureId, data.run);
+    await this.queue("person-data").add(data.kind, data, { ...JOB_OPTIONS["person-data"], jobId });
   }
 
   /**

@@ -8,6 +8,7 @@ import { extractHandler } from "./ingestion/extract.handler";
 import { maintenanceHandler } from "./maintenance/sweep.handler";
 import { contentGapsHandler } from "./insights/content-gaps.handler";
 import { orgDeleteHandler } from "./organisations/org-delete.handler";
+import { personDataHandler } from "./person-data/person-data.handler";
 import type { HandlerMap } from "./registry";
 import { generateHandler } from "./tutor/generate.handler";
 import { summariseHandler } from "./tutor/summarise.handler";
@@ -24,4 +25,5 @@ export const HANDLERS = {
   "content-gaps": contentGapsHandler,
   "org-delete": orgDeleteHandler,
   "catalog-import": catalogImportHandler,
+  "person-data": personDataHandler,
 } satisfies HandlerMap;

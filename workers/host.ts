@@ -44,8 +44,8 @@ const THREAD_BOUND: readonly QueueName[] = ["ingest-extract", "ingest-chunk"];
 /** How long a first thread may take to start and load the readers (about 1 s on a quiet machine). */
 const THREAD_PROBE_TIMEOUT_MS = 30_000;
 
-/** Sweeps, the CPU-bound content-gap grouping and organisation deletions: one job at a time per worker under `all`. */
-const ONE_AT_A_TIME: readonly QueueName[] = ["maintenance", "content-gaps", "org-delete"];
+/** Sweeps, the CPU-bound content-gap grouping, organisation deletions and person data exports and erasures: one job at a time per worker under `all`. */
+const ONE_AT_A_TIME: readonly QueueName[] = ["maintenance", "content-gaps", "org-delete", "person-data"];
 
 /** Queues whose jobs mostly wait on the model's stream: they get 4× the default concurrency under `all`. */
 const MODEL_BOUND: readonly QueueName[] = ["tutor-generate", "admin-plan"];

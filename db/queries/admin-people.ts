@@ -82,9 +82,11 @@ export interface PersonListing extends PersonRef {
   deactivated_at: Date | null;
   last_sign_in_at: Date | null;
   has_identity_link: boolean;
+  /** Set once their data was erased: the row is an anonymised placeholder (db/queries/person-erasure.ts). */
+  erased_at: Date | null;
 }
 
-const LISTING_COLUMNS = [...PERSON_COLUMNS, "u.job_title", "u.locale", "u.provisioned_via", "u.created_at", "u.deactivated_at"];
+const LISTING_COLUMNS = [...PERSON_COLUMNS, "u.job_title", "u.locale", "u.provisioned_via", "u.created_at", "u.deactivated_at", "u.erased_at"];
 
 function listingSelect(db: Db, query: ReturnType<typeof matchingPeople>) {
   return query.select(

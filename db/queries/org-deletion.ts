@@ -111,12 +111,16 @@ export async function markDeletionStep(db: Db, deletionId: string, step: string)
 }
 
 /** Adds counts to what the record says was removed (one statement: concurrent adds cannot lose one). */
-export async function addRemoved(db: Db | Knex.Transaction, deletionId: string, counts: RemovedCounts): Promise<void> {
+export const addRemoved = (db: Db | Knex.Transaction, deletionId: string, counts: RemovedCounts): Promise<void> =>
+  addCounts(db, "org_deletions", deletionId, counts);
+
+/** Adds counts to the `removed` column of a deletion's or an erasure's record, in one statement. */
+export async function addCounts(db: Db | Knex.Transaction, table: "org_deletions" | "person_erasures", id: string, counts: RemovedCounts): Promise<void> {
   const entries = Object.entries(counts).filter(([, count]) => count > 0);
   if (entries.length === 0) return;
   // jsonb_object_agg over the union of both key sets, each value the sum.
   await db.raw(
-    `UPDATE org_deletions SET updated_at = now(), removed = (
+    `UPDATE ?? SET updated_at = now(), removed = (
        SELECT coalesce(jsonb_object_agg(key, total), '{}'::jsonb) FROM (
          SELECT key, sum(value)::bigint AS total FROM (
            SELECT key, value::bigint AS value FROM jsonb_each_text(removed)
@@ -124,7 +128,7 @@ export async function addRemoved(db: Db | Knex.Transaction, deletionId: string, 
          ) parts GROUP BY key
        ) sums)
      WHERE id = ?`,
-    [JSON.stringify(Object.fromEntries(entries)), deletionId],
+    [table, JSON.stringify(Object.fromEntries(entries)), id],
   );
 }
 

@@ -154,6 +154,15 @@ export interface JoinRequest {
   lastSeq?: number;
 }
 
+/** Where an export (`GET …/exports/:id`) or an erasure (`GET …/erasure`) stands; the ids are the records', never the person's. */
+export interface PersonDataEvent {
+  kind: "export" | "erasure";
+  id: string;
+  status: "running" | "completed" | "failed";
+  /** The erasure's step (workers/person-data/erase.ts), or `build` for an export. */
+  step?: string;
+}
+
 /** `retryAfter` (seconds) comes with `RATE_LIMITED`. */
 export type JoinAck = { ok: true; turnId: string | null; replayed: number } | { ok: false; error: { code: string; message: string; retryAfter?: number } };
 
@@ -165,6 +174,8 @@ export type ServerToClientEvents = {
   document_status: (payload: { documentId: string; status: string; progress?: { done: number; total: number }; error?: string }) => void;
   /** To an organisation's admins while one of its bulk catalog imports runs (and when it ends). */
   catalog_import: (payload: CatalogImportEvent) => void;
+  /** A data export's or an erasure's progress, in the room of whoever asked for it (never naming the person). */
+  person_data: (payload: PersonDataEvent) => void;
   /** Sent just before the server disconnects a socket whose token expired or whose account is gone. */
   auth_expired: (payload: AuthExpired) => void;
   /** Sent just before the server disconnects a socket that kept sending events past its limit. */

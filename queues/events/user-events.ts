@@ -9,7 +9,7 @@
 import { Emitter } from "@socket.io/redis-emitter";
 import type { Redis } from "ioredis";
 import type { DocumentStatus } from "../../lib/document-status";
-import { roomForUser, type CatalogImportEvent } from "./contract";
+import { type CatalogImportEvent, type PersonDataEvent, roomForUser } from "./contract";
 import { feedChannel, publishFeed } from "./feed";
 
 /** On a cluster: the feed of user-room events, `{room, event, data}` per message. */
@@ -30,6 +30,7 @@ export interface UserEventPayloads {
   document_status: { documentId: string; status: DocumentStatus; progress?: { done: number; total: number }; error?: string; error_code?: string };
   /** A bulk catalog import of the organisation moved (to every active admin): `done` of `total` records, and what became of them. */
   catalog_import: CatalogImportEvent;
+  person_data: PersonDataEvent;
 }
 
 export class UserEventPublisher {

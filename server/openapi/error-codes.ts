@@ -75,6 +75,12 @@ export const ERROR_CODES = {
     status: 409,
     when: "Adding a person, or creating an organisation with its first admin, whose email address someone already has (emails are unique across organisations; which one is not said).",
   },
+  ERASURE_NOT_CONFIRMED: {
+    status: 400,
+    when: "Erasing a person without `confirm` set to their email address. Nothing changes.",
+  },
+  PERSON_ERASED: { status: 409, when: "Exporting, erasing or changing a person whose data was erased. Nothing changes." },
+  SELF_ERASURE: { status: 409, when: "An admin erasing themselves; another admin of the organisation can. Nothing changes." },
   CONFIRMATION_MISMATCH: { status: 409, when: "Deleting an organisation without `confirm` set to its slug; adds `slug`. Nothing changes." },
   OPERATOR_ORGANISATION: { status: 409, when: "Deleting the operator organisation (OPS_ORG) itself." },
   ORGANISATION_DELETING: { status: 409, when: "Changing an organisation that is being deleted." },

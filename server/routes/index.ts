@@ -23,6 +23,7 @@ import { opsOrgRoutes } from "./ops-orgs/routes";
 import { passageRoutes } from "./passages/routes";
 import { peopleRoutes } from "./people/routes";
 import { retentionRoutes } from "./retention/routes";
+import { personDataRoutes } from "./person-data/routes";
 import { signInRoutes } from "./sign-in/routes";
 import { scimRoutes } from "./scim/routes";
 
@@ -62,6 +63,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...usageRoutes,
   ...catalogRoutes,
   ...peopleRoutes,
+  ...personDataRoutes,
   ...integrationKeyRoutes,
   ...retentionRoutes,
   ...opsRoutes,

@@ -51,6 +51,8 @@ const APP_TABLES = [
   "integration_keys",
   "org_retention",
   "catalog_imports",
+  "person_exports",
+  "person_erasures",
 ];
 /**
  * Beside the tenant tables above: the record of organisation deletions, which names the organisation it removed in `target_org_id` and outlives it;

@@ -30,6 +30,7 @@ function presentPerson(row: PersonListing): PersonBody {
     deactivated_at: iso(row.deactivated_at),
     last_sign_in_at: iso(row.last_sign_in_at),
     has_identity_link: row.has_identity_link,
+    erased_at: iso(row.erased_at),
   };
 }
 
@@ -93,7 +94,7 @@ export const peopleRoutes = [
     params: personParams,
     body: updatePersonBody,
     responses: { 200: { description: "The person as they are now.", schema: onePersonResponse } },
-    errors: ["NOT_FOUND", "SELF_DEMOTION", "LAST_ADMIN"],
+    errors: ["NOT_FOUND", "SELF_DEMOTION", "LAST_ADMIN", "PERSON_ERASED"],
     handler: async (ctx, { params: { id }, body }, deps) => {
       const { orgId, userId } = principalOf(ctx);
       await updatePerson(deps, { orgId, actorId: userId, personId: id, update: body });

@@ -76,6 +76,7 @@ export const personResponse = z.strictObject({
   deactivated_at: timestamp.nullable(),
   last_sign_in_at: timestamp.nullable().describe("Their latest sign-in through the identity provider; null when never (or not through one)."),
   has_identity_link: z.boolean().describe("Whether an identity-provider account is linked to them."),
+  erased_at: timestamp.nullable().describe('When their data was erased (the row is an anonymised placeholder, "Erased person"); null otherwise.'),
 });
 
 export type PersonBody = z.infer<typeof personResponse>;

@@ -1,8 +1,8 @@
 /**
  * The organisation's people (GET /api/v1/admin/people): search by name or email (sent once the
  * admin stops typing), filter by role, whether active and how they arrived (seed, SCIM, JIT,
- * API, CLI), page through, add someone, and change a role or deactivate and reactivate with a
- * confirm step. On a phone each person is a card (people.css).
+ * API, CLI), page through, add someone, change a role or deactivate and reactivate with a
+ * confirm step, and export or erase a person's data. On a phone each person is a card (people.css).
  */
 import { useEffect, useState } from "preact/hooks";
 import { ConsolePage } from "../components/ConsolePage";
@@ -154,7 +154,17 @@ export function People({ me }: { me: Me }) {
           </thead>
           <tbody>
             {people.map((person) => (
-              <PersonRow key={person.id} person={person} isMe={person.id === me.user.id} onChange={(update) => change(person, update)} />
+              <PersonRow
+                key={person.id}
+                person={person}
+                isMe={person.id === me.user.id}
+                onChange={(update) => change(person, update)}
+                onErased={() => {
+                  setNotice(`${person.name}'s data was erased.`);
+                  setReloads((n) => n + 1);
+                }}
+                onError={setError}
+              />
             ))}
           </tbody>
         </table>

@@ -1,11 +1,13 @@
 /**
  * One person on the people page: who they are, how they arrived, and the two changes an admin
  * makes from the list (the role, and whether the account is active). Both take a confirm step in
- * the row itself, saying what will happen, before anything is sent.
+ * the row itself, saying what will happen, before anything is sent. Their data can be exported
+ * or erased from here too (./PersonData.tsx); an erased person's placeholder has no actions.
  */
 import { useState } from "preact/hooks";
 import { Icon } from "../components/Icon";
 import { ARRIVED_VIA, LAST_SIGN_IN_TITLE, lastSignIn, type Person } from "./people-labels";
+import { PersonData } from "./PersonData";
 
 type Pending = { kind: "role"; role: Person["role"] } | { kind: "active"; active: boolean };
 
@@ -22,7 +24,13 @@ function question(person: Person, pending: Pending): string {
     : `Deactivate ${person.name}? They are signed out everywhere and cannot sign in; their chats stay.`;
 }
 
-export function PersonRow({ person, isMe, onChange }: { person: Person; isMe: boolean; onChange: (change: RowChange) => Promise<boolean> }) {
+export interface RowHandlers {
+  onChange: (change: RowChange) => Promise<boolean>;
+  onErased: () => void;
+  onError: (message: string | null) => void;
+}
+
+export function PersonRow({ person, isMe, onChange, onErased, onError }: { person: Person; isMe: boolean } & RowHandlers) {
   const [pending, setPending] = useState<Pending | null>(null);
   const [busy, setBusy] = useState(false);
   const via = ARRIVED_VIA[person.provisioned_via];
@@ -49,7 +57,7 @@ export function PersonRow({ person, isMe, onChange }: { person: Person; isMe: bo
         <select
           aria-label={`Role of ${person.name}`}
           value={pending?.kind === "role" ? pending.role : person.role}
-          disabled={isMe || busy}
+          disabled={isMe || busy || Boolean(person.erased_at)}
           title={isMe ? "Another admin can change your role" : undefined}
           onChange={(e) => {
             const role = (e.target as HTMLSelectElement).value === "admin" ? "admin" : "employee";
@@ -73,7 +81,11 @@ export function PersonRow({ person, isMe, onChange }: { person: Person; isMe: bo
         {lastSignIn(person)}
       </td>
       <td data-label="" class="person-actions">
-        {pending ? (
+        {person.erased_at ? (
+          <span class="badge person-erased" title={`Data erased ${new Date(person.erased_at).toLocaleString()}`}>
+            Data erased
+          </span>
+        ) : pending ? (
           <div class="confirm-step" role="group" aria-label={`Confirm the change to ${person.name}`}>
             <span>{question(person, pending)}</span>{" "}
             <button type="button" class={pending.kind === "active" && !pending.active ? "danger" : "primary"} disabled={busy} onClick={() => void confirm()}>
@@ -85,14 +97,17 @@ export function PersonRow({ person, isMe, onChange }: { person: Person; isMe: bo
           </div>
         ) : (
           !isMe && (
-            <button
-              type="button"
-              class={person.is_active ? "danger" : undefined}
-              aria-label={`${person.is_active ? "Deactivate" : "Reactivate"} ${person.name}`}
-              onClick={() => setPending({ kind: "active", active: !person.is_active })}
-            >
-              {person.is_active ? "Deactivate" : "Reactivate"}
-            </button>
+            <>
+              <button
+                type="button"
+                class={person.is_active ? "danger" : undefined}
+                aria-label={`${person.is_active ? "Deactivate" : "Reactivate"} ${person.name}`}
+                onClick={() => setPending({ kind: "active", active: !person.is_active })}
+              >
+                {person.is_active ? "Deactivate" : "Reactivate"}
+              </button>{" "}
+              <PersonData person={person} onErased={onErased} onError={onError} />
+            </>
           )
         )}
       </td>

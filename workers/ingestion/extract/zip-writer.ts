@@ -14,6 +14,16 @@ export interface WrittenEntry {
   data: Buffer;
   /** What the entry inflated to when it was measured. */
   uncompressedSize: number;
+  /** When it was last changed (a person's export stamps its files); without it the fields stay 0, as the extractor has always written them. */
+  modified?: Date;
+}
+
+/** MS-DOS time and date words (2-second resolution, local fields read as UTC, years from 1980). */
+function dosTime(date: Date): { time: number; date: number } {
+  return {
+    time: (date.getUTCHours() << 11) | (date.getUTCMinutes() << 5) | Math.floor(date.getUTCSeconds() / 2),
+    date: ((Math.max(1980, date.getUTCFullYear()) - 1980) << 9) | ((date.getUTCMonth() + 1) << 5) | date.getUTCDate(),
+  };
 }
 
 const UTF8_NAMES = 0x800;
@@ -27,6 +37,11 @@ function writeShared(header: Buffer, at: number, entry: WrittenEntry, nameLength
   header.writeUInt16LE(VERSION, at);
   header.writeUInt16LE(UTF8_NAMES, at + 2);
   header.writeUInt16LE(entry.method, at + 4);
+  if (entry.modified) {
+    const stamp = dosTime(entry.modified);
+    header.writeUInt16LE(stamp.time, at + 6);
+    header.writeUInt16LE(stamp.date, at + 8);
+  }
   header.writeUInt32LE(entry.crc32 >>> 0, at + 10);
   header.writeUInt32LE(entry.data.length, at + 14);
   header.writeUInt32LE(entry.uncompressedSize, at + 18);

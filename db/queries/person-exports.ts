@@ -1,0 +1,146 @@
+/**
+ * The records of people's data exports (`person_exports`): asked for by the person (`self`) or by
+ * an admin (`admin`), built by the `person-data` queue, downloaded until they expire. Every read
+ * is scoped by organisation, person and requester kind, so one person's (or one organisation's)
+ * export is never found from another's, and the person's copy and an admin's stay apart.
+ */
+import { z } from "zod";
+import type { Db } from "../knex";
+
+export type ExportStatus = "queued" | "running" | "completed" | "failed";
+export type ExportRequester = "self" | "admin";
+
+/** How many of each kind an archive holds: sessions, messages, feedback, enrolments… */
+const exportCounts = z.record(z.string(), z.number()).catch({});
+
+export interface PersonExportRow {
+  id: string;
+  org_id: string;
+  user_id: string;
+  requested_by: string | null;
+  requested_via: ExportRequester;
+  status: ExportStatus;
+  archive_bytes: number | null;
+  counts: Record<string, number>;
+  error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+  expires_at: Date | null;
+}
+
+/** Everything but the archive itself, which only the download reads. */
+const COLUMNS = [
+  "id",
+  "org_id",
+  "user_id",
+  "requested_by",
+  "requested_via",
+  "status",
+  "archive_bytes",
+  "counts",
+  "error",
+  "created_at",
+  "finished_at",
+  "expires_at",
+];
+
+function parseRow(row: Record<string, unknown> | undefined): PersonExportRow | undefined {
+  if (!row) return undefined;
+  const archiveBytes = row.archive_bytes === null || row.archive_bytes === undefined ? null : Number(row.archive_bytes);
+  return { ...(row as unknown as PersonExportRow), archive_bytes: archiveBytes, counts: exportCounts.parse(row.counts ?? {}) };
+}
+
+export interface ExportOwner {
+  orgId: string;
+  userId: string;
+  via: ExportRequester;
+}
+
+/**
+ * Opens an export for the person, or answers the one already queued or running for the same
+ * requester kind (`queue: false`): asking twice builds one archive.
+ */
+export async function openPersonExport(db: Db, owner: ExportOwner, requestedBy: string): Promise<{ row: PersonExportRow; queue: boolean }> {
+  return db.transaction(async (trx) => {
+    // The person's row is locked so two requests at once cannot both find nothing open.
+    await trx("users").where({ id: owner.userId, org_id: owner.orgId }).forUpdate().first("id");
+    const open = parseRow(
+      await trx("person_exports")
+        .select(COLUMNS)
+        .where({ org_id: owner.orgId, user_id: owner.userId, requested_via: owner.via })
+        .whereIn("status", ["queued", "running"])
+        .first(),
+    );
+    if (open) return { row: open, queue: false };
+    const [row] = await trx("person_exports")
+      .insert({ org_id: owner.orgId, user_id: owner.userId, requested_by: requestedBy, requested_via: owner.via })
+      .returning(COLUMNS);
+    return { row: parseRow(row)!, queue: true };
+  });
+}
+
+/** One export of the person for this requester kind; undefined for anyone else's. */
+export async function findPersonExport(db: Db, owner: ExportOwner, exportId: string): Promise<PersonExportRow | undefined> {
+  return parseRow(
+    await db("person_exports").select(COLUMNS).where({ id: exportId, org_id: owner.orgId, user_id: owner.userId, requested_via: owner.via }).first(),
+  );
+}
+
+/** The person's newest export for this requester kind, whatever its status. */
+export async function latestPersonExport(db: Db, owner: ExportOwner): Promise<PersonExportRow | undefined> {
+  return parseRow(
+    await db("person_exports")
+      .select(COLUMNS)
+      .where({ org_id: owner.orgId, user_id: owner.userId, requested_via: owner.via })
+      .orderBy("created_at", "desc")
+      .first(),
+  );
+}
+
+/** The archive of a completed, unexpired export; undefined otherwise (expired archives are never served). */
+export async function readExportArchive(db: Db, owner: ExportOwner, exportId: string): Promise<Buffer | undefined> {
+  const row = await db("person_exports")
+    .select("archive")
+    .where({ id: exportId, org_id: owner.orgId, user_id: owner.userId, requested_via: owner.via, status: "completed" })
+    .where("expires_at", ">", db.fn.now())
+    .first();
+  return row?.archive ?? undefined;
+}
+
+/** The record a job works on (by id and organisation only: the job's payload names nothing else). */
+export async function exportForJob(db: Db, orgId: string, exportId: string): Promise<PersonExportRow | undefined> {
+  return parseRow(await db("person_exports").select(COLUMNS).where({ id: exportId, org_id: orgId }).first());
+}
+
+export async function markExportRunning(db: Db, exportId: string): Promise<void> {
+  await db("person_exports").where({ id: exportId }).whereIn("status", ["queued", "running", "failed"]).update({ status: "running", error: null });
+}
+
+/** Stores the archive and opens the download for `ttlHours` from now; a second completion (a redelivered job) changes nothing. */
+export async function completeExport(db: Db, exportId: string, archive: Buffer, counts: Record<string, number>, ttlHours: number): Promise<void> {
+  await db("person_exports")
+    .where({ id: exportId })
+    .whereNot({ status: "completed" })
+    .update({
+      status: "completed",
+      archive,
+      archive_bytes: archive.length,
+      counts: JSON.stringify(counts),
+      finished_at: db.fn.now(),
+      // The database's clock for both, as every read compares with it.
+      expires_at: db.raw("now() + make_interval(hours => ?)", [ttlHours]),
+    });
+}
+
+export async function failExport(db: Db, exportId: string, error: string): Promise<void> {
+  await db("person_exports").where({ id: exportId }).whereNot({ status: "completed" }).update({ status: "failed", error, finished_at: db.fn.now() });
+}
+
+/** Removes the organisation's expired archives (their records stay, marked by `expires_at`); returns how many. */
+export async function dropExpiredArchives(db: Db, orgId: string): Promise<number> {
+  return db("person_exports")
+    .where({ org_id: orgId, status: "completed" })
+    .whereNotNull("archive")
+    .where("expires_at", "<=", db.fn.now())
+    .update({ archive: null });
+}
