@@ -262,7 +262,7 @@ export class LlmClient {
   async probeEmbedding(provider: EmbeddingProvider): Promise<number[] | undefined> {
     const input = this.config.embeddingPrefixes ? ["query: dimension probe"] : ["dimension probe"];
     const [vector] = await this.withRetries(
-      () => this.embedOnce(provider, input, "query"),
+      () => this.embedOnce(provider, input, "query", undefined, false),
       this.embeddingCallOf(provider),
       () => false,
     );
@@ -309,6 +309,8 @@ export class LlmClient {
     input: string[],
     kind: "query" | "passage",
     context?: Omit<CallContext, "useCase"> & { useCase?: LlmUseCase },
+    /** Off for the start-up probe, whose whole point is to report the width. */
+    guardWidth = true,
   ): Promise<number[][]> {
     const { model } = provider;
     return inModelSpan(
@@ -320,7 +322,7 @@ export class LlmClient {
         const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding as number[]);
         // A fallback that was down at start-up was never probed: its vectors must still fit the column.
         const width = this.config.EMBEDDING_DIMENSIONS;
-        if (provider !== this.embeddingProviders[0] && vectors.some((vector) => vector.length !== width)) {
+        if (guardWidth && provider !== this.embeddingProviders[0] && vectors.some((vector) => vector.length !== width)) {
           this.cooldowns.trip(this.embeddingCallOf(provider).cooldownKey, "not_found");
           throw new LlmError(
             "LLM_CONFIG_ERROR",

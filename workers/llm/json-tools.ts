@@ -17,7 +17,8 @@ export type ToolCallingMode = "native" | "json";
 
 const argumentsSchema = z.record(z.string(), z.unknown()).optional();
 const callSchema = z.strictObject({ name: z.string().min(1), arguments: argumentsSchema, parameters: argumentsSchema });
-const replySchema = z.union([z.strictObject({ tool_calls: z.array(callSchema).min(1) }), callSchema, z.array(callSchema).min(1)]);
+const listSchema = z.array(callSchema).min(1);
+const wrappedSchema = z.strictObject({ tool_calls: listSchema });
 
 /** What a reply that names a tool looks like: enough to tell a tool call gone wrong from an answer that happens to hold JSON. */
 const looksLikeCall = (value: unknown): boolean => {
@@ -37,14 +38,18 @@ export interface ParsedCall {
 export function readToolReply(text: string): { calls: ParsedCall[] } | { unusable: string } {
   const value = extractJson(text);
   if (value === undefined || !looksLikeCall(value)) return { calls: [] };
-  const parsed = replySchema.safeParse(value);
+  // One schema per shape, so a problem is reported where it is (`tool_calls.0.arguments`), not as "no union member matched".
+  const parsed = Array.isArray(value)
+    ? listSchema.safeParse(value)
+    : "tool_calls" in (value as object)
+      ? wrappedSchema.transform((reply) => reply.tool_calls).safeParse(value)
+      : callSchema.transform((call) => [call]).safeParse(value);
   if (!parsed.success) {
     const problem = parsed.error.issues[0];
     return { unusable: `the tool call does not match the format (${problem?.path.join(".") || "reply"}: ${problem?.message ?? "invalid"})` };
   }
-  const list = Array.isArray(parsed.data) ? parsed.data : "tool_calls" in parsed.data ? parsed.data.tool_calls : [parsed.data];
   return {
-    calls: list.map((call) => ({ name: call.name, arguments: JSON.stringify(call.arguments ?? call.parameters ?? {}) })),
+    calls: parsed.data.map((call) => ({ name: call.name, arguments: JSON.stringify(call.arguments ?? call.parameters ?? {}) })),
   };
 }
 
