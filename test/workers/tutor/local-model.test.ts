@@ -6,25 +6,17 @@
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { useStack, type Stack } from "../../support/stack";
+import { stackSuite } from "../../support/suite";
 import { ask, CLASSIFY_MARKER, chatRequestsContaining, removeFreshEmployees, scriptedResponder, signIn, type Learner } from "./helpers";
 
 describe("the tutor on a local model", function () {
-  this.timeout(60_000);
-  let stack: Stack;
+  const stack = stackSuite(this, { cleanUp: removeFreshEmployees });
   let employee: Learner;
 
-  before(async function () {
-    this.timeout(120_000);
-    stack = await useStack();
+  before(async () => {
     employee = await signIn(stack, "employee@example.com");
   });
-  beforeEach(() => stack.llm.reset());
-  afterEach(() => stack.llm.reset());
-  after(async () => {
-    employee.socket.disconnect();
-    await removeFreshEmployees(stack);
-  });
+  after(() => employee.socket.disconnect());
 
   it("reads a classification wrapped in prose and a code fence by its JSON", async () => {
     // Read for its first label, this reply would be cross_course; its JSON says off_topic.
