@@ -121,6 +121,22 @@ describe("LlmClient across providers", function () {
     expect(backup.chatCalls()).to.have.length(0);
   });
 
+  it("gives a fallback with tool_calling json the tools in its prompt, and reads its fenced reply into tool calls", async () => {
+    primary.failModel("scripted-model", 500);
+    backup.enqueueReply({ content: 'Checking.\n```json\n{"name": "list_alerts", "parameters": {"limit": 5}}\n```' });
+    const { client } = makeClient(primary, fallbackEnv({ tool_calling: "json" }), { cooldowns });
+    const tools = [{ type: "function" as const, function: { name: "list_alerts", description: "Open alerts.", parameters: { type: "object" } } }];
+    const tokens: string[] = [];
+    const result = await client.stream({ useCase: "admin" }, QUESTION, { tools }, (token) => void tokens.push(token));
+    expect(primary.chatCalls()[0]!.body.tools, "the primary keeps native tools").to.have.length(1);
+    expect(backup.chatCalls()[0]!.body.tools).to.equal(undefined);
+    expect(JSON.stringify(backup.chatCalls()[0]!.body.messages)).to.contain("You can use these tools");
+    expect(result.toolCalls).to.have.length(1);
+    expect(result.toolCalls[0]).to.include({ name: "list_alerts", arguments: '{"limit":5}' });
+    expect(result.content).to.equal("Checking.\n");
+    expect(tokens.join("")).to.equal("Checking.\n", "the JSON never reaches the caller's tokens");
+  });
+
   describe("embeddings", () => {
     const embeddingEnv = () => ({
       EMBEDDING_FALLBACK_PROVIDERS: JSON.stringify([{ name: "backup-embeddings", base_url: backup.url, api_key: BACKUP_KEY }]),
