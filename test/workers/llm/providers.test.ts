@@ -137,6 +137,21 @@ describe("LlmClient across providers", function () {
     expect(tokens.join("")).to.equal("Checking.\n", "the JSON never reaches the caller's tokens");
   });
 
+  it("never logs or reports a fallback's key, even one without an sk- shape that the provider echoes", async () => {
+    const plainKey = "ollama-token-5f4dcc3b5aa765d61d8327deb882cf99";
+    const echo = { status: 500, body: { error: { message: `bad key ${plainKey}` } }, headers: { "x-echo": plainKey } };
+    primary.failModel("scripted-model", 503);
+    backup.enqueueReply(echo, echo, echo);
+    const env = { LLM_FALLBACK_PROVIDERS: JSON.stringify([{ base_url: backup.url, api_key: plainKey, model: "backup-model" }]) };
+    const { client, lines } = makeClient(primary, env, { cooldowns });
+    const error = (await rejection(client.chat({ useCase: "tutor" }, QUESTION))) as LlmError;
+    await flushed();
+    expect(error.code).to.equal("LLM_UNAVAILABLE");
+    expect(backup.chatCalls()[0]!.headers.authorization).to.equal(`Bearer ${plainKey}`);
+    expect(`${error.message} ${error.stack} ${JSON.stringify(error)} ${lines.join("")}`).not.to.contain(plainKey);
+    expect(lines.join("")).to.contain(`"provider":"127.0.0.1:${backup.port}"`, "a provider without a name is logged by host");
+  });
+
   describe("embeddings", () => {
     const embeddingEnv = () => ({
       EMBEDDING_FALLBACK_PROVIDERS: JSON.stringify([{ name: "backup-embeddings", base_url: backup.url, api_key: BACKUP_KEY }]),
