@@ -157,6 +157,9 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
     SOCKET_MAX_PER_USER: "100000",
     OPS_ORG: "acme",
     WORKER_CONCURRENCY: "4",
+    // Suites count embedding calls per question and ask the demo organisation the same questions in any order;
+    // test/workers/llm/query-embeddings.test.ts and test/workers/tutor/local-model.test.ts turn the cache on.
+    EMBEDDING_QUERY_CACHE_TTL_SECONDS: "0",
   };
   Object.assign(process.env, env);
   resetConfig();
