@@ -37,11 +37,19 @@ function tryParse(candidate: string): unknown {
   }
 }
 
+/**
+ * Each opening tried scans to its close, so text full of unclosed braces would cost quadratic
+ * time; a reply carries its JSON within its first few openings, so the search stops after these.
+ */
+const MAX_OPENINGS = 64;
+
 /** Scans for an opening brace or bracket and its balancing close (strings and escapes respected); the first span that parses wins. */
 function firstBalanced(text: string): unknown {
-  for (let start = 0; start < text.length; start++) {
+  let openings = 0;
+  for (let start = 0; start < text.length && openings < MAX_OPENINGS; start++) {
     const open = text[start];
     if (open !== "{" && open !== "[") continue;
+    openings++;
     const end = balancedEnd(text, start);
     if (end === -1) continue;
     const value = tryParse(text.slice(start, end + 1));

@@ -32,6 +32,11 @@ describe("extractJson", () => {
     expect(extractJson("a [1] b")).to.deep.equal([1]);
   });
 
+  it("gives up after 64 openings, so a reply full of unclosed braces costs linear time", () => {
+    expect(extractJson(`${"{".repeat(10_000)} {"late": true}`)).to.equal(undefined);
+    expect(extractJson(`${"{x} ".repeat(10)}{"early": true}`)).to.deep.equal({ early: true });
+  });
+
   it("repairs nothing: trailing commas, single quotes and cut-off JSON give undefined", () => {
     expect(extractJson('{"a": 1,}')).to.equal(undefined);
     expect(extractJson("{'a': 1}")).to.equal(undefined);
