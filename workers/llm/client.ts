@@ -4,7 +4,6 @@
  * with backoff (honouring Retry-After), falls through the chain, trips the cooldown breaker,
  * records usage for every call, and turns whatever went wrong into an LlmError.
  */
-import { randomBytes } from "node:crypto";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Logger } from "pino";
 import { type Config, type LlmUseCase, modelFor, modelSettingOf } from "../../lib/config";
@@ -15,7 +14,7 @@ import type { UsageRow } from "../../db/queries/llm-usage";
 import { callKeyFor } from "./call-keys";
 import { inModelSpan, type ModelRequest } from "./model-span";
 import { CallbackFailure, IdleWatch, StreamCancelled } from "./stream-watch";
-import { asJsonToolMessages, ProseGate, readToolReply } from "./json-tools";
+import { ProseGate, proseBeforeJson, readJsonReply, wireRequest } from "./json-tools";
 import { type ChatProvider, chatProviders, type EmbeddingProvider, embeddingProviders } from "./providers";
 import type { QueryEmbeddingCache } from "./query-embeddings";
 
@@ -449,53 +448,3 @@ const splitChain = (setting: string): string[] =>
     .split(",")
     .map((model) => model.trim())
     .filter(Boolean);
-
-/** What goes on the wire for a provider: the `tools` field, or (JSON tool mode) the tools described in the messages. */
-function wireRequest(
-  provider: ChatProvider,
-  messages: ChatMessage[],
-  options: ChatOptions,
-): { json: boolean; messages: ChatMessage[]; tools?: ChatCompletionTool[] } {
-  if (!options.tools?.length) return { json: false, messages };
-  if (provider.toolCalling === "native") return { json: false, messages, tools: options.tools };
-  return { json: true, messages: asJsonToolMessages(messages, options.tools, options.toolChoice === "none") };
-}
-
-/** The prose of a complete reply before anything that may be JSON (what a stream would have shown). */
-function proseBeforeJson(text: string): string {
-  const gate = new ProseGate();
-  gate.push(text);
-  return gate.shown;
-}
-
-/**
- * A JSON-tool-mode reply as the caller wants it: tool calls with the prose before them, or the
- * whole text as the answer. Nothing usable (no text, a malformed tool call, a tool call where an
- * answer was asked for) is LLM_CONFIG_ERROR naming the model's setting; the chain moves on.
- */
-function readJsonReply(
-  text: string,
-  shown: string,
-  options: ChatOptions,
-  provider: ChatProvider,
-  model: string,
-  useCase: LlmUseCase,
-): { content: string; toolCalls: ToolCall[] } {
-  const read = readToolReply(text);
-  const unusable = (why: string) =>
-    new LlmError(
-      "LLM_CONFIG_ERROR",
-      `The model "${model}" (${provider.label}) sent nothing usable: ${why}. Check ${provider.modelVariable(useCase)}; a model without native tool calling needs LLM_TOOL_CALLING=json.`,
-      { recoveryHint: "An operator needs to check the model configuration.", fault: "rejected" },
-    );
-  if ("unusable" in read) throw unusable(read.unusable);
-  if (read.calls.length === 0) {
-    if (text.trim() === "") throw unusable("an empty reply");
-    return { content: text, toolCalls: [] };
-  }
-  if (options.toolChoice === "none") {
-    if (shown.trim() === "") throw unusable("a tool call where an answer was asked for");
-    return { content: shown, toolCalls: [] };
-  }
-  return { content: shown, toolCalls: read.calls.map((call) => ({ id: `call_${randomBytes(6).toString("hex")}`, ...call })) };
-}

@@ -9,9 +9,14 @@
  * (the format we ask for), one bare `{"name":…,"arguments":{…}}` (or `parameters`, Llama 3's
  * wording), or an array of those. Anything else is an answer for the admin.
  */
+import { randomBytes } from "node:crypto";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
+import type { LlmUseCase } from "../../lib/config";
+import type { ChatMessage, ChatOptions, ToolCall } from "./client";
+import { LlmError } from "./errors";
 import { extractJson } from "./json-reply";
+import type { ChatProvider } from "./providers";
 
 export type ToolCallingMode = "native" | "json";
 
@@ -146,4 +151,55 @@ export class ProseGate {
     this.shown += out;
     return out;
   }
+}
+
+/** What goes on the wire for a provider: the `tools` field, or (JSON tool mode) the tools described in the messages. */
+export function wireRequest(
+  provider: ChatProvider,
+  messages: ChatMessage[],
+  options: ChatOptions,
+): { json: boolean; messages: ChatMessage[]; tools?: ChatCompletionTool[] } {
+  if (!options.tools?.length) return { json: false, messages };
+  if (provider.toolCalling === "native") return { json: false, messages, tools: options.tools };
+  return { json: true, messages: asJsonToolMessages(messages, options.tools, options.toolChoice === "none") };
+}
+
+/** The prose of a complete reply before anything that may be JSON (what a stream would have shown). */
+export function proseBeforeJson(text: string): string {
+  const gate = new ProseGate();
+  gate.push(text);
+  return gate.shown;
+}
+
+/**
+ * A JSON-tool-mode reply as the caller wants it: tool calls with the prose before them, or the
+ * whole text as the answer. Nothing usable (no text, a malformed tool call, a tool call where an
+ * answer was asked for) is LLM_CONFIG_ERROR naming the model's setting; the chain moves on.
+ */
+export function readJsonReply(
+  text: string,
+  shown: string,
+  options: ChatOptions,
+  provider: ChatProvider,
+  model: string,
+  useCase: LlmUseCase,
+): { content: string; toolCalls: ToolCall[] } {
+  const read = readToolReply(text);
+  const unusable = (why: string) =>
+    new LlmError(
+      "LLM_CONFIG_ERROR",
+      `The model "${model}" (${provider.label}) sent nothing usable: ${why}. Check ${provider.modelVariable(useCase)}: with JSON tool calls ` +
+        "(LLM_TOOL_CALLING=json) the model must answer in plain text or with the tool-call JSON its prompt shows.",
+      { recoveryHint: "An operator needs to check the model configuration.", fault: "rejected" },
+    );
+  if ("unusable" in read) throw unusable(read.unusable);
+  if (read.calls.length === 0) {
+    if (text.trim() === "") throw unusable("an empty reply");
+    return { content: text, toolCalls: [] };
+  }
+  if (options.toolChoice === "none") {
+    if (shown.trim() === "") throw unusable("a tool call where an answer was asked for");
+    return { content: shown, toolCalls: [] };
+  }
+  return { content: shown, toolCalls: read.calls.map((call) => ({ id: `call_${randomBytes(6).toString("hex")}`, ...call })) };
 }
