@@ -5,6 +5,7 @@
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
+import { removeOwnedKeys } from "../../../queues/org-purge";
 import { QueryEmbeddingCache } from "../../../workers/llm/query-embeddings";
 import { waitFor } from "../../harness/client";
 import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
@@ -85,5 +86,19 @@ describe("the query-embedding cache", function () {
     await off.embed([text], "query", { orgId: orgA });
     await off.embed([text], "query", { orgId: orgA });
     expect(llm.embeddingCalls()).to.have.length(6);
+  });
+
+  it("is removed with the rest of an organisation's Redis keys when it is deleted, and only its own", async () => {
+    const { client: llmClient, cache, config } = client(300);
+    const question = `Who approves overtime? ${randomUUID()}`;
+    await llmClient.embed([question], "query", { orgId: orgA });
+    await llmClient.embed([question], "query", { orgId: orgB });
+    const keyOf = (orgId: string) =>
+      cache.keyOf({ orgId, model: config.EMBEDDING_MODEL, dimensions: config.EMBEDDING_DIMENSIONS, input: `query: ${question}` });
+    const redis = stack.workers.deps.redis;
+    expect(await redis.exists(keyOf(orgA), keyOf(orgB))).to.equal(2);
+    await removeOwnedKeys(redis, stack.workers.deps.producer, { orgId: orgA, userIds: [], sessionIds: [], turnIds: [], actionIds: [] });
+    expect(await redis.exists(keyOf(orgA))).to.equal(0, "the deleted organisation's entry is gone");
+    expect(await redis.exists(keyOf(orgB))).to.equal(1, "another organisation's entry stays");
   });
 });
