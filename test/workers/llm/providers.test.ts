@@ -110,6 +110,18 @@ describe("LlmClient across providers", function () {
     expect(tokens.join("")).to.equal("Thirty days from delivery.");
   });
 
+  it("streams from the backup when the primary times out before its first token", async () => {
+    const silent = { content: "never sent", silentAfterTokens: 0 };
+    primary.enqueueReply(silent, silent, silent);
+    backup.enqueueReply({ content: "Thirty days." });
+    const { client } = makeClient(primary, { ...fallbackEnv(), LLM_STREAM_IDLE_TIMEOUT_MS: "100" }, { cooldowns });
+    const tokens: string[] = [];
+    const result = await client.stream({ useCase: "generation" }, QUESTION, {}, (token) => void tokens.push(token));
+    expect(result.model).to.equal("backup-model");
+    expect(tokens.join("")).to.equal("Thirty days.");
+    expect(primary.chatCalls()).to.have.length(3, "each silent attempt timed out and was retried before falling back");
+  });
+
   it("does not restart on the backup a stream that already showed text", async () => {
     primary.enqueueReply({ content: "one two three four five six", cutAfterTokens: 2 });
     const { client } = makeClient(primary, fallbackEnv(), { cooldowns });
