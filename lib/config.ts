@@ -27,6 +27,44 @@ const workerQueues = z
   .trim()
   .regex(/^(all|[a-z-]+(:\d+)?(,[a-z-]+(:\d+)?)*)$/, "use 'all' or a list like 'tutor-generate:4,ingest-embed:2'");
 
+/**
+ * A JSON array in one variable (fallback providers): unset is no list. The parse error's own
+ * text is left out of the message because it quotes the input, and the input holds API keys.
+ */
+const jsonList = <T extends z.ZodType>(item: T) =>
+  optionalString
+    .transform((value, ctx): unknown => {
+      if (value === undefined) return undefined;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: 'is not valid JSON; write an array like [{"base_url":"https://…/v1","model":"…"}]' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.array(item).max(8).optional());
+
+const providerUrl = z.url({ protocol: /^https?$/ });
+const providerKey = z
+  .string()
+  .optional()
+  .transform((value) => value?.trim() || undefined);
+
+const chatProvider = z.strictObject({
+  name: z.string().trim().min(1).max(40).optional(),
+  base_url: providerUrl,
+  api_key: providerKey,
+  model: z.string().trim().min(1).optional(),
+  tool_calling: z.enum(["native", "json"]).optional(),
+});
+
+const embeddingProvider = z.strictObject({
+  name: z.string().trim().min(1).max(40).optional(),
+  base_url: providerUrl,
+  api_key: providerKey,
+  model: z.string().trim().min(1).optional(),
+});
+
 /** Its own schema, so the logger can read LOG_LEVEL without parsing every other setting (lib/logger.ts). */
 export const logLevelSetting = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("pino level of every process.");
 
@@ -149,6 +187,20 @@ export const configSchema = z.object({
         "`LLM_UNAVAILABLE`. Raise it for slow local models.",
     ),
 
+  LLM_FALLBACK_PROVIDERS: jsonList(chatProvider).describe(
+    "Providers tried in order after `LLM_BASE_URL` when it is down (connection refused, timeout, 5xx, 429 after retries, 404): a JSON array of " +
+      '`{"base_url": "https://…/v1", "api_key": "…", "model": "…", "tool_calling": "json", "name": "…"}`. `model` is a model or comma-separated ' +
+      "chain for every use case (unset: the same model names as the primary); `api_key` may be left out for servers that need none; `name` labels " +
+      "logs (unset: the URL's host). Each provider+model has its own cool-down. A stream falls back only before its first token.",
+  ),
+  LLM_TOOL_CALLING: z
+    .enum(["native", "json"])
+    .default("native")
+    .describe(
+      "How the admin assistant calls tools. `native`: the API's `tools` field. `json`: for models without tool calling (many local ones), the tools " +
+        "are described in the prompt and the model's JSON reply (bare, fenced or amid prose) is read into tool calls. A fallback provider may set its own.",
+    ),
+
   EMBEDDING_BASE_URL: optionalString.pipe(z.url().optional()).describe("Separate endpoint for embeddings. Unset: `LLM_BASE_URL`."),
   EMBEDDING_API_KEY: optionalString.describe("Key for the embedding endpoint. Unset: `LLM_API_KEY`."),
   EMBEDDING_MODEL: z.string().trim().min(1).default("intfloat/multilingual-e5-small").describe("Embedding model name."),
@@ -167,6 +219,22 @@ export const configSchema = z.object({
     .describe(
       "Add E5's `query: ` / `passage: ` prefixes (other models must not get them). Unset: `true` when the model name, after any " +
         "`org/` prefix, starts with `e5` or `multilingual-e5`.",
+    ),
+
+  EMBEDDING_FALLBACK_PROVIDERS: jsonList(embeddingProvider).describe(
+    'Embedding providers tried in order when the embedding endpoint is down: a JSON array of `{"base_url": …, "api_key": …, "model": …}` (`model` unset: ' +
+      "`EMBEDDING_MODEL`). Each must answer `EMBEDDING_DIMENSIONS`-wide vectors: workers probe them at start-up and refuse to start otherwise. Use the " +
+      "same model on another server: another model of the same width puts questions in a different vector space from the stored chunks.",
+  ),
+  EMBEDDING_QUERY_CACHE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .default(300)
+    .describe(
+      "How long a question's embedding is kept in Redis (per organisation, keyed by a SHA-256 of model, width and text), so a repeated question " +
+        "is not embedded again. `0` = no cache.",
     ),
 
   JWT_SECRET: optionalString

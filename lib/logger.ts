@@ -106,6 +106,9 @@ export function getLogger(): Logger {
         "*.JWT_SECRET",
         "*.LLM_API_KEY",
         "*.EMBEDDING_API_KEY",
+        // JSON lists whose entries carry keys: a config object logged by mistake shows neither.
+        "*.LLM_FALLBACK_PROVIDERS",
+        "*.EMBEDDING_FALLBACK_PROVIDERS",
       ],
       censor: "[redacted]",
     },

@@ -1,7 +1,8 @@
 /**
  * Start-up check that the embedding model, EMBEDDING_DIMENSIONS and the database column agree.
  * A mismatch would store vectors no search can compare, so the worker refuses to start; an
- * unreachable endpoint is only a warning (it may come up later, and jobs retry).
+ * unreachable endpoint is only a warning (it may come up later, and jobs retry). Every fallback
+ * embedding provider is probed on its own and must answer the same width.
  */
 import type { Logger } from "pino";
 import type { Config } from "../lib/config";
@@ -24,18 +25,34 @@ export async function checkEmbeddingDimensions(config: Config, db: Db, llm: LlmC
         `Set EMBEDDING_DIMENSIONS=${column}, or migrate the column and re-embed every document (npm run reembed -- --alter-dimensions).`,
     );
   }
-  let probe: number[] | undefined;
-  try {
-    [probe] = await llm.embed(["dimension probe"], "query");
-  } catch (error) {
-    log.warn({ err: error, model: config.EMBEDDING_MODEL }, "embedding endpoint unreachable at start-up; ingestion and search will retry");
-    return;
-  }
-  if (probe && probe.length !== config.EMBEDDING_DIMENSIONS) {
+  for (const [index, provider] of llm.embeddingProviders.entries()) {
+    let probe: number[] | undefined;
+    try {
+      probe = await llm.probeEmbedding(provider);
+    } catch (error) {
+      log.warn({ err: error, provider: provider.label, model: provider.model }, "embedding endpoint unreachable at start-up; ingestion and search will retry");
+      continue;
+    }
+    if (!probe || probe.length === config.EMBEDDING_DIMENSIONS) {
+      if (index > 0 && provider.model !== config.EMBEDDING_MODEL)
+        log.warn(
+          { provider: provider.label, model: provider.model, primary: config.EMBEDDING_MODEL },
+          "the fallback embedding model is another model of the same width: its question vectors will not match the stored chunks well",
+        );
+      continue;
+    }
+    if (index === 0) {
+      throw new EmbeddingDimensionError(
+        `The embedding model ${config.EMBEDDING_MODEL} returns vectors of ${probe.length} dimensions but EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS}` +
+          `${column !== null ? ` (database column: vector(${column}))` : ""}. Use a model with ${config.EMBEDDING_DIMENSIONS} dimensions, ` +
+          `or set EMBEDDING_DIMENSIONS=${probe.length} on a fresh database (or migrate the column and re-embed).`,
+      );
+    }
+    // A fallback's vectors go into (and are searched against) the same column: only the same width can stand in.
     throw new EmbeddingDimensionError(
-      `The embedding model ${config.EMBEDDING_MODEL} returns vectors of ${probe.length} dimensions but EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS}` +
-        `${column !== null ? ` (database column: vector(${column}))` : ""}. Use a model with ${config.EMBEDDING_DIMENSIONS} dimensions, ` +
-        `or set EMBEDDING_DIMENSIONS=${probe.length} on a fresh database (or migrate the column and re-embed).`,
+      `The fallback embedding provider ${provider.label} (EMBEDDING_FALLBACK_PROVIDERS[${index - 1}], model ${provider.model}) returns vectors of ` +
+        `${probe.length} dimensions but EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS}. A fallback must answer the same width as the ` +
+        `primary: give it the same model, or remove it from EMBEDDING_FALLBACK_PROVIDERS.`,
     );
   }
 }

@@ -23,6 +23,7 @@ import { searchCaches } from "./search-caches";
 import { checkEmbeddingDimensions } from "./embedding-check";
 import { HANDLERS } from "./handlers";
 import { LlmClient, type LlmClientOptions } from "./llm/client";
+import { QueryEmbeddingCache } from "./llm/query-embeddings";
 import { LlmError } from "./llm/errors";
 import { handlerFor, type FailureOutcome, type JobContext, type JobHandler } from "./registry";
 import { closeThreadPool, probeThreadPool, warmExtractionThreads } from "./ingestion/isolation";
@@ -86,7 +87,12 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   const replicaReads = await startReplicaReads(config, db, redis, log);
   // Behind Sentinel each event batch waits (WAIT 1) for a replica: on a connection of its own, so no other command queues behind it.
   const ownEventsRedis = replicaWaitMs(config) > 0 ? createRedis(redisTarget, "worker", log) : undefined;
-  const llm = new LlmClient(config, { usage: usageLogSink(db, { defaultMonthlyTokens: config.AI_MONTHLY_TOKENS_PER_ORG }), log, ...options.llm });
+  const llm = new LlmClient(config, {
+    usage: usageLogSink(db, { defaultMonthlyTokens: config.AI_MONTHLY_TOKENS_PER_ORG }),
+    log,
+    queryCache: new QueryEmbeddingCache(redis, config.EMBEDDING_QUERY_CACHE_TTL_SECONDS, log),
+    ...options.llm,
+  });
   const deps: WorkerDeps = {
     config,
     log,

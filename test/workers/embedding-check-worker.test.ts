@@ -56,4 +56,14 @@ describe("a worker process with a wrong-dimension embedding model", function () 
     expect(result.code, result.stderr).to.not.equal(0);
     expect(result.stderr).to.contain("EMBEDDING_DIMENSIONS is 768").and.to.contain("vector(384)");
   });
+
+  it("refuses to start when a fallback embedding provider answers another dimension", async () => {
+    const result = await runWorker({
+      LLM_BASE_URL: env.LLM_BASE_URL!,
+      EMBEDDING_FALLBACK_PROVIDERS: JSON.stringify([{ name: "wide-backup", base_url: wrong.url }]),
+    });
+    expect(result.code, result.stderr).to.not.equal(0);
+    expect(result.stdout).not.to.contain("READY");
+    expect(result.stderr).to.contain("EMBEDDING_FALLBACK_PROVIDERS[0]").and.to.contain("wide-backup").and.to.contain("768");
+  });
 });

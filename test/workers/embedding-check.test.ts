@@ -68,4 +68,48 @@ describe("checkEmbeddingDimensions", function () {
     expect(lines.some((line) => line.includes("embedding endpoint unreachable"))).to.equal(true);
     expect(llm.embeddingCalls()).to.have.length(3, "retried like any transient fault");
   });
+
+  describe("fallback embedding providers", () => {
+    let other: ScriptedLlm;
+    before(async () => {
+      other = await startScriptedLlm();
+    });
+    after(() => other.close());
+    afterEach(() => other.reset());
+
+    const withFallback = (extra: Record<string, string> = {}) => ({
+      EMBEDDING_FALLBACK_PROVIDERS: JSON.stringify([{ name: "backup", base_url: other.url, api_key: "sk-fallback-secret-abcdef123456", ...extra }]),
+    });
+
+    it("probes each fallback on its own and passes when all answer the configured width", async () => {
+      const { client, config } = makeClient(llm, withFallback());
+      const { log, lines } = memoryLogger();
+      await checkEmbeddingDimensions(config, dbWithColumn(384), client, log);
+      expect(llm.embeddingCalls()).to.have.length(1);
+      expect(other.embeddingCalls()).to.have.length(1, "the fallback is probed too, though the primary answered");
+      await flushed();
+      expect(lines.filter((line) => line.includes('"level":40'))).to.deep.equal([]);
+    });
+
+    it("refuses a fallback of another dimension, naming it, its width and the setting", async () => {
+      other.setEmbeddingDimensions(768);
+      const { client, config } = makeClient(llm, withFallback());
+      const error = await rejection(checkEmbeddingDimensions(config, dbWithColumn(384), client, memoryLogger().log));
+      expect(error).to.be.instanceOf(EmbeddingDimensionError);
+      expect(error.message).to.contain("EMBEDDING_FALLBACK_PROVIDERS[0]").and.to.contain("backup").and.to.contain("768").and.to.contain("384");
+      expect(error.message).not.to.contain("sk-fallback-secret");
+    });
+
+    it("only warns when a fallback is unreachable, and warns about another model of the same width", async () => {
+      const closedPort = await findFreePort();
+      const { client, config } = makeClient(llm, {
+        EMBEDDING_FALLBACK_PROVIDERS: JSON.stringify([{ base_url: `http://127.0.0.1:${closedPort}/v1` }, { base_url: other.url, model: "another-384-model" }]),
+      });
+      const { log, lines } = memoryLogger();
+      await checkEmbeddingDimensions(config, dbWithColumn(384), client, log);
+      await flushed();
+      expect(lines.some((line) => line.includes("embedding endpoint unreachable") && line.includes(`127.0.0.1:${closedPort}`))).to.equal(true);
+      expect(lines.some((line) => line.includes("another model of the same width"))).to.equal(true);
+    });
+  });
 });

@@ -55,13 +55,21 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
 }
 
 /** The error a caller sees once retries and the fallback chain are exhausted. */
-export function toLlmError(fault: Fault, context: { variable: string; model: string; partial?: boolean }): LlmError {
+export function toLlmError(fault: Fault, context: FaultContext): LlmError {
   const error = describeFault(fault, context);
   error.options.fault = fault.kind;
   return error;
 }
 
-function describeFault(fault: Fault, context: { variable: string; model: string; partial?: boolean }): LlmError {
+/** The settings an operator should check (`keyVariable` names the key of a fallback provider), and the model that failed. */
+interface FaultContext {
+  variable: string;
+  keyVariable?: string;
+  model: string;
+  partial?: boolean;
+}
+
+function describeFault(fault: Fault, context: FaultContext): LlmError {
   const partial = context.partial ?? false;
   switch (fault.kind) {
     case "rate_limited": {
@@ -73,10 +81,14 @@ function describeFault(fault: Fault, context: { variable: string; model: string;
       });
     }
     case "auth":
-      return new LlmError("LLM_CONFIG_ERROR", `The language model rejected our credentials; check ${context.variable.replace(/_MODEL.*$/, "_API_KEY")}.`, {
-        recoveryHint: "An operator needs to fix the API key; retrying will not help.",
-        partial,
-      });
+      return new LlmError(
+        "LLM_CONFIG_ERROR",
+        `The language model rejected our credentials; check ${context.keyVariable ?? context.variable.replace(/_MODEL.*$/, "_API_KEY")}.`,
+        {
+          recoveryHint: "An operator needs to fix the API key; retrying will not help.",
+          partial,
+        },
+      );
     case "not_found":
       return new LlmError("LLM_CONFIG_ERROR", `The model "${context.model}" or its endpoint was not found; check ${context.variable} and the base URL.`, {
         recoveryHint: "An operator needs to fix the model configuration; retrying will not help.",

@@ -1,9 +1,15 @@
 /**
  * Intent of one tutor turn. Obvious cases (greetings, thanks, progress questions, in Spanish
  * and English) are settled by heuristics without a model call; the rest by one short,
- * deterministic call. Anything the model answers outside the five labels is cross_course.
+ * deterministic call. A reply carrying JSON (bare, fenced or amid a local model's prose) is read
+ * by a strict schema first; then the first label the text names; anything else non-empty is
+ * cross_course (search everything: the route decides cost, not correctness). An empty reply is
+ * LLM_CONFIG_ERROR: a model that says nothing is misconfigured (or spent its tokens thinking).
  */
+import { z } from "zod";
 import type { LlmClient } from "../llm/client";
+import { LlmError } from "../llm/errors";
+import { extractJson } from "../llm/json-reply";
 import { normalise } from "./language";
 
 import { INTENTS, type Intent } from "../../queues/payloads";
@@ -100,6 +106,26 @@ export function classificationPrompt({ message, courseTitle, lessonTitle }: Inte
   ].join("\n");
 }
 
+const intentLabel = z.enum(INTENTS);
+/** `"in_course"`, `{"intent": "in_course"}` (or `label`/`category`, with any explanation beside it). */
+const jsonVerdict = z.union([
+  intentLabel,
+  z.looseObject({ intent: intentLabel }).transform((verdict) => verdict.intent),
+  z.looseObject({ label: intentLabel }).transform((verdict) => verdict.label),
+  z.looseObject({ category: intentLabel }).transform((verdict) => verdict.category),
+]);
+
+/**
+ * The verdict of a reply that holds JSON, checked strictly: a `reasoning` field that mentions
+ * other labels does not confuse it the way reading the text for the first label would.
+ */
+export function jsonIntent(reply: string): Intent | null {
+  const value = extractJson(reply);
+  if (value === undefined) return null;
+  const parsed = jsonVerdict.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
 /** The first label the reply names ("in_course", "Label: in_course", "off-topic", "In course"), else cross_course. */
 export function parseIntent(reply: string): Intent {
   const words = `_${reply.toLowerCase().replace(/[^a-z]+/g, "_")}_`;
@@ -118,6 +144,17 @@ export async function classifyIntent(
 ): Promise<{ intent: Intent; decidedBy: "heuristic" | "model" }> {
   const heuristic = heuristicIntent(input.message);
   if (heuristic) return { intent: heuristic, decidedBy: "heuristic" };
-  const reply = await llm.chat({ useCase: "tutor", ...call }, [{ role: "user", content: classificationPrompt(input) }], { maxTokens: 20, temperature: 0 });
-  return { intent: parseIntent(reply.content), decidedBy: "model" };
+  const reply = await llm.chat({ useCase: "tutor", ...call }, [{ role: "user", content: classificationPrompt(input) }], {
+    // A bare label takes a few tokens; a local model that wraps it in a sentence and a fence takes up to ~40.
+    maxTokens: 60,
+    temperature: 0,
+  });
+  if (reply.content.trim() === "") {
+    throw new LlmError(
+      "LLM_CONFIG_ERROR",
+      `The model "${reply.model}" answered the intent classification with nothing; check LLM_MODEL_TUTOR (a reasoning model may spend its 60 tokens thinking).`,
+      { recoveryHint: "An operator needs to check the model configuration.", fault: "rejected" },
+    );
+  }
+  return { intent: jsonIntent(reply.content) ?? parseIntent(reply.content), decidedBy: "model" };
 }

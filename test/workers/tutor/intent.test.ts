@@ -1,6 +1,6 @@
 /** Intent parsing and the heuristics that skip the model (workers/tutor/intent.ts). */
 import { expect } from "chai";
-import { heuristicIntent, parseIntent } from "../../../workers/tutor/intent";
+import { heuristicIntent, jsonIntent, parseIntent } from "../../../workers/tutor/intent";
 
 describe("parseIntent", () => {
   it("accepts each of the five labels, whatever the case, whitespace or trailing punctuation", () => {
@@ -79,5 +79,21 @@ describe("heuristicIntent", () => {
     // Their own deadlines still are.
     expect(heuristicIntent("When are my deadlines?")).to.equal("progress");
     expect(heuristicIntent("¿Cuándo son mis fechas límite?")).to.equal("progress");
+  });
+});
+
+describe("jsonIntent (local models that answer JSON, fenced or amid prose)", () => {
+  it("reads the label from bare, fenced or embedded JSON, whatever explanation sits beside it", () => {
+    expect(jsonIntent('{"intent": "progress"}')).to.equal("progress");
+    expect(jsonIntent('"chitchat"')).to.equal("chitchat");
+    expect(jsonIntent('Sure:\n```json\n{"label": "in_course", "confidence": 0.9}\n```')).to.equal("in_course");
+    expect(jsonIntent('My answer is {"reasoning": "mentions in_course first", "category": "off_topic"} as asked.')).to.equal("off_topic");
+  });
+
+  it("gives null, leaving the text to parseIntent, when the JSON names no valid label", () => {
+    expect(jsonIntent('{"intent": "banana"}')).to.equal(null);
+    expect(jsonIntent('{"intent": ["in_course"]}')).to.equal(null);
+    expect(jsonIntent("in_course")).to.equal(null);
+    expect(jsonIntent("")).to.equal(null);
   });
 });
