@@ -26,6 +26,7 @@ import * as orgDeletion from "./migrations/20261202000400_org_deletion";
 import * as scim from "./migrations/20261202000500_scim";
 import * as integrations from "./migrations/20261202000600_integrations";
 import * as catalogImports from "./migrations/20261203000010_catalog_imports";
+import * as actionStop from "./migrations/20261203000500_action_stop";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -56,6 +57,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261202000500_scim", migration: scim },
   { name: "20261202000600_integrations", migration: integrations },
   { name: "20261203000010_catalog_imports", migration: catalogImports },
+  { name: "20261203000500_action_stop", migration: actionStop },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

@@ -3,6 +3,7 @@
  * limits and data never leak between tests), one admin turn over real HTTP + Socket.IO, and a
  * scripted model that answers the admin's tool-calling rounds as a test dictates.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Socket } from "socket.io-client";
@@ -175,4 +176,23 @@ export async function waitForAction(
     timeoutMs,
     `action ${actionId} to reach ${statuses.join("/")}`,
   );
+}
+
+/**
+ * A worker process (workers/main.ts) serving only `admin-actions`, slowly (2 items a batch, 150 ms
+ * between batches) and with short locks, so a test can kill it mid-action and see another worker
+ * take the job over within seconds.
+ */
+export function spawnSlowActionWorker(stack: Pick<Stack, "env">): ChildProcess {
+  const env = {
+    ...process.env,
+    ...stack.env,
+    WORKER_QUEUES: "admin-actions:1",
+    ADMIN_ACTION_BATCH_SIZE: "2",
+    ADMIN_ACTION_BATCH_PAUSE_MS: "150",
+    WORKER_LOCK_DURATION_MS: "2000",
+    WORKER_STALLED_INTERVAL_MS: "1000",
+    LOG_LEVEL: "silent",
+  };
+  return spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
 }
