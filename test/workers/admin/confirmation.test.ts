@@ -5,7 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
+import type { AdminActionRow } from "../../../db/queries/admin-actions";
 import { classifyReply, isStopRequest, type ReplyKind } from "../../../workers/admin/confirmation";
+import { replies } from "../../../workers/admin/replies";
 
 const SPEC = "docs/confirmation-replies.md";
 const KINDS: readonly ReplyKind[] = ["confirm", "reject", "question", "unclear", "new_request"];
@@ -98,5 +100,21 @@ describe("the stop rule (docs/confirmation-replies.md, “Stopping a running act
       }
     }
     expect(isStopRequest("stop ".repeat(50_000))).to.equal(false);
+  });
+});
+
+describe("the stop sentence", () => {
+  const action = (counts: { done: number; failed: number; total: number }) =>
+    ({ ...counts, preview: "Assign “Safety” to Sales", status: "stopped" }) as AdminActionRow;
+
+  it("says exactly what the stop left, in English and Spanish", () => {
+    expect(replies.stopped("en", action({ done: 340, failed: 0, total: 2000 }), 1660)).to.match(/^Stopped after 340 of 2,000: 340 done, 1,660 not run\. /);
+    expect(replies.stopped("es", action({ done: 340, failed: 0, total: 2000 }), 1660)).to.match(/^Detenida tras 340 de 2000: 340 hechos, 1660 sin ejecutar\. /);
+  });
+
+  it("counts failed items apart from done ones", () => {
+    expect(replies.stopped("en", action({ done: 340, failed: 5, total: 2000 }), 1655)).to.match(
+      /^Stopped after 345 of 2,000: 340 done, 5 failed, 1,655 not run\. /,
+    );
   });
 });
