@@ -73,7 +73,11 @@ export async function cleanUp(stack: Stack): Promise<void> {
   for (const socket of sockets.splice(0)) socket.disconnect();
   const ids = made.splice(0);
   // In slices: a test's 2,000 targets with their enrollments and audit rows in one DELETE can outlast the statement timeout on a busy machine.
-  for (let i = 0; i < ids.length; i += 250) await stack.server.deps.db("users").whereIn("id", ids.slice(i, i + 250)).delete();
+  for (let i = 0; i < ids.length; i += 250)
+    await stack.server.deps
+      .db("users")
+      .whereIn("id", ids.slice(i, i + 250))
+      .delete();
 }
 
 export interface AdminTurn {
