@@ -3,7 +3,8 @@
  * stopped mid-way through the API keeps what is done (each done item audited once, nothing more
  * applied after the stop), ends `stopped` with counts that add up, and a resume runs only the
  * items not done. "para" in the chat stops the session's queued action; a question about stopping
- * ("what happens if I stop?", "¿qué pasa si paro?") does not. Another organisation's admin gets 404,
+ * ("what happens if I stop?", "¿qué pasa si paro?") does not, and "para" mid-run answers with the
+ * exact counts. Another organisation's admin gets 404,
  * an employee 403, a finished action 409. A stop while the only worker is dead holds when the job
  * is redelivered.
  */
@@ -44,8 +45,12 @@ describe("admin actions: stop and resume", function () {
   });
 
   /** Workers of this test that run actions slowly enough to stop mid-way; their finished jobs' results are recorded. */
-  async function actionWorkers(): Promise<{ own: RunningWorkers; results: Array<{ jobId: string; result: unknown }> }> {
-    const own = await startOwnWorkers({ WORKER_QUEUES: "admin-actions:1", ADMIN_ACTION_BATCH_SIZE: "10", ADMIN_ACTION_BATCH_PAUSE_MS: "15" });
+  async function actionWorkers(pace = { batch: 10, pauseMs: 15 }): Promise<{ own: RunningWorkers; results: Array<{ jobId: string; result: unknown }> }> {
+    const own = await startOwnWorkers({
+      WORKER_QUEUES: "admin-actions:1",
+      ADMIN_ACTION_BATCH_SIZE: String(pace.batch),
+      ADMIN_ACTION_BATCH_PAUSE_MS: String(pace.pauseMs),
+    });
     const results: Array<{ jobId: string; result: unknown }> = [];
     for (const worker of own.workers as Worker[]) worker.on("completed", (job, result) => results.push({ jobId: job.id!, result }));
     return { own, results };
@@ -172,7 +177,7 @@ describe("admin actions: stop and resume", function () {
   });
 
   it("stops on a plain “para” in the chat, and not on “what happens if I stop?” or “¿qué pasa si paro?”", async () => {
-    const { actionId, sessionId, team } = await propose(`Stop Chat ${unique()}`, 30);
+    const { actionId, sessionId, team } = await propose(`Stop Chat ${unique()}`, 200);
     // No worker runs actions yet: the confirmed action waits in the queue, as it would behind a long one.
     const confirmed = await askAdmin(stack, admin, "sí", sessionId);
     expect(confirmed.answer!.metadata.action_decision).to.equal("confirmed");
@@ -186,24 +191,36 @@ describe("admin actions: stop and resume", function () {
       expect((await actionOf(stack, admin, actionId)).action.status, question).to.equal("confirmed");
     }
 
-    const para = await askAdmin(stack, admin, "para", sessionId);
-    expect(para.answer!.metadata.action_decision).to.equal("stopped");
-    expect(para.answer!.metadata.action_id).to.equal(actionId);
-    expect(para.tokens).to.include("Detenida tras 0 de 30: 0 hechos, 30 sin ejecutar.");
-    const { action } = await actionOf(stack, admin, actionId);
-    expect(action).to.include({ status: "stopped", stopped_by: admin.id, not_run: 30 });
+    // Now it runs, slowly (2 items every 150 ms), and "para" stops it mid-way.
+    const slow = await actionWorkers({ batch: 2, pauseMs: 150 });
+    try {
+      await waitFor(async () => ((await itemCounts(actionId)).done ?? 0) >= 10, 60_000, "10 items done");
+      const para = await askAdmin(stack, admin, "para", sessionId);
+      expect(para.answer!.metadata.action_decision).to.equal("stopped");
+      expect(para.answer!.metadata.action_id).to.equal(actionId);
+      const { action } = await actionOf(stack, admin, actionId);
+      expect(action).to.include({ status: "stopped", stopped_by: admin.id, failed: 0 });
+      expect(action.done).to.be.within(10, 199);
+      expect(action.done + action.not_run).to.equal(200);
+      expect(para.tokens).to.include(`Detenida tras ${action.done} de 200: ${action.done} hechos, ${action.not_run} sin ejecutar.`);
+      await waitFor(() => slow.results.find((r) => r.jobId === `${actionId}-run-1`), 30_000, "the run's job to end");
+      expect(await itemCounts(actionId)).to.deep.equal({ done: action.done, pending: action.not_run });
 
-    // Nothing runs any more: a second "stop" says so instead of guessing.
-    const nothing = await askAdmin(stack, admin, "stop", sessionId);
-    expect(nothing.answer!.metadata.action_decision).to.equal("unchanged");
-    expect(nothing.tokens).to.include("there was nothing to stop");
+      // Nothing runs any more: a second "stop" says so instead of guessing.
+      const nothing = await askAdmin(stack, admin, "stop", sessionId);
+      expect(nothing.answer!.metadata.action_decision).to.equal("unchanged");
+      expect(nothing.tokens).to.include("there was nothing to stop");
+    } finally {
+      await slow.own.close();
+    }
 
     const { own } = await actionWorkers();
     try {
       expect((await api(stack.baseUrl, "POST", `/api/v1/admin/actions/${actionId}/resume`, { token: admin.token })).status).to.equal(202);
       const finished = await waitForAction(stack, admin, actionId, ["completed", "partial", "failed"], 60_000);
-      expect(finished.action).to.include({ status: "completed", done: 30 });
-      expect(await enrolled(team)).to.have.length(30);
+      expect(finished.action).to.include({ status: "completed", done: 200 });
+      expect(await enrolled(team)).to.have.length(200);
+      expect(await db()("audit_log").where({ action_id: actionId })).to.have.length(200, "no item applied twice");
     } finally {
       await own.close();
     }
