@@ -34,8 +34,7 @@ export async function replyToPending(deps: WorkerDeps, turn: AdminTurnContext, e
   if (stop) {
     // Nothing runs and nothing waits: say what became of the session's last action, not the model's guess.
     const latest = await findLatestActionForSession(deps.db, turn.orgId, turn.sessionId);
-    if (latest && latest.turn_id !== turn.turnId && latest.status !== "pending")
-      return decided(events, replies.notRunning(turn.language, latest), latest, "unchanged");
+    if (latest && latest.turn_id !== turn.turnId && latest.status !== "pending") return decided(events, notRunning(turn, latest), latest, "unchanged");
   }
   return { kind: "plan", prefix: "" };
 }
@@ -54,8 +53,11 @@ async function stopRunning(deps: WorkerDeps, turn: AdminTurnContext, events: Tur
   }
   // It finished (or was stopped from the card) before this message got to it.
   const latest = outcome.kind === "finished" ? outcome.action : ((await findAction(deps.db, turn.orgId, running.id)) ?? running);
-  return decided(events, replies.notRunning(turn.language, latest), latest, "unchanged");
+  return decided(events, notRunning(turn, latest), latest, "unchanged");
 }
+
+const notRunning = (turn: AdminTurnContext, action: AdminActionRow): string =>
+  replies.notRunning(turn.language, action, actionSummary.parse(action.summary)?.stopped?.not_run);
 
 async function answerPending(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitter, pending: AdminActionRow): Promise<DecidedOutcome | PlanNext> {
   const kind = classifyReply(turn.message);

@@ -43,11 +43,16 @@ export const replies = {
     l === "es"
       ? `${stopSummary(l, a, notRun)} ${quote(l, a.preview)}: lo hecho se mantiene; para ejecutar el resto, pulsa Resume en la tarjeta.`
       : `${stopSummary(l, a, notRun)} ${quote(l, a.preview)}: what is done stays done; to run the rest, press Resume on the card.`,
-  // A stop that found nothing left to run (or nothing running at all).
-  notRunning: (l: Language, a: AdminActionRow) =>
-    l === "es"
-      ? `La acción ${quote(l, a.preview)} no se está ejecutando (estado «${a.status}»: ${count(l, a.done)} de ${count(l, a.total)} hechos); no había nada que detener.`
-      : `The action ${quote(l, a.preview)} is not running (it is ${a.status}: ${count(l, a.done)} of ${count(l, a.total)} done); there was nothing to stop.`,
+  // A stop that found nothing left to run, or nothing running at all. A stopped one (from the card,
+  // or by this very message on an earlier attempt of its turn) is told with the stop's own counts.
+  notRunning: (l: Language, a: AdminActionRow, notRun?: number) =>
+    a.status === "stopped" && notRun !== undefined
+      ? l === "es"
+        ? `La acción ${quote(l, a.preview)} ya no se está ejecutando; no había nada que detener. ${stopSummary(l, a, notRun)}`
+        : `The action ${quote(l, a.preview)} is not running; there was nothing to stop. ${stopSummary(l, a, notRun)}`
+      : l === "es"
+        ? `La acción ${quote(l, a.preview)} no se está ejecutando (estado «${a.status}»: ${count(l, a.done)} de ${count(l, a.total)} hechos); no había nada que detener.`
+        : `The action ${quote(l, a.preview)} is not running (it is ${a.status}: ${count(l, a.done)} of ${count(l, a.total)} done); there was nothing to stop.`,
   confirmed: (l: Language, a: AdminActionRow) =>
     l === "es"
       ? `Confirmado. Ejecutando ${quote(l, a.preview)} (${a.total} elementos). Verás el progreso aquí y te avisaré al terminar.`
