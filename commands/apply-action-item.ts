@@ -21,6 +21,7 @@ import {
   skillExists,
   userForItem,
   type ItemChange,
+  type ItemOutcome,
   type ItemTransaction,
 } from "../db/queries/admin-action-items";
 import type { AdminActionRow } from "../db/queries/admin-actions";
@@ -104,10 +105,11 @@ function applierFor<T extends WriteTool>(tool: T, action: AdminActionRow): (trx:
 }
 
 /**
- * Applies one item exactly once: `applied` the first time, `already` when a previous run did it.
+ * Applies one item exactly once: `applied` the first time, `already` when a previous run did it,
+ * `stopped` (with `whileRunning`) when the action was stopped before the item started.
  * Throws ItemRejected when the item cannot run; any other error is a fault worth retrying.
  */
-export async function applyActionItem(db: Db, action: AdminActionRow, itemId: string): Promise<"applied" | "already"> {
+export async function applyActionItem(db: Db, action: AdminActionRow, itemId: string, options: { whileRunning?: boolean } = {}): Promise<ItemOutcome> {
   if (!isWriteTool(action.tool)) throw new ItemRejected(`unknown action tool ${action.tool}`);
-  return applyItemOnce(db, action, itemId, applierFor(action.tool, action));
+  return applyItemOnce(db, action, itemId, applierFor(action.tool, action), options);
 }

@@ -28,6 +28,7 @@ import * as integrations from "./migrations/20261202000600_integrations";
 import * as catalogImports from "./migrations/20261203000010_catalog_imports";
 import * as chatRetention from "./migrations/20261203000200_chat_retention";
 import * as personData from "./migrations/20261203000100_person_data";
+import * as actionStop from "./migrations/20261203000500_action_stop";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -60,6 +61,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261203000010_catalog_imports", migration: catalogImports },
   { name: "20261203000200_chat_retention", migration: chatRetention },
   { name: "20261203000100_person_data", migration: personData },
+  { name: "20261203000500_action_stop", migration: actionStop },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

@@ -22,17 +22,36 @@ export interface ItemChange {
   after: unknown;
 }
 
+/** What became of one item: applied now, done by an earlier run, or not started because the action is no longer running. */
+export type ItemOutcome = "applied" | "already" | "stopped";
+
 /**
- * Applies one item exactly once: `applied` the first time, `already` when a previous run did it.
- * Throws ItemRejected when the item cannot run; any other error is a fault worth retrying.
+ * Whether the action is still running, holding its row FOR SHARE until the item's transaction
+ * ends. A stop takes the row FOR UPDATE, so it waits for the item in flight to commit, and every
+ * item that starts after the stop committed sees it: no item starts once an action is stopped,
+ * whichever worker runs it, and a redelivered job after a crash sees the stop as well.
+ */
+export async function stillRunning(trx: ItemTransaction, orgId: string, actionId: string): Promise<boolean> {
+  const row = await trx("admin_actions").where({ id: actionId, org_id: orgId }).forShare().first("status");
+  return row?.status === "running";
+}
+
+/**
+ * Applies one item exactly once: `applied` the first time, `already` when a previous run did it;
+ * with `whileRunning` (the executing job), `stopped` when the action is no longer running, and
+ * nothing changes. Throws ItemRejected when the item cannot run; any other error is a fault
+ * worth retrying.
  */
 export async function applyItemOnce(
   db: Db,
   action: AdminActionRow,
   itemId: string,
   apply: (trx: ItemTransaction, target: Record<string, unknown>) => Promise<ItemChange>,
-): Promise<"applied" | "already"> {
+  options: { whileRunning?: boolean } = {},
+): Promise<ItemOutcome> {
   return db.transaction(async (trx) => {
+    // The action's row before the item's, the order a stop and a resume lock them in.
+    if (options.whileRunning && !(await stillRunning(trx, action.org_id, action.id))) return "stopped";
     const item = await trx<ActionItemRow>("admin_action_items").where({ id: itemId, org_id: action.org_id, action_id: action.id }).forUpdate().first();
     if (!item) throw new ItemRejected("the item no longer exists");
     if (item.status === "done") return "already";

@@ -1,13 +1,13 @@
 /**
  * Pending actions of the admin assistant: proposed in a turn with their targets frozen as items,
  * then confirmed (or rejected, or left to expire), run item by item, and finished as completed,
- * partial or failed. Every status change is one conditional UPDATE, so two confirmations (two
+ * partial or failed — or stopped by an admin (admin-action-stop.ts). Every status change is one conditional UPDATE, so two confirmations (two
  * tabs, a retried request) can never both win.
  */
 import type { Db } from "../knex";
 import type { ActionEstimate } from "./json-columns";
 
-export type ActionStatus = "pending" | "confirmed" | "running" | "completed" | "partial" | "failed" | "rejected" | "expired";
+export type ActionStatus = "pending" | "confirmed" | "running" | "completed" | "partial" | "failed" | "rejected" | "expired" | "stopped";
 export type ItemStatus = "pending" | "done" | "failed";
 
 export interface AdminActionRow {
@@ -205,21 +205,25 @@ export async function undoConfirmation(db: Db, orgId: string, actionId: string):
     .update({ status: "pending", confirmed_by: null, confirmed_at: null, runs: db.raw("runs - 1"), updated_at: db.fn.now() });
 }
 
+/** The statuses a resume starts from: a run that ended with items not done. */
+const RESUMABLE: ActionStatus[] = ["partial", "failed", "stopped"];
+
 /**
- * partial/failed and not expired → confirmed again by `resumerId`, with its failed items back to
- * pending; counts a run. An action past its expiry is refused as `expired` (its status is kept).
+ * partial/failed/stopped and not expired → confirmed again by `resumerId`, with its failed items
+ * back to pending (a stop left its undone items pending already); counts a run. An action past
+ * its expiry is refused as `expired` (its status is kept).
  */
 export async function reopenForResume(db: Db, orgId: string, actionId: string, resumerId: string): Promise<Transition> {
   return db.transaction(async (trx) => {
     const [row]: AdminActionRow[] = await trx("admin_actions")
       .where({ id: actionId, org_id: orgId })
-      .whereIn("status", ["partial", "failed"])
+      .whereIn("status", RESUMABLE)
       .andWhere("expires_at", ">", trx.fn.now())
       .update({ status: "confirmed", resumed_by: resumerId, runs: trx.raw("runs + 1"), finished_at: null, updated_at: trx.fn.now() })
       .returning("*");
     if (!row) {
       const current = await findAction(trx, orgId, actionId);
-      if (current && ["partial", "failed"].includes(current.status)) return { ok: false as const, status: "expired" as const };
+      if (current && RESUMABLE.includes(current.status)) return { ok: false as const, status: "expired" as const };
       return refusal(trx, orgId, actionId);
     }
     await trx("admin_action_items")
@@ -245,10 +249,6 @@ export async function nextPendingItems(db: Db, orgId: string, actionId: string, 
   return db<ActionItemRow>("admin_action_items").where({ org_id: orgId, action_id: actionId, status: "pending" }).orderBy("position").limit(limit);
 }
 
-export async function markItemFailed(db: Db, orgId: string, itemId: string, error: string): Promise<void> {
-  await db("admin_action_items").where({ id: itemId, org_id: orgId, status: "pending" }).update({ status: "failed", error, updated_at: db.fn.now() });
-}
-
 export async function countItems(db: Db, orgId: string, actionId: string): Promise<{ done: number; failed: number; total: number }> {
   const row = await db("admin_action_items")
     .where({ org_id: orgId, action_id: actionId })
@@ -260,20 +260,37 @@ export async function countItems(db: Db, orgId: string, actionId: string): Promi
   return { done: row.done, failed: row.failed, total: row.total };
 }
 
-export async function recordProgress(db: Db, orgId: string, actionId: string, counts: { done: number; failed: number }): Promise<void> {
-  await db("admin_actions").where({ id: actionId, org_id: orgId }).update({ done: counts.done, failed: counts.failed, updated_at: db.fn.now() });
+/** The counts of a running action; false once it is not running (a stop wrote its own). */
+export async function recordProgress(db: Db, orgId: string, actionId: string, counts: { done: number; failed: number }): Promise<boolean> {
+  const changed = await db("admin_actions")
+    .where({ id: actionId, org_id: orgId, status: "running" })
+    .update({ done: counts.done, failed: counts.failed, updated_at: db.fn.now() });
+  return changed > 0;
 }
 
-/** running → completed / partial / failed, from the items' final state. */
-export async function finishAction(db: Db, orgId: string, actionId: string): Promise<AdminActionRow> {
-  const counts = await countItems(db, orgId, actionId);
-  const status: ActionStatus = counts.failed === 0 ? "completed" : counts.done === 0 ? "failed" : "partial";
-  const failedItems = await db("admin_action_items")
+/** The failed items as the action's summary lists them. */
+export async function failedItemsOf(
+  db: Db,
+  orgId: string,
+  actionId: string,
+): Promise<Array<{ id: string; position: number; label: string; error: string | null }>> {
+  return db("admin_action_items")
     .where({ org_id: orgId, action_id: actionId, status: "failed" })
     .select("id", "position", "label", "error")
     .orderBy("position");
+}
+
+/**
+ * confirmed/running → completed / partial / failed, from the items' final state; undefined when
+ * the action is in neither status any more (stopped, or finished by whoever stopped it).
+ */
+export async function finishAction(db: Db, orgId: string, actionId: string): Promise<AdminActionRow | undefined> {
+  const counts = await countItems(db, orgId, actionId);
+  const status: ActionStatus = counts.failed === 0 ? "completed" : counts.done === 0 ? "failed" : "partial";
+  const failedItems = await failedItemsOf(db, orgId, actionId);
   const [row]: AdminActionRow[] = await db("admin_actions")
     .where({ id: actionId, org_id: orgId })
+    .whereIn("status", ["confirmed", "running"])
     .update({
       status,
       done: counts.done,
@@ -283,7 +300,20 @@ export async function finishAction(db: Db, orgId: string, actionId: string): Pro
       updated_at: db.fn.now(),
     })
     .returning("*");
-  return row!;
+  return row;
+}
+
+/**
+ * The session's action queued or running that a chat message may stop: confirmed before the
+ * message was stored, so a "stop" sent before a confirmation never stops what it confirmed.
+ */
+export async function findStoppableAction(db: Db, orgId: string, reply: { sessionId: string; storedAt: Date }): Promise<AdminActionRow | undefined> {
+  return db<AdminActionRow>("admin_actions")
+    .where({ org_id: orgId, session_id: reply.sessionId })
+    .whereIn("status", ["confirmed", "running"])
+    .andWhere("confirmed_at", "<", reply.storedAt)
+    .orderBy("created_at", "desc")
+    .first();
 }
 
 /** The session's newest action in any status (to answer a "yes" that came too late). */

@@ -50,6 +50,8 @@ export const actionSummary = z
   .looseObject({
     failed_items: field(z.array(z.object({ position: z.number(), label: z.string(), error: z.string().nullable() }))),
     reason: field(z.string()),
+    /** A stopped run: who stopped it, when, and how many items it left not run. */
+    stopped: field(z.object({ by: z.string(), at: z.string(), not_run: z.number() })),
   })
   .nullable()
   .catch(null);

@@ -37,8 +37,11 @@ export const ADMIN_TOOL_NAMES = [
 ] as const;
 export type AdminToolName = (typeof ADMIN_TOOL_NAMES)[number];
 
-/** How a run of an admin action ends (`action_done`). */
-export const ACTION_END_STATUSES = ["completed", "partial", "failed"] as const;
+/** How a run of an admin action ends (`action_done`); `stopped`: an admin stopped it, its undone items were not run. */
+export const ACTION_END_STATUSES = ["completed", "partial", "failed", "stopped"] as const;
+
+/** Every status an admin action can be in (the API's filters and responses; the database checks the same list). */
+export const ACTION_STATUSES = ["pending", "confirmed", "running", "rejected", "expired", ...ACTION_END_STATUSES] as const;
 
 export interface GroundingSource {
   index: number;
@@ -141,6 +144,10 @@ export interface ActionEventPayloads {
     done: number;
     failed: number;
     total: number;
+    /** Items that never ran: those a stop left undone (0 for any other ending). */
+    notRun: number;
+    /** `stopped`: the admin who stopped it. */
+    stoppedBy?: string;
     failedItems: Array<{ position: number; label: string; error: string | null }>;
   };
 }

@@ -63,7 +63,8 @@ export const ERROR_CODES = {
   DOCUMENT_IN_USE: { status: 409, when: "Deleting a course's source document without `force=true`; `courses` lists them." },
   ACTION_NOT_PENDING: { status: 409, when: "The admin action is no longer pending; `status` says what it is." },
   ACTION_EXPIRED: { status: 409, when: "Confirming, rejecting or resuming an admin action after ADMIN_ACTION_TTL_SECONDS." },
-  ACTION_NOT_RESUMABLE: { status: 409, when: "Resuming an admin action that is not `partial` or `failed`." },
+  ACTION_NOT_RESUMABLE: { status: 409, when: "Resuming an admin action that is not `partial`, `failed` or `stopped`." },
+  ACTION_NOT_RUNNING: { status: 409, when: "Stopping an admin action that is neither queued (`confirmed`) nor `running`; `status` says what it is." },
   STORAGE_QUOTA_EXCEEDED: {
     status: 409,
     when: "The upload would take the organisation past its storage quota; adds `used_bytes`, `quota_bytes` and `file_bytes`. Nothing is stored.",

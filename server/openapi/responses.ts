@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { DOCUMENT_STATUSES } from "../../lib/document-status";
+import { ACTION_STATUSES } from "../../queues/events/contract";
 
 const id = z.uuid();
 const timestamp = z.iso.datetime({ offset: true });
@@ -137,13 +138,16 @@ export const reindexResponse = z.strictObject({ document_id: id, status: z.liter
 const action = z.strictObject({
   id,
   tool: z.string(),
-  status: z.enum(["pending", "confirmed", "running", "completed", "partial", "failed", "rejected", "expired"]),
+  status: z.enum(ACTION_STATUSES),
   preview: z.string(),
   args: json,
   estimate: json.nullable(),
   total: z.number().int(),
   done: z.number().int(),
   failed: z.number().int(),
+  not_run: z.number().int().describe("Items not run because the action was stopped (0 unless `stopped`)."),
+  stopped_by: id.nullable().describe("`stopped`: the admin who stopped it."),
+  stopped_at: timestamp.nullable(),
   proposed_by: id,
   session_id: id.nullable(),
   turn_id: id.nullable(),

@@ -17,6 +17,10 @@
  *   needs its own confirmation.
  * - `unclear`: a short reply that is neither ("wait", "hmm", "yeah right"): a fixed reminder.
  *
+ * A stop of the session's running action (`isStopRequest`) is read by the same grammar with stop
+ * phrases ("stop", "para", "detén"): "what happens if I stop?" or "¿qué pasa si paro?" is a
+ * question, never a stop.
+ *
  * The specification is the table in docs/confirmation-replies.md: every row is a test case.
  * The product's languages are lib/language.ts's: Spanish and English.
  */
@@ -34,7 +38,7 @@ const MAX_UNCLEAR_TOKENS = 3;
 const squeeze = (word: string): string => word.replace(/(\p{L})\1+/gu, "$1");
 const squeezedSet = (words: string): Set<string> => new Set(words.split(" ").map(squeeze));
 
-type Category = "yes" | "no" | "polite" | "filler" | "and";
+type Category = "yes" | "no" | "stop" | "polite" | "filler" | "and";
 
 const phrases = (category: Category, list: string): Array<[Category, string]> => list.split(",").map((phrase) => [category, phrase.trim()]);
 
@@ -67,6 +71,21 @@ const LEXICON: Array<[Category, string]> = [
   ...phrases("polite", "please, pls, plz, thanks, thank you, thx, ty, cheers, por favor, porfa, porfavor, gracias, muchas gracias, mil gracias"),
   ...phrases("filler", "then, now, right now, entonces, ya, ahora, ahora mismo"),
   ...phrases("and", "and, y"),
+];
+
+/** Phrases that stop a running action, read only while one runs; politeness, fillers and "and" as above. */
+const STOP_LEXICON: Array<[Category, string]> = [
+  ...phrases(
+    "stop",
+    "stop, stop it, stop that, stop this, stop the action, stop the run, stop running, stop everything, halt, abort, abort it, pause, pause it, " +
+      "cancel, cancel it, cancel the action, enough, ✋, 🛑",
+  ),
+  ...phrases(
+    "stop",
+    "para, paralo, parala, para eso, para la accion, paralo todo, parar, detente, deten, detenlo, detenla, deten la accion, detenlo todo, detener, " +
+      "cancela, cancelalo, cancelala, aborta, abortar, basta, alto",
+  ),
+  ...LEXICON.filter(([category]) => category === "polite" || category === "filler" || category === "and"),
 ];
 
 /** Opening a reply, these make it a question even without "?". */
@@ -151,20 +170,25 @@ function tokenize(message: string): { tokens: Token[]; asks: boolean; plainRest:
   return { tokens: tokens.filter((t) => t.word !== ""), asks: /[?¿]/.test(text), plainRest: PLAIN_REST.test(rest.replace(EMOJI_MODIFIERS, "")) };
 }
 
-const ENTRIES = LEXICON.map(([category, phrase]) => ({ category, words: phrase.split(" ").map((w) => squeeze(w)) })).sort(
-  (a, b) => b.words.length - a.words.length,
-);
+type Entry = { category: Category; words: string[] };
+
+/** Longest phrase first, so "stop it" is one phrase rather than "stop" and a word it does not know. */
+const entriesOf = (lexicon: Array<[Category, string]>): Entry[] =>
+  lexicon.map(([category, phrase]) => ({ category, words: phrase.split(" ").map((w) => squeeze(w)) })).sort((a, b) => b.words.length - a.words.length);
+
+const ENTRIES = entriesOf(LEXICON);
+const STOP_ENTRIES = entriesOf(STOP_LEXICON);
 
 function startsAt(words: string[], at: number, phrase: string[]): boolean {
   return phrase.every((word, i) => words[at + i] === word);
 }
 
 /** The categories the reply is made of, if every word of it belongs to a phrase of the lexicon (longest phrase first). */
-function coverage(words: string[]): Category[] | null {
+function coverage(words: string[], entries: Entry[] = ENTRIES): Category[] | null {
   const found: Category[] = [];
   let at = 0;
   while (at < words.length) {
-    const entry = ENTRIES.find((candidate) => startsAt(words, at, candidate.words));
+    const entry = entries.find((candidate) => startsAt(words, at, candidate.words));
     if (!entry) return null;
     found.push(entry.category);
     at += entry.words.length;
@@ -173,7 +197,7 @@ function coverage(words: string[]): Category[] | null {
 }
 
 /** Made only of `wanted` phrases, politeness, fillers and "and" between phrases (never first or last). */
-function plainly(categories: Category[], wanted: "yes" | "no"): boolean {
+function plainly(categories: Category[], wanted: "yes" | "no" | "stop"): boolean {
   if (!categories.includes(wanted)) return false;
   if (categories[0] === "and" || categories.at(-1) === "and") return false;
   return categories.every((category) => category === wanted || category === "polite" || category === "filler" || category === "and");
@@ -207,4 +231,19 @@ export function classifyReply(message: string): ReplyKind {
   if (questioning) return "question";
   if (words.some((word) => CHANGE_WORDS.has(word))) return "new_request";
   return words.length <= MAX_UNCLEAR_TOKENS ? "unclear" : "question";
+}
+
+/**
+ * Whether the reply is plainly and only a stop ("stop", "para ya", "detén, por favor", "🛑"): the
+ * same positive grammar as a confirmation, over stop phrases, so a question ("what happens if I
+ * stop?", "¿qué pasa si paro?"), a condition or any word the rule does not know is not a stop.
+ */
+export function isStopRequest(message: string): boolean {
+  const { tokens, asks, plainRest } = tokenize(message);
+  if (asks || !plainRest || tokens.length > MAX_PLAIN_TOKENS || message.length > MAX_PLAIN_CHARS) return false;
+  const categories = coverage(
+    tokens.map((token) => token.word),
+    STOP_ENTRIES,
+  );
+  return categories !== null && plainly(categories, "stop");
 }

@@ -6,8 +6,8 @@
 import type { AdminActionRow } from "../../db/queries/admin-actions";
 import type { ToolLoopResult } from "./tool-loop";
 
-/** What a reply did to the pending action it answered; stored as `action_decision`. */
-export type Decision = "confirmed" | "unchanged" | "rejected" | "still_pending";
+/** What a reply did to the action it answered (pending, or running for a stop); stored as `action_decision`. */
+export type Decision = "confirmed" | "unchanged" | "rejected" | "still_pending" | "stopped";
 
 /** Answered by code: the fixed sentence of replies.ts that says what happened to the action. */
 export interface DecidedOutcome {

@@ -4,24 +4,37 @@
  * own): a plain "yes" confirms and queues it, a plain "no" rejects it, a new request rejects it
  * and is planned; a question, a condition or a hedge is answered by the model and leaves it
  * pending, as does anything else (confirmation.ts says which is which). A "yes" with nothing it may decide says what became of the
- * session's last proposal instead of guessing.
+ * session's last proposal instead of guessing. A plain "stop" ("para", "detén") while an action
+ * of the session is queued or running stops it, and says exactly what was done and what not.
  */
 import { confirmAction } from "../../commands/confirm-action";
 import { rejectAction } from "../../commands/reject-action";
-import { findDecidableAction, findLatestActionForSession, type AdminActionRow } from "../../db/queries/admin-actions";
+import { stopAction } from "../../commands/stop-action";
+import { actionSummary } from "../../db/queries/json-columns";
+import { findAction, findDecidableAction, findLatestActionForSession, findStoppableAction, type AdminActionRow } from "../../db/queries/admin-actions";
 import type { WorkerDeps } from "../deps";
 import type { TurnEmitter } from "../turns/turn-emitter";
-import { classifyReply } from "./confirmation";
+import { classifyReply, isStopRequest } from "./confirmation";
 import type { DecidedOutcome, PlanNext } from "./outcome";
 import { replies, say } from "./replies";
 import type { AdminTurnContext } from "./turn-context";
 
 export async function replyToPending(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitter): Promise<DecidedOutcome | PlanNext> {
+  const stop = isStopRequest(turn.message);
+  if (stop) {
+    const running = await findStoppableAction(deps.db, turn.orgId, { sessionId: turn.sessionId, storedAt: turn.messageStoredAt });
+    if (running) return stopRunning(deps, turn, events, running);
+  }
   const pending = await findDecidableAction(deps.db, turn.orgId, { sessionId: turn.sessionId, turnId: turn.turnId, storedAt: turn.messageStoredAt });
   if (pending) return answerPending(deps, turn, events, pending);
   if (classifyReply(turn.message) === "confirm") {
     const latest = await findLatestActionForSession(deps.db, turn.orgId, turn.sessionId);
     if (latest && latest.turn_id !== turn.turnId) return answerUnseen(events, turn, latest);
+  }
+  if (stop) {
+    // Nothing runs and nothing waits: say what became of the session's last action, not the model's guess.
+    const latest = await findLatestActionForSession(deps.db, turn.orgId, turn.sessionId);
+    if (latest && latest.turn_id !== turn.turnId && latest.status !== "pending") return decided(events, notRunning(turn, latest), latest, "unchanged");
   }
   return { kind: "plan", prefix: "" };
 }
@@ -30,6 +43,21 @@ async function decided(events: TurnEmitter, text: string, action: AdminActionRow
   await say(events, text);
   return { kind: "decided", text, actionId: action.id, decision, ...(shown ? { shown } : {}) } satisfies DecidedOutcome;
 }
+
+/** A stop of the session's queued or running action: the answer gives the final counts the stop recorded. */
+async function stopRunning(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitter, running: AdminActionRow): Promise<DecidedOutcome> {
+  const outcome = await stopAction(deps, { orgId: turn.orgId, actionId: running.id, stoppedBy: turn.userId });
+  if (outcome.kind === "stopped") {
+    const notRun = actionSummary.parse(outcome.action.summary)?.stopped?.not_run ?? 0;
+    return decided(events, replies.stopped(turn.language, outcome.action, notRun), outcome.action, "stopped");
+  }
+  // It finished (or was stopped from the card) before this message got to it.
+  const latest = outcome.kind === "finished" ? outcome.action : ((await findAction(deps.db, turn.orgId, running.id)) ?? running);
+  return decided(events, notRunning(turn, latest), latest, "unchanged");
+}
+
+const notRunning = (turn: AdminTurnContext, action: AdminActionRow): string =>
+  replies.notRunning(turn.language, action, actionSummary.parse(action.summary)?.stopped?.not_run);
 
 async function answerPending(deps: WorkerDeps, turn: AdminTurnContext, events: TurnEmitter, pending: AdminActionRow): Promise<DecidedOutcome | PlanNext> {
   const kind = classifyReply(turn.message);

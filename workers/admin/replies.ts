@@ -23,7 +23,36 @@ const howToDecide = (l: Language) =>
     ? "Para ejecutarla, pulsa el botón Confirm o responde solo «sí»; para cancelarla, responde «no»."
     : "To run it, press Confirm or reply with a plain “yes”; to cancel it, reply “no”.";
 
+const count = (l: Language, n: number) => n.toLocaleString(l === "es" ? "es-ES" : "en-US");
+
+/**
+ * Exactly what a stop left: "Stopped after 340 of 2,000: 340 done, 1,660 not run." (failures
+ * counted when there were any). The action card writes the same sentence from the same counts.
+ */
+function stopSummary(l: Language, a: AdminActionRow, notRun: number): string {
+  const ran = a.done + a.failed;
+  const failed = a.failed > 0 ? (l === "es" ? `, ${count(l, a.failed)} con error` : `, ${count(l, a.failed)} failed`) : "";
+  return l === "es"
+    ? `Detenida tras ${count(l, ran)} de ${count(l, a.total)}: ${count(l, a.done)} hechos${failed}, ${count(l, notRun)} sin ejecutar.`
+    : `Stopped after ${count(l, ran)} of ${count(l, a.total)}: ${count(l, a.done)} done${failed}, ${count(l, notRun)} not run.`;
+}
+
 export const replies = {
+  // A stop typed in the chat: the counts are final (the stop waited for the item in flight).
+  stopped: (l: Language, a: AdminActionRow, notRun: number) =>
+    l === "es"
+      ? `${stopSummary(l, a, notRun)} ${quote(l, a.preview)}: lo hecho se mantiene; para ejecutar el resto, pulsa Resume en la tarjeta.`
+      : `${stopSummary(l, a, notRun)} ${quote(l, a.preview)}: what is done stays done; to run the rest, press Resume on the card.`,
+  // A stop that found nothing left to run, or nothing running at all. A stopped one (from the card,
+  // or by this very message on an earlier attempt of its turn) is told with the stop's own counts.
+  notRunning: (l: Language, a: AdminActionRow, notRun?: number) =>
+    a.status === "stopped" && notRun !== undefined
+      ? l === "es"
+        ? `La acción ${quote(l, a.preview)} ya no se está ejecutando; no había nada que detener. ${stopSummary(l, a, notRun)}`
+        : `The action ${quote(l, a.preview)} is not running; there was nothing to stop. ${stopSummary(l, a, notRun)}`
+      : l === "es"
+        ? `La acción ${quote(l, a.preview)} no se está ejecutando (estado «${a.status}»: ${count(l, a.done)} de ${count(l, a.total)} hechos); no había nada que detener.`
+        : `The action ${quote(l, a.preview)} is not running (it is ${a.status}: ${count(l, a.done)} of ${count(l, a.total)} done); there was nothing to stop.`,
   confirmed: (l: Language, a: AdminActionRow) =>
     l === "es"
       ? `Confirmado. Ejecutando ${quote(l, a.preview)} (${a.total} elementos). Verás el progreso aquí y te avisaré al terminar.`

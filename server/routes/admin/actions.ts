@@ -1,5 +1,5 @@
 /**
- * The admin actions API: list and inspect the assistant's proposals, and confirm, reject or
+ * The admin actions API: list and inspect the assistant's proposals, and confirm, reject, stop or
  * resume one. Admins only; everything is scoped to the caller's org (another org's action is
  * 404). A transition that is not possible any more (confirmed twice, rejected, expired) is a 409
  * that changes nothing.
@@ -7,6 +7,7 @@
 import { confirmAction } from "../../../commands/confirm-action";
 import { rejectAction } from "../../../commands/reject-action";
 import { resumeAction } from "../../../commands/resume-action";
+import { stopAction } from "../../../commands/stop-action";
 import { findAction, listActionItems, listActions, type Transition } from "../../../db/queries/admin-actions";
 import { principalOf } from "../../auth/middleware";
 import { notFound } from "../../errors";
@@ -114,10 +115,30 @@ export const adminActionRoutes = [
             "This action is past its expiry; its frozen targets may no longer match the organisation. Ask the assistant for a fresh proposal.",
             { status: "expired" },
           );
-        throw new Refusal("conflict", "ACTION_NOT_RESUMABLE", `Only a partial or failed action can be resumed; this one is ${status}.`, { status });
+        throw new Refusal("conflict", "ACTION_NOT_RESUMABLE", `Only a partial, failed or stopped action can be resumed; this one is ${status}.`, { status });
       }
       ctx.status = 202;
       ctx.body = { action: presentAction(resumed.action) };
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/api/v1/admin/actions/:id/stop",
+    tag: "admin actions",
+    summary: "Stop a queued or running action: the item in flight finishes, the rest are not run (resume runs them)",
+    access: "admin",
+    params: actionParams,
+    responses: { 200: { description: "Stopped (`stopped`, with `not_run`), or finished already if its last item ran first.", schema: actionResponse } },
+    errors: ["NOT_FOUND", "ACTION_NOT_RUNNING"],
+    handler: async (ctx, { params: { id } }, deps) => {
+      const principal = principalOf(ctx);
+      const stopped = await stopAction(deps, { orgId: principal.orgId, actionId: id, stoppedBy: principal.userId });
+      if (stopped.kind === "refused") {
+        const { status } = stopped.transition;
+        if (status === "missing") throw notFound("Admin action");
+        throw new Refusal("conflict", "ACTION_NOT_RUNNING", `Only a queued or running action can be stopped; this one is ${status}.`, { status });
+      }
+      ctx.body = { action: presentAction(stopped.action) };
     },
   }),
 ];

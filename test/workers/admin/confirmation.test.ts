@@ -5,24 +5,26 @@
  */
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
-import { classifyReply, type ReplyKind } from "../../../workers/admin/confirmation";
+import type { AdminActionRow } from "../../../db/queries/admin-actions";
+import { classifyReply, isStopRequest, type ReplyKind } from "../../../workers/admin/confirmation";
+import { replies } from "../../../workers/admin/replies";
 
 const SPEC = "docs/confirmation-replies.md";
 const KINDS: readonly ReplyKind[] = ["confirm", "reject", "question", "unclear", "new_request"];
 
-interface Row {
+interface Row<Expected extends string = ReplyKind> {
   reply: string;
   language: string;
-  expected: ReplyKind;
+  expected: Expected;
   why: string;
 }
 
-/** The rows of the table whose header starts with "| Reply |": `reply` | language | expected | why. */
-function specRows(markdown: string): Row[] {
+/** The rows of the table whose header starts with `heading`: `reply` | language | expected | why. */
+function specRows<Expected extends string = ReplyKind>(markdown: string, heading = "| Reply |", kinds: readonly string[] = KINDS): Row<Expected>[] {
   const lines = markdown.split("\n");
-  const header = lines.findIndex((line) => line.startsWith("| Reply |"));
-  if (header < 0) throw new Error(`${SPEC} has no "| Reply |" table`);
-  const rows: Row[] = [];
+  const header = lines.findIndex((line) => line.startsWith(heading));
+  if (header < 0) throw new Error(`${SPEC} has no "${heading}" table`);
+  const rows: Row<Expected>[] = [];
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith("|")) break;
     const cells = line
@@ -31,13 +33,14 @@ function specRows(markdown: string): Row[] {
       .map((cell) => cell.trim());
     const [quoted, language, expected, why] = cells;
     if (cells.length !== 4 || !quoted?.startsWith("`") || !quoted.endsWith("`")) throw new Error(`malformed row in ${SPEC}: ${line}`);
-    if (!KINDS.includes(expected as ReplyKind)) throw new Error(`unknown outcome "${expected}" in ${SPEC}: ${line}`);
-    rows.push({ reply: quoted.slice(1, -1), language: language!, expected: expected as ReplyKind, why: why! });
+    if (!kinds.includes(expected!)) throw new Error(`unknown outcome "${expected}" in ${SPEC}: ${line}`);
+    rows.push({ reply: quoted.slice(1, -1), language: language!, expected: expected as Expected, why: why! });
   }
   return rows;
 }
 
 const rows = specRows(readFileSync(SPEC, "utf8"));
+const stopRows = specRows<"stop" | "other">(readFileSync(SPEC, "utf8"), "| Stop reply |", ["stop", "other"]);
 
 describe("the confirmation rule (docs/confirmation-replies.md)", () => {
   it("is specified by at least 60 real replies in English and Spanish, each outcome represented", () => {
@@ -73,5 +76,45 @@ describe("the confirmation rule (docs/confirmation-replies.md)", () => {
     expect(classifyReply("yes ".repeat(50_000))).to.not.equal("confirm");
     expect(classifyReply(`yes${"!".repeat(100_000)}`)).to.not.equal("confirm");
     expect(classifyReply("no ".repeat(50_000))).to.not.equal("reject");
+  });
+});
+
+describe("the stop rule (docs/confirmation-replies.md, “Stopping a running action”)", () => {
+  it("is specified in English and Spanish, stops and non-stops alike", () => {
+    for (const language of ["en", "es"]) {
+      expect(stopRows.filter((row) => row.language === language && row.expected === "stop").length, language).to.be.at.least(5);
+      expect(stopRows.filter((row) => row.language === language && row.expected === "other").length, language).to.be.at.least(4);
+    }
+  });
+
+  for (const row of stopRows) {
+    it(`${JSON.stringify(row.reply)} → ${row.expected} (${row.why})`, () => {
+      expect(isStopRequest(row.reply)).to.equal(row.expected === "stop");
+    });
+  }
+
+  it("never stops on a reply with a question mark, nor on a stop among other words", () => {
+    for (const word of ["stop", "para", "detén", "abort"]) {
+      for (const around of [`${word}?`, `¿${word}?`, `${word} if needed`, `not ${word}`, `${word} later`, `${word} the Sales part`]) {
+        expect(isStopRequest(around), around).to.equal(false);
+      }
+    }
+    expect(isStopRequest("stop ".repeat(50_000))).to.equal(false);
+  });
+});
+
+describe("the stop sentence", () => {
+  const action = (counts: { done: number; failed: number; total: number }) =>
+    ({ ...counts, preview: "Assign “Safety” to Sales", status: "stopped" }) as AdminActionRow;
+
+  it("says exactly what the stop left, in English and Spanish", () => {
+    expect(replies.stopped("en", action({ done: 340, failed: 0, total: 2000 }), 1660)).to.match(/^Stopped after 340 of 2,000: 340 done, 1,660 not run\. /);
+    expect(replies.stopped("es", action({ done: 340, failed: 0, total: 2000 }), 1660)).to.match(/^Detenida tras 340 de 2000: 340 hechos, 1660 sin ejecutar\. /);
+  });
+
+  it("counts failed items apart from done ones", () => {
+    expect(replies.stopped("en", action({ done: 340, failed: 5, total: 2000 }), 1655)).to.match(
+      /^Stopped after 345 of 2,000: 340 done, 5 failed, 1,655 not run\. /,
+    );
   });
 });

@@ -3,13 +3,12 @@
  * exactly once and the action completed by another worker; a target deactivated between proposal
  * and confirmation makes the action partial, names that item, and a resume finishes it.
  */
-import { spawn } from "node:child_process";
 import { expect } from "chai";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import { api, waitFor } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { stackWorker } from "../../reliability/helpers";
-import { addEmployees, askAdmin, cleanUp, freshUser, scriptTurn, unique, waitForAction, type Person } from "./helpers";
+import { addEmployees, askAdmin, cleanUp, freshUser, scriptTurn, spawnSlowActionWorker, unique, waitForAction, type Person } from "./helpers";
 
 describe("admin actions under failure", function () {
   this.timeout(120_000);
@@ -47,17 +46,7 @@ describe("admin actions under failure", function () {
 
     const inProcess = stackWorker(stack, "admin-actions");
     await inProcess.pause();
-    const env = {
-      ...process.env,
-      ...stack.env,
-      WORKER_QUEUES: "admin-actions:1",
-      ADMIN_ACTION_BATCH_SIZE: "2",
-      ADMIN_ACTION_BATCH_PAUSE_MS: "150",
-      WORKER_LOCK_DURATION_MS: "2000",
-      WORKER_STALLED_INTERVAL_MS: "1000",
-      LOG_LEVEL: "silent",
-    };
-    const startWorker = () => spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
+    const startWorker = () => spawnSlowActionWorker(stack);
     const db = stack.server.deps.db;
     const doomed = startWorker();
     try {

@@ -3,6 +3,7 @@
  * limits and data never leak between tests), one admin turn over real HTTP + Socket.IO, and a
  * scripted model that answers the admin's tool-calling rounds as a test dictates.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Socket } from "socket.io-client";
@@ -71,7 +72,12 @@ export async function addEmployees(
 export async function cleanUp(stack: Stack): Promise<void> {
   for (const socket of sockets.splice(0)) socket.disconnect();
   const ids = made.splice(0);
-  if (ids.length > 0) await stack.server.deps.db("users").whereIn("id", ids).delete();
+  // In slices: a test's 2,000 targets with their enrollments and audit rows in one DELETE can outlast the statement timeout on a busy machine.
+  for (let i = 0; i < ids.length; i += 250)
+    await stack.server.deps
+      .db("users")
+      .whereIn("id", ids.slice(i, i + 250))
+      .delete();
 }
 
 export interface AdminTurn {
@@ -175,4 +181,23 @@ export async function waitForAction(
     timeoutMs,
     `action ${actionId} to reach ${statuses.join("/")}`,
   );
+}
+
+/**
+ * A worker process (workers/main.ts) serving only `admin-actions`, slowly (2 items a batch, 150 ms
+ * between batches) and with short locks, so a test can kill it mid-action and see another worker
+ * take the job over within seconds.
+ */
+export function spawnSlowActionWorker(stack: Pick<Stack, "env">): ChildProcess {
+  const env = {
+    ...process.env,
+    ...stack.env,
+    WORKER_QUEUES: "admin-actions:1",
+    ADMIN_ACTION_BATCH_SIZE: "2",
+    ADMIN_ACTION_BATCH_PAUSE_MS: "150",
+    WORKER_LOCK_DURATION_MS: "2000",
+    WORKER_STALLED_INTERVAL_MS: "1000",
+    LOG_LEVEL: "silent",
+  };
+  return spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
 }

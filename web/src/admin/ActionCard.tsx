@@ -1,8 +1,9 @@
 /**
  * A write the assistant proposed: preview, item count, estimate and Confirm / Reject while it is
  * pending; once confirmed, a checklist of its items that fills in live (action events to the
- * admin's user room, replayed with `watch_action` after a reconnect); Resume after a partial or
- * failed run.
+ * admin's user room, replayed with `watch_action` after a reconnect), with Stop while it is queued
+ * or running; Resume after a partial, failed or stopped run. A stopped card says exactly what the
+ * stop left: "Stopped after 340 of 2,000: 340 done, 1,660 not run."
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../lib/api";
@@ -20,6 +21,7 @@ interface ActionDetail {
     total: number;
     done: number;
     failed: number;
+    not_run: number;
     estimate: PendingAction["estimate"];
     expires_at: string;
   };
@@ -35,7 +37,16 @@ interface ActionEvent {
   total?: number;
 }
 
-const FINAL = new Set(["completed", "partial", "failed", "rejected", "expired"]);
+const FINAL = new Set(["completed", "partial", "failed", "stopped", "rejected", "expired"]);
+const RUNNING = new Set(["confirmed", "running"]);
+
+const count = (n: number): string => n.toLocaleString("en-US");
+
+/** The same sentence the assistant writes when a stop is typed in the chat (workers/admin/replies.ts). */
+function stoppedSummary(action: { total: number; done: number; failed: number; not_run: number }): string {
+  const failed = action.failed > 0 ? `, ${count(action.failed)} failed` : "";
+  return `Stopped after ${count(action.done + action.failed)} of ${count(action.total)}: ${count(action.done)} done${failed}, ${count(action.not_run)} not run.`;
+}
 
 export function ActionCard({
   actionId,
@@ -97,7 +108,7 @@ export function ActionCard({
     };
   }, [actionId, live]);
 
-  const act = async (verb: "confirm" | "reject" | "resume"): Promise<void> => {
+  const act = async (verb: "confirm" | "reject" | "resume" | "stop"): Promise<void> => {
     setBusy(true);
     setError(null);
     try {
@@ -167,13 +178,28 @@ export function ActionCard({
             </button>
           </>
         )}
+        {RUNNING.has(status) && (
+          <button type="button" class="danger" disabled={busy} onClick={() => void act("stop")}>
+            Stop
+          </button>
+        )}
         {(status === "partial" || status === "failed") && (
           <button type="button" disabled={busy} onClick={() => void act("resume")}>
             Resume failed items
           </button>
         )}
+        {status === "stopped" && (
+          <button type="button" disabled={busy} onClick={() => void act("resume")}>
+            Resume
+          </button>
+        )}
       </div>
-      {FINAL.has(status) && status !== "rejected" && status !== "expired" && <p class="hint">Finished: {status}.</p>}
+      {status === "stopped" && detail?.action.status === "stopped" && (
+        <p class="hint action-summary" role="status">
+          {stoppedSummary(detail.action)}
+        </p>
+      )}
+      {FINAL.has(status) && status !== "rejected" && status !== "expired" && status !== "stopped" && <p class="hint">Finished: {status}.</p>}
     </section>
   );
 }
