@@ -26,8 +26,8 @@ import * as orgDeletion from "./migrations/20261202000400_org_deletion";
 import * as scim from "./migrations/20261202000500_scim";
 import * as integrations from "./migrations/20261202000600_integrations";
 import * as catalogImports from "./migrations/20261203000010_catalog_imports";
-import * as chatRetention from "./migrations/20261203000200_chat_retention";
 import * as personData from "./migrations/20261203000100_person_data";
+import * as chatRetention from "./migrations/20261203000200_chat_retention";
 import * as actionStop from "./migrations/20261203000500_action_stop";
 
 export interface NamedMigration {
@@ -59,8 +59,8 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261202000500_scim", migration: scim },
   { name: "20261202000600_integrations", migration: integrations },
   { name: "20261203000010_catalog_imports", migration: catalogImports },
-  { name: "20261203000200_chat_retention", migration: chatRetention },
   { name: "20261203000100_person_data", migration: personData },
+  { name: "20261203000200_chat_retention", migration: chatRetention },
   { name: "20261203000500_action_stop", migration: actionStop },
 ];
 
