@@ -17,6 +17,16 @@ export function extractionLimits(config: Config): ExtractionLimits {
     maxTextChars: config.EXTRACT_MAX_TEXT_CHARS,
     zipMaxUncompressedBytes: config.ZIP_MAX_UNCOMPRESSED_BYTES,
     zipMaxEntries: config.ZIP_MAX_ENTRIES,
+    xlsxMaxCells: config.XLSX_MAX_CELLS,
+    ocr: {
+      languages: config.OCR_LANGUAGES,
+      maxPages: config.OCR_MAX_PAGES,
+      pageTimeoutMs: config.OCR_PAGE_TIMEOUT_MS,
+      timeoutMs: config.OCR_TIMEOUT_MS,
+      memoryMb: config.OCR_MEMORY_MB,
+      tesseract: config.OCR_TESSERACT_BIN,
+      pdftoppm: config.OCR_PDFTOPPM_BIN,
+    },
   };
 }
 
