@@ -67,10 +67,10 @@ interface Bounded {
 }
 
 /** Runs one program under the OCR limits, `input` on its stdin, collecting stdout (at most `maxOutput` bytes). */
-function runBounded(program: string, args: string[], input: Buffer, settings: OcrSettings, timeoutMs: number, maxOutput: number): Promise<Bounded> {
+function runBounded(program: string, args: string[], input: Buffer, memoryMb: number, timeoutMs: number, maxOutput: number): Promise<Bounded> {
   const cpuSeconds = Math.max(1, Math.ceil(timeoutMs / 1000) + 1);
   const limited = resolveProgram(PRLIMIT) !== null;
-  const [command, argv] = limited ? [PRLIMIT, [`--as=${settings.memoryMb * 1024 * 1024}`, `--cpu=${cpuSeconds}`, "--", program, ...args]] : [program, args];
+  const [command, argv] = limited ? [PRLIMIT, [`--as=${memoryMb * 1024 * 1024}`, `--cpu=${cpuSeconds}`, "--", program, ...args]] : [program, args];
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, {
       stdio: ["pipe", "pipe", "ignore"],
@@ -110,13 +110,16 @@ function runBounded(program: string, args: string[], input: Buffer, settings: Oc
   });
 }
 
+const CHECK_MEMORY_MB = 1024;
+
 /** What this thread found installed, looked up once per set of settings. */
 const checked = new Map<string, Promise<{ tesseract: string; pdftoppm: string | null }>>();
 
 async function checkInstalled(settings: OcrSettings): Promise<{ tesseract: string; pdftoppm: string | null }> {
   const tesseract = resolveProgram(settings.tesseract);
   if (!tesseract) throw unavailable(`tesseract (${settings.tesseract}) is not installed`);
-  const listed = await runBounded(tesseract, ["--list-langs"], Buffer.alloc(0), settings, 10_000, 1 << 20);
+  // Our own look-up, not a file's: bounded, but not by OCR_MEMORY_MB, so a tight limit is reported where a file meets it.
+  const listed = await runBounded(tesseract, ["--list-langs"], Buffer.alloc(0), CHECK_MEMORY_MB, 10_000, 1 << 20);
   if (listed.code !== 0) throw unavailable(`tesseract (${tesseract}) does not run`);
   // The first line is a title ("List of available languages in …"); the rest are codes.
   const installed = new Set(
@@ -186,7 +189,7 @@ export class OcrSession {
   async readImage(image: Buffer): Promise<string> {
     const { tesseract } = await installed(this.settings);
     const { ms, limit } = this.budget();
-    const result = await runBounded(tesseract, ["stdin", "stdout", "-l", this.settings.languages], image, this.settings, ms, MAX_PAGE_TEXT_BYTES);
+    const result = await runBounded(tesseract, ["stdin", "stdout", "-l", this.settings.languages], image, this.settings.memoryMb, ms, MAX_PAGE_TEXT_BYTES);
     if (result.timedOut) throw this.timeoutFor(limit);
     if (result.code !== 0) {
       throw new ExtractionError(
@@ -203,7 +206,7 @@ export class OcrSession {
     const { ms, limit } = this.budget();
     const args = ["-f", String(page), "-l", String(page), "-scale-to", String(RENDER_LONGER_SIDE_PX), "-gray", "-png", "-singlefile", "-"];
     // A rendered A4 page in grey is 1–8 MB of PNG; more than 64 MB is a page built to be huge.
-    const rendered = await runBounded(pdftoppm, args, pdf, this.settings, ms, 64 << 20);
+    const rendered = await runBounded(pdftoppm, args, pdf, this.settings.memoryMb, ms, 64 << 20);
     if (rendered.timedOut) throw this.timeoutFor(limit);
     if (rendered.code !== 0 || rendered.stdout.length === 0)
       throw new ExtractionError(`Page ${page} of the PDF could not be rendered for OCR; the file may be corrupt`);
