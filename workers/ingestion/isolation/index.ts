@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Config } from "../../../lib/config";
 import type { DocumentFormat } from "../../../lib/document-formats";
 import type { Chunk, ChunkingOptions } from "../chunking";
+import { resolveProgram } from "../extract/ocr";
 import type { ExtractedDocument, ExtractionLimits } from "../extract/types";
 import { runInThread, type ThreadTiming, warmThreadPool } from "./thread-pool";
 
@@ -39,8 +40,19 @@ export function chunkingOptions(config: Config): ChunkingOptions {
   };
 }
 
-/** Warms every extraction thread with the settings the documents will use (see warm-up.ts); resolves when done, never rejects. */
+/**
+ * Warms every extraction thread with the settings the documents will use (see warm-up.ts); resolves when done, never rejects.
+ * Also says once, at start-up, when OCR is not installed: the worker runs without it, and only
+ * scanned PDFs and images fail (OCR_UNAVAILABLE), so an operator should hear it before an upload does.
+ */
 export function warmExtractionThreads(config: Config, log: Logger): Promise<void> {
+  const missing = [config.OCR_TESSERACT_BIN, config.OCR_PDFTOPPM_BIN].filter((program) => resolveProgram(program) === null);
+  if (missing.length > 0) {
+    log.warn(
+      { component: "extraction-threads", missing },
+      "OCR is not installed: scanned PDFs and PNG/JPEG uploads will fail OCR_UNAVAILABLE (Debian: apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils)",
+    );
+  }
   return warmThreadPool(config, { options: chunkingOptions(config) }, log);
 }
 
