@@ -120,18 +120,21 @@ export async function makeImage(page: SectionSpec, type: "png" | "jpeg"): Promis
   return rasterise(await makePdf([page]), type);
 }
 
-/** A scanned page: the page rasterised to an image, and that image alone placed on a PDF page (no text layer). */
-export async function makeScannedPdf(page: SectionSpec): Promise<Buffer> {
-  const image = rasterise(await makePdf([page]), "png", 200);
+/** A PDF of one Letter page per image, each image alone filling its page: what a scanner writes (no text layer). */
+export async function makeImagePdf(images: Buffer[]): Promise<Buffer> {
   const doc = new PDFDocument({ autoFirstPage: false });
   const parts: Buffer[] = [];
   doc.on("data", (part: Buffer) => parts.push(part));
   const finished = new Promise<void>((resolve) => doc.on("end", () => resolve()));
-  doc.addPage({ size: "LETTER", margin: 0 });
-  doc.image(image, 0, 0, { width: 612, height: 792 });
+  for (const image of images) doc.addPage({ size: "LETTER", margin: 0 }).image(image, 0, 0, { width: 612, height: 792 });
   doc.end();
   await finished;
   return Buffer.concat(parts);
+}
+
+/** A scanned page: the page rasterised to an image, and that image alone placed on a PDF page (no text layer). */
+export async function makeScannedPdf(page: SectionSpec): Promise<Buffer> {
+  return makeImagePdf([rasterise(await makePdf([page]), "png", 200)]);
 }
 
 /** A workbook with one sheet per entry, the first row its header. */

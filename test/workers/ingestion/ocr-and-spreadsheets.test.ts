@@ -14,7 +14,7 @@ import { detectFormat } from "../../../lib/detect-document-format";
 import { extractDocument, ExtractionError, type ExtractionLimits } from "../../../workers/ingestion/extract";
 import { DEFAULT_EXTRACTION_LIMITS, DEFAULT_OCR_SETTINGS } from "../../../workers/ingestion/extract/types";
 import { extractInThread } from "../../../workers/ingestion/isolation";
-import { makePdf, makeScannedPdf, makeXlsx, rasterise } from "../../support/document-fixtures";
+import { makeImagePdf, makePdf, makeScannedPdf, makeXlsx, rasterise } from "../../support/document-fixtures";
 import { memoryLogger } from "../llm/helpers";
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/documents/${name}`, import.meta.url));
@@ -122,14 +122,7 @@ describe("OCR and spreadsheets", function () {
 
     it("refuses more pages to OCR than OCR_MAX_PAGES before reading any", async () => {
       const page = rasterise(await makePdf([{ heading: "Scan", body: "A page of scanned text." }]), "png", 72);
-      const doc = new PDFDocument({ autoFirstPage: false });
-      const parts: Buffer[] = [];
-      doc.on("data", (part: Buffer) => parts.push(part));
-      const finished = new Promise<void>((resolve) => doc.on("end", () => resolve()));
-      for (let i = 0; i < 3; i++) doc.addPage({ margin: 0 }).image(page, 0, 0, { width: 612, height: 792 });
-      doc.end();
-      await finished;
-      const error = await failure(extractDocument(Buffer.concat(parts), "pdf", withOcr({ maxPages: 2 })));
+      const error = await failure(extractDocument(await makeImagePdf([page, page, page]), "pdf", withOcr({ maxPages: 2 })));
       expect(error.code).to.equal("EXTRACTION_TOO_LARGE");
       expect(error.message).to.include("3 pages without text").and.include("OCR_MAX_PAGES");
     });
