@@ -78,6 +78,7 @@ function runBounded(program: string, args: string[], input: Buffer, memoryMb: nu
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, {
       stdio: ["pipe", "pipe", "ignore"],
+      // A bare environment (the worker's secrets are none of tesseract's business); PATH is the process's, to find the programs it names.
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", OMP_THREAD_LIMIT: "1", LC_ALL: "C.UTF-8" },
     });
     const chunks: Buffer[] = [];
