@@ -17,6 +17,12 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production NODE_OPTIONS=--enable-source-maps
 WORKDIR /app
 
+# OCR for scanned PDF pages and PNG/JPEG uploads (workers/ingestion/extract/ocr.ts): the same
+# Debian packages scripts/ensure-deps.sh installs; prlimit (util-linux) bounds each OCR process.
+RUN apt-get update -q \
+  && apt-get install -y -q --no-install-recommends tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils \
+  && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first, so a source change does not reinstall them.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

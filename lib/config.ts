@@ -790,8 +790,60 @@ export const configSchema = z.object({
     .int()
     .min(1024)
     .default(200 * 1024 * 1024)
-    .describe("Bytes a DOCX/PPTX may inflate to (200 MB): declared sizes are checked first, actual bytes counted while inflating."),
-  ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(10_000).describe("Entries a DOCX/PPTX may hold."),
+    .describe("Bytes a DOCX/PPTX/XLSX may inflate to (200 MB): declared sizes are checked first, actual bytes counted while inflating."),
+  ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(10_000).describe("Entries a DOCX/PPTX/XLSX may hold."),
+  XLSX_MAX_CELLS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(500_000)
+    .describe("Non-empty cells one XLSX workbook may hold across its sheets; more fails `EXTRACTION_TOO_LARGE`."),
+  OCR_LANGUAGES: z
+    .string()
+    .regex(/^[a-z_]+(\+[a-z_]+)*$/, "tesseract language codes joined by +, e.g. eng+spa")
+    .default("eng+spa")
+    .describe(
+      "Languages OCR reads scanned PDF pages and PNG/JPEG images in (tesseract codes joined by `+`); each needs its Debian `tesseract-ocr-<code>` package, else those documents fail `OCR_UNAVAILABLE`.",
+    ),
+  OCR_MAX_PAGES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .describe("Pages without a text layer one PDF may have for OCR; more fails `EXTRACTION_TOO_LARGE` before any page is read."),
+  OCR_PAGE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(60_000)
+    .describe(
+      "Wall-clock limit for rendering and reading one page or image by OCR; past it the OCR process is killed and the document fails `EXTRACTION_TIMEOUT`.",
+    ),
+  OCR_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(5 * 60_000)
+    .describe(
+      "Wall-clock limit for all OCR of one document (5 min); it replaces `EXTRACT_TIMEOUT_MS` once a file turns out to need OCR. Keep it below `INGEST_TIMEOUT_MS`.",
+    ),
+  OCR_MEMORY_MB: z.coerce
+    .number()
+    .int()
+    .min(64)
+    .max(16_384)
+    .default(1024)
+    .describe("Address-space limit (prlimit) of each OCR process (tesseract, pdftoppm); an image that needs more fails."),
+  OCR_TESSERACT_BIN: z
+    .string()
+    .min(1)
+    .default("tesseract")
+    .describe("The tesseract program (a name on PATH or a path); missing, scanned documents fail `OCR_UNAVAILABLE` and everything else works."),
+  OCR_PDFTOPPM_BIN: z
+    .string()
+    .min(1)
+    .default("pdftoppm")
+    .describe("Poppler's pdftoppm, which renders a PDF page without text to an image for OCR (Debian `poppler-utils`)."),
 
   OPS_ORG: optionalString.describe(
     "Slug of the platform operator's organisation. Bull Board shows every tenant's jobs, so only admins of this organisation may open it; " +

@@ -61,10 +61,24 @@ export const DOCUMENT_FORMATS = {
     mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
     content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "pptx" },
   },
+  xlsx: {
+    label: "XLSX",
+    extensions: [".xlsx"],
+    mime: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "xlsx" },
+  },
   txt: { label: "TXT", extensions: [".txt"], mime: "text/plain", content: TEXT },
   markdown: { label: "Markdown", extensions: [".md", ".markdown"], mime: "text/markdown", content: TEXT },
   html: { label: "HTML", extensions: [".html", ".htm"], mime: "text/html", content: TEXT },
   csv: { label: "CSV", extensions: [".csv"], mime: "text/csv", content: TEXT },
+  // Images are read by OCR (workers/ingestion/extract/ocr.ts).
+  png: { label: "PNG", extensions: [".png"], mime: "image/png", content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "png" } },
+  jpeg: {
+    label: "JPEG",
+    extensions: [".jpg", ".jpeg"],
+    mime: "image/jpeg",
+    content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "jpg" },
+  },
 } as const satisfies Record<string, FormatSpec>;
 
 export type DocumentFormat = keyof typeof DOCUMENT_FORMATS;
@@ -76,7 +90,7 @@ const FORMATS = Object.keys(DOCUMENT_FORMATS) as DocumentFormat[];
 /** Extensions we accept, lower-case with the dot; for upload forms and error messages. */
 export const ALLOWED_EXTENSIONS: readonly Extension[] = FORMATS.flatMap((format) => DOCUMENT_FORMATS[format].extensions);
 
-/** The formats as a person reads them: "PDF, DOCX, PPTX, TXT, Markdown, HTML, CSV". */
+/** The formats as a person reads them: "PDF, DOCX, PPTX, XLSX, TXT, Markdown, HTML, CSV, PNG, JPEG". */
 export const UPLOAD_FORMATS_TEXT = FORMATS.map((format) => DOCUMENT_FORMATS[format].label).join(", ");
 
 /** The MIME type we store and serve each format as (not whatever the browser claimed). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Shared set-up for `npm start` and `npm test`: install npm packages when they are missing or
-# stale, Debian's redis-server when no REDIS_URL is given and it is not installed, and a
+# stale, Debian's redis-server when no REDIS_URL is given and it is not installed, tesseract and
+# pdftoppm for OCR (optional: without them only scanned documents fail), and a
 # PostgreSQL server with pgvector when no DATABASE_URL is given (scripts/ensure-postgres.sh).
 #   --browser            also Chromium (the web suite)
 #   --sentinel           also Debian's redis-sentinel (the Sentinel failover suite)
@@ -55,6 +56,31 @@ if [ -z "${REDIS_URL:-}" ] && ! command -v redis-server >/dev/null 2>&1 && [ ! -
     echo "Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis)," >&2
     echo "or set REDIS_URL to an existing Redis 6.2+ server." >&2
     exit 1
+  fi
+fi
+
+# OCR (scanned PDF pages, PNG/JPEG uploads): Debian's tesseract with its English and Spanish data,
+# and poppler's pdftoppm to render a scanned PDF page. Optional: without them everything starts
+# and every other format is read; a document that needs OCR fails OCR_UNAVAILABLE.
+ocr_missing() {
+  command -v tesseract >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 || return 0
+  local langs
+  langs=$(tesseract --list-langs 2>/dev/null || true)
+  grep -qx eng <<<"$langs" && grep -qx spa <<<"$langs" && return 1
+  return 0
+}
+OCR_PACKAGES="tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils"
+if ocr_missing; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "› installing OCR (tesseract with English and Spanish, pdftoppm) from Debian's packages…"
+    export DEBIAN_FRONTEND=noninteractive
+    # shellcheck disable=SC2086 # the package list is meant to split into words
+    apt-get install -y -q --no-install-recommends $OCR_PACKAGES >/dev/null 2>&1 || {
+      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $OCR_PACKAGES >/dev/null
+    } || echo "(OCR could not be installed: scanned PDFs and images will fail OCR_UNAVAILABLE)" >&2
+  else
+    echo "OCR is not installed and cannot be installed automatically here: scanned PDFs and PNG/JPEG uploads will fail OCR_UNAVAILABLE." >&2
+    echo "Install it with: sudo apt-get install $OCR_PACKAGES (everything else works without it)." >&2
   fi
 fi
 

@@ -1,4 +1,5 @@
 /** detectFormat: a file is accepted only when its extension is allowed AND its bytes agree. */
+import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { detectFormat } from "../../lib/detect-document-format";
 import { ALLOWED_EXTENSIONS, DOCUMENT_FORMATS, type DocumentFormat, type FormatSpec, MIME_TYPES } from "../../lib/document-formats";
@@ -72,6 +73,26 @@ describe("detectFormat", () => {
     expect(await detectFormat(makeTxt("hello"), "notes")).to.equal(null);
     expect(await detectFormat(fakeExe(), "setup.exe")).to.equal(null);
     expect(await detectFormat(pdf, "policy.pdf.exe")).to.equal(null);
+  });
+
+  it("accepts workbooks and images only when their bytes agree with the name", async () => {
+    const read = (name: string) => readFileSync(new URL(`../fixtures/documents/${name}`, import.meta.url));
+    const [xlsx, png, jpeg] = [read("site-rota.xlsx"), read("lost-property.png"), read("aviso-cocina.jpg")];
+    expect(await detectFormat(xlsx, "rota.xlsx")).to.equal("xlsx");
+    expect(await detectFormat(png, "notice.PNG")).to.equal("png");
+    expect(await detectFormat(jpeg, "photo.jpg")).to.equal("jpeg");
+    expect(await detectFormat(jpeg, "photo.jpeg")).to.equal("jpeg");
+    for (const [bytes, name] of [
+      [png, "notice.jpg"],
+      [jpeg, "photo.png"],
+      [png, "notice.pdf"],
+      [xlsx, "rota.docx"],
+      [docx, "handbook.xlsx"],
+      [fakeExe(), "photo.png"],
+      [fakeExe(), "rota.xlsx"],
+    ] as const) {
+      expect(await detectFormat(bytes, name), name).to.equal(null);
+    }
   });
 
   it("still accepts a corrupt PDF by its header (extraction explains the problem)", async () => {

@@ -1,8 +1,12 @@
 /**
  * Real documents for tests, written by the same kind of tools that write them in the wild
- * (pdfkit, docx, pptxgenjs), so extraction is tested against genuine files rather than mocks.
- * A body may hold several paragraphs separated by blank lines.
+ * (pdfkit, docx, pptxgenjs, exceljs; poppler's pdftoppm rasterises pages into PNG/JPEG images),
+ * so extraction is tested against genuine files rather than mocks. A body may hold several
+ * paragraphs separated by blank lines. Files made by other programs altogether (ImageMagick,
+ * Ghostscript, LibreOffice) are committed under test/fixtures/documents.
  */
+import { spawnSync } from "node:child_process";
+import ExcelJS from "exceljs";
 import { Document, HeadingLevel, Packer, Paragraph } from "docx";
 import PDFDocument from "pdfkit";
 import PptxGenJS from "pptxgenjs";
@@ -100,6 +104,46 @@ export function makeTxt(text: string): Buffer {
   return Buffer.from(text);
 }
 
+/** Page 1 of a PDF as an image, rendered by poppler's pdftoppm (installed with OCR by scripts/ensure-deps.sh). */
+export function rasterise(pdf: Buffer, type: "png" | "jpeg", dpi = 150): Buffer {
+  const result = spawnSync("pdftoppm", ["-f", "1", "-l", "1", "-r", String(dpi), `-${type}`, "-singlefile", "-"], { input: pdf, maxBuffer: 64 << 20 });
+  if (result.error || result.status !== 0 || result.stdout.length === 0) {
+    throw new Error(
+      `pdftoppm could not render the page (${result.error?.message ?? result.stderr.toString()}); install poppler-utils (scripts/ensure-deps.sh does)`,
+    );
+  }
+  return result.stdout;
+}
+
+/** A notice as a picture: the page drawn by pdfkit, then rasterised, so the file has pixels and no text. */
+export async function makeImage(page: SectionSpec, type: "png" | "jpeg"): Promise<Buffer> {
+  return rasterise(await makePdf([page]), type);
+}
+
+/** A PDF of one Letter page per image, each image alone filling its page: what a scanner writes (no text layer). */
+export async function makeImagePdf(images: Buffer[]): Promise<Buffer> {
+  const doc = new PDFDocument({ autoFirstPage: false });
+  const parts: Buffer[] = [];
+  doc.on("data", (part: Buffer) => parts.push(part));
+  const finished = new Promise<void>((resolve) => doc.on("end", () => resolve()));
+  for (const image of images) doc.addPage({ size: "LETTER", margin: 0 }).image(image, 0, 0, { width: 612, height: 792 });
+  doc.end();
+  await finished;
+  return Buffer.concat(parts);
+}
+
+/** A scanned page: the page rasterised to an image, and that image alone placed on a PDF page (no text layer). */
+export async function makeScannedPdf(page: SectionSpec): Promise<Buffer> {
+  return makeImagePdf([rasterise(await makePdf([page]), "png", 200)]);
+}
+
+/** A workbook with one sheet per entry, the first row its header. */
+export async function makeXlsx(sheets: Array<{ name: string; rows: Array<Array<string | number | Date>> }>): Promise<Buffer> {
+  const workbook = new ExcelJS.Workbook();
+  for (const sheet of sheets) workbook.addWorksheet(sheet.name).addRows(sheet.rows);
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
 /** Looks like a PDF by its header (so detection accepts it) but has no readable structure. */
 export function corruptPdf(): Buffer {
   return Buffer.concat([
@@ -118,7 +162,7 @@ export function fakeExe(): Buffer {
 }
 
 export interface FormatFixture {
-  format: "pdf" | "docx" | "pptx" | "txt" | "markdown" | "html" | "csv";
+  format: "pdf" | "docx" | "pptx" | "xlsx" | "txt" | "markdown" | "html" | "csv" | "png" | "jpeg";
   name: string;
   bytes: Buffer;
   /** A word only this file holds, so a search or an answer that finds it found this file. */
@@ -143,5 +187,22 @@ export async function oneOfEachFormat(tag: string): Promise<FormatFixture[]> {
     },
     { format: "html", name: `parking-${tag}.html`, bytes: makeHtml([{ heading: heading("html"), body: body("html") }]), phrase: phrase("html") },
     { format: "csv", name: `parking-${tag}.csv`, bytes: makeCsv(["topic", "rule"], [["parking", body("csv")]]), phrase: phrase("csv") },
+    {
+      format: "xlsx",
+      name: `parking-${tag}.xlsx`,
+      bytes: await makeXlsx([
+        {
+          name: heading("xlsx"),
+          rows: [
+            ["topic", "rule"],
+            ["parking", body("xlsx")],
+          ],
+        },
+      ]),
+      phrase: phrase("xlsx"),
+    },
+    // Read by OCR: the phrase may come back with a letter misread, so the journey checks only that each is indexed.
+    { format: "png", name: `parking-${tag}.png`, bytes: await makeImage({ heading: heading("png"), body: body("png") }, "png"), phrase: phrase("png") },
+    { format: "jpeg", name: `parking-${tag}.jpg`, bytes: await makeImage({ heading: heading("jpeg"), body: body("jpeg") }, "jpeg"), phrase: phrase("jpeg") },
   ];
 }

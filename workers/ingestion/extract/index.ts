@@ -8,10 +8,12 @@ import type { DocumentFormat } from "../../../lib/document-formats";
 import { extractCsv } from "./csv";
 import { extractDocx } from "./docx";
 import { extractHtml } from "./html";
+import { extractJpeg, extractPng } from "./image";
 import { extractMarkdown } from "./markdown";
 import { extractPdf } from "./pdf";
 import { extractPptx } from "./pptx";
 import { extractText } from "./text";
+import { extractXlsx } from "./xlsx";
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, ExtractionError, type ExtractionLimits } from "./types";
 
 export { ExtractionError, type ExtractedDocument, type ExtractedSection, type ExtractionLimits } from "./types";
@@ -23,10 +25,13 @@ const EXTRACTORS = {
   pdf: extractPdf,
   docx: extractDocx,
   pptx: extractPptx,
+  xlsx: extractXlsx,
   txt: extractText,
   markdown: extractMarkdown,
   html: extractHtml,
   csv: extractCsv,
+  png: extractPng,
+  jpeg: extractJpeg,
 } as const satisfies Record<DocumentFormat, Extractor>;
 
 export async function extractDocument(bytes: Buffer, format: DocumentFormat, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedDocument> {

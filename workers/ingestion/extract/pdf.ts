@@ -7,9 +7,15 @@
  * PDF's own metadata title, else that running header, else the first heading of page 1.
  */
 import { extractTextItems, getDocumentProxy, type StructuredTextItem } from "unpdf";
+import { OcrSession, ocrSections } from "./ocr";
 import { buildDocument, DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, type ExtractedSection, ExtractionError, type ExtractionLimits } from "./types";
 
-const SCANNED_MESSAGE = "The document contains no extractable text (scanned PDFs would need OCR, which is not supported)";
+const SCANNED_MESSAGE = "The document contains no extractable text, and OCR found none on its pages either";
+
+/** A page whose text layer has fewer letters than this is read by OCR: a scan with a stamped page number still counts as a scan. */
+export const OCR_BELOW_LETTERS = 16;
+
+const letters = (text: string) => text.match(/\p{L}/gu)?.length ?? 0;
 
 interface Line {
   text: string;
@@ -133,17 +139,52 @@ export async function extractPdf(bytes: Buffer, limits: ExtractionLimits = DEFAU
   }
   const lines = pages.map(toLines);
   const header = runningHeader(lines);
+  const scanned = await readScannedPages(bytes, lines, limits);
   const sections: ExtractedSection[] = [];
   let carried: string | null = null;
   for (const [index, pageLines] of lines.entries()) {
+    const ocrText = scanned.get(index + 1);
     const kept = header !== null && pageLines[0]?.text === header ? pageLines.slice(1) : pageLines;
-    const cut = pageSections(kept, index + 1, carried);
+    const cut: ExtractedSection[] = ocrText !== undefined ? [ocrSections(ocrText, index + 1, carried)] : pageSections(kept, index + 1, carried);
     sections.push(...cut);
     carried = cut.at(-1)?.heading ?? carried;
   }
   // A running header is usually the document's name; else the first heading of page 1.
   const firstHeading = sections.find((section) => section.pageStart === 1 && section.heading)?.heading ?? null;
   return buildDocument("pdf", sections, pageCount, SCANNED_MESSAGE, limits, metadataTitle ?? header ?? firstHeading);
+}
+
+/**
+ * OCR text of every page without a text layer (page number → text); empty when every page has
+ * text, so a born-digital PDF never touches tesseract. Refuses more such pages than OCR_MAX_PAGES
+ * before reading any. A page keeps its own text layer when OCR finds fewer letters in it.
+ */
+async function readScannedPages(bytes: Buffer, lines: Line[][], limits: ExtractionLimits): Promise<Map<number, string>> {
+  const needing = lines.flatMap((pageLines, index) => (letters(pageLines.map((line) => line.text).join(" ")) < OCR_BELOW_LETTERS ? [index + 1] : []));
+  const read = new Map<number, string>();
+  if (needing.length === 0) return read;
+  let session: OcrSession;
+  try {
+    session = await OcrSession.start(limits);
+  } catch (error) {
+    // Without OCR, a PDF whose other pages have text (blank separator pages, a scanned signature
+    // page) is still read from its text layer, as before OCR existed; only an all-scanned one fails.
+    if (error instanceof ExtractionError && error.code === "OCR_UNAVAILABLE" && needing.length < lines.length) return read;
+    throw error;
+  }
+  if (needing.length > session.maxPages) {
+    throw new ExtractionError(
+      `The PDF has ${needing.length} pages without text, more than OCR reads in one document (${session.maxPages}, OCR_MAX_PAGES); split it into smaller documents or ask an operator to raise the limit`,
+      undefined,
+      "EXTRACTION_TOO_LARGE",
+    );
+  }
+  for (const page of needing) {
+    const text = await session.readPdfPage(bytes, page);
+    const layer = lines[page - 1]!.map((line) => line.text).join("\n");
+    if (letters(text) > letters(layer)) read.set(page, text);
+  }
+  return read;
 }
 
 function describePdfFailure(error: unknown): string {

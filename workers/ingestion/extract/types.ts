@@ -34,7 +34,9 @@ export type ExtractionErrorCode =
   | "EXTRACTION_TOO_LARGE"
   | "EXTRACTION_UNSUPPORTED"
   /** A DOCX/PPTX whose part names collide (duplicates, case or Unicode variants): readers disagree on which part is meant. */
-  | "EXTRACTION_AMBIGUOUS_ARCHIVE";
+  | "EXTRACTION_AMBIGUOUS_ARCHIVE"
+  /** A scanned page or an image needs OCR, and this server has no tesseract (or lacks a configured language's data). */
+  | "OCR_UNAVAILABLE";
 
 /**
  * A document we cannot read. The message is written for the person who uploaded it (it is shown
@@ -64,12 +66,47 @@ export interface ExtractionLimits {
   zipMaxUncompressedBytes: number;
   /** Entries a DOCX/PPTX may list. */
   zipMaxEntries: number;
+  /** Non-empty cells an XLSX workbook may hold (absent: DEFAULT_XLSX_MAX_CELLS). */
+  xlsxMaxCells?: number;
+  /** How scanned pages and images are read (absent: DEFAULT_OCR_SETTINGS). */
+  ocr?: OcrSettings;
+  /**
+   * Called (in the extraction thread) when a file turns out to need OCR, before the first page is
+   * read: the thread's clock then switches from EXTRACT_TIMEOUT_MS to the OCR budget. Not cloned
+   * across threads; thread-tasks.ts sets it.
+   */
+  onOcrStart?: () => void;
 }
+
+export interface OcrSettings {
+  /** tesseract's `-l`: codes joined by `+`. */
+  languages: string;
+  maxPages: number;
+  pageTimeoutMs: number;
+  timeoutMs: number;
+  memoryMb: number;
+  tesseract: string;
+  pdftoppm: string;
+}
+
+export const DEFAULT_OCR_SETTINGS: OcrSettings = {
+  languages: "eng+spa",
+  maxPages: 50,
+  pageTimeoutMs: 60_000,
+  timeoutMs: 5 * 60_000,
+  memoryMb: 1024,
+  tesseract: "tesseract",
+  pdftoppm: "pdftoppm",
+};
+
+export const DEFAULT_XLSX_MAX_CELLS = 500_000;
 
 export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
   maxTextChars: 5_000_000,
   zipMaxUncompressedBytes: 200 * 1024 * 1024,
   zipMaxEntries: 10_000,
+  xlsxMaxCells: DEFAULT_XLSX_MAX_CELLS,
+  ocr: DEFAULT_OCR_SETTINGS,
 };
 
 /** The one wording for "past the text cap", naming the setting so an operator knows what to raise. */

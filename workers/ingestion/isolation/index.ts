@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Config } from "../../../lib/config";
 import type { DocumentFormat } from "../../../lib/document-formats";
 import type { Chunk, ChunkingOptions } from "../chunking";
+import { resolveProgram } from "../extract/ocr";
 import type { ExtractedDocument, ExtractionLimits } from "../extract/types";
 import { runInThread, type ThreadTiming, warmThreadPool } from "./thread-pool";
 
@@ -17,6 +18,16 @@ export function extractionLimits(config: Config): ExtractionLimits {
     maxTextChars: config.EXTRACT_MAX_TEXT_CHARS,
     zipMaxUncompressedBytes: config.ZIP_MAX_UNCOMPRESSED_BYTES,
     zipMaxEntries: config.ZIP_MAX_ENTRIES,
+    xlsxMaxCells: config.XLSX_MAX_CELLS,
+    ocr: {
+      languages: config.OCR_LANGUAGES,
+      maxPages: config.OCR_MAX_PAGES,
+      pageTimeoutMs: config.OCR_PAGE_TIMEOUT_MS,
+      timeoutMs: config.OCR_TIMEOUT_MS,
+      memoryMb: config.OCR_MEMORY_MB,
+      tesseract: config.OCR_TESSERACT_BIN,
+      pdftoppm: config.OCR_PDFTOPPM_BIN,
+    },
   };
 }
 
@@ -29,8 +40,19 @@ export function chunkingOptions(config: Config): ChunkingOptions {
   };
 }
 
-/** Warms every extraction thread with the settings the documents will use (see warm-up.ts); resolves when done, never rejects. */
+/**
+ * Warms every extraction thread with the settings the documents will use (see warm-up.ts); resolves when done, never rejects.
+ * Also says once, at start-up, when OCR is not installed: the worker runs without it, and only
+ * scanned PDFs and images fail (OCR_UNAVAILABLE), so an operator should hear it before an upload does.
+ */
 export function warmExtractionThreads(config: Config, log: Logger): Promise<void> {
+  const missing = [config.OCR_TESSERACT_BIN, config.OCR_PDFTOPPM_BIN].filter((program) => resolveProgram(program) === null);
+  if (missing.length > 0) {
+    log.warn(
+      { component: "extraction-threads", missing },
+      "OCR is not installed: scanned PDFs and PNG/JPEG uploads will fail OCR_UNAVAILABLE (Debian: apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils)",
+    );
+  }
   return warmThreadPool(config, { options: chunkingOptions(config) }, log);
 }
 

@@ -16,7 +16,7 @@ import type { Logger } from "pino";
 import type { Config } from "../../../lib/config";
 import { ExtractionError } from "../extract/types";
 import { threadExecArgv } from "./thread-flags";
-import type { Outcome } from "./thread-tasks";
+import type { Outcome, ThreadSignal } from "./thread-tasks";
 
 export type IsolationSettings = Pick<Config, "EXTRACT_TIMEOUT_MS" | "EXTRACT_MEMORY_MB" | "EXTRACT_THREADS">;
 
@@ -171,12 +171,23 @@ export async function runInThread<T>(
   let timedOut = false;
   const queuedAt = performance.now();
   let startedAt: number | undefined;
-  port1.once("message", () => {
-    startedAt = performance.now();
+  /** Which limit the clock runs on: EXTRACT_TIMEOUT_MS, or the OCR budget once the task said it needs OCR. */
+  let limit = { name: "EXTRACT_TIMEOUT_MS", ms: settings.EXTRACT_TIMEOUT_MS };
+  const startClock = (ms: number) => {
+    clearTimeout(timer);
     timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, settings.EXTRACT_TIMEOUT_MS);
+    }, ms);
+  };
+  port1.on("message", (signal: ThreadSignal) => {
+    if (signal.kind === "started") {
+      startedAt = performance.now();
+      startClock(settings.EXTRACT_TIMEOUT_MS);
+    } else {
+      limit = { name: "OCR_TIMEOUT_MS", ms: signal.ms };
+      startClock(signal.ms);
+    }
   });
   const stop = () => controller.abort();
   signal?.addEventListener("abort", stop, { once: true });
@@ -191,7 +202,7 @@ export async function runInThread<T>(
     if (signal?.aborted) throw error;
     if (timedOut) {
       throw new ExtractionError(
-        `Reading the file took longer than ${formatSeconds(settings.EXTRACT_TIMEOUT_MS)} (EXTRACT_TIMEOUT_MS) and was stopped; split it into smaller documents or ask an operator to raise the limit`,
+        `Reading the file took longer than ${formatSeconds(limit.ms)} (${limit.name}) and was stopped; split it into smaller documents or ask an operator to raise the limit`,
         error,
         "EXTRACTION_TIMEOUT",
       );

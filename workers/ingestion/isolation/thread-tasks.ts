@@ -8,7 +8,7 @@ import type { MessagePort } from "node:worker_threads";
 import type { DocumentFormat } from "../../../lib/document-formats";
 import { chunkDocument, type Chunk, type ChunkingOptions } from "../chunking";
 import { extractDocument } from "../extract";
-import { type ExtractedDocument, ExtractionError, type ExtractionErrorCode, type ExtractionLimits } from "../extract/types";
+import { DEFAULT_OCR_SETTINGS, type ExtractedDocument, ExtractionError, type ExtractionErrorCode, type ExtractionLimits } from "../extract/types";
 import { warmUp } from "./warm-up";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; code: ExtractionErrorCode; message: string };
@@ -26,20 +26,32 @@ export interface ChunkTask {
   started: MessagePort;
 }
 
+/** What a task tells the pool: it has started (the clock starts), or it needs OCR (the clock becomes the OCR budget, `ms` from now). */
+export type ThreadSignal = { kind: "started" } | { kind: "ocr"; ms: number };
+
+/** Past the OCR budget the OCR code stops by itself; the thread's own clock is only the backstop behind it. */
+const OCR_BACKSTOP_MS = 5_000;
+
 async function settle<T>(started: MessagePort, work: () => T | Promise<T>): Promise<Outcome<T>> {
-  started.postMessage("started");
-  started.close();
+  started.postMessage({ kind: "started" } satisfies ThreadSignal);
   try {
     return { ok: true, value: await work() };
   } catch (error) {
     if (error instanceof ExtractionError) return { ok: false, code: error.code, message: error.message };
     throw error;
+  } finally {
+    started.close();
   }
 }
 
 export function extract({ bytes, format, limits, started }: ExtractTask): Promise<Outcome<ExtractedDocument>> {
+  const withOcr: ExtractionLimits = {
+    ...limits,
+    onOcrStart: () =>
+      started.postMessage({ kind: "ocr", ms: (limits.ocr?.timeoutMs ?? DEFAULT_OCR_SETTINGS.timeoutMs) + OCR_BACKSTOP_MS } satisfies ThreadSignal),
+  };
   // Structured cloning turns the Buffer into a plain Uint8Array; wrap it without copying.
-  return settle(started, () => extractDocument(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), format, limits));
+  return settle(started, () => extractDocument(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), format, withOcr));
 }
 
 export function chunk({ document, options, started }: ChunkTask): Promise<Outcome<Chunk[]>> {

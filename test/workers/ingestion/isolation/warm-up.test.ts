@@ -39,4 +39,16 @@ describe("extraction thread warm-up", function () {
     ).to.deep.equal([]);
     expect(logged.map((line) => line.msg)).to.include("extraction threads warm");
   });
+
+  it("warns once at start-up when OCR is not installed, and warms the threads all the same", async () => {
+    const config = parseConfig({ ...process.env, OCR_TESSERACT_BIN: "/nonexistent/tesseract" });
+    const { log, lines } = memoryLogger();
+    await warmExtractionThreads(config, log);
+    const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string; missing?: string[] });
+    const warnings = logged.filter((line) => line.level >= 40);
+    expect(warnings.map((line) => line.msg)).to.have.length(1);
+    expect(warnings[0]!.msg).to.include("OCR is not installed").and.include("OCR_UNAVAILABLE");
+    expect(warnings[0]!.missing).to.deep.equal(["/nonexistent/tesseract"]);
+    expect(logged.map((line) => line.msg)).to.include("extraction threads warm");
+  });
 });
