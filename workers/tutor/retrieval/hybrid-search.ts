@@ -7,6 +7,8 @@
  * share common words are judged out, the answer is often further down (eval/tuning.md). Neighbouring
  * chunks of one document are both kept when both score: dropping the second cost 6 points of
  * recall@5 on the evaluation corpus, where an answer often sits next to the best-matching chunk.
+ * A third search, by the judge's own terms, lets an employee's wording reach a passage that says
+ * the same in other words ("item" for "product"); its hits only fill places behind the others.
  */
 import { keywordSearch, vectorSearch, type ChunkHit } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
@@ -46,7 +48,7 @@ export async function candidateHits(
 ): Promise<{ hits: ScoredHit[]; relevance: Relevance }> {
   const { config } = deps;
   const words = contentWords(question);
-  // The judge first: its terms (stems and word families) widen the keyword search.
+  // The judge's terms (stems, word families) widen the keyword search: looked up with the embedding, before the searches.
   const [[embedding], relevance] = await Promise.all([deps.llm.embed([question], "query", { orgId, userId }), relevanceFor(deps, orgId, question)]);
   const reader = { orgId, userId };
   const [vectorHits, textHits, widenedHits] = await Promise.all([
