@@ -7,7 +7,8 @@
  *
  *   EVAL_LLM_BASE_URL, EVAL_LLM_API_KEY, EVAL_LLM_MODEL   a real model for chat (and embeddings,
  *   EVAL_EMBEDDING_MODEL, EVAL_EMBEDDING_DIMENSIONS       unless these name another one)
- *   EVAL_ONLY=quick | <id,id,…>                           a subset of the questions
+ *   EVAL_ONLY=quick | <id,id,…>                           a subset of the questions (ids of eval/grounding.json too)
+ *   EVAL_ONLY=grounding                                   only the demo organisation's grounding set (no corpus)
  *   CHUNK_*, RETRIEVAL_*                                   as in lib/config.ts, to compare settings
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -18,20 +19,23 @@ import { evaluate } from "./eval/run";
 import { allCorpusFiles, EVAL_DIR, loadQuestions } from "./eval/questions";
 import { evalSettings } from "./eval/settings";
 import { startEvalStack } from "./eval/ingested-corpus";
+import { evaluateGrounding, groundingFigures, groundingLine, groundingSection, loadGroundingQuestions } from "./eval/grounding";
 
 const BASELINE = join(EVAL_DIR, "baseline.json");
 const RESULTS = join(EVAL_DIR, "results.md");
 
 function selectQuestions() {
   const all = loadQuestions();
+  const demo = loadGroundingQuestions();
   const only = process.env.EVAL_ONLY;
-  if (!only) return all;
-  if (only === "quick") return all.filter((q) => q.quick);
+  if (!only) return { corpus: all, demo };
+  if (only === "quick") return { corpus: all.filter((q) => q.quick), demo: [] };
+  if (only === "grounding") return { corpus: [], demo };
   const ids = new Set(only.split(","));
-  return all.filter((q) => ids.has(q.id));
+  return { corpus: all.filter((q) => ids.has(q.id)), demo: demo.filter((q) => ids.has(q.id)) };
 }
 
-const questions = selectQuestions();
+const { corpus: questions, demo: demoQuestions } = selectQuestions();
 const fullRun = !process.env.EVAL_ONLY;
 // The harness's employees ask many questions a minute; the limits are covered by their own tests.
 Object.assign(process.env, { ...process.env, RATE_LIMIT_TUTOR_PER_MINUTE: "100000", RATE_LIMIT_UPLOADS_PER_MINUTE: "100000" });
@@ -50,7 +54,16 @@ if (process.env.EVAL_LLM_BASE_URL) {
 const { config, workers, server, db } = await startEvalStack();
 
 // Every run ingests the whole corpus, so a subset meets the same distractors as the full set.
-const { documents, results, ingestMs: ingestedMs, cost } = await evaluate(db, server.url, questions, allCorpusFiles());
+const {
+  documents,
+  results,
+  ingestMs: ingestedMs,
+  cost,
+} = questions.length > 0
+  ? await evaluate(db, server.url, questions, allCorpusFiles())
+  : { documents: [], results: [], ingestMs: 0, cost: { cpuMsPerTurn: {} } };
+// The demo organisation's set, on the material npm start seeds (eval/grounding.json).
+const demoResults = demoQuestions.length > 0 ? await evaluateGrounding(db, server.url, demoQuestions) : [];
 
 await server.close();
 await workers.close();
@@ -67,13 +80,23 @@ const settings = {
     .join(", ")} per turn (questions asked one at a time; CPU time, unlike latency, barely moves with other load on the machine)`,
 };
 const previous = existsSync(BASELINE) ? (JSON.parse(readFileSync(BASELINE, "utf8")) as Baseline) : undefined;
-process.stdout.write(`\n${consoleTable(results)}\n\nturn CPU: ${JSON.stringify(cost.cpuMsPerTurn)} ms per turn\n`);
+if (results.length > 0) process.stdout.write(`\n${consoleTable(results)}\n\nturn CPU: ${JSON.stringify(cost.cpuMsPerTurn)} ms per turn\n`);
+if (demoResults.length > 0) {
+  process.stdout.write(`\n${groundingLine(groundingFigures(demoResults))}\n`);
+  for (const r of demoResults)
+    if ((r.question.kind === "trap") === (r.rung !== "general") || (r.question.kind === "covered" && r.misleading))
+      process.stdout.write(`  ${r.question.id} → ${r.rung}: ${r.question.question} | ${r.sources.map((s) => s.document).join(", ") || "no sources"}\n`);
+}
 if (fullRun) {
   const tuning = join(EVAL_DIR, "tuning.md");
-  writeFileSync(RESULTS, resultsPage({ date, settings, documents, results, previous, notes: existsSync(tuning) ? readFileSync(tuning, "utf8") : undefined }));
+  const grounding = groundingSection(demoResults, previous?.grounding);
+  writeFileSync(
+    RESULTS,
+    resultsPage({ date, settings, documents, results, previous, grounding, notes: existsSync(tuning) ? readFileSync(tuning, "utf8") : undefined }),
+  );
   process.stdout.write(`\nWrote eval/results.md\n`);
   if (process.argv.includes("--update-baseline") || !previous) {
-    writeFileSync(BASELINE, `${JSON.stringify(toBaseline(results, settings, date), null, 2)}\n`);
+    writeFileSync(BASELINE, `${JSON.stringify(toBaseline(results, settings, date, groundingFigures(demoResults)), null, 2)}\n`);
     process.stdout.write(`Wrote eval/baseline.json\n`);
   }
 }

@@ -187,11 +187,17 @@ export async function vectorSearchPlan(db: Db, options: VectorSearchOptions): Pr
   return { path, plan };
 }
 
-/** Full-text search with OR semantics over the given content words (already stop-word free). */
-export async function keywordSearch(db: Db, { reader, words, limit }: { reader: Reader; words: string[]; limit: number }): Promise<ChunkHit[]> {
+/**
+ * Full-text search with OR semantics over the given content words (already stop-word free) and
+ * any `to_tsquery('simple', …)` expressions (a question term's stems and family: relevance.ts).
+ */
+export async function keywordSearch(
+  db: Db,
+  { reader, words, queries = [], limit }: { reader: Reader; words: string[]; queries?: string[]; limit: number },
+): Promise<ChunkHit[]> {
   const terms = [...new Set(words.map((word) => word.replace(/[^\p{L}\p{N}]/gu, "")).filter((word) => word.length > 1))].slice(0, 32);
-  if (terms.length === 0) return [];
-  const query = terms.join(" | ");
+  if (terms.length === 0 && queries.length === 0) return [];
+  const query = [...terms, ...queries.slice(0, 16).map((expression) => `(${expression})`)].join(" | ");
   const rows = await db.raw(
     `SELECT c.id, c.document_id, d.title AS document_title, c.content, c.position, c.metadata,
             0 AS similarity, ts_rank_cd(c.tsv, q) AS text_rank

@@ -20,7 +20,7 @@ const passage = z.object({
 
 const question = z.object({
   id: z.string().min(1),
-  kind: z.enum(["fact", "table", "two-passage", "paraphrase", "no-answer", "decoy", "spanish", "cross-language"]),
+  kind: z.enum(["fact", "table", "two-passage", "paraphrase", "no-answer", "decoy", "spanish", "cross-language", "trap", "covered"]),
   lang: z.enum(["en", "es"]),
   quick: z.boolean(),
   question: z.string().min(3),

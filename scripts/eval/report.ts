@@ -2,6 +2,7 @@
  * Figures of a run: per question and per group (English, Spanish, cross-language, no-answer, the
  * quick CI subset, all), the committed baseline they are compared with, and the results page.
  */
+import type { GroundingFigures } from "./grounding";
 import type { IngestedDocument, QuestionResult } from "./run";
 
 export interface GroupFigures {
@@ -44,6 +45,8 @@ export interface Baseline {
   settings: Record<string, string | number>;
   groups: Partial<Record<GroupName, GroupFigures>>;
   perQuestion: Record<string, { recall: number; reciprocalRank: number }>;
+  /** Both rates of the demo organisation's grounding set (scripts/eval/grounding.ts); absent in older baselines. */
+  grounding?: GroundingFigures;
 }
 
 const percentile = (values: number[], p: number): number => {
@@ -88,12 +91,13 @@ export function groupFigures(results: QuestionResult[]): Partial<Record<GroupNam
   return groups;
 }
 
-export function toBaseline(results: QuestionResult[], settings: Baseline["settings"], date: string): Baseline {
+export function toBaseline(results: QuestionResult[], settings: Baseline["settings"], date: string, grounding?: GroundingFigures): Baseline {
   return {
     date,
     settings,
     groups: groupFigures(results),
     perQuestion: Object.fromEntries(results.map((r) => [r.question.id, { recall: r.recall, reciprocalRank: round(r.reciprocalRank, 3) }])),
+    ...(grounding ? { grounding } : {}),
   };
 }
 
@@ -116,6 +120,8 @@ export function resultsPage(input: {
   documents: IngestedDocument[];
   results: QuestionResult[];
   previous?: Baseline;
+  /** The demo organisation's grounding section (grounding.ts), placed after the totals. */
+  grounding?: string;
   notes?: string;
 }): string {
   const { date, settings, documents, results, previous } = input;
@@ -155,7 +161,7 @@ Latency: POST /api/v1/chat to \`done\` on the socket, p50 / p95 in ms.
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${groupRows.join("\n")}
 
-${input.notes ? `${input.notes.trim()}\n\n` : ""}## Per question
+${input.grounding ? `${input.grounding.trim()}\n\n` : ""}${input.notes ? `${input.notes.trim()}\n\n` : ""}## Per question
 
 Ranks: where each expected passage sat among the grounding sources (✗: not among them).
 

@@ -110,7 +110,8 @@ export async function askQuestions(
   return results;
 }
 
-async function askOne(
+/** Asks one question in a fresh session as `token` and judges the turn; `documentIds` maps a passage's file to its document. */
+export async function askOne(
   db: Db,
   baseUrl: string,
   orgId: string,

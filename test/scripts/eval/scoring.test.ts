@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { extractDocument } from "../../../workers/ingestion/extract";
 import type { DocumentFormat } from "../../../lib/document-formats";
+import { groundingFigures, loadGroundingQuestions } from "../../../scripts/eval/grounding";
 import { CORPUS_DIR, allCorpusFiles, loadQuestions } from "../../../scripts/eval/questions";
+import type { QuestionResult } from "../../../scripts/eval/run";
 import {
   checkCitations,
   containsFact,
@@ -87,6 +89,33 @@ describe("evaluation scoring", () => {
     expect(decoys.every((q) => q.rung === "general" && q.passages.length === 0)).to.equal(true);
     expect(decoys.filter((q) => q.lang === "es").length).to.be.at.least(10);
     expect(decoys.filter((q) => q.lang === "en").length).to.be.at.least(10);
+  });
+
+  it("has 20 or more traps and 20 or more covered questions on the demo material, some in Spanish, each fact in its seeded document", () => {
+    // loadGroundingQuestions throws when a fact is not in the seed's text of its document.
+    const questions = loadGroundingQuestions();
+    const traps = questions.filter((q) => q.kind === "trap");
+    const covered = questions.filter((q) => q.kind === "covered");
+    expect(traps.length).to.be.at.least(20);
+    expect(covered.length).to.be.at.least(20);
+    expect(traps.every((q) => q.rung === "general" && q.passages.length === 0)).to.equal(true);
+    expect(covered.every((q) => q.passages.length > 0 && q.passages.every((p) => p.file.startsWith("demo:")))).to.equal(true);
+    expect(traps.filter((q) => q.lang === "es").length).to.be.at.least(3);
+    expect(covered.filter((q) => q.lang === "es").length).to.be.at.least(3);
+  });
+
+  it("counts a grounded trap as misleading, and a covered question only when grounded in its passage", () => {
+    const [trap, covered] = [loadGroundingQuestions().find((q) => q.kind === "trap")!, loadGroundingQuestions().find((q) => q.kind === "covered")!];
+    const result = (question: typeof trap, rung: string, misleading: boolean) => ({ question, rung, misleading }) as QuestionResult;
+    const figures = groundingFigures([
+      result(trap, "document", true),
+      result(trap, "general", false),
+      result(covered, "chunks", false),
+      result(covered, "document", false),
+      result(covered, "chunks", true),
+      result(covered, "general", false),
+    ]);
+    expect(figures).to.deep.equal({ traps: 2, trapsGrounded: 1, covered: 4, coveredGrounded: 2, coveredOnDocument: 1 });
   });
 
   it("has a question set of at least 60 questions of every kind, each key fact present in its document", async function () {

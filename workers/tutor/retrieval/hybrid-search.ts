@@ -7,6 +7,8 @@
  * share common words are judged out, the answer is often further down (eval/tuning.md). Neighbouring
  * chunks of one document are both kept when both score: dropping the second cost 6 points of
  * recall@5 on the evaluation corpus, where an answer often sits next to the best-matching chunk.
+ * A third search, by the judge's own terms, lets an employee's wording reach a passage that says
+ * the same in other words ("item" for "product"); its hits only fill places behind the others.
  */
 import { keywordSearch, vectorSearch, type ChunkHit } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
@@ -45,12 +47,14 @@ export async function candidateHits(
   { orgId, userId, question }: { orgId: string; userId: string; question: string },
 ): Promise<{ hits: ScoredHit[]; relevance: Relevance }> {
   const { config } = deps;
-  const [embedding] = await deps.llm.embed([question], "query", { orgId, userId });
   const words = contentWords(question);
-  const [vectorHits, textHits, relevance] = await Promise.all([
+  // The judge's terms (stems, word families) widen the keyword search: looked up with the embedding, before the searches.
+  const [[embedding], relevance] = await Promise.all([deps.llm.embed([question], "query", { orgId, userId }), relevanceFor(deps, orgId, question)]);
+  const reader = { orgId, userId };
+  const [vectorHits, textHits, widenedHits] = await Promise.all([
     deps.reads.read((db) =>
       vectorSearch(db, {
-        reader: { orgId, userId },
+        reader,
         embedding: embedding!,
         limit: OVER_RETRIEVE,
         minSimilarity: config.RETRIEVAL_SIMILARITY_FLOOR,
@@ -58,13 +62,24 @@ export async function candidateHits(
         cache: deps.searchCaches.vectorSearch,
       }),
     ),
-    deps.reads.read((db) => keywordSearch(db, { reader: { orgId, userId }, words: searchTerms(question), limit: OVER_RETRIEVE })),
-    relevanceFor(deps, orgId, question),
+    deps.reads.read((db) => keywordSearch(db, { reader, words: searchTerms(question), limit: OVER_RETRIEVE })),
+    deps.reads.read((db) => keywordSearch(db, { reader, words: [], queries: relevance.terms.map((term) => term.query), limit: OVER_RETRIEVE })),
   ]);
   const byVector = new Set(vectorHits.map((hit) => hit.id));
-  const relevantText = textHits.filter((hit) => byVector.has(hit.id) || keywordCoverage(words, hit.content) >= config.RETRIEVAL_KEYWORD_COVERAGE_FLOOR);
+  const byWords = new Set(textHits.map((hit) => hit.id));
+  // A text hit the words as written do not carry is still a candidate when it covers the question
+  // as the judge reads it (stems, word families, clauses), naming nothing the organisation's
+  // material never mentions (`coversAll`): an employee's own wording often shares few words as written.
+  const judged = (hit: ChunkHit) => relevance.coversAll(`${hit.metadata.heading ?? ""}\n${hit.content}`, config.RETRIEVAL_GROUNDING_COVERAGE);
+  const relevantText = textHits.filter(
+    (hit) => byVector.has(hit.id) || keywordCoverage(words, hit.content) >= config.RETRIEVAL_KEYWORD_COVERAGE_FLOOR || judged(hit),
+  );
+  // The judge's own search finds passages that share the question's terms only in other words
+  // ("item" for "product"). They join behind the others (no text rank): they fill places, and
+  // never reorder what both searches agreed on.
+  const widened = widenedHits.filter((hit) => !byVector.has(hit.id) && !byWords.has(hit.id) && judged(hit)).map((hit) => ({ ...hit, text_rank: 0 }));
   const fusion: Fusion = { method: config.RETRIEVAL_FUSION, vectorWeight: config.RETRIEVAL_VECTOR_WEIGHT, rrfK: config.RETRIEVAL_RRF_K };
-  return { hits: combine(vectorHits, relevantText, fusion), relevance };
+  return { hits: combine(vectorHits, [...relevantText, ...widened], fusion), relevance };
 }
 
 /**

@@ -14,6 +14,7 @@ import { countTokens, tokensAtMost, truncateToTokens } from "../../llm/tokens";
 import type { Intent } from "../intent";
 import type { TurnContext } from "../turn-context";
 import { budgetsFor } from "./budgets";
+import { passagesOf } from "./document-passages";
 import { hybridSearch, toSource } from "./hybrid-search";
 import { pageIndexSearch } from "./page-index";
 import { progressFacts } from "./progress";
@@ -93,37 +94,58 @@ export const CHARS_PER_TOKEN_CAP = 8;
 
 /**
  * The document rung: the current course's source document, else the enrolled course's document
- * whose text covers the question as a passage must (the same rarity-weighted coverage floor;
- * its title alone never counts). A document that merely shares a word with the question is not
- * forced on it — that question belongs on the general rung. Only documents the user may read are
- * considered, and only a bounded prefix of the text is read and tokenised.
+ * one of whose passages covers the question as a chunk must (the same judge, relevance.ts, over
+ * passages of the text the model would be given: document-passages.ts). A document that merely
+ * shares a word with the question, or holds its terms in different sections, is not forced on
+ * it — that question belongs on the general rung. Only documents the user may read are
+ * considered; their stored tsvectors rank them first (a passage cannot cover more than its whole
+ * document does), and only a bounded prefix of a few of them is read and tokenised.
  */
 async function wholeDocument(deps: WorkerDeps, turn: TurnContext, budget: number): Promise<{ source: Source; truncated: boolean } | null> {
   const relevance = await relevanceFor(deps, turn.orgId, turn.question);
   const candidates = await courseDocumentCandidates(deps.db, turn, { currentCourseId: turn.courseId, terms: relevance.terms.map((term) => term.query) });
-  const chosen =
-    candidates.find((candidate) => candidate.is_current) ??
-    candidates
-      .map((candidate) => ({ candidate, coverage: relevance.coverageOf(candidate.matched) }))
-      .filter(({ coverage }) => coverage >= deps.config.RETRIEVAL_GROUNDING_COVERAGE)
-      .sort((a, b) => b.coverage - a.coverage)[0]?.candidate;
+  const maxChars = budget * CHARS_PER_TOKEN_CAP;
+  const floor = deps.config.RETRIEVAL_GROUNDING_COVERAGE;
+  let chosen: { candidate: (typeof candidates)[number]; prefix: { text: string; cut: boolean } } | null = null;
+  const current = candidates.find((candidate) => candidate.is_current);
+  if (current) {
+    const prefix = await documentTextPrefix(deps.db, turn.orgId, current.document_id, maxChars);
+    if (prefix) chosen = { candidate: current, prefix };
+  } else {
+    const ranked = candidates
+      .map((candidate) => ({ candidate, bound: relevance.coverageOf(candidate.matched) }))
+      .filter(({ bound }) => bound >= floor)
+      .sort((a, b) => b.bound - a.bound)
+      .slice(0, DOCUMENTS_READ);
+    for (const { candidate } of ranked) {
+      const prefix = await documentTextPrefix(deps.db, turn.orgId, candidate.document_id, maxChars);
+      if (!prefix) continue;
+      const best = Math.max(0, ...passagesOf(prefix.text, candidate.title).map((passage) => relevance.coverage(passage)));
+      if (best >= floor) {
+        chosen = { candidate, prefix };
+        break;
+      }
+    }
+  }
   if (!chosen) return null;
-  const prefix = await documentTextPrefix(deps.db, turn.orgId, chosen.document_id, budget * CHARS_PER_TOKEN_CAP);
-  if (!prefix) return null;
+  const { candidate, prefix } = chosen;
   const fitted = truncateToTokens(prefix.text, budget);
   const truncated = fitted.truncated || prefix.cut;
   return {
     truncated,
     source: {
-      document: chosen.title,
+      document: candidate.title,
       section: null,
       page: null,
       sourceType: "document",
-      sourceId: chosen.document_id,
+      sourceId: candidate.document_id,
       content: truncated ? fitted.text + TRUNCATION_MARKER[turn.language] : fitted.text,
     },
   };
 }
+
+/** Documents whose text the document rung reads at most, best-ranked first: each read is a bounded prefix. */
+const DOCUMENTS_READ = 3;
 
 function tokensOf(sources: Source[]): number {
   return sources.reduce((sum, s) => sum + countTokens(s.content), 0);

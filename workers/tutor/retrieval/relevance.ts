@@ -12,16 +12,27 @@ import { TtlCache } from "../../../lib/ttl-cache";
 import { termFrequencies } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
 import { normalise } from "../language";
-import { contentTermsOf, type QuestionTerm } from "./question-terms";
+import { contentTermsOf, occursAs, type QuestionTerm } from "./question-terms";
+import { EVERYDAY_WEIGHT } from "./word-families";
 
 export interface Relevance {
   terms: QuestionTerm[];
-  /** Rarity weight of each term, same order. */
+  /** Weight of each term, same order: its rarity, a fifth of it for an everyday word. */
   weights: number[];
-  /** Share of the question's term weight `text` covers, 0–1 (0 for a question without content terms). */
+  /**
+   * Share of the question's term weight `text` covers, 0–1, of the clause it covers best (a
+   * question of two clauses is answered by a passage that answers either); 0 for a question
+   * without content terms.
+   */
   coverage(text: string): number;
-  /** The same share for a per-term match list (the document rung's tsvector matches). */
+  /** The same share for a per-term match list, same order as `terms` (the document rung's tsvector matches). */
   coverageOf(matched: boolean[]): number;
+  /**
+   * Whether `text` covers at least `floor` of a clause that asks about nothing the organisation's
+   * material never mentions: a key term no chunk holds ("letter", "sick") is what a question is
+   * about, and a passage without it cannot answer that clause, whatever else it shares.
+   */
+  coversAll(text: string, floor: number): boolean;
 }
 
 /** Rarity of a term held by `df` of `units` chunks (BM25's idf: never negative, ln 2 for an empty org). */
@@ -29,23 +40,40 @@ export function rarity(df: number, units: number): number {
   return Math.log(1 + (units - df + 0.5) / (df + 0.5));
 }
 
-/** Whether a folded word is an occurrence of the term: a prefix for stems of four letters or more, else the word itself. */
+/** Whether a folded word is an occurrence of the term or of a word of its family. */
 function occurs(term: QuestionTerm, word: string): boolean {
-  return term.stem.length >= 4 ? word.startsWith(term.stem) : word === term.stem;
+  return term.forms.some((form) => occursAs(form, word));
 }
 
-/** Builds the judge from terms and their weights (pure: the unit tests use it without a database). */
-export function relevanceOf(terms: QuestionTerm[], weights: number[]): Relevance {
-  const total = weights.reduce((sum, weight) => sum + weight, 0);
-  const coverageOf = (matched: boolean[]) => (total > 0 ? matched.reduce((sum, hit, i) => sum + (hit ? weights[i]! : 0), 0) / total : 0);
+/**
+ * Builds the judge from terms, their rarities and whether the organisation's material holds them
+ * at all (pure: the unit tests use it without a database).
+ * Each clause is judged on its own terms; an everyday word weighs EVERYDAY_WEIGHT of its rarity,
+ * so a passage that shares only "days" and "year" with a question about sick days covers little.
+ */
+export function relevanceOf(terms: QuestionTerm[], rarities: number[], unknown: boolean[] = terms.map(() => false)): Relevance {
+  const weights = terms.map((term, i) => rarities[i]! * (term.everyday ? EVERYDAY_WEIGHT : 1));
+  const clauses = [...new Set(terms.map((term) => term.clause))].map((clause) => terms.flatMap((term, i) => (term.clause === clause ? [i] : [])));
+  const clauseCoverage = (members: number[], matched: boolean[]) => {
+    const total = members.reduce((sum, i) => sum + weights[i]!, 0);
+    return total > 0 ? members.reduce((sum, i) => sum + (matched[i] ? weights[i]! : 0), 0) / total : 0;
+  };
+  const coverageOf = (matched: boolean[]) => Math.max(0, ...clauses.map((members) => clauseCoverage(members, matched)));
+  const matchesOf = (text: string) => {
+    const words = [...new Set(normalise(text).split(" "))];
+    return terms.map((term) => words.some((word) => occurs(term, word)));
+  };
   return {
     terms,
     weights,
     coverageOf,
     coverage(text: string) {
       if (terms.length === 0) return 0;
-      const words = [...new Set(normalise(text).split(" "))];
-      return coverageOf(terms.map((term) => words.some((word) => occurs(term, word))));
+      return coverageOf(matchesOf(text));
+    },
+    coversAll(text: string, floor: number) {
+      const matched = matchesOf(text);
+      return clauses.some((members) => clauseCoverage(members, matched) >= floor && members.every((i) => matched[i] || terms[i]!.everyday || !unknown[i]));
     },
   };
 }
@@ -79,10 +107,11 @@ export async function relevanceFor(deps: Pick<WorkerDeps, "db" | "searchCaches">
       cached.set(key(term), entry);
     });
   }
-  const weights = terms.map((term, i) => {
+  const rarities = terms.map((term, i) => {
     // Read back from this call's own results: a cache that just started over must not lose a term.
     const entry = known[i] ?? fetched.get(key(term))!;
     return rarity(entry.df, entry.units);
   });
-  return relevanceOf(terms, weights);
+  const unknown = terms.map((term, i) => (known[i] ?? fetched.get(key(term))!).df === 0);
+  return relevanceOf(terms, rarities, unknown);
 }
