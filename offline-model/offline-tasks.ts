@@ -34,8 +34,8 @@ const OFF_TOPIC =
   /\b(football|soccer|futbol|nba|basketball|baloncesto|tennis|sports?|deportes?|match|partido|politics?|politica|election|elecciones|president|presidente|weather|clima|rain|lluvia|forecast|celebrity|celebrities|famosos?|actor|actriz|singer|cantante|movie|pelicula|recipe|receta|cook|cocinar|horoscope|horoscopo)\b/;
 /** An outline line of the module-selection prompt: `- Module 2: Title — summary` (or Spanish `Módulo`). */
 const MODULE_LINE = new RegExp(`^\\s*[-*•]?\\s*(?:${MODULE_LABEL}|m[oó]dulo)\\s+(\\d+)\\s*[:.)—–-]\\s*(.*)$`, "gimu");
-/** One employee line of a summary transcript. */
-const EMPLOYEE_TURN = new RegExp(`^\\s*(?:${LABELS.employeeTurn}|empleado|user|usuario)\\s*:\\s*(.+)$`, "gim");
+/** One employee (or admin) line of a summary transcript. */
+const EMPLOYEE_TURN = new RegExp(`^\\s*(?:${LABELS.employeeTurn}|${LABELS.adminTurn}|empleado|user|usuario)\\s*:\\s*(.+)$`, "gim");
 const NO_COURSE = /^(none|null|n\/a|-|ninguno|ninguna|no)?$/i;
 
 /** One of `in_course | cross_course | progress | chitchat | off_topic`, from the employee's message. */
