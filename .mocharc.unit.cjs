@@ -40,6 +40,7 @@ module.exports = {
     "test/server/metrics-labels.test.ts",
     "test/server/scim/scim-logic.test.ts",
     "test/workers/admin/confirmation.test.ts",
+    "test/workers/admin/fit-request.test.ts",
     "test/workers/embedding-check.test.ts",
     "test/workers/ingestion/chunking.test.ts",
     "test/workers/ingestion/extract.test.ts",

@@ -99,20 +99,23 @@ export function fitAdminRequest({ messages, currentIndex, window, reserve, tools
   }
   if (total() <= budget || current.length === 0) return done();
 
-  const share = Math.floor((budget - (total() - current.reduce((sum, index) => sum + costs[index]!, 0))) / current.length) - 40;
-  for (const index of current) {
-    const text = contentOf(fitted[index]!);
-    const cut = share >= MIN_RESULT_TOKENS ? truncateToTokens(text, share).text : "";
-    replace(
-      index,
-      JSON.stringify({
-        truncated: true,
-        note: "This result was cut to fit the model's context window: narrow the request (filters, limit) to see the rest, and tell the admin it is partial.",
-        partial: cut,
-      }),
-    );
-    result.cutResults += 1;
+  const originals = current.map((index) => contentOf(fitted[index]!));
+  const others = total() - current.reduce((sum, index) => sum + costs[index]!, 0);
+  const wrap = (partial: string) =>
+    JSON.stringify({
+      truncated: true,
+      note: "This result was cut to fit the model's context window: narrow the request (filters, limit) to see the rest, and tell the admin it is partial.",
+      partial,
+    });
+  // Each result's share of what is left, less its wrapper; JSON escaping can make the cut text
+  // dearer than counted, so the share shrinks until the request fits (a few passes at most).
+  let share = Math.floor((budget - others) / current.length) - (costOf({ role: "tool", tool_call_id: "x", content: wrap("") }) + 4);
+  for (let pass = 0; pass < 6; pass++) {
+    current.forEach((index, i) => replace(index, wrap(share >= MIN_RESULT_TOKENS ? truncateToTokens(originals[i]!, share).text : "")));
+    if (total() <= budget || share < MIN_RESULT_TOKENS) break;
+    share = Math.floor(share * 0.8);
   }
+  result.cutResults = current.length;
   return done();
 }
 
