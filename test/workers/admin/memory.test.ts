@@ -9,6 +9,7 @@ import { expect } from "chai";
 import type { ChatReply, ChatRequest } from "../../../offline-model/responder";
 import { offlineReply } from "../../../offline-model/offline-responder";
 import { SUMMARY_TASK } from "../../../lib/prompt-markers";
+import { ELIDED_RESULT } from "../../../workers/admin/fit-request";
 import { countMessageTokens, countTokens } from "../../../workers/llm/tokens";
 import { waitFor } from "../../harness/client";
 import type { RecordedRequest } from "../../harness/scripted-llm";
@@ -122,5 +123,41 @@ describe("admin assistant memory (last 6 turns raw, a queued summary, fitted to 
     // The second round carries the tool's result (counted, and cut to fit if it had to be).
     const toolMessage = (requests[1]!.body.messages as any[]).find((m) => m.role === "tool");
     expect(toolMessage?.content).to.be.a("string").and.not.equal("");
+  });
+
+  it("in a window too small for every round, elides the earlier round's tool result and keeps the current round's whole", async () => {
+    const rounds = [[{ name: "list_employees", arguments: {} }], [{ name: "get_skills_matrix", arguments: {} }]];
+    stack.llm.setResponder((request: ChatRequest): ChatReply => {
+      const first = String(request.messages[0]?.content ?? "");
+      if (!first.includes(ADMIN_PROMPT_MARKER)) return offlineReply(request);
+      const done = request.messages.filter((m) => m.role === "assistant" && m.tool_calls?.length).length;
+      return rounds[done] ? { toolCalls: rounds[done]! } : { content: "Everyone is listed above." };
+    });
+    const ask = async (message: string) => {
+      const turn = await askAdmin(stack, admin, message);
+      expect(turn.answer?.status).to.equal("complete");
+      return adminRequests(message);
+    };
+    // With a roomy window, the third request (both results) shows what the turn costs in full.
+    stack.workers.deps.config.LLM_CONTEXT_WINDOW = 100_000;
+    const roomy = await ask("Everyone and their skills, please.");
+    expect(roomy).to.have.length(3);
+    const full = promptTokensOf(roomy[2]!);
+    // A window that holds the second request but not the third.
+    const window = full + REPLY_RESERVE - 100;
+    stack.workers.deps.config.LLM_CONTEXT_WINDOW = window;
+    try {
+      const tight = await ask("Everyone and their skills, please, again.");
+      expect(tight).to.have.length(3);
+      for (const request of tight) expect(promptTokensOf(request) + REPLY_RESERVE).to.be.at.most(window);
+      const tools = (request: RecordedRequest) => (request.body.messages as any[]).filter((m) => m.role === "tool").map((m) => m.content);
+      expect(countTokens(tools(roomy[2]!)[0]), "round 1's result is worth eliding").to.be.greaterThan(200);
+      const [employees, matrix] = tools(tight[2]!);
+      expect(employees).to.equal(ELIDED_RESULT);
+      expect(matrix).to.equal(tools(roomy[2]!)[1], "the current round's result is sent whole");
+      expect(tools(tight[1]!)[0]).to.equal(tools(roomy[1]!)[0], "round 2 still had room for round 1's result");
+    } finally {
+      stack.workers.deps.config.LLM_CONTEXT_WINDOW = WINDOW;
+    }
   });
 });
