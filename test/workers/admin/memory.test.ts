@@ -100,6 +100,14 @@ describe("admin assistant memory (last 6 turns raw, a queued summary, fitted to 
     );
     expect(summarised.summary).to.include(SUMMARY_MARKER);
     expect(summarised.summary_turn_count).to.equal(24);
+    // The admin summary prompt, over exactly the 24 turns that aged out, spoken by the admin and the assistant.
+    const summaryRequests = stack.llm.chatCalls().filter((call) => String(call.body?.messages?.[0]?.content ?? "").includes(SUMMARY_TASK));
+    expect(summaryRequests).to.have.length(1);
+    const summaryText = String(summaryRequests[0]!.body.messages[0].content);
+    expect(summaryText).to.include("between an admin and their administration assistant");
+    expect(summaryText.match(/^Admin: Question \d+:/gm)).to.have.length(24);
+    expect(summaryText).to.include("Admin: Question 24:").and.not.include("Question 25:");
+    expect(summaryText).to.include("Assistant: Answer 24.");
 
     // Turn 31: 30 earlier turns, 24 of them in the summary.
     const message = "Question 31: who should mentor Marketing?";
