@@ -12,7 +12,7 @@
  */
 import type { ChatMessage } from "../llm/client";
 import { contextWindowOf } from "../llm/context-window";
-import { countTokens, truncateToTokens } from "../llm/tokens";
+import { countTokens, tokensAtMost, truncateToTokens } from "../llm/tokens";
 
 /** Said in place of an earlier round's result that had to make room. */
 export const ELIDED_RESULT = JSON.stringify({
@@ -36,7 +36,7 @@ export interface FitInput {
 
 export interface FitResult {
   messages: ChatMessage[];
-  /** What the request costs as sent, tools included (an estimate: cl100k counts, plus framing). */
+  /** What the request costs as sent, tools included: cl100k counts plus framing, or their byte bound when that already fits. */
   promptTokens: number;
   elidedResults: number;
   droppedTurns: number;
@@ -61,12 +61,27 @@ function costOf(message: ChatMessage): number {
   return cost;
 }
 
+/** What a request costs exactly as fitting counts it: its messages (tool calls included), framing and the tools' schema. */
+export function countRequestTokens(messages: ChatMessage[], toolsTokens: number): number {
+  return 2 + toolsTokens + messages.reduce((sum, message) => sum + costOf(message), 0);
+}
+
+/** costOf's bound without tokenising (every cl100k token is at least one byte): most requests to a large window settle on it. */
+function costAtMost(message: ChatMessage): number {
+  let bound = 4 + tokensAtMost(message.role) + tokensAtMost(contentOf(message));
+  if (message.role === "assistant" && message.tool_calls?.length) bound += tokensAtMost(JSON.stringify(message.tool_calls));
+  if (message.role === "tool") bound += tokensAtMost(message.tool_call_id);
+  return bound;
+}
+
 export function fitAdminRequest({ messages, currentIndex, window, reserve, toolsTokens }: FitInput): FitResult {
+  const budget = window - reserve;
+  const result = { elidedResults: 0, droppedTurns: 0, cutResults: 0 };
+  const bound = 2 + toolsTokens + messages.reduce((sum, message) => sum + costAtMost(message), 0);
+  if (bound <= budget) return { messages: [...messages], promptTokens: bound, ...result };
   const fitted = [...messages];
   const costs = fitted.map(costOf);
   const total = () => 2 + toolsTokens + costs.reduce((sum, cost) => sum + cost, 0);
-  const budget = window - reserve;
-  const result = { elidedResults: 0, droppedTurns: 0, cutResults: 0 };
   const done = (): FitResult => ({ messages: fitted.filter((message) => message !== DROPPED), promptTokens: total(), ...result });
   if (total() <= budget) return done();
 

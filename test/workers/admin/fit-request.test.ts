@@ -6,7 +6,7 @@
  * every tool call keeps a result.
  */
 import { expect } from "chai";
-import { adminContextWindow, ELIDED_RESULT, fitAdminRequest } from "../../../workers/admin/fit-request";
+import { adminContextWindow, countRequestTokens, ELIDED_RESULT, fitAdminRequest } from "../../../workers/admin/fit-request";
 import type { ChatMessage } from "../../../workers/llm/client";
 
 const words = (n: number, word = "alpha") => Array.from({ length: n }, (_, i) => `${word}${i % 10}`).join(" ");
@@ -37,10 +37,10 @@ function request(resultSize = 600): { messages: ChatMessage[]; currentIndex: num
   return { messages, currentIndex: 8 };
 }
 
-const size = (messages: ChatMessage[]) => fitAdminRequest({ messages, currentIndex: 8, window: 1_000_000, reserve: 0, toolsTokens: 0 }).promptTokens;
+const size = (messages: ChatMessage[]) => countRequestTokens(messages, 0);
 
 describe("fitting an admin request to the context window", () => {
-  it("sends a request that fits unchanged", () => {
+  it("sends a request that fits unchanged (settled by its byte bound, without tokenising, when the window is large)", () => {
     const { messages, currentIndex } = request();
     const fitted = fitAdminRequest({ messages, currentIndex, window: 100_000, reserve: 1_500, toolsTokens: 1_800 });
     expect(fitted.messages).to.deep.equal(messages);
