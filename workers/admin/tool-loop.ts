@@ -110,8 +110,8 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
     await requireAllowance(deps, tools.orgId);
     const fit = fitAdminRequest({ messages, currentIndex, window, reserve: REPLY_TOKENS, toolsTokens: TOOLS_TOKENS });
     if (fit.elidedResults + fit.droppedTurns + fit.cutResults > 0) {
-      const { elidedResults, droppedTurns, cutResults, promptTokens } = fit;
-      deps.log.info({ round, window, promptTokens, elidedResults, droppedTurns, cutResults }, "admin request fitted to the context window");
+      const { elidedResults, droppedTurns, cutResults } = fit;
+      deps.log.info({ round, window, fittedTokens: fit.promptTokens, elidedResults, droppedTurns, cutResults }, "admin request fitted to the context window");
     }
     let result;
     try {
