@@ -11,9 +11,10 @@ import { offlineReply } from "../../../offline-model/offline-responder";
 import { SUMMARY_TASK } from "../../../lib/prompt-markers";
 import { ELIDED_RESULT } from "../../../workers/admin/fit-request";
 import { countMessageTokens, countTokens } from "../../../workers/llm/tokens";
-import { waitFor } from "../../harness/client";
+import { api, waitFor } from "../../harness/client";
 import type { RecordedRequest } from "../../harness/scripted-llm";
 import { stackSuite } from "../../support/suite";
+import { dropOrganisation, freshOrganisation } from "../../server/routes/allowance/helpers";
 import { ADMIN_PROMPT_MARKER, askAdmin, cleanUp, freshUser, type Person } from "./helpers";
 
 const SUMMARY_MARKER = "SUMMARY-OF-EARLIER-TURNS";
@@ -131,6 +132,23 @@ describe("admin assistant memory (last 6 turns raw, a queued summary, fitted to 
     // The second round carries the tool's result (counted, and cut to fit if it had to be).
     const toolMessage = (requests[1]!.body.messages as any[]).find((m) => m.role === "tool");
     expect(toolMessage?.content).to.be.a("string").and.not.equal("");
+
+    // Another organisation's admin can neither continue this session nor get its summary in a session of their own.
+    const orgB = await freshOrganisation(stack, "Memory B");
+    try {
+      const adminB = await freshUser(stack, { role: "admin", orgId: orgB });
+      const intruding = await api(stack.baseUrl, "POST", "/api/v1/chat/admin", { token: adminB.token, body: { message: "Continue", session_id: session.id } });
+      expect(intruding.status).to.equal(404);
+      const own = await askAdmin(stack, adminB, "Question B: who is behind?");
+      expect(own.answer?.status).to.equal("complete");
+      const sentToB = adminRequests("Question B: who is behind?");
+      expect(sentToB.length).to.be.greaterThan(0);
+      expect(JSON.stringify(sentToB.map((r) => r.body.messages)))
+        .to.not.include(SUMMARY_MARKER)
+        .and.not.include("Question 30");
+    } finally {
+      await dropOrganisation(stack, orgB);
+    }
   });
 
   it("in a window too small for every round, elides the earlier round's tool result and keeps the current round's whole", async () => {
