@@ -42,6 +42,7 @@ module.exports = {
     "test/server/routes/insights/retention-window.test.ts",
     "test/server/scim/scim-logic.test.ts",
     "test/workers/admin/confirmation.test.ts",
+    "test/workers/admin/fit-request.test.ts",
     "test/workers/embedding-check.test.ts",
     "test/workers/ingestion/chunking.test.ts",
     "test/workers/ingestion/extract.test.ts",

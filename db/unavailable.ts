@@ -23,3 +23,22 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+// 57014 statement timeout, 40001 serialization failure, 40P01 deadlock: the same statement may pass a moment later.
+const RETRYABLE_SQLSTATES = new Set(["57014", "40001", "40P01"]);
+
+/**
+ * Whether a failed query is worth retrying as it is: the database was unreachable or restarting
+ * (the codes above), the pool had no connection for it in time (Knex's timeout error), or the
+ * statement was cancelled by statement_timeout or lost a deadlock. Decided by error codes and
+ * class only — never by message text, which drivers and locales word differently.
+ */
+export function isTransientDatabaseError(error: unknown): boolean {
+  for (let current = error, depth = 0; current && typeof current === "object" && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {
+    // Knex's pool timeout is a class of its own (its name is the class's; ESM builds do not export the class itself).
+    if ((current as { name?: unknown }).name === "KnexTimeoutError") return true;
+    const { code } = current as { code?: unknown };
+    if (typeof code === "string" && (NETWORK_CODES.has(code) || SQLSTATES.test(code) || RETRYABLE_SQLSTATES.has(code))) return true;
+  }
+  return false;
+}

@@ -563,6 +563,43 @@ export const configSchema = z.object({
     .max(20)
     .default(5)
     .describe("Tool-calling rounds per admin turn before the model must answer with what it has."),
+  ADMIN_MAX_TOOL_CALLS_PER_ROUND: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(50)
+    .default(10)
+    .describe("Tool calls the admin assistant runs from one model reply; the calls past it are answered with a result saying the limit, not run."),
+  ADMIN_TOOL_RETRIES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(3)
+    .describe(
+      "Retries of an admin assistant tool call that failed on a database blip (connection lost, statement timeout, deadlock), with exponential backoff.",
+    ),
+  ADMIN_TOOL_RETRY_BASE_MS: z.coerce.number().int().min(1).default(200).describe("First backoff of those retries; each next one doubles, up to 8 times this."),
+  ADMIN_TOOL_BREAKER_FAILURES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(5)
+    .describe(
+      "Consecutive failed calls (after their retries) of one admin tool in one organisation that switch the tool off for `ADMIN_TOOL_BREAKER_COOLDOWN_MS`.",
+    ),
+  ADMIN_TOOL_BREAKER_COOLDOWN_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(30_000)
+    .describe("How long a tripped admin tool stays off: its calls are not attempted, and the model is told the tool is unavailable for now."),
+  LLM_CONTEXT_WINDOW: z
+    .preprocess((value) => (value === "" ? undefined : value), z.coerce.number().int().min(2_048).optional())
+    .describe(
+      "The model's context window in tokens, for the admin assistant's requests (history, tools and tool results are fitted into it). " +
+        "Unset: looked up from the model's name (8,192 for a name it does not know); set it for a local model served with a smaller window.",
+    ),
   ADMIN_ACTION_BATCH_SIZE: z.coerce
     .number()
     .int()

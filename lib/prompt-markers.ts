@@ -28,6 +28,9 @@ export const LABELS = {
   /** A summary transcript's two speakers (workers/turns/history.ts `transcript`). */
   employeeTurn: "Employee",
   tutorTurn: "Tutor",
+  /** The same two speakers of an admin session's transcript. */
+  adminTurn: "Admin",
+  assistantTurn: "Assistant",
 } as const;
 
 /** The delimiters around the tutor's numbered sources (`[1] Title > Section` blocks). */

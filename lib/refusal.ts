@@ -60,3 +60,24 @@ export class ItemRejected extends Refusal {
     this.name = "ItemRejected";
   }
 }
+
+const RESET_DATE = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
+
+/**
+ * The organisation's AI allowance is spent (402 AI_ALLOWANCE_EXHAUSTED): refused when a turn is
+ * accepted ("accept": nothing was stored), or found before a model call of a turn already running
+ * ("mid_turn": the turn ends there, no further model call is made). One code and one opening
+ * sentence for both, so the client and the admin read the same thing wherever it is caught.
+ */
+export function allowanceExhaustedRefusal(resetsAt: Date, when: "accept" | "mid_turn"): Refusal {
+  const after =
+    when === "accept"
+      ? "Your message was not sent. An administrator can ask for more credits to resume it sooner."
+      : "This answer stopped here, before the next step. An administrator can ask for more credits to resume it sooner.";
+  return new Refusal(
+    "allowance_exhausted",
+    "AI_ALLOWANCE_EXHAUSTED",
+    `Your organisation has used this month's AI allowance, so the assistant is paused until ${RESET_DATE.format(resetsAt)}. ${after}`,
+    { resets_at: resetsAt.toISOString() },
+  );
+}

@@ -34,8 +34,8 @@ const OFF_TOPIC =
   /\b(football|soccer|futbol|nba|basketball|baloncesto|tennis|sports?|deportes?|match|partido|politics?|politica|election|elecciones|president|presidente|weather|clima|rain|lluvia|forecast|celebrity|celebrities|famosos?|actor|actriz|singer|cantante|movie|pelicula|recipe|receta|cook|cocinar|horoscope|horoscopo)\b/;
 /** An outline line of the module-selection prompt: `- Module 2: Title — summary` (or Spanish `Módulo`). */
 const MODULE_LINE = new RegExp(`^\\s*[-*•]?\\s*(?:${MODULE_LABEL}|m[oó]dulo)\\s+(\\d+)\\s*[:.)—–-]\\s*(.*)$`, "gimu");
-/** One employee line of a summary transcript. */
-const EMPLOYEE_TURN = new RegExp(`^\\s*(?:${LABELS.employeeTurn}|empleado|user|usuario)\\s*:\\s*(.+)$`, "gim");
+/** One employee (or admin) line of a summary transcript. */
+const EMPLOYEE_TURN = new RegExp(`^\\s*(?:${LABELS.employeeTurn}|${LABELS.adminTurn}|empleado|user|usuario)\\s*:\\s*(.+)$`, "gim");
 const NO_COURSE = /^(none|null|n\/a|-|ninguno|ninguna|no)?$/i;
 
 /** One of `in_course | cross_course | progress | chitchat | off_topic`, from the employee's message. */
@@ -77,21 +77,33 @@ export function isSummaryPrompt(text: string): boolean {
   return SUMMARY_TASKS.some((task) => lower.includes(task));
 }
 
-/** 2–3 sentences from the first sentence of each employee turn. */
+/** An admin session's transcript (workers/turns/history.ts SPEAKERS.admin): its summary names the admin, not an employee. */
+const ADMIN_TRANSCRIPT = new RegExp(`^\\s*${LABELS.adminTurn}\\s*:`, "m");
+
+/** 2–3 sentences from the first sentence of each employee (or admin) turn. */
 export function summariseConversation(prompt: string): string {
   const turns = [...prompt.matchAll(EMPLOYEE_TURN)].map((match) => match[1] ?? "");
   const firsts = turns.map((turn) => splitSentences(turn)[0] ?? turn.trim()).filter((sentence) => sentence !== "");
   const spanish = detectLanguage(firsts.join(" ") || prompt) === "es";
+  const admin = ADMIN_TRANSCRIPT.test(prompt);
+  const who = admin ? (spanish ? "El administrador" : "The admin") : spanish ? "El empleado" : "The employee";
   const end = (sentence: string) => (/[.!?…]$/.test(sentence) ? sentence : `${sentence}.`);
   if (firsts.length === 0) {
-    return spanish
-      ? "El empleado aún no ha hecho preguntas. No hay nada que resumir."
-      : "The employee has not asked anything yet. There is nothing to summarise.";
+    return spanish ? `${who} aún no ha hecho preguntas. No hay nada que resumir.` : `${who} has not asked anything yet. There is nothing to summarise.`;
   }
   const [first, ...rest] = firsts;
-  const sentences = [spanish ? `El empleado preguntó: ${end(first ?? "")}` : `The employee asked: ${end(first ?? "")}`];
+  const sentences = [spanish ? `${who} preguntó: ${end(first ?? "")}` : `${who} asked: ${end(first ?? "")}`];
   for (const sentence of rest.slice(-2)) sentences.push(spanish ? `Después preguntó: ${end(sentence)}` : `Then they asked: ${end(sentence)}`);
-  if (sentences.length === 1) sentences.push(spanish ? "El tutor respondió con el material del curso." : "The tutor answered using the course material.");
+  if (sentences.length === 1) {
+    const answered = admin
+      ? spanish
+        ? "El asistente respondió con los datos de la plataforma."
+        : "The assistant answered from the platform's data."
+      : spanish
+        ? "El tutor respondió con el material del curso."
+        : "The tutor answered using the course material.";
+    sentences.push(answered);
+  }
   return sentences.join(" ");
 }
 

@@ -63,6 +63,7 @@ export interface Citation {
 
 /** `TURN_LOST`: the turn's work vanished (its jobs were lost or its workers died too often); send the message again. */
 /** `DATABASE_TIMEOUT`: Postgres cancelled a statement of the turn (DATABASE_STATEMENT_TIMEOUT_MS) on every attempt. */
+/** `AI_ALLOWANCE_EXHAUSTED`: the organisation's allowance ran out while the turn ran; it stopped before its next model call. */
 /** `ACCOUNT_INACTIVE`: the sender was deactivated before the turn ran; `FORBIDDEN`: an admin turn's sender is no longer an admin. No model call was made. */
 export type ErrorCode =
   | "RATE_LIMITED"
@@ -72,6 +73,7 @@ export type ErrorCode =
   | "INTERNAL_ERROR"
   | "TURN_LOST"
   | "DATABASE_TIMEOUT"
+  | "AI_ALLOWANCE_EXHAUSTED"
   | "ACCOUNT_INACTIVE"
   | "FORBIDDEN";
 

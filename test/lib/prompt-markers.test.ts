@@ -12,7 +12,8 @@ import { LABELS, GENERAL_KNOWLEDGE, MODULE_LABEL, MODULE_SELECTION_TASK, SOURCES
 import { offlineReply } from "../../offline-model/offline-responder";
 import type { ChatMessage } from "../../offline-model/responder";
 import { INTENTS } from "../../queues/payloads";
-import { transcript } from "../../workers/turns/history";
+import { adminSummaryPrompt } from "../../workers/admin/prompts";
+import { SPEAKERS, transcript } from "../../workers/turns/history";
 import { classificationPrompt, parseIntent } from "../../workers/tutor/intent";
 import { summaryPrompt, tutorSystemPrompt, tutorUserMessage } from "../../workers/tutor/prompts";
 import { moduleSelectionPrompt, parseModuleSelection } from "../../workers/tutor/retrieval/page-index";
@@ -95,6 +96,25 @@ const CASES: Case[] = [
     ],
     markers: [SUMMARY_TASK, LABELS.employeeTurn],
     answered: (reply) => reply.startsWith("The employee asked: How many days do customers have to return items? Then they asked: Where do I park?"),
+  },
+  {
+    task: "admin summary: the admin's questions, in order",
+    messages: () => [
+      user(
+        adminSummaryPrompt(
+          transcript(
+            [
+              { user: "Who in Sales is behind on Returns Essentials?", assistant: "Ava and Bea." },
+              { user: "Who could mentor them?", assistant: "Carlos Ruiz." },
+            ],
+            SPEAKERS.admin,
+          ),
+          null,
+        ),
+      ),
+    ],
+    markers: [SUMMARY_TASK, LABELS.adminTurn],
+    answered: (reply) => reply.startsWith("The admin asked: Who in Sales is behind on Returns Essentials? Then they asked: Who could mentor them?"),
   },
   {
     task: "grounded answer: the matching source sentence, cited",

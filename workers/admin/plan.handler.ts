@@ -14,6 +14,7 @@ import { withdrawProposals } from "../../commands/withdraw-proposals";
 import { defineHandler } from "../registry";
 import { announceFailure, failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
 import { turnEmitter } from "../turns/turn-emitter";
+import { scheduleSummaryIfDue } from "../turns/summary-schedule";
 import { isRedelivery, isTurnCancelled } from "../turns/turn-state";
 import type { TurnOutcome } from "./outcome";
 import { replyToPending } from "./pending-replies";
@@ -53,6 +54,8 @@ export const adminPlanHandler = defineHandler({
         const stored = await storeAnswer(deps, data, events, turn.language, outcome, started);
         const decision = outcome.kind === "decided" ? outcome.decision : undefined;
         log.info({ toolCalls: stored.toolCalls, actionId: stored.actionId, decision }, "admin turn answered");
+        // The session's summary of older turns, refreshed off the critical path (a failure here never touches the turn).
+        await scheduleSummaryIfDue(deps, data).catch((error) => log.warn({ err: error }, "could not schedule a summary refresh"));
         return { messageId: stored.messageId };
       }
       default: {

@@ -5,7 +5,8 @@
  * description is not obeyed (and a write it provokes still needs the admin's confirmation).
  */
 import type { Language } from "../../lib/language";
-import { PENDING_PROPOSAL } from "../../lib/prompt-markers";
+import { PENDING_PROPOSAL, SUMMARY_TASK } from "../../lib/prompt-markers";
+import { summaryRequest } from "../turns/history";
 
 export interface AdminPromptFacts {
   orgName: string;
@@ -49,4 +50,18 @@ export function adminSystemPrompt(facts: AdminPromptFacts): string {
         ]
       : []),
   ].join("\n");
+}
+
+/**
+ * The summary of an admin session's older turns (`chat-summarise`). What a later turn needs is
+ * who and what was discussed and what was decided, so "those three" or "the course we archived"
+ * still resolve once the turns themselves have left the prompt.
+ */
+export function adminSummaryPrompt(transcript: string, previousSummary: string | null): string {
+  return summaryRequest(
+    `${SUMMARY_TASK} below between an admin and their administration assistant in 2-4 sentences.`,
+    "Keep the people, departments, courses and skills discussed, the figures the answers gave, and every change proposed with whether it was confirmed, cancelled or still pending.",
+    transcript,
+    previousSummary,
+  );
 }

@@ -4,6 +4,13 @@
  * caller's org, and reported (`tool_result`) before its result goes back to the model. After
  * ADMIN_MAX_TOOL_ROUNDS the model must answer with what it has (tool_choice none). A cancelled
  * turn stops where it is: the stream is aborted, and no further round or tool call starts.
+ *
+ * Bounds, checked by code whatever the model asks: before every model call the organisation's
+ * AI allowance is read, and a spent one ends the turn with the accept-time refusal
+ * (AI_ALLOWANCE_EXHAUSTED), so no round runs past it; every request is fitted to the model's
+ * context window (fit-request.ts); at most ADMIN_MAX_TOOL_CALLS_PER_ROUND calls of one reply run,
+ * the rest are answered with the limit; a tool failing on a database blip is retried and, if it
+ * keeps failing, switched off for a cool-down (tools/resilience.ts).
  */
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { WorkerDeps } from "../deps";
@@ -11,7 +18,12 @@ import type { CancelWatch } from "../turns/turn-state";
 import type { ChatMessage } from "../llm/client";
 import { StreamCancelled } from "../llm/stream-watch";
 import type { TurnEmitter } from "../turns/turn-emitter";
-import { ADMIN_TOOLS, runToolCall, type ToolRun } from "./tools";
+import { allowanceState } from "../../db/queries/ai-allowance";
+import { allowanceExhaustedRefusal } from "../../lib/refusal";
+import { countTokens } from "../llm/tokens";
+import { adminContextWindow, fitAdminRequest } from "./fit-request";
+import { ADMIN_TOOLS, runToolCall, type ToolGuard, type ToolRun } from "./tools";
+import type { ToolBreaker } from "./tools/resilience";
 import { toOpenAiTools, type ToolContext } from "./tools/tool";
 
 export interface ToolLoopResult {
@@ -36,9 +48,19 @@ export interface ToolLoopInput {
   writeBlocked: () => string | null;
   /** The turn's cancel: aborts the stream and stops the loop between rounds and tool calls. */
   cancel?: CancelWatch;
+  /** The tool breaker; the worker process's own unless a test brings one. */
+  breaker?: ToolBreaker;
 }
 
 const OPENAI_TOOLS = toOpenAiTools(ADMIN_TOOLS);
+/** What the tools' JSON Schema costs in every request: counted once. */
+const TOOLS_TOKENS = countTokens(JSON.stringify(OPENAI_TOOLS));
+/** The reply's share of the window (the request's max_tokens). */
+const REPLY_TOKENS = 1_500;
+
+/** The answer to a call past the round's limit: it is not run, and the model is told why. */
+export const callLimitResult = (limit: number): string =>
+  `Not run: at most ${limit} tool calls are run per step. Use the results you have, or ask for the rest in a next step with fewer calls.`;
 
 function parsedArguments(raw: string): unknown {
   try {
@@ -48,8 +70,28 @@ function parsedArguments(raw: string): unknown {
   }
 }
 
-export async function runToolLoop({ deps, events, tools, messages, prefix, writeBlocked, cancel }: ToolLoopInput): Promise<ToolLoopResult> {
-  const maxRounds = deps.config.ADMIN_MAX_TOOL_ROUNDS;
+/** Throws the allowance refusal when the organisation has nothing left: the turn must not call the model again. */
+async function requireAllowance(deps: WorkerDeps, orgId: string): Promise<void> {
+  const state = await allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG);
+  if (state.exhausted) throw allowanceExhaustedRefusal(state.resetsAt, "mid_turn");
+}
+
+export async function runToolLoop({ deps, events, tools, messages, prefix, writeBlocked, cancel, breaker }: ToolLoopInput): Promise<ToolLoopResult> {
+  const { config } = deps;
+  const maxRounds = config.ADMIN_MAX_TOOL_ROUNDS;
+  const maxCalls = config.ADMIN_MAX_TOOL_CALLS_PER_ROUND;
+  const guard: ToolGuard = {
+    settings: {
+      retries: config.ADMIN_TOOL_RETRIES,
+      baseDelayMs: config.ADMIN_TOOL_RETRY_BASE_MS,
+      breakerFailures: config.ADMIN_TOOL_BREAKER_FAILURES,
+      breakerCooldownMs: config.ADMIN_TOOL_BREAKER_COOLDOWN_MS,
+    },
+    ...(breaker ? { breaker } : {}),
+  };
+  // The admin's message is the last one given; what follows it is this turn's rounds.
+  const currentIndex = messages.length - 1;
+  const window = adminContextWindow(config.LLM_CONTEXT_WINDOW, deps.llm.modelChain("admin"));
   const runs: ToolLoopResult["runs"] = [];
   let text = prefix;
   let promptTokens = 0;
@@ -65,14 +107,20 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
     rounds = round;
     const lastChance = round > maxRounds;
     let separator = text.length > 0 && !text.endsWith("\n") ? "\n\n" : "";
+    await requireAllowance(deps, tools.orgId);
+    const fit = fitAdminRequest({ messages, currentIndex, window, reserve: REPLY_TOKENS, toolsTokens: TOOLS_TOKENS });
+    if (fit.elidedResults + fit.droppedTurns + fit.cutResults > 0) {
+      const { elidedResults, droppedTurns, cutResults } = fit;
+      deps.log.info({ round, window, fittedTokens: fit.promptTokens, elidedResults, droppedTurns, cutResults }, "admin request fitted to the context window");
+    }
     let result;
     try {
       result = await deps.llm.stream(
         { useCase: "admin", orgId: tools.orgId, userId: tools.userId },
-        messages,
+        fit.messages,
         {
           temperature: 0.2,
-          maxTokens: 1_500,
+          maxTokens: REPLY_TOKENS,
           tools: OPENAI_TOOLS,
           ...(lastChance ? { toolChoice: "none" as const } : {}),
           ...(cancel ? { signal: cancel.signal } : {}),
@@ -99,12 +147,13 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
       content: result.content || null,
       tool_calls: result.toolCalls.map((call) => ({ id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } })),
     } satisfies ChatCompletionMessageParam);
-    for (const call of result.toolCalls) {
+    for (const [index, call] of result.toolCalls.entries()) {
       // A cancel between tool calls: the rest are not run (a write would leave a proposal behind).
       if (cancel?.cancelled) break;
       await events.emit("tool_call", { callId: call.id, tool: call.name, arguments: parsedArguments(call.arguments), round });
       const kind = ADMIN_TOOLS.find((tool) => tool.name === call.name)?.kind;
-      const blocked = kind === "write" ? writeBlocked() : null;
+      // Every call gets a result (the model's request must pair each call with one), but only the first maxCalls run.
+      const blocked = index >= maxCalls ? callLimitResult(maxCalls) : kind === "write" ? writeBlocked() : null;
       const run: ToolRun = blocked
         ? {
             tool: call.name,
@@ -115,7 +164,7 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
             ms: 0,
             error: blocked,
           }
-        : await runToolCall(tools, call);
+        : await runToolCall(tools, call, guard);
       runs.push({ ...run, callId: call.id, round });
       await events.emit("tool_result", {
         callId: call.id,

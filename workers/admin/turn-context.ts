@@ -1,11 +1,11 @@
 /** Everything an admin turn needs to know, loaded by ids and re-checked: the caller must still be an active admin. */
 import { findSessionInOrg } from "../../db/queries/chat-sessions";
-import { findTurnMessage, listRecentMessagesBeforeTurn } from "../../db/queries/chat-messages";
+import { countTurnsBeforeTurn, findTurnMessage, listRecentMessagesBeforeTurn } from "../../db/queries/chat-messages";
 import { findOrganisationName, findUser } from "../../db/queries/users";
 import type { AdminTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { detectLanguage, type Language } from "../../lib/language";
-import { HISTORY_WINDOW_TURNS, toTurns, type Turn } from "../turns/history";
+import { HISTORY_WINDOW_TURNS, rawWindow, toTurns, type Turn } from "../turns/history";
 import { CallerRevokedError } from "../turns/caller-revoked";
 import { TurnGoneError } from "../turns/turn-gone";
 
@@ -20,8 +20,13 @@ export interface AdminTurnContext {
   /** When the message was stored: a reply decides only proposals the admin had seen by then. */
   messageStoredAt: Date;
   language: Language;
-  /** Earlier turns of the session, oldest first: the latest HISTORY_WINDOW_TURNS at most. */
+  /**
+   * Earlier turns the summary does not cover (the last RAW_TURNS at least), oldest first, raw.
+   * The request is fitted to the model's window later (fit-request.ts), which may drop the oldest.
+   */
   history: Turn[];
+  /** The session's summary of the turns before `history`, refreshed by `chat-summarise`. */
+  summary: string | null;
 }
 
 export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload): Promise<AdminTurnContext> {
@@ -38,8 +43,10 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
   // Demoted or deactivated while the turn waited: it must not run with admin tools.
   if (!user?.is_active) throw new CallerRevokedError("ACCOUNT_INACTIVE");
   if (user.role !== "admin") throw new CallerRevokedError("FORBIDDEN");
-  // The latest turns only, limited in SQL: an admin session has no summary, and a long one must not load whole.
-  const earlier = await listRecentMessagesBeforeTurn(db, payload.orgId, payload.sessionId, payload.turnId, HISTORY_WINDOW_TURNS * 2);
+  // The latest turns only, limited in SQL, so a long session never loads whole; the summary carries the rest.
+  const earlier = toTurns(await listRecentMessagesBeforeTurn(db, payload.orgId, payload.sessionId, payload.turnId, HISTORY_WINDOW_TURNS * 2));
+  // Where the loaded turns sit in the session matters only against a summary's coverage.
+  const totalTurns = session.summary ? await countTurnsBeforeTurn(db, payload.orgId, payload.sessionId, payload.turnId) : earlier.length;
   return {
     orgId: payload.orgId,
     orgName: orgName ?? "your company",
@@ -50,6 +57,7 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
     message: message.content,
     messageStoredAt: message.created_at,
     language: detectLanguage(message.content, user.locale),
-    history: toTurns(earlier),
+    history: rawWindow(earlier, session.summary ? session.summary_turn_count : 0, totalTurns),
+    summary: session.summary,
   };
 }

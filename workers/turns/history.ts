@@ -1,7 +1,8 @@
 /**
  * Conversation memory: the session's cached summary plus the turns it does not cover, the
  * last six at least, raw. The summary is refreshed off the critical path by `chat-summarise`
- * when six more turns have aged out of the raw window since the last refresh.
+ * when six more turns have aged out of the raw window since the last refresh. Tutor and admin
+ * sessions alike.
  */
 import type { ChatMessageRow } from "../../db/queries/chat-messages";
 import { LABELS } from "../../lib/prompt-markers";
@@ -54,6 +55,17 @@ export function summaryDue(totalTurns: number, summaryTurnCount: number, hasSumm
   return null;
 }
 
-export function transcript(turns: Turn[]): string {
-  return turns.map((turn) => `${LABELS.employeeTurn}: ${turn.user}${turn.assistant ? `\n${LABELS.tutorTurn}: ${turn.assistant}` : ""}`).join("\n");
+/** Who speaks in a session's transcript: the employee and the tutor, or the admin and their assistant. */
+export const SPEAKERS = {
+  tutor: { user: LABELS.employeeTurn, assistant: LABELS.tutorTurn },
+  admin: { user: LABELS.adminTurn, assistant: LABELS.assistantTurn },
+} as const;
+
+export function transcript(turns: Turn[], speakers: { user: string; assistant: string } = SPEAKERS.tutor): string {
+  return turns.map((turn) => `${speakers.user}: ${turn.user}${turn.assistant ? `\n${speakers.assistant}: ${turn.assistant}` : ""}`).join("\n");
+}
+
+/** The summary request both agents send (`chat-summarise`): what to do, what to keep, the earlier summary, the turns. */
+export function summaryRequest(task: string, keep: string, turnsText: string, previousSummary: string | null): string {
+  return [task, keep, ...(previousSummary ? [`Earlier summary to fold in: ${previousSummary}`] : []), "", turnsText, "", "Summary:"].join("\n");
 }

@@ -9,6 +9,7 @@ import { UnrecoverableError } from "bullmq";
 import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
 import type { StoredMetadata } from "../../db/queries/message-metadata";
 import { isStatementTimeout } from "../../db/unavailable";
+import { Refusal } from "../../lib/refusal";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { ErrorCode } from "../../queues/events/contract";
 import type { WorkerDeps } from "../deps";
@@ -41,11 +42,13 @@ const WHO: Record<TurnAgent, string> = { tutor: "The tutor", admin: "The assista
 
 export function describeFailure(error: unknown, agent: TurnAgent = "tutor"): TurnFailure {
   // A configuration error arrives wrapped by unrecoverableIfConfig; the client must still see its code.
-  if (error instanceof UnrecoverableError && error.cause instanceof LlmError) error = error.cause;
+  if (error instanceof UnrecoverableError && (error.cause instanceof LlmError || error.cause instanceof Refusal)) error = error.cause;
   if (error instanceof LlmError) {
     return { code: error.code, message: error.message, retryAfter: error.options.retryAfterSeconds, recoveryHint: error.options.recoveryHint };
   }
   if (error instanceof CallerRevokedError) return { code: error.code, message: error.userMessage };
+  // The allowance ran out mid-turn: the accept-time code and sentence, nothing to retry.
+  if (error instanceof Refusal && error.kind === "allowance_exhausted") return { code: "AI_ALLOWANCE_EXHAUSTED", message: error.message };
   if (error instanceof TurnLostError) {
     return { code: "TURN_LOST", message: "This answer was lost before it finished.", recoveryHint: "Send the message again." };
   }
@@ -113,9 +116,9 @@ export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, 
   return true;
 }
 
-/** Configuration errors will fail the same way on every retry: stop at once. */
+/** Configuration errors, and an allowance spent, will fail the same way on every retry: stop at once. */
 export function unrecoverableIfConfig(error: unknown): unknown {
-  if (error instanceof LlmError && error.code === "LLM_CONFIG_ERROR") {
+  if ((error instanceof LlmError && error.code === "LLM_CONFIG_ERROR") || (error instanceof Refusal && error.kind === "allowance_exhausted")) {
     const stop = new UnrecoverableError(`${error.code}: ${error.message}`);
     stop.cause = error;
     return stop;

@@ -27,7 +27,7 @@ import { StreamCancelled } from "../llm/stream-watch";
 import { announceFailure, failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
 import { failedStage, TurnStages } from "./stage-report";
 import { classifyTurn, retrieveForTurn } from "./stages";
-import { scheduleSummaryIfDue } from "./summary-schedule";
+import { scheduleSummaryIfDue } from "../turns/summary-schedule";
 import { canStepDown, stepDownUpdate, steppedDown } from "./step-down";
 import { suggestionsFor } from "./suggestions";
 import { loadTurnContext, type TurnContext } from "./turn-context";

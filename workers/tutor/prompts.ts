@@ -10,6 +10,7 @@ import type { Language } from "../../lib/language";
 import type { RetrievedSource } from "./retrieval/types";
 import { canStepDown, STEP_DOWN_INSTRUCTION } from "./step-down";
 import { GENERAL_KNOWLEDGE, LABELS, SOURCES_CLOSE, SOURCES_OPEN, SUMMARY_TASK } from "../../lib/prompt-markers";
+import { summaryRequest } from "../turns/history";
 
 const LANGUAGE_NAME: Record<Language, string> = { en: "English", es: "Spanish" };
 
@@ -84,13 +85,10 @@ export function sourceLabel(source: Pick<RetrievedSource, "document" | "section"
 }
 
 export function summaryPrompt(transcript: string, previousSummary: string | null): string {
-  return [
+  return summaryRequest(
     `${SUMMARY_TASK} below between an employee and their tutor in 2-3 sentences.`,
     "Keep the topics discussed, the key facts in the answers, and anything the employee said about themselves.",
-    ...(previousSummary ? [`Earlier summary to fold in: ${previousSummary}`] : []),
-    "",
     transcript,
-    "",
-    "Summary:",
-  ].join("\n");
+    previousSummary,
+  );
 }

@@ -1,11 +1,13 @@
 /**
  * `chat-summarise`: folds the turns that aged out of the raw window into the session's cached
- * summary. Low priority and off the critical path: a failure here never touches a turn.
+ * summary, for tutor and admin sessions alike (each with its own prompt and speakers). Low
+ * priority and off the critical path: a failure here never touches a turn.
  */
 import { countSessionTurns, listRecentSessionMessages } from "../../db/queries/chat-messages";
 import { findSessionInOrg, saveSummary } from "../../db/queries/chat-sessions";
 import { defineHandler } from "../registry";
-import { RAW_TURNS, SUMMARY_MAX_TURNS, toTurns, transcript } from "../turns/history";
+import { adminSummaryPrompt } from "../admin/prompts";
+import { RAW_TURNS, SPEAKERS, SUMMARY_MAX_TURNS, toTurns, transcript } from "../turns/history";
 import { summaryPrompt } from "./prompts";
 
 export const summariseHandler = defineHandler({
@@ -22,9 +24,10 @@ export const summariseHandler = defineHandler({
     const turns = toTurns(await listRecentSessionMessages(deps.db, data.orgId, data.sessionId, (take + RAW_TURNS) * 2));
     const loadedFrom = total - turns.length;
     const fresh = turns.slice(Math.max(0, cover - take - loadedFrom), Math.max(0, cover - loadedFrom));
+    const prompt = session.agent_type === "admin" ? adminSummaryPrompt : summaryPrompt;
     const reply = await deps.llm.chat(
       { useCase: "summary", orgId: data.orgId, userId: session.user_id },
-      [{ role: "user", content: summaryPrompt(transcript(fresh), session.summary) }],
+      [{ role: "user", content: prompt(transcript(fresh, SPEAKERS[session.agent_type]), session.summary) }],
       { maxTokens: 300, temperature: 0 },
     );
     const summary = reply.content.trim();

@@ -1,6 +1,6 @@
 /** The allowance as the API shows it, and the 402 a turn gets once it is spent. */
 import type { AllowanceState } from "../../../db/queries/ai-allowance";
-import { Refusal } from "../../../lib/refusal";
+import { allowanceExhaustedRefusal, type Refusal } from "../../../lib/refusal";
 
 /** Everyone sees whether the tutor is available and until when it is paused; admins also see the figures. */
 export function presentAllowance(state: AllowanceState, role: "admin" | "employee") {
@@ -22,14 +22,6 @@ export function presentAllowance(state: AllowanceState, role: "admin" | "employe
   };
 }
 
-const RESET_DATE = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
-
 export function allowanceExhausted(state: AllowanceState): Refusal {
-  return new Refusal(
-    "allowance_exhausted",
-    "AI_ALLOWANCE_EXHAUSTED",
-    `Your organisation has used this month's AI allowance, so the assistant is paused until ${RESET_DATE.format(state.resetsAt)}. ` +
-      "Your message was not sent. An administrator can ask for more credits to resume it sooner.",
-    { resets_at: state.resetsAt.toISOString() },
-  );
+  return allowanceExhaustedRefusal(state.resetsAt, "accept");
 }

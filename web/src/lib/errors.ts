@@ -60,6 +60,7 @@ export function describeTurnError(error: TurnError): string {
       return "This answer was lost on the server. Send your message again.";
     case "ACCOUNT_INACTIVE":
     case "FORBIDDEN":
+    case "AI_ALLOWANCE_EXHAUSTED":
       return error.message;
     case "DATABASE_TIMEOUT":
       return error.willRetry

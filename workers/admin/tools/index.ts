@@ -1,10 +1,12 @@
 /**
  * The admin assistant's tool set and the one way to run a call: look the tool up, validate the
  * model's arguments with its zod schema (a bad call becomes an error result the model can fix,
- * never a crash), run it, and cap the result's size.
+ * never a crash), run it through the retries and the breaker (resilience.ts), and cap the
+ * result's size.
  */
 import type { ToolCall } from "../../llm/client";
 import { READ_TOOLS } from "./read-tools";
+import { type ResilienceSettings, type ToolBreaker, unavailableResult, withResilience } from "./resilience";
 import { capResult } from "./result-cap";
 import type { AdminTool, ToolContext, ToolResult } from "./tool";
 import { WRITE_TOOLS } from "./write-tools";
@@ -32,7 +34,13 @@ function parseArguments(raw: string): { ok: true; value: unknown } | { ok: false
   }
 }
 
-export async function runToolCall(context: ToolContext, call: ToolCall): Promise<ToolRun> {
+/** How a call survives database blips; the loop passes the configured settings and the process's breaker. */
+export interface ToolGuard {
+  settings: ResilienceSettings;
+  breaker?: ToolBreaker;
+}
+
+export async function runToolCall(context: ToolContext, call: ToolCall, guard?: ToolGuard): Promise<ToolRun> {
   const started = performance.now();
   const finish = (result: ToolResult, args: unknown): ToolRun => {
     const { json, truncated } = capResult(result);
@@ -58,5 +66,7 @@ export async function runToolCall(context: ToolContext, call: ToolCall): Promise
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`).join("; ");
     return finish({ error: `Invalid arguments for ${tool.name}: ${problems}` }, raw.value);
   }
-  return finish(await tool.run(context, parsed.data), parsed.data);
+  if (!guard) return finish(await tool.run(context, parsed.data), parsed.data);
+  const outcome = await withResilience(context.orgId, tool.name, () => tool.run(context, parsed.data), guard.settings, guard.breaker);
+  return finish(outcome.ok ? outcome.value : unavailableResult(tool.name, outcome.unavailable), parsed.data);
 }
