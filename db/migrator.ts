@@ -27,6 +27,7 @@ import * as scim from "./migrations/20261202000500_scim";
 import * as integrations from "./migrations/20261202000600_integrations";
 import * as catalogImports from "./migrations/20261203000010_catalog_imports";
 import * as chatRetention from "./migrations/20261203000200_chat_retention";
+import * as userLocale from "./migrations/20261203000600_user_locale";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -58,6 +59,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261202000600_integrations", migration: integrations },
   { name: "20261203000010_catalog_imports", migration: catalogImports },
   { name: "20261203000200_chat_retention", migration: chatRetention },
+  { name: "20261203000600_user_locale", migration: userLocale },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

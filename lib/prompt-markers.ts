@@ -28,6 +28,11 @@ export const LABELS = {
   /** A summary transcript's two speakers (workers/turns/history.ts `transcript`). */
   employeeTurn: "Employee",
   tutorTurn: "Tutor",
+  /**
+   * The tutor's system prompt names the language to answer in by its ISO 639-1 code inside its
+   * language sentence, `(answer language "fr")`, so a recital of the prompt is still one sentence to withhold.
+   */
+  answerLanguage: "answer language",
 } as const;
 
 /** The delimiters around the tutor's numbered sources (`[1] Title > Section` blocks). */

@@ -28,7 +28,7 @@ const user = z.strictObject({
   name: z.string(),
   role: z.enum(["admin", "employee"]),
   department: z.string().nullable(),
-  locale: z.enum(["es", "en"]),
+  locale: z.string().describe("ISO 639-1 language code"),
 });
 
 export const devLoginResponse = z.strictObject({ token: z.string(), user });

@@ -4,7 +4,8 @@ import { findTurnMessage, listRecentMessagesBeforeTurn } from "../../db/queries/
 import { findOrganisationName, findUser } from "../../db/queries/users";
 import type { AdminTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
-import { detectLanguage, type Language } from "../../lib/language";
+import type { Language } from "../../lib/language";
+import { detectLanguage, languageOf } from "../../lib/language-detection";
 import { HISTORY_WINDOW_TURNS, toTurns, type Turn } from "../turns/history";
 import { CallerRevokedError } from "../turns/caller-revoked";
 import { TurnGoneError } from "../turns/turn-gone";
@@ -40,6 +41,14 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
   if (user.role !== "admin") throw new CallerRevokedError("FORBIDDEN");
   // The latest turns only, limited in SQL: an admin session has no summary, and a long one must not load whole.
   const earlier = await listRecentMessagesBeforeTurn(db, payload.orgId, payload.sessionId, payload.turnId, HISTORY_WINDOW_TURNS * 2);
+  const history = toTurns(earlier);
+  // A reply too short to tell ("ok", "vale") is in the language of the admin's last questions, else their locale.
+  const earlierLanguage = languageOf(
+    history
+      .slice(-3)
+      .map((turn) => turn.user)
+      .join("\n"),
+  );
   return {
     orgId: payload.orgId,
     orgName: orgName ?? "your company",
@@ -49,7 +58,7 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
     turnId: payload.turnId,
     message: message.content,
     messageStoredAt: message.created_at,
-    language: detectLanguage(message.content, user.locale),
-    history: toTurns(earlier),
+    language: detectLanguage(message.content, earlierLanguage, user.locale),
+    history,
   };
 }
