@@ -21,6 +21,7 @@ module.exports = {
     "test/lib/catalog-records.test.ts",
     "test/lib/document-formats.test.ts",
     "test/lib/language-detection.test.ts",
+    "test/lib/messages.test.ts",
     "test/lib/format-sniffing.test.ts",
     "test/lib/organisation-slug.test.ts",
     "test/lib/nul-text.test.ts",

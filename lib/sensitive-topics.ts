@@ -44,6 +44,7 @@ const LEXICON: Record<SensitiveTopic, string[]> = {
     "anxiete",
     "angststorung",
     "burnout",
+    "burn out",
     "bipolar",
     "ptsd",
     "suicid",
