@@ -42,6 +42,7 @@ module.exports = {
     "test/server/metrics-labels.test.ts",
     "test/server/routes/insights/retention-window.test.ts",
     "test/server/scim/scim-logic.test.ts",
+    "test/workers/admin/admin-language.test.ts",
     "test/workers/admin/confirmation.test.ts",
     "test/workers/embedding-check.test.ts",
     "test/workers/ingestion/chunking.test.ts",

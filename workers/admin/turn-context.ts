@@ -6,6 +6,7 @@ import type { AdminTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import type { Language } from "../../lib/language";
 import { detectLanguage, languageOf } from "../../lib/language-detection";
+import { classifyReply } from "./confirmation";
 import { HISTORY_WINDOW_TURNS, toTurns, type Turn } from "../turns/history";
 import { CallerRevokedError } from "../turns/caller-revoked";
 import { TurnGoneError } from "../turns/turn-gone";
@@ -42,13 +43,6 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
   // The latest turns only, limited in SQL: an admin session has no summary, and a long one must not load whole.
   const earlier = await listRecentMessagesBeforeTurn(db, payload.orgId, payload.sessionId, payload.turnId, HISTORY_WINDOW_TURNS * 2);
   const history = toTurns(earlier);
-  // A reply too short to tell ("ok", "vale") is in the language of the admin's last questions, else their locale.
-  const earlierLanguage = languageOf(
-    history
-      .slice(-3)
-      .map((turn) => turn.user)
-      .join("\n"),
-  );
   return {
     orgId: payload.orgId,
     orgName: orgName ?? "your company",
@@ -58,7 +52,26 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
     turnId: payload.turnId,
     message: message.content,
     messageStoredAt: message.created_at,
-    language: detectLanguage(message.content, earlierLanguage, user.locale),
+    language: adminLanguage(message.content, history, user.locale),
     history,
   };
+}
+
+/**
+ * The language to answer an admin's message in: the message's own, else (too short to tell: "ok",
+ * "vale") the language of their last questions, else their locale. A plain English yes or no
+ * keeps the conversation's language: every language's action lines ask for "yes" or "no"
+ * (lib/messages.ts), so a French admin who answers "yes" is still answered in French (a "sí" is
+ * still answered in Spanish, whatever came before).
+ */
+export function adminLanguage(message: string, history: Turn[], locale: string | null): Language {
+  const earlier = languageOf(
+    history
+      .slice(-3)
+      .map((turn) => turn.user)
+      .join("\n"),
+  );
+  const language = detectLanguage(message, earlier, locale);
+  const kind = classifyReply(message);
+  return earlier && language === "en" && (kind === "confirm" || kind === "reject") ? earlier : language;
 }
