@@ -53,7 +53,7 @@ export const coursesResponse = z.strictObject({
     z.strictObject({
       id,
       title: z.string(),
-      language: z.enum(["es", "en"]),
+      language: z.string().describe("ISO 639-1 language code"),
       lessons: z.array(z.strictObject({ id, title: z.string(), module_title: z.string() })),
     }),
   ),
