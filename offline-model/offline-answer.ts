@@ -176,9 +176,20 @@ export function extractiveAnswer(sources: Source[], question: string, language: 
   chosen.sort((a, b) => a.order - b.order);
   const body = chosen.map((candidate) => cite(candidate.sentence, candidate.marker)).join(" ");
   const quoted = chosen.map((candidate) => candidate.sentence).join(" ");
-  const material = readsAs(quoted, language) ? undefined : languageOf(quoted);
+  const material = isProse(quoted) && !readsAs(quoted, language) ? languageOf(quoted) : undefined;
   const messages = messagesFor(language);
   return `${material ? messages.materialIn(languageNameFor(material, language)) : messages.accordingTo} ${body}`;
+}
+
+/**
+ * Mostly words, at least six of them: only such text is said to be in a language. Markup, code
+ * and tables ("></DD ><DT >bin</DT") score as some language by n-grams, and an answer must
+ * never claim a manual's English is Croatian.
+ */
+function isProse(text: string): boolean {
+  const visible = text.replace(/\s+/g, "");
+  const letters = visible.match(/\p{L}/gu)?.length ?? 0;
+  return (text.match(/\p{L}{2,}/gu)?.length ?? 0) >= 6 && letters >= visible.length * 0.75;
 }
 
 function topicOf(question: string): string {
