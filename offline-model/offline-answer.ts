@@ -182,14 +182,14 @@ export function extractiveAnswer(sources: Source[], question: string, language: 
 }
 
 /**
- * Mostly words, at least six of them: only such text is said to be in a language. Markup, code
+ * Mostly words, at least four of them: only such text is said to be in a language. Markup, code
  * and tables ("></DD ><DT >bin</DT") score as some language by n-grams, and an answer must
  * never claim a manual's English is Croatian.
  */
 function isProse(text: string): boolean {
   const visible = text.replace(/\s+/g, "");
   const letters = visible.match(/\p{L}/gu)?.length ?? 0;
-  return (text.match(/\p{L}{2,}/gu)?.length ?? 0) >= 6 && letters >= visible.length * 0.75;
+  return (text.match(/\p{L}{2,}/gu)?.length ?? 0) >= 4 && letters >= visible.length * 0.75;
 }
 
 function topicOf(question: string): string {
