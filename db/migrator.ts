@@ -29,6 +29,7 @@ import * as catalogImports from "./migrations/20261203000010_catalog_imports";
 import * as personData from "./migrations/20261203000100_person_data";
 import * as chatRetention from "./migrations/20261203000200_chat_retention";
 import * as actionStop from "./migrations/20261203000500_action_stop";
+import * as userLocale from "./migrations/20261203000600_user_locale";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -62,6 +63,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261203000100_person_data", migration: personData },
   { name: "20261203000200_chat_retention", migration: chatRetention },
   { name: "20261203000500_action_stop", migration: actionStop },
+  { name: "20261203000600_user_locale", migration: userLocale },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

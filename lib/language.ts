@@ -1,32 +1,30 @@
 /**
- * The product's two languages (Spanish and English) and the text folding every heuristic compares
- * with: the tutor and the admin assistant, name matching in db/ and the offline model server all
- * use these, so they cannot disagree on what a word is or which language a message is in.
+ * Languages and the text folding every heuristic compares with: the tutor and the admin assistant,
+ * name matching in db/ and the offline model server all use these, so they cannot disagree on what
+ * a word is. Which language a message is in: lib/language-detection.ts (kept apart so that
+ * processes that never detect a language, such as the HTTP server, do not load its n-grams).
  */
 
-export type Language = "es" | "en";
+/** An ISO 639-1 code in lower case ("en", "es", "fr", …): any language, not only those with fixed sentences (lib/messages.ts). */
+export type Language = string;
 
-const SPANISH = new Set(
-  "que qué el la los las de del y en es por para cómo como cuál cual cuántos cuantos cuándo cuando puedo tengo hay una un mi mis se con sobre dónde donde hola gracias necesito quiero".split(
-    " ",
-  ),
-);
-const ENGLISH = new Set("the is are what how do does i my of to in can when where which a an and for with about hello hi thanks need want have".split(" "));
+/** The last resort of every fallback chain. */
+export const DEFAULT_LANGUAGE: Language = "en";
 
-/**
- * Spanish or English by marker words; Spanish-only punctuation and accented letters count as two
- * Spanish words. A tie (no signal either way) is `fallback`.
- */
-export function detectLanguage(text: string, fallback: Language = "en"): Language {
-  let es = 0;
-  let en = 0;
-  for (const word of text.toLowerCase().match(/[\p{L}]+/gu) ?? []) {
-    if (SPANISH.has(word)) es++;
-    if (ENGLISH.has(word)) en++;
+const ISO_639_1 = /^[a-z]{2}$/;
+
+/** True for a two-letter lower-case code such as `users.locale` and `courses.language` hold. */
+export function isLanguageCode(value: unknown): value is Language {
+  return typeof value === "string" && ISO_639_1.test(value);
+}
+
+/** A language's name in English ("fr" → "French"), for prompts; the code itself if the runtime does not know it. */
+export function languageName(language: Language, inLanguage: Language = "en"): string {
+  try {
+    return new Intl.DisplayNames([inLanguage], { type: "language" }).of(language) ?? language;
+  } catch {
+    return language;
   }
-  if (/[¿¡ñáéíóú]/i.test(text)) es += 2;
-  if (es === en) return fallback;
-  return es > en ? "es" : "en";
 }
 
 /** Lower case without accents ("Política" → "politica"): the one accent folding of the product. */

@@ -31,6 +31,11 @@ export const LABELS = {
   /** The same two speakers of an admin session's transcript. */
   adminTurn: "Admin",
   assistantTurn: "Assistant",
+  /**
+   * The tutor's system prompt names the language to answer in by its ISO 639-1 code inside its
+   * language sentence, `(answer language "fr")`, so a recital of the prompt is still one sentence to withhold.
+   */
+  answerLanguage: "answer language",
 } as const;
 
 /** The delimiters around the tutor's numbered sources (`[1] Title > Section` blocks). */

@@ -4,7 +4,9 @@
  * checkable answers. Without sources it gives a short generic reply that cites nothing, because a
  * citation that points at no source would be a lie.
  */
-import { type Language, detectLanguage } from "../lib/language";
+import type { Language } from "../lib/language";
+import { detectLanguage, languageOf, readsAs } from "../lib/language-detection";
+import { languageNameFor, messagesFor } from "../lib/messages";
 import { LABELS, SOURCES_CLOSE, SOURCES_OPEN } from "../lib/prompt-markers";
 import { isGreeting, isThanks, splitSentences, stemSet } from "./text";
 
@@ -153,9 +155,13 @@ function continuationOf(best: Candidate | undefined, ranked: Candidate[], chosen
   return next;
 }
 
-/** The best 2–3 source sentences for the question (and the best one's continuation), in reading order, each cited. */
-export function extractiveAnswer(sources: Source[], question: string): string {
-  const language = detectLanguage(question);
+/**
+ * The best 2–3 source sentences for the question (and the best one's continuation), in reading
+ * order, each cited, opened in the employee's language. Quoted sentences stay as written, so when
+ * they are plainly in another language the opening says so ("The company material on this is in
+ * Spanish; here is what it says: …") rather than passing them off as an answer in the question's.
+ */
+export function extractiveAnswer(sources: Source[], question: string, language: Language = detectLanguage(question)): string {
   const ranked = rankSentences(sources, question);
   let chosen = ranked.filter((candidate) => candidate.score > 0).slice(0, MAX_SENTENCES);
   if (chosen.length < 2) {
@@ -169,7 +175,21 @@ export function extractiveAnswer(sources: Source[], question: string): string {
   if (continuation) chosen.push(continuation);
   chosen.sort((a, b) => a.order - b.order);
   const body = chosen.map((candidate) => cite(candidate.sentence, candidate.marker)).join(" ");
-  return `${language === "es" ? "Según el material de la empresa:" : "According to the company material:"} ${body}`;
+  const quoted = chosen.map((candidate) => candidate.sentence).join(" ");
+  const material = isProse(quoted) && !readsAs(quoted, language) ? languageOf(quoted) : undefined;
+  const messages = messagesFor(language);
+  return `${material ? messages.materialIn(languageNameFor(material, language)) : messages.accordingTo} ${body}`;
+}
+
+/**
+ * Mostly words, at least four of them: only such text is said to be in a language. Markup, code
+ * and tables ("></DD ><DT >bin</DT") score as some language by n-grams, and an answer must
+ * never claim a manual's English is Croatian.
+ */
+function isProse(text: string): boolean {
+  const visible = text.replace(/\s+/g, "");
+  const letters = visible.match(/\p{L}/gu)?.length ?? 0;
+  return (text.match(/\p{L}{2,}/gu)?.length ?? 0) >= 4 && letters >= visible.length * 0.75;
 }
 
 function topicOf(question: string): string {
@@ -183,25 +203,14 @@ function topicOf(question: string): string {
 }
 
 export function greetingReply(text: string, language: Language): string {
-  if (isThanks(text)) {
-    return language === "es"
-      ? "¡De nada! Si tienes más preguntas sobre tus cursos, aquí estoy."
-      : "You're welcome! If you have more questions about your courses, I'm here to help.";
-  }
-  return language === "es"
-    ? "¡Hola! Soy tu asistente de aprendizaje. ¿En qué puedo ayudarte hoy con tus cursos?"
-    : "Hello! I'm your learning assistant. How can I help you with your courses today?";
+  const messages = messagesFor(language);
+  return isThanks(text) ? messages.thanks : messages.greeting;
 }
 
 /** A brief, uncited reply for questions that come with no company material. */
-export function genericAnswer(question: string, generalKnowledge: boolean): string {
-  const language = detectLanguage(question);
+export function genericAnswer(question: string, generalKnowledge: boolean, language: Language = detectLanguage(question)): string {
   if (isGreeting(question)) return greetingReply(question, language);
-  const topic = topicOf(question) || (language === "es" ? "tu pregunta" : "your question");
-  if (language === "es") {
-    const prefix = generalKnowledge ? "Esto no proviene del material de la empresa: " : "";
-    return `${prefix}En términos generales, sobre "${topic}": conviene revisar los puntos clave, aplicarlos paso a paso y confirmar los detalles con tu responsable o con el material de tu curso.`;
-  }
-  const prefix = generalKnowledge ? "This is not from company material: " : "";
-  return `${prefix}In general terms, about "${topic}": review the key points, apply them step by step, and confirm the details with your manager or your course material.`;
+  const messages = messagesFor(language);
+  const topic = topicOf(question) || messages.yourQuestion;
+  return `${generalKnowledge ? `${messages.notCompanyMaterial} ` : ""}${messages.generalAbout(topic)}`;
 }

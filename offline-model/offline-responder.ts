@@ -17,15 +17,18 @@ import {
 } from "./offline-tasks";
 import { summariseToolResults, toolCallFor } from "./offline-tools";
 import type { ChatMessage, ChatReply, ChatRequest, Responder } from "./responder";
-import { detectLanguage } from "../lib/language";
-import { GENERAL_KNOWLEDGE, PENDING_PROPOSAL } from "../lib/prompt-markers";
+import type { Language } from "../lib/language";
+import { detectLanguage } from "../lib/language-detection";
+import { messagesFor } from "../lib/messages";
+import { GENERAL_KNOWLEDGE, LABELS, PENDING_PROPOSAL } from "../lib/prompt-markers";
+import { sensitiveTopicOf } from "../lib/sensitive-topics";
 import { messageText, splitSentences } from "./text";
 
 /** Instructions live in system messages and the last user message; older turns are only history. */
-function instructionText(messages: ChatMessage[]): { instructions: string; lastUser: string } {
+function instructionText(messages: ChatMessage[]): { instructions: string; lastUser: string; system: string } {
   const lastUser = messageText([...messages].reverse().find((message) => message.role === "user"));
   const system = messages.filter((message) => message.role === "system" || message.role === "developer").map((message) => messageText(message));
-  return { instructions: [...system, lastUser].join("\n"), lastUser };
+  return { instructions: [...system, lastUser].join("\n"), lastUser, system: system.join("\n") };
 }
 
 interface Grounding {
@@ -47,11 +50,29 @@ function groundingFor(messages: ChatMessage[], lastUser: string): Grounding {
   return { sources, question: extractQuestion(lastUser) };
 }
 
-/** The tutor answer: extractive over `[n]` sources when there are any, generic and uncited otherwise. */
-function answerFor({ sources, question }: Grounding, instructions: string): string {
-  if (sources.length > 0) return extractiveAnswer(sources, question);
+/** `(answer language "fr")` in the tutor's system prompt: the product's choice, its fallbacks included. */
+const ANSWER_LANGUAGE = new RegExp(`\\(${LABELS.answerLanguage} "([a-z]{2})"\\)`);
+
+/** The language the prompt asks for, else the question's own. */
+function answerLanguage(system: string, question: string): Language {
+  return ANSWER_LANGUAGE.exec(system)?.[1] ?? detectLanguage(question);
+}
+
+/**
+ * The tutor answer: extractive over `[n]` sources when there are any, generic and uncited
+ * otherwise. A question on health, disability or neurodivergence first gets the catalog's
+ * supportive reply (no diagnosis, HR or a professional), as the tutor's prompt asks a real model to.
+ */
+function answerFor({ sources, question }: Grounding, instructions: string, system: string): string {
+  const language = answerLanguage(system, question);
+  const support = sensitiveTopicOf(question) ? messagesFor(language).sensitiveTopic : undefined;
+  if (support && sources.length === 0) return support;
   const lower = instructions.toLowerCase();
-  return genericAnswer(question, lower.includes(GENERAL_KNOWLEDGE) || lower.includes("conocimiento general"));
+  const answer =
+    sources.length > 0
+      ? extractiveAnswer(sources, question, language)
+      : genericAnswer(question, lower.includes(GENERAL_KNOWLEDGE) || lower.includes("conocimiento general"), language);
+  return support ? `${support}\n\n${answer}` : answer;
 }
 
 /** Sentences a JSON value may be drawn from: source sentences by relevance, else the user's own text. */
@@ -74,7 +95,7 @@ function pendingPreview(messages: ChatMessage[]): string | undefined {
 }
 
 /** A question asked while a proposal waits: what a yes would run, and that nothing has yet. */
-function explainPending(preview: string, language: "es" | "en"): string {
+function explainPending(preview: string, language: Language): string {
   return language === "es"
     ? `Todavía no se ha ejecutado nada. Si confirmas, haré exactamente esto: ${preview} Verás el progreso aquí. Si respondes «no», no cambia nada.`
     : `Nothing has run yet. If you confirm, I will do exactly this: ${preview} You will see the progress here. If you reply “no”, nothing changes.`;
@@ -82,7 +103,7 @@ function explainPending(preview: string, language: "es" | "en"): string {
 
 export function offlineReply(request: ChatRequest): ChatReply {
   const { messages } = request;
-  const { instructions, lastUser } = instructionText(messages);
+  const { instructions, lastUser, system } = instructionText(messages);
   if (isIntentPrompt(instructions)) return { content: classifyIntent(instructions, lastUser) };
   if (isModuleSelectionPrompt(instructions)) return { content: selectModules(instructions) };
   if (isSummaryPrompt(instructions)) return { content: summariseConversation(instructions) };
@@ -99,7 +120,7 @@ export function offlineReply(request: ChatRequest): ChatReply {
   }
 
   const grounding = groundingFor(messages, lastUser);
-  const answer = answerFor(grounding, instructions);
+  const answer = answerFor(grounding, instructions, system);
   const format = request.response_format;
   if (wantsJson(instructions, format?.type)) {
     const schema = format?.type === "json_schema" ? format.json_schema?.schema : undefined;

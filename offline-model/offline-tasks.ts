@@ -5,7 +5,8 @@
  */
 import { argumentsFromSchema } from "./offline-tools";
 import type { JsonSchema } from "./responder";
-import { detectLanguage, foldAccents } from "../lib/language";
+import { foldAccents } from "../lib/language";
+import { detectLanguage } from "../lib/language-detection";
 import { INTENT_LABELS, LABELS, MODULE_LABEL, MODULE_SELECTION_TASK, SUMMARY_TASK } from "../lib/prompt-markers";
 import { isGreeting, sharedStems, splitSentences, stemSet } from "./text";
 

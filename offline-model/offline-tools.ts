@@ -6,7 +6,7 @@
  */
 import type { ChatMessage, JsonSchema, ToolCallReply, ToolDefinition } from "./responder";
 import { namedArguments } from "./offline-arguments";
-import { detectLanguage } from "../lib/language";
+import { detectLanguage } from "../lib/language-detection";
 import { messageText, sharedStems, stem, words, STOP_WORDS } from "./text";
 
 /** Spanish admin requests must reach English tool names. */

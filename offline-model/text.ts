@@ -69,7 +69,10 @@ export function messageText(message: ChatMessage | undefined): string {
 
 const GREETING_WORDS = new Set(
   `hi hello hey hiya howdy greetings morning afternoon evening good day thanks thank thx cheers bye goodbye fine great ok okay lot much appreciated appreciate awesome nice see later
-  hola buenas buenos dias tardes noches gracias muchas adios chao saludos tal bien vale genial perfecto mil luego pronto`.split(/\s+/),
+  hola buenas buenos dias tardes noches gracias muchas adios chao saludos tal bien vale genial perfecto mil luego pronto
+  bonjour salut bonsoir merci beaucoup au revoir bientot coucou
+  hallo guten tag morgen abend danke schon sehr vielen dank tschuss servus moin
+  ola oi bom boa dia tarde noite obrigado obrigada muito tchau valeu tudo bem`.split(/\s+/),
 );
 
 /** A message that is only a greeting, thanks or small talk (every content word is a greeting word). */
@@ -80,5 +83,5 @@ export function isGreeting(text: string): boolean {
 }
 
 export function isThanks(text: string): boolean {
-  return /\b(thanks|thank|thx|cheers|gracias)\b/.test(foldAccents(text));
+  return /\b(thanks|thank|thx|cheers|gracias|merci|danke|obrigad[oa]|valeu)\b/.test(foldAccents(text));
 }

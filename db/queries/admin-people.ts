@@ -76,7 +76,8 @@ export async function listEmployees(db: Db, orgId: string, filter: EmployeeFilte
 /** A person as the console's people page shows them: how they arrived and when they last signed in through a provider. */
 export interface PersonListing extends PersonRef {
   job_title: string | null;
-  locale: "es" | "en";
+  /** ISO 639-1. */
+  locale: string;
   provisioned_via: ProvisionedVia;
   created_at: Date;
   deactivated_at: Date | null;

@@ -6,7 +6,8 @@ export interface CourseRow {
   id: string;
   org_id: string;
   title: string;
-  language: "es" | "en";
+  /** ISO 639-1. */
+  language: string;
   source_document_id: string | null;
 }
 

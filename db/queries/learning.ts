@@ -14,7 +14,8 @@ export interface PickableLesson {
 export interface PickableCourse {
   id: string;
   title: string;
-  language: "es" | "en";
+  /** ISO 639-1. */
+  language: string;
   lessons: PickableLesson[];
 }
 

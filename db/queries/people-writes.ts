@@ -18,7 +18,8 @@ export interface NewPerson {
   role: Role;
   department: string | null;
   jobTitle: string | null;
-  locale: "es" | "en";
+  /** ISO 639-1. */
+  locale: string;
 }
 
 const UNIQUE_VIOLATION = "23505";

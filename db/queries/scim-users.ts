@@ -25,7 +25,8 @@ export interface ScimUserFields {
   /** Undefined keeps what is stored (a group mapping may own it); null clears it. */
   job_title?: string | null;
   department?: string | null;
-  locale?: "es" | "en";
+  /** ISO 639-1. */
+  locale?: string;
 }
 
 export interface ScimUserRow {
@@ -39,7 +40,8 @@ export interface ScimUserRow {
   is_active: boolean;
   job_title: string | null;
   department: string | null;
-  locale: "es" | "en";
+  /** ISO 639-1. */
+  locale: string;
   role: "admin" | "employee";
   created_at: Date;
 }

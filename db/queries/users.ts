@@ -16,7 +16,8 @@ export interface UserRow {
   name: string;
   role: Role;
   department: string | null;
-  locale: "es" | "en";
+  /** ISO 639-1. */
+  locale: string;
   is_active: boolean;
 }
 

@@ -4,7 +4,7 @@
  * its sentence, refusals, and the answer's language. Pure functions, so they are unit-tested
  * without a stack (test/scripts/eval/scoring.test.ts).
  */
-import { detectLanguage } from "../../lib/language";
+import { detectLanguage } from "../../lib/language-detection";
 import { words } from "../../offline-model/text";
 import { citedIndices } from "../../workers/tutor/citations";
 import type { EvalQuestion } from "./questions";
@@ -117,5 +117,6 @@ export function withoutMarkers(answer: string): string {
 }
 
 export function answerLanguage(answer: string): "en" | "es" {
-  return detectLanguage(withoutMarkers(answer));
+  // The eval's corpus and questions are in English and Spanish only: anything else counts as English, as before.
+  return detectLanguage(withoutMarkers(answer)) === "es" ? "es" : "en";
 }

@@ -29,7 +29,7 @@ const user = z.strictObject({
   name: z.string(),
   role: z.enum(["admin", "employee"]),
   department: z.string().nullable(),
-  locale: z.enum(["es", "en"]),
+  locale: z.string().describe("ISO 639-1 language code"),
 });
 
 export const devLoginResponse = z.strictObject({ token: z.string(), user });
@@ -54,7 +54,7 @@ export const coursesResponse = z.strictObject({
     z.strictObject({
       id,
       title: z.string(),
-      language: z.enum(["es", "en"]),
+      language: z.string().describe("ISO 639-1 language code"),
       lessons: z.array(z.strictObject({ id, title: z.string(), module_title: z.string() })),
     }),
   ),

@@ -64,11 +64,10 @@ const text = (value: string | undefined): string | undefined => {
   return trimmed ? trimmed : undefined;
 };
 
-function localeOf(user: UserIn): "es" | "en" | undefined {
+/** The language of a BCP 47 tag ("fr-CA" → "fr"); nothing for a tag that does not start with an ISO 639-1 code. */
+function localeOf(user: UserIn): string | undefined {
   const tag = (user.preferredLanguage ?? user.locale ?? "").toLowerCase();
-  if (tag.startsWith("en")) return "en";
-  if (tag.startsWith("es")) return "es";
-  return undefined;
+  return /^([a-z]{2})(?:[-_]|$)/.exec(tag)?.[1];
 }
 
 function nameOf(user: UserIn, email: string, current: ScimUserRow | undefined): Pick<ScimUserFields, "name" | "given_name" | "family_name"> {

@@ -135,6 +135,16 @@ const CASES: Case[] = [
     markers: [GENERAL_KNOWLEDGE],
     answered: (reply) => reply.startsWith("This is not from company material: ") && !/\[\d+\]/.test(reply),
   },
+  {
+    // The question does not say its language ("SAP?"): the product chose German through its fallbacks, and the prompt says so.
+    task: "answer language: the reply is in the language the prompt names",
+    messages: () => [
+      { role: "system", content: tutorSystemPrompt({ orgName: "Acme", language: "de", rung: "general", intent: "cross_course" }) },
+      user(tutorUserMessage("SAP?", [])),
+    ],
+    markers: [LABELS.answerLanguage],
+    answered: (reply) => reply.startsWith("Das stammt nicht aus den Unterlagen des Unternehmens: "),
+  },
 ];
 
 const replyTo = (messages: ChatMessage[]): string => offlineReply({ model: "offline-extractive", messages, stream: false }).content ?? "";

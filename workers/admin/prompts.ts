@@ -4,7 +4,7 @@
  * delete. Tool output is declared data, so an instruction hidden in a name or a course
  * description is not obeyed (and a write it provokes still needs the admin's confirmation).
  */
-import type { Language } from "../../lib/language";
+import { languageName, type Language } from "../../lib/language";
 import { PENDING_PROPOSAL, SUMMARY_TASK } from "../../lib/prompt-markers";
 import { summaryRequest } from "../turns/history";
 
@@ -19,7 +19,7 @@ export interface AdminPromptFacts {
 }
 
 export function adminSystemPrompt(facts: AdminPromptFacts): string {
-  const language = facts.language === "es" ? "Spanish" : "English";
+  const language = languageName(facts.language);
   return [
     `You are the administration assistant of ${facts.orgName}'s learning platform. You help ${facts.adminName}, an admin, understand and manage employees, skills and courses.`,
     `Today is ${facts.weekday} ${facts.today}. Answer in ${language}, the admin's language.`,

@@ -1,28 +1,26 @@
 /**
  * The assistant's fixed sentences about actions, in the admin's language. Confirming, rejecting
  * and "still pending" are decided by code, not by the model, so their wording is code too: the
- * admin reads exactly what happened, and never a claim that no action backs.
+ * admin reads exactly what happened, and never a claim that no action backs. The sentences
+ * themselves are in the catalog (lib/messages.ts), in English, Spanish, French, German and Portuguese.
  */
 import type { AdminActionRow } from "../../db/queries/admin-actions";
 import type { Language } from "../../lib/language";
+import { type ActionFacts, messagesFor } from "../../lib/messages";
 import type { TurnEmitter } from "../turns/turn-emitter";
 
-const quote = (language: Language, text: string) => (language === "es" ? `«${text}»` : `“${text}”`);
-const time = (date: Date) => `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+/** The catalog's action lines for the admin's language (English where it has none), filled from the action's row. */
+const lines = (l: Language) => messagesFor(l).action;
+const facts = (a: AdminActionRow): ActionFacts => ({ preview: a.preview, total: a.total, status: a.status, expiresAt: a.expires_at });
 
 /** The first labels, then how many more ("Ada (Sales): enrol; Bo (Sales): enrol and 3 more"). */
 function firstOf(l: Language, labels: string[], total: number): string {
   const rest = total - labels.length;
-  const more = rest > 0 ? (l === "es" ? ` y ${rest} más` : ` and ${rest} more`) : "";
-  return `${labels.join("; ")}${more}`;
+  return `${labels.join("; ")}${rest > 0 ? lines(l).andMore(rest) : ""}`;
 }
 
-/** How a pending action is decided: the card's button, or a reply that is only a yes or only a no. */
-const howToDecide = (l: Language) =>
-  l === "es"
-    ? "Para ejecutarla, pulsa el botón Confirm o responde solo «sí»; para cancelarla, responde «no»."
-    : "To run it, press Confirm or reply with a plain “yes”; to cancel it, reply “no”.";
-
+// The stop lines (issue 34 point 2) are in Spanish and English, the languages a stop typed in the chat is read in; other languages get English.
+const quote = (l: Language, text: string) => (l === "es" ? `«${text}»` : `“${text}”`);
 const count = (l: Language, n: number) => n.toLocaleString(l === "es" ? "es-ES" : "en-US");
 
 /**
@@ -53,48 +51,20 @@ export const replies = {
       : l === "es"
         ? `La acción ${quote(l, a.preview)} no se está ejecutando (estado «${a.status}»: ${count(l, a.done)} de ${count(l, a.total)} hechos); no había nada que detener.`
         : `The action ${quote(l, a.preview)} is not running (it is ${a.status}: ${count(l, a.done)} of ${count(l, a.total)} done); there was nothing to stop.`,
-  confirmed: (l: Language, a: AdminActionRow) =>
-    l === "es"
-      ? `Confirmado. Ejecutando ${quote(l, a.preview)} (${a.total} elementos). Verás el progreso aquí y te avisaré al terminar.`
-      : `Confirmed. Running ${quote(l, a.preview)} (${a.total} items). Progress shows here and I will tell you when it is done.`,
-  rejected: (l: Language, a: AdminActionRow) =>
-    l === "es" ? `Cancelado: ${quote(l, a.preview)}. No se ha cambiado nada.` : `Cancelled: ${quote(l, a.preview)}. Nothing was changed.`,
+  confirmed: (l: Language, a: AdminActionRow) => lines(l).confirmed(facts(a)),
+  rejected: (l: Language, a: AdminActionRow) => lines(l).rejected(facts(a)),
   // A reply that is neither a plain yes nor a plain no: nothing ran, and the proposal still waits.
-  stillPending: (l: Language, a: AdminActionRow) =>
-    l === "es"
-      ? `No lo he entendido como un sí o un no claros, así que no se ha ejecutado nada y la acción sigue pendiente: ${quote(l, a.preview)}. ${howToDecide(l)}`
-      : `I did not read that as a plain yes or no, so nothing has run and the action is still pending: ${quote(l, a.preview)}. ${howToDecide(l)}`,
-  supersededPrefix: (l: Language) =>
-    l === "es" ? "He cancelado la propuesta anterior (no se cambió nada).\n\n" : "I cancelled the previous proposal (nothing was changed).\n\n",
+  stillPending: (l: Language, a: AdminActionRow) => lines(l).stillPending(facts(a)),
+  supersededPrefix: (l: Language) => lines(l).supersededPrefix,
   // Quotes the frozen proposal, not the model's account of it: a "yes" confirms exactly what this line showed.
-  pendingFooter: (l: Language, a: AdminActionRow, labels: string[]) =>
-    l === "es"
-      ? `\n\nTodavía no se ha cambiado nada. Propuesta: ${quote(l, a.preview)} — ${a.total} ${a.total === 1 ? "elemento" : "elementos"}: ${firstOf(l, labels, a.total)}. ` +
-        `Responde «sí» para ejecutar exactamente esto o «no» para cancelarlo (caduca el ${time(a.expires_at)}).`
-      : `\n\nNothing has changed yet. Proposed: ${quote(l, a.preview)} — ${a.total} ${a.total === 1 ? "item" : "items"}: ${firstOf(l, labels, a.total)}. ` +
-        `Reply “yes” to run exactly this or “no” to cancel it (expires ${time(a.expires_at)}).`,
-  notYetShown: (l: Language, a: AdminActionRow) =>
-    l === "es"
-      ? `Tu mensaje llegó antes de que te mostrara la propuesta, así que no la he ejecutado: ${quote(l, a.preview)} (${a.total} elementos). Responde «sí» para ejecutarla o «no» para cancelarla.`
-      : `Your message arrived before I had shown you the proposal, so I did not run it: ${quote(l, a.preview)} (${a.total} items). Reply “yes” to run it or “no” to cancel it.`,
+  pendingFooter: (l: Language, a: AdminActionRow, labels: string[]) => lines(l).pendingFooter(facts(a), firstOf(l, labels, a.total)),
+  notYetShown: (l: Language, a: AdminActionRow) => lines(l).notYetShown(facts(a)),
   // After the model answered a question about the proposal: the proposal was neither run nor cancelled.
-  stillPendingFooter: (l: Language, a: AdminActionRow) =>
-    l === "es"
-      ? `\n\nNo se ha ejecutado nada: ${quote(l, a.preview)} sigue pendiente, esperando tu confirmación. ${howToDecide(l)}`
-      : `\n\nNothing has run: ${quote(l, a.preview)} is still pending, waiting for your confirmation. ${howToDecide(l)}`,
-  expired: (l: Language, a: AdminActionRow) =>
-    l === "es"
-      ? `La acción ${quote(l, a.preview)} caducó sin confirmarse y no se ejecutó. Pídemela de nuevo para preparar una propuesta actualizada.`
-      : `The action ${quote(l, a.preview)} expired unconfirmed and did not run. Ask again and I will prepare a fresh proposal.`,
+  stillPendingFooter: (l: Language, a: AdminActionRow) => lines(l).stillPendingFooter(facts(a)),
+  expired: (l: Language, a: AdminActionRow) => lines(l).expired(facts(a)),
   // Told to the model (a tool result), not the admin: one proposal at a time per conversation.
-  writeBlocked: (l: Language) =>
-    l === "es"
-      ? "Ya hay una acción esperando confirmación en esta conversación; pide al admin que la confirme o la cancele antes de proponer otra."
-      : "An action is already waiting for confirmation in this conversation; ask the admin to confirm or cancel it before proposing another.",
-  alreadyDecided: (l: Language, a: AdminActionRow) =>
-    l === "es"
-      ? `La acción ${quote(l, a.preview)} ya está en estado «${a.status}»; no hay nada pendiente de confirmar.`
-      : `The action ${quote(l, a.preview)} is already ${a.status}; there is nothing pending to confirm.`,
+  writeBlocked: (l: Language) => lines(l).writeBlocked,
+  alreadyDecided: (l: Language, a: AdminActionRow) => lines(l).alreadyDecided(facts(a)),
 };
 
 /** Splits fixed text into word-sized pieces, so it streams like a model's answer. */

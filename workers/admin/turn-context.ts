@@ -4,7 +4,9 @@ import { countTurnsBeforeTurn, findTurnMessage, listRecentMessagesBeforeTurn } f
 import { findOrganisationName, findUser } from "../../db/queries/users";
 import type { AdminTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
-import { detectLanguage, type Language } from "../../lib/language";
+import type { Language } from "../../lib/language";
+import { detectLanguage, languageOf } from "../../lib/language-detection";
+import { classifyReply } from "./confirmation";
 import { HISTORY_WINDOW_TURNS, rawWindow, toTurns, type Turn } from "../turns/history";
 import { CallerRevokedError } from "../turns/caller-revoked";
 import { TurnGoneError } from "../turns/turn-gone";
@@ -56,8 +58,27 @@ export async function loadAdminTurn(deps: WorkerDeps, payload: AdminTurnPayload)
     turnId: payload.turnId,
     message: message.content,
     messageStoredAt: message.created_at,
-    language: detectLanguage(message.content, user.locale),
+    language: adminLanguage(message.content, earlier, user.locale),
     history: rawWindow(earlier, session.summary ? session.summary_turn_count : 0, totalTurns),
     summary: session.summary,
   };
+}
+
+/**
+ * The language to answer an admin's message in: the message's own, else (too short to tell: "ok",
+ * "vale") the language of their last questions, else their locale. A plain English yes or no
+ * keeps the conversation's language: every language's action lines ask for "yes" or "no"
+ * (lib/messages.ts), so a French admin who answers "yes" is still answered in French (a "sí" is
+ * still answered in Spanish, whatever came before).
+ */
+export function adminLanguage(message: string, history: Turn[], locale: string | null): Language {
+  const earlier = languageOf(
+    history
+      .slice(-3)
+      .map((turn) => turn.user)
+      .join("\n"),
+  );
+  const language = detectLanguage(message, earlier, locale);
+  const kind = classifyReply(message);
+  return earlier && language === "en" && (kind === "confirm" || kind === "reject") ? earlier : language;
 }

@@ -1,10 +1,11 @@
 /**
- * Intent of one tutor turn. Obvious cases (greetings, thanks, progress questions, in Spanish
- * and English) are settled by heuristics without a model call; the rest by one short,
- * deterministic call. A reply carrying JSON (bare, fenced or amid a local model's prose) is read
- * by a strict schema first; then the first label the text names; anything else non-empty is
- * cross_course (search everything: the route decides cost, not correctness). An empty reply is
- * LLM_CONFIG_ERROR: a model that says nothing is misconfigured (or spent its tokens thinking).
+ * Intent of one tutor turn. Obvious cases (greetings, thanks, progress questions, in the
+ * catalog's languages: English, Spanish, French, German, Portuguese) are settled by heuristics
+ * without a model call; the rest by one short, deterministic call. A reply carrying JSON (bare,
+ * fenced or amid a local model's prose) is read by a strict schema first; then the first label
+ * the text names; anything else non-empty is cross_course (search everything: the route decides
+ * cost, not correctness). An empty reply is LLM_CONFIG_ERROR: a model that says nothing is
+ * misconfigured (or spent its tokens thinking).
  */
 import { z } from "zod";
 import type { LlmClient } from "../llm/client";
@@ -42,6 +43,30 @@ const GREETINGS = new Set([
   "genial",
   "perfecto",
   "great",
+  "bonjour",
+  "salut",
+  "bonsoir",
+  "merci",
+  "merci beaucoup",
+  "au revoir",
+  "hallo",
+  "guten morgen",
+  "guten tag",
+  "guten abend",
+  "danke",
+  "danke schon",
+  "vielen dank",
+  "tschuss",
+  "ola",
+  "oi",
+  "bom dia",
+  "boa tarde",
+  "boa noite",
+  "obrigado",
+  "obrigada",
+  "muito obrigado",
+  "muito obrigada",
+  "tchau",
 ]);
 
 // Deadlines only in the possessive: "the deadline to return an item" is a policy question.
@@ -70,6 +95,20 @@ const PROGRESS_PHRASES = [
   "que deberia repasar",
   "mis habilidades",
   "my skills",
+  "ma progression",
+  "mes notes",
+  "mes cours",
+  "mes competences",
+  "mein fortschritt",
+  "meinen fortschritt",
+  "meine noten",
+  "meine kurse",
+  "meine fristen",
+  "o meu progresso",
+  "meu progresso",
+  "minhas notas",
+  "meus cursos",
+  "os meus cursos",
 ];
 
 export interface IntentInput {
@@ -81,7 +120,7 @@ export interface IntentInput {
 /** The heuristic verdict, or null when the model has to decide. */
 export function heuristicIntent(message: string): Intent | null {
   const text = normalise(message);
-  if (GREETINGS.has(text) || GREETINGS.has(text.replace(/^(hola|hi|hello|hey) /, ""))) return "chitchat";
+  if (GREETINGS.has(text) || GREETINGS.has(text.replace(/^(hola|hi|hello|hey|bonjour|salut|hallo|ola|oi) /, ""))) return "chitchat";
   if (PROGRESS_PHRASES.some((phrase) => ` ${text} `.includes(` ${phrase} `))) return "progress";
   return null;
 }

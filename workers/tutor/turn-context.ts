@@ -2,7 +2,8 @@
 import { findTurnRows } from "../../db/queries/turn-context";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
-import { detectLanguage, type Language } from "../../lib/language";
+import type { Language } from "../../lib/language";
+import { detectLanguage, languageOf } from "../../lib/language-detection";
 import { CallerRevokedError } from "../turns/caller-revoked";
 import { TurnGoneError } from "../turns/turn-gone";
 
@@ -49,7 +50,8 @@ export async function loadTurnContext(deps: WorkerDeps, payload: TutorTurnPayloa
     sessionId: payload.sessionId,
     turnId: payload.turnId,
     question: rows.question,
-    language: detectLanguage(rows.question, rows.userLocale ?? undefined),
+    // A message too short to tell ("ok", "merci") takes the session's language, then the employee's, then the course's.
+    language: detectLanguage(rows.question, rows.earlierQuestions ? languageOf(rows.earlierQuestions) : undefined, rows.userLocale, course?.language),
     courseId: course?.id ?? null,
     courseTitle: course?.title ?? null,
     sourceDocumentId: course?.sourceDocumentId ?? null,

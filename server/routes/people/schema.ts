@@ -5,7 +5,7 @@ import { PROVISIONED_VIA } from "../../../db/queries/admin-people";
 export const MAX_PAGE = 200;
 
 const role = z.enum(["admin", "employee"], { error: "role must be admin or employee" });
-const locale = z.enum(["es", "en"], { error: "locale must be es or en" });
+const locale = z.string({ error: "locale must be text" }).regex(/^[a-z]{2}$/, "locale must be an ISO 639-1 language code such as en, es, fr, de or pt");
 const name = z.string({ error: "name must be text" }).trim().min(1, "name must not be empty").max(200, "name must be at most 200 characters");
 /** An empty department or job title clears it. */
 const optionalText = (field: string) =>

@@ -16,7 +16,7 @@ export const scimUser = z.looseObject({
   displayName: z.string().optional(),
   title: z.string().optional().describe("Job title."),
   active: z.union([z.boolean(), z.string()]).optional().describe('false deactivates (Entra\'s "False" is read as false).'),
-  preferredLanguage: z.string().optional().describe("en… or es… sets the person's language."),
+  preferredLanguage: z.string().optional().describe("A BCP 47 tag; its ISO 639-1 language (fr-CA → fr) sets the person's language."),
   emails: z.array(z.looseObject({ value: z.string(), type: z.string().optional(), primary: z.boolean().optional() })).optional(),
   "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": z.looseObject({ department: z.string().optional() }).optional(),
   meta: meta.optional(),

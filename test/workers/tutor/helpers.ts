@@ -69,7 +69,7 @@ export async function removeFreshEmployees(stack: Stack): Promise<void> {
 /** Inserts a brand-new employee (or admin) of the demo org, optionally enrolled in demo courses, and signs in. */
 export async function freshEmployee(
   stack: Stack,
-  options: { locale?: "es" | "en"; enrolIn?: CourseKey[]; department?: string; role?: "employee" | "admin" } = {},
+  options: { locale?: string; enrolIn?: CourseKey[]; department?: string; role?: "employee" | "admin" } = {},
 ): Promise<Learner> {
   const db = stack.server.deps.db;
   const email = `tutor-test-${randomUUID().slice(0, 8)}@example.com`;

@@ -61,6 +61,24 @@ describe("heuristicIntent", () => {
     }
   });
 
+  it("settles greetings, thanks and progress questions in French, German and Portuguese too", () => {
+    for (const message of ["Bonjour !", "Merci beaucoup", "Hallo", "Danke schön!", "Vielen Dank", "Olá", "Bom dia", "Muito obrigada!"]) {
+      expect(heuristicIntent(message), message).to.equal("chitchat");
+    }
+    for (const message of [
+      "Quelle est ma progression ?",
+      "Wie ist mein Fortschritt?",
+      "Zeig mir meine Kurse",
+      "Qual é o meu progresso?",
+      "Quais são os meus cursos?",
+    ]) {
+      expect(heuristicIntent(message), message).to.equal("progress");
+    }
+    for (const message of ["Bonjour, combien de jours pour un retour ?", "Hallo, wer darf den Gabelstapler fahren?", "Olá, como devolvo um produto?"]) {
+      expect(heuristicIntent(message), message).to.equal(null);
+    }
+  });
+
   it("leaves real questions to the model, including ones that merely start with a greeting", () => {
     for (const message of [
       "How many days do I have to return an item for a refund?",

@@ -13,9 +13,13 @@ const ROLES = [
   ["employee", "Employee"],
   ["admin", "Admin"],
 ] as const;
+/** The tutor's fallback language for a message too short to tell; any ISO 639-1 code is accepted, these have the tutor's fixed sentences. */
 const LOCALES = [
   ["en", "English"],
   ["es", "Español"],
+  ["fr", "Français"],
+  ["de", "Deutsch"],
+  ["pt", "Português"],
 ] as const;
 
 interface Draft {

@@ -139,7 +139,7 @@ async function wholeDocument(deps: WorkerDeps, turn: TurnContext, budget: number
       page: null,
       sourceType: "document",
       sourceId: candidate.document_id,
-      content: truncated ? fitted.text + TRUNCATION_MARKER[turn.language] : fitted.text,
+      content: truncated ? fitted.text + TRUNCATION_MARKER[turn.language === "es" ? "es" : "en"] : fitted.text,
     },
   };
 }
@@ -164,7 +164,7 @@ export function fitToBudget(sources: Source[], budget: number, language: TurnCon
       used += cost;
     } else if (kept.length === 0) {
       const cut = truncateToTokens(source.content, budget - 20);
-      kept.push({ ...source, content: cut.text + TRUNCATION_MARKER[language] });
+      kept.push({ ...source, content: cut.text + TRUNCATION_MARKER[language === "es" ? "es" : "en"] });
       return { sources: kept, truncated: true };
     } else {
       return { sources: kept, truncated: true };

@@ -31,7 +31,8 @@ export async function progressFacts(
   db: Db,
   { orgId, userId, language }: { orgId: string; userId: string; language: Language },
 ): Promise<Omit<RetrievedSource, "index">[]> {
-  const t = LABELS[language];
+  // Labels the model reads as sources; languages without their own fall back to English.
+  const t = LABELS[language === "es" ? "es" : "en"];
   const [enrollments, skills, due] = await Promise.all([enrollmentFacts(db, orgId, userId), skillFacts(db, orgId, userId), reviewsDue(db, orgId, userId)]);
   const courseLines = enrollments.map((e) => {
     const parts = [`${e.completed_modules}/${e.total_modules} ${t.modules}`];

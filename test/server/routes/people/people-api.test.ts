@@ -162,6 +162,26 @@ describe("the admin people API (/api/v1/admin/people)", function () {
     expect(await db()("users").where({ name: "Copycat" }).first()).to.equal(undefined);
   });
 
+  it("adds a person in any ISO 639-1 language (the tutor's fallback), refuses a language that is not a code, and lists them to their organisation only", async () => {
+    const email = `francoise-${unique()}@example.com`;
+    const created = await api(stack.baseUrl, "POST", "/api/v1/admin/people", { token: adminA.token, body: { email, name: "Françoise Fr", locale: "fr" } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body.person).to.include({ locale: "fr" });
+    expect(await db()("users").where({ id: created.body.person.id }).first("locale")).to.deep.equal({ locale: "fr" });
+
+    for (const locale of ["French", "FR", "pt-BR", ""]) {
+      const refused = await api(stack.baseUrl, "POST", "/api/v1/admin/people", {
+        token: adminA.token,
+        body: { email: `x-${unique()}@example.com`, name: "X", locale },
+      });
+      expect(refused.status, locale).to.equal(400);
+      expect(refused.body.error.code, locale).to.equal("VALIDATION_ERROR");
+      expect(refused.body.error.message, locale).to.include("ISO 639-1");
+    }
+    const seenByB = await people("?limit=200", adminB.token);
+    expect(seenByB.body.people.map((p: { email: string }) => p.email)).to.not.include(email);
+  });
+
   it("changes name, department and role; another organisation's person is 404 and unchanged", async () => {
     const dario = await db()("users").where({ org_id: orgA, name: "Dario Scim" }).first("id");
     const changed = await patch(dario.id, { name: "Dario Sales", department: "Retail", role: "admin" });
