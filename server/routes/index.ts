@@ -13,6 +13,7 @@ import { feedbackRoutes } from "./feedback/routes";
 import { healthRoutes } from "./health";
 import { identityProviderRoutes } from "./identity-provider/routes";
 import { insightsRoutes } from "./insights/routes";
+import { integrationDocumentRoutes } from "./integration-documents/routes";
 import { integrationKeyRoutes } from "./integration-keys/routes";
 import { usageRoutes } from "./insights/usage";
 import { learningRoutes } from "./learning/routes";
@@ -60,6 +61,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...usageRoutes,
   ...peopleRoutes,
   ...integrationKeyRoutes,
+  ...integrationDocumentRoutes,
   ...opsRoutes,
   ...identityProviderRoutes,
   ...opsOrgRoutes,
