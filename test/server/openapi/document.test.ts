@@ -157,7 +157,8 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
       if (route.access === "scim") continue;
       type Parameter = { name: string; in: string; schema: { format?: string; enum?: string[] } };
       const parameters: Parameter[] = doc.paths[openApiPath(route.path)]![route.method]!.parameters ?? [];
-      const pathIds = parameters.filter((p) => p.in === "path");
+      // An `external_id` is the caller's own id for a record (any text: a path, a drive item id), not one of ours.
+      const pathIds = parameters.filter((p) => p.in === "path" && p.name !== "external_id");
       const enums = parameters.filter((p) => p.in === "query" && p.schema.enum);
       if (pathIds.length === 0 && enums.length === 0) continue;
       expect(
