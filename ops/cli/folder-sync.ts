@@ -8,9 +8,11 @@
  * - a file the server lacks is added; one whose SHA-256 differs from the stored version's is
  *   pushed again (changed); the same hash is kept (a touched-but-unchanged file costs no upload);
  *   the same hash whose indexing FAILED is pushed again (retried);
- * - a stored document whose file is gone is removed. Removals go first, so a renamed (or moved)
- *   file is a removal plus an addition whose bytes no longer clash with the old path's
- *   (UNIQUE(org_id, content_hash)): it is indexed again under its new name;
+ * - a new path with the bytes of a gone one is a rename (or a move): the document takes the new
+ *   id and keeps its chunks and vectors, nothing is indexed again;
+ * - any other stored document whose file is gone is removed, before anything is added, so bytes
+ *   that moved to a path that had other bytes no longer clash with their old document
+ *   (UNIQUE(org_id, content_hash));
  * - an unsupported format, a file too large, or bytes another document already has are skipped
  *   with their reason; nothing else stops the pass.
  */
@@ -36,6 +38,8 @@ export interface SyncReport {
   added: string[];
   changed: string[];
   retried: string[];
+  /** Files whose bytes moved to another path: the document took the new id and kept its vectors. */
+  renamed: Array<{ from: string; to: string }>;
   kept: string[];
   removed: string[];
   skipped: Array<{ path: string; reason: string }>;
@@ -47,6 +51,7 @@ export interface SyncApi {
   list(prefix: string): Promise<StoredDocument[]>;
   put(externalId: string, file: { name: string; bytes: Buffer }): Promise<{ ok: true; result: string } | { ok: false; skip: boolean; reason: string }>;
   remove(externalId: string): Promise<{ ok: true } | { ok: false; reason: string }>;
+  rename(from: string, to: string): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 /** Every regular file under the folder, dot-files and dot-folders (.git, .DS_Store) left out, in a stable order. */
@@ -78,7 +83,7 @@ export async function syncFolder(
   api: SyncApi,
   options: { folder: string; source: string; concurrency: number; onLine?: (line: string) => void },
 ): Promise<SyncReport> {
-  const report: SyncReport = { added: [], changed: [], retried: [], kept: [], removed: [], skipped: [], failed: [] };
+  const report: SyncReport = { added: [], changed: [], retried: [], renamed: [], kept: [], removed: [], skipped: [], failed: [] };
   const say = options.onLine ?? (() => undefined);
   const prefix = externalIdOf(options.source, "");
   const [files, stored] = await Promise.all([listFolder(options.folder), api.list(prefix)]);
@@ -89,42 +94,81 @@ export async function syncFolder(
     say(`skipped  ${file.path}: unsupported format`);
     return false;
   });
+  const hashes = new Map<string, string>();
+  await eachLimited(supported, options.concurrency, async (file) => {
+    hashes.set(
+      file.path,
+      createHash("sha256")
+        .update(await readFile(file.absolute))
+        .digest("hex"),
+    );
+  });
 
   const present = new Set(supported.map((file) => externalIdOf(options.source, file.path)));
   const gone = stored.filter((document) => !present.has(document.external_id));
-  await eachLimited(gone, options.concurrency, async (document) => {
-    const path = document.external_id.slice(prefix.length);
-    const removed = await api.remove(document.external_id);
-    if (removed.ok) {
-      report.removed.push(path);
-      say(`removed  ${path}`);
-    } else {
-      report.failed.push({ path, reason: removed.reason });
-      say(`failed   ${path}: ${removed.reason}`);
-    }
+  // A new path with the bytes of a gone one is that file renamed or moved: its document takes the new id, vectors and all.
+  const goneByHash = new Map<string, StoredDocument[]>();
+  for (const document of gone)
+    if (document.status !== "FAILED") goneByHash.set(document.content_hash, [...(goneByHash.get(document.content_hash) ?? []), document]);
+  const renames: Array<{ from: StoredDocument; to: LocalFile }> = [];
+  for (const file of supported) {
+    if (storedById.has(externalIdOf(options.source, file.path))) continue;
+    const from = goneByHash.get(hashes.get(file.path)!)?.shift();
+    if (from) renames.push({ from, to: file });
+  }
+  const renamedFrom = new Set<string>();
+  const renamedTo = new Set<string>();
+  await eachLimited(renames, options.concurrency, async ({ from, to }) => {
+    const moved = await api.rename(from.external_id, externalIdOf(options.source, to.path));
+    if (!moved.ok) return; // removed and added below instead
+    renamedFrom.add(from.external_id);
+    renamedTo.add(to.path);
+    const path = from.external_id.slice(prefix.length);
+    report.renamed.push({ from: path, to: to.path });
+    say(`renamed  ${path} → ${to.path}`);
   });
 
-  await eachLimited(supported, options.concurrency, async (file) => {
-    const externalId = externalIdOf(options.source, file.path);
-    const bytes = await readFile(file.absolute);
-    const hash = createHash("sha256").update(bytes).digest("hex");
-    const before = storedById.get(externalId);
-    if (before && before.content_hash === hash && before.status !== "FAILED") {
-      report.kept.push(file.path);
-      return;
-    }
-    const put = await api.put(externalId, { name: file.path.slice(file.path.lastIndexOf("/") + 1), bytes });
-    if (!put.ok) {
-      (put.skip ? report.skipped : report.failed).push({ path: file.path, reason: put.reason });
-      say(`${put.skip ? "skipped " : "failed  "} ${file.path}: ${put.reason}`);
-      return;
-    }
-    // What the server did decides the count (a pass re-run after a kill finds some already stored).
-    const bucket = put.result === "created" ? "added" : put.result === "updated" ? "changed" : put.result === "retried" ? "retried" : "kept";
-    report[bucket].push(file.path);
-    if (bucket !== "kept") say(`${bucket.padEnd(8)} ${file.path}`);
-  });
+  // Removals before additions: a file whose bytes moved to another path no longer clashes with its old document.
+  await eachLimited(
+    gone.filter((document) => !renamedFrom.has(document.external_id)),
+    options.concurrency,
+    async (document) => {
+      const path = document.external_id.slice(prefix.length);
+      const removed = await api.remove(document.external_id);
+      if (removed.ok) {
+        report.removed.push(path);
+        say(`removed  ${path}`);
+      } else {
+        report.failed.push({ path, reason: removed.reason });
+        say(`failed   ${path}: ${removed.reason}`);
+      }
+    },
+  );
+
+  await eachLimited(
+    supported.filter((file) => !renamedTo.has(file.path)),
+    options.concurrency,
+    async (file) => {
+      const externalId = externalIdOf(options.source, file.path);
+      const before = storedById.get(externalId);
+      if (before && before.content_hash === hashes.get(file.path) && before.status !== "FAILED") {
+        report.kept.push(file.path);
+        return;
+      }
+      const put = await api.put(externalId, { name: file.path.slice(file.path.lastIndexOf("/") + 1), bytes: await readFile(file.absolute) });
+      if (!put.ok) {
+        (put.skip ? report.skipped : report.failed).push({ path: file.path, reason: put.reason });
+        say(`${put.skip ? "skipped " : "failed  "} ${file.path}: ${put.reason}`);
+        return;
+      }
+      // What the server did decides the count (a pass re-run after a kill finds some already stored).
+      const bucket = put.result === "created" ? "added" : put.result === "updated" ? "changed" : put.result === "retried" ? "retried" : "kept";
+      report[bucket].push(file.path);
+      if (bucket !== "kept") say(`${bucket.padEnd(8)} ${file.path}`);
+    },
+  );
   for (const list of [report.added, report.changed, report.retried, report.kept, report.removed]) list.sort();
+  report.renamed.sort((a, b) => (a.to < b.to ? -1 : 1));
   return report;
 }
 
@@ -140,6 +184,7 @@ export function countsOf(report: SyncReport): Record<keyof SyncReport, number> {
     added: report.added.length,
     changed: report.changed.length,
     retried: report.retried.length,
+    renamed: report.renamed.length,
     kept: report.kept.length,
     removed: report.removed.length,
     skipped: report.skipped.length,

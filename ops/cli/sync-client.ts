@@ -24,11 +24,14 @@ export class HttpSyncApi implements SyncApi {
     private readonly key: string,
   ) {}
 
-  private async request(method: string, path: string, body?: () => FormData): Promise<Answer> {
+  private async request(method: string, path: string, body?: () => FormData | string): Promise<Answer> {
     let lastError: unknown;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
-        const response = await fetch(`${this.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${this.key}` }, body: body?.() });
+        const payload = body?.();
+        const headers: Record<string, string> = { authorization: `Bearer ${this.key}` };
+        if (typeof payload === "string") headers["content-type"] = "application/json";
+        const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body: payload });
         const text = await response.text();
         const answer: Answer = { status: response.status, body: text ? (JSON.parse(text) as Answer["body"]) : undefined };
         if (response.status === 429) {
@@ -83,6 +86,15 @@ export class HttpSyncApi implements SyncApi {
       return { ok: false as const, skip, reason: reasonOf(answer) };
     } catch (error) {
       return { ok: false as const, skip: false, reason: (error as Error).message };
+    }
+  }
+
+  async rename(from: string, to: string) {
+    try {
+      const answer = await this.request("PATCH", pathOf(from), () => JSON.stringify({ external_id: to }));
+      return answer.status === 200 ? { ok: true as const } : { ok: false as const, reason: reasonOf(answer) };
+    } catch (error) {
+      return { ok: false as const, reason: (error as Error).message };
     }
   }
 

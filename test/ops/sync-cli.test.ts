@@ -1,7 +1,7 @@
 /**
  * `npm run sync` as an operator runs it: the real CLI process (ops/cli/sync.ts) mirroring a folder
  * of 500 generated Markdown and text files into an organisation over the integration API, then
- * 20 edits, 10 renames, 10 deletions and touched-but-unchanged files; a SIGKILL mid-pass and a
+ * 20 edits, 10 renames (the documents keep their vectors), 10 deletions and touched-but-unchanged files; a SIGKILL mid-pass and a
  * re-run ending in the same state as an uninterrupted pass; an unsupported file reported, not
  * fatal; two sources that never remove each other's documents; the scheduled mode stopped by
  * SIGTERM after its pass; a key of another organisation refused before anything is touched.
@@ -117,7 +117,7 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
     const syncStarted = performance.now();
     const { run, result } = await syncJson();
     figures.first_sync_500_files_ms = run.ms;
-    expect(result.counts).to.deep.equal({ added: 500, changed: 0, retried: 0, kept: 0, removed: 0, skipped: 1, failed: 0 });
+    expect(result.counts).to.deep.equal({ added: 500, changed: 0, retried: 0, renamed: 0, kept: 0, removed: 0, skipped: 1, failed: 0 });
     expect(result.skipped).to.deep.equal([{ path: "team-00/diagram.vsdx", reason: "unsupported format" }]);
     expect(result.org).to.equal(slug);
     await expectMirrored();
@@ -133,7 +133,7 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
     figures.first_sync_500_files_indexed_ms = Math.round(performance.now() - syncStarted);
   });
 
-  it("re-pushes 20 edits, re-adds 10 renames, removes 10 deletions and keeps touched-but-unchanged files", async () => {
+  it("re-pushes 20 edits, renames 10 keeping their vectors, removes 10 deletions and keeps touched-but-unchanged files", async () => {
     const paths = [...expected.keys()].sort();
     const edited = paths.slice(0, 20);
     const renamed = paths.slice(20, 30);
@@ -153,18 +153,42 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
     const later = new Date(Date.now() + 60_000);
     for (const path of touched) await utimes(join(folder, path), later, later);
 
+    const idsBefore = new Map(
+      (
+        await db()("documents")
+          .where({ org_id: orgId })
+          .whereIn(
+            "external_id",
+            renamed.map((path) => `handbook:${path}`),
+          )
+          .select("id", "external_id")
+      ).map((row: { id: string; external_id: string }) => [row.external_id.slice("handbook:".length).replace("note-", "moved-"), row.id]),
+    );
+    const chunksBefore = await db()("document_chunks")
+      .whereIn("document_id", [...idsBefore.values()])
+      .orderBy("id")
+      .pluck("id");
+
     const { run, result } = await syncJson();
     figures.resync_after_changes_ms = run.ms;
-    expect(result.counts).to.deep.equal({ added: 10, changed: 20, retried: 0, kept: 460, removed: 20, skipped: 1, failed: 0 });
+    expect(result.counts).to.deep.equal({ added: 0, changed: 20, retried: 0, renamed: 10, kept: 460, removed: 10, skipped: 1, failed: 0 });
     expect(result.changed).to.deep.equal(edited);
-    expect(result.added).to.deep.equal(renamed.map((path) => path.replace("note-", "moved-")).sort());
-    expect(result.removed).to.have.members([...renamed, ...deleted]);
+    expect(result.renamed).to.deep.equal(renamed.map((path) => ({ from: path, to: path.replace("note-", "moved-") })));
+    expect(result.removed).to.deep.equal(deleted);
+    // A rename keeps the document, its chunks and their vectors: nothing is indexed again.
+    for (const [path, id] of idsBefore) expect((await db()("documents").where({ id }).first("external_id")).external_id).to.equal(`handbook:${path}`);
+    expect(
+      await db()("document_chunks")
+        .whereIn("document_id", [...idsBefore.values()])
+        .orderBy("id")
+        .pluck("id"),
+    ).to.deep.equal(chunksBefore);
     for (const path of touched) expect(result.kept).to.include(path);
     await expectMirrored();
 
     const unchanged = await syncJson();
     figures.resync_unchanged_ms = unchanged.run.ms;
-    expect(unchanged.result.counts).to.deep.equal({ added: 0, changed: 0, retried: 0, kept: 490, removed: 0, skipped: 1, failed: 0 });
+    expect(unchanged.result.counts).to.deep.equal({ added: 0, changed: 0, retried: 0, renamed: 0, kept: 490, removed: 0, skipped: 1, failed: 0 });
   });
 
   it("ends in the same state when a pass is SIGKILLed mid-way and run again", async () => {
@@ -186,8 +210,8 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
 
     const rerun = await syncJson();
     expect(rerun.result.counts.failed).to.equal(0);
-    const { added, changed, removed } = rerun.result.counts;
-    expect(added + changed + removed, "the re-run finished what the killed pass left").to.be.greaterThan(0);
+    const { added, changed, removed, renamed } = rerun.result.counts;
+    expect(added + changed + removed + renamed, "the re-run finished what the killed pass left").to.be.greaterThan(0);
     await expectMirrored();
   });
 

@@ -6,7 +6,14 @@
  */
 import { putSourcedDocument } from "../../../commands/put-sourced-document";
 import { deleteDocument } from "../../../db/queries/document-lifecycle";
-import { findDocumentByExternalId, integrationUploader, listSourcedDocuments, type SourcedDocument } from "../../../db/queries/document-sources";
+import {
+  findDocumentByExternalId,
+  integrationUploader,
+  listSourcedDocuments,
+  renameSourcedDocument,
+  type SourcedDocument,
+} from "../../../db/queries/document-sources";
+import { refusingDuplicates } from "../../../db/queries/unique-violation";
 import type { DocumentRow } from "../../../db/queries/documents";
 import { findOrganisation } from "../../../db/queries/organizations";
 import { UPLOAD_FORMATS_TEXT } from "../../../lib/document-formats";
@@ -17,7 +24,15 @@ import { parseInput } from "../../validation";
 import { defineRoute } from "../define-route";
 import { readSingleUpload } from "../documents/multipart";
 import { acceptedFormat } from "../documents/upload-document";
-import { listSourcedDocumentsQuery, putSourcedDocumentFields, putSourcedDocumentResponse, sourcedDocumentParams, sourcedDocumentsResponse } from "./schema";
+import {
+  listSourcedDocumentsQuery,
+  putSourcedDocumentFields,
+  putSourcedDocumentResponse,
+  renameSourcedDocumentBody,
+  sourcedDocumentParams,
+  sourcedDocumentResponse,
+  sourcedDocumentsResponse,
+} from "./schema";
 
 function present(document: SourcedDocument | DocumentRow) {
   return {
@@ -81,6 +96,27 @@ export const integrationDocumentRoutes = [
       });
       ctx.status = RESULT_STATUS[result];
       ctx.body = { result, document: present(document) };
+    },
+  }),
+  defineRoute({
+    method: "patch",
+    path: "/api/v1/integrations/documents/:external_id",
+    tag: "integrations",
+    summary: "Give the source's document its new id (a renamed or moved file), keeping its chunks and vectors: nothing is re-indexed",
+    access: "integration",
+    scope: "documents:write",
+    params: sourcedDocumentParams,
+    body: renameSourcedDocumentBody,
+    responses: { 200: { description: "The document under its new id.", schema: sourcedDocumentResponse } },
+    errors: ["NOT_FOUND", "EXTERNAL_ID_TAKEN"],
+    handler: async (ctx, { params: { external_id }, body }, deps) => {
+      const { orgId } = integrationCallerOf(ctx);
+      const taken = () => new Refusal("conflict", "EXTERNAL_ID_TAKEN", `Another document already has the external_id "${body.external_id}"`);
+      const holder = body.external_id === external_id ? undefined : await findDocumentByExternalId(deps.db, orgId, body.external_id);
+      if (holder) throw taken();
+      const document = await refusingDuplicates(taken, () => renameSourcedDocument(deps.db, orgId, external_id, body.external_id));
+      if (!document) throw notFound("Document");
+      ctx.body = { document: present(document) };
     },
   }),
   defineRoute({

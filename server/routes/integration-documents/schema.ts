@@ -13,6 +13,9 @@ export const putSourcedDocumentFields = z.strictObject({
   filename: z.string().trim().min(1).max(255).optional().describe("The name whose extension names the format; else the multipart file's name."),
 });
 
+/** PATCH: the document's new id at its source (a renamed or moved file). */
+export const renameSourcedDocumentBody = z.strictObject({ external_id: externalId });
+
 export const MAX_SOURCED_PAGE = 1000;
 
 export const listSourcedDocumentsQuery = z.object({
@@ -44,3 +47,5 @@ export const putSourcedDocumentResponse = z.strictObject({
   result: z.enum(["created", "updated", "unchanged", "retried"]),
   document: sourcedDocument,
 });
+
+export const sourcedDocumentResponse = z.strictObject({ document: sourcedDocument });

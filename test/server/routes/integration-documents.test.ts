@@ -39,7 +39,7 @@ describe("sourced documents (/api/v1/integrations/documents)", function () {
         const row = await documentOf(orgId, externalId);
         return row && row.ingest_generation === generation && ["COMPLETED", "FAILED"].includes(row.status) ? row : undefined;
       },
-      45_000,
+      120_000,
       `${externalId} generation ${generation} to end`,
     );
 
@@ -116,7 +116,8 @@ describe("sourced documents (/api/v1/integrations/documents)", function () {
     expect(swapped.full_text).to.include("swapnew").and.not.include("swapold");
   });
 
-  it("keeps the old version live when the new one fails, reports it in the status, and indexes it again when pushed again", async () => {
+  it("keeps the old version live when the new one fails, reports it in the status, and indexes it again when pushed again", async function () {
+    this.timeout(150_000); // the refused embeddings go through every retry before the run fails
     const id = "wiki:leave/fragile.md";
     expect((await putSourced(stack.baseUrl, keyA.key, id, { name: "fragile.md", bytes: policy("fragileold", 10) })).status).to.equal(201);
     await settled(orgA, id, 0);
@@ -195,6 +196,25 @@ describe("sourced documents (/api/v1/integrations/documents)", function () {
     const a = await documentOf(orgA, "wiki:leave/policy.md");
     expect(own.body.document.id).not.to.equal(a.id);
     expect((await listSourced(stack.baseUrl, keyA.key, "?prefix=wiki%3Aleave%2Fpolicy")).body.documents.map((d: { id: string }) => d.id)).to.deep.equal([a.id]);
+  });
+
+  it("renames a document to its new id keeping its chunks (PATCH), refusing an id another document has", async () => {
+    const before = await documentOf(orgA, "wiki:leave/swap.md");
+    const chunks = await db()("document_chunks").where({ document_id: before.id }).orderBy("id").pluck("id");
+    const path = (id: string) => `/api/v1/integrations/documents/${encodeURIComponent(id)}`;
+    const moved = await api(stack.baseUrl, "PATCH", path("wiki:leave/swap.md"), { token: keyA.key, body: { external_id: "wiki:archive/swap.md" } });
+    expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
+    expect(moved.body.document).to.include({ id: before.id, external_id: "wiki:archive/swap.md", content_hash: before.content_hash });
+    expect(await documentOf(orgA, "wiki:archive/swap.md")).to.include({ id: before.id, ingest_generation: before.ingest_generation, status: "COMPLETED" });
+    expect(await db()("document_chunks").where({ document_id: before.id }).orderBy("id").pluck("id")).to.deep.equal(chunks);
+    const taken = await api(stack.baseUrl, "PATCH", path("wiki:archive/swap.md"), { token: keyA.key, body: { external_id: "wiki:twin-a.md" } });
+    expect(taken.status).to.equal(409);
+    expect(taken.body.error.code).to.equal("EXTERNAL_ID_TAKEN");
+    const foreign = await api(stack.baseUrl, "PATCH", path("wiki:archive/swap.md"), { token: keyB.key, body: { external_id: "wiki:stolen.md" } });
+    expect(foreign.status).to.equal(404);
+    expect(await documentOf(orgA, "wiki:archive/swap.md")).to.include({ id: before.id });
+    const bad = await api(stack.baseUrl, "PATCH", path("wiki:archive/swap.md"), { token: keyA.key, body: { external_id: "" } });
+    expect(bad.status).to.equal(400);
   });
 
   it("removes a document with its chunks and file (204), then 404", async () => {
