@@ -4,7 +4,8 @@
  *
  * - an unknown id is a new document (`created`), stored and queued like an upload;
  * - the same bytes as the current version change nothing (`unchanged`), unless that version
- *   failed to index: then it is indexed again (`retried`), since the failure may have been ours;
+ *   failed to index for a reason of ours (the embedding service, a deadline): then it is indexed
+ *   again (`retried`); a file that could not be read would only fail the same way;
  * - new bytes are a new version (`updated`): stored and indexed as the next generation while the
  *   old chunks and full text stay searchable, then swapped in by the embed stage in one
  *   transaction. A failed new version leaves the old one live, FAILED naming why.
@@ -18,6 +19,7 @@ import { createUploadedDocument, StorageQuotaExceeded } from "../db/queries/docu
 import { findDocumentByExternalId, storeNewVersion } from "../db/queries/document-sources";
 import { findDocumentByHash, type DocumentRow } from "../db/queries/documents";
 import { MIME_TYPES, type DocumentFormat } from "../lib/document-formats";
+import { FAILURES_OF_OURS } from "../lib/document-status";
 import { Refusal } from "../lib/refusal";
 import type { CommandDeps } from "./deps";
 import { queueIngestion } from "./queue-ingestion";
@@ -40,12 +42,19 @@ export interface SourcedVersion {
 
 const CONTENT_HASH_UNIQUE = "documents_org_id_content_hash_unique";
 
-export async function putSourcedDocument(deps: CommandDeps, version: SourcedVersion): Promise<{ document: DocumentRow; result: SourcedPutResult }> {
+const failedOnOurSide = (document: DocumentRow): boolean =>
+  document.status === "FAILED" && (FAILURES_OF_OURS as readonly (string | null)[]).includes(document.error_code);
+
+export async function putSourcedDocument(
+  deps: CommandDeps,
+  version: SourcedVersion,
+  attempt = 1,
+): Promise<{ document: DocumentRow; result: SourcedPutResult }> {
   const { orgId } = version;
   const contentHash = createHash("sha256").update(version.bytes).digest("hex");
   const current = await findDocumentByExternalId(deps.db, orgId, version.externalId);
   if (current && current.content_hash === contentHash) {
-    if (current.status !== "FAILED") return { document: current, result: "unchanged" };
+    if (!failedOnOurSide(current)) return { document: current, result: "unchanged" };
     const retried = await reindexDocument(deps, orgId, current.id, version.uploaderId);
     return { document: retried ?? current, result: "retried" };
   }
@@ -89,26 +98,25 @@ export async function putSourcedDocument(deps: CommandDeps, version: SourcedVers
     return { document: created, result: "created" };
   } catch (error) {
     if (error instanceof StorageQuotaExceeded) throw quotaRefusal(error);
-    if ((error as { code?: string }).code === "23505") return lostRace(deps, version, contentHash, error);
+    if ((error as { code?: string }).code !== "23505") throw error;
+    if ((error as { constraint?: string }).constraint === CONTENT_HASH_UNIQUE) return sameBytesRace(deps, version, contentHash, error);
+    // Another PUT created this id first: this one is a version of that document now.
+    if (attempt === 1) return putSourcedDocument(deps, version, 2);
     throw error;
   }
 }
 
-/** Two writers raced on the same id or the same bytes: answer as if this one had come second. */
-async function lostRace(
+/** Another writer stored these bytes first: under this id (the same PUT twice) nothing is left to do, else they are a duplicate. */
+async function sameBytesRace(
   deps: CommandDeps,
   version: SourcedVersion,
   contentHash: string,
   error: unknown,
 ): Promise<{ document: DocumentRow; result: SourcedPutResult }> {
-  if ((error as { constraint?: string }).constraint === CONTENT_HASH_UNIQUE) {
-    const holder = await findDocumentByHash(deps.db, version.orgId, contentHash);
-    if (holder && holder.external_id === version.externalId) return { document: holder, result: "unchanged" };
-    if (holder) throw duplicateRefusal(holder);
-  }
-  const winner = await findDocumentByExternalId(deps.db, version.orgId, version.externalId);
-  if (winner && winner.content_hash === contentHash) return { document: winner, result: "unchanged" };
-  throw error;
+  const holder = await findDocumentByHash(deps.db, version.orgId, contentHash);
+  if (!holder) throw error;
+  if (holder.external_id === version.externalId) return { document: holder, result: "unchanged" };
+  throw duplicateRefusal(holder);
 }
 
 function duplicateRefusal(holder: DocumentRow): Refusal {

@@ -7,7 +7,8 @@
  *
  * - a file the server lacks is added; one whose SHA-256 differs from the stored version's is
  *   pushed again (changed); the same hash is kept (a touched-but-unchanged file costs no upload);
- *   the same hash whose indexing FAILED is pushed again (retried);
+ *   the same hash whose indexing FAILED is pushed again: indexed again when the cause was ours
+ *   (retried), else reported as skipped with the reason the file could not be read;
  * - a new path with the bytes of a gone one is a rename (or a move): the document takes the new
  *   id and keeps its chunks and vectors, nothing is indexed again;
  * - any other stored document whose file is gone is removed, before anything is added, so bytes
@@ -49,7 +50,11 @@ export interface SyncReport {
 /** How a pass reaches the server (sync-client.ts speaks HTTP). */
 export interface SyncApi {
   list(prefix: string): Promise<StoredDocument[]>;
-  put(externalId: string, file: { name: string; bytes: Buffer }): Promise<{ ok: true; result: string } | { ok: false; skip: boolean; reason: string }>;
+  /** `failed`: why the stored version, unchanged, could not be indexed (the file's own problem), else null. */
+  put(
+    externalId: string,
+    file: { name: string; bytes: Buffer },
+  ): Promise<{ ok: true; result: string; failed: string | null } | { ok: false; skip: boolean; reason: string }>;
   remove(externalId: string): Promise<{ ok: true } | { ok: false; reason: string }>;
   rename(from: string, to: string): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
@@ -159,6 +164,11 @@ export async function syncFolder(
       if (!put.ok) {
         (put.skip ? report.skipped : report.failed).push({ path: file.path, reason: put.reason });
         say(`${put.skip ? "skipped " : "failed  "} ${file.path}: ${put.reason}`);
+        return;
+      }
+      if (put.result === "unchanged" && put.failed) {
+        report.skipped.push({ path: file.path, reason: `could not be indexed: ${put.failed}` });
+        say(`skipped  ${file.path}: could not be indexed: ${put.failed}`);
         return;
       }
       // What the server did decides the count (a pass re-run after a kill finds some already stored).

@@ -80,7 +80,10 @@ export class HttpSyncApi implements SyncApi {
         form.append("file", new Blob([new Uint8Array(file.bytes)]), file.name);
         return form;
       });
-      if (answer.status >= 200 && answer.status < 300) return { ok: true as const, result: String(answer.body?.result) };
+      if (answer.status >= 200 && answer.status < 300) {
+        const document = answer.body?.document as { status: string; error: string | null } | undefined;
+        return { ok: true as const, result: String(answer.body?.result), failed: document?.status === "FAILED" ? (document.error ?? "indexing failed") : null };
+      }
       // The file's own problem: the next pass meets it again, so it is reported, not retried.
       const skip = ["UNSUPPORTED_FILE_TYPE", "FILE_TOO_LARGE", "DOCUMENT_DUPLICATE"].includes(answer.body?.error?.code ?? "");
       return { ok: false as const, skip, reason: reasonOf(answer) };

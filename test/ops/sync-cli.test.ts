@@ -215,16 +215,37 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
     await expectMirrored();
   });
 
-  it("keeps two sources apart: a second folder never removes the first one's documents", async () => {
+  it("keeps two sources apart, and reports a file that cannot be read on every pass without sending it to be read again", async () => {
     const notes = await mkdtemp(join(tmpdir(), "skillnet-sync-notes-"));
-    try {
-      await writeFile(join(notes, "only.md"), "# Only note\n\nThe one note of this source.\n");
+    const runNotes = async () => {
       const { key } = await newIntegrationKey(stack, admin.token, ["documents:write"]);
       const run = await startSync([notes, "--org", slug, "--source", "notes", "--url", stack.baseUrl, "--json"], key).done;
       expect(run.code, run.stderr).to.equal(0);
-      expect(JSON.parse(run.stdout).counts).to.include({ added: 1, removed: 0 });
+      return JSON.parse(run.stdout);
+    };
+    try {
+      await writeFile(join(notes, "only.md"), "# Only note\n\nThe one note of this source.\n");
+      await writeFile(join(notes, "blank.md"), " \n\n \n");
+      expect((await runNotes()).counts).to.include({ added: 2, removed: 0 });
       await expectMirrored();
-      expect(await db()("documents").where({ org_id: orgId, external_id: "notes:only.md" }).first("id")).to.not.equal(undefined);
+      const blank = await waitFor(
+        () => db()("documents").where({ org_id: orgId, external_id: "notes:blank.md", status: "FAILED" }).first("ingest_generation"),
+        60_000,
+        "the blank note to fail",
+      );
+      const second = await runNotes();
+      expect(second.counts).to.include({ added: 0, kept: 1, skipped: 1, retried: 0 });
+      expect(second.skipped[0].path).to.equal("blank.md");
+      expect(second.skipped[0].reason).to.match(/^could not be indexed: /);
+      expect(await db()("documents").where({ org_id: orgId, external_id: "notes:blank.md" }).first("ingest_generation")).to.deep.equal(blank);
+      // An emptied folder removes its source's documents, and only those.
+      await rm(join(notes, "only.md"));
+      await rm(join(notes, "blank.md"));
+      expect((await runNotes()).counts).to.include({ removed: 2 });
+      expect(await db()("documents").where({ org_id: orgId }).andWhereRaw("starts_with(external_id, 'notes:')").count("* as n").first()).to.deep.equal({
+        n: "0",
+      });
+      await expectMirrored();
     } finally {
       await rm(notes, { recursive: true, force: true });
     }

@@ -146,6 +146,63 @@ describe("sourced documents (/api/v1/integrations/documents)", function () {
     for (const chunk of swapped) expect(chunk.content).to.include("fragilenew");
   });
 
+  it("does not index again a version that failed because the file cannot be read; the version before stays live", async () => {
+    const id = "wiki:leave/blank.md";
+    expect((await putSourced(stack.baseUrl, keyA.key, id, { name: "blank.md", bytes: policy("blankold", 3) })).status).to.equal(201);
+    await settled(orgA, id, 0);
+    expect((await putSourced(stack.baseUrl, keyA.key, id, { name: "blank.md", bytes: " \n\n \n" })).body.result).to.equal("updated");
+    const failed = await settled(orgA, id, 1);
+    expect(failed.status).to.equal("FAILED");
+    expect(failed.error_code).to.match(/^EXTRACTION_/);
+    expect(failed.full_text).to.include("blankold");
+    const again = await putSourced(stack.baseUrl, keyA.key, id, { name: "blank.md", bytes: " \n\n \n" });
+    expect(again.status).to.equal(200);
+    expect(again.body.result).to.equal("unchanged");
+    expect(again.body.document.status).to.equal("FAILED");
+    expect(await documentOf(orgA, id)).to.include({ ingest_generation: 1, status: "FAILED" });
+    expect((await deleteSourced(stack.baseUrl, keyA.key, id)).status).to.equal(204);
+  });
+
+  it("answers two PUTs of one new id at once with one document", async () => {
+    const same = await Promise.all(
+      [0, 1].map(() => putSourced(stack.baseUrl, keyA.key, "wiki:race/same.md", { name: "same.md", bytes: policy("racesame", 1) })),
+    );
+    expect(same.map((r) => r.status).sort()).to.deep.equal([200, 201]);
+    const different = await Promise.all(
+      ["raceone", "racetwo"].map((marker) => putSourced(stack.baseUrl, keyA.key, "wiki:race/different.md", { name: "different.md", bytes: policy(marker, 2) })),
+    );
+    expect(different.map((r) => r.status).sort(), JSON.stringify(different.map((r) => r.body))).to.deep.equal([201, 202]);
+    expect(
+      await db()("documents").where({ org_id: orgA }).whereIn("external_id", ["wiki:race/same.md", "wiki:race/different.md"]).count("* as n").first(),
+    ).to.deep.equal({ n: "2" });
+    for (const id of ["wiki:race/same.md", "wiki:race/different.md"]) expect((await deleteSourced(stack.baseUrl, keyA.key, id)).status).to.equal(204);
+  });
+
+  it("counts a new version in place of the old one against the storage quota, and refuses what does not fit (413, 409)", async () => {
+    const orgC = await freshOrganisation(stack, "Sourced quota");
+    try {
+      const adminC = await freshUser(stack, { role: "admin", orgId: orgC });
+      const keyC = await newIntegrationKey(stack, adminC.token, ["documents:write"]);
+      await db()("organizations").where({ id: orgC }).update({ storage_quota_bytes: 1000 });
+      const text = (marker: string, size: number) => `${marker} `.padEnd(size, "x");
+      expect((await putSourced(stack.baseUrl, keyC.key, "q:a.txt", { name: "a.txt", bytes: text("first", 700) })).status).to.equal(201);
+      const bigger = await putSourced(stack.baseUrl, keyC.key, "q:a.txt", { name: "a.txt", bytes: text("second", 900) });
+      expect(bigger.status, JSON.stringify(bigger.body)).to.equal(202);
+      const other = await putSourced(stack.baseUrl, keyC.key, "q:b.txt", { name: "b.txt", bytes: text("other", 400) });
+      expect(other.status).to.equal(409);
+      expect(other.body.error).to.include({ code: "STORAGE_QUOTA_EXCEEDED", quota_bytes: 1000 });
+      const tooBig = await putSourced(stack.baseUrl, keyC.key, "q:a.txt", { name: "a.txt", bytes: text("third", 1100) });
+      expect(tooBig.status).to.equal(409);
+      expect(await documentOf(orgC, "q:a.txt")).to.include({ content_hash: bigger.body.document.content_hash, ingest_generation: 1 });
+      expect(await documentOf(orgC, "q:b.txt")).to.equal(undefined);
+      const huge = await putSourced(stack.baseUrl, keyC.key, "q:huge.txt", { name: "huge.txt", bytes: Buffer.alloc(stack.config.UPLOAD_MAX_BYTES + 1, 0x61) });
+      expect(huge.status).to.equal(413);
+      expect(huge.body.error.code).to.equal("FILE_TOO_LARGE");
+    } finally {
+      await dropOrganisations(db(), [orgC]);
+    }
+  });
+
   it("refuses bytes another document already has with 409 DOCUMENT_DUPLICATE, changing nothing", async () => {
     const bytes = policy("twinbytes", 5);
     expect((await putSourced(stack.baseUrl, keyA.key, "wiki:twin-a.md", { name: "twin-a.md", bytes })).status).to.equal(201);
