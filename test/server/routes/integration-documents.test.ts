@@ -283,6 +283,20 @@ describe("sourced documents (/api/v1/integrations/documents)", function () {
     expect(await db()("document_files").where({ document_id: doc.id }).first()).to.equal(undefined);
     expect((await deleteSourced(stack.baseUrl, keyA.key, "wiki:leave/policy.md")).status).to.equal(404);
     expect(await documentOf(orgB, "wiki:leave/policy.md"), "B's document of the same id stays").to.not.equal(undefined);
+    // Every request with the write scope is audited, refused ones included, in the key's own organisation.
+    const deletes = (await db()("audit_log").where({ action: "integration.write", target_id: keyA.id }).select("org_id", "details"))
+      .filter((row: { details: { method: string; path: string } }) => row.details.method === "DELETE" && row.details.path.endsWith("policy.md"))
+      .map((row: { org_id: string; details: { status: number } }) => [row.org_id, row.details.status]);
+    expect(deletes).to.have.deep.members([
+      [orgA, 204],
+      [orgA, 404],
+    ]);
+    const conflicts = await db()("audit_log")
+      .where({ action: "integration.write", target_id: keyA.id })
+      .whereRaw("(details->>'status')::int = 409")
+      .count("* as n")
+      .first();
+    expect(Number(conflicts?.n)).to.be.greaterThan(0);
   });
 
   it("refuses a key without documents:write, a file of another type, and a body that is not multipart", async () => {
