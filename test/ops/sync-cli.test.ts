@@ -273,6 +273,17 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
     await expectMirrored();
   });
 
+  it("on SIGTERM in the middle of a scheduled pass, finishes that pass and exits", async () => {
+    for (let i = 0; i < 40; i++) await write(`fresh/sigterm-${i}.md`, `# Late ${i}\n\nArrived before the signal, number ${i}.\n`);
+    const scheduled = await sync(["--every", "1h", "--concurrency", "1"]);
+    await waitFor(() => /^added/m.test(scheduled.output()), 60_000, "the pass to be sending files");
+    scheduled.child.kill("SIGTERM");
+    const ended = await scheduled.done;
+    expect(ended.code, ended.stderr).to.equal(0);
+    expect(ended.stdout).to.match(/: 40 added, 0 changed, 0 retried, 0 renamed, \d+ kept, 0 removed, 1 skipped, 0 failed in /);
+    await expectMirrored();
+  });
+
   it("refuses a key of another organisation before touching anything (exit 1), and a usage mistake (exit 2)", async () => {
     const { key } = await newIntegrationKey(stack, otherAdmin.token, ["documents:write"]);
     const wrong = await startSync([folder, "--org", slug, "--source", "handbook", "--url", stack.baseUrl], key).done;
