@@ -221,6 +221,19 @@ describe("sourced documents (/api/v1/integrations/documents)", function () {
     expect(await documentOf(orgA, "wiki:twin-a.md")).to.include({ content_hash: before.content_hash, ingest_generation: before.ingest_generation });
   });
 
+  it("takes any text as an external id (slashes, spaces, %, #, ?, accents), up to 500 characters", async () => {
+    const id = "odd:Ünïcode dir/50% off #1?.md";
+    const put = await putSourced(stack.baseUrl, keyB.key, id, { name: "odd.md", bytes: "# Odd\n\nA page with an odd name." });
+    expect(put.status, JSON.stringify(put.body)).to.equal(201);
+    expect(put.body.document.external_id).to.equal(id);
+    const listed = await listSourced(stack.baseUrl, keyB.key, `?prefix=${encodeURIComponent("odd:Ünïcode dir/")}`);
+    expect(listed.body.documents.map((d: { external_id: string }) => d.external_id)).to.deep.equal([id]);
+    expect((await deleteSourced(stack.baseUrl, keyB.key, id)).status).to.equal(204);
+    const long = await putSourced(stack.baseUrl, keyB.key, `odd:${"x".repeat(497)}`, { name: "long.md", bytes: "# Long" });
+    expect(long.status).to.equal(400);
+    expect(long.body.error.code).to.equal("VALIDATION_ERROR");
+  });
+
   it("lists by external_id, paged and by prefix, with the key's organisation", async () => {
     const page = await listSourced(stack.baseUrl, keyA.key, "?prefix=wiki%3A&limit=2");
     expect(page.status).to.equal(200);
