@@ -41,6 +41,9 @@ export interface SourcedVersion {
 }
 
 const CONTENT_HASH_UNIQUE = "documents_org_id_content_hash_unique";
+const UNIQUE_VIOLATION = "23505";
+const DEADLOCK = "40P01";
+const MAX_ATTEMPTS = 3;
 
 const failedOnOurSide = (document: DocumentRow): boolean =>
   document.status === "FAILED" && (FAILURES_OF_OURS as readonly (string | null)[]).includes(document.error_code);
@@ -59,6 +62,8 @@ export async function putSourcedDocument(
     return { document: retried ?? current, result: "retried" };
   }
   const holder = await findDocumentByHash(deps.db, orgId, contentHash);
+  // A concurrent PUT of this id and these bytes committed between the two reads: nothing is left to do.
+  if (holder && holder.external_id === version.externalId) return { document: holder, result: "unchanged" };
   if (holder) throw duplicateRefusal(holder);
 
   const metadata = { format: version.format, title_source: version.title ? "admin" : "filename" };
@@ -98,10 +103,11 @@ export async function putSourcedDocument(
     return { document: created, result: "created" };
   } catch (error) {
     if (error instanceof StorageQuotaExceeded) throw quotaRefusal(error);
-    if ((error as { code?: string }).code !== "23505") throw error;
-    if ((error as { constraint?: string }).constraint === CONTENT_HASH_UNIQUE) return sameBytesRace(deps, version, contentHash, error);
-    // Another PUT created this id first: this one is a version of that document now.
-    if (attempt === 1) return putSourcedDocument(deps, version, 2);
+    const { code, constraint } = error as { code?: string; constraint?: string };
+    if (code === UNIQUE_VIOLATION && constraint === CONTENT_HASH_UNIQUE) return sameBytesRace(deps, version, contentHash, error);
+    // Another PUT created this id first (this one is a version of that document now), or
+    // PostgreSQL chose this transaction to break a deadlock with the document's indexing: again.
+    if ((code === UNIQUE_VIOLATION || code === DEADLOCK) && attempt < MAX_ATTEMPTS) return putSourcedDocument(deps, version, attempt + 1);
     throw error;
   }
 }

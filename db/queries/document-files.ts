@@ -31,8 +31,9 @@ export async function storedExtraction(db: Db, orgId: string, documentId: string
  */
 export async function saveExtraction(db: Db, orgId: string, documentId: string, extracted: { fullText: string; title?: string | null }): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx("documents").where({ id: documentId, org_id: orgId }).update({ updated_at: trx.fn.now() });
-    await trx("documents").where({ id: documentId, org_id: orgId, chunk_count: 0 }).update({ full_text: extracted.fullText });
+    await trx("documents")
+      .where({ id: documentId, org_id: orgId })
+      .update({ full_text: trx.raw("CASE WHEN chunk_count = 0 THEN ? ELSE full_text END", [extracted.fullText]), updated_at: trx.fn.now() });
     await trx("document_files")
       .where({ document_id: documentId, org_id: orgId })
       .update({ extracted: JSON.stringify(extracted) });

@@ -66,18 +66,19 @@ export interface NewVersion {
  * Stores a new version's bytes and starts its ingestion run (the next generation, PENDING), in
  * one transaction. The old chunks and full text stay live until that run's swap; drafts of an
  * older run still in flight go (the run is superseded). The quota counts the new bytes in place
- * of the old ones, under the org row's lock like an upload (StorageQuotaExceeded, nothing
- * changed). Another document with the same bytes fails on UNIQUE(org_id, content_hash) (23505).
- * Undefined when the document is not in the org.
+ * of the old ones, checked under the org row's lock like an upload (StorageQuotaExceeded, nothing
+ * changed). That lock is taken last: a stage of this document's older run may hold its rows and
+ * then need the org row for a foreign key (publishing chunks), so taking the org row first and
+ * waiting for the document's would deadlock; the document row is locked FOR NO KEY UPDATE for the
+ * same reason (its drafts' inserts reference it). Another document with the same bytes fails on
+ * UNIQUE(org_id, content_hash) (23505). Undefined when the document is not in the org.
  */
 export async function storeNewVersion(db: Db, version: NewVersion): Promise<DocumentRow | undefined> {
   return db.transaction(async (trx) => {
-    await trx("organizations").where({ id: version.orgId }).forUpdate().first("id");
-    const current = await trx("documents").where({ id: version.documentId, org_id: version.orgId }).forUpdate().first("size_bytes");
+    // NO KEY UPDATE: the older run's stages may still insert rows that reference this one (foreign keys take KEY SHARE).
+    const current = await trx("documents").where({ id: version.documentId, org_id: version.orgId }).forNoKeyUpdate().first("size_bytes");
     if (!current) return undefined;
-    const usage = await storageUsage(trx, version.orgId, version.defaultQuotaBytes);
-    const usedByOthers = usage.usedBytes - Number(current.size_bytes);
-    if (usedByOthers + version.bytes.length > usage.quotaBytes) throw new StorageQuotaExceeded(usage, version.bytes.length);
+    await trx("document_chunk_drafts").where({ document_id: version.documentId, org_id: version.orgId }).delete();
     const [row] = (await trx("documents")
       .where({ id: version.documentId, org_id: version.orgId })
       .update({
@@ -99,7 +100,12 @@ export async function storeNewVersion(db: Db, version: NewVersion): Promise<Docu
       .insert({ document_id: version.documentId, org_id: version.orgId, bytes: version.bytes, extracted: null })
       .onConflict("document_id")
       .merge(["bytes", "extracted"]);
-    await trx("document_chunk_drafts").where({ document_id: version.documentId, org_id: version.orgId }).delete();
+    await trx("organizations").where({ id: version.orgId }).forUpdate().first("id");
+    const usage = await storageUsage(trx, version.orgId, version.defaultQuotaBytes);
+    if (usage.usedBytes > usage.quotaBytes) {
+      const before = { usedBytes: usage.usedBytes - version.bytes.length + Number(current.size_bytes), quotaBytes: usage.quotaBytes };
+      throw new StorageQuotaExceeded(before, version.bytes.length);
+    }
     return row;
   });
 }
