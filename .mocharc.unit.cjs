@@ -35,6 +35,8 @@ module.exports = {
     "test/lib/ttl-cache.test.ts",
     "test/lint/logger-creation.test.ts",
     "test/lint/raw-db-access.test.ts",
+    "test/ops/folder-sync.test.ts",
+    "test/ops/sync-client.test.ts",
     "test/offline-model/*.test.ts",
     "test/queues/redis-target.test.ts",
     "test/server/auth/token-claims.test.ts",

@@ -74,7 +74,7 @@ export async function uploadDocument(deps: CommandDeps, uploader: { orgId: strin
 }
 
 /** `409 STORAGE_QUOTA_EXCEEDED`: what is used, the quota, and what the file would need. */
-function quotaRefusal(error: StorageQuotaExceeded): Refusal {
+export function quotaRefusal(error: StorageQuotaExceeded): Refusal {
   const { usedBytes, quotaBytes } = error.usage;
   const free = Math.max(0, quotaBytes - usedBytes);
   return new Refusal(

@@ -14,3 +14,10 @@ export const IN_PROGRESS_STATUSES: readonly DocumentStatus[] = ["PENDING", "PROC
 
 /** The happy path, in order. */
 export const STATUS_PROGRESSION: readonly DocumentStatus[] = [...IN_PROGRESS_STATUSES, "COMPLETED"];
+
+/**
+ * Codes of FAILED documents whose cause is ours, not the file's: the embedding service, the
+ * deadline, a bug. The same bytes pushed again from their source are indexed again; a file that
+ * cannot be read (the extraction codes) would only fail the same way.
+ */
+export const FAILURES_OF_OURS = ["EMBEDDING_FAILED", "INGEST_TIMEOUT", "INGEST_FAILED"] as const;

@@ -28,6 +28,7 @@ const ENTRIES: Record<string, string> = {
   "ops/cli/prepare-database-cli.ts": "ops/cli/prepare-database-cli.js",
   "ops/cli/reembed.ts": "ops/cli/reembed.js",
   "ops/cli/org.ts": "ops/cli/org.js",
+  "ops/cli/sync.ts": "ops/cli/sync.js",
   // The tracing preload (`node --import ./dist/telemetry/register.js dist/server/main.js`): its own
   // bundle, since it must run before the program's modules load; the SDK stays in node_modules.
   "lib/telemetry/register.ts": "telemetry/register.js",

@@ -79,8 +79,8 @@ export async function saveDraftEmbeddings(db: Db, run: IndexRun, embedded: Array
 }
 
 /**
- * Swaps the document's chunks for the run's drafts and marks it COMPLETED, in one transaction:
- * search sees the old chunks or the new ones, never half of either. False (nothing changed)
+ * Swaps the document's chunks (and full text) for the run's drafts and marks it COMPLETED, in one
+ * transaction: search sees the old chunks or the new ones, never half of either. False (nothing changed)
  * when a newer run superseded this one or the document has moved on from EMBEDDING.
  */
 export async function publishChunkDrafts(db: Db, run: IndexRun, chunkCount: number, tailDecisions?: TtlCache<boolean>): Promise<boolean> {
@@ -97,9 +97,20 @@ export async function publishChunkDrafts(db: Db, run: IndexRun, chunkCount: numb
       [pending, run.documentId, run.generation, run.orgId],
     );
     await trx("document_chunk_drafts").where({ document_id: run.documentId, org_id: run.orgId }).delete();
-    await trx("documents")
-      .where({ id: run.documentId, org_id: run.orgId })
-      .update({ status: "COMPLETED", chunk_count: chunkCount, completed_at: trx.fn.now(), updated_at: trx.fn.now(), error: null, error_code: null });
+    // The run's full text goes live with its chunks (saveExtraction keeps a live version's until now); a document seeded from text has no file and keeps its own.
+    const fullText = trx.raw("coalesce((SELECT f.extracted->>'fullText' FROM document_files f WHERE f.document_id = ? AND f.org_id = ?), full_text)", [
+      run.documentId,
+      run.orgId,
+    ]);
+    await trx("documents").where({ id: run.documentId, org_id: run.orgId }).update({
+      status: "COMPLETED",
+      chunk_count: chunkCount,
+      full_text: fullText,
+      completed_at: trx.fn.now(),
+      updated_at: trx.fn.now(),
+      error: null,
+      error_code: null,
+    });
     return true;
   });
 }

@@ -22,14 +22,18 @@ export async function storedExtraction(db: Db, orgId: string, documentId: string
 }
 
 /**
- * Stores an extraction: the full text on the document (the tutor's document rung reads it), the
- * sections beside the file, and the document's own title unless an admin named it
- * (`metadata.title_source`; rows from before that key count as admin-named unless the title is
- * still the file name).
+ * Stores an extraction: the sections beside the file, the full text on the document (the tutor's
+ * document rung reads it) unless the document already has live chunks — then the full text of
+ * the version they come from stays until the new run's swap takes this one
+ * (chunk-drafts.ts publishChunkDrafts), so a new version that fails leaves the old one whole —
+ * and the document's own title unless an admin named it (`metadata.title_source`; rows from
+ * before that key count as admin-named unless the title is still the file name).
  */
 export async function saveExtraction(db: Db, orgId: string, documentId: string, extracted: { fullText: string; title?: string | null }): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx("documents").where({ id: documentId, org_id: orgId }).update({ full_text: extracted.fullText, updated_at: trx.fn.now() });
+    await trx("documents")
+      .where({ id: documentId, org_id: orgId })
+      .update({ full_text: trx.raw("CASE WHEN chunk_count = 0 THEN ? ELSE full_text END", [extracted.fullText]), updated_at: trx.fn.now() });
     await trx("document_files")
       .where({ document_id: documentId, org_id: orgId })
       .update({ extracted: JSON.stringify(extracted) });

@@ -17,6 +17,8 @@ export interface NewUpload {
   access: Partial<DocumentAccess>;
   /** A course whose source this document becomes. */
   courseId?: string | undefined;
+  /** The caller's own id for it (a document kept in step with its source: document-sources.ts). */
+  externalId?: string | undefined;
   /** The organisation's quota when it sets none of its own (ORG_STORAGE_QUOTA_BYTES). */
   defaultQuotaBytes: number;
 }
@@ -70,6 +72,7 @@ export async function createUploadedDocument(db: Db, upload: NewUpload): Promise
         content_hash: upload.contentHash,
         status: "PENDING",
         metadata: JSON.stringify(upload.metadata),
+        ...(upload.externalId ? { external_id: upload.externalId } : {}),
         ...upload.access,
       })
       .returning("*");

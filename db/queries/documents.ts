@@ -27,6 +27,8 @@ export interface DocumentRow {
   restricted_departments: string[] | null;
   /** Only enrollees of this course may read it; null = no course needed. */
   restricted_course_id: string | null;
+  /** The source's own id for it when an integration keeps it in step (document-sources.ts); null for uploads. */
+  external_id: string | null;
 }
 
 /** Who may read a document (db/queries/access.ts applies it); admins always may. */
@@ -56,6 +58,7 @@ const SUMMARY_COLUMNS = [
   "completed_at",
   "restricted_departments",
   "restricted_course_id",
+  "external_id",
 ];
 
 export async function findDocument(db: Db, orgId: string, documentId: string): Promise<DocumentRow | undefined> {

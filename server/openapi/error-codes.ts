@@ -61,6 +61,12 @@ export const ERROR_CODES = {
   TURN_IN_PROGRESS: { status: 409, when: "An admin message while the session's previous turn is still being answered; adds `turn_id`." },
   TURN_ALREADY_FINISHED: { status: 409, when: "The turn has already ended; `turn_status` says how." },
   DOCUMENT_IN_USE: { status: 409, when: "Deleting a course's source document without `force=true`; `courses` lists them." },
+  DOCUMENT_DUPLICATE: {
+    status: 409,
+    when: "PUT /api/v1/integrations/documents/:external_id with bytes another document of the organisation already has; `duplicate_of` names it. Nothing changed.",
+  },
+  EXTERNAL_ID_TAKEN: { status: 409, when: "Renaming a sourced document to an external_id another document of the organisation has. Nothing changes." },
+  NO_ADMIN: { status: 409, when: "An integration key stores a document for an organisation that has no admin left to own it." },
   ACTION_NOT_PENDING: { status: 409, when: "The admin action is no longer pending; `status` says what it is." },
   ACTION_EXPIRED: { status: 409, when: "Confirming, rejecting or resuming an admin action after ADMIN_ACTION_TTL_SECONDS." },
   ACTION_NOT_RESUMABLE: { status: 409, when: "Resuming an admin action that is not `partial`, `failed` or `stopped`." },

@@ -14,6 +14,7 @@ import { feedbackRoutes } from "./feedback/routes";
 import { healthRoutes } from "./health";
 import { identityProviderRoutes } from "./identity-provider/routes";
 import { insightsRoutes } from "./insights/routes";
+import { integrationDocumentRoutes } from "./integration-documents/routes";
 import { integrationKeyRoutes } from "./integration-keys/routes";
 import { usageRoutes } from "./insights/usage";
 import { learningRoutes } from "./learning/routes";
@@ -66,6 +67,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...personDataRoutes,
   ...integrationKeyRoutes,
   ...retentionRoutes,
+  ...integrationDocumentRoutes,
   ...opsRoutes,
   ...identityProviderRoutes,
   ...opsOrgRoutes,

@@ -100,7 +100,21 @@ describe("detectFormat", () => {
   });
 
   it("lists every accepted extension and a MIME type per format", () => {
-    expect(ALLOWED_EXTENSIONS).to.include.members([".pdf", ".docx", ".pptx", ".xlsx", ".txt", ".md", ".markdown", ".html", ".htm", ".csv", ".png", ".jpg", ".jpeg"]);
+    expect(ALLOWED_EXTENSIONS).to.include.members([
+      ".pdf",
+      ".docx",
+      ".pptx",
+      ".xlsx",
+      ".txt",
+      ".md",
+      ".markdown",
+      ".html",
+      ".htm",
+      ".csv",
+      ".png",
+      ".jpg",
+      ".jpeg",
+    ]);
     expect(Object.keys(MIME_TYPES)).to.have.members(["pdf", "docx", "pptx", "xlsx", "txt", "markdown", "html", "csv", "png", "jpeg"]);
     expect(MIME_TYPES.pdf).to.equal("application/pdf");
   });

@@ -6,7 +6,7 @@
  */
 import { UnrecoverableError } from "bullmq";
 import { findDocument, setDocumentStatus, type DocumentRow } from "../../db/queries/documents";
-import { IN_PROGRESS_STATUSES, STATUS_PROGRESSION, type DocumentStatus } from "../../lib/document-status";
+import { FAILURES_OF_OURS, IN_PROGRESS_STATUSES, STATUS_PROGRESSION, type DocumentStatus } from "../../lib/document-status";
 import type { IngestPayload } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { LlmError } from "../llm/errors";
@@ -27,7 +27,7 @@ export class FinalExtractionError extends UnrecoverableError {
 }
 
 /** Codes of FAILED documents besides the extraction ones: the deadline, the embedding service, the rest. */
-export type IngestFailureCode = ExtractionErrorCode | "INGEST_TIMEOUT" | "EMBEDDING_FAILED" | "INGEST_FAILED";
+export type IngestFailureCode = ExtractionErrorCode | (typeof FAILURES_OF_OURS)[number];
 
 /** Thrown when a newer (re)index superseded this run, the document is gone, or a stage re-ran after the run moved on: stop quietly. */
 export class SupersededRun extends Error {}

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { uploadDocument, type UploadResult } from "../../../commands/upload-document";
 import { detectFormat } from "../../../lib/detect-document-format";
-import { ALLOWED_EXTENSIONS } from "../../../lib/document-formats";
+import { ALLOWED_EXTENSIONS, type DocumentFormat } from "../../../lib/document-formats";
 import { findCourse } from "../../../db/queries/courses";
 import type { Principal } from "../../auth/tokens";
 import type { ServerDeps } from "../../deps";
@@ -17,17 +17,7 @@ import type { UploadFields } from "./schema";
 
 export async function acceptUpload(deps: ServerDeps, principal: Principal, file: UploadedFile, fields: UploadFields): Promise<UploadResult> {
   const filename = file.originalname.replaceAll("\u0000", "").slice(0, 255) || "upload";
-  const format = await detectFormat(file.buffer, filename);
-  if (!format) {
-    throw new Refusal(
-      "unsupported_media",
-      "UNSUPPORTED_FILE_TYPE",
-      `Unsupported or mismatched file type. Allowed: ${ALLOWED_EXTENSIONS.join(", ")} (checked by content and name)`,
-      {
-        allowed: ALLOWED_EXTENSIONS,
-      },
-    );
-  }
+  const format = await acceptedFormat(file.buffer, filename);
   if (fields.course_id && !(await findCourse(deps.db, principal.orgId, fields.course_id))) throw notFound("Course");
   const access = accessGiven(fields);
   await checkAccessCourse(deps, principal.orgId, access);
@@ -41,6 +31,20 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
     access,
     defaultQuotaBytes: deps.config.ORG_STORAGE_QUOTA_BYTES,
   });
+}
+
+/** The file's format, confirmed by content and name; `415 UNSUPPORTED_FILE_TYPE` otherwise. */
+export async function acceptedFormat(bytes: Buffer, filename: string): Promise<DocumentFormat> {
+  const format = await detectFormat(bytes, filename);
+  if (format) return format;
+  throw new Refusal(
+    "unsupported_media",
+    "UNSUPPORTED_FILE_TYPE",
+    `Unsupported or mismatched file type. Allowed: ${ALLOWED_EXTENSIONS.join(", ")} (checked by content and name)`,
+    {
+      allowed: ALLOWED_EXTENSIONS,
+    },
+  );
 }
 
 /** Two uploads are "the same request" (Idempotency-Key) when the bytes, the file name and the fields match. */
