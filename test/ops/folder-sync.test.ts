@@ -52,7 +52,7 @@ describe("ops/cli/folder-sync.ts: one sync pass", () => {
     "d.md": "delta",
     "broken.md": " ",
     "twin.md": "echo",
-    "image.png": "not sent",
+    "diagram.vsdx": "not sent",
   };
 
   before(async () => {
@@ -67,7 +67,7 @@ describe("ops/cli/folder-sync.ts: one sync pass", () => {
   after(() => rm(folder, { recursive: true, force: true }));
 
   it("lists files by relative path with / and leaves dot-files out", async () => {
-    expect((await listFolder(folder)).map((file) => file.path)).to.deep.equal(["a.md", "broken.md", "c.txt", "d.md", "image.png", "moved/b.md", "twin.md"]);
+    expect((await listFolder(folder)).map((file) => file.path)).to.deep.equal(["a.md", "broken.md", "c.txt", "d.md", "diagram.vsdx", "moved/b.md", "twin.md"]);
   });
 
   it("renames moved bytes, removes before it sends, keeps what matches, and reports refusals without stopping", async () => {
@@ -89,7 +89,7 @@ describe("ops/cli/folder-sync.ts: one sync pass", () => {
     expect(report.added).to.deep.equal(["d.md"]);
     expect(report.kept).to.deep.equal(["a.md"]);
     expect(report.skipped).to.deep.equal([
-      { path: "image.png", reason: "unsupported format" },
+      { path: "diagram.vsdx", reason: "unsupported format" },
       { path: "broken.md", reason: "could not be indexed: no text" },
       { path: "twin.md", reason: "DOCUMENT_DUPLICATE: already the content of another" },
     ]);
