@@ -6,7 +6,8 @@
  * different audiences; a third, on a second provider, goes through key rotation and an outage on
  * a server with a short JWKS cooldown.
  */
-import { createPublicKey, generateKeyPairSync, randomUUID } from "node:crypto";
+import { createPublicKey, randomUUID } from "node:crypto";
+import { testRsaKeyPair } from "../../harness/test-keys";
 import { expect } from "chai";
 import type { Logger } from "pino";
 import { SignJWT, base64url, importJWK, type JWK } from "jose";
@@ -179,14 +180,14 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     await expectRefused(await hs256(pem), "TOKEN_ALGORITHM");
     await expectRefused(await hs256(JSON.stringify(published)), "TOKEN_ALGORITHM");
     // RS256 with the provider's kid but a key of our own: the signature does not verify.
-    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const { privateKey } = testRsaKeyPair();
     const forged = await new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid }).sign(privateKey);
     await expectRefused(forged, "TOKEN_INVALID");
   });
 
   it("fetches the JWKS at most once per cooldown for 200 tokens with random kids, and answers others promptly meanwhile", async function () {
     this.timeout(60_000);
-    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const { privateKey } = testRsaKeyPair();
     const key = await importJWK(privateKey.export({ format: "jwk" }) as JWK, "RS256");
     const claims = { iss: provider.issuer, aud: provider.apiAudience, sub: people.ana.sub, iat: now(), exp: now() + 300 };
     const flood = await Promise.all(Array.from({ length: 200 }, () => new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: randomUUID() }).sign(key)));
@@ -306,7 +307,7 @@ describe("identity-provider tokens at the API and the socket handshake", functio
 
     it("keeps 200 random-kid tokens over ~3 s to one JWKS fetch per cooldown", async function () {
       this.timeout(30_000);
-      const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+      const { privateKey } = testRsaKeyPair();
       const claims = { iss: rotating.issuer, aud: rotating.apiAudience, sub: carla.sub, iat: now(), exp: now() + 300 };
       const flood = await Promise.all(
         Array.from({ length: 200 }, () => new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: randomUUID() }).sign(privateKey)),

@@ -3,7 +3,8 @@
  * algorithm allow-list, audiences, the life bound, jose failures as our codes; and the JWKS
  * refetch bound of ProviderKeys with a scripted clock and HTTP client (no network).
  */
-import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { testRsaKeyPair } from "../../harness/test-keys";
 import { expect } from "chai";
 import { SignJWT, base64url, errors, exportJWK, jwtVerify, type JWK } from "jose";
 import { ProviderKeys } from "../../../server/auth/provider-keys";
@@ -84,7 +85,7 @@ describe("ProviderKeys: at most one fetch per issuer per cooldown", () => {
   const MAX_AGE = 600_000;
 
   async function keyPair() {
-    const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const { privateKey, publicKey } = testRsaKeyPair();
     const kid = randomUUID();
     return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } as JWK };
   }
