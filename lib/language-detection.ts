@@ -16,7 +16,12 @@ import { DEFAULT_LANGUAGE, foldAccents, isLanguageCode, type Language } from "./
  */
 const SHORT_PHRASES: Record<string, ReadonlySet<string>> = {
   en: new Set("hi hello hey thanks thank you thx cheers yes yeah yep bye goodbye morning good please sorry great".split(" ")),
-  es: new Set("hola gracias muchas buenos buenas dias tardes noches si vale adios chao saludos porfa favor por perdon genial".split(" ")),
+  // With the admin assistant's Spanish stop words (workers/admin/confirmation.ts): a plain "para" is answered in Spanish.
+  es: new Set(
+    "hola gracias muchas buenos buenas dias tardes noches si vale adios chao saludos porfa favor por perdon genial para paralo parala parar detente deten detenlo detenla detener basta".split(
+      " ",
+    ),
+  ),
   fr: new Set("bonjour salut merci beaucoup bonsoir oui d'accord daccord au revoir svp stp pardon super".split(" ")),
   de: new Set("hallo danke schon sehr guten tag morgen abend ja tschuss bitte servus moin genau prima".split(" ")),
   pt: new Set("ola oi obrigado obrigada muito bom dia boa tarde noite sim tchau valeu desculpa otimo".split(" ")),
