@@ -36,8 +36,8 @@ export interface ActionFacts {
 /**
  * The admin assistant's fixed sentences about a pending action: confirming, rejecting and "still
  * pending" are decided by code, so their words are fixed too. Every language tells the admin to
- * reply "yes" or "no" as the confirmation rule reads them (workers/admin/confirmation.ts: Spanish
- * and English words), never a word of their own language that the rule would not take as a yes.
+ * reply with its own plain yes or no ("oui"/"non", "ja"/"nein", "sim"/"não"), words the
+ * confirmation rule reads (workers/admin/confirmation.ts; the messages test checks it).
  */
 export interface ActionLines {
   /** " and 3 more" after the first labels. */
@@ -180,15 +180,15 @@ const MESSAGES: Record<CatalogLanguage, Messages> = {
       confirmed: (a) => `Confirmé. Exécution de ${guillemets(a.preview)} (${a.total} éléments). La progression s'affiche ici et je te préviendrai à la fin.`,
       rejected: (a) => `Annulé : ${guillemets(a.preview)}. Rien n'a été modifié.`,
       stillPending: (a) =>
-        `Je n'ai pas compris cela comme un oui ou un non clair : rien n'a été exécuté et l'action est toujours en attente : ${guillemets(a.preview)}. Pour l'exécuter, appuie sur le bouton Confirm ou réponds simplement « yes » ; pour l'annuler, réponds « no ».`,
+        `Je n'ai pas compris cela comme un oui ou un non clair : rien n'a été exécuté et l'action est toujours en attente : ${guillemets(a.preview)}. Pour l'exécuter, appuie sur le bouton Confirm ou réponds simplement « oui » ; pour l'annuler, réponds « non ».`,
       supersededPrefix: "J'ai annulé la proposition précédente (rien n'a été modifié).\n\n",
       pendingFooter: (a, items) =>
         `\n\nRien n'a encore changé. Proposition : ${guillemets(a.preview)} — ${a.total} ${a.total === 1 ? "élément" : "éléments"} : ${items}. ` +
-        `Réponds « yes » pour exécuter exactement ceci ou « no » pour l'annuler (expire le ${time(a.expiresAt)}).`,
+        `Réponds « oui » pour exécuter exactement ceci ou « non » pour l'annuler (expire le ${time(a.expiresAt)}).`,
       notYetShown: (a) =>
-        `Ton message est arrivé avant que je te montre la proposition, je ne l'ai donc pas exécutée : ${guillemets(a.preview)} (${a.total} éléments). Réponds « yes » pour l'exécuter ou « no » pour l'annuler.`,
+        `Ton message est arrivé avant que je te montre la proposition, je ne l'ai donc pas exécutée : ${guillemets(a.preview)} (${a.total} éléments). Réponds « oui » pour l'exécuter ou « non » pour l'annuler.`,
       stillPendingFooter: (a) =>
-        `\n\nRien n'a été exécuté : ${guillemets(a.preview)} est toujours en attente de ta confirmation. Pour l'exécuter, appuie sur le bouton Confirm ou réponds simplement « yes » ; pour l'annuler, réponds « no ».`,
+        `\n\nRien n'a été exécuté : ${guillemets(a.preview)} est toujours en attente de ta confirmation. Pour l'exécuter, appuie sur le bouton Confirm ou réponds simplement « oui » ; pour l'annuler, réponds « non ».`,
       expired: (a) =>
         `L'action ${guillemets(a.preview)} a expiré sans confirmation et n'a pas été exécutée. Redemande-la et je préparerai une nouvelle proposition.`,
       writeBlocked:
@@ -221,15 +221,15 @@ const MESSAGES: Record<CatalogLanguage, Messages> = {
         `Bestätigt. ${low(a.preview)} wird ausgeführt (${a.total} Einträge). Der Fortschritt erscheint hier, und ich sage dir Bescheid, wenn es fertig ist.`,
       rejected: (a) => `Abgebrochen: ${low(a.preview)}. Es wurde nichts geändert.`,
       stillPending: (a) =>
-        `Das habe ich nicht als klares Ja oder Nein verstanden, daher wurde nichts ausgeführt und die Aktion wartet weiter: ${low(a.preview)}. Zum Ausführen drücke Confirm oder antworte nur „yes“; zum Abbrechen antworte „no“.`,
+        `Das habe ich nicht als klares Ja oder Nein verstanden, daher wurde nichts ausgeführt und die Aktion wartet weiter: ${low(a.preview)}. Zum Ausführen drücke Confirm oder antworte nur „ja“; zum Abbrechen antworte „nein“.`,
       supersededPrefix: "Ich habe den vorherigen Vorschlag abgebrochen (es wurde nichts geändert).\n\n",
       pendingFooter: (a, items) =>
         `\n\nNoch wurde nichts geändert. Vorschlag: ${low(a.preview)} — ${a.total} ${a.total === 1 ? "Eintrag" : "Einträge"}: ${items}. ` +
-        `Antworte „yes“, um genau das auszuführen, oder „no“, um es abzubrechen (läuft ab am ${time(a.expiresAt)}).`,
+        `Antworte „ja“, um genau das auszuführen, oder „nein“, um es abzubrechen (läuft ab am ${time(a.expiresAt)}).`,
       notYetShown: (a) =>
-        `Deine Nachricht kam, bevor ich dir den Vorschlag gezeigt hatte, daher habe ich ihn nicht ausgeführt: ${low(a.preview)} (${a.total} Einträge). Antworte „yes“, um ihn auszuführen, oder „no“, um ihn abzubrechen.`,
+        `Deine Nachricht kam, bevor ich dir den Vorschlag gezeigt hatte, daher habe ich ihn nicht ausgeführt: ${low(a.preview)} (${a.total} Einträge). Antworte „ja“, um ihn auszuführen, oder „nein“, um ihn abzubrechen.`,
       stillPendingFooter: (a) =>
-        `\n\nEs wurde nichts ausgeführt: ${low(a.preview)} wartet weiter auf deine Bestätigung. Zum Ausführen drücke Confirm oder antworte nur „yes“; zum Abbrechen antworte „no“.`,
+        `\n\nEs wurde nichts ausgeführt: ${low(a.preview)} wartet weiter auf deine Bestätigung. Zum Ausführen drücke Confirm oder antworte nur „ja“; zum Abbrechen antworte „nein“.`,
       expired: (a) =>
         `Die Aktion ${low(a.preview)} ist unbestätigt abgelaufen und wurde nicht ausgeführt. Frag noch einmal, dann bereite ich einen neuen Vorschlag vor.`,
       writeBlocked:
@@ -261,15 +261,15 @@ const MESSAGES: Record<CatalogLanguage, Messages> = {
       confirmed: (a) => `Confirmado. A executar ${curly(a.preview)} (${a.total} itens). O progresso aparece aqui e aviso quando terminar.`,
       rejected: (a) => `Cancelado: ${curly(a.preview)}. Nada foi alterado.`,
       stillPending: (a) =>
-        `Não entendi isso como um sim ou um não claros, por isso nada foi executado e a ação continua pendente: ${curly(a.preview)}. Para executá-la, carregue em Confirm ou responda apenas “yes”; para cancelá-la, responda “no”.`,
+        `Não entendi isso como um sim ou um não claros, por isso nada foi executado e a ação continua pendente: ${curly(a.preview)}. Para executá-la, carregue em Confirm ou responda apenas “sim”; para cancelá-la, responda “não”.`,
       supersededPrefix: "Cancelei a proposta anterior (nada foi alterado).\n\n",
       pendingFooter: (a, items) =>
         `\n\nAinda nada mudou. Proposta: ${curly(a.preview)} — ${a.total} ${a.total === 1 ? "item" : "itens"}: ${items}. ` +
-        `Responda “yes” para executar exatamente isto ou “no” para cancelar (expira a ${time(a.expiresAt)}).`,
+        `Responda “sim” para executar exatamente isto ou “não” para cancelar (expira a ${time(a.expiresAt)}).`,
       notYetShown: (a) =>
-        `A sua mensagem chegou antes de eu lhe mostrar a proposta, por isso não a executei: ${curly(a.preview)} (${a.total} itens). Responda “yes” para executá-la ou “no” para cancelá-la.`,
+        `A sua mensagem chegou antes de eu lhe mostrar a proposta, por isso não a executei: ${curly(a.preview)} (${a.total} itens). Responda “sim” para executá-la ou “não” para cancelá-la.`,
       stillPendingFooter: (a) =>
-        `\n\nNada foi executado: ${curly(a.preview)} continua pendente, à espera da sua confirmação. Para executá-la, carregue em Confirm ou responda apenas “yes”; para cancelá-la, responda “no”.`,
+        `\n\nNada foi executado: ${curly(a.preview)} continua pendente, à espera da sua confirmação. Para executá-la, carregue em Confirm ou responda apenas “sim”; para cancelá-la, responda “não”.`,
       expired: (a) => `A ação ${curly(a.preview)} expirou sem confirmação e não foi executada. Peça novamente e preparo uma nova proposta.`,
       writeBlocked: "Já há uma ação à espera de confirmação nesta conversa; peça ao admin que a confirme ou cancele antes de propor outra.",
       alreadyDecided: (a) => `A ação ${curly(a.preview)} já está no estado “${a.status}”; não há nada pendente para confirmar.`,

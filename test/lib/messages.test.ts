@@ -1,4 +1,5 @@
 /** The catalog of fixed sentences (lib/messages.ts): complete in its five languages, English for any other. */
+import { classifyReply } from "../../workers/admin/confirmation";
 import { expect } from "chai";
 import { CATALOG_LANGUAGES, catalogLanguage, messagesFor } from "../../lib/messages";
 import { replies } from "../../workers/admin/replies";
@@ -40,9 +41,15 @@ describe("the catalog of fixed sentences", () => {
     expect(replies.confirmed("fr", ACTION)).to.match(/^Confirmé\. /);
     expect(replies.rejected("de", ACTION)).to.equal("Abgebrochen: „Enrol 3 people in Returns Essentials“. Es wurde nichts geändert.");
     expect(replies.pendingFooter("pt", ACTION, ["Ada (Sales): enrol"])).to.include("Ada (Sales): enrol e mais 2");
-    // Every language tells the admin to answer with a word the confirmation rule reads as a yes.
-    for (const language of ["en", "fr", "de", "pt"]) expect(replies.stillPending(language, ACTION), language).to.include("yes");
-    expect(replies.stillPending("es", ACTION)).to.include("«sí»");
+    // Every language tells the admin to answer with its own plain yes and no, words the confirmation rule reads so.
+    const asked: Record<string, [string, string]> = { en: ["yes", "no"], es: ["sí", "no"], fr: ["oui", "non"], de: ["ja", "nein"], pt: ["sim", "não"] };
+    for (const [language, [yes, no]] of Object.entries(asked)) {
+      const line = replies.stillPending(language, ACTION);
+      expect(line, language).to.match(new RegExp(`[«„“]\\s?${yes}\\s?[»“”]`));
+      expect(line, language).to.match(new RegExp(`[«„“]\\s?${no}\\s?[»“”]`));
+      expect(classifyReply(yes), `${language} ${yes}`).to.equal("confirm");
+      expect(classifyReply(no), `${language} ${no}`).to.equal("reject");
+    }
     expect(replies.confirmed("it", ACTION)).to.equal(replies.confirmed("en", ACTION));
   });
 });

@@ -22,7 +22,8 @@
  * question, never a stop.
  *
  * The specification is the table in docs/confirmation-replies.md: every row is a test case.
- * The product's languages are lib/language.ts's: Spanish and English.
+ * It reads English and Spanish, and the plain yes, no and stop of French, German and Portuguese
+ * (the languages of the catalog, lib/messages.ts, whose action lines ask for those words).
  */
 import { foldAccents } from "../../lib/language";
 
@@ -57,6 +58,19 @@ const LEXICON: Array<[Category, string]> = [
       "de acuerdo, por supuesto, esta bien, me parece bien, procede, ejecuta, ejecutalo, ejecutala, correcto, exacto, eso es, " +
       "afirmativo, aprobado, apruebo, perfecto, sigue, adelante con ello",
   ),
+  // French, German and Portuguese: the plain words an admin of those languages answers with (lib/messages.ts asks for them).
+  ...phrases(
+    "yes",
+    "oui, ouais, daccord, vas y, allez y, je confirme, confirme, bien sur, parfait, " +
+      "ja, jawohl, klar, genau, mach es, mach das, bestatigt, ich bestatige, einverstanden, in ordnung, " +
+      "sim, pode, pode ser, confirmo sim, certo, com certeza, avance, avanca, faca, faz isso",
+  ),
+  ...phrases(
+    "no",
+    "non, non merci, annule, annuler, annule le, surtout pas, pas maintenant, " +
+      "nein, nein danke, abbrechen, brich ab, lieber nicht, jetzt nicht, " +
+      "nao, nao obrigado, nao obrigada, agora nao, melhor nao, de jeito nenhum",
+  ),
   ...phrases(
     "no",
     "no, nope, nah, no thanks, no thank you, cancel, cancel it, cancel that, cancel this, reject, reject it, mejor no, better not, " +
@@ -68,7 +82,11 @@ const LEXICON: Array<[Category, string]> = [
     "cancela, cancelar, cancelalo, cancelala, cancela eso, cancelalo todo, rechazar, rechazo, rechazala, rechazalo, ahora no, " +
       "olvidalo, dejalo, no lo hagas, no hagas nada, para, ni hablar, de ninguna manera, creo que no, negativo",
   ),
-  ...phrases("polite", "please, pls, plz, thanks, thank you, thx, ty, cheers, por favor, porfa, porfavor, gracias, muchas gracias, mil gracias"),
+  ...phrases(
+    "polite",
+    "please, pls, plz, thanks, thank you, thx, ty, cheers, por favor, porfa, porfavor, gracias, muchas gracias, mil gracias, " +
+      "merci, sil te plait, sil vous plait, stp, svp, bitte, danke, obrigado, obrigada",
+  ),
   ...phrases("filler", "then, now, right now, entonces, ya, ahora, ahora mismo"),
   ...phrases("and", "and, y"),
 ];
@@ -85,6 +103,7 @@ const STOP_LEXICON: Array<[Category, string]> = [
     "para, paralo, parala, para eso, para la accion, paralo todo, parar, detente, deten, detenlo, detenla, deten la accion, detenlo todo, detener, " +
       "cancela, cancelalo, cancelala, aborta, abortar, basta, alto",
   ),
+  ...phrases("stop", "arrete, arreter, arrete tout, stoppe, halte, stopp, anhalten, halt an, hor auf, pare, pare tudo, parar tudo"),
   ...LEXICON.filter(([category]) => category === "polite" || category === "filler" || category === "and"),
 ];
 
@@ -139,7 +158,10 @@ const CONDITION_OR_HEDGE = [
 const CHANGE_WORDS = squeezedSet(
   "add also instead change remove include exclude assign enroll enrol deactivate archive verify set make only except plus without replace swap drop move extend postpone " +
     "anade agrega agregar incluye incluir tambien quita quitar excluye cambia cambiar asigna asignar inscribe desactiva archiva verifica pon ponle solo excepto ademas " +
-    "sin sustituye reemplaza mueve",
+    "sin sustituye reemplaza mueve " +
+    "ajoute aussi plutot change retire enleve sauf seulement " +
+    "fuge auch stattdessen andere entferne nur ausser ohne " +
+    "adiciona acrescenta tambem troca retira tira apenas exceto",
 );
 
 interface Token {
