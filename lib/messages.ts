@@ -77,6 +77,21 @@ export interface Messages {
   sensitiveTopic: string;
   suggestions: Suggestions;
   action: ActionLines;
+  /** A turn that could not finish (workers/turns/stage-failure.ts): what happened, and what to do. */
+  turnFailure: TurnFailureLines;
+}
+
+/** Who could not finish an answer: the tutor, or the admin's assistant. */
+export type FailedAgent = "tutor" | "admin";
+
+export interface TurnFailureLines {
+  lost: string;
+  databaseTimeout: string;
+  couldNotFinish: (agent: FailedAgent) => string;
+  sendAgain: string;
+  sendAgainSoon: string;
+  /** Said with an error that a retry will follow: the answer starts over. */
+  retrying: string;
 }
 
 const MESSAGES: Record<CatalogLanguage, Messages> = {
@@ -98,6 +113,14 @@ const MESSAGES: Record<CatalogLanguage, Messages> = {
       progress: ["What should I review today?", "What is my next step?"],
       chitchat: ["What can I learn today?", "Show me my progress"],
       off_topic: ["Which courses do I have pending?", "What can I learn today?"],
+    },
+    turnFailure: {
+      lost: "This answer was lost before it finished.",
+      databaseTimeout: "The database took too long to answer, so this answer was stopped.",
+      couldNotFinish: (agent) => `${agent === "admin" ? "The assistant" : "The tutor"} could not finish this answer.`,
+      sendAgain: "Send the message again.",
+      sendAgainSoon: "Send the message again in a moment.",
+      retrying: "Retrying automatically; the answer will restart.",
     },
     action: {
       andMore: (rest) => ` and ${rest} more`,
@@ -137,6 +160,14 @@ const MESSAGES: Record<CatalogLanguage, Messages> = {
       chitchat: ["¿Qué puedo aprender hoy?", "Muéstrame mi progreso"],
       off_topic: ["¿Qué cursos tengo pendientes?", "¿Qué puedo aprender hoy?"],
     },
+    turnFailure: {
+      lost: "Esta respuesta se perdió antes de terminar.",
+      databaseTimeout: "La base de datos tardó demasiado en responder, así que esta respuesta se detuvo.",
+      couldNotFinish: (agent) => `${agent === "admin" ? "El asistente" : "El tutor"} no pudo terminar esta respuesta.`,
+      sendAgain: "Envía el mensaje otra vez.",
+      sendAgainSoon: "Envía el mensaje otra vez dentro de un momento.",
+      retrying: "Reintentando automáticamente; la respuesta empezará de nuevo.",
+    },
     action: {
       andMore: (rest) => ` y ${rest} más`,
       confirmed: (a) => `Confirmado. Ejecutando ${guillemets(a.preview)} (${a.total} elementos). Verás el progreso aquí y te avisaré al terminar.`,
@@ -174,6 +205,14 @@ const MESSAGES: Record<CatalogLanguage, Messages> = {
       progress: ["Que devrais-je réviser aujourd'hui ?", "Quelle est ma prochaine étape ?"],
       chitchat: ["Que puis-je apprendre aujourd'hui ?", "Montre-moi ma progression"],
       off_topic: ["Quels cours me restent à faire ?", "Que puis-je apprendre aujourd'hui ?"],
+    },
+    turnFailure: {
+      lost: "Cette réponse a été perdue avant d'être terminée.",
+      databaseTimeout: "La base de données a mis trop de temps à répondre, cette réponse a donc été arrêtée.",
+      couldNotFinish: (agent) => `${agent === "admin" ? "L'assistant" : "Le tuteur"} n'a pas pu terminer cette réponse.`,
+      sendAgain: "Envoie le message à nouveau.",
+      sendAgainSoon: "Envoie le message à nouveau dans un instant.",
+      retrying: "Nouvel essai automatique ; la réponse va recommencer.",
     },
     action: {
       andMore: (rest) => ` et ${rest} de plus`,
@@ -215,6 +254,14 @@ const MESSAGES: Record<CatalogLanguage, Messages> = {
       chitchat: ["Was kann ich heute lernen?", "Zeig mir meinen Fortschritt"],
       off_topic: ["Welche Kurse habe ich noch offen?", "Was kann ich heute lernen?"],
     },
+    turnFailure: {
+      lost: "Diese Antwort ging verloren, bevor sie fertig war.",
+      databaseTimeout: "Die Datenbank hat zu lange gebraucht, daher wurde diese Antwort abgebrochen.",
+      couldNotFinish: (agent) => `${agent === "admin" ? "Der Assistent" : "Der Tutor"} konnte diese Antwort nicht beenden.`,
+      sendAgain: "Sende die Nachricht noch einmal.",
+      sendAgainSoon: "Sende die Nachricht gleich noch einmal.",
+      retrying: "Wird automatisch wiederholt; die Antwort beginnt neu.",
+    },
     action: {
       andMore: (rest) => ` und ${rest} weitere`,
       confirmed: (a) =>
@@ -255,6 +302,14 @@ const MESSAGES: Record<CatalogLanguage, Messages> = {
       progress: ["O que devo rever hoje?", "Qual é o meu próximo passo?"],
       chitchat: ["O que posso aprender hoje?", "Mostre o meu progresso"],
       off_topic: ["Que cursos tenho pendentes?", "O que posso aprender hoje?"],
+    },
+    turnFailure: {
+      lost: "Esta resposta perdeu-se antes de terminar.",
+      databaseTimeout: "A base de dados demorou demasiado a responder, por isso esta resposta foi interrompida.",
+      couldNotFinish: (agent) => `${agent === "admin" ? "O assistente" : "O tutor"} não conseguiu terminar esta resposta.`,
+      sendAgain: "Envie a mensagem novamente.",
+      sendAgainSoon: "Envie a mensagem novamente daqui a pouco.",
+      retrying: "A repetir automaticamente; a resposta vai recomeçar.",
     },
     action: {
       andMore: (rest) => ` e mais ${rest}`,

@@ -6,9 +6,12 @@
  * message and one final `error`, however many paths report the same failure.
  */
 import { UnrecoverableError } from "bullmq";
-import { insertAssistantMessageOnce } from "../../db/queries/chat-messages";
+import { findTurnMessage, insertAssistantMessageOnce } from "../../db/queries/chat-messages";
 import type { StoredMetadata } from "../../db/queries/message-metadata";
 import { isStatementTimeout } from "../../db/unavailable";
+import { DEFAULT_LANGUAGE, type Language } from "../../lib/language";
+import { detectLanguage } from "../../lib/language-detection";
+import { messagesFor, type FailedAgent } from "../../lib/messages";
 import { Refusal } from "../../lib/refusal";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import type { ErrorCode } from "../../queues/events/contract";
@@ -36,11 +39,14 @@ export interface TurnFailure {
 }
 
 /** Which agent's turn failed: the words name who could not finish (the tutor, or the admin's assistant). */
-export type TurnAgent = "tutor" | "admin";
+export type TurnAgent = FailedAgent;
 
-const WHO: Record<TurnAgent, string> = { tutor: "The tutor", admin: "The assistant" };
-
-export function describeFailure(error: unknown, agent: TurnAgent = "tutor"): TurnFailure {
+/**
+ * The failure as the person reads it, in their language (lib/messages.ts; English where the
+ * catalog has none). A model or configuration error keeps its own words: they are for an operator.
+ */
+export function describeFailure(error: unknown, agent: TurnAgent = "tutor", language: Language = DEFAULT_LANGUAGE): TurnFailure {
+  const words = messagesFor(language).turnFailure;
   // A configuration error arrives wrapped by unrecoverableIfConfig; the client must still see its code.
   if (error instanceof UnrecoverableError && (error.cause instanceof LlmError || error.cause instanceof Refusal)) error = error.cause;
   if (error instanceof LlmError) {
@@ -50,21 +56,35 @@ export function describeFailure(error: unknown, agent: TurnAgent = "tutor"): Tur
   // The allowance ran out mid-turn: the accept-time code and sentence, nothing to retry.
   if (error instanceof Refusal && error.kind === "allowance_exhausted") return { code: "AI_ALLOWANCE_EXHAUSTED", message: error.message };
   if (error instanceof TurnLostError) {
-    return { code: "TURN_LOST", message: "This answer was lost before it finished.", recoveryHint: "Send the message again." };
+    return { code: "TURN_LOST", message: words.lost, recoveryHint: words.sendAgain };
   }
   if (isStatementTimeout(error)) {
     return {
       code: "DATABASE_TIMEOUT",
-      message: "The database took too long to answer, so this answer was stopped.",
-      recoveryHint: "Send the message again in a moment.",
+      message: words.databaseTimeout,
+      recoveryHint: words.sendAgainSoon,
     };
   }
-  return { code: "INTERNAL_ERROR", message: `${WHO[agent]} could not finish this answer.`, recoveryHint: "Send the message again." };
+  return { code: "INTERNAL_ERROR", message: words.couldNotFinish(agent), recoveryHint: words.sendAgain };
 }
 
 type TurnRef = Pick<TutorTurnPayload, "orgId" | "sessionId" | "turnId">;
 
 const agentOf = (metadata: Record<string, unknown>): TurnAgent => (metadata.agent === "admin" ? "admin" : "tutor");
+
+/**
+ * The language of the turn's question, read again on the failure path only (a failure can come
+ * before the turn's own stages decided it); English when it cannot be read, e.g. with the
+ * database down, or when the question is too short to tell.
+ */
+async function languageOfTurn(deps: WorkerDeps, data: TurnRef): Promise<Language> {
+  try {
+    const question = await findTurnMessage(deps.db, data.orgId, data.turnId, "user");
+    return question ? detectLanguage(question.content) : DEFAULT_LANGUAGE;
+  } catch {
+    return DEFAULT_LANGUAGE;
+  }
+}
 
 /**
  * A failed attempt. One that will be retried is announced with `willRetry`; one that will not
@@ -75,10 +95,11 @@ export async function announceFailure(deps: WorkerDeps, data: TurnRef, error: un
     await failTurn(deps, data, error, agent === "admin" ? { agent } : {});
     return;
   }
-  const failure = describeFailure(error, agent);
+  const language = await languageOfTurn(deps, data);
+  const failure = describeFailure(error, agent, language);
   await turnEmitter(deps.events, data.sessionId, data.turnId).emit("error", {
     ...failure,
-    recoveryHint: "Retrying automatically; the answer will restart.",
+    recoveryHint: messagesFor(language).turnFailure.retrying,
     willRetry,
   });
 }
@@ -91,7 +112,7 @@ export async function announceFailure(deps: WorkerDeps, data: TurnRef, error: un
  * Returns whether this call ended the turn.
  */
 export async function failTurn(deps: WorkerDeps, data: TurnRef, error: unknown, metadata: StoredMetadata = {}): Promise<boolean> {
-  const failure = describeFailure(error, agentOf(metadata));
+  const failure = describeFailure(error, agentOf(metadata), error instanceof TurnGoneError ? DEFAULT_LANGUAGE : await languageOfTurn(deps, data));
   let endedHere = true;
   // A turn whose session or question was deleted has nobody to tell and nowhere to store.
   if (!(error instanceof TurnGoneError)) {

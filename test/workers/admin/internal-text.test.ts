@@ -68,4 +68,24 @@ describe("internal error text stays internal", function () {
       await db("users").where({ id: user.id }).delete();
     }
   });
+
+  it("words a failed turn in the language of its question (French here), still with a code and no SQL", async () => {
+    const db = stack.server.deps.db;
+    const [user] = await db("users")
+      .insert({ org_id: DEMO_IDS.orgId, email: `internal-${randomUUID().slice(0, 8)}@example.com`, name: "Int Employé", role: "employee", locale: "en" })
+      .returning("id");
+    try {
+      const [session] = await db("chat_sessions").insert({ org_id: DEMO_IDS.orgId, user_id: user.id, agent_type: "tutor", title: "t" }).returning("id");
+      const turnId = randomUUID();
+      const question = "Combien de jours ai-je pour retourner un article défectueux au magasin ?";
+      await db("chat_messages").insert({ org_id: DEMO_IDS.orgId, session_id: session.id, turn_id: turnId, role: "user", content: question, metadata: {} });
+      const error = await failedStatement(`Private ${randomUUID()}`);
+      expect(await failTurn(stack.workers.deps, { orgId: DEMO_IDS.orgId, sessionId: session.id, turnId }, error)).to.equal(true);
+      const stored = await db("chat_messages").where({ turn_id: turnId, role: "assistant" }).first();
+      expect(stored.metadata).to.include({ error_code: "INTERNAL_ERROR", error: "Le tuteur n'a pas pu terminer cette réponse." });
+      expect(JSON.stringify(stored.metadata)).to.not.match(/insert into|duplicate key/i);
+    } finally {
+      await db("users").where({ id: user.id }).delete();
+    }
+  });
 });

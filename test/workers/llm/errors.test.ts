@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { UnrecoverableError } from "bullmq";
 import OpenAI from "openai";
 import { classifyFault, LlmError, toLlmError } from "../../../workers/llm/errors";
-import { describeFailure, unrecoverableIfConfig } from "../../../workers/turns/stage-failure";
+import { describeFailure, TurnLostError, unrecoverableIfConfig } from "../../../workers/turns/stage-failure";
 
 const apiError = (status: number, headers: Record<string, string> = {}) =>
   OpenAI.APIError.generate(status, { error: { message: "provider text with sk-leaky-0123456789" } }, undefined, new Headers(headers));
@@ -101,5 +101,20 @@ describe("stage failures as the client sees them", () => {
 
   it("words an admin turn's failure for the assistant, not the tutor", () => {
     expect(describeFailure(new Error("boom"), "admin")).to.deep.include({ code: "INTERNAL_ERROR", message: "The assistant could not finish this answer." });
+  });
+
+  it("words a failure in the language of the turn (the catalog's five), English for any other", () => {
+    expect(describeFailure(new Error("boom"), "tutor", "fr")).to.deep.include({
+      code: "INTERNAL_ERROR",
+      message: "Le tuteur n'a pas pu terminer cette réponse.",
+      recoveryHint: "Envoie le message à nouveau.",
+    });
+    expect(describeFailure(new TurnLostError(90_000), "tutor", "de")).to.deep.include({
+      code: "TURN_LOST",
+      message: "Diese Antwort ging verloren, bevor sie fertig war.",
+    });
+    expect(describeFailure(new Error("boom"), "admin", "pt").message).to.equal("O assistente não conseguiu terminar esta resposta.");
+    expect(describeFailure(new Error("boom"), "admin", "es").message).to.equal("El asistente no pudo terminar esta respuesta.");
+    expect(describeFailure(new Error("boom"), "tutor", "it").message).to.equal("The tutor could not finish this answer.");
   });
 });
