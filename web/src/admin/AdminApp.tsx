@@ -19,6 +19,19 @@ import { SignInSettings } from "./SignInSettings";
 type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in" | "provisioning" | "integration-keys" | "imports" | "retention";
 
 const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in", "provisioning", "integration-keys", "imports", "retention"];
+/** Each section's name in the navigation, in the order of TABS. */
+const TAB_LABELS: Record<Tab, string> = {
+  documents: "Documents",
+  assistant: "Assistant",
+  gaps: "Content gaps",
+  usage: "Usage",
+  people: "People",
+  "sign-in": "Sign-in",
+  provisioning: "Provisioning",
+  "integration-keys": "Integration keys",
+  imports: "Imports",
+  retention: "Retention",
+};
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
@@ -46,36 +59,11 @@ export function AdminApp(signedIn: SignedIn) {
   return (
     <>
       <nav class="tabs" aria-label="Console sections">
-        <a href="#documents" aria-current={tab === "documents" ? "page" : undefined}>
-          Documents
-        </a>
-        <a href="#assistant" aria-current={tab === "assistant" ? "page" : undefined}>
-          Assistant
-        </a>
-        <a href="#gaps" aria-current={tab === "gaps" ? "page" : undefined}>
-          Content gaps
-        </a>
-        <a href="#usage" aria-current={tab === "usage" ? "page" : undefined}>
-          Usage
-        </a>
-        <a href="#people" aria-current={tab === "people" ? "page" : undefined}>
-          People
-        </a>
-        <a href="#sign-in" aria-current={tab === "sign-in" ? "page" : undefined}>
-          Sign-in
-        </a>
-        <a href="#provisioning" aria-current={tab === "provisioning" ? "page" : undefined}>
-          Provisioning
-        </a>
-        <a href="#integration-keys" aria-current={tab === "integration-keys" ? "page" : undefined}>
-          Integration keys
-        </a>
-        <a href="#imports" aria-current={tab === "imports" ? "page" : undefined}>
-          Imports
-        </a>
-        <a href="#retention" aria-current={tab === "retention" ? "page" : undefined}>
-          Retention
-        </a>
+        {TABS.map((name) => (
+          <a key={name} href={`#${name}`} aria-current={tab === name ? "page" : undefined}>
+            {TAB_LABELS[name]}
+          </a>
+        ))}
         {signedIn.me.operator && (
           <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
             Queues (Bull Board)
