@@ -454,6 +454,17 @@ export const configSchema = z.object({
     .default(3600)
     .describe("How long a turn's events stay in Redis for replay; also how long a session remembers its latest turn."),
   EVENT_STREAM_MAX_EVENTS: z.coerce.number().int().min(100).default(20_000).describe("Cap on the events kept per turn (approximate, via `XADD MAXLEN ~`)."),
+  STREAM_FRAME_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(200)
+    .default(40)
+    .describe(
+      "A streaming answer's tokens leave the worker at most once per this many ms per turn: its first token, and any after a quiet spell, " +
+        "at once; the tokens that come within a frame travel together, as one log entry, one message and one socket write. At 50 tokens/s " +
+        "the default halves the work per token for at most one token gap (20 ms) of added lag. `0` sends every token on its own.",
+    ),
 
   RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30).describe("Tutor messages (`POST /api/v1/chat`) per user per sliding 60 s window."),
   RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20).describe("Admin assistant turns (`POST /api/v1/chat/admin`) per admin per minute."),

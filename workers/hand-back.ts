@@ -65,6 +65,8 @@ export class ActiveJobs {
       handBack: async () => {
         if (fence.signal.aborted) return;
         fence.abort();
+        // Tokens the job streamed before the fence, still held for their frame, reach the log before another worker's `restart` can.
+        await deps.events.flushed().catch(() => undefined);
         try {
           await job.moveToDelayed(Date.now(), token);
         } catch (error) {

@@ -106,6 +106,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,
       maxEvents: config.EVENT_STREAM_MAX_EVENTS,
       replicaWaitMs: replicaWaitMs(config),
+      frameMs: config.STREAM_FRAME_MS,
     }),
     userEvents: new UserEventPublisher(redis),
   };

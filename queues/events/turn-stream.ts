@@ -8,9 +8,17 @@
  * at its end (the check phase), and whatever is emitted while that call is in flight — any
  * turn's, any action's — travels in the next call, which appends each event to its own log and
  * publishes them all as one message. Tokens of one turn queued back to back become one `token`
- * event. Nothing waits on a timer, so a quiet process adds no delay beyond its loop pass, while a
+ * event. Nothing else waits on a timer, so a quiet process adds no delay beyond its loop pass, while a
  * busy one pays one script call and one PUBLISH per round trip instead of per event
  * (bench/optimisations.md, sections 1 and 12).
+ *
+ * A turn's tokens also travel in frames (`frameMs`, STREAM_FRAME_MS): its first token, and any
+ * token after a quiet frame, leave at once; a token that comes sooner after the turn's previous
+ * token event waits until a frame has passed since it, and every token of the turn that arrives
+ * meanwhile joins it. A model streaming 50 tokens a second then costs one log entry, one envelope,
+ * one server fan-out and one socket write per two tokens instead of per token, for at most one
+ * token gap of added lag (bench/optimisations.md, section 16). Any other event of the turn sends
+ * its held tokens first, so order and exactly-once are the log's as before.
  */
 import { randomUUID } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
@@ -96,6 +104,9 @@ const REDIRECT_DELAY_MS = 200;
 /** Resolves in this pass's check phase (setImmediate): after every I/O callback the poll phase had ready. */
 const afterPollPhase = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** Streaming turns remembered for their frames before the ones past their frame are swept out. */
+const STALE_SWEEP_AT = 5_000;
+
 /** Events per script call: bounds one call's time inside Redis (≈ 2 µs per XADD). */
 const MAX_BATCH = 256;
 
@@ -109,6 +120,8 @@ export interface TurnStreamOptions {
    * 0 or unset: publish in the same script call, as on a single Redis.
    */
   replicaWaitMs?: number;
+  /** A turn's token events are at least this far apart (its first and any after a quiet spell go at once); 0 or unset: no frames. */
+  frameMs?: number;
 }
 
 /** One entry of a log: the event name and the payload a client receives. */
@@ -144,6 +157,11 @@ export class TurnEventLog {
   private flushing: Promise<void> | null = null;
   /** A turn's queued `token` event that later tokens may still join (it is the turn's newest queued event). */
   private readonly openTokens = new Map<string, QueuedEvent>();
+  /** A turn's token event held for its frame, not queued yet, with the timer that queues it. */
+  private readonly heldTokens = new Map<string, { queued: QueuedEvent; timer: NodeJS.Timeout }>();
+  /** When each streaming turn's newest token event was queued (performance.now()); a turn's entry goes with its next other event. */
+  private readonly lastTokenAt = new Map<string, number>();
+  private sweptAt = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -156,7 +174,9 @@ export class TurnEventLog {
 
   /** Appends one event to the turn's log and publishes it to the session room; resolves with its `seq`. */
   async append<E extends TurnEventName>(sessionId: string, turnId: string, event: E, payload: TurnEventPayloads[E]): Promise<number> {
+    this.releaseTokens(turnId);
     this.openTokens.delete(turnId);
+    this.lastTokenAt.delete(turnId);
     return this.enqueue({ kind: "turn", id: turnId }, roomForSession(sessionId), event, { ...payload, sessionId, turnId }, this.options.ttlSeconds);
   }
 
@@ -166,24 +186,63 @@ export class TurnEventLog {
    * `trace` (the turn's first token, when traced) travels with the event to the servers.
    */
   appendToken(sessionId: string, turnId: string, content: string, trace = ""): Promise<number> {
-    const open = this.openTokens.get(turnId);
+    const open = this.openTokens.get(turnId) ?? this.heldTokens.get(turnId)?.queued;
     if (open) {
       open.data.content = `${open.data.content as string}${content}`;
       open.trace ||= trace;
       return open.settled;
     }
-    const settled = this.enqueue(
+    const queued = this.tokenEvent(sessionId, turnId, content, trace);
+    const frameMs = this.options.frameMs ?? 0;
+    const now = performance.now();
+    const last = this.lastTokenAt.get(turnId);
+    if (frameMs > 0 && last !== undefined && now - last < frameMs) {
+      // Within the turn's frame: held until the frame has passed, gathering the tokens that come meanwhile.
+      const timer = setTimeout(() => this.releaseTokens(turnId), last + frameMs - now);
+      this.heldTokens.set(turnId, { queued, timer });
+      return queued.settled;
+    }
+    this.queueToken(queued);
+    return queued.settled;
+  }
+
+  /** Queues a turn's held tokens now (before its next other event, or when a worker stops). */
+  releaseTokens(turnId: string): void {
+    const held = this.heldTokens.get(turnId);
+    if (!held) return;
+    clearTimeout(held.timer);
+    this.heldTokens.delete(turnId);
+    this.queueToken(held.queued);
+  }
+
+  /** A turn's token event, not queued yet. */
+  private tokenEvent(sessionId: string, turnId: string, content: string, trace: string): QueuedEvent {
+    return this.queuedEvent(
       { kind: "turn", id: turnId },
       roomForSession(sessionId),
       "token",
       { content, sessionId, turnId },
       this.options.ttlSeconds,
       trace,
+      turnId,
     );
-    const queued = this.queue[this.queue.length - 1]!;
-    queued.tokenOf = turnId;
+  }
+
+  private queueToken(queued: QueuedEvent): void {
+    const turnId = queued.tokenOf!;
+    const frameMs = this.options.frameMs ?? 0;
+    if (frameMs > 0) {
+      const now = performance.now();
+      // A turn whose stream ended without another event (its job handed back) leaves its entry: past a frame it means nothing.
+      if (this.lastTokenAt.size >= STALE_SWEEP_AT && now - this.sweptAt >= 1_000) {
+        this.sweptAt = now;
+        for (const [turn, at] of this.lastTokenAt) if (now - at >= frameMs) this.lastTokenAt.delete(turn);
+      }
+      this.lastTokenAt.set(turnId, now);
+    }
+    this.queue.push(queued);
     this.openTokens.set(turnId, queued);
-    return settled;
+    this.startFlushing();
   }
 
   /** Appends one event to an admin action's log and publishes it to `user:<userId>`. */
@@ -197,33 +256,35 @@ export class TurnEventLog {
     );
   }
 
-  /** Resolves once every event queued so far is in its log (or has failed). */
+  /** Resolves once every event queued or held so far is in its log (or has failed). */
   async flushed(): Promise<void> {
+    for (const turnId of [...this.heldTokens.keys()]) this.releaseTokens(turnId);
     while (this.flushing) await this.flushing;
   }
 
   private enqueue(ref: StreamRef, room: string, event: string, data: Record<string, unknown>, ttlSeconds: number, trace = ""): Promise<number> {
+    const queued = this.queuedEvent(ref, room, event, data, ttlSeconds, trace, null);
+    this.queue.push(queued);
+    this.startFlushing();
+    return queued.settled;
+  }
+
+  private queuedEvent(
+    ref: StreamRef,
+    room: string,
+    event: string,
+    data: Record<string, unknown>,
+    ttlSeconds: number,
+    trace: string,
+    tokenOf: string | null,
+  ): QueuedEvent {
     let resolve!: (seq: number) => void;
     let reject!: (error: unknown) => void;
     const settled = new Promise<number>((res, rej) => {
       resolve = res;
       reject = rej;
     });
-    this.queue.push({
-      owner: ref.id,
-      key: streamKey(this.redis.isCluster, ref),
-      tokenOf: null,
-      room,
-      event,
-      data,
-      ttlSeconds,
-      trace,
-      settled,
-      resolve,
-      reject,
-    });
-    this.startFlushing();
-    return settled;
+    return { owner: ref.id, key: streamKey(this.redis.isCluster, ref), tokenOf, room, event, data, ttlSeconds, trace, settled, resolve, reject };
   }
 
   private startFlushing(): void {

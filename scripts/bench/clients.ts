@@ -40,10 +40,13 @@ export interface TurnRecord {
   tokens: number;
   /** Every `seq` once, in order, from 1. */
   seqIntact: boolean;
+  /** The bench model's first token: when it got the request and when it wrote the token (model-server.ts `firstTokenMs`). */
+  modelFirstToken?: { received: number; written: number };
   failed?: string;
 }
 
 const STAMP = /@(\d+\.\d+)/g;
+const FIRST_STAMP = /@(\d+\.\d+)~(\d+\.\d+)/;
 
 /** The fields of a turn event the bench reads. */
 interface EventPayload {
@@ -116,7 +119,11 @@ export class BenchSession {
     seqs.push(payload.seq);
     if (event === "stage") record.stages[`${payload.stage}:${payload.status}`] ??= at;
     if (event === "token") {
-      record.firstToken ??= at;
+      if (record.firstToken === undefined) {
+        record.firstToken = at;
+        const first = String(payload.content).match(FIRST_STAMP);
+        if (first) record.modelFirstToken = { written: Number(first[1]), received: Number(first[2]) };
+      }
       for (const match of String(payload.content).matchAll(STAMP)) {
         record.tokenLags.push(at - Number(match[1]));
         record.tokens += 1;

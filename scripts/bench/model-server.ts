@@ -5,7 +5,10 @@
  * token. Classification, summaries and embeddings get the offline model's instant answers.
  *
  * `node --import tsx scripts/bench/model-server.ts` prints `READY <base url>`;
- * `POST /bench/settings {tokens, intervalMs}` changes the answer length and the token rate.
+ * `POST /bench/settings {tokens, intervalMs, firstTokenMs}` changes the answer length, the token
+ * rate and how long a tutor answer waits before its first token (a real model's time to first
+ * token). The first token also carries when the request arrived (` @<write>~<received>`), so a
+ * client can subtract the model's own wait from what it saw.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,12 +23,17 @@ interface Settings {
   tokens: number;
   /** Gap between tokens; 0 is the instant model (every token written at once). */
   intervalMs: number;
+  /** Wait before a tutor answer's first token. */
+  firstTokenMs: number;
 }
 
-const settings: Settings = { tokens: 20, intervalMs: 0 };
+const settings: Settings = { tokens: 20, intervalMs: 0, firstTokenMs: 0 };
 const offline = createOfflineResponder();
 let streams = 0;
 let tokensWritten = 0;
+/** Tutor answers streaming now, and the most at once since the last `GET /bench/stats?reset=1`. */
+let answering = 0;
+let peakAnswering = 0;
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are read field by field, as the wire format allows.
 async function readJson(req: IncomingMessage): Promise<any> {
@@ -53,7 +61,9 @@ function streamTokens(
   pieces: () => Iterable<string> | null,
   count: number,
   intervalMs: number,
+  firstTokenMs = 0,
 ): void {
+  const received = wallClockMs();
   const id = `chatcmpl-bench${++streams}`;
   const created = Math.floor(Date.now() / 1000);
   const chunk = (delta: object, finish: string | null = null) =>
@@ -76,12 +86,16 @@ function streamTokens(
     finish();
     return;
   }
-  const start = performance.now();
+  // A paced token's chunk, built by concatenation: at 25,000 tokens/s a JSON.stringify per token
+  // is a share of the model's CPU that would be taken from the pipeline on this machine.
+  const [before, after] = chunk({ content: "\u0000" }).split("\\u0000");
+  let start = performance.now() + firstTokenMs;
   let sent = 0;
   const writeNext = (): void => {
     if (res.destroyed) return;
     // Stamped at the moment of writing, so any lag the model process itself adds is not counted.
-    res.write(chunk({ content: ` @${wallClockMs().toFixed(2)}` }));
+    const stamp = ` @${wallClockMs().toFixed(2)}${sent === 0 ? `~${received.toFixed(2)}` : ""}`;
+    res.write(`${before}${stamp}${after}`);
     tokensWritten += 1;
     sent += 1;
     if (sent >= count) {
@@ -95,7 +109,12 @@ function streamTokens(
     // Against the stream's own schedule, so timer lateness does not stretch the rate.
     setTimeout(writeNext, Math.max(0, start + sent * intervalMs - performance.now()));
   };
-  writeNext();
+  if (firstTokenMs > 0) {
+    setTimeout(() => {
+      start = performance.now();
+      writeNext();
+    }, firstTokenMs);
+  } else writeNext();
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -104,7 +123,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     Object.assign(settings, await readJson(req));
     return sendJson(res, 200, settings);
   }
-  if (req.method === "GET" && path === "/bench/stats") return sendJson(res, 200, { streams, tokensWritten });
+  if (req.method === "GET" && path === "/bench/stats") {
+    const stats = { streams, tokensWritten, answering, peakAnswering };
+    if (req.url?.includes("reset=1")) peakAnswering = answering;
+    return sendJson(res, 200, stats);
+  }
   if (req.method === "POST" && path === "/v1/embeddings") {
     const body = await readJson(req);
     const texts: string[] = typeof body.input === "string" ? [body.input] : body.input;
@@ -127,7 +150,12 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       stream: body.stream === true,
     };
     const includeUsage = body.stream_options?.include_usage === true;
-    if (isTutorAnswer(request)) return streamTokens(res, body.model, includeUsage, () => null, settings.tokens, settings.intervalMs);
+    if (isTutorAnswer(request)) {
+      answering += 1;
+      peakAnswering = Math.max(peakAnswering, answering);
+      res.once("close", () => (answering -= 1));
+      return streamTokens(res, body.model, includeUsage, () => null, settings.tokens, settings.intervalMs, settings.firstTokenMs);
+    }
     const reply = await offline.reply(request);
     if (request.stream) return streamTokens(res, body.model, includeUsage, () => (reply.content ?? "").match(/\s*\S+|\s+/g) ?? [], 0, 0);
     return sendJson(res, 200, {

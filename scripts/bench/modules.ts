@@ -7,6 +7,7 @@ import { ingestionModule } from "./ingestion";
 import { memoryModule } from "./memory";
 import { pipelineOverheadModule } from "./pipeline-overhead";
 import { scaleOutModule } from "./scale-out";
+import { streamingModelModule } from "./streaming-model";
 import { throughputModule } from "./throughput";
 import { tokenLagModule } from "./token-lag";
 import { vectorSearchModule } from "./vector-search";
@@ -29,5 +30,6 @@ export const MODULES: BenchModule[] = [
   scaleOutModule,
   fairnessModule,
   catalogImportModule,
+  streamingModelModule,
   vectorSearchModule,
 ];

@@ -1,3 +1,5 @@
+import type { StreamingSettings } from "./streaming-model";
+
 /** Sizes for the three run modes: `--smoke` (seconds, for the test), `--quick` (development), full (the committed figures). */
 export type Mode = "smoke" | "quick" | "full";
 
@@ -29,7 +31,13 @@ export interface BenchSettings {
   fairnessDocuments: number;
   /** The bulk catalog import: courses × modules × lessons, and people × enrolments each (test/harness/catalog-fixture.ts). */
   catalog: { courses: number; modulesPerCourse: number; lessonsPerModule: number; people: number; enrolmentsPerPerson: number };
+  /** The streaming-model measure through the launcher (streaming-model.ts). */
+  streaming: StreamingSettings;
 }
+
+/** A fast model for the first-token rounds (the product's share shows), and the issue's real one for the load round. */
+const FAST_MODEL = { firstTokenMs: 50, tokensPerSecond: 50, tokens: 40 };
+const REAL_MODEL = { firstTokenMs: 500, tokensPerSecond: 50, tokens: 300 };
 
 export function settingsFor(mode: Mode): BenchSettings {
   if (mode === "smoke") {
@@ -53,6 +61,13 @@ export function settingsFor(mode: Mode): BenchSettings {
       fairnessTurns: 20,
       fairnessDocuments: 8,
       catalog: { courses: 3, modulesPerCourse: 2, lessonsPerModule: 3, people: 20, enrolmentsPerPerson: 2 },
+      streaming: {
+        conversationTurns: 3,
+        concurrentSessions: 4,
+        concurrentTurns: 2,
+        paced: { firstTokenMs: 20, tokensPerSecond: 100, tokens: 10 },
+        load: { arrivalsPerSecond: 10, seconds: 2, pace: { firstTokenMs: 100, tokensPerSecond: 50, tokens: 30 } },
+      },
     };
   }
   if (mode === "quick") {
@@ -76,6 +91,13 @@ export function settingsFor(mode: Mode): BenchSettings {
       fairnessTurns: 120,
       fairnessDocuments: 40,
       catalog: { courses: 20, modulesPerCourse: 4, lessonsPerModule: 5, people: 500, enrolmentsPerPerson: 4 },
+      streaming: {
+        conversationTurns: 20,
+        concurrentSessions: 32,
+        concurrentTurns: 4,
+        paced: FAST_MODEL,
+        load: { arrivalsPerSecond: 40, seconds: 10, pace: REAL_MODEL },
+      },
     };
   }
   return {
@@ -102,5 +124,13 @@ export function settingsFor(mode: Mode): BenchSettings {
     fairnessDocuments: 200,
     // The issue's realistic catalog: ≥ 50 courses, ≥ 2,000 lessons, ≥ 10,000 enrolments.
     catalog: { courses: 60, modulesPerCourse: 5, lessonsPerModule: 7, people: 1_250, enrolmentsPerPerson: 8 },
+    // The issue's load: 80 new turns a second of 6.5-s answers, ≈ 500 streaming at once once it has built up.
+    streaming: {
+      conversationTurns: 25,
+      concurrentSessions: 32,
+      concurrentTurns: 6,
+      paced: FAST_MODEL,
+      load: { arrivalsPerSecond: Number(process.env.BENCH_STREAM_ARRIVALS ?? 80), seconds: Number(process.env.BENCH_STREAM_SECONDS ?? 20), pace: REAL_MODEL },
+    },
   };
 }

@@ -38,7 +38,7 @@ export interface BenchStack {
   redis: Redis;
   /** Set when the stack runs on a Redis Cluster (StackOptions.redisCluster). */
   cluster?: ClusterDeployment;
-  setModel(settings: { tokens?: number; intervalMs?: number }): Promise<void>;
+  setModel(settings: { tokens?: number; intervalMs?: number; firstTokenMs?: number }): Promise<void>;
   /** Ends the probe window of every server and worker process (starting a new one) and returns its figures. */
   probeWindow(): Promise<Array<{ role: string } & ProbeReport>>;
   stop(): Promise<void>;

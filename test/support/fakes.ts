@@ -80,6 +80,9 @@ export class FakeEventLog {
     return this.append(userId, actionId, event, payload);
   }
 
+  /** Tokens are logged at once here: nothing is held for a frame. */
+  releaseTokens(_turnId: string): void {}
+
   async flushed(): Promise<void> {}
 
   async setLatestTurn(sessionId: string, turnId: string): Promise<void> {

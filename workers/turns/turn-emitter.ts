@@ -83,6 +83,8 @@ export function turnEmitter(events: TurnEventLog, sessionId: string, turnId: str
         tokenSent = true;
         return 0;
       }
+      // Tokens held for the turn's frame go now, ahead of this event, rather than when the frame ends.
+      events.releaseTokens(turnId);
       const state = tokensByTurn.get(turnId);
       while (state && !state.failure) {
         const latest = state.latest;

@@ -130,6 +130,83 @@ describe("turn event log (batched appends)", function () {
     ]);
   });
 
+  describe("frames (frameMs)", () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it("sends a turn's first token at once, then gathers the tokens of each frame into one entry", async () => {
+      const redis = stack.server.deps.redis.duplicate();
+      const counter = countScriptCalls(redis);
+      const log = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 60 });
+      const [sessionId, turnId] = [randomUUID(), randomUUID()];
+      try {
+        await log.append(sessionId, randomUUID(), "stage", { stage: "classify", status: "started" }); // loads the script
+        const before = counter.calls;
+        const started = performance.now();
+        const first = await log.appendToken(sessionId, turnId, "A");
+        const firstMs = performance.now() - started;
+        // Three tokens 10 ms apart, all within the first frame: one entry, sent when the frame ends.
+        const held: Array<Promise<number>> = [];
+        for (const piece of ["b", "c", "d"]) {
+          await sleep(10);
+          held.push(log.appendToken(sessionId, turnId, piece));
+        }
+        const seqs = await Promise.all(held);
+        const heldMs = performance.now() - started;
+        expect(first, "the first token is seq 1").to.equal(1);
+        expect(firstMs, "the first token is not held").to.be.below(40);
+        expect(seqs).to.deep.equal([2, 2, 2]);
+        expect(heldMs, "the held tokens waited for the frame").to.be.at.least(55);
+        expect(counter.calls - before, "script calls").to.equal(2);
+        // After a quiet frame the next token goes at once again.
+        await sleep(80);
+        const quiet = performance.now();
+        expect(await log.appendToken(sessionId, turnId, "e")).to.equal(3);
+        expect(performance.now() - quiet).to.be.below(40);
+        const logged = await log.read(turnId, 1);
+        expect(logged.map((e) => (e.payload as { content?: string }).content)).to.deep.equal(["A", "bcd", "e"]);
+      } finally {
+        await log.flushed();
+        await redis.quit();
+      }
+    });
+
+    it("sends a turn's held tokens ahead of its next other event, and a stop sends every held token", async () => {
+      const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000 });
+      const sessionId = randomUUID();
+      const [turnId, other] = [randomUUID(), randomUUID()];
+      await log.appendToken(sessionId, turnId, "one");
+      await log.appendToken(sessionId, other, "x");
+      const held = log.appendToken(sessionId, turnId, " two");
+      const heldOther = log.appendToken(sessionId, other, "y");
+      // A 10-s frame: only the stage event (for its turn) and flushed() (for the other) can send them.
+      const started = performance.now();
+      const stage = await log.append(sessionId, turnId, "stage", { stage: "generate", status: "completed" });
+      expect([await held, stage]).to.deep.equal([2, 3]);
+      await log.flushed();
+      expect(await heldOther).to.equal(2);
+      expect(performance.now() - started).to.be.below(2_000);
+      const logged = await log.read(turnId, 1);
+      expect(logged.map((e) => [e.event, (e.payload as { content?: string }).content ?? null])).to.deep.equal([
+        ["token", "one"],
+        ["token", " two"],
+        ["stage", null],
+      ]);
+      expect((await log.read(other, 1)).map((e) => (e.payload as { content?: string }).content)).to.deep.equal(["x", "y"]);
+    });
+
+    it("keeps frames per turn: one turn's frame never holds another turn's first token", async () => {
+      const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000 });
+      const sessionId = randomUUID();
+      const [busy, fresh] = [randomUUID(), randomUUID()];
+      await log.appendToken(sessionId, busy, "a");
+      void log.appendToken(sessionId, busy, "b");
+      const started = performance.now();
+      expect(await log.appendToken(sessionId, fresh, "first")).to.equal(1);
+      expect(performance.now() - started).to.be.below(1_000);
+      await log.flushed();
+    });
+  });
+
   it("delivers every event of a long stream in order while calls overlap with new emits", async () => {
     const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 10_000 });
     const [sessionId, turnId] = [randomUUID(), randomUUID()];

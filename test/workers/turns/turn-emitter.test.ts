@@ -75,4 +75,22 @@ describe("turn emitter", function () {
         .join(""),
     ).to.equal(tokens.join(""));
   });
+
+  it("with frames, sends the held tokens with the turn's next event at once instead of at the frame's end", async () => {
+    const framed = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 10_000, frameMs: 10_000 });
+    const [sessionId, turnId] = [randomUUID(), randomUUID()];
+    const events = turnEmitter(framed, sessionId, turnId);
+    await events.emit("token", { content: "first " });
+    await framed.flushed();
+    await events.emit("token", { content: "held " });
+    await events.emit("token", { content: "too" });
+    const started = performance.now();
+    await events.emit("stage", { stage: "generate", status: "completed" });
+    expect(performance.now() - started, "the stage event did not wait out the 10-s frame").to.be.below(2_000);
+    expect(await logged(turnId)).to.deep.equal([
+      ["token", "first "],
+      ["token", "held too"],
+      ["stage", "generate"],
+    ]);
+  });
 });
