@@ -130,7 +130,8 @@ export class LlmClient {
   }
 
   /**
-   * Streams a completion, calling `onToken` for each piece of text as it arrives. A failure
+   * Streams a completion, calling `onToken` with the text as it arrives: once per read of the
+   * response, with the text of every chunk that read brought (sse-frames.ts). A failure
    * before the first token is retried like any call, and falls through to the next model or
    * provider; after it, the stream is not restarted here (the caller already showed text): the
    * error surfaces with `partial: true`. With `options.tools` the model may answer with tool
