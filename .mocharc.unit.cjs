@@ -60,6 +60,8 @@ module.exports = {
     "test/workers/llm/json-reply.test.ts",
     "test/workers/llm/model-span.test.ts",
     "test/workers/llm/providers.test.ts",
+    "test/workers/llm/sse-frames.test.ts",
+    "test/workers/llm/stream-frames.test.ts",
     "test/workers/llm/stream-idle.test.ts",
     "test/workers/turns/history.test.ts",
     "test/workers/turns/stage-failure.test.ts",

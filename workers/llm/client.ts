@@ -4,7 +4,7 @@
  * with backoff (honouring Retry-After), falls through the chain, trips the cooldown breaker,
  * records usage for every call, and turns whatever went wrong into an LlmError.
  */
-import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Logger } from "pino";
 import { type Config, type LlmUseCase, modelFor, modelSettingOf } from "../../lib/config";
 import { ModelCooldowns } from "./cooldowns";
@@ -15,6 +15,7 @@ import { callKeyFor } from "./call-keys";
 import { inModelSpan, type ModelRequest } from "./model-span";
 import { CallbackFailure, IdleWatch, StreamCancelled } from "./stream-watch";
 import { ProseGate, proseBeforeJson, readJsonReply, wireRequest } from "./json-tools";
+import { readSseFrames } from "./sse-frames";
 import { type ChatProvider, chatProviders, type EmbeddingProvider, embeddingProviders } from "./providers";
 import type { QueryEmbeddingCache } from "./query-embeddings";
 
@@ -129,7 +130,8 @@ export class LlmClient {
   }
 
   /**
-   * Streams a completion, calling `onToken` for each piece of text as it arrives. A failure
+   * Streams a completion, calling `onToken` with the text as it arrives: once per read of the
+   * response, with the text of every chunk that read brought (sse-frames.ts). A failure
    * before the first token is retried like any call, and falls through to the next model or
    * provider; after it, the stream is not restarted here (the caller already showed text): the
    * error surfaces with `partial: true`. With `options.tools` the model may answer with tool
@@ -155,40 +157,51 @@ export class LlmClient {
         };
         let content = "";
         try {
-          const stream = await provider.api.chat.completions.create(
-            {
-              model,
-              messages: wire.messages,
-              max_tokens: options.maxTokens,
-              temperature: options.temperature,
-              stream: true,
-              stream_options: { include_usage: true },
-              ...(wire.tools ? { tools: wire.tools, ...(options.toolChoice ? { tool_choice: options.toolChoice } : {}) } : {}),
-            },
-            { signal: watch.controller.signal },
-          );
+          // The SDK sends the request (auth, base URL, its errors for a non-2xx status); the body is
+          // decoded here, a whole read at a time (sse-frames.ts).
+          const response = await provider.api.chat.completions
+            .create(
+              {
+                model,
+                messages: wire.messages,
+                max_tokens: options.maxTokens,
+                temperature: options.temperature,
+                stream: true,
+                stream_options: { include_usage: true },
+                ...(wire.tools ? { tools: wire.tools, ...(options.toolChoice ? { tool_choice: options.toolChoice } : {}) } : {}),
+              },
+              { signal: watch.controller.signal },
+            )
+            .asResponse();
           // Until the headers arrive LLM_TIMEOUT_MS applies; from here on, silence is what we watch.
           watch.touch();
           let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
           // Tool calls arrive as deltas keyed by index: the id and name once, the arguments in pieces.
           const calls: ToolCall[] = [];
-          for await (const chunk of stream) {
+          await readSseFrames<ChatCompletionChunk>(response, (chunks) => {
             watch.touch();
+            if (chunks.length === 0) return;
             call.firstChunk();
-            if (chunk.usage) usage = chunk.usage;
-            for (const delta of chunk.choices[0]?.delta?.tool_calls ?? []) {
-              const call = (calls[delta.index] ??= { id: "", name: "", arguments: "" });
-              if (delta.id) call.id = delta.id;
-              if (delta.function?.name) call.name += delta.function.name;
-              if (delta.function?.arguments) call.arguments += delta.function.arguments;
+            // One read often carries many chunks: their text goes to the caller in one piece.
+            let text = "";
+            for (const chunk of chunks) {
+              if (chunk.usage) usage = chunk.usage;
+              const delta = chunk.choices[0]?.delta;
+              if (!delta) continue;
+              for (const piece of delta.tool_calls ?? []) {
+                const toolCall = (calls[piece.index] ??= { id: "", name: "", arguments: "" });
+                if (piece.id) toolCall.id = piece.id;
+                if (piece.function?.name) toolCall.name += piece.function.name;
+                if (piece.function?.arguments) toolCall.arguments += piece.function.arguments;
+              }
+              if (delta.content) text += delta.content;
             }
-            const piece = chunk.choices[0]?.delta?.content;
-            if (piece) {
-              content += piece;
-              await show(gate ? gate.push(piece) : piece);
-            }
-          }
-          // The SDK ends the iteration quietly on abort: an early end of our own making is not an answer.
+            if (!text) return;
+            content += text;
+            const shown = gate ? gate.push(text) : text;
+            if (shown) return show(shown);
+          });
+          // An abort that lands after the last read still ends the call as cancelled (or silent), not as an answer.
           const stoppedEarly = watch.reason(content);
           if (stoppedEarly) throw stoppedEarly;
           let reply = { content, toolCalls: calls.filter((call) => call?.name) };

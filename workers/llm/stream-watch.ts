@@ -45,8 +45,12 @@ export class IdleWatch {
 
   private readonly onCallerAbort = (): void => this.controller.abort();
 
+  /** A sign of life (every body read): re-arms the one timer rather than making a new one per read. */
   touch(): void {
-    clearTimeout(this.timer);
+    if (this.timer) {
+      this.timer.refresh();
+      return;
+    }
     this.timer = setTimeout(() => {
       this.silent = true;
       this.controller.abort();

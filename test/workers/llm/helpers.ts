@@ -31,7 +31,7 @@ export interface TestClient {
   cooldowns: ModelCooldowns;
 }
 
-export function makeClient(llm: ScriptedLlm, env: Record<string, string> = {}, options: Partial<LlmClientOptions> = {}): TestClient {
+export function makeClient(llm: Pick<ScriptedLlm, "url">, env: Record<string, string> = {}, options: Partial<LlmClientOptions> = {}): TestClient {
   const config = parseConfig({ LLM_BASE_URL: llm.url, LLM_API_KEY: TEST_KEY, LLM_MODEL: "scripted-model", LOG_LEVEL: "silent", ...env });
   const rows: UsageRecord[] = [];
   const { log, lines } = memoryLogger();

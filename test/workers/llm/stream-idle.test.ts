@@ -37,6 +37,19 @@ describe("LlmClient streams that stop", function () {
     expect(cooldowns.isCooling(`chat|${llm.url}|scripted-model`)).to.equal(true, "a silent model is tripped like a dropped one");
   });
 
+  it("lets a stream run longer than the idle timeout while every gap is shorter: each read re-arms it", async () => {
+    llm.setTokenDelay(60);
+    llm.enqueueReply({ content: "You have thirty days to return it, counted from the day it was delivered." });
+    const { client } = makeClient(llm, { LLM_STREAM_IDLE_TIMEOUT_MS: "300" });
+    const tokens: string[] = [];
+    const started = performance.now();
+    const result = await client.stream({ useCase: "tutor" }, QUESTION, {}, (token) => void tokens.push(token));
+    expect(performance.now() - started).to.be.above(600, "the stream outlasted the idle timeout");
+    expect(result.content).to.equal("You have thirty days to return it, counted from the day it was delivered.");
+    expect(tokens.join("")).to.equal(result.content);
+    expect(llm.chatCalls()).to.have.length(1);
+  });
+
   it("retries a stream that goes silent before its first token, and answers", async () => {
     llm.enqueueReply({ content: "ignored", silentAfterTokens: 0 }, { content: "Thirty days." });
     const { client } = makeClient(llm, { LLM_STREAM_IDLE_TIMEOUT_MS: "300" });
