@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import type { Logger } from "pino";
 import { AdaptiveLimit, MAX_MODEL_STREAMS, modelStreamCeiling, STREAM_HEAP_BYTES } from "../../workers/adaptive-concurrency";
-import { followLoad, type LagSource } from "../../workers/load-follower";
+import { eventLoopLag, followLoad, type LagSource } from "../../workers/load-follower";
 
 const TARGET = 25;
 const LAGGING = 80;
@@ -80,6 +80,27 @@ describe("the adaptive limit of model-bound queues (workers/adaptive-concurrency
 
 describe("following the load (workers/load-follower.ts)", () => {
   const silent = { info: () => undefined } as unknown as Logger;
+
+  it("measures the event loop's delay: a loop kept busy reads far above the target, a calm one below it", async () => {
+    const lag = eventLoopLag();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      lag.read();
+      // 300 ms of 60 ms blocks with a turn of the loop between them.
+      for (let block = 0; block < 5; block++) {
+        const until = performance.now() + 60;
+        while (performance.now() < until);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const busy = lag.read();
+      expect(busy, "mean delay while busy").to.be.above(TARGET);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(lag.read(), "calm again").to.be.below(busy);
+    } finally {
+      lag.stop();
+    }
+  });
 
   it("sets the worker's concurrency from each window's lag and stops with its lag source", async () => {
     let lagMs = LAGGING;
