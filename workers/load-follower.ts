@@ -67,7 +67,7 @@ export function followLoad(followed: readonly FollowedWorker[], lag: LagSource, 
     lag.stop();
     return () => undefined;
   }
-  let loggedAt = 0;
+  let loggedAt = Number.NEGATIVE_INFINITY;
   let unlogged = false;
   const timer = setInterval(() => {
     const now = performance.now();

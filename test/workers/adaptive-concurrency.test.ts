@@ -118,6 +118,26 @@ describe("following the load (workers/load-follower.ts)", () => {
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(worker.concurrency, "stopped: no more changes").to.equal(after);
   });
+
+  it("logs a change of limit at most once per five seconds, with the queue's limit, running jobs and the lag", async () => {
+    const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const log = { info: (fields: Record<string, unknown>, message: string) => lines.push({ fields, message }) } as unknown as Logger;
+    let lagMs = LAGGING;
+    const worker = { concurrency: 40 };
+    const stop = followLoad(
+      [{ queue: "admin-plan", worker, limit: new AdaptiveLimit(40, TARGET), running: () => 10 }],
+      { read: () => lagMs, stop: () => undefined },
+      log,
+      10,
+    );
+    await waitUntil(() => worker.concurrency === 7);
+    lagMs = CALM;
+    await waitUntil(() => worker.concurrency === 40);
+    stop();
+    expect(lines, "two changes within a few windows: one line").to.have.length(1);
+    expect(lines[0]!.message).to.equal("model-bound concurrency changed");
+    expect(lines[0]!.fields).to.deep.equal({ lagMs: LAGGING, queues: { "admin-plan": { limit: 7, running: 10, ceiling: 40 } } });
+  });
 });
 
 async function waitUntil(condition: () => boolean): Promise<void> {
