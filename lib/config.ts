@@ -433,7 +433,27 @@ export const configSchema = z.object({
     .max(500)
     .default(4)
     .describe(
-      "Concurrency for each served queue that names none. Under `WORKER_QUEUES=all`, `tutor-generate` (which mostly waits on the model) " + "gets 4× this.",
+      "Concurrency for each served queue that names none, except the model-bound `tutor-generate` and `admin-plan` " +
+        "(`WORKER_MODEL_CONCURRENCY`). Sweeps, content gaps, organisation deletions and person data run one job at a time under `all`.",
+    ),
+  WORKER_MODEL_CONCURRENCY: z
+    .preprocess((value) => (value === "" ? undefined : value), z.coerce.number().int().min(1).max(2_000).optional())
+    .describe(
+      "Concurrency of `tutor-generate` and `admin-plan` when `WORKER_QUEUES` names none for them. Unset, it follows the load: up to a " +
+        "ceiling from the heap limit (half the heap at 4 MiB per streaming answer, at most 500 per process, shared by the two queues), " +
+        "lowered below what is running while the event loop lags past `WORKER_LAG_TARGET_MS` and raised again once it does not. " +
+        "A number fixes it, without adaptation.",
+    ),
+  WORKER_LAG_TARGET_MS: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(1_000)
+    .default(20)
+    .describe(
+      "Event-loop delay (the mean over half a second) above which a worker takes no new model-bound jobs until what runs drops below its " +
+        "lowered limit; they stay queued for other workers. Under half of it the limit climbs back. Only queues whose concurrency follows " +
+        "the load (`WORKER_MODEL_CONCURRENCY` unset, no `:N`).",
     ),
 
   FAIR_RESERVED_SLOTS: z.coerce

@@ -28,6 +28,11 @@ export class OrgSlots {
     return this.held.get(`${queue}/${orgId}`) ?? 0;
   }
 
+  /** Jobs running in the normal slots of copy `shard` of `queue`. */
+  running(queue: string, shard: number): number {
+    return this.busy.get(`${queue}#${shard}`) ?? 0;
+  }
+
   /** Runs `work` in a normal slot of copy `shard`, counted for its organisation while it runs. */
   hold<T>(queue: string, shard: number, orgId: string | undefined, work: () => Promise<T>): Promise<T> {
     return count(this.busy, `${queue}#${shard}`, () => (orgId ? count(this.held, `${queue}/${orgId}`, work) : work()));

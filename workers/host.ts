@@ -38,6 +38,8 @@ import { queueTelemetry } from "../queues/telemetry";
 import { watchBlockingClients } from "./blocking-client-watch";
 import { FAIR_QUEUES } from "../queues/fair-share";
 import { OrgSlots } from "./fair-reserve";
+import { AdaptiveLimit, modelStreamCeiling } from "./adaptive-concurrency";
+import { eventLoopLag, followLoad, type FollowedWorker, type LagSource } from "./load-follower";
 import { jobLogBindings, observeJobAttempt, reportStalledOut, StalledOutError, stalledOut } from "./job-outcome";
 
 /** Queues whose jobs read files in the extraction threads: a worker serving one checks the threads start. */
@@ -48,21 +50,39 @@ const THREAD_PROBE_TIMEOUT_MS = 30_000;
 /** Sweeps, the CPU-bound content-gap grouping, organisation deletions and person data exports and erasures: one job at a time per worker under `all`. */
 const ONE_AT_A_TIME: readonly QueueName[] = ["maintenance", "content-gaps", "org-delete", "person-data"];
 
-/** Queues whose jobs mostly wait on the model's stream: they get 4× the default concurrency under `all`. */
+/** Queues whose jobs mostly wait on the model's stream: unless pinned, their concurrency follows the load (adaptive-concurrency.ts). */
 const MODEL_BOUND: readonly QueueName[] = ["tutor-generate", "admin-plan"];
 
-/** `all` or `tutor-generate:50,ingest-embed:2` → queue → concurrency. */
-export function parseQueueSelection(spec: string, defaultConcurrency: number): Map<QueueName, number> {
-  const selection = new Map<QueueName, number>();
+/** A queue's slots per worker process: a fixed number, or following the load up to a ceiling. */
+export type QueueConcurrency = { fixed: number } | { adaptiveUpTo: number };
+
+export interface ConcurrencyDefaults {
+  /** WORKER_CONCURRENCY: every queue that names none, except the model-bound ones. */
+  concurrency: number;
+  /** WORKER_MODEL_CONCURRENCY: set, the model-bound queues that name none are fixed at it. */
+  modelConcurrency?: number | undefined;
+  /** The ceiling of each of `queues` adaptive model-bound queues (modelStreamCeiling). */
+  modelCeiling: (queues: number) => number;
+}
+
+/** `all` or `tutor-generate:50,ingest-embed:2` → queue → concurrency. A number given is fixed; a model-bound queue without one follows the load. */
+export function parseQueueSelection(spec: string, defaults: ConcurrencyDefaults): Map<QueueName, QueueConcurrency> {
+  const named = new Map<QueueName, number | undefined>();
   if (spec.trim() === "all") {
-    for (const name of QUEUE_NAMES)
-      selection.set(name, ONE_AT_A_TIME.includes(name) ? 1 : MODEL_BOUND.includes(name) ? defaultConcurrency * 4 : defaultConcurrency);
-    return selection;
+    for (const name of QUEUE_NAMES) named.set(name, ONE_AT_A_TIME.includes(name) ? 1 : undefined);
+  } else {
+    for (const part of spec.split(",")) {
+      const [name = "", concurrency] = part.trim().split(":");
+      if (!isQueueName(name)) throw new Error(`WORKER_QUEUES names an unknown queue "${name}"; known: ${QUEUE_NAMES.join(", ")}`);
+      named.set(name, concurrency ? Number(concurrency) : undefined);
+    }
   }
-  for (const part of spec.split(",")) {
-    const [name = "", concurrency] = part.trim().split(":");
-    if (!isQueueName(name)) throw new Error(`WORKER_QUEUES names an unknown queue "${name}"; known: ${QUEUE_NAMES.join(", ")}`);
-    selection.set(name, concurrency ? Number(concurrency) : defaultConcurrency);
+  const adaptive = (name: QueueName, slots: number | undefined) => slots === undefined && MODEL_BOUND.includes(name) && defaults.modelConcurrency === undefined;
+  const ceiling = defaults.modelCeiling([...named].filter(([name, slots]) => adaptive(name, slots)).length);
+  const selection = new Map<QueueName, QueueConcurrency>();
+  for (const [name, slots] of named) {
+    if (adaptive(name, slots)) selection.set(name, { adaptiveUpTo: ceiling });
+    else selection.set(name, { fixed: slots ?? (MODEL_BOUND.includes(name) ? defaults.modelConcurrency! : defaults.concurrency) });
   }
   return selection;
 }
@@ -73,9 +93,20 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-export async function startWorkers(config: Config, options: { llm?: LlmClientOptions; skipEmbeddingCheck?: boolean } = {}): Promise<RunningWorkers> {
+export interface StartOptions {
+  llm?: LlmClientOptions;
+  skipEmbeddingCheck?: boolean;
+  /** The event-loop delay the adaptive queues follow (load-follower.ts); tests give their own. */
+  lag?: LagSource;
+}
+
+export async function startWorkers(config: Config, options: StartOptions = {}): Promise<RunningWorkers> {
   const log = componentLogger("worker");
-  const selection = parseQueueSelection(config.WORKER_QUEUES, config.WORKER_CONCURRENCY);
+  const selection = parseQueueSelection(config.WORKER_QUEUES, {
+    concurrency: config.WORKER_CONCURRENCY,
+    modelConcurrency: config.WORKER_MODEL_CONCURRENCY,
+    modelCeiling: (queues) => modelStreamCeiling(queues),
+  });
   const redisTarget = redisTargetOf(config);
   const layout = queueLayoutOf(config);
   const db = createDb({
@@ -129,19 +160,27 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   const connections: Redis[] = [];
   const active = new ActiveJobs(log);
   const orgSlots = new OrgSlots();
+  const followed: FollowedWorker[] = [];
   // Every copy of a queue (QUEUE_SHARDS, queues/layout.ts) gets its own Worker, sharing the
-  // queue's connection (BullMQ gives each its own blocking one) and its share of the concurrency;
+  // queue's connection (BullMQ gives each its own blocking one) and its share of the concurrency
+  // (of an adaptive queue: of the ceiling, each copy following the load on its own, at least 1);
   // a fair queue's copy also gets FAIR_RESERVED_SLOTS slots for light organisations (fair-reserve.ts).
   const workers = [...selection].flatMap(([queue, concurrency]) => {
     const connection = createRedis(redisTarget, "worker", log);
     connections.push(connection);
     const copies = copiesOf(layout, queue);
     const reserved = (FAIR_QUEUES as readonly string[]).includes(queue) ? config.FAIR_RESERVED_SLOTS : 0;
-    const perCopy = Math.max(1, Math.ceil(concurrency / copies));
+    const perCopy = Math.max(1, Math.ceil(("fixed" in concurrency ? concurrency.fixed : concurrency.adaptiveUpTo) / copies));
     return Array.from({ length: copies }, (_, shard) => {
       const normal = startWorker(queue, shard, connection, perCopy, (job, _token, attempt) => orgSlots.hold(queue, shard, job.data?.orgId, attempt));
+      if ("adaptiveUpTo" in concurrency)
+        followed.push({ queue, worker: normal, limit: new AdaptiveLimit(perCopy, config.WORKER_LAG_TARGET_MS), running: () => orgSlots.running(queue, shard) });
       if (reserved === 0) return [normal];
-      return [normal, startWorker(queue, shard, connection, reserved, (job, token, attempt) => orgSlots.reserve(queue, shard, perCopy, job, token, attempt))];
+      // "Every normal slot busy" counts the slots the copy has now: an adaptive copy's limit moves.
+      return [
+        normal,
+        startWorker(queue, shard, connection, reserved, (job, token, attempt) => orgSlots.reserve(queue, shard, normal.concurrency, job, token, attempt)),
+      ];
     }).flat();
   });
   /** `slot` runs a job's attempt in the worker's kind of slot (fair-reserve.ts). */
@@ -184,7 +223,14 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
   if (selection.has("maintenance")) {
     await deps.producer.scheduleMaintenance(maintenanceSchedule(config));
   }
-  log.info({ queues: Object.fromEntries(selection) }, "workers started");
+  const stopFollowing = followLoad(followed, options.lag ?? eventLoopLag(), log);
+  log.info(
+    {
+      queues: Object.fromEntries([...selection].map(([queue, concurrency]) => [queue, "fixed" in concurrency ? concurrency.fixed : concurrency])),
+      ...(followed.length > 0 ? { lagTargetMs: config.WORKER_LAG_TARGET_MS } : {}),
+    },
+    "workers started",
+  );
 
   return {
     deps,
@@ -193,6 +239,7 @@ export async function startWorkers(config: Config, options: { llm?: LlmClientOpt
       // Stop taking jobs, give the running ones WORKER_DRAIN_MS to finish, then hand the rest
       // back so another worker continues them now rather than after their locks expire.
       stopWatchingClients();
+      stopFollowing();
       const closing = workers.map((worker) => worker.close());
       await active.drain(config.WORKER_DRAIN_MS);
       await active.handBackAll();

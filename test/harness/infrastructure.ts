@@ -159,6 +159,9 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
     // test/workers/maintenance/chat-retention.test.ts runs the retention sweep itself and reads the record it leaves.
     RETENTION_SWEEP_INTERVAL_MS: "86400000",
     WORKER_CONCURRENCY: "4",
+    // The stack's workers keep 16 model-bound slots, as suites count on (test/e2e/fair-queues.test.ts); the
+    // load-following default is tested with workers of its own (test/workers/adaptive-concurrency-worker.test.ts).
+    WORKER_MODEL_CONCURRENCY: "16",
     // Suites count embedding calls per question and ask the demo organisation the same questions in any order;
     // test/workers/llm/query-embeddings.test.ts and test/workers/tutor/local-model.test.ts turn the cache on.
     EMBEDDING_QUERY_CACHE_TTL_SECONDS: "0",

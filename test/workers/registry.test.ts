@@ -60,13 +60,26 @@ describe("worker registry", () => {
     }
   });
 
-  it("parses WORKER_QUEUES with per-queue concurrency", () => {
-    expect(Object.fromEntries(parseQueueSelection("tutor-generate:50,chat-summarise", 3))).to.deep.equal({ "tutor-generate": 50, "chat-summarise": 3 });
-    const all = parseQueueSelection("all", 2);
+  it("parses WORKER_QUEUES with per-queue concurrency; model-bound queues follow the load unless a number pins them", () => {
+    const defaults = { concurrency: 3, modelCeiling: (queues: number) => 240 / queues };
+    expect(Object.fromEntries(parseQueueSelection("tutor-generate:50,chat-summarise", defaults))).to.deep.equal({
+      "tutor-generate": { fixed: 50 },
+      "chat-summarise": { fixed: 3 },
+    });
+    expect(Object.fromEntries(parseQueueSelection("tutor-generate,ingest-embed:2", defaults))).to.deep.equal({
+      "tutor-generate": { adaptiveUpTo: 240 },
+      "ingest-embed": { fixed: 2 },
+    });
+    const all = parseQueueSelection("all", defaults);
     expect(all.size).to.equal(QUEUE_NAMES.length);
-    expect(all.get("tutor-generate")).to.equal(8, "model-bound generation gets 4x the default");
-    expect(all.get("chat-summarise")).to.equal(2);
-    expect(() => parseQueueSelection("tutor-nope:2", 1)).to.throw(/unknown queue "tutor-nope"/);
+    expect(all.get("tutor-generate")).to.deep.equal({ adaptiveUpTo: 120 }, "the two model-bound queues share the ceiling");
+    expect(all.get("admin-plan")).to.deep.equal({ adaptiveUpTo: 120 });
+    expect(all.get("chat-summarise")).to.deep.equal({ fixed: 3 });
+    expect(all.get("maintenance")).to.deep.equal({ fixed: 1 });
+    const pinned = parseQueueSelection("all", { ...defaults, modelConcurrency: 16 });
+    expect(pinned.get("tutor-generate")).to.deep.equal({ fixed: 16 }, "WORKER_MODEL_CONCURRENCY fixes them");
+    expect(pinned.get("chat-summarise")).to.deep.equal({ fixed: 3 });
+    expect(() => parseQueueSelection("tutor-nope:2", defaults)).to.throw(/unknown queue "tutor-nope"/);
   });
 });
 
