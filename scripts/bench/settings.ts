@@ -96,7 +96,7 @@ export function settingsFor(mode: Mode): BenchSettings {
         concurrentSessions: 32,
         concurrentTurns: 4,
         paced: FAST_MODEL,
-        load: { arrivalsPerSecond: 40, seconds: 10, pace: REAL_MODEL },
+        load: { arrivalsPerSecond: Number(process.env.BENCH_STREAM_ARRIVALS ?? 40), seconds: Number(process.env.BENCH_STREAM_SECONDS ?? 10), pace: REAL_MODEL },
       },
     };
   }

@@ -299,6 +299,54 @@ function renderLoad(result: LoadResult, load: StreamingSettings["load"]): string
   ].join("\n");
 }
 
+/**
+ * Per-token and per-turn CPU and Redis commands, solved from two rounds with the same arrivals whose
+ * answers differ only in length: the slope is streaming's own cost per token, the intercept each
+ * turn's fixed work (HTTP, jobs, classify, retrieve, prompt, store). The capacity model in
+ * docs/operations.md is computed from these two figures.
+ */
+function renderMarginal(long: LoadResult, short: LoadResult, shortLoad: StreamingSettings["load"]): string {
+  const tokensOf = (r: LoadResult) => answered(r.records).reduce((sum, record) => sum + record.tokens, 0);
+  const turnsOf = (r: LoadResult) => answered(r.records).length;
+  const extra = Math.max(1, tokensOf(long) - tokensOf(short));
+  const roles = [...new Set([...long.cpu, ...short.cpu].map((c) => c.role))];
+  const cpuOf = (r: LoadResult, role: string) => r.cpu.find((c) => c.role === role)?.cpuMs ?? 0;
+  const rows = roles.map((role) => {
+    const perToken = (cpuOf(long, role) - cpuOf(short, role)) / extra;
+    const perTurn = (cpuOf(short, role) - perToken * tokensOf(short)) / Math.max(1, turnsOf(short));
+    return { role, perToken, perTurn };
+  });
+  const product = rows.filter((row) => PRODUCT_ROLES.includes(row.role));
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  const productToken = sum(product.map((row) => row.perToken));
+  const productTurn = sum(product.map((row) => row.perTurn));
+  const commandsOf = (r: LoadResult) => sum(r.redisCommands.map(([, calls]) => calls));
+  const commandsPerToken = (commandsOf(long) - commandsOf(short)) / extra;
+  const commandsPerTurn = (commandsOf(short) - commandsPerToken * tokensOf(short)) / Math.max(1, turnsOf(short));
+  const shortBy = new Map(short.redisCommands);
+  const byCommand = long.redisCommands
+    .map(([name, calls]): [string, number] => [name, (calls - (shortBy.get(name) ?? 0)) / extra])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([name, calls]) => `${name} ${fmt(calls, 3)}`)
+    .join(", ");
+  const verdict = (met: boolean) => (met ? "**met**" : "**missed**");
+  return [
+    `Per token and per turn, from the round above and one with the same arrivals and answers of ${shortLoad.pace.tokens} tokens (at most ${short.peakStreams} streaming at once; ${integrity(short.records, shortLoad.pace.tokens).lost} lost): the slope between them is streaming's own cost per token, the rest is each turn's fixed work.`,
+    "",
+    table(
+      ["process", "CPU per streamed token (µs)", "CPU per turn (ms)"],
+      [
+        ...rows.map((row) => [row.role, fmt(row.perToken * 1000, 1), fmt(row.perTurn, 1)]),
+        ["**the product**", `**${fmt(productToken * 1000, 1)}**`, `**${fmt(productTurn, 1)}**`],
+      ],
+    ),
+    "",
+    `- CPU per streamed token over the product's processes ≤ 50 µs: **${fmt(productToken * 1000, 1)} µs** — ${verdict(productToken * 1000 <= 50)}; each turn's fixed work ${fmt(productTurn, 1)} ms.`,
+    `- Redis commands per streamed token ≤ 0.5: **${fmt(commandsPerToken, 2)}** (${byCommand}) — ${verdict(commandsPerToken <= 0.5)}; each turn's fixed ${fmt(commandsPerTurn, 0)} commands (BullMQ's job moves and locks, stage events, cancel checks) add ${fmt(commandsPerTurn / 300, 2)} per token to a 300-token answer.`,
+  ].join("\n");
+}
+
 /** What people type: questions of several kinds and languages, so history and retrieval vary turn to turn. */
 const QUESTIONS = [
   "How many days do I have to return an item for a refund?",
@@ -332,7 +380,14 @@ export const streamingModelModule = {
       const skipped = "_not run (BENCH_STREAM_ROUNDS)_";
       const conversation = rounds.includes("conversation") ? await conversationRound(product, token, streaming) : skipped;
       const concurrent = rounds.includes("concurrent") ? await concurrentRound(product, token, streaming) : skipped;
-      const load = rounds.includes("load") ? renderLoad(await loadRound(product, token, streaming.load), streaming.load) : skipped;
+      let load = skipped;
+      if (rounds.includes("load")) {
+        const long = await loadRound(product, token, streaming.load);
+        // The same arrivals with answers a third as long: the difference is what streaming itself costs per token, the rest is per turn.
+        const shortLoad = { ...streaming.load, pace: { ...streaming.load.pace, tokens: Math.round(streaming.load.pace.tokens / 3) } };
+        const short = rounds.includes("marginal") || !process.env.BENCH_STREAM_ROUNDS ? await loadRound(product, token, shortLoad) : undefined;
+        load = [renderLoad(long, streaming.load), ...(short ? ["", renderMarginal(long, short, shortLoad)] : [])].join("\n");
+      }
       return [
         "The launcher (`launcher/start.ts`, as `npm start` runs it: embedded PostgreSQL server and redis-server, one server and one worker with their defaults, JSON logs at `info` relayed by the launcher to a file) against the bench model; only the per-user limits are lifted, as every bench session is the same employee.",
         "",
