@@ -62,6 +62,7 @@ module.exports = {
     "test/workers/llm/model-span.test.ts",
     "test/workers/llm/providers.test.ts",
     "test/workers/llm/sse-frames.test.ts",
+    "test/workers/llm/http-transport.test.ts",
     "test/workers/llm/stream-frames.test.ts",
     "test/workers/llm/stream-idle.test.ts",
     "test/workers/turns/history.test.ts",

@@ -9,7 +9,7 @@
  * loop delay, token ages per hop with BENCH_STAMP_AGES), as the launcher passes its environment on.
  * The processes are found by walking the launcher's descendants in /proc and named by command line.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";

@@ -6,6 +6,7 @@
  * they go into logs, so never a key, a path or URL credentials.
  */
 import OpenAI from "openai";
+import { modelFetch } from "./http-transport";
 import { type Config, type LlmUseCase, modelFor, modelSettingOf, requireSetting } from "../../lib/config";
 import type { ToolCallingMode } from "./json-tools";
 
@@ -34,7 +35,7 @@ export const cleanKey = (key: string | undefined): string => (key ?? "").replace
 const hostOf = (url: string): string => new URL(url).host;
 
 const api = (config: Config, baseURL: string, key: string | undefined): OpenAI =>
-  new OpenAI({ maxRetries: 0, timeout: config.LLM_TIMEOUT_MS, baseURL, apiKey: cleanKey(key) });
+  new OpenAI({ maxRetries: 0, timeout: config.LLM_TIMEOUT_MS, baseURL, apiKey: cleanKey(key), fetch: modelFetch });
 
 export function chatProviders(config: Config): ChatProvider[] {
   const baseURL = requireSetting(config, "LLM_BASE_URL");

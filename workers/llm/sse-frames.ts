@@ -8,7 +8,9 @@
  * ends in the middle of is dropped (as the SSE specification says), and an event whose payload
  * carries an `error` becomes the SDK's `APIError`, so errors.ts classifies it unchanged.
  */
+import type { IncomingMessage } from "node:http";
 import OpenAI from "openai";
+import { ConnectionClosed, nodeBodyOf } from "./http-transport";
 
 const LF = 10;
 const STREAMING = { stream: true } as const;
@@ -115,6 +117,8 @@ export function parseChatChunk<Chunk>(headers?: Headers): (data: string) => Chun
 export async function readSseFrames<Event>(response: Response, onFrame: (events: Event[]) => Promise<void> | void): Promise<void> {
   if (!response.body) throw new OpenAI.OpenAIError("Attempted to iterate over a response with no body");
   const decoder = new SseDecoder(parseChatChunk<Event>(response.headers));
+  const incoming = nodeBodyOf(response);
+  if (incoming) return readNodeFrames(incoming, decoder, onFrame);
   const reader = response.body.getReader();
   let finished = false;
   try {
@@ -130,4 +134,60 @@ export async function readSseFrames<Event>(response: Response, onFrame: (events:
     if (!finished) reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
+}
+
+/**
+ * The same over the Node stream of a response from http-transport.ts: one `data` event per read and
+ * no promise unless `onFrame` returns one (then the stream pauses until it settles). Ends when the
+ * body does; a failure of `onFrame` or of the decoder, or a connection closed early (an abort
+ * included), rejects and destroys the stream.
+ */
+function readNodeFrames<Event>(incoming: IncomingMessage, decoder: SseDecoder<Event>, onFrame: (events: Event[]) => Promise<void> | void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const fail = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      incoming.destroy();
+      reject(error);
+    };
+    // The HTTP parser hands over each chunk of the chunked body on its own, all within the socket
+    // read that carried them: they are gathered and handled once that read is done, as one frame.
+    let reads: Buffer[] = [];
+    const handleRead = (): void => {
+      const chunks = reads;
+      reads = [];
+      if (settled) return;
+      let pending: Promise<void> | void;
+      try {
+        const events = chunks.length === 1 ? decoder.push(chunks[0]!) : chunks.flatMap((chunk) => decoder.push(chunk));
+        pending = onFrame(events);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (!pending) return;
+      incoming.pause();
+      pending.then(() => {
+        if (!settled) incoming.resume();
+      }, fail);
+    };
+    incoming.on("data", (bytes: Buffer) => {
+      if (reads.push(bytes) === 1) queueMicrotask(handleRead);
+    });
+    let ended = false;
+    incoming.once("end", () => {
+      ended = true;
+      // After the last read's frame, which waits on the microtask queue.
+      queueMicrotask(() => {
+        if (settled) return;
+        settled = true;
+        resolve();
+      });
+    });
+    incoming.once("error", fail);
+    incoming.once("close", () => {
+      if (!ended) fail(new ConnectionClosed());
+    });
+  });
 }
