@@ -440,7 +440,7 @@ export const configSchema = z.object({
     .preprocess((value) => (value === "" ? undefined : value), z.coerce.number().int().min(1).max(2_000).optional())
     .describe(
       "Concurrency of `tutor-generate` and `admin-plan` when `WORKER_QUEUES` names none for them. Unset, it follows the load: up to a " +
-        "ceiling from the heap limit (half the heap at 4 MiB per streaming answer, at most 500 per process, shared by the two queues), " +
+        "ceiling from the heap limit (half the heap at 4 MiB per streaming answer, at most 500 per process for the two queues together, either taking what the other leaves), " +
         "lowered below what is running while the event loop lags past `WORKER_LAG_TARGET_MS` and raised again once it does not. " +
         "A number fixes it, without adaptation.",
     ),

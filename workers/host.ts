@@ -61,7 +61,7 @@ export interface ConcurrencyDefaults {
   concurrency: number;
   /** WORKER_MODEL_CONCURRENCY: set, the model-bound queues that name none are fixed at it. */
   modelConcurrency?: number | undefined;
-  /** The ceiling of each of `queues` adaptive model-bound queues (modelStreamCeiling). */
+  /** The process's ceiling for its model-bound streams, all queues together (modelStreamCeiling); each adaptive queue may use all of it. */
   modelCeiling: (queues: number) => number;
 }
 
@@ -78,7 +78,8 @@ export function parseQueueSelection(spec: string, defaults: ConcurrencyDefaults)
     }
   }
   const adaptive = (name: QueueName, slots: number | undefined) => slots === undefined && MODEL_BOUND.includes(name) && defaults.modelConcurrency === undefined;
-  const ceiling = defaults.modelCeiling([...named].filter(([name, slots]) => adaptive(name, slots)).length);
+  // Each adaptive queue may take the process's whole ceiling: the streams of all of them together are held under it (followLoad's budget).
+  const ceiling = defaults.modelCeiling(1);
   const selection = new Map<QueueName, QueueConcurrency>();
   for (const [name, slots] of named) {
     if (adaptive(name, slots)) selection.set(name, { adaptiveUpTo: ceiling });
@@ -223,7 +224,7 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
   if (selection.has("maintenance")) {
     await deps.producer.scheduleMaintenance(maintenanceSchedule(config));
   }
-  const stopFollowing = followLoad(followed, options.lag ?? eventLoopLag(), log);
+  const stopFollowing = followLoad(followed, options.lag ?? eventLoopLag(), log, { budget: modelStreamCeiling(1) });
   log.info(
     {
       queues: Object.fromEntries([...selection].map(([queue, concurrency]) => [queue, "fixed" in concurrency ? concurrency.fixed : concurrency])),

@@ -62,7 +62,12 @@ export interface FollowedWorker {
 }
 
 /** Starts following; returns the stop (before the workers close). Nothing to follow, nothing runs. */
-export function followLoad(followed: readonly FollowedWorker[], lag: LagSource, log: Logger, windowMs = LAG_WINDOW_MS): () => void {
+export function followLoad(
+  followed: readonly FollowedWorker[],
+  lag: LagSource,
+  log: Logger,
+  { windowMs = LAG_WINDOW_MS, budget = Number.POSITIVE_INFINITY }: { windowMs?: number; budget?: number } = {},
+): () => void {
   if (followed.length === 0) {
     lag.stop();
     return () => undefined;
@@ -72,8 +77,11 @@ export function followLoad(followed: readonly FollowedWorker[], lag: LagSource, 
   const timer = setInterval(() => {
     const now = performance.now();
     const lagMs = lag.read();
-    for (const entry of followed) {
-      const limit = entry.limit.next(lagMs, entry.running());
+    const running = followed.map((entry) => entry.running());
+    const total = running.reduce((sum, count) => sum + count, 0);
+    for (const [i, entry] of followed.entries()) {
+      // The streams of every followed worker share the process's budget: tutor turns may use what admin turns leave, and back.
+      const limit = Math.max(1, Math.min(entry.limit.next(lagMs, running[i]!), budget - (total - running[i]!)));
       if (limit === entry.worker.concurrency) continue;
       entry.worker.concurrency = limit;
       unlogged = true;

@@ -37,7 +37,7 @@ export interface BenchSettings {
 
 /** A fast model for the first-token rounds (the product's share shows), and the real one for the load round. */
 const FAST_MODEL = { firstTokenMs: 50, tokensPerSecond: 50, tokens: 40 };
-const REAL_MODEL = { firstTokenMs: 500, tokensPerSecond: 50, tokens: 300 };
+const REAL_MODEL = { firstTokenMs: 500, tokensPerSecond: 50, tokens: Number(process.env.BENCH_STREAM_TOKENS ?? 300) };
 
 export function settingsFor(mode: Mode): BenchSettings {
   if (mode === "smoke") {
@@ -131,6 +131,7 @@ export function settingsFor(mode: Mode): BenchSettings {
       concurrentTurns: 6,
       paced: FAST_MODEL,
       load: { arrivalsPerSecond: Number(process.env.BENCH_STREAM_ARRIVALS ?? 80), seconds: Number(process.env.BENCH_STREAM_SECONDS ?? 20), pace: REAL_MODEL },
+      sustainedArrivalsPerSecond: Number(process.env.BENCH_STREAM_SUSTAINED ?? 20),
     },
   };
 }

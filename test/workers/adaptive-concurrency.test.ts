@@ -107,7 +107,7 @@ describe("following the load (workers/load-follower.ts)", () => {
     let stopped = false;
     const lag: LagSource = { read: () => lagMs, stop: () => void (stopped = true) };
     const worker = { concurrency: 50 };
-    const stop = followLoad([{ queue: "tutor-generate", worker, limit: new AdaptiveLimit(50, TARGET), running: () => 20 }], lag, silent, 20);
+    const stop = followLoad([{ queue: "tutor-generate", worker, limit: new AdaptiveLimit(50, TARGET), running: () => 20 }], lag, silent, { windowMs: 20 });
     await waitUntil(() => worker.concurrency === 14);
     lagMs = CALM;
     await waitUntil(() => worker.concurrency === 50);
@@ -119,6 +119,26 @@ describe("following the load (workers/load-follower.ts)", () => {
     expect(worker.concurrency, "stopped: no more changes").to.equal(after);
   });
 
+  it("shares the process's budget between the followed queues: one takes what the other leaves, never more", async () => {
+    const tutor = { concurrency: 100 };
+    const admin = { concurrency: 100 };
+    let adminRunning = 70;
+    const stop = followLoad(
+      [
+        { queue: "tutor-generate", worker: tutor, limit: new AdaptiveLimit(100, TARGET), running: () => 20 },
+        { queue: "admin-plan", worker: admin, limit: new AdaptiveLimit(100, TARGET), running: () => adminRunning },
+      ],
+      { read: () => CALM, stop: () => undefined },
+      silent,
+      { windowMs: 10, budget: 100 },
+    );
+    await waitUntil(() => tutor.concurrency === 30 && admin.concurrency === 80);
+    adminRunning = 0;
+    await waitUntil(() => tutor.concurrency === 100);
+    expect(admin.concurrency, "the admin queue keeps room for what runs elsewhere").to.equal(80);
+    stop();
+  });
+
   it("logs a change of limit at most once per five seconds, with the queue's limit, running jobs and the lag", async () => {
     const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
     const log = { info: (fields: Record<string, unknown>, message: string) => lines.push({ fields, message }) } as unknown as Logger;
@@ -128,7 +148,7 @@ describe("following the load (workers/load-follower.ts)", () => {
       [{ queue: "admin-plan", worker, limit: new AdaptiveLimit(40, TARGET), running: () => 10 }],
       { read: () => lagMs, stop: () => undefined },
       log,
-      10,
+      { windowMs: 10 },
     );
     await waitUntil(() => worker.concurrency === 7);
     lagMs = CALM;

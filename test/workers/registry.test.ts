@@ -72,8 +72,8 @@ describe("worker registry", () => {
     });
     const all = parseQueueSelection("all", defaults);
     expect(all.size).to.equal(QUEUE_NAMES.length);
-    expect(all.get("tutor-generate")).to.deep.equal({ adaptiveUpTo: 120 }, "the two model-bound queues share the ceiling");
-    expect(all.get("admin-plan")).to.deep.equal({ adaptiveUpTo: 120 });
+    expect(all.get("tutor-generate")).to.deep.equal({ adaptiveUpTo: 240 }, "each model-bound queue may take the whole ceiling (followLoad shares it)");
+    expect(all.get("admin-plan")).to.deep.equal({ adaptiveUpTo: 240 });
     expect(all.get("chat-summarise")).to.deep.equal({ fixed: 3 });
     expect(all.get("maintenance")).to.deep.equal({ fixed: 1 });
     const pinned = parseQueueSelection("all", { ...defaults, modelConcurrency: 16 });

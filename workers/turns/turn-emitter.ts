@@ -50,6 +50,8 @@ function sendTokens(events: TurnEventLog, sessionId: string, turnId: string, con
   }
   const tokensByTurn = pendingTokens(events);
   let state = tokensByTurn.get(turnId);
+  // Joined to the event the previous token went into (a frame, or the queue): already tracked.
+  if (state?.latest === sent) return;
   if (!state) tokensByTurn.set(turnId, (state = { latest: sent, failure: null }));
   const tracked = state;
   tracked.latest = sent;
