@@ -481,9 +481,10 @@ export const configSchema = z.object({
     .max(200)
     .default(40)
     .describe(
-      "A streaming answer's tokens leave the worker at most once per this many ms per turn: its first token, and any after a quiet spell, " +
-        "at once; the tokens that come within a frame travel together, as one log entry, one message and one socket write. At 50 tokens/s " +
-        "the default halves the work per token for at most one token gap (20 ms) of added lag. `0` sends every token on its own.",
+      "While a worker streams more than 16 answers at once, each answer's tokens leave it at most once per this many ms: its first token, " +
+        "and any after a quiet spell, at once; the tokens that come within a frame travel together, as one log entry, one message and one " +
+        "socket write. At 50 tokens/s the default halves the work per token for at most one token gap (20 ms) of added lag; a worker " +
+        "streaming fewer answers sends every token at once. `0` sends every token on its own.",
     ),
 
   RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30).describe("Tutor messages (`POST /api/v1/chat`) per user per sliding 60 s window."),

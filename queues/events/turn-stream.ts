@@ -12,10 +12,10 @@
  * busy one pays one script call and one PUBLISH per round trip instead of per event
  * (bench/optimisations.md, sections 1 and 12).
  *
- * A turn's tokens also travel in frames (`frameMs`, STREAM_FRAME_MS): its first token, and any
- * token after a quiet frame, leave at once; a token that comes sooner after the turn's previous
- * token event waits until a frame has passed since it, and every token of the turn that arrives
- * meanwhile joins it. A model streaming 50 tokens a second then costs one log entry, one envelope,
+ * While the process streams many turns at once (more than `framesFromStreams`), a turn's tokens
+ * also travel in frames (`frameMs`, STREAM_FRAME_MS): its first token, and any token after a quiet
+ * frame, leave at once; a token that comes sooner after the turn's previous token event waits
+ * until a frame has passed since it, and every token of the turn that arrives meanwhile joins it. A model streaming 50 tokens a second then costs one log entry, one envelope,
  * one server fan-out and one socket write per two tokens instead of per token, for at most one
  * token gap of added lag (bench/optimisations.md, section 16). Any other event of the turn sends
  * its held tokens first, so order and exactly-once are the log's as before.
@@ -122,7 +122,16 @@ export interface TurnStreamOptions {
   replicaWaitMs?: number;
   /** A turn's token events are at least this far apart (its first and any after a quiet spell go at once); 0 or unset: no frames. */
   frameMs?: number;
+  /**
+   * Frames apply only while more than this many of the process's turns are streaming: a quiet
+   * process sends every token at once (a lone stream's tokens would only wait), a busy one saves
+   * the work per event. Default FRAMES_FROM_STREAMS.
+   */
+  framesFromStreams?: number;
 }
+
+/** Streaming turns in one process above which tokens travel in frames (measured: bench/optimisations.md, section 16). */
+export const FRAMES_FROM_STREAMS = 16;
 
 /** One entry of a log: the event name and the payload a client receives. */
 export interface LoggedTurnEvent {
@@ -196,7 +205,8 @@ export class TurnEventLog {
     const frameMs = this.options.frameMs ?? 0;
     const now = performance.now();
     const last = this.lastTokenAt.get(turnId);
-    if (frameMs > 0 && last !== undefined && now - last < frameMs) {
+    const busy = this.lastTokenAt.size > (this.options.framesFromStreams ?? FRAMES_FROM_STREAMS);
+    if (frameMs > 0 && busy && last !== undefined && now - last < frameMs) {
       // Within the turn's frame: held until the frame has passed, gathering the tokens that come meanwhile.
       const timer = setTimeout(() => this.releaseTokens(turnId), last + frameMs - now);
       this.heldTokens.set(turnId, { queued, timer });

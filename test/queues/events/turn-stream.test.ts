@@ -136,7 +136,7 @@ describe("turn event log (batched appends)", function () {
     it("sends a turn's first token at once, then gathers the tokens of each frame into one entry", async () => {
       const redis = stack.server.deps.redis.duplicate();
       const counter = countScriptCalls(redis);
-      const log = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 60 });
+      const log = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 60, framesFromStreams: 0 });
       const [sessionId, turnId] = [randomUUID(), randomUUID()];
       try {
         await log.append(sessionId, randomUUID(), "stage", { stage: "classify", status: "started" }); // loads the script
@@ -171,7 +171,7 @@ describe("turn event log (batched appends)", function () {
     });
 
     it("sends a turn's held tokens ahead of its next other event, and a stop sends every held token", async () => {
-      const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000 });
+      const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000, framesFromStreams: 0 });
       const sessionId = randomUUID();
       const [turnId, other] = [randomUUID(), randomUUID()];
       await log.appendToken(sessionId, turnId, "one");
@@ -194,8 +194,26 @@ describe("turn event log (batched appends)", function () {
       expect((await log.read(other, 1)).map((e) => (e.payload as { content?: string }).content)).to.deep.equal(["x", "y"]);
     });
 
+    it("sends every token at once while the process streams few turns (framesFromStreams)", async () => {
+      const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000, framesFromStreams: 2 });
+      const sessionId = randomUUID();
+      const [one, two, three] = [randomUUID(), randomUUID(), randomUUID()];
+      const started = performance.now();
+      await log.appendToken(sessionId, one, "a");
+      expect(await log.appendToken(sessionId, one, "b"), "one stream: not held").to.equal(2);
+      await log.appendToken(sessionId, two, "x");
+      await log.appendToken(sessionId, three, "y");
+      expect(performance.now() - started, "nothing waited for the 10-s frame").to.be.below(2_000);
+      // Three turns streaming, past the threshold of two: the next token within a frame is held.
+      const held = log.appendToken(sessionId, one, "c");
+      const raced = await Promise.race([held, new Promise((resolve) => setTimeout(() => resolve("held"), 200))]);
+      expect(raced).to.equal("held");
+      await log.flushed();
+      expect(await held).to.equal(3);
+    });
+
     it("keeps frames per turn: one turn's frame never holds another turn's first token", async () => {
-      const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000 });
+      const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000, framesFromStreams: 0 });
       const sessionId = randomUUID();
       const [busy, fresh] = [randomUUID(), randomUUID()];
       await log.appendToken(sessionId, busy, "a");

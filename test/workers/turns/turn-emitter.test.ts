@@ -77,7 +77,7 @@ describe("turn emitter", function () {
   });
 
   it("with frames, sends the held tokens with the turn's next event at once instead of at the frame's end", async () => {
-    const framed = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 10_000, frameMs: 10_000 });
+    const framed = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 10_000, frameMs: 10_000, framesFromStreams: 0 });
     const [sessionId, turnId] = [randomUUID(), randomUUID()];
     const events = turnEmitter(framed, sessionId, turnId);
     await events.emit("token", { content: "first " });
