@@ -105,6 +105,8 @@ function baseEnv(redisUrl: string, databaseUrl: string, modelUrl: string): Recor
     RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: "1000000",
     RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: "1000000",
     RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: "1000000",
+    // Every bench session is the same employee: the per-user socket cap would be the load's.
+    SOCKET_MAX_PER_USER: "100000",
     WORKER_CONCURRENCY: "8",
   };
 }

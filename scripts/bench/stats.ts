@@ -23,7 +23,7 @@ export function summarise(values: number[]): Summary {
     p50: percentile(values, 50),
     p90: percentile(values, 90),
     p99: percentile(values, 99),
-    max: values.length ? values.reduce((a, b) => (b > a ? b : a), -Infinity) : NaN,
+    max: values.length ? values.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY) : NaN,
   };
 }
 
