@@ -125,8 +125,6 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
     queryCache: new QueryEmbeddingCache(redis, config.EMBEDDING_QUERY_CACHE_TTL_SECONDS, log),
     ...options.llm,
   });
-  /** Set once the load is followed: whether the event loop's last window lagged (token frames, below). */
-  let loopLagging: (() => boolean) | undefined;
   const deps: WorkerDeps = {
     config,
     log,
@@ -141,7 +139,6 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
       maxEvents: config.EVENT_STREAM_MAX_EVENTS,
       replicaWaitMs: replicaWaitMs(config),
       frameMs: config.STREAM_FRAME_MS,
-      framing: () => loopLagging?.() ?? true,
     }),
     userEvents: new UserEventPublisher(redis),
   };
@@ -227,10 +224,7 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
   if (selection.has("maintenance")) {
     await deps.producer.scheduleMaintenance(maintenanceSchedule(config));
   }
-  // Token frames pay only on a loop that is behind: with the load followed, they follow its lag too.
-  let lastLagMs = 0;
-  const stopFollowing = followLoad(followed, options.lag ?? eventLoopLag(), log, { budget: modelStreamCeiling(1), onWindow: (lagMs) => (lastLagMs = lagMs) });
-  if (followed.length > 0) loopLagging = () => lastLagMs > config.WORKER_LAG_TARGET_MS / 2;
+  const stopFollowing = followLoad(followed, options.lag ?? eventLoopLag(), log, { budget: modelStreamCeiling(1) });
   log.info(
     {
       queues: Object.fromEntries([...selection].map(([queue, concurrency]) => [queue, "fixed" in concurrency ? concurrency.fixed : concurrency])),

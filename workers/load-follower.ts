@@ -66,7 +66,7 @@ export function followLoad(
   followed: readonly FollowedWorker[],
   lag: LagSource,
   log: Logger,
-  { windowMs = LAG_WINDOW_MS, budget = Number.POSITIVE_INFINITY, onWindow }: { windowMs?: number; budget?: number; onWindow?: (lagMs: number) => void } = {},
+  { windowMs = LAG_WINDOW_MS, budget = Number.POSITIVE_INFINITY }: { windowMs?: number; budget?: number } = {},
 ): () => void {
   if (followed.length === 0) {
     lag.stop();
@@ -77,7 +77,6 @@ export function followLoad(
   const timer = setInterval(() => {
     const now = performance.now();
     const lagMs = lag.read();
-    onWindow?.(lagMs);
     const running = followed.map((entry) => entry.running());
     const total = running.reduce((sum, count) => sum + count, 0);
     for (const [i, entry] of followed.entries()) {

@@ -12,8 +12,7 @@
  * busy one pays one script call and one PUBLISH per round trip instead of per event
  * (bench/optimisations.md, sections 1 and 12).
  *
- * While the process streams many turns at once (more than `framesFromStreams`) and is busy (`framing`:
- * a worker's event loop lags; frames would only add lag to a loop that keeps up), a turn's tokens
+ * While the process streams many turns at once (more than `framesFromStreams`), a turn's tokens
  * also travel in frames (`frameMs`, STREAM_FRAME_MS): its first token, and any token after a quiet
  * frame, leave at once; a token that comes sooner after the turn's previous token event waits
  * until a frame has passed since it, and every token of the turn that arrives meanwhile joins it. A model streaming 50 tokens a second then costs one log entry, one envelope,
@@ -129,8 +128,6 @@ export interface TurnStreamOptions {
    * the work per event. Default FRAMES_FROM_STREAMS.
    */
   framesFromStreams?: number;
-  /** Whether the process is busy enough for frames to pay (a worker: its event loop lags); unset: always. */
-  framing?: () => boolean;
 }
 
 /** Streaming turns in one process above which tokens travel in frames (measured: bench/optimisations.md, section 16). */
@@ -208,7 +205,7 @@ export class TurnEventLog {
     const frameMs = this.options.frameMs ?? 0;
     const now = performance.now();
     const last = this.lastTokenAt.get(turnId);
-    const busy = this.lastTokenAt.size > (this.options.framesFromStreams ?? FRAMES_FROM_STREAMS) && (this.options.framing?.() ?? true);
+    const busy = this.lastTokenAt.size > (this.options.framesFromStreams ?? FRAMES_FROM_STREAMS);
     if (frameMs > 0 && busy && last !== undefined && now - last < frameMs) {
       // Within the turn's frame: held until the frame has passed, gathering the tokens that come meanwhile.
       const timer = setTimeout(() => this.releaseTokens(turnId), last + frameMs - now);

@@ -123,7 +123,6 @@ describe("following the load (workers/load-follower.ts)", () => {
     const tutor = { concurrency: 100 };
     const admin = { concurrency: 100 };
     let adminRunning = 70;
-    const windows: number[] = [];
     const stop = followLoad(
       [
         { queue: "tutor-generate", worker: tutor, limit: new AdaptiveLimit(100, TARGET), running: () => 20 },
@@ -131,11 +130,9 @@ describe("following the load (workers/load-follower.ts)", () => {
       ],
       { read: () => CALM, stop: () => undefined },
       silent,
-      { windowMs: 10, budget: 100, onWindow: (lagMs) => windows.push(lagMs) },
+      { windowMs: 10, budget: 100 },
     );
     await waitUntil(() => tutor.concurrency === 30 && admin.concurrency === 80);
-    expect(windows.length, "every window's lag is told (token frames follow it)").to.be.above(0);
-    expect(windows.every((lagMs) => lagMs === CALM)).to.equal(true);
     adminRunning = 0;
     await waitUntil(() => tutor.concurrency === 100);
     expect(admin.concurrency, "the admin queue keeps room for what runs elsewhere").to.equal(80);
