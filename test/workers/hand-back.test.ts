@@ -9,6 +9,7 @@ import { DelayedError, type Job, Queue, Worker } from "bullmq";
 import type { Logger } from "pino";
 import { QUEUE_PREFIX } from "../../queues/names";
 import { ActiveJobs, JobHandedBack, type JobLease } from "../../workers/hand-back";
+import { TurnEventLog } from "../../queues/events/turn-stream";
 import { useStack, type Stack } from "../support/stack";
 
 interface Held {
@@ -119,6 +120,26 @@ describe("ActiveJobs: handing running jobs back on shutdown", function () {
     expect(fencedDeps.config).to.equal(stack.workers.deps.config);
     expect(stack.workers.deps.llm.modelChain("tutor").length).to.be.greaterThan(0);
     expect(warnings).to.deep.equal([]);
+  });
+
+  it("sends the tokens a job's turn holds for a frame to the log before the job goes back to the queue", async () => {
+    const log = new TurnEventLog(stack.workers.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000, framesFromStreams: 0 });
+    const [sessionId, turnId] = [randomUUID(), randomUUID()];
+    const jobs = new ActiveJobs({ warn: () => undefined, info: () => undefined } as unknown as Logger);
+    let loggedWhenMoved: string[] | undefined;
+    const job = {
+      id: "frame-job",
+      queueName: "tutor-generate",
+      moveToDelayed: async () => {
+        loggedWhenMoved = (await log.read(turnId, 1)).map((entry) => (entry.payload as { content?: string }).content ?? "");
+      },
+    } as unknown as Job;
+    const lease = jobs.lease(job, "lock-token", { ...stack.workers.deps, events: log });
+    lease.run(new Promise(() => undefined)).catch(() => undefined);
+    await lease.deps.events.appendToken(sessionId, turnId, "first ");
+    void lease.deps.events.appendToken(sessionId, turnId, "held");
+    expect(await jobs.handBackAll()).to.equal(1);
+    expect(loggedWhenMoved, "both tokens were in the log when another worker could take the job").to.deep.equal(["first ", "held"]);
   });
 
   it("sends a job leased after the hand-back began straight back", async () => {
