@@ -15,10 +15,11 @@
  * While the process streams many turns at once (more than `framesFromStreams`), a turn's tokens
  * also travel in frames (`frameMs`, STREAM_FRAME_MS): its first token, and any token after a quiet
  * frame, leave at once; a token that comes sooner after the turn's previous token event waits
- * until a frame has passed since it, and every token of the turn that arrives meanwhile joins it. A model streaming 50 tokens a second then costs one log entry, one envelope,
- * one server fan-out and one socket write per two tokens instead of per token, for at most one
- * token gap of added lag (bench/optimisations.md, section 16). Any other event of the turn sends
- * its held tokens first, so order and exactly-once are the log's as before.
+ * until a frame has passed since it, and every token of the turn that arrives meanwhile joins it.
+ * A model streaming 50 tokens a second then costs one log entry, one envelope, one server fan-out
+ * and one socket write per two tokens instead of per token, for about one token gap of added lag
+ * (bench/optimisations.md, section 16). Any other event of the turn sends its held tokens first,
+ * so order and exactly-once are the log's as before.
  */
 import { randomUUID } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";

@@ -54,8 +54,11 @@ export async function modelFetch(input: FetchInput, init: RequestInit = {}): Pro
   const client = url.protocol === "https:" ? https : http;
   return new Promise<Response>((resolve, reject) => {
     const request = client.request(url, { method: init.method ?? "GET", headers, agent: agents[url.protocol as "http:" | "https:"], signal });
-    request.once("error", reject);
+    // `on`, not `once`: an error after the response (a reset mid-body) must not find no listener and crash the process.
+    request.on("error", reject);
     request.once("response", (incoming) => {
+      // Whoever reads the body sees its errors (the SSE reader, the bridge); an unread body that errors must not crash the process.
+      incoming.on("error", () => undefined);
       const status = incoming.statusCode ?? 0;
       const responseHeaders = new Headers();
       for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) responseHeaders.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);

@@ -22,6 +22,11 @@ describe("model HTTP transport (fetch over node:http)", () => {
         if (req.url === "/json") return res.writeHead(200, { "content-type": "application/json", "x-request-id": "r1" }).end('{"ok":true}');
         if (req.url === "/empty") return res.writeHead(204).end();
         if (req.url === "/slow") return void setTimeout(() => res.end("late"), 5_000).unref();
+        if (req.url === "/cut") {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          res.write("data: one\n\n");
+          return void setTimeout(() => res.socket?.destroy(), 50);
+        }
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.end("data: one\n\n");
       });
@@ -56,6 +61,18 @@ describe("model HTTP transport (fetch over node:http)", () => {
     let text = "";
     for await (const chunk of incoming!) text += chunk;
     expect(text).to.equal("data: one\n\n");
+  });
+
+  it("survives a body cut mid-way that nobody reads, and a reader sees the cut", async () => {
+    const unread = await modelFetch(`${base}/cut`, { method: "POST", body: "{}" });
+    expect(unread.status).to.equal(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const read = await modelFetch(`${base}/cut`, { method: "POST", body: "{}" });
+    const failure = await read.text().then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(failure, "the cut surfaces as an error to the reader").to.be.instanceOf(Error);
   });
 
   it("gives a bodiless status no body, and an aborted request rejects as an abort", async () => {
