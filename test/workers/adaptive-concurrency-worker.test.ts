@@ -4,8 +4,10 @@
  * The event-loop delay comes from an injected lag source, so the test decides when the worker
  * lags without starving the rest of the stack in this process (the real sampler is
  * exercised in adaptive-concurrency.test.ts). While lagging the worker leaves new jobs queued
- * and finishes what it runs; calm again, it takes them. A number in WORKER_QUEUES stays fixed.
+ * and finishes what it runs; calm again, it takes them. Another organisation's turn still starts in the
+ * fair reserve slot while the worker backs off. A number in WORKER_QUEUES stays fixed.
  */
+import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Queue } from "bullmq";
 import { parseConfig } from "../../lib/config";
@@ -13,7 +15,8 @@ import { startWorkers, type RunningWorkers } from "../../workers/host";
 import type { LagSource } from "../../workers/load-follower";
 import { modelStreamCeiling } from "../../workers/adaptive-concurrency";
 import { ModelCooldowns } from "../../workers/llm/cooldowns";
-import { api, waitFor } from "../harness/client";
+import { api, login, waitFor } from "../harness/client";
+import { dropOrganisations } from "../support/organizations";
 import { useStack, type Stack } from "../support/stack";
 import { stackWorker } from "../reliability/helpers";
 import { freshEmployee, removeFreshEmployees, scriptedResponder, type Learner } from "./tutor/helpers";
@@ -122,6 +125,48 @@ describe("model-bound concurrency that follows the load (workers/load-follower.t
     expect(started.filter((at) => at >= calmAt).length, "the turns left while lagging started once calm").to.be.at.least(2);
     expect(started.every((at) => at >= laggedAt)).to.equal(true);
     expect(worker.concurrency, "climbing back towards the ceiling").to.be.above(4);
+  });
+
+  it("while it backs off, another organisation's turn still starts in the reserve slot, while the first organisation's backlog waits", async () => {
+    own = await startOwn({ WORKER_QUEUES: "tutor-generate", WORKER_MODEL_CONCURRENCY: "", WORKER_LAG_TARGET_MS: "20", FAIR_RESERVED_SLOTS: "1" });
+    const worker = own.workers.find((candidate) => candidate.name === "tutor-generate")!;
+    stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONG_ANSWER }));
+    stack.llm.setTokenDelay(50);
+    const db = stack.server.deps.db;
+    const suffix = randomUUID().slice(0, 8);
+    const [{ id: otherOrg }] = await db("organizations")
+      .insert({ name: `Adaptive B ${suffix}`, slug: `adaptive-b-${suffix}` })
+      .returning("id");
+    try {
+      const email = `adaptive-b-${suffix}@example.com`;
+      await db("users").insert({ org_id: otherOrg, email, name: "B person", role: "employee", department: "QA", locale: "es" });
+      const other = (await login(stack.baseUrl, email)).token;
+      const learner = await freshEmployee(stack);
+      const first = await Promise.all([1, 2, 3, 4].map((n) => post(learner, `Returns question ${n}, point by point?`)));
+      await waitFor(async () => (await counts()).active === 4 || undefined, 30_000, "the first four turns to run");
+      lagMs = LAGGING_MS;
+      await waitFor(() => worker.concurrency < 4 || undefined, 5_000, "the limit to drop below what runs");
+      const backlog = await Promise.all([5, 6, 7].map((n) => post(learner, `Returns question ${n}, point by point?`)));
+      // What someone in the second organisation types: a hedge, in their own language.
+      const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", {
+        token: other,
+        body: { message: "perdón, no estoy segura… ¿cuántos días tengo para devolver algo?" },
+      });
+      expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
+      const newcomer = { sessionId: posted.body.session_id as string, turnId: posted.body.turn_id as string };
+      await waitFor(async () => ((await stateOf(newcomer)) === "active" ? true : undefined), 10_000, "the other organisation's turn to start");
+      const waiting = (await Promise.all(backlog.map(stateOf))).filter((state) => state !== "active" && state !== "completed");
+      expect(waiting.length, "the lagging worker still leaves the first organisation's backlog queued").to.be.at.least(2);
+      expect(await Promise.all(first.map(stateOf)), "nothing running was cancelled").to.deep.equal(["active", "active", "active", "active"]);
+      lagMs = 0;
+      await waitFor(
+        async () => ((await Promise.all([...first, ...backlog, newcomer].map(stateOf))).every((state) => state === "completed") ? true : undefined),
+        90_000,
+        "every turn of both organisations to complete",
+      );
+    } finally {
+      await dropOrganisations(db, [otherOrg]);
+    }
   });
 
   it("keeps a number given in WORKER_QUEUES fixed, lag or not", async () => {
