@@ -103,10 +103,12 @@ export interface StartOptions {
 
 export async function startWorkers(config: Config, options: StartOptions = {}): Promise<RunningWorkers> {
   const log = componentLogger("worker");
+  // One budget for the process's model-bound streams, whichever queue runs them.
+  const modelBudget = modelStreamCeiling(1);
   const selection = parseQueueSelection(config.WORKER_QUEUES, {
     concurrency: config.WORKER_CONCURRENCY,
     modelConcurrency: config.WORKER_MODEL_CONCURRENCY,
-    modelCeiling: (queues) => modelStreamCeiling(queues),
+    modelCeiling: () => modelBudget,
   });
   const redisTarget = redisTargetOf(config);
   const layout = queueLayoutOf(config);
@@ -224,7 +226,7 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
   if (selection.has("maintenance")) {
     await deps.producer.scheduleMaintenance(maintenanceSchedule(config));
   }
-  const stopFollowing = followLoad(followed, options.lag ?? eventLoopLag(), log, { budget: modelStreamCeiling(1) });
+  const stopFollowing = followLoad(followed, options.lag ?? eventLoopLag(), log, { budget: modelBudget });
   log.info(
     {
       queues: Object.fromEntries([...selection].map(([queue, concurrency]) => [queue, "fixed" in concurrency ? concurrency.fixed : concurrency])),

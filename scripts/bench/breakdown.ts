@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BenchSession, devLogin, openSessions, type TurnRecord } from "./clients";
+import { BenchSession, devLogin, openSessions, timeAt, type TurnRecord } from "./clients";
 import type { BenchSettings } from "./settings";
 import { commandCounts, commandDelta, cpuMeter, startBenchStack, type BenchStack, type ProbeReport } from "./stack";
 import { SUMMARY_HEADERS, fmt, summaryRow, table } from "./stats";
@@ -79,9 +79,6 @@ async function measured(stack: BenchStack, drive: () => Promise<TurnRecord[]>, b
   };
 }
 
-const at = (record: TurnRecord, name: string): number =>
-  name === "posted" ? record.posted : name === "accepted" ? record.accepted : name === "token" ? record.firstToken! : record.stages[name]!;
-
 const HOPS: Array<[string, string, string]> = [
   ["POST sent → 202 Accepted (auth, idempotency, rate limit, store message, enqueue the turn)", "posted", "accepted"],
   ["202 → classify started (worker pick-up, turn context load, first event on the socket)", "accepted", "classify:started"],
@@ -96,7 +93,7 @@ const HOPS: Array<[string, string, string]> = [
 
 function hopTable(records: TurnRecord[]): string {
   const rows = HOPS.map(([label, from, to]) => {
-    const values = records.map((r) => (to === "done" ? r.done! : at(r, to)) - at(r, from)).filter(Number.isFinite);
+    const values = records.map((r) => timeAt(r, to) - timeAt(r, from)).filter(Number.isFinite);
     return summaryRow(label, values);
   });
   return table(SUMMARY_HEADERS, rows);

@@ -45,6 +45,27 @@ export interface TurnRecord {
   failed?: string;
 }
 
+/**
+ * When the client saw a turn reach `point` (wall-clock ms): `posted`, `accepted` (the 202), `token`
+ * (the first), `done`, `model` (the bench model had the request), or a stage event as
+ * `stage:status`; NaN for a point the turn never reached.
+ */
+export function timeAt(record: TurnRecord, point: string): number {
+  const at =
+    point === "posted"
+      ? record.posted
+      : point === "accepted"
+        ? record.accepted
+        : point === "token"
+          ? record.firstToken
+          : point === "done"
+            ? record.done
+            : point === "model"
+              ? record.modelFirstToken?.received
+              : record.stages[point];
+  return at ?? Number.NaN;
+}
+
 const STAMP = /@(\d+\.\d+)/g;
 const FIRST_STAMP = /@(\d+\.\d+)~(\d+\.\d+)/;
 

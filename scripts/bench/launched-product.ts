@@ -16,7 +16,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
 import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
-import { killOnExit, processUsage, type ProbeReport } from "./stack";
+import { endProbeWindow, killOnExit, processUsage, setBenchModel, type ProbeReport } from "./stack";
 
 export interface LaunchedProduct {
   baseUrl: string;
@@ -131,27 +131,17 @@ export async function launchProduct(modelUrl: string, modelChild: ManagedChild, 
     redis,
     modelPid: modelChild.process.pid!,
     processes,
-    async setModel(settings) {
-      const response = await fetch(modelUrl.replace(/\/v1$/, "/bench/settings"), { method: "POST", body: JSON.stringify(settings) });
-      if (!response.ok) throw new Error(`model settings refused: ${response.status}`);
-    },
+    setModel: (settings) => setBenchModel(modelUrl, settings),
     takeLogLines() {
       const lines = logLines;
       logLines = 0;
       return lines;
     },
-    async probeWindow() {
-      for (const file of readdirSync(probeDir)) rmSync(join(probeDir, file));
-      const probed = processes().filter((p) => p.role === "server" || p.role === "worker");
-      for (const p of probed) process.kill(p.pid, "SIGUSR2");
-      const deadline = Date.now() + 5_000;
-      while (readdirSync(probeDir).length < probed.length && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
-      await new Promise((done) => setTimeout(done, 50));
-      const files = new Set(readdirSync(probeDir));
-      return probed
-        .filter((p) => files.has(`${p.pid}.json`))
-        .map((p) => ({ ...(JSON.parse(readFileSync(join(probeDir, `${p.pid}.json`), "utf8")) as ProbeReport), role: p.role }));
-    },
+    probeWindow: () =>
+      endProbeWindow(
+        probeDir,
+        processes().filter((p) => p.role === "server" || p.role === "worker"),
+      ),
     async stop() {
       redis.disconnect();
       // Ctrl-C, as a user stops it: the launcher stops its children in reverse order.

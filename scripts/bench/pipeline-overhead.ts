@@ -19,7 +19,7 @@ import { buildTutorMessages } from "../../workers/tutor/conversation";
 import { classifyIntent } from "../../workers/tutor/intent";
 import { runRetrievalLadder } from "../../workers/tutor/retrieval/ladder";
 import { loadTurnContext } from "../../workers/tutor/turn-context";
-import { BenchSession, devLogin, QUESTION, type TurnRecord } from "./clients";
+import { BenchSession, devLogin, QUESTION, timeAt, type TurnRecord } from "./clients";
 import type { BenchSettings } from "./settings";
 import { startBenchStack, type BenchStack } from "./stack";
 import { SUMMARY_HEADERS, summaryRow, table, percentile, fmt } from "./stats";
@@ -73,10 +73,7 @@ async function stagesInProcess(deps: WorkerDeps, user: { orgId: string; userId: 
   return { classify, retrieve, generate };
 }
 
-const span = (record: TurnRecord, from: string, to: string): number => {
-  const at = (name: string) => (name === "posted" ? record.posted : name === "token" ? record.firstToken! : record.stages[name]!);
-  return at(to) - at(from);
-};
+const span = (record: TurnRecord, from: string, to: string): number => timeAt(record, to) - timeAt(record, from);
 
 export async function measureOverhead(stack: BenchStack, turns: number): Promise<string> {
   await stack.setModel({ tokens: 20, intervalMs: 0 });

@@ -231,22 +231,12 @@ async function startParts(
     processes,
     redis: client,
     cluster: redis.cluster,
-    async setModel(settings) {
-      const response = await fetch(modelUrl.replace(/\/v1$/, "/bench/settings"), { method: "POST", body: JSON.stringify(settings) });
-      if (!response.ok) throw new Error(`model settings refused: ${response.status}`);
-    },
-    async probeWindow() {
-      for (const file of readdirSync(probeDir)) rmSync(join(probeDir, file));
-      const probed = processes.filter((p) => /^(server|worker)/.test(p.role));
-      for (const p of probed) process.kill(p.pid, "SIGUSR2");
-      const deadline = Date.now() + 5_000;
-      while (readdirSync(probeDir).length < probed.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const files = new Set(readdirSync(probeDir));
-      return processes
-        .filter((p) => files.has(`${p.pid}.json`))
-        .map((p) => ({ role: p.role, ...(JSON.parse(readFileSync(join(probeDir, `${p.pid}.json`), "utf8")) as ProbeReport) }));
-    },
+    setModel: (settings) => setBenchModel(modelUrl, settings),
+    probeWindow: () =>
+      endProbeWindow(
+        probeDir,
+        processes.filter((p) => /^(server|worker)/.test(p.role)),
+      ),
     async stop() {
       client.disconnect();
       // Pipeline first (servers, workers), then what they depend on.
@@ -261,6 +251,25 @@ async function startParts(
     },
   };
   return stack;
+}
+
+/** Changes the bench model's answers (model-server.ts `POST /bench/settings`). */
+export async function setBenchModel(modelUrl: string, settings: { tokens?: number; intervalMs?: number; firstTokenMs?: number }): Promise<void> {
+  const response = await fetch(modelUrl.replace(/\/v1$/, "/bench/settings"), { method: "POST", body: JSON.stringify(settings) });
+  if (!response.ok) throw new Error(`model settings refused: ${response.status}`);
+}
+
+/** Ends the probe window of `probed` (SIGUSR2, probe.mjs) and reads what each wrote to `probeDir`. */
+export async function endProbeWindow(probeDir: string, probed: Array<{ role: string; pid: number }>): Promise<Array<{ role: string } & ProbeReport>> {
+  for (const file of readdirSync(probeDir)) rmSync(join(probeDir, file));
+  for (const p of probed) process.kill(p.pid, "SIGUSR2");
+  const deadline = Date.now() + 5_000;
+  while (readdirSync(probeDir).length < probed.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const files = new Set(readdirSync(probeDir));
+  return probed
+    .filter((p) => files.has(`${p.pid}.json`))
+    .map((p) => ({ role: p.role, ...(JSON.parse(readFileSync(join(probeDir, `${p.pid}.json`), "utf8")) as ProbeReport) }));
 }
 
 /** CPU time (user + system, ms) and resident memory (MB) of a process, from /proc. */

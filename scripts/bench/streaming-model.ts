@@ -15,7 +15,7 @@
  * its request's arrival): the model stamps both into its first token (model-server.ts).
  */
 import { spawnUntilReady } from "../../launcher/embedded/child-process";
-import { BenchSession, devLogin, openSessions, type TurnRecord } from "./clients";
+import { BenchSession, devLogin, openSessions, timeAt, type TurnRecord } from "./clients";
 import { cpuByRole, launchProduct, type LaunchedProduct } from "./launched-product";
 import type { BenchSettings } from "./settings";
 import { commandCounts, commandDelta, processUsage } from "./stack";
@@ -64,7 +64,7 @@ function firstTokenRows(records: TurnRecord[], label: string): Array<Array<strin
       "POST sent → the model has the request (HTTP, queue, classify, retrieve, prompt)",
       ok.map((r) => r.modelFirstToken!.received - r.posted),
     ),
-    ...STAGE_SPANS.map(([label, from, to]) => summaryRow(`  ${label}`, ok.map((r) => at(r, to) - at(r, from)).filter(Number.isFinite))),
+    ...STAGE_SPANS.map(([label, from, to]) => summaryRow(`  ${label}`, ok.map((r) => timeAt(r, to) - timeAt(r, from)).filter(Number.isFinite))),
     summaryRow(
       "model's first write → first token on the client",
       ok.map((r) => r.firstToken! - r.modelFirstToken!.written),
@@ -89,12 +89,6 @@ const STAGE_SPANS: Array<[string, string, string]> = [
   ["retrieve completed → generate started", "retrieve:completed", "generate:started"],
   ["generate started → the model has the request (history, prompt, HTTP)", "generate:started", "model"],
 ];
-
-function at(record: TurnRecord, point: string): number {
-  if (point === "accepted") return record.accepted;
-  if (point === "model") return record.modelFirstToken!.received;
-  return record.stages[point] ?? NaN;
-}
 
 /** The reasons turns ended without an answer, most common first: an error code, a refused POST, a timeout. */
 function failureReasons(records: TurnRecord[]): string {

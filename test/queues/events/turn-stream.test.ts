@@ -132,6 +132,9 @@ describe("turn event log (batched appends)", function () {
 
   describe("frames (frameMs)", () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    /** A log whose frames last 10 s: only another event of the turn, or flushed(), sends a held token in a test's time. */
+    const longFrames = (framesFromStreams = 0) =>
+      new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000, framesFromStreams });
 
     it("sends a turn's first token at once, then gathers the tokens of each frame into one entry", async () => {
       const redis = stack.server.deps.redis.duplicate();
@@ -171,7 +174,7 @@ describe("turn event log (batched appends)", function () {
     });
 
     it("sends a turn's held tokens ahead of its next other event, and a stop sends every held token", async () => {
-      const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000, framesFromStreams: 0 });
+      const log = longFrames();
       const sessionId = randomUUID();
       const [turnId, other] = [randomUUID(), randomUUID()];
       await log.appendToken(sessionId, turnId, "one");
@@ -195,7 +198,7 @@ describe("turn event log (batched appends)", function () {
     });
 
     it("sends every token at once while the process streams few turns (framesFromStreams)", async () => {
-      const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000, framesFromStreams: 2 });
+      const log = longFrames(2);
       const sessionId = randomUUID();
       const [one, two, three] = [randomUUID(), randomUUID(), randomUUID()];
       const started = performance.now();
@@ -213,7 +216,7 @@ describe("turn event log (batched appends)", function () {
     });
 
     it("keeps frames per turn: one turn's frame never holds another turn's first token", async () => {
-      const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000, framesFromStreams: 0 });
+      const log = longFrames();
       const sessionId = randomUUID();
       const [busy, fresh] = [randomUUID(), randomUUID()];
       await log.appendToken(sessionId, busy, "a");
