@@ -10,7 +10,7 @@
  * The processes are found by walking the launcher's descendants in /proc and named by command line.
  */
 import type { ChildProcess } from "node:child_process";
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -27,8 +27,11 @@ export interface LaunchedProduct {
   modelPid: number;
   /** Lines the launcher printed (the product's logs) since the last call. */
   takeLogLines(): number;
-  /** Ends the probe window of the server and worker processes and returns their figures. */
-  probeWindow(): Promise<Array<{ role: string } & ProbeReport>>;
+  /**
+   * Ends the probe window of the server and worker processes and returns their figures; the next
+   * window watches the token stamps unless `stampAges` is false (a round measuring CPU per token).
+   */
+  probeWindow(next?: { stampAges: boolean }): Promise<Array<{ role: string } & ProbeReport>>;
   stop(): Promise<void>;
 }
 
@@ -79,6 +82,7 @@ export async function launchProduct(modelUrl: string, modelChild: ManagedChild, 
   const dataDir = mkdtempSync(join(tmpdir(), "skillnet-bench-launch-"));
   const probeDir = join(dataDir, "probes");
   mkdirSync(probeDir);
+  const stampPauseFile = join(dataDir, "stamp-ages-paused");
   const [port, postgresPort, redisPort] = [await findFreePort(), await findFreePort(), await findFreePort()];
   const logFile = createWriteStream(join(dataDir, "launcher.log"));
   let logLines = 0;
@@ -105,6 +109,7 @@ export async function launchProduct(modelUrl: string, modelChild: ManagedChild, 
     AI_MONTHLY_TOKENS_PER_ORG: "100000000000",
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${PROBE}`.trim(),
     BENCH_PROBE_DIR: probeDir,
+    BENCH_STAMP_AGES_PAUSE_FILE: stampPauseFile,
     ...env,
   };
   for (const unset of ["DATABASE_URL", "REDIS_URL", "LOG_LEVEL", "WORKER_CONCURRENCY", "WORKER_QUEUES"]) if (!(unset in env)) delete launcherEnv[unset];
@@ -137,11 +142,14 @@ export async function launchProduct(modelUrl: string, modelChild: ManagedChild, 
       logLines = 0;
       return lines;
     },
-    probeWindow: () =>
-      endProbeWindow(
+    probeWindow: (next = { stampAges: true }) => {
+      if (next.stampAges) rmSync(stampPauseFile, { force: true });
+      else writeFileSync(stampPauseFile, "");
+      return endProbeWindow(
         probeDir,
         processes().filter((p) => p.role === "server" || p.role === "worker"),
-      ),
+      );
+    },
     async stop() {
       redis.disconnect();
       // Ctrl-C, as a user stops it: the launcher stops its children in reverse order.

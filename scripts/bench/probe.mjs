@@ -17,10 +17,12 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { isMainThread } from "node:worker_threads";
 import { Session } from "node:inspector";
-import { takeStampAges, watchStampAges } from "./stamp-ages.mjs";
+import { pauseStampAges, takeStampAges, watchStampAges } from "./stamp-ages.mjs";
 
 const require = createRequire(import.meta.url);
 const dir = process.env.BENCH_PROBE_DIR;
+/** A window that starts while this file exists watches no stamps (stamp-ages.mjs pauseStampAges). */
+const stampPauseFile = process.env.BENCH_STAMP_AGES_PAUSE_FILE;
 const CAP = 50_000;
 /** Commands that wait on purpose (BullMQ's blocking pops, pub/sub) say nothing about Redis's speed. */
 const WAITING = /^(b[lrz]pop|bzpopm|blmove|brpoplpush|bzmpop|blmpop|subscribe|psubscribe|ssubscribe)/i;
@@ -111,6 +113,7 @@ function install() {
 
   process.on("SIGUSR2", () => {
     write();
+    if (stampPauseFile) pauseStampAges(existsSync(stampPauseFile));
     loop.disable();
     loop = monitorEventLoopDelay({ resolution: 5 });
     loop.enable();

@@ -21,7 +21,7 @@ import type { BenchSettings } from "./settings";
 import { commandCounts, commandDelta, processUsage } from "./stack";
 import { waitTable } from "./report";
 import { SUMMARY_HEADERS, fmt, percentile, sleep, summaryRow, table, wallClockMs } from "./stats";
-import { takeStampAges, watchStampAges } from "./stamp-ages.mjs";
+import { pauseStampAges, takeStampAges, watchStampAges } from "./stamp-ages.mjs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
 export interface StreamingSettings {
@@ -105,11 +105,16 @@ function failureReasons(records: TurnRecord[]): string {
     .join("; ");
 }
 
-/** Turns whose tokens, seqs or end were not all there. */
-function integrity(records: TurnRecord[], tokens: number): { lost: number; broken: number } {
+/** Why an arrival was never sent: every bench session was still waiting for its previous answer (the product fell behind). */
+const NO_IDLE_SESSION = "no idle session";
+
+/** Turns sent and not answered; answered turns whose tokens, seqs or end were not all there; arrivals never sent. */
+function integrity(records: TurnRecord[], tokens: number): { lost: number; broken: number; unsent: number } {
+  const unsent = records.filter((r) => r.failed === NO_IDLE_SESSION).length;
   return {
-    lost: records.filter((r) => r.failed || r.done === undefined).length,
+    lost: records.filter((r) => r.failed !== NO_IDLE_SESSION && (r.failed || r.done === undefined)).length,
     broken: records.filter((r) => !r.failed && r.done !== undefined && (!r.seqIntact || r.tokens !== tokens)).length,
+    unsent,
   };
 }
 
@@ -157,6 +162,8 @@ async function concurrentRound(product: LaunchedProduct, token: string, settings
 
 interface LoadResult {
   records: TurnRecord[];
+  /** Conversations the round had open (each takes a new turn only once its last is answered). */
+  sessions: number;
   seconds: number;
   peakStreams: number;
   cpu: Array<{ role: string; cpuMs: number }>;
@@ -167,8 +174,12 @@ interface LoadResult {
   logLines: number;
 }
 
-/** Round 3: open-loop arrivals — a new turn every 1/rate s on an idle session, whatever is still streaming. */
-async function loadRound(product: LaunchedProduct, token: string, load: StreamingSettings["load"]): Promise<LoadResult> {
+/**
+ * Round 3: open-loop arrivals — a new turn every 1/rate s on an idle session, whatever is still
+ * streaming. With `stampAges: false` no process looks for the model's stamps in its socket bytes
+ * (no hop table): what the round's CPU says is then the product's alone.
+ */
+async function loadRound(product: LaunchedProduct, token: string, load: StreamingSettings["load"], { stampAges = true } = {}): Promise<LoadResult> {
   const turns = Math.round(load.arrivalsPerSecond * load.seconds);
   const answerSeconds = load.pace.firstTokenMs / 1000 + load.pace.tokens / load.pace.tokensPerSecond;
   // Enough sessions that one is always idle: the expected number streaming at once, and a margin.
@@ -179,12 +190,13 @@ async function loadRound(product: LaunchedProduct, token: string, load: Streamin
   await product.setModel(modelSettings(load.pace));
   await fetch(`${modelBase(product)}/bench/stats?reset=1`);
   const before = await commandCounts(product.redis);
-  await product.probeWindow();
+  await product.probeWindow({ stampAges });
   product.takeLogLines();
   const processes = [...product.processes(), { role: "model", pid: product.modelPid }];
   const cpuBefore = new Map(processes.map((p) => [p.pid, processUsage(p.pid).cpuMs]));
   const selfBefore = process.cpuUsage();
   watchStampAges();
+  pauseStampAges(!stampAges);
   takeStampAges();
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
@@ -203,7 +215,7 @@ async function loadRound(product: LaunchedProduct, token: string, load: Streamin
     records.push(
       session
         .turn(QUESTIONS[i % QUESTIONS.length], 180_000)
-        .catch((error: unknown) => ({ ...noSession(), failed: String(error) }))
+        .catch((error: unknown): TurnRecord => ({ ...noSession(), failed: String(error) }))
         .finally(() => idle.push(session)),
     );
   }
@@ -219,11 +231,13 @@ async function loadRound(product: LaunchedProduct, token: string, load: Streamin
   for (const [role, cpuMs] of afterByRole) cpu.push({ role, cpuMs: cpuMs - (beforeByRole.get(role) ?? 0) });
   cpu.push({ role: "bench clients", cpuMs: (self.user + self.system) / 1000 });
   const probes = await product.probeWindow();
+  pauseStampAges(false);
   const redisCommands = commandDelta(before, await commandCounts(product.redis));
   const stats = (await (await fetch(`${modelBase(product)}/bench/stats`)).json()) as { peakAnswering: number };
   for (const session of sessions) session.close();
   return {
     records: done,
+    sessions: sessions.length,
     seconds,
     peakStreams: stats.peakAnswering,
     cpu,
@@ -237,7 +251,7 @@ async function loadRound(product: LaunchedProduct, token: string, load: Streamin
 
 let modelUrl = "";
 const modelBase = (_product: LaunchedProduct) => modelUrl.replace(/\/v1$/, "");
-const noSession = (): TurnRecord => ({ turnId: "", posted: 0, accepted: 0, stages: {}, tokenLags: [], tokens: 0, seqIntact: false, failed: "no idle session" });
+const noSession = (): TurnRecord => ({ turnId: "", posted: 0, accepted: 0, stages: {}, tokenLags: [], tokens: 0, seqIntact: false, failed: NO_IDLE_SESSION });
 const paceText = (pace: ModelPace) =>
   `${fmt(pace.firstTokenMs, 0)} ms to the first token, ${pace.tokens} tokens at ${pace.tokensPerSecond} tokens/s (${fmt(pace.firstTokenMs / 1000 + pace.tokens / pace.tokensPerSecond, 1)} s an answer)`;
 
@@ -247,7 +261,7 @@ const PRODUCT_ROLES = ["worker", "server", "redis", "postgres", "launcher"];
 function renderLoad(result: LoadResult, load: StreamingSettings["load"]): string {
   const ok = answered(result.records);
   const tokens = ok.reduce((sum, r) => sum + r.tokens, 0);
-  const { lost, broken } = integrity(result.records, load.pace.tokens);
+  const { lost, broken, unsent } = integrity(result.records, load.pace.tokens);
   const commands = result.redisCommands.reduce((sum, [, calls]) => sum + calls, 0);
   const productCpu = result.cpu.filter((c) => PRODUCT_ROLES.includes(c.role)).reduce((sum, c) => sum + c.cpuMs, 0);
   const lags = ok.flatMap((r) => r.tokenLags);
@@ -290,8 +304,8 @@ function renderLoad(result: LoadResult, load: StreamingSettings["load"]): string
       ),
     ]),
     "",
-    ...(lost > 0 ? [`Why turns did not finish: ${failureReasons(result.records)}.`, ""] : []),
-    `- Nothing lost: ${lost} lost turns, ${broken} with a gap, repeat or missing token, ${tokens} tokens delivered of ${result.records.length * load.pace.tokens} — ${verdict(lost === 0 && broken === 0)}.`,
+    ...(lost > 0 ? [`Why turns did not finish: ${failureReasons(result.records.filter((r) => r.failed !== NO_IDLE_SESSION))}.`, ""] : []),
+    `- Nothing lost: ${lost} of ${result.records.length - unsent} turns sent lost, ${broken} with a gap, repeat or missing token, ${tokens} tokens delivered of ${result.records.length * load.pace.tokens}${unsent > 0 ? `; **${unsent} arrivals not sent**: every one of the bench's ${result.sessions} sessions was still waiting for its previous answer (the product fell behind the arrivals)` : ""} — ${verdict(lost === 0 && broken === 0 && unsent === 0)}.`,
     `- Token lag p99 ≤ 50 ms: ${fmt(lagP99)} ms — ${verdict(lagP99 <= 50)}; first token p99 ≤ 150 ms after the model's: ${fmt(firstP99)} ms — ${verdict(firstP99 <= 150)}.`,
     `- CPU per streamed token over the product's processes ≤ 50 µs: ${fmt(perToken, 1)} µs (every CPU-ms of the round ÷ tokens delivered, turn starts included) — ${verdict(perToken <= 50)}.`,
     `- Redis commands per token ≤ 0.5: ${fmt(commandsPerToken, 2)} (every command Redis ran, Lua's and BullMQ's included: ${result.redisCommands
@@ -317,8 +331,16 @@ function renderLoad(result: LoadResult, load: StreamingSettings["load"]): string
  * turn's fixed work (HTTP, jobs, classify, retrieve, prompt, store). The capacity model in
  * docs/operations.md is computed from these two figures.
  */
-function renderMarginal(long: LoadResult, short: LoadResult, shortLoad: StreamingSettings["load"]): string {
+function renderMarginal(
+  long: LoadResult,
+  short: LoadResult,
+  loads: { long: StreamingSettings["load"]; short: StreamingSettings["load"] },
+  stamped: LoadResult,
+): string {
   const tokensOf = (r: LoadResult) => answered(r.records).reduce((sum, record) => sum + record.tokens, 0);
+  const productCpuOf = (r: LoadResult) => r.cpu.filter((c) => PRODUCT_ROLES.includes(c.role)).reduce((sum, c) => sum + c.cpuMs, 0);
+  // The same arrivals and answers with the stamps watched: what watching costs the product's processes per token.
+  const watching = productCpuOf(stamped) / Math.max(1, tokensOf(stamped)) - productCpuOf(long) / Math.max(1, tokensOf(long));
   const turnsOf = (r: LoadResult) => answered(r.records).length;
   const extra = Math.max(1, tokensOf(long) - tokensOf(short));
   const roles = [...new Set([...long.cpu, ...short.cpu].map((c) => c.role))];
@@ -344,7 +366,7 @@ function renderMarginal(long: LoadResult, short: LoadResult, shortLoad: Streamin
     .join(", ");
   const verdict = (met: boolean) => (met ? "**met**" : "**missed**");
   return [
-    `Per token and per turn, from the round above and one with the same arrivals and answers of ${shortLoad.pace.tokens} tokens (at most ${short.peakStreams} streaming at once; ${integrity(short.records, shortLoad.pace.tokens).lost} lost): the slope between them is streaming's own cost per token, the rest is each turn's fixed work.`,
+    `Per token and per turn, from two more rounds with the arrivals above and no process watching the token stamps (the bench's byte scan, which cost the product's processes ${fmt(watching * 1000, 1)} µs a token in the round above): answers of ${loads.long.pace.tokens} tokens (at most ${long.peakStreams} streaming at once; ${integrity(long.records, loads.long.pace.tokens).lost} lost) and of ${loads.short.pace.tokens} tokens (at most ${short.peakStreams}; ${integrity(short.records, loads.short.pace.tokens).lost} lost). The slope between them is streaming's own cost per token, the rest is each turn's fixed work.`,
     "",
     table(
       ["process", "CPU per streamed token (µs)", "CPU per turn (ms)"],
@@ -404,8 +426,12 @@ export const streamingModelModule = {
         // The same arrivals with answers a third as long: the difference is what streaming itself costs per token, the rest is per turn.
         const base = costLoad ?? streaming.load;
         const shortLoad = { ...base, pace: { ...base.pace, tokens: Math.round(base.pace.tokens / 3) } };
-        if (rounds.includes("marginal") || !process.env.BENCH_STREAM_ROUNDS)
-          parts.push("", renderMarginal(long, await loadRound(product, token, shortLoad), shortLoad));
+        if (rounds.includes("marginal") || !process.env.BENCH_STREAM_ROUNDS) {
+          // Both without the stamp watching, whose own CPU per token the rounds above include.
+          const longCost = await loadRound(product, token, base, { stampAges: false });
+          const shortCost = await loadRound(product, token, shortLoad, { stampAges: false });
+          parts.push("", renderMarginal(longCost, shortCost, { long: base, short: shortLoad }, long));
+        }
         load = parts.join("\n");
       }
       return [
