@@ -24,6 +24,33 @@ export function countTokens(text: string): number {
   return tokenizer().encode(text, "all").length;
 }
 
+/**
+ * Counts of texts that are counted again turn after turn: a conversation's earlier messages and
+ * its system prompt are tokenised for every new turn's history budget and context fit (4 % of a
+ * tutor worker's CPU in the streaming benchmark, bench/optimisations.md section 17). A text's
+ * count never changes, so it is remembered by the text itself; short texts cost less to count
+ * than to remember. Bounded by the characters held: past the bound it starts over.
+ */
+const REMEMBERED_FROM_LENGTH = 200;
+const REMEMBERED_CHARACTERS = 4_000_000;
+const rememberedCounts = new Map<string, number>();
+let rememberedCharacters = 0;
+
+/** countTokens for a text that is likely to be counted again (history, prompts); the same result. */
+export function countTokensRemembered(text: string): number {
+  if (text.length < REMEMBERED_FROM_LENGTH) return countTokens(text);
+  const known = rememberedCounts.get(text);
+  if (known !== undefined) return known;
+  const count = countTokens(text);
+  if (rememberedCharacters + text.length > REMEMBERED_CHARACTERS) {
+    rememberedCounts.clear();
+    rememberedCharacters = 0;
+  }
+  rememberedCounts.set(text, count);
+  rememberedCharacters += text.length;
+  return count;
+}
+
 export interface CountableMessage {
   role: string;
   content?: string | null;
@@ -53,7 +80,7 @@ export function messageTokensAtMost(messages: CountableMessage[]): number {
 export function countMessageTokens(messages: CountableMessage[]): number {
   let total = 2;
   for (const message of messages) {
-    total += 4 + countTokens(message.role) + countTokens(message.content ?? "");
+    total += 4 + countTokens(message.role) + countTokensRemembered(message.content ?? "");
     if (message.name) total += countTokens(message.name) - 1;
   }
   return total;

@@ -8,7 +8,7 @@ import { countTurnsBeforeTurn, listRecentMessagesBeforeTurn } from "../../db/que
 import type { WorkerDeps } from "../deps";
 import type { ChatMessage } from "../llm/client";
 import { fitMessagesToContext } from "../llm/context-window";
-import { countTokens, tokensAtMost } from "../llm/tokens";
+import { countTokensRemembered, tokensAtMost } from "../llm/tokens";
 import { HISTORY_WINDOW_TURNS, rawWindow, toTurns } from "../turns/history";
 import { tutorSystemPrompt, tutorUserMessage } from "./prompts";
 import { budgetsFor } from "./retrieval/budgets";
@@ -40,7 +40,7 @@ export async function buildTutorMessages(deps: WorkerDeps, turn: TurnContext, re
     const pair: ChatMessage[] = [{ role: "user", content: past.user }];
     if (past.assistant) pair.push({ role: "assistant", content: past.assistant });
     if (!fitsByBytes) {
-      const cost = countTokens(past.user) + countTokens(past.assistant ?? "") + 8;
+      const cost = countTokensRemembered(past.user) + countTokensRemembered(past.assistant ?? "") + 8;
       if (spent + cost > budgets.history) break;
       spent += cost;
     }

@@ -2,7 +2,7 @@
 import { expect } from "chai";
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, fitMessagesToContext, RESPONSE_RESERVE } from "../../../workers/llm/context-window";
 import { estimateCostUsd } from "../../../workers/llm/costs";
-import { countMessageTokens, countTokens, messageTokensAtMost, tokensAtMost, truncateToTokens } from "../../../workers/llm/tokens";
+import { countMessageTokens, countTokens, countTokensRemembered, messageTokensAtMost, tokensAtMost, truncateToTokens } from "../../../workers/llm/tokens";
 
 describe("contextWindowOf", () => {
   it("knows exact model names", () => {
@@ -24,6 +24,28 @@ describe("contextWindowOf", () => {
     expect(DEFAULT_CONTEXT_WINDOW).to.equal(8_192);
     expect(contextWindowOf("my-local-model")).to.equal(8_192);
     expect(contextWindowOf("")).to.equal(8_192);
+  });
+});
+
+describe("countTokensRemembered", () => {
+  it("gives countTokens' count, the first time and every time after, for short, long and non-Latin texts", () => {
+    const texts = [
+      "",
+      "hi",
+      "How many days do I have to return an item for a refund? ".repeat(8),
+      "¿Cuántos días tengo para devolver un artículo? Señal, acción. ".repeat(6),
+      "漢字とかなの文章、そして絵文字 😀🎉👩‍👩‍👧 ".repeat(20),
+    ];
+    for (const text of texts)
+      for (let i = 0; i < 3; i++) expect(countTokensRemembered(text), `${JSON.stringify(text.slice(0, 20))} #${i}`).to.equal(countTokens(text));
+  });
+
+  it("keeps counting right past its bound: it starts over, never answers for another text", () => {
+    // 4,000,000 characters held at most: 500 texts of 10,000 characters pass it twice over.
+    const texts = Array.from({ length: 500 }, (_, i) => `${"word ".repeat(1_999)}${i}`);
+    for (const text of texts) countTokensRemembered(text);
+    for (const i of [0, 250, 499]) expect(countTokensRemembered(texts[i]!)).to.equal(countTokens(texts[i]!));
+    expect(countTokensRemembered(`${texts[0]!} more`)).to.equal(countTokens(`${texts[0]!} more`));
   });
 });
 

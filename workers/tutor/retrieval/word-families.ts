@@ -90,9 +90,27 @@ export function isEveryday(folded: string): boolean {
 
 /** The members of a word's family (as written), or the word alone. `stemOf` maps each to the stem it is matched by. */
 export function familyOf(folded: string, stemOf: (word: string) => string): string[] {
-  const stem = stemOf(folded);
-  for (const family of FAMILY_MEMBERS) if (family.some((member) => stemOf(foldAccents(member)) === stem)) return family;
-  return [];
+  return familiesByStem(stemOf).get(stemOf(folded)) ?? [];
+}
+
+/**
+ * Each member's stem → its family (the first family that has it, as a search in order finds), built once
+ * per stemmer: folding and stemming every member for every word of every question was half a
+ * millisecond of each turn.
+ */
+const familyIndexes = new WeakMap<(word: string) => string, Map<string, string[]>>();
+function familiesByStem(stemOf: (word: string) => string): Map<string, string[]> {
+  let index = familyIndexes.get(stemOf);
+  if (!index) {
+    index = new Map();
+    for (const family of FAMILY_MEMBERS)
+      for (const member of family) {
+        const stem = stemOf(foldAccents(member));
+        if (!index.has(stem)) index.set(stem, family);
+      }
+    familyIndexes.set(stemOf, index);
+  }
+  return index;
 }
 
 const FAMILY_MEMBERS: readonly string[][] = FAMILIES.map((family) => family.split(/\s+/).filter(Boolean));
