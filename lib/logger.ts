@@ -88,6 +88,18 @@ function logLevel(): string {
   throw new ConfigError(parsed.error.issues.map((issue) => `LOG_LEVEL: ${issue.message}`));
 }
 
+/**
+ * The keys a logger binds, read once per logger: pino's `bindings()` parses them back from the
+ * logger's JSON on every call, a fifth of what a log line cost a worker (bench/optimisations.md
+ * section 17). Bindings are never changed after a child is made here (no `setBindings`).
+ */
+const boundKeys = new WeakMap<object, ReadonlySet<string>>();
+function boundKeysOf(logger: { bindings(): Record<string, unknown> }): ReadonlySet<string> {
+  let keys = boundKeys.get(logger);
+  if (!keys) boundKeys.set(logger, (keys = new Set(Object.keys(logger.bindings()))));
+  return keys;
+}
+
 export function getLogger(): Logger {
   if (root) return root;
   root = pino({
@@ -118,8 +130,8 @@ export function getLogger(): Logger {
       const store = logContext.getStore();
       if (!store) return traceIds ?? {};
       // A child logger may already bind the same ids; writing them twice would repeat JSON keys.
-      const bound = logger.bindings();
-      const ids = Object.fromEntries(Object.entries(store).filter(([key]) => !(key in bound)));
+      const bound = boundKeysOf(logger);
+      const ids = Object.fromEntries(Object.entries(store).filter(([key]) => !bound.has(key)));
       return traceIds ? { ...ids, ...traceIds } : ids;
     },
     hooks: {

@@ -3,7 +3,7 @@
  * here, so every job is validated against its schema and gets its queue's default options.
  */
 import { Queue, type JobsOptions } from "bullmq";
-import type { Redis } from "ioredis";
+import { ReplyError, type Redis } from "ioredis";
 import type { Logger } from "pino";
 import {
   adminActionJobId,
@@ -42,6 +42,10 @@ export interface QueuedTurn {
   sessionId: string;
   turnId: string;
 }
+
+/** How long a turn's enqueue keeps trying while Redis does not answer (a failover, a reconnect), and its pause between tries. */
+const TURN_ENQUEUE_RETRY_MS = 3_000;
+const TURN_ENQUEUE_PAUSE_MS = 200;
 
 export class JobProducer {
   private readonly queues = new Map<string, Queue>();
@@ -109,18 +113,48 @@ export class JobProducer {
   async enqueueTutorTurn(payload: TutorTurnPayload): Promise<void> {
     const data = payloadSchemas["tutor-generate"].parse(payload);
     const shard = shardOfSession(this.layout, data.sessionId);
-    await this.queue("tutor-generate", shard).add(TUTOR_TURN_JOB_NAME, data, {
-      ...JOB_OPTIONS["tutor-generate"],
-      jobId: tutorTurnJobId(data.turnId),
-      priority: await this.fairPriority("tutor-generate", shard, data.orgId),
+    await this.acrossReconnect(async () => {
+      await this.queue("tutor-generate", shard).add(TUTOR_TURN_JOB_NAME, data, {
+        ...JOB_OPTIONS["tutor-generate"],
+        jobId: tutorTurnJobId(data.turnId),
+        priority: await this.fairPriority("tutor-generate", shard, data.orgId),
+      });
     });
   }
 
   /** One admin turn, fair-queued; the job id derived from the turn makes a second submission a no-op. */
   async enqueueAdminTurn(payload: AdminTurnPayload): Promise<void> {
-    const shard = shardOfSession(this.layout, payload.sessionId);
-    const priority = await this.fairPriority("admin-plan", shard, payload.orgId);
-    await this.enqueue("admin-plan", payload, { jobId: adminPlanJobId(payload.turnId), priority }, shard);
+    const data = payloadSchemas["admin-plan"].parse(payload);
+    const shard = shardOfSession(this.layout, data.sessionId);
+    await this.acrossReconnect(async () => {
+      const priority = await this.fairPriority("admin-plan", shard, data.orgId);
+      await this.enqueue("admin-plan", data, { jobId: adminPlanJobId(data.turnId), priority }, shard);
+    });
+  }
+
+  /**
+   * A turn's enqueue, tried again while the connection is what failed (no reply from Redis) for up
+   * to TURN_ENQUEUE_RETRY_MS: a producer gives up after one reconnect attempt, and behind Sentinel
+   * the server's connection can still be on its way to a just-promoted master when an employee
+   * sends the next message, which then got a 503 for a failover that was over a moment later. The
+   * job id derived from the turn makes a second submission a no-op; a first try that did land only
+   * moves the organisation's fair clock one turn on (queues/fair-share.ts). An error Redis replied
+   * with is final, and so is a connection closed on purpose.
+   */
+  private async acrossReconnect(enqueue: () => Promise<void>): Promise<void> {
+    const deadline = performance.now() + TURN_ENQUEUE_RETRY_MS;
+    for (;;) {
+      try {
+        await enqueue();
+        return;
+      } catch (error) {
+        // A connection closed for good (status "end") will not come back: no point waiting for it.
+        const final = error instanceof ReplyError || this.connection.status === "end";
+        if (final || performance.now() + TURN_ENQUEUE_PAUSE_MS > deadline) throw error;
+        this.log.warn({ err: error }, "a turn's enqueue found no Redis connection; trying again");
+        await new Promise((resolve) => setTimeout(resolve, TURN_ENQUEUE_PAUSE_MS));
+      }
+    }
   }
 
   /**
