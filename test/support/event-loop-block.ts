@@ -1,0 +1,55 @@
+/**
+ * The rule every hostile-input test checks: whatever a tenant sends (an import, an upload, an
+ * archive, a scan, a report request), no job handler holds the event loop long enough to starve
+ * another organisation's work. The test stack runs the server and the workers in the test's own
+ * process, so the loop measured here is the one that streams every tenant's answers and renews
+ * every BullMQ lock.
+ *
+ * `perf_hooks.monitorEventLoopDelay` samples the loop from a libuv timer in native code: its
+ * maximum is how late the timer fired, i.e. the longest stretch the loop could not run anything.
+ */
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { expect } from "chai";
+
+/** The bound used by hostile-input tests: far below a BullMQ lock (10 s) and a stall check. */
+export const EVENT_LOOP_BLOCK_BOUND_MS = 200;
+
+export interface LoopWatch {
+  /** The longest block seen so far, in milliseconds. */
+  longestBlockMs(): number;
+  /** Stops sampling and returns the longest block, in milliseconds. */
+  stop(): number;
+}
+
+/** Starts sampling this process's event loop (10 ms resolution). */
+export function watchEventLoop(): LoopWatch {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  let stopped = false;
+  const longest = () => histogram.max / 1e6;
+  return {
+    longestBlockMs: longest,
+    stop() {
+      if (!stopped) histogram.disable();
+      stopped = true;
+      return longest();
+    },
+  };
+}
+
+/**
+ * Runs `work` (which sends the hostile input and waits for its outcome) while watching the loop,
+ * and fails the test when any block exceeded `boundMs`. Returns what `work` returned.
+ */
+export async function expectNoLongBlock<T>(what: string, work: () => Promise<T>, boundMs = EVENT_LOOP_BLOCK_BOUND_MS): Promise<T> {
+  const watch = watchEventLoop();
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    watch.stop();
+  }
+  const longest = watch.longestBlockMs();
+  expect(longest, `${what}: the event loop was blocked for ${Math.round(longest)} ms (bound ${boundMs} ms)`).to.be.at.most(boundMs);
+  return result;
+}
