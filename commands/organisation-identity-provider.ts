@@ -1,107 +1,106 @@
 /**
- * An operator stores (or removes) an organisation's identity provider: `npm run org -- idp …`.
- * The client secret is sealed with SECRETS_KEY (lib/secret-box.ts) before it reaches the
- * database, and nothing here ever returns or logs it; a secret cannot be stored without the key.
- * Audited like the operator's other changes, with what changed but never the secret.
+ * An organisation's identity provider is stored and removed here, and only here: the admin's
+ * route, the operator's route and the CLI (`npm run org -- idp …`) call these, so a change is
+ * validated, written and audited once, the same way whoever makes it.
+ *
+ * The client secret is write-only and sealed with SECRETS_KEY (lib/secret-box.ts) before it
+ * reaches the database; nothing here returns or logs it. It was given for one issuer and one
+ * client: a change of `issuer` or `client_id` must give it again or clear it
+ * (`422 CLIENT_SECRET_REQUIRED`), or re-pointing the issuer would send the stored secret to
+ * whoever answers there.
+ *
+ * Each change is audited in the organisation's own audit log (`identity_provider.create`,
+ * `.update`, `.delete`, before/after without the secret, `details.via` api or cli), in the same
+ * transaction as the change.
  */
 import type { Config } from "../lib/config";
 import { Refusal } from "../lib/refusal";
 import { SecretBox } from "../lib/secret-box";
-import { deleteIdentityProvider, findIdentityProviderOfOrg, saveIdentityProvider, type ClaimMapping, type IdentityProviderRow } from "../db/queries/identity";
-import { auditOperatorChange, organisationIdOfSlug } from "../db/queries/organizations";
-import { organisationNamed, type OrganisationDeps, type Operator } from "./organisations";
+import {
+  auditIdentityProviderChange,
+  deleteIdentityProvider,
+  findIdentityProviderOfOrg,
+  saveIdentityProvider,
+  type IdentityProviderRow,
+  type IdentityProviderSettings,
+} from "../db/queries/identity";
+import type { CommandDeps } from "./deps";
 
-export interface IdentityProviderRequest {
-  issuer: string;
-  clientId: string;
-  /** undefined keeps a stored secret; a string replaces it. */
-  clientSecret?: string;
-  displayName: string;
-  domains: string[];
-  jit: boolean;
-  claimMapping: ClaimMapping;
+/** Everything a provider is, as a change states it; `client_secret` undefined keeps the stored one, null removes it. */
+export type IdentityProviderChange = Omit<IdentityProviderSettings, "client_secret_encrypted"> & { client_secret?: string | null };
+
+/** Who changes it: an admin or the operator through the API, or the operator's CLI (no person). */
+export interface IdentityProviderActor {
+  via: "api" | "cli";
+  userId: string | null;
 }
 
-type IdpDeps = Pick<OrganisationDeps, "db" | "log"> & { config: Pick<Config, "OPS_ORG" | "SECRETS_KEY"> };
+/** What the provider is asked before it is stored; throws when it cannot be used (the routes discover it, the CLI does not). */
+export type ProviderCheck = (credentials: { issuer: string; clientId: string; clientSecret: string | null }) => Promise<void>;
 
-/** The provider as it may be shown: the sealed secret becomes whether there is one. */
-export type ShownIdentityProvider = Omit<IdentityProviderRow, "client_secret_encrypted"> & { has_client_secret: boolean };
+export type IdentityProviderDeps = Pick<CommandDeps, "db" | "log"> & { config: Pick<Config, "SECRETS_KEY">; checkProvider?: ProviderCheck };
 
-function shown(row: IdentityProviderRow): ShownIdentityProvider {
-  const { client_secret_encrypted, ...rest } = row;
-  return { ...rest, has_client_secret: client_secret_encrypted !== null };
-}
-
-async function audit(deps: IdpDeps, operator: Operator, org: { id: string; slug: string }, action: string, after: unknown): Promise<void> {
-  const auditOrgId = operator.via === "api" ? operator.orgId : (deps.config.OPS_ORG && (await organisationIdOfSlug(deps.db, deps.config.OPS_ORG))) || org.id;
-  await auditOperatorChange(deps.db, {
-    auditOrgId,
-    actorId: operator.via === "api" ? operator.userId : null,
-    action,
-    target: { orgId: org.id, slug: org.slug },
-    details: { via: operator.via },
-    after,
-  });
-}
-
-export async function setIdentityProvider(
-  deps: IdpDeps,
-  operator: Operator,
-  idOrSlug: string,
-  request: IdentityProviderRequest,
-): Promise<ShownIdentityProvider> {
-  const org = await organisationNamed(deps, idOrSlug);
-  if (request.clientSecret !== undefined && !deps.config.SECRETS_KEY)
+function secretBox(deps: IdentityProviderDeps): SecretBox {
+  if (!deps.config.SECRETS_KEY)
     throw new Refusal(
-      "invalid",
+      "unavailable",
       "SECRETS_KEY_MISSING",
-      "SECRETS_KEY is not set, so the client secret cannot be stored encrypted. Set SECRETS_KEY (at least 32 characters, the same value the server and workers use) and run this again.",
+      "SECRETS_KEY is not set, so the client secret cannot be stored encrypted. Set SECRETS_KEY (at least 32 characters, the same value the server and workers use; npm start generates one).",
     );
-  let issuer: URL;
-  try {
-    issuer = new URL(request.issuer);
-  } catch {
-    throw new Refusal("invalid", "VALIDATION_ERROR", `The issuer "${request.issuer}" is not a URL (e.g. https://login.example.com/realms/acme).`);
-  }
-  if (issuer.protocol !== "https:" && issuer.protocol !== "http:") throw new Refusal("invalid", "VALIDATION_ERROR", "The issuer must be an http(s) URL.");
-  // Set again (compose's sso-setup does on every `up`): what this command has no flag for — the
-  // API audience, whether the admin turned the provider off, the other claim names — stays as stored.
-  const before = await findIdentityProviderOfOrg(deps.db, org.id);
-  const saved = await saveIdentityProvider(deps.db, org.id, {
-    display_name: request.displayName,
-    // As typed: tokens' `iss` must equal it exactly, and some issuers end in a slash (Auth0).
-    issuer: request.issuer,
-    client_id: request.clientId,
-    client_secret_encrypted: request.clientSecret === undefined ? undefined : new SecretBox(deps.config.SECRETS_KEY!).seal(request.clientSecret),
-    api_audience: before?.api_audience ?? null,
-    allowed_domains: request.domains,
-    claim_mapping: { ...before?.claim_mapping, ...request.claimMapping },
-    jit_enabled: request.jit,
-    enabled: before?.enabled ?? true,
-  });
-  const result = shown(saved);
-  await audit(deps, operator, org, "identity_provider.set", {
-    issuer: result.issuer,
-    client_id: result.client_id,
-    display_name: result.display_name,
-    allowed_domains: result.allowed_domains,
-    jit_enabled: result.jit_enabled,
-    claim_mapping: result.claim_mapping,
-    client_secret_changed: request.clientSecret !== undefined,
-  });
-  deps.log.info({ orgId: org.id, issuer: result.issuer }, "identity provider stored");
-  return result;
+  return new SecretBox(deps.config.SECRETS_KEY);
 }
 
-export async function showIdentityProvider(deps: Pick<IdpDeps, "db">, idOrSlug: string): Promise<ShownIdentityProvider | undefined> {
-  const org = await organisationNamed(deps, idOrSlug);
-  const row = await findIdentityProviderOfOrg(deps.db, org.id);
-  return row ? shown(row) : undefined;
+/** A stored secret belongs to the issuer and client it was given for: moving either needs it again (or none). */
+function refuseSecretCarriedOver(change: IdentityProviderChange, stored: IdentityProviderRow | undefined): void {
+  if (!stored?.client_secret_encrypted || change.client_secret !== undefined) return;
+  if (change.issuer === stored.issuer && change.client_id === stored.client_id) return;
+  throw new Refusal(
+    "unprocessable",
+    "CLIENT_SECRET_REQUIRED",
+    "The issuer or client id changed: give the client secret again (client_secret, or --client-secret), or clear it (null) for a public client. The stored one is only sent to the issuer it was given for.",
+  );
 }
 
-export async function removeIdentityProvider(deps: IdpDeps, operator: Operator, idOrSlug: string): Promise<boolean> {
-  const org = await organisationNamed(deps, idOrSlug);
-  const removed = await deleteIdentityProvider(deps.db, org.id);
-  if (removed) await audit(deps, operator, org, "identity_provider.remove", null);
+/** The secret discovery is tried with: the new one, the stored one, or none. */
+function effectiveSecret(deps: IdentityProviderDeps, change: IdentityProviderChange, stored: IdentityProviderRow | undefined): string | null {
+  if (change.client_secret !== undefined) return change.client_secret;
+  return stored?.client_secret_encrypted ? secretBox(deps).open(stored.client_secret_encrypted) : null;
+}
+
+export async function saveOrganisationIdentityProvider(
+  deps: IdentityProviderDeps,
+  actor: IdentityProviderActor,
+  orgId: string,
+  change: IdentityProviderChange,
+): Promise<IdentityProviderRow> {
+  const stored = await findIdentityProviderOfOrg(deps.db, orgId);
+  refuseSecretCarriedOver(change, stored);
+  const { client_secret: secret, ...settings } = change;
+  const sealed = typeof secret === "string" ? secretBox(deps).seal(secret) : secret;
+  await deps.checkProvider?.({ issuer: change.issuer, clientId: change.client_id, clientSecret: effectiveSecret(deps, change, stored) });
+  const saved = await deps.db.transaction(async (trx) => {
+    const before = await findIdentityProviderOfOrg(trx, orgId);
+    const row = await saveIdentityProvider(trx, orgId, { ...settings, ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}) });
+    await auditIdentityProviderChange(trx, { action: before ? "identity_provider.update" : "identity_provider.create", actor, before, after: row });
+    return row;
+  });
+  deps.log.info({ orgId, providerId: saved.id, issuer: saved.issuer, via: actor.via, secretChanged: secret !== undefined }, "identity provider stored");
+  return saved;
+}
+
+/** Removes it (its links and the browser sessions it began go with it); false when there was none. */
+export async function removeOrganisationIdentityProvider(
+  deps: Pick<IdentityProviderDeps, "db" | "log">,
+  actor: IdentityProviderActor,
+  orgId: string,
+): Promise<boolean> {
+  const removed = await deps.db.transaction(async (trx) => {
+    const before = await findIdentityProviderOfOrg(trx, orgId);
+    if (!before) return false;
+    await deleteIdentityProvider(trx, orgId);
+    await auditIdentityProviderChange(trx, { action: "identity_provider.delete", actor, before, after: undefined });
+    return true;
+  });
+  if (removed) deps.log.info({ orgId, via: actor.via }, "identity provider removed");
   return removed;
 }

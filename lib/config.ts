@@ -278,7 +278,7 @@ export const configSchema = z.object({
     .default(5_000)
     .describe(
       "Timeout of each request to an identity provider (discovery, JWKS, the code exchange): a provider that hangs ends sign-in on an " +
-        "error page, and saving its settings with `IDP_DISCOVERY_FAILED`, within this bound.",
+        "error page, and saving its settings with `PROVIDER_UNREACHABLE`, within this bound.",
     ),
   OIDC_JWKS_COOLDOWN_SECONDS: z.coerce
     .number()

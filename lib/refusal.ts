@@ -24,6 +24,8 @@ export type RefusalKind =
   | "conflict"
   /** An Idempotency-Key sent again with a different request (422). */
   | "key_reused"
+  /** Well-formed, but what it names cannot be used as asked (an identity provider that cannot be reached) (422). */
+  | "unprocessable"
   /** The body or file is larger than accepted (413). */
   | "too_large"
   /** The body's type is not one this endpoint takes (415). */

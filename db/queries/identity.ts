@@ -184,44 +184,25 @@ function auditView(row: IdentityProviderRow | undefined): Record<string, unknown
   return { ...rest, client_secret_set: client_secret_encrypted !== null };
 }
 
-/** `saveIdentityProvider` and its audit row (before/after without the secret) in one transaction. */
-export async function saveIdentityProviderAudited(
-  db: Db,
-  orgId: string,
-  settings: IdentityProviderSettings,
-  actorId: string | null,
-): Promise<IdentityProviderRow> {
-  return db.transaction(async (trx) => {
-    const before = await findIdentityProviderOfOrg(trx, orgId);
-    const saved = await saveIdentityProvider(trx, orgId, settings);
-    await trx("audit_log").insert({
-      org_id: orgId,
-      actor_id: actorId,
-      action: before ? "identity_provider.update" : "identity_provider.create",
-      target_type: "identity_provider",
-      target_id: saved.id,
-      before: JSON.stringify(auditView(before)),
-      after: JSON.stringify(auditView(saved)),
-    });
-    return saved;
-  });
+export interface IdentityProviderAudit {
+  action: "identity_provider.create" | "identity_provider.update" | "identity_provider.delete";
+  actor: { via: "api" | "cli"; userId: string | null };
+  before: IdentityProviderRow | undefined;
+  after: IdentityProviderRow | undefined;
 }
 
-/** Removes the provider (its links and the refresh families it began go with it) and audits it. */
-export async function deleteIdentityProviderAudited(db: Db, orgId: string, actorId: string | null): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const before = await findIdentityProviderOfOrg(trx, orgId);
-    if (!before) return false;
-    await deleteIdentityProvider(trx, orgId);
-    await trx("audit_log").insert({
-      org_id: orgId,
-      actor_id: actorId,
-      action: "identity_provider.delete",
-      target_type: "identity_provider",
-      target_id: before.id,
-      before: JSON.stringify(auditView(before)),
-    });
-    return true;
+/** The audit row of a provider change, in the organisation's own log (before/after without the secret); inside the change's transaction. */
+export async function auditIdentityProviderChange(trx: Db, entry: IdentityProviderAudit): Promise<void> {
+  const row = entry.after ?? entry.before!;
+  await trx("audit_log").insert({
+    org_id: row.org_id,
+    actor_id: entry.actor.userId,
+    action: entry.action,
+    target_type: "identity_provider",
+    target_id: row.id,
+    before: JSON.stringify(auditView(entry.before)),
+    after: entry.after ? JSON.stringify(auditView(entry.after)) : null,
+    details: JSON.stringify({ via: entry.actor.via }),
   });
 }
 

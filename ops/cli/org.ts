@@ -17,7 +17,9 @@ import { createRedis, redisTargetOf } from "../../queues/connection";
 import { queueLayoutOf } from "../../queues/layout";
 import { JobProducer } from "../../queues/producer";
 import { changeOrganisation, createOrganisation, organisationNamed, requestOrganisationDeletion, type Operator } from "../../commands/organisations";
-import { removeIdentityProvider, setIdentityProvider, showIdentityProvider } from "../../commands/organisation-identity-provider";
+import { findIdentityProviderOfOrg } from "../../db/queries/identity";
+import { removeOrganisationIdentityProvider, saveOrganisationIdentityProvider } from "../../commands/organisation-identity-provider";
+import { identityProviderChange, shownProvider } from "./org-identity-provider";
 import { printDeletion, printOrganisations, type Output } from "./org-output";
 
 const USAGE = `Usage: npm run org -- <command> [options]   (image: node dist/ops/cli/org.js <command>)
@@ -27,7 +29,7 @@ const USAGE = `Usage: npm run org -- <command> [options]   (image: node dist/ops
   rename --org <slug|id> --name "New name"
   quota --org <slug|id> --bytes <N|default>
   delete --org <slug|id> --confirm <slug> [--no-wait]
-  idp set --org <slug|id> --issuer URL --client-id ID [--client-secret S|-] --display-name "Acme SSO"
+  idp set --org <slug|id> --issuer URL --client-id ID [--client-secret S|-|--clear-client-secret] --display-name "Acme SSO"
           [--domains a.com,b.com] [--jit] [--admin-groups g1,g2] [--groups-claim groups] [--trust-email]
   idp show --org <slug|id>
   idp remove --org <slug|id>
@@ -50,6 +52,7 @@ const OPTIONS = {
   issuer: { type: "string" },
   "client-id": { type: "string" },
   "client-secret": { type: "string" },
+  "clear-client-secret": { type: "boolean" },
   "display-name": { type: "string" },
   domains: { type: "string" },
   jit: { type: "boolean" },
@@ -69,7 +72,19 @@ const ALLOWED: Record<string, ReadonlyArray<keyof Values>> = {
   rename: ["org", "name"],
   quota: ["org", "bytes"],
   delete: ["org", "confirm", "no-wait"],
-  "idp set": ["org", "issuer", "client-id", "client-secret", "display-name", "domains", "jit", "admin-groups", "groups-claim", "trust-email"],
+  "idp set": [
+    "org",
+    "issuer",
+    "client-id",
+    "client-secret",
+    "clear-client-secret",
+    "display-name",
+    "domains",
+    "jit",
+    "admin-groups",
+    "groups-claim",
+    "trust-email",
+  ],
   "idp show": ["org"],
   "idp remove": ["org"],
 };
@@ -140,27 +155,39 @@ async function run(command: string, values: Values, session: Session): Promise<n
     case "delete":
       return deleteOrganisation(values, session);
     case "idp set": {
+      const org = await organisationNamed(deps, required(values, "org"));
       const secret = values["client-secret"] === "-" ? readFileSync(0, "utf8").trim() : values["client-secret"];
-      const provider = await setIdentityProvider(deps, operator, required(values, "org"), {
-        issuer: required(values, "issuer"),
-        clientId: required(values, "client-id"),
-        clientSecret: secret,
-        displayName: required(values, "display-name"),
-        domains: list(values.domains),
-        jit: values.jit ?? false,
-        claimMapping: {
-          ...(values["groups-claim"] ? { groups: values["groups-claim"] } : {}),
-          ...(values["admin-groups"] ? { admin_groups: list(values["admin-groups"]) } : {}),
-          ...(values["trust-email"] ? { trust_email: true } : {}),
+      if (secret !== undefined && values["clear-client-secret"]) throw new UsageError("--client-secret and --clear-client-secret exclude each other");
+      if (secret !== undefined && !config.SECRETS_KEY)
+        throw new UsageError(
+          "SECRETS_KEY is not set, so the client secret cannot be stored encrypted. Set SECRETS_KEY (at least 32 characters, the same value the server and workers use) and run this again.",
+        );
+      const change = identityProviderChange(
+        {
+          issuer: required(values, "issuer"),
+          clientId: required(values, "client-id"),
+          clientSecret: values["clear-client-secret"] ? null : secret,
+          displayName: required(values, "display-name"),
+          domains: list(values.domains),
+          jit: values.jit ?? false,
+          claimMapping: {
+            ...(values["groups-claim"] ? { groups: values["groups-claim"] } : {}),
+            ...(values["admin-groups"] ? { admin_groups: list(values["admin-groups"]) } : {}),
+            ...(values["trust-email"] ? { trust_email: true } : {}),
+          },
         },
-      });
+        await findIdentityProviderOfOrg(db, org.id),
+      );
+      const saved = await saveOrganisationIdentityProvider(deps, { via: "cli", userId: null }, org.id, change);
+      const provider = shownProvider(saved);
       out.result(provider, [
         `${values.org}: identity provider "${provider.display_name}" stored (${provider.issuer}, client secret ${provider.has_client_secret ? "set" : "none"})`,
       ]);
       return 0;
     }
     case "idp show": {
-      const provider = await showIdentityProvider(deps, required(values, "org"));
+      const row = await findIdentityProviderOfOrg(db, (await organisationNamed(deps, required(values, "org"))).id);
+      const provider = row && shownProvider(row);
       if (!provider) {
         out.result(null, [`${values.org} has no identity provider`]);
         return 0;
@@ -174,7 +201,8 @@ async function run(command: string, values: Values, session: Session): Promise<n
       return 0;
     }
     case "idp remove": {
-      const removed = await removeIdentityProvider(deps, operator, required(values, "org"));
+      const org = await organisationNamed(deps, required(values, "org"));
+      const removed = await removeOrganisationIdentityProvider(deps, { via: "cli", userId: null }, org.id);
       out.result({ removed }, [removed ? `${values.org}: identity provider removed` : `${values.org} had no identity provider`]);
       return 0;
     }

@@ -31,9 +31,13 @@ export const ERROR_CODES = {
     when: "POST /api/v1/auth/refresh without a live refresh cookie: missing, expired, revoked, already used (which revokes its whole family) or of a deactivated account.",
   },
   CSRF_CHECK_FAILED: { status: 403, when: "Refresh or sign-out without the `X-Requested-With` header, or with an `Origin` of another site." },
-  IDP_DISCOVERY_FAILED: {
-    status: 400,
-    when: "Saving an identity provider whose issuer did not answer within OIDC_HTTP_TIMEOUT_MS or is not an OpenID Provider (discovery failed). Nothing was saved.",
+  PROVIDER_UNREACHABLE: {
+    status: 422,
+    when: "Saving an identity provider whose issuer could not be reached at an allowed address (public, or within OUTBOUND_ALLOWED_CIDRS) within OIDC_HTTP_TIMEOUT_MS, or is not an OpenID Provider. One message whatever the cause; the reason is in the server log. Nothing was saved.",
+  },
+  CLIENT_SECRET_REQUIRED: {
+    status: 422,
+    when: "Changing an identity provider's `issuer` or `client_id` without giving `client_secret` again (or `null` to clear it): a stored secret is only sent to the issuer it was given for. Nothing was saved.",
   },
   DOMAIN_CLAIMED: {
     status: 409,

@@ -7,6 +7,9 @@
  * `keycloak.localhost` to the browser and the server alike); anything else must be HTTPS.
  */
 import * as oidc from "openid-client";
+import type { Logger } from "pino";
+import type { Config } from "../../../lib/config";
+import { Refusal } from "../../../lib/refusal";
 import { canonicalHost, isLoopbackHost } from "../../../lib/loopback";
 import { refuseMetadataDestinations } from "../../../lib/outbound-guard";
 import { SecretBox } from "../../../lib/secret-box";
@@ -79,6 +82,27 @@ export async function discoverProvider(credentials: ClientCredentials, timeoutMs
   const metadata = config.serverMetadata();
   if (!metadata.authorization_endpoint || !metadata.token_endpoint) throw new TypeError("the issuer's metadata has no authorization or token endpoint");
   return config;
+}
+
+/**
+ * The check the settings command runs before it stores a provider: discovery with these
+ * credentials. Whatever went wrong (refused, closed or filtered port, timeout, TLS, not JSON, not
+ * an OpenID Provider, a forbidden address) the admin gets one answer, so the check cannot map
+ * ports or services; the reason is logged with the request id.
+ */
+export function discoveryCheck(deps: { config: Pick<Config, "OIDC_HTTP_TIMEOUT_MS">; log: Logger }) {
+  return async (credentials: ClientCredentials): Promise<void> => {
+    try {
+      await discoverProvider(credentials, deps.config.OIDC_HTTP_TIMEOUT_MS);
+    } catch (error) {
+      deps.log.warn({ issuer: credentials.issuer, reason: describeProviderError(error) }, "identity provider discovery failed");
+      throw new Refusal(
+        "unprocessable",
+        "PROVIDER_UNREACHABLE",
+        `Could not use ${credentials.issuer} as an OpenID Connect issuer: it could not be reached at an allowed address, or did not answer as an OpenID Provider. The server log has the reason under this request's X-Request-Id. Nothing was saved.`,
+      );
+    }
+  };
 }
 
 export class ProviderClients {

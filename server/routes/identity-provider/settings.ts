@@ -1,16 +1,17 @@
 /**
- * Saving an organisation's identity provider, for its admin and for the operator alike: the
- * issuer is discovered first (bounded by OIDC_HTTP_TIMEOUT_MS), so a mistyped or unreachable one
- * is refused with IDP_DISCOVERY_FAILED instead of breaking sign-in later; the client secret is
- * sealed (lib/secret-box.ts) and never comes back: the answer says only whether one is set.
+ * Saving an organisation's identity provider, for its admin and for the operator alike, through
+ * commands/organisation-identity-provider.ts: the issuer is discovered first (bounded by
+ * OIDC_HTTP_TIMEOUT_MS and the outbound guard), so a mistyped or unreachable one is refused with
+ * `422 PROVIDER_UNREACHABLE` instead of breaking sign-in later; the client secret is sealed and
+ * never comes back: the answer says only whether one is set.
  */
 import type { Context } from "koa";
 import type { z } from "zod";
-import { deleteIdentityProviderAudited, findIdentityProviderOfOrg, saveIdentityProviderAudited, type IdentityProviderRow } from "../../../db/queries/identity";
-import { SecretBox } from "../../../lib/secret-box";
+import { removeOrganisationIdentityProvider, saveOrganisationIdentityProvider } from "../../../commands/organisation-identity-provider";
+import type { IdentityProviderRow } from "../../../db/queries/identity";
 import { Refusal } from "../../../lib/refusal";
 import { CALLBACK_PATH } from "../../auth/sso/flow";
-import { describeProviderError, discoverProvider } from "../../auth/sso/provider-client";
+import { discoveryCheck } from "../../auth/sso/provider-client";
 import { publicOrigin } from "../../auth/sso/session";
 import type { ServerDeps } from "../../deps";
 import type { identityProviderBody, identityProviderView } from "./schema";
@@ -42,40 +43,13 @@ export function presentProvider(
   };
 }
 
-function secretBox(deps: ServerDeps): SecretBox {
-  if (!deps.config.SECRETS_KEY)
-    throw new Refusal("unavailable", "SECRETS_KEY_MISSING", "Set SECRETS_KEY on the server to store a client secret (npm start generates one)");
-  return new SecretBox(deps.config.SECRETS_KEY);
-}
-
-/** The secret discovery and later sign-ins use: the new one, the stored one, or none. */
-function effectiveSecret(deps: ServerDeps, body: Body, stored: IdentityProviderRow | undefined): string | null {
-  if (body.client_secret !== undefined) return body.client_secret;
-  if (!stored?.client_secret_encrypted) return null;
-  return secretBox(deps).open(stored.client_secret_encrypted);
-}
-
+/** The change the body states; the body's defaults (api_audience null, enabled true) are the API's. */
 export async function saveProviderSettings(ctx: Context, deps: ServerDeps, orgId: string, body: Body, actorId: string): Promise<void> {
-  const stored = await findIdentityProviderOfOrg(deps.db, orgId);
-  const secret = effectiveSecret(deps, body, stored);
-  const sealed = typeof body.client_secret === "string" ? secretBox(deps).seal(body.client_secret) : body.client_secret;
-  try {
-    await discoverProvider({ issuer: body.issuer, clientId: body.client_id, clientSecret: secret }, deps.config.OIDC_HTTP_TIMEOUT_MS);
-  } catch (error) {
-    const reason = describeProviderError(error);
-    throw new Refusal("invalid", "IDP_DISCOVERY_FAILED", `Could not use ${body.issuer} as an OpenID Connect issuer: ${reason}. Nothing was saved.`);
-  }
-  const { client_secret: _secret, ...settings } = body;
-  const saved = await saveIdentityProviderAudited(
-    deps.db,
-    orgId,
-    { ...settings, ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}) },
-    actorId,
-  );
+  const saved = await saveOrganisationIdentityProvider({ ...deps, checkProvider: discoveryCheck(deps) }, { via: "api", userId: actorId }, orgId, body);
   ctx.body = presentProvider(ctx, deps, saved);
 }
 
 export async function removeProviderSettings(ctx: Context, deps: ServerDeps, orgId: string, actorId: string): Promise<void> {
-  if (!(await deleteIdentityProviderAudited(deps.db, orgId, actorId))) throw Refusal.notFound("Identity provider");
+  if (!(await removeOrganisationIdentityProvider(deps, { via: "api", userId: actorId }, orgId))) throw Refusal.notFound("Identity provider");
   ctx.status = 204;
 }

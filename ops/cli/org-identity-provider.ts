@@ -1,0 +1,53 @@
+/**
+ * `npm run org -- idp set` as a change for commands/organisation-identity-provider.ts, and a
+ * stored provider as the CLI prints it (whether a secret is set, never the sealed secret).
+ */
+import type { IdentityProviderChange } from "../../commands/organisation-identity-provider";
+import type { ClaimMapping, IdentityProviderRow } from "../../db/queries/identity";
+import { Refusal } from "../../lib/refusal";
+
+export interface IdentityProviderFlags {
+  issuer: string;
+  clientId: string;
+  /** undefined keeps a stored secret (for the same issuer and client only); null clears it. */
+  clientSecret: string | null | undefined;
+  displayName: string;
+  domains: string[];
+  jit: boolean;
+  claimMapping: ClaimMapping;
+}
+
+/** The provider as it may be shown: the sealed secret becomes whether there is one. */
+export type ShownIdentityProvider = Omit<IdentityProviderRow, "client_secret_encrypted"> & { has_client_secret: boolean };
+
+export function shownProvider(row: IdentityProviderRow): ShownIdentityProvider {
+  const { client_secret_encrypted, ...rest } = row;
+  return { ...rest, has_client_secret: client_secret_encrypted !== null };
+}
+
+/**
+ * The whole provider the flags describe. Set again (compose's sso-setup does on every `up`): what
+ * the command has no flag for — the API audience, whether the admin turned the provider off, the
+ * other claim names — stays as stored.
+ */
+export function identityProviderChange(flags: IdentityProviderFlags, stored: IdentityProviderRow | undefined): IdentityProviderChange {
+  let issuer: URL;
+  try {
+    issuer = new URL(flags.issuer);
+  } catch {
+    throw new Refusal("invalid", "VALIDATION_ERROR", `The issuer "${flags.issuer}" is not a URL (e.g. https://login.example.com/realms/acme).`);
+  }
+  if (issuer.protocol !== "https:" && issuer.protocol !== "http:") throw new Refusal("invalid", "VALIDATION_ERROR", "The issuer must be an http(s) URL.");
+  return {
+    display_name: flags.displayName,
+    // As typed: tokens' `iss` must equal it exactly, and some issuers end in a slash (Auth0).
+    issuer: flags.issuer,
+    client_id: flags.clientId,
+    ...(flags.clientSecret !== undefined ? { client_secret: flags.clientSecret } : {}),
+    api_audience: stored?.api_audience ?? null,
+    allowed_domains: flags.domains,
+    claim_mapping: { ...stored?.claim_mapping, ...flags.claimMapping },
+    jit_enabled: flags.jit,
+    enabled: stored?.enabled ?? true,
+  };
+}
