@@ -117,6 +117,9 @@ async function main(): Promise<void> {
   env.JWT_SECRET ??= persistentSecret(dataDir, "jwt-secret");
   env.SECRETS_KEY ??= persistentSecret(dataDir, "secrets-key");
   if (!base.DATABASE_URL && process.env.DEV_LOGIN_ENABLED === undefined && base.NODE_ENV !== "production") env.DEV_LOGIN_ENABLED = "true";
+  // A trial on one machine may sign in at an identity provider on that machine. Anyone who reaches it can already
+  // dev-login as the operator, so loopback is no secret to keep from its admins; a deployment sets it itself.
+  if (env.DEV_LOGIN_ENABLED === "true" && process.env.OUTBOUND_ALLOWED_CIDRS === undefined) env.OUTBOUND_ALLOWED_CIDRS = "127.0.0.0/8,::1/128";
   const exposure = chooseBindAddress(env, (host) =>
     componentLogger("start").warn(
       { host },

@@ -4,6 +4,7 @@
  * fixes everything in one pass instead of one restart per typo.
  */
 import { z } from "zod";
+import { parseCidrList } from "./outbound/address-policy";
 
 const optionalString = z
   .string()
@@ -279,6 +280,24 @@ export const configSchema = z.object({
     .describe(
       "Timeout of each request to an identity provider (discovery, JWKS, the code exchange): a provider that hangs ends sign-in on an " +
         "error page, and saving its settings with `PROVIDER_UNREACHABLE`, within this bound.",
+    ),
+  OUTBOUND_ALLOWED_CIDRS: z
+    .string()
+    .trim()
+    .default("")
+    .refine((value) => {
+      try {
+        parseCidrList(value);
+        return true;
+      } catch {
+        return false;
+      }
+    }, "use comma-separated IP addresses or CIDR ranges, e.g. 10.20.0.0/16,192.168.1.5")
+    .describe(
+      "Private networks that requests to URLs an organisation's admin chose (an identity provider's issuer, its JWKS) may reach, as " +
+        "comma-separated CIDR ranges (e.g. `10.20.0.0/16` for a Keycloak on the LAN, `127.0.0.1/32` for one on this host). Empty: public " +
+        "addresses only, over HTTPS; plain `http://` is accepted only to these ranges. Link-local addresses (cloud metadata) are refused " +
+        "whatever it says. `npm start` on its embedded parts (dev-login on, loopback only) defaults it to loopback.",
     ),
   OIDC_JWKS_COOLDOWN_SECONDS: z.coerce
     .number()

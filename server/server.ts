@@ -20,6 +20,7 @@ import { ProviderTokens } from "./auth/provider-tokens";
 import type { ServerDeps } from "./deps";
 import { ServerMetrics } from "./metrics";
 import { attachGateway } from "./sockets/gateway";
+import { outboundClientOf } from "../lib/outbound/client-of-config";
 
 export interface RunningServer {
   url: string;
@@ -67,6 +68,7 @@ export async function startServer(config: Config, { port = config.PORT, host = c
           httpTimeoutMs: config.OIDC_HTTP_TIMEOUT_MS,
           jwksCooldownMs: config.OIDC_JWKS_COOLDOWN_SECONDS * 1000,
           jwksMaxAgeMs: config.OIDC_JWKS_MAX_AGE_SECONDS * 1000,
+          http: outboundClientOf(config),
         },
         log.child({ component: "provider-tokens" }),
       ),

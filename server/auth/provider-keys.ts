@@ -11,9 +11,9 @@
  * *successful* fetch, so a failing provider would be asked on every token; hence this wrapper
  * around jose's `createLocalJWKSet`, which does the key selection.
  */
-import { refuseMetadataDestinations } from "../../lib/outbound-guard";
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import { z } from "zod";
+import { OUTBOUND_MAX_BYTES, type OutboundClient } from "../../lib/outbound/client";
 import { ProviderUnavailable } from "./token-claims";
 
 export interface ProviderKeySettings {
@@ -23,8 +23,8 @@ export interface ProviderKeySettings {
   /** How long a fetched JWKS (and discovery document) is trusted before it is fetched again. */
   maxAgeMs: number;
   now?: () => number;
-  /** The HTTP client (tests count and script its answers). */
-  fetch?: typeof fetch;
+  /** The outbound client (lib/outbound/client.ts: allowed addresses only, bounded in time and size); tests script its answers. */
+  http: Pick<OutboundClient, "request">;
 }
 
 /** What this node asked of one issuer, for operators (and the tests that bound it). */
@@ -34,7 +34,8 @@ export interface ProviderFetchCounts {
   failures: number;
 }
 
-const discoverySchema = z.object({ issuer: z.string(), jwks_uri: z.url() });
+// The JWKS address is the provider's word: https only, unless the operator allowed its address (the outbound client checks that at connect).
+const discoverySchema = z.object({ issuer: z.string(), jwks_uri: z.url({ protocol: /^https?$/ }) });
 const jwksSchema = z.object({ keys: z.array(z.record(z.string(), z.unknown())) });
 
 class IssuerKeys {
@@ -99,20 +100,19 @@ class IssuerKeys {
     return jwks.data as JSONWebKeySet;
   }
 
+  /** One bounded GET through the outbound client; whatever fails (address, timeout, size, status, JSON) is ProviderUnavailable. */
   private async getJson(url: string): Promise<unknown> {
     try {
-      await refuseMetadataDestinations(url);
-      const response = await this.settings.fetch(url, {
-        redirect: "error",
-        signal: AbortSignal.timeout(this.settings.httpTimeoutMs),
+      const response = await this.settings.http.request(url, {
         headers: { accept: "application/json" },
+        timeoutMs: this.settings.httpTimeoutMs,
+        maxBytes: OUTBOUND_MAX_BYTES,
       });
-      if (!response.ok) throw new ProviderUnavailable(this.issuer, `HTTP ${response.status} from ${new URL(url).pathname}`);
-      return await response.json();
+      if (response.status !== 200) throw new ProviderUnavailable(this.issuer, `HTTP ${response.status} from ${new URL(url).pathname}`);
+      return JSON.parse(response.body.toString("utf8"));
     } catch (error) {
       if (error instanceof ProviderUnavailable) throw error;
-      const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-      throw new ProviderUnavailable(this.issuer, timedOut ? `no answer within ${this.settings.httpTimeoutMs} ms` : "unreachable or not JSON");
+      throw new ProviderUnavailable(this.issuer, error instanceof Error ? error.message : "unreachable or not JSON");
     }
   }
 }
@@ -130,7 +130,6 @@ export class ProviderKeys {
     // Keys older than their age are not trusted, and the cooldown decides when they may be fetched again: an age shorter than the cooldown would leave gaps with no keys.
     this.settings = {
       now: () => Date.now(),
-      fetch: (input, init) => fetch(input, init),
       ...settings,
       maxAgeMs: Math.max(settings.maxAgeMs, settings.cooldownMs),
     };

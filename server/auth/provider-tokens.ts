@@ -19,6 +19,7 @@ import { type JWTPayload, jwtVerify } from "jose";
 import type { Logger } from "pino";
 import { findIdentityLink, findIdentityProvider } from "../../db/queries/identity";
 import type { Db } from "../../db/knex";
+import type { OutboundClient } from "../../lib/outbound/client";
 import { TtlCache } from "../../lib/ttl-cache";
 import { ProviderDirectory } from "./provider-directory";
 import { type ProviderFetchCounts, ProviderKeys } from "./provider-keys";
@@ -29,6 +30,8 @@ export interface ProviderTokenSettings {
   httpTimeoutMs: number;
   jwksCooldownMs: number;
   jwksMaxAgeMs: number;
+  /** The outbound client every JWKS and discovery fetch goes through. */
+  http: Pick<OutboundClient, "request">;
 }
 
 /** Who a provider's token speaks for, before the database confirms it. */
@@ -69,7 +72,12 @@ export class ProviderTokens {
     private readonly log: Logger,
   ) {
     this.directory = new ProviderDirectory(db, { ttlMs: 30_000, missReloadMs: 5_000 });
-    this.keys = new ProviderKeys({ httpTimeoutMs: settings.httpTimeoutMs, cooldownMs: settings.jwksCooldownMs, maxAgeMs: settings.jwksMaxAgeMs });
+    this.keys = new ProviderKeys({
+      httpTimeoutMs: settings.httpTimeoutMs,
+      cooldownMs: settings.jwksCooldownMs,
+      maxAgeMs: settings.jwksMaxAgeMs,
+      http: settings.http,
+    });
   }
 
   /** Steps 1–5 above; `issuer`, `alg` and `kid` are the token's own, still unverified. */

@@ -156,6 +156,9 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
     // Suites share the demo users and keep sockets open; test/server/sockets/event-limits.test.ts covers the cap.
     SOCKET_MAX_PER_USER: "100000",
     OPS_ORG: "acme",
+    // The test identity provider (test/harness/oidc-provider.ts) listens on loopback, which an admin-chosen URL may reach only
+    // when the operator allows it; test/server/routes/sign-in/outbound-requests.test.ts runs servers without this allowance.
+    OUTBOUND_ALLOWED_CIDRS: "127.0.0.0/8,::1/128",
     // test/workers/maintenance/chat-retention.test.ts runs the retention sweep itself and reads the record it leaves.
     RETENTION_SWEEP_INTERVAL_MS: "86400000",
     WORKER_CONCURRENCY: "4",

@@ -7,13 +7,13 @@
  */
 import type { Context } from "koa";
 import * as oidc from "openid-client";
+import { outboundFailureIn } from "../../../lib/outbound/client";
 import { findIdentityProvider, type IdentityProviderRow } from "../../../db/queries/identity";
 import type { ServerDeps } from "../../deps";
 import { mapClaims } from "./claims";
 import { SignInFailure } from "./failures";
 import { findPerson } from "./find-person";
 import type { PendingSignIn } from "./pending-sign-ins";
-import { isProviderTimeout } from "./provider-client";
 import { renderFailure, renderTestResult } from "./result-page";
 import { ssoOf } from "./services";
 import { publicOrigin, startSession } from "./session";
@@ -63,7 +63,7 @@ export async function startSignIn(
  */
 function failureOf(error: unknown): SignInFailure {
   if (error instanceof SignInFailure) return error;
-  if (isProviderTimeout(error) || (error instanceof TypeError && error.message === "fetch failed")) return new SignInFailure("IDP_UNAVAILABLE", String(error));
+  if (outboundFailureIn(error)) return new SignInFailure("IDP_UNAVAILABLE", String(error));
   if (error instanceof oidc.AuthorizationResponseError)
     return new SignInFailure("SIGN_IN_PROVIDER_REFUSED", `${error.error}: ${error.error_description ?? ""}`);
   if (error instanceof oidc.ClientError || error instanceof oidc.ResponseBodyError || error instanceof oidc.WWWAuthenticateChallengeError)

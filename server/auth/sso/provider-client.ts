@@ -1,58 +1,30 @@
 /**
- * openid-client configurations of the organisations' identity providers: discovery with a bounded
- * timeout (OIDC_HTTP_TIMEOUT_MS, on every request the configuration later makes too), kept for a
- * few minutes per provider version so a sign-in does not rediscover the issuer each time.
- * Plain-HTTP issuers are accepted only on a loopback address or a `*.localhost` name (a provider
- * on this machine, as in tests, or beside it in the compose `sso` profile, whose Keycloak is
- * `keycloak.localhost` to the browser and the server alike); anything else must be HTTPS.
+ * openid-client configurations of the organisations' identity providers: discovery through the
+ * outbound client (lib/outbound/client.ts: public addresses over HTTPS unless the operator's
+ * OUTBOUND_ALLOWED_CIDRS allows the address, then plain HTTP too; bounded in time by
+ * OIDC_HTTP_TIMEOUT_MS and in size, on every request the configuration later makes too), kept for
+ * a few minutes per provider version so a sign-in does not rediscover the issuer each time.
  */
 import * as oidc from "openid-client";
 import type { Logger } from "pino";
 import type { Config } from "../../../lib/config";
 import { Refusal } from "../../../lib/refusal";
-import { canonicalHost, isLoopbackHost } from "../../../lib/loopback";
-import { refuseMetadataDestinations } from "../../../lib/outbound-guard";
+import { OutboundFailure, type OutboundClient } from "../../../lib/outbound/client";
+import { outboundClientOf } from "../../../lib/outbound/client-of-config";
 import { SecretBox } from "../../../lib/secret-box";
 import { TtlCache } from "../../../lib/ttl-cache";
 import type { IdentityProviderRow } from "../../../db/queries/identity";
 
 const CACHE_MS = 5 * 60_000;
 
-/** A request to the provider that ran past the timeout. */
-export class ProviderTimeout extends Error {
-  constructor(url: string, ms: number) {
-    super(`${new URL(url).origin} did not answer within ${ms} ms`);
-    this.name = "ProviderTimeout";
-  }
-}
-
-export function isProviderTimeout(error: unknown): boolean {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof ProviderTimeout) return true;
-  return false;
-}
-
-/** Why discovery failed, in words an admin can act on: openid-client's own message is often "something went wrong" over a cause. */
+/** Why discovery failed, for the log: openid-client's own message is often "something went wrong" over a cause. */
 export function describeProviderError(error: unknown): string {
   const messages: string[] = [];
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    if (cause instanceof ProviderTimeout) return cause.message;
+    if (cause instanceof OutboundFailure) return `${cause.reason}: ${cause.message}`;
     if (cause.message && cause.message !== "something went wrong") messages.push(cause.message);
   }
   return messages.join(": ") || "the issuer did not answer as an OpenID Provider";
-}
-
-/** fetch bounded by `ms`, whatever signal openid-client passes; a timeout says so by its class. */
-function boundedFetch(ms: number): oidc.CustomFetch {
-  return async (url, options) => {
-    const timeout = AbortSignal.timeout(ms);
-    await refuseMetadataDestinations(url);
-    try {
-      return await fetch(url, { ...options, signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout });
-    } catch (error) {
-      if (timeout.aborted) throw new ProviderTimeout(url, ms);
-      throw error;
-    }
-  };
 }
 
 export interface ClientCredentials {
@@ -61,22 +33,18 @@ export interface ClientCredentials {
   clientSecret: string | null;
 }
 
-/** Names that only ever reach this machine or its compose network: loopback addresses, `localhost` and `*.localhost` (RFC 6761). */
-function isLocalName(hostname: string): boolean {
-  const host = canonicalHost(hostname);
-  return isLoopbackHost(host) || host.endsWith(".localhost");
-}
-
-/** Discovers the issuer and checks what sign-in needs of it (an authorization and a token endpoint). */
-export async function discoverProvider(credentials: ClientCredentials, timeoutMs: number): Promise<oidc.Configuration> {
+/**
+ * Discovers the issuer and checks what sign-in needs of it (an authorization and a token endpoint).
+ * Every request this configuration makes (discovery, JWKS, the code exchange) goes through the
+ * outbound client, which decides where it may connect and whether plain HTTP is allowed there;
+ * openid-client's own HTTPS-only check is turned off for `http://` issuers for that reason.
+ */
+export async function discoverProvider(credentials: ClientCredentials, timeoutMs: number, outbound: OutboundClient): Promise<oidc.Configuration> {
   const issuer = new URL(credentials.issuer);
-  const insecure = issuer.protocol === "http:";
-  if (insecure && !isLocalName(issuer.hostname)) throw new TypeError("the issuer must be an https:// URL");
-  const fetcher = boundedFetch(timeoutMs);
   const auth = credentials.clientSecret ? oidc.ClientSecretPost(credentials.clientSecret) : oidc.None();
   const config = await oidc.discovery(issuer, credentials.clientId, undefined, auth, {
-    execute: insecure ? [oidc.allowInsecureRequests] : [],
-    [oidc.customFetch]: fetcher,
+    execute: issuer.protocol === "http:" ? [oidc.allowInsecureRequests] : [],
+    [oidc.customFetch]: outbound.fetcher({ timeoutMs }),
     timeout: Math.ceil(timeoutMs / 1000),
   });
   const metadata = config.serverMetadata();
@@ -90,16 +58,16 @@ export async function discoverProvider(credentials: ClientCredentials, timeoutMs
  * an OpenID Provider, a forbidden address) the admin gets one answer, so the check cannot map
  * ports or services; the reason is logged with the request id.
  */
-export function discoveryCheck(deps: { config: Pick<Config, "OIDC_HTTP_TIMEOUT_MS">; log: Logger }) {
+export function discoveryCheck(deps: { config: Pick<Config, "OIDC_HTTP_TIMEOUT_MS" | "OUTBOUND_ALLOWED_CIDRS">; log: Logger }) {
   return async (credentials: ClientCredentials): Promise<void> => {
     try {
-      await discoverProvider(credentials, deps.config.OIDC_HTTP_TIMEOUT_MS);
+      await discoverProvider(credentials, deps.config.OIDC_HTTP_TIMEOUT_MS, outboundClientOf(deps.config));
     } catch (error) {
       deps.log.warn({ issuer: credentials.issuer, reason: describeProviderError(error) }, "identity provider discovery failed");
       throw new Refusal(
         "unprocessable",
         "PROVIDER_UNREACHABLE",
-        `Could not use ${credentials.issuer} as an OpenID Connect issuer: it could not be reached at an allowed address, or did not answer as an OpenID Provider. The server log has the reason under this request's X-Request-Id. Nothing was saved.`,
+        "Could not use this issuer as an OpenID Connect provider: it could not be reached at an allowed address (public over HTTPS, or within the operator's OUTBOUND_ALLOWED_CIDRS), or did not answer as an OpenID Provider. The server log has the reason under this request's X-Request-Id. Nothing was saved.",
       );
     }
   };
@@ -112,6 +80,7 @@ export class ProviderClients {
   constructor(
     secretsKey: string | undefined,
     private readonly timeoutMs: number,
+    private readonly outbound: OutboundClient,
   ) {
     this.secrets = secretsKey ? new SecretBox(secretsKey) : null;
   }
@@ -122,7 +91,7 @@ export class ProviderClients {
     const cached = this.cache.get(key);
     if (cached) return cached;
     const secret = provider.client_secret_encrypted && this.secrets ? this.secrets.open(provider.client_secret_encrypted) : null;
-    const config = await discoverProvider({ issuer: provider.issuer, clientId: provider.client_id, clientSecret: secret }, this.timeoutMs);
+    const config = await discoverProvider({ issuer: provider.issuer, clientId: provider.client_id, clientSecret: secret }, this.timeoutMs, this.outbound);
     this.cache.set(key, config);
     return config;
   }

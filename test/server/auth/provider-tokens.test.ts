@@ -22,6 +22,7 @@ import { stackSuite } from "../../support/suite";
 import { providerAccessToken, type ProviderClient } from "./provider-sign-in";
 import { ProviderTokens } from "../../../server/auth/provider-tokens";
 import { routeToken } from "../../../server/auth/token-claims";
+import { outboundClientOf } from "../../../lib/outbound/client-of-config";
 
 const now = () => Math.floor(Date.now() / 1000);
 const AUDIENCE_B = "client-b";
@@ -236,7 +237,11 @@ describe("identity-provider tokens at the API and the socket handshake", functio
   it("logs no token: a refusal's line names the issuer, kid, alg and code only", async () => {
     const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
     const log = { info: (fields: Record<string, unknown>, message: string) => void lines.push({ fields, message }) } as unknown as Logger;
-    const verifier = new ProviderTokens(db(), { maxTtlSeconds: 3_600, httpTimeoutMs: 2_000, jwksCooldownMs: 30_000, jwksMaxAgeMs: 600_000 }, log);
+    const verifier = new ProviderTokens(
+      db(),
+      { maxTtlSeconds: 3_600, httpTimeoutMs: 2_000, jwksCooldownMs: 30_000, jwksMaxAgeMs: 600_000, http: outboundClientOf(stack.config) },
+      log,
+    );
     const unlinked = await signed(`nobody-${randomUUID()}`);
     const wrongAudience = await signed(people.ana.sub, { aud: "urn:someone-else:api" });
     for (const token of [unlinked, wrongAudience]) {

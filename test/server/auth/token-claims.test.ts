@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { testRsaKeyPair } from "../../harness/test-keys";
 import { expect } from "chai";
 import { SignJWT, base64url, errors, exportJWK, jwtVerify, type JWK } from "jose";
+import { OutboundFailure, type OutboundClient } from "../../../lib/outbound/client";
 import { ProviderKeys } from "../../../server/auth/provider-keys";
 import {
   apiAudienceOf,
@@ -80,6 +81,13 @@ describe("identity-provider token claims (pure)", () => {
   });
 });
 
+/** The outbound client's request, answering each URL with the JSON `answer` gives (or its failure). */
+function scriptedHttp(answer: (url: string) => unknown): Pick<OutboundClient, "request"> {
+  return {
+    request: async (url) => ({ status: 200, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(answer(String(url)))) }),
+  };
+}
+
 describe("ProviderKeys: at most one fetch per issuer per cooldown", () => {
   const COOLDOWN = 30_000;
   const MAX_AGE = 600_000;
@@ -93,13 +101,12 @@ describe("ProviderKeys: at most one fetch per issuer per cooldown", () => {
   /** A scripted provider: its discovery document and JWKS, a request log, and an outage switch. */
   function scriptedProvider(published: JWK[]) {
     const state = { published, down: false, requests: [] as string[] };
-    const fetcher: typeof fetch = async (input) => {
-      const url = String(input);
+    const fetcher = scriptedHttp((url) => {
       state.requests.push(new URL(url).pathname);
-      if (state.down) throw Object.assign(new Error("timed out"), { name: "TimeoutError" });
-      if (url.endsWith("/.well-known/openid-configuration")) return Response.json({ issuer: ISSUER, jwks_uri: `${ISSUER}/jwks` });
-      return Response.json({ keys: state.published });
-    };
+      if (state.down) throw new OutboundFailure("timeout", "timed out");
+      if (url.endsWith("/.well-known/openid-configuration")) return { issuer: ISSUER, jwks_uri: `${ISSUER}/jwks` };
+      return { keys: state.published };
+    });
     return { state, fetcher };
   }
 
@@ -117,7 +124,7 @@ describe("ProviderKeys: at most one fetch per issuer per cooldown", () => {
     const first = await keyPair();
     const { state, fetcher } = scriptedProvider([first.jwk]);
     let clock = 1_000_000;
-    const keys = new ProviderKeys({ httpTimeoutMs: 1_000, cooldownMs: COOLDOWN, maxAgeMs: MAX_AGE, now: () => clock, fetch: fetcher });
+    const keys = new ProviderKeys({ httpTimeoutMs: 1_000, cooldownMs: COOLDOWN, maxAgeMs: MAX_AGE, now: () => clock, http: fetcher });
     expect(await verifies(keys, await tokenOf(first))).to.equal("ok");
     expect(keys.fetchCounts(ISSUER)).to.deep.equal({ discovery: 1, jwks: 1, failures: 0 });
 
@@ -155,7 +162,7 @@ describe("ProviderKeys: at most one fetch per issuer per cooldown", () => {
     const only = await keyPair();
     const { state, fetcher } = scriptedProvider([only.jwk]);
     let clock = 5_000_000;
-    const keys = new ProviderKeys({ httpTimeoutMs: 1_000, cooldownMs: COOLDOWN, maxAgeMs: MAX_AGE, now: () => clock, fetch: fetcher });
+    const keys = new ProviderKeys({ httpTimeoutMs: 1_000, cooldownMs: COOLDOWN, maxAgeMs: MAX_AGE, now: () => clock, http: fetcher });
     state.down = true;
     for (let i = 0; i < 50; i += 1) expect(await verifies(keys, await tokenOf(only))).to.equal("TOKEN_PROVIDER_UNAVAILABLE");
     expect(state.requests).to.have.length(1);
@@ -173,8 +180,8 @@ describe("ProviderKeys: at most one fetch per issuer per cooldown", () => {
 
   it("refuses a discovery document that names another issuer", async () => {
     const only = await keyPair();
-    const fetcher: typeof fetch = async () => Response.json({ issuer: "https://elsewhere.example", jwks_uri: `${ISSUER}/jwks` });
-    const keys = new ProviderKeys({ httpTimeoutMs: 1_000, cooldownMs: COOLDOWN, maxAgeMs: MAX_AGE, fetch: fetcher });
+    const fetcher = scriptedHttp(() => ({ issuer: "https://elsewhere.example", jwks_uri: `${ISSUER}/jwks` }));
+    const keys = new ProviderKeys({ httpTimeoutMs: 1_000, cooldownMs: COOLDOWN, maxAgeMs: MAX_AGE, http: fetcher });
     expect(await verifies(keys, await tokenOf(only))).to.equal("TOKEN_PROVIDER_UNAVAILABLE");
     expect(keys.fetchCounts(ISSUER)).to.deep.include({ jwks: 0, failures: 1 });
   });

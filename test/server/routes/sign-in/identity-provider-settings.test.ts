@@ -51,8 +51,8 @@ describe("identity-provider settings API", function () {
     const before = (await api(world.baseUrl, "GET", PATH, { token: world.b.adminToken })).body.identity_provider;
     const closed = await findFreePort();
     const cases: Array<[Record<string, unknown>, number, string]> = [
-      [world.b.settings({ issuer: `http://127.0.0.1:${closed}` }), 400, "IDP_DISCOVERY_FAILED"],
-      [world.b.settings({ issuer: "http://idp.example.com" }), 400, "IDP_DISCOVERY_FAILED"],
+      [world.b.settings({ issuer: `http://127.0.0.1:${closed}` }), 422, "PROVIDER_UNREACHABLE"],
+      [world.b.settings({ issuer: "http://idp.example.com" }), 422, "PROVIDER_UNREACHABLE"],
       [world.b.settings({ issuer: "ftp://idp.example.com" }), 400, "VALIDATION_ERROR"],
       [world.b.settings({ allowed_domains: ["not a domain"] }), 400, "VALIDATION_ERROR"],
       [world.b.settings({ claim_mapping: { admin_groups: "admins" } }), 400, "VALIDATION_ERROR"],
@@ -74,8 +74,8 @@ describe("identity-provider settings API", function () {
     try {
       const started = performance.now();
       const response = await api(world.baseUrl, "PUT", PATH, { token: world.b.adminToken, body: world.b.settings() });
-      expect(response.body.error.code).to.equal("IDP_DISCOVERY_FAILED");
-      expect(response.body.error.message).to.include("did not answer within 1500 ms");
+      expect(response.status).to.equal(422);
+      expect(response.body.error.code).to.equal("PROVIDER_UNREACHABLE");
       expect(performance.now() - started).to.be.below(3_000);
     } finally {
       await world.idp.hang(0);

@@ -1,0 +1,15 @@
+/** The deployment's outbound client, as OUTBOUND_ALLOWED_CIDRS shapes it (one per distinct setting, so every caller shares it). */
+import type { Config } from "../config";
+import { AddressPolicy } from "./address-policy";
+import { OutboundClient } from "./client";
+
+const clients = new Map<string, OutboundClient>();
+
+export function outboundClientOf(config: Pick<Config, "OUTBOUND_ALLOWED_CIDRS">): OutboundClient {
+  let client = clients.get(config.OUTBOUND_ALLOWED_CIDRS);
+  if (!client) {
+    client = new OutboundClient(new AddressPolicy(config.OUTBOUND_ALLOWED_CIDRS));
+    clients.set(config.OUTBOUND_ALLOWED_CIDRS, client);
+  }
+  return client;
+}
