@@ -21,6 +21,7 @@ import type { ServerDeps } from "./deps";
 import { ServerMetrics } from "./metrics";
 import { attachGateway } from "./sockets/gateway";
 import { outboundClientOf } from "../lib/outbound/client-of-config";
+import { refuseSsoWithoutPublicUrl } from "./auth/sso/public-url-required";
 
 export interface RunningServer {
   url: string;
@@ -37,6 +38,10 @@ export async function startServer(config: Config, { port = config.PORT, host = c
     poolMax: config.DATABASE_POOL_MAX,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
+  });
+  await refuseSsoWithoutPublicUrl(config, db).catch(async (error: unknown) => {
+    await db.destroy();
+    throw error;
   });
   const redis = createRedis(redisTarget, "producer", log);
   // Enqueueing happens inside requests: fail fast, like every other command the server sends.

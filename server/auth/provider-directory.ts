@@ -17,6 +17,8 @@ export interface KnownProvider {
   issuer: string;
   /** The `aud` its API tokens must carry. */
   audience: string;
+  /** That audience is the client id, which an ID token issued to our client carries too: its API tokens must be typed `at+jwt`. */
+  audienceIsClientId: boolean;
 }
 
 export interface ProviderDirectorySettings {
@@ -50,7 +52,13 @@ export class ProviderDirectory {
       .then((rows) => {
         const next = new Map<string, KnownProvider[]>();
         for (const row of rows) {
-          const known = { id: row.id, orgId: row.org_id, issuer: row.issuer, audience: apiAudienceOf(row) };
+          const known = {
+            id: row.id,
+            orgId: row.org_id,
+            issuer: row.issuer,
+            audience: apiAudienceOf(row),
+            audienceIsClientId: apiAudienceOf(row) === row.client_id,
+          };
           next.set(row.issuer, [...(next.get(row.issuer) ?? []), known]);
         }
         this.byIssuer = next;

@@ -9,13 +9,15 @@
  *    with `iss`, `aud` (the provider's api_audience, else its client id), `exp`, `iat` and `sub`;
  * 4. the life bound every token has (exp − iat ≤ JWT_MAX_TTL_SECONDS, iat not in the future);
  * 5. `iss` + `sub` are linked to a person (identity_links), through a provider whose audience the
- *    token carries — the organisation comes from the link, never from a claim.
+ *    token carries — the organisation comes from the link, never from a claim; where that audience
+ *    is the provider's client id (no `api_audience`), the token must be typed `at+jwt` (RFC 9068),
+ *    since an ID token issued to our client carries that same `aud`.
  *
  * `verify` does 1–5 (the link read is cached briefly, so the socket handshake can rate-limit per
  * user before the database); `confirm` re-reads the link and the provider, for the database step.
  * No token, signature or claim set is logged: only the issuer, kid and reason.
  */
-import { type JWTPayload, jwtVerify } from "jose";
+import { type JWTHeaderParameters, type JWTPayload, jwtVerify } from "jose";
 import type { Logger } from "pino";
 import { findIdentityLink, findIdentityProvider } from "../../db/queries/identity";
 import type { Db } from "../../db/knex";
@@ -23,7 +25,15 @@ import type { OutboundClient } from "../../lib/outbound/client";
 import { TtlCache } from "../../lib/ttl-cache";
 import { ProviderDirectory } from "./provider-directory";
 import { type ProviderFetchCounts, ProviderKeys } from "./provider-keys";
-import { audienceIncludes, isProviderAlgorithm, lifetimeRefusal, PROVIDER_ALGORITHMS, refusalOfJoseError, type TokenRefusalCode } from "./token-claims";
+import {
+  audienceIncludes,
+  isAccessTokenType,
+  isProviderAlgorithm,
+  lifetimeRefusal,
+  PROVIDER_ALGORITHMS,
+  refusalOfJoseError,
+  type TokenRefusalCode,
+} from "./token-claims";
 
 export interface ProviderTokenSettings {
   maxTtlSeconds: number;
@@ -94,8 +104,9 @@ export class ProviderTokens {
     const providers = await this.directory.providersFor(issuer);
     if (providers.length === 0) return refused("TOKEN_ISSUER_UNKNOWN");
     let payload: JWTPayload;
+    let header: JWTHeaderParameters;
     try {
-      ({ payload } = await jwtVerify(token, this.keys.forIssuer(issuer), {
+      ({ payload, protectedHeader: header } = await jwtVerify(token, this.keys.forIssuer(issuer), {
         algorithms: [...PROVIDER_ALGORITHMS],
         issuer,
         audience: providers.map((provider) => provider.audience),
@@ -115,6 +126,8 @@ export class ProviderTokens {
     // B's client (aud) does not sign in someone linked through organisation A's, even on a shared issuer.
     const through = providers.find((provider) => provider.id === link.providerId);
     if (!through || !audienceIncludes(claims.aud, through.audience)) return refused("TOKEN_AUDIENCE");
+    // An ID token issued to our client has `aud` = client id: where that is the API audience too, only an access token's type is accepted.
+    if (through.audienceIsClientId && !isAccessTokenType(header.typ)) return refused("TOKEN_TYPE");
     return {
       ok: true,
       identity: {

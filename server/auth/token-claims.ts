@@ -25,6 +25,7 @@ export const TOKEN_REFUSAL_CODES = [
   "TOKEN_LIFETIME",
   "TOKEN_ISSUER_UNKNOWN",
   "TOKEN_AUDIENCE",
+  "TOKEN_TYPE",
   "TOKEN_KEY_UNKNOWN",
   "TOKEN_PROVIDER_UNAVAILABLE",
   "TOKEN_NOT_LINKED",
@@ -40,6 +41,8 @@ export const TOKEN_REFUSAL_MESSAGES: Record<TokenRefusalCode, string> = {
   TOKEN_LIFETIME: "The token's lifetime (exp - iat) is longer than this server accepts, or its iat is in the future",
   TOKEN_ISSUER_UNKNOWN: "No enabled identity provider has this token's issuer",
   TOKEN_AUDIENCE: "The token was not issued for this API (aud is not the provider's API audience or client id)",
+  TOKEN_TYPE:
+    "The token is not an access token (an ID token, say): send the provider's access token. With no API audience set for the provider, only RFC 9068 access tokens (typ at+jwt) are accepted",
   TOKEN_KEY_UNKNOWN: "The token's key (kid) is not published by its identity provider",
   TOKEN_PROVIDER_UNAVAILABLE: "The identity provider's keys could not be fetched; try again shortly",
   TOKEN_NOT_LINKED: "This identity-provider account is not linked to anyone here; sign in through the web once, or ask an admin",
@@ -71,6 +74,15 @@ export function isProviderAlgorithm(alg: string): boolean {
 /** The audience a provider's API tokens must carry: its `api_audience`, else its client id. */
 export function apiAudienceOf(provider: { api_audience: string | null; client_id: string }): string {
   return provider.api_audience ?? provider.client_id;
+}
+
+/**
+ * Whether the token's header says it is an RFC 9068 access token (`typ: at+jwt`). Needed when a
+ * provider's API audience is its client id: an ID token issued to our client carries exactly that
+ * `aud`, so only the type tells the two apart (review F13).
+ */
+export function isAccessTokenType(typ: unknown): boolean {
+  return typeof typ === "string" && /^(application\/)?at\+jwt$/i.test(typ);
 }
 
 /** Whether the verified `aud` claim (a string or a list) names `audience`. */

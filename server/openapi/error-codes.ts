@@ -19,6 +19,10 @@ export const ERROR_CODES = {
   TOKEN_LIFETIME: { status: 401, when: "An identity provider's token lives longer than JWT_MAX_TTL_SECONDS (exp − iat), or its `iat` is in the future." },
   TOKEN_ISSUER_UNKNOWN: { status: 401, when: "A token's `iss` is neither JWT_ISSUER nor the issuer of an enabled identity provider." },
   TOKEN_AUDIENCE: { status: 401, when: "An identity provider's token has an `aud` other than its provider's API audience (else client id)." },
+  TOKEN_TYPE: {
+    status: 401,
+    when: "An identity provider's token that is not an access token: with no `api_audience`, its `aud` is the client id, as an ID token's is, so only RFC 9068 access tokens (`typ: at+jwt`) are accepted.",
+  },
   TOKEN_KEY_UNKNOWN: { status: 401, when: "An identity provider's token names a key (`kid`) its provider does not publish (e.g. rotated out)." },
   TOKEN_PROVIDER_UNAVAILABLE: {
     status: 401,

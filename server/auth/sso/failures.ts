@@ -8,6 +8,10 @@ export const SIGN_IN_FAILURES = {
     status: 400,
     message: "This sign-in link has expired, was already used, or was started in another browser. Start again from the sign-in page.",
   },
+  SIGN_IN_CROSS_SITE: {
+    status: 403,
+    message: "This sign-in was started by another website, not from our sign-in page. If you meant to sign in, start again from the sign-in page.",
+  },
   SIGN_IN_PROVIDER_REFUSED: { status: 400, message: "Your identity provider did not sign you in." },
   SIGN_IN_REJECTED: {
     status: 400,

@@ -13,6 +13,7 @@ import type { ServerDeps } from "../../deps";
 import { mapClaims } from "./claims";
 import { SignInFailure } from "./failures";
 import { findPerson } from "./find-person";
+import { signInUrlsKnown } from "./public-url-required";
 import type { PendingSignIn } from "./pending-sign-ins";
 import { renderFailure, renderTestResult } from "./result-page";
 import { ssoOf } from "./services";
@@ -38,6 +39,10 @@ export async function startSignIn(
   returnTo: PendingSignIn["returnTo"],
   mode: PendingSignIn["mode"],
 ): Promise<void> {
+  if (!signInUrlsKnown(deps.config)) {
+    deps.log.error({ providerId: provider.id }, "single sign-on refused: PUBLIC_URL is not set and NODE_ENV=production");
+    throw new SignInFailure("SIGN_IN_UNAVAILABLE", "PUBLIC_URL is not set");
+  }
   const config = await configurationOf(deps, provider);
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();

@@ -12,6 +12,7 @@ import { SignInFailure } from "../../auth/sso/failures";
 import { CALLBACK_PATH, completeSignIn, endSessionUrl, startSignIn } from "../../auth/sso/flow";
 import { renderFailure } from "../../auth/sso/result-page";
 import { ssoOf } from "../../auth/sso/services";
+import { startedFromOurPages } from "../../auth/sso/start-origin";
 import { CSRF_HEADER, REFRESH_COOKIE, clearRefreshCookie, requireSameSite, setRefreshCookie } from "../../auth/sso/session";
 import { perClientIp } from "../../middleware/rate-limit";
 import { defineRoute } from "../define-route";
@@ -48,7 +49,9 @@ export const signInRoutes = [
     summary: "Start signing in with an identity provider",
     description:
       "302 to the provider's authorization endpoint (Authorization Code with PKCE S256, state and nonce), with a short-lived HttpOnly " +
-      "SameSite=Lax cookie that binds the sign-in to this browser. An unknown or disabled provider, or one that does not answer, ends on an HTML page.",
+      "SameSite=Lax cookie that binds the sign-in to this browser. Only from our own pages: a navigation another site started " +
+      "(`Sec-Fetch-Site` cross-site or same-site; else an `Origin` or `Referer` of another origin) ends on a page (SIGN_IN_CROSS_SITE) " +
+      "with no cookie set. An unknown or disabled provider, or one that does not answer, ends on an HTML page.",
     access: "public",
     params: startParams,
     query: startQuery,
@@ -57,11 +60,13 @@ export const signInRoutes = [
     use: (deps) => [perClientIp(deps.redis, { bucket: "sso-start", limit: deps.config.RATE_LIMIT_SIGN_IN_PER_MINUTE, windowMs: 60_000 })],
     responses: {
       302: { description: "To the identity provider." },
-      403: { description: "A page: the provider is unknown or disabled.", contentType: "text/html" },
+      403: { description: "A page: the provider is unknown or disabled, or another site started the sign-in.", contentType: "text/html" },
       504: { description: "A page: the provider did not answer within OIDC_HTTP_TIMEOUT_MS.", contentType: "text/html" },
     },
     handler: async (ctx, { params, query }, deps) => {
       try {
+        // Before anything is stored or a cookie set: a start from another site sets nothing.
+        if (!startedFromOurPages(ctx, deps)) throw new SignInFailure("SIGN_IN_CROSS_SITE");
         const provider = await findIdentityProvider(deps.db, params.providerId);
         const testing = query.test !== undefined && (await ssoOf(deps).pending.redeemTestTicket(query.test, params.providerId));
         if (query.test !== undefined && !testing) throw new SignInFailure("SIGN_IN_STATE_INVALID");

@@ -15,6 +15,11 @@ export interface ProviderClient {
 
 /** Signs `email` in at the provider and exchanges the code; returns the JWT access token. */
 export async function providerAccessToken(issuer: string, app: ProviderClient, email: string, password: string): Promise<string> {
+  return (await providerTokens(issuer, app, email, password)).access;
+}
+
+/** The same sign-in, returning both the access token and the ID token the provider issued to the client. */
+export async function providerTokens(issuer: string, app: ProviderClient, email: string, password: string): Promise<{ access: string; id: string }> {
   const config = await client.discovery(new URL(issuer), app.clientId, app.clientSecret, undefined, { execute: [client.allowInsecureRequests] });
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
@@ -27,5 +32,5 @@ export async function providerAccessToken(issuer: string, app: ProviderClient, e
   });
   const back = await followSignIn(new CookieJar(), start, { email, password }, (url) => url.href.startsWith(app.redirectUri));
   const tokens = await client.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: state });
-  return tokens.access_token;
+  return { access: tokens.access_token, id: tokens.id_token! };
 }

@@ -19,7 +19,7 @@ import { api, connect } from "../../harness/client";
 import { startTestIdentityProvider, type TestIdentityProvider } from "../../harness/oidc-provider";
 import { dropOrganisations } from "../../support/organizations";
 import { stackSuite } from "../../support/suite";
-import { providerAccessToken, type ProviderClient } from "./provider-sign-in";
+import { providerAccessToken, providerTokens, type ProviderClient } from "./provider-sign-in";
 import { ProviderTokens } from "../../../server/auth/provider-tokens";
 import { routeToken } from "../../../server/auth/token-claims";
 import { outboundClientOf } from "../../../lib/outbound/client-of-config";
@@ -132,8 +132,8 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     expect(sessions.status).to.equal(200);
     expect(JSON.stringify(sessions.body)).to.not.include(sessionOfBen);
     expect((await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${sessionOfBen}/messages`, { token })).status).to.equal(404);
-    // Ben, linked through B's provider (audience = B's client id), reaches his own session.
-    const ben = await signed(people.ben.sub, { aud: AUDIENCE_B });
+    // Ben, linked through B's provider (audience = B's client id, so typed access tokens only), reaches his own session.
+    const ben = await signed(people.ben.sub, { aud: AUDIENCE_B }, { typ: "at+jwt" });
     expect((await me(ben)).body.user).to.include({ id: people.ben.id, org_id: people.ben.orgId });
     expect((await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${sessionOfBen}/messages`, { token: ben })).status).to.equal(200);
   });
@@ -142,6 +142,37 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     // Ben's link is through B, whose audience is client-b: a token for A's audience is not his.
     await expectRefused(await signed(people.ben.sub), "TOKEN_AUDIENCE");
     await expectRefused(await signed(people.ana.sub, { aud: "urn:someone-else:api" }), "TOKEN_AUDIENCE");
+  });
+
+  it("refuses an ID token as an access token where the API audience is the client id, and keeps typed access tokens working (F13)", async () => {
+    // B has no api_audience: its API audience is its client id, which is exactly an ID token's `aud`.
+    const idTokenShaped = await signed(people.ben.sub, { aud: AUDIENCE_B, nonce: "n0nce", at_hash: "x" }, { typ: "JWT" });
+    await expectRefused(idTokenShaped, "TOKEN_TYPE");
+    await expectRefused(await signed(people.ben.sub, { aud: AUDIENCE_B }), "TOKEN_TYPE");
+    expect((await me(await signed(people.ben.sub, { aud: AUDIENCE_B }, { typ: "at+jwt" }))).status).to.equal(200);
+    expect((await me(await signed(people.ben.sub, { aud: AUDIENCE_B }, { typ: "application/at+jwt" }))).status).to.equal(200);
+    // A, with an API audience of its own, is unchanged: the audience alone keeps its ID tokens out.
+    expect((await me(await signed(people.ana.sub))).status).to.equal(200);
+  });
+
+  it("refuses the ID token a real code flow issued to the organisation's client, on a provider with no api_audience (F13)", async function () {
+    this.timeout(30_000);
+    // Organisation D signs in with the same client (client-a) but sets no API audience; Dora is linked through it.
+    const orgD = await organisation("IdP Delta");
+    const providerD = await saveIdentityProvider(db(), orgD, providerSettings(provider.issuer, app.clientId, null));
+    const dora = await person(orgD, `dora-${randomUUID().slice(0, 6)}`, provider.issuer, providerD.id);
+    await provider.addAccount({ sub: dora.sub, email: dora.email, password: "dora's password" });
+    const tokens = await providerTokens(provider.issuer, app, dora.email, "dora's password");
+    // A server of its own, so its provider directory includes D's provider from the start.
+    const server = await startServer(parseConfig({ ...process.env }), { port: 0, host: "127.0.0.1" });
+    try {
+      await expectRefused(tokens.id, "TOKEN_TYPE", server.url);
+      // Organisation A's people are untouched by D's provider: Ana's real access token still works there.
+      const ana = await providerAccessToken(provider.issuer, app, people.ana.email, "ana's password");
+      expect((await me(ana, server.url)).body.user).to.include({ id: people.ana.id, org_id: people.ana.orgId });
+    } finally {
+      await Promise.race([server.close(), new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    }
   });
 
   it("refuses wrong issuers, unknown subjects and deactivated people, each with its code", async () => {
