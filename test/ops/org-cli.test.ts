@@ -99,6 +99,23 @@ describe("ops/cli/org.ts (npm run org)", function () {
     const shown = await runOrgCli(stack, ["idp", "show", "--org", slug, "--json"]);
     expect(JSON.parse(shown.stdout)).to.include({ display_name: "Delta SSO", has_client_secret: true });
     expect(shown.stdout).to.not.include(row.client_secret_encrypted);
+    // The stored secret belongs to that issuer and client: moving either needs it again or --clear-client-secret (F8).
+    const moved = [...args.slice(0, 5), "https://attacker.example/realms/delta", ...args.slice(6)];
+    const kept = await runOrgCli(stack, moved, { env: { SECRETS_KEY } });
+    expect(kept.code).to.equal(1);
+    expect(kept.stderr).to.include("CLIENT_SECRET_REQUIRED");
+    expect(await db()("identity_providers").where({ org_id: orgId }).first()).to.deep.equal(row);
+    const cleared = await runOrgCli(stack, [...moved, "--clear-client-secret"], { env: { SECRETS_KEY } });
+    expect(cleared.code, cleared.stderr).to.equal(0);
+    expect(await db()("identity_providers").where({ org_id: orgId }).first()).to.include({
+      issuer: "https://attacker.example/realms/delta",
+      client_secret_encrypted: null,
+    });
+    // One command for the CLI and the API: audited in the organisation's own log, as the CLI (no person).
+    const audits = await db()("audit_log").where({ org_id: orgId, target_id: row.id }).orderBy("created_at").select("action", "actor_id", "details");
+    expect(audits.map((a: { action: string }) => a.action)).to.deep.equal(["identity_provider.create", "identity_provider.update"]);
+    for (const audit of audits) expect(audit).to.deep.include({ actor_id: null, details: { via: "cli" } });
+
     const removed = await runOrgCli(stack, ["idp", "remove", "--org", slug]);
     expect(removed.stdout).to.include("identity provider removed");
     expect(await db()("identity_providers").where({ org_id: orgId }).first()).to.equal(undefined);

@@ -7,7 +7,8 @@
  */
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { startSsoWorld, type SsoWorld } from "../support/sso";
+import { countingServer } from "../support/counting-server";
+import { startPathOf, startSsoWorld, type SsoWorld } from "../support/sso";
 import { stackSuite } from "../support/suite";
 import { scriptedResponder } from "../workers/tutor/helpers";
 import { answerStreaming, launchBrowser, openPage, type WatchedPage } from "./browser";
@@ -138,6 +139,34 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
     await report.close();
     expect(unexpected()).to.deep.equal([]);
     await watched.context.close();
+  });
+
+  it("refuses a sign-in another site starts in the visitor's browser (login CSRF): a clear page, no sign-in cookie, the visitor's session kept", async () => {
+    // The attacker is organisation B's admin, whose own provider would approve at once; the page is on another origin.
+    const start = await startPathOf(world, world.b);
+    const attackerPage = await countingServer("127.0.0.1", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(`<!doctype html><title>Free course</title><script>location.href = ${JSON.stringify(`${world.baseUrl}${start}`)};</script>`);
+    });
+    const watched = await openPage(browser);
+    try {
+      const ours = new URL(world.baseUrl);
+      await watched.context.addCookies([{ name: "skillnet_refresh", value: "the-visitors-own-session", domain: ours.hostname, path: "/api/v1/auth" }]);
+      await watched.page.goto(`http://localhost:${attackerPage.port}/`);
+      await watched.page.waitForURL((url) => url.origin === ours.origin);
+      expect(await watched.page.locator("#code").textContent()).to.equal("SIGN_IN_CROSS_SITE");
+      expect(await watched.page.locator("#message").textContent()).to.include("started by another website");
+      const cookies = (await watched.context.cookies()).filter((cookie) => cookie.domain === ours.hostname);
+      expect(cookies.map((cookie) => cookie.name)).to.not.include("skillnet_sso");
+      expect(cookies.find((cookie) => cookie.name === "skillnet_refresh")?.value).to.equal("the-visitors-own-session");
+      // The same URL typed or opened from our own page still starts the sign-in at the provider.
+      await watched.page.goto(`${world.baseUrl}${start}`);
+      await watched.page.waitForURL(/\/interaction\//);
+      expect((await watched.context.cookies()).map((cookie) => cookie.name)).to.include("skillnet_sso");
+    } finally {
+      await watched.context.close();
+      await attackerPage.close();
+    }
   });
 
   it("throws out an employee who is deactivated while signed in", async () => {

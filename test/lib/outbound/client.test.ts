@@ -3,30 +3,14 @@
  * checked (a resolver whose second answer would be private is asked once), failures are closed,
  * and answers are bounded in size and time without blocking the event loop.
  */
-import { createServer, type RequestListener, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { expect } from "chai";
 import { AddressPolicy } from "../../../lib/outbound/address-policy";
 import { OutboundClient, OutboundFailure, type Resolver } from "../../../lib/outbound/client";
+import { countingServer } from "../../support/counting-server";
 import { expectNoLongBlock } from "../../support/event-loop-block";
 
-interface Listening {
-  server: Server;
-  port: number;
-  hits: string[];
-}
-
-function listen(host: string, handler: RequestListener = (_req, res) => res.end("{}"), port = 0): Promise<Listening> {
-  const hits: string[] = [];
-  const server = createServer((req, res) => {
-    hits.push(req.url ?? "");
-    handler(req, res);
-  });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve({ server, port: (server.address() as AddressInfo).port, hits }));
-  });
-}
+const listen = countingServer;
 
 const failureOf = (promise: Promise<unknown>): Promise<OutboundFailure> =>
   promise.then(
