@@ -17,7 +17,7 @@ export interface KnownProvider {
   issuer: string;
   /** The `aud` its API tokens must carry. */
   audience: string;
-  /** That audience is the client id, which an ID token issued to our client carries too: its API tokens must be typed `at+jwt`. */
+  /** That audience is the client id, which an ID token issued to our client carries too: its API tokens must show they are access tokens. */
   audienceIsClientId: boolean;
 }
 

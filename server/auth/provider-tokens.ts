@@ -10,8 +10,8 @@
  * 4. the life bound every token has (exp − iat ≤ JWT_MAX_TTL_SECONDS, iat not in the future);
  * 5. `iss` + `sub` are linked to a person (identity_links), through a provider whose audience the
  *    token carries — the organisation comes from the link, never from a claim; where that audience
- *    is the provider's client id (no `api_audience`), the token must be typed `at+jwt` (RFC 9068),
- *    since an ID token issued to our client carries that same `aud`.
+ *    is the provider's client id (no `api_audience`), the token must be an access token (token-claims.ts
+ *    isAccessToken), since an ID token issued to our client carries that same `aud`.
  *
  * `verify` does 1–5 (the link read is cached briefly, so the socket handshake can rate-limit per
  * user before the database); `confirm` re-reads the link and the provider, for the database step.
@@ -27,7 +27,7 @@ import { ProviderDirectory } from "./provider-directory";
 import { type ProviderFetchCounts, ProviderKeys } from "./provider-keys";
 import {
   audienceIncludes,
-  isAccessTokenType,
+  isAccessToken,
   isProviderAlgorithm,
   lifetimeRefusal,
   PROVIDER_ALGORITHMS,
@@ -126,8 +126,8 @@ export class ProviderTokens {
     // B's client (aud) does not sign in someone linked through organisation A's, even on a shared issuer.
     const through = providers.find((provider) => provider.id === link.providerId);
     if (!through || !audienceIncludes(claims.aud, through.audience)) return refused("TOKEN_AUDIENCE");
-    // An ID token issued to our client has `aud` = client id: where that is the API audience too, only an access token's type is accepted.
-    if (through.audienceIsClientId && !isAccessTokenType(header.typ)) return refused("TOKEN_TYPE");
+    // An ID token issued to our client has `aud` = client id: where that is the API audience too, only what is an access token passes.
+    if (through.audienceIsClientId && !isAccessToken(header, payload)) return refused("TOKEN_TYPE");
     return {
       ok: true,
       identity: {

@@ -41,8 +41,7 @@ export const TOKEN_REFUSAL_MESSAGES: Record<TokenRefusalCode, string> = {
   TOKEN_LIFETIME: "The token's lifetime (exp - iat) is longer than this server accepts, or its iat is in the future",
   TOKEN_ISSUER_UNKNOWN: "No enabled identity provider has this token's issuer",
   TOKEN_AUDIENCE: "The token was not issued for this API (aud is not the provider's API audience or client id)",
-  TOKEN_TYPE:
-    "The token is not an access token (an ID token, say): send the provider's access token. With no API audience set for the provider, only RFC 9068 access tokens (typ at+jwt) are accepted",
+  TOKEN_TYPE: "The token is not an access token (an ID token, say): send the provider's access token (typ at+jwt, or with a scope claim and no nonce)",
   TOKEN_KEY_UNKNOWN: "The token's key (kid) is not published by its identity provider",
   TOKEN_PROVIDER_UNAVAILABLE: "The identity provider's keys could not be fetched; try again shortly",
   TOKEN_NOT_LINKED: "This identity-provider account is not linked to anyone here; sign in through the web once, or ask an admin",
@@ -76,13 +75,21 @@ export function apiAudienceOf(provider: { api_audience: string | null; client_id
   return provider.api_audience ?? provider.client_id;
 }
 
+/** Claims only an ID token carries (OpenID Connect Core §2, §3.1.3.6; Keycloak's own `typ: "ID"`). */
+const ID_TOKEN_MARKS = ["nonce", "at_hash", "c_hash"] as const;
+
 /**
- * Whether the token's header says it is an RFC 9068 access token (`typ: at+jwt`). Needed when a
- * provider's API audience is its client id: an ID token issued to our client carries exactly that
- * `aud`, so only the type tells the two apart (review F13).
+ * Whether a verified token is an access token rather than an ID token. Needed where a provider's
+ * API audience is its client id: an ID token issued to our client carries exactly that `aud`, so
+ * the audience cannot tell them apart (review F13). An RFC 9068 access token says so in its header
+ * (`typ: at+jwt`); others (Entra ID v2, Keycloak) carry a `scp` or `scope` claim, which ID tokens
+ * do not. A token with an ID token's marks (`nonce`, `at_hash`, `c_hash`, `typ: "ID"`) never is one:
+ * our sign-in always sends a nonce, so every ID token issued to our client has it.
  */
-export function isAccessTokenType(typ: unknown): boolean {
-  return typeof typ === "string" && /^(application\/)?at\+jwt$/i.test(typ);
+export function isAccessToken(header: { typ?: unknown }, claims: Record<string, unknown>): boolean {
+  if (ID_TOKEN_MARKS.some((mark) => claims[mark] !== undefined) || claims.typ === "ID") return false;
+  if (typeof header.typ === "string" && /^(application\/)?at\+jwt$/i.test(header.typ)) return true;
+  return typeof claims.scp === "string" || Array.isArray(claims.scp) || typeof claims.scope === "string";
 }
 
 /** Whether the verified `aud` claim (a string or a list) names `audience`. */

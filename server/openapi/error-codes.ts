@@ -21,7 +21,7 @@ export const ERROR_CODES = {
   TOKEN_AUDIENCE: { status: 401, when: "An identity provider's token has an `aud` other than its provider's API audience (else client id)." },
   TOKEN_TYPE: {
     status: 401,
-    when: "An identity provider's token that is not an access token: with no `api_audience`, its `aud` is the client id, as an ID token's is, so only RFC 9068 access tokens (`typ: at+jwt`) are accepted.",
+    when: "An identity provider's token that is not an access token: with no `api_audience`, the API audience is the client id, as an ID token's `aud` is, so the token must be typed `at+jwt` (RFC 9068) or carry a `scp`/`scope` claim, and never an ID token's `nonce`, `at_hash` or `c_hash`.",
   },
   TOKEN_KEY_UNKNOWN: { status: 401, when: "An identity provider's token names a key (`kid`) its provider does not publish (e.g. rotated out)." },
   TOKEN_PROVIDER_UNAVAILABLE: {

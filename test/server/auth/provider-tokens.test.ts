@@ -151,6 +151,11 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     await expectRefused(await signed(people.ben.sub, { aud: AUDIENCE_B }), "TOKEN_TYPE");
     expect((await me(await signed(people.ben.sub, { aud: AUDIENCE_B }, { typ: "at+jwt" }))).status).to.equal(200);
     expect((await me(await signed(people.ben.sub, { aud: AUDIENCE_B }, { typ: "application/at+jwt" }))).status).to.equal(200);
+    // Untyped access tokens as Entra ID v2 (`scp`) and Keycloak (`scope`, `typ: Bearer`) issue them work; Keycloak's ID token does not.
+    expect((await me(await signed(people.ben.sub, { aud: AUDIENCE_B, scp: "access_as_user" }, { typ: "JWT" }))).status).to.equal(200);
+    expect((await me(await signed(people.ben.sub, { aud: AUDIENCE_B, scope: "openid email", typ: "Bearer" }, { typ: "JWT" }))).status).to.equal(200);
+    await expectRefused(await signed(people.ben.sub, { aud: AUDIENCE_B, scope: "openid", typ: "ID" }, { typ: "JWT" }), "TOKEN_TYPE");
+    await expectRefused(await signed(people.ben.sub, { aud: AUDIENCE_B, scope: "openid", nonce: "n" }, { typ: "at+jwt" }), "TOKEN_TYPE");
     // A, with an API audience of its own, is unchanged: the audience alone keeps its ID tokens out.
     expect((await me(await signed(people.ana.sub))).status).to.equal(200);
   });
