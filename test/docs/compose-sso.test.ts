@@ -75,7 +75,7 @@ const CLI_FLAGS: Record<string, { required: string[]; optional: string[]; bare: 
   "idp set": {
     required: ["--org", "--issuer", "--client-id", "--client-secret", "--display-name", "--domains"],
     optional: ["--admin-groups", "--groups-claim"],
-    bare: ["--jit", "--trust-email"],
+    bare: ["--jit", "--trust-email", "--clear-client-secret"],
   },
 };
 
