@@ -208,7 +208,7 @@ export function SignInSettings() {
               autocomplete="new-password"
               onInput={(e) => setForm({ ...form, client_secret: e.currentTarget.value })}
             />
-            <small class="hint">Stored encrypted and never shown again.</small>
+            <small class="hint">Stored encrypted and never shown again. Give it again when you change the issuer or client ID.</small>
           </label>
           {field("allowed_domains", "Allowed email domains", { hint: "Comma-separated, e.g. example.com, example.co.uk" })}
           {field("groups_claim", "Groups claim", { placeholder: "groups" })}
