@@ -128,24 +128,31 @@ export class OutboundClient {
         lookup: this.checkedLookup(tls),
         agent: false,
       });
-      const fail = (error: OutboundFailure): void => {
-        request.destroy(error);
-      };
+      let settled = false;
       const deadline = setTimeout(() => fail(new OutboundFailure("timeout", `${url.origin} did not answer within ${options.timeoutMs} ms`)), options.timeoutMs);
       const onAbort = (): void => fail(new OutboundFailure("timeout", `${url.origin}: the request was cancelled`));
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      const settle = (): void => {
+      /** Settles once, whichever of error, cut, deadline or end comes first, and frees the timer and the socket. */
+      const finish = (outcome: { error: OutboundFailure } | { answer: OutboundResponse }): void => {
+        if (settled) return;
+        settled = true;
         clearTimeout(deadline);
         options.signal?.removeEventListener("abort", onAbort);
+        if ("error" in outcome) {
+          request.destroy();
+          reject(outcome.error);
+        } else resolve(outcome.answer);
       };
-      request.on("error", (error) => {
-        settle();
-        reject(
+      function fail(error: OutboundFailure): void {
+        finish({ error });
+      }
+      const failed = (error: Error): void =>
+        fail(
           error instanceof OutboundFailure
             ? error
             : new OutboundFailure(outboundFailureIn(error)?.reason ?? "network", `${url.origin}: ${error.message}`, { cause: error }),
         );
-      });
+      request.on("error", failed);
       request.on("response", (response) => {
         const declared = Number(response.headers["content-length"] ?? 0);
         if (declared > maxBytes) return fail(new OutboundFailure("too_large", `${url.origin} announced ${declared} bytes (at most ${maxBytes})`));
@@ -156,12 +163,10 @@ export class OutboundClient {
           if (received > maxBytes) return fail(new OutboundFailure("too_large", `${url.origin} sent more than ${maxBytes} bytes`));
           chunks.push(chunk);
         });
-        response.on("error", () => undefined);
-        response.on("end", () => {
-          if (received > maxBytes) return;
-          settle();
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
-        });
+        // A connection cut mid-body ends in "aborted"/"error" on the response, not always on the request.
+        response.on("error", failed);
+        response.on("aborted", () => fail(new OutboundFailure("network", `${url.origin} closed the connection mid-answer`)));
+        response.on("end", () => finish({ answer: { status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) } }));
       });
       if (options.signal?.aborted) onAbort();
       request.end(body);

@@ -119,5 +119,15 @@ describe("OutboundClient: resolve once, connect to what was checked, bounded", (
     const started = performance.now();
     expect((await failureOf(client.request(`http://127.0.0.1:${silent.port}/`, { timeoutMs: 300 }))).reason).to.equal("timeout");
     expect(performance.now() - started).to.be.below(2_000);
+    // A connection cut mid-answer fails at once, not at the deadline.
+    const cut = await listen("127.0.0.1", (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"issuer":');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    servers.push(cut.server);
+    const cutStarted = performance.now();
+    expect((await failureOf(client.request(`http://127.0.0.1:${cut.port}/`, { timeoutMs: 5_000 }))).reason).to.equal("network");
+    expect(performance.now() - cutStarted).to.be.below(1_000);
   });
 });
