@@ -9,6 +9,7 @@ import { Refusal } from "../lib/refusal";
 import { SecretBox } from "../lib/secret-box";
 import { deleteIdentityProvider, findIdentityProviderOfOrg, saveIdentityProvider, type ClaimMapping, type IdentityProviderRow } from "../db/queries/identity";
 import { auditOperatorChange, organisationIdOfSlug } from "../db/queries/organizations";
+import { approveDomain } from "./organisation-domains";
 import { organisationNamed, type OrganisationDeps, type Operator } from "./organisations";
 
 export interface IdentityProviderRequest {
@@ -22,7 +23,7 @@ export interface IdentityProviderRequest {
   claimMapping: ClaimMapping;
 }
 
-type IdpDeps = Pick<OrganisationDeps, "db" | "log"> & { config: Pick<Config, "OPS_ORG" | "SECRETS_KEY"> };
+type IdpDeps = Pick<OrganisationDeps, "db" | "log"> & { config: Pick<Config, "OPS_ORG" | "SECRETS_KEY" | "DNS_RESOLVERS"> };
 
 /** The provider as it may be shown: the sealed secret becomes whether there is one. */
 export type ShownIdentityProvider = Omit<IdentityProviderRow, "client_secret_encrypted"> & { has_client_secret: boolean };
@@ -64,6 +65,9 @@ export async function setIdentityProvider(
     throw new Refusal("invalid", "VALIDATION_ERROR", `The issuer "${request.issuer}" is not a URL (e.g. https://login.example.com/realms/acme).`);
   }
   if (issuer.protocol !== "https:" && issuer.protocol !== "http:") throw new Refusal("invalid", "VALIDATION_ERROR", "The issuer must be an http(s) URL.");
+  // The operator types these domains, so they count as approved by the operator (verified, like
+  // `domain approve`): onboarding keeps working without a TXT record (docs/single-sign-on.md).
+  for (const domain of new Set(request.domains.map((d) => d.trim().toLowerCase()))) await approveDomain(deps, operator, org.id, domain);
   // Set again (compose's sso-setup does on every `up`): what this command has no flag for — the
   // API audience, whether the admin turned the provider off, the other claim names — stays as stored.
   const before = await findIdentityProviderOfOrg(deps.db, org.id);

@@ -24,6 +24,8 @@ export type RefusalKind =
   | "conflict"
   /** An Idempotency-Key sent again with a different request (422). */
   | "key_reused"
+  /** Well-formed, but something no one may have (a public mail domain as a company's) (422). */
+  | "unprocessable"
   /** The body or file is larger than accepted (413). */
   | "too_large"
   /** The body's type is not one this endpoint takes (415). */

@@ -28,6 +28,7 @@ export const REFUSAL_STATUS: Record<RefusalKind, number> = {
   conflict: 409,
   wrong_host: 421,
   key_reused: 422,
+  unprocessable: 422,
   too_large: 413,
   unsupported_media: 415,
   rate_limited: 429,
