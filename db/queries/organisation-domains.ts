@@ -41,6 +41,10 @@ export async function findOrganisationDomain(db: Conn, orgId: string, domain: st
   return db("organisation_domains").select(COLUMNS).where({ org_id: orgId, domain }).first();
 }
 
+export async function findOrganisationDomainById(db: Conn, orgId: string, id: string): Promise<OrganisationDomainRow | undefined> {
+  return db("organisation_domains").select(COLUMNS).where({ org_id: orgId, id }).first();
+}
+
 /**
  * Serialises every claim on domains (adding, verifying, approving, saving a provider): the checks
  * "verified elsewhere" and "people elsewhere" and the write that follows them see one another.

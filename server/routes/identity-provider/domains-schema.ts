@@ -11,11 +11,10 @@ const domain = z
 
 export const domainBody = z.strictObject({ domain: domain.describe("The email domain, exactly as in people's addresses (example.com).") });
 
-export const domainParams = z.object({ domain });
-
-export const opsDomainParams = z.object({ orgId: z.uuid({ error: "orgId must be a UUID" }), domain });
+export const domainParams = z.object({ id: z.uuid({ error: "the domain's id must be a UUID" }) });
 
 export const domainView = z.strictObject({
+  id: z.uuid(),
   domain: z.string(),
   status: z.enum(["pending", "verified"]).describe("Only a verified domain finds the provider on the sign-in page, creates people and keeps their addresses."),
   method: z.enum(["dns", "operator"]).nullable().describe("How it was verified: its TXT record, or the platform operator's approval."),

@@ -8,19 +8,22 @@ import type { Context } from "koa";
 import type { z } from "zod";
 import { addDomain, approveDomain, removeDomain, verifyDomain } from "../../../commands/organisation-domains";
 import { organisationExists } from "../../../db/queries/ai-allowance";
-import { listOrganisationDomains, type OrganisationDomainRow } from "../../../db/queries/organisation-domains";
+import { findOrganisationDomainById, listOrganisationDomains, type OrganisationDomainRow } from "../../../db/queries/organisation-domains";
+import { Refusal } from "../../../lib/refusal";
 import { challengeRecord } from "../../../lib/domain-txt";
 import { principalOf } from "../../auth/middleware";
+import type { ServerDeps } from "../../deps";
 import { notFound } from "../../errors";
 import { orgParams } from "../allowance/schema";
 import { defineRoute } from "../define-route";
-import { domainBody, domainParams, domainResponse, domainsResponse, opsDomainParams, type domainView } from "./domains-schema";
+import { domainBody, domainParams, domainResponse, domainsResponse, type domainView } from "./domains-schema";
 
 const TAG = "identity provider";
 const BASE = "/api/v1/admin/identity-provider/domains";
 
 export function presentDomain(row: OrganisationDomainRow): z.input<typeof domainView> {
   return {
+    id: row.id,
     domain: row.domain,
     status: row.status,
     method: row.method,
@@ -33,6 +36,14 @@ export function presentDomain(row: OrganisationDomainRow): z.input<typeof domain
 function admin(ctx: Context): { orgId: string; actorId: string } {
   const principal = principalOf(ctx);
   return { orgId: principal.orgId, actorId: principal.userId };
+}
+
+/** The caller's organisation's domain with this id (another organisation's is 404 too). */
+async function claimed(ctx: Context, deps: ServerDeps, id: string): Promise<{ orgId: string; actorId: string; domain: string }> {
+  const caller = admin(ctx);
+  const row = await findOrganisationDomainById(deps.db, caller.orgId, id);
+  if (!row) throw Refusal.notFound("Domain");
+  return { ...caller, domain: row.domain };
 }
 
 export const domainRoutes = [
@@ -68,7 +79,7 @@ export const domainRoutes = [
   }),
   defineRoute({
     method: "post",
-    path: `${BASE}/:domain/verify`,
+    path: `${BASE}/:id/verify`,
     tag: TAG,
     summary: "Verify a domain by its TXT record, looked up now (audited)",
     description:
@@ -79,12 +90,12 @@ export const domainRoutes = [
     responses: { 200: { description: "The domain, verified.", schema: domainResponse } },
     errors: ["NOT_FOUND", "DOMAIN_TXT_MISSING", "DNS_LOOKUP_FAILED", "DOMAIN_CLAIMED"],
     handler: async (ctx, { params }, deps) => {
-      ctx.body = { domain: presentDomain(await verifyDomain(deps, { ...admin(ctx), domain: params.domain })) };
+      ctx.body = { domain: presentDomain(await verifyDomain(deps, await claimed(ctx, deps, params.id))) };
     },
   }),
   defineRoute({
     method: "delete",
-    path: `${BASE}/:domain`,
+    path: `${BASE}/:id`,
     tag: TAG,
     summary: "Give up a domain (audited); it no longer signs anyone in here",
     access: "admin",
@@ -92,7 +103,7 @@ export const domainRoutes = [
     responses: { 204: { description: "Removed." } },
     errors: ["NOT_FOUND"],
     handler: async (ctx, { params }, deps) => {
-      await removeDomain(deps, { ...admin(ctx), domain: params.domain });
+      await removeDomain(deps, await claimed(ctx, deps, params.id));
       ctx.status = 204;
     },
   }),
@@ -112,19 +123,20 @@ export const domainRoutes = [
   }),
   defineRoute({
     method: "post",
-    path: "/api/v1/ops/orgs/:orgId/domains/:domain/approve",
+    path: "/api/v1/ops/orgs/:orgId/domains/approve",
     tag: "ops",
     summary: "Approve an organisation's email domain: verified at once, by the operator (audited)",
     description:
       "For an organisation that cannot publish a TXT record, after checking out of band that the domain is theirs. Approves a domain " +
       "other organisations have people on (`DOMAIN_IN_USE` does not apply); never a public mail domain or one verified elsewhere.",
     access: "operator",
-    params: opsDomainParams,
+    params: orgParams,
+    body: domainBody,
     responses: { 200: { description: "The domain, verified.", schema: domainResponse } },
     errors: ["NOT_FOUND", "PUBLIC_EMAIL_DOMAIN", "DOMAIN_CLAIMED"],
-    handler: async (ctx, { params }, deps) => {
+    handler: async (ctx, { params, body }, deps) => {
       const { userId, orgId } = principalOf(ctx);
-      ctx.body = { domain: presentDomain(await approveDomain(deps, { via: "api", userId, orgId }, params.orgId, params.domain)) };
+      ctx.body = { domain: presentDomain(await approveDomain(deps, { via: "api", userId, orgId }, params.orgId, body.domain)) };
     },
   }),
 ];
