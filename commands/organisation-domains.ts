@@ -85,7 +85,7 @@ export async function verifyDomain(deps: DomainDeps, request: DomainRequest): Pr
   if (!claim) throw Refusal.notFound("Domain");
   if (claim.status === "verified") return claim;
   // Outside any transaction: a slow resolver must not hold the claims' lock.
-  const outcome = await checkChallenge(domain, claim.token, deps.config.DNS_RESOLVERS);
+  const outcome = await checkChallenge(domain, claim.token, deps.config.DNS_RESOLVERS ?? []);
   const log = deps.log.child({ component: "domains" });
   if (outcome.kind === "failed") {
     log.warn({ orgId, domain, reason: outcome.reason }, "domain verification: DNS lookup failed");

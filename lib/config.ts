@@ -281,8 +281,24 @@ export const configSchema = z.object({
         "error page, and saving its settings with `IDP_DISCOVERY_FAILED`, within this bound.",
     ),
   DNS_RESOLVERS: optionalString
-    .transform((value) => (value ?? "").split(",").map((server) => server.trim()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$|^[0-9a-fA-F:]+$/, "an IP address, optionally with :port (IPv6 with a port in brackets)")))
+    .transform((value) =>
+      (value ?? "")
+        .split(",")
+        .map((server) => server.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$|^[0-9a-fA-F:]+$/,
+            "an IP address, optionally with :port (IPv6 with a port in brackets)",
+          ),
+      ),
+    )
+    // Unset stays unset (the system's resolvers), not an empty list.
+    .transform((servers) => (servers.length > 0 ? servers : undefined))
     .describe(
       "DNS resolvers used to verify an organisation's email domain (its `_skillnet-challenge` TXT record), comma-separated IP addresses " +
         "with an optional port (`10.0.0.2,10.0.0.3:53`). Unset: the system's resolvers.",
