@@ -97,7 +97,7 @@ export async function verifyDomain(deps: DomainDeps, request: DomainRequest): Pr
       "DOMAIN_TXT_MISSING",
       `No TXT record _skillnet-challenge.${domain} with this domain's verification value was found; it stays pending. DNS changes can take a while to show.`,
     );
-  const verified = await deps.db.transaction((trx) => markVerifiedOnce(trx, request, { method: "dns", by: request.actorId }));
+  const { row: verified } = await deps.db.transaction((trx) => markVerifiedOnce(trx, request, { method: "dns", by: request.actorId }));
   log.info({ orgId, actorId: request.actorId, domain }, "domain verified by DNS");
   return verified;
 }
@@ -107,18 +107,18 @@ async function markVerifiedOnce(
   request: DomainRequest,
   proof: { method: "dns" | "operator"; by: string | null },
   details?: Record<string, unknown>,
-): Promise<OrganisationDomainRow> {
+): Promise<{ row: OrganisationDomainRow; changed: boolean }> {
   await lockDomainClaims(trx);
   const owner = await verifiedOwnerOf(trx, request.domain);
   if (owner !== undefined && owner !== request.orgId) throw claimedRefusal(request.domain);
   const claim = await insertPendingDomain(trx, request.orgId, request.domain, randomBytes(16).toString("hex"));
-  if (claim.status === "verified") return claim;
+  if (claim.status === "verified") return { row: claim, changed: false };
   const verified = await refusingDuplicates(
     () => claimedRefusal(request.domain),
     () => markDomainVerified(trx, request.orgId, request.domain, proof),
   );
   await auditDomainChange(trx, { orgId: request.orgId, actorId: request.actorId, action: "organisation_domain.verified", row: verified, details });
-  return verified;
+  return { row: verified, changed: true };
 }
 
 export async function removeDomain(deps: DomainDeps, request: DomainRequest): Promise<void> {
@@ -133,7 +133,8 @@ export async function removeDomain(deps: DomainDeps, request: DomainRequest): Pr
 
 /**
  * The operator vouches for the domain: verified at once (`method: operator`), whether or not
- * another organisation has people on it. Audited in the organisation and in the operator's own.
+ * another organisation has people on it. Audited in the organisation and in the operator's own;
+ * a domain already verified for the organisation is left as it is.
  */
 export async function approveDomain(deps: DomainDeps, operator: Operator, idOrSlug: string, domain: string): Promise<OrganisationDomainRow> {
   const org = await organisationNamed(deps, idOrSlug);
@@ -141,7 +142,9 @@ export async function approveDomain(deps: DomainDeps, operator: Operator, idOrSl
   const by = operator.via === "api" ? operator.userId : null;
   const auditOrgId = operator.via === "api" ? operator.orgId : (deps.config.OPS_ORG && (await organisationIdOfSlug(deps.db, deps.config.OPS_ORG))) || org.id;
   const approved = await deps.db.transaction(async (trx) => {
-    const row = await markVerifiedOnce(trx, { orgId: org.id, actorId: by, domain }, { method: "operator", by }, { via: operator.via });
+    const { row, changed } = await markVerifiedOnce(trx, { orgId: org.id, actorId: by, domain }, { method: "operator", by }, { via: operator.via });
+    // Approving again (compose's sso-setup runs `idp set` on every `up`) changes nothing and records nothing.
+    if (!changed) return row;
     await auditOperatorChange(trx, {
       auditOrgId,
       actorId: by,
