@@ -7,9 +7,11 @@
  *
  * - a public mail domain (gmail.com, outlook.com, …: `422 PUBLIC_EMAIL_DOMAIN`);
  * - a domain another organisation has verified (`409 DOMAIN_CLAIMED`);
- * - by an admin, a domain on which another organisation already has people (`409 DOMAIN_IN_USE`):
- *   otherwise a tenant could start claiming a company's domain from under its people. The
- *   operator, who checks ownership out of band, may still approve it.
+ * - by an admin whose organisation has nobody on the domain, one on which another organisation
+ *   already has people (`409 DOMAIN_IN_USE`): a tenant cannot start claiming a company's domain
+ *   from under its people. An organisation with people there may always claim it (so a tenant
+ *   that added one address of another company's domain cannot block that company), and the
+ *   operator, who checks ownership out of band, may approve any.
  *
  * Each change runs in one transaction with its audit row, under the lock every domain claim takes.
  */
@@ -24,6 +26,7 @@ import {
   auditDomainChange,
   deleteOrganisationDomain,
   domainHasPeopleElsewhere,
+  domainHasPeopleIn,
   findOrganisationDomain,
   insertPendingDomain,
   lockDomainClaims,
@@ -64,7 +67,7 @@ export async function addDomain(deps: DomainDeps, request: DomainRequest): Promi
     if (existing) return existing;
     const owner = await verifiedOwnerOf(trx, domain);
     if (owner !== undefined && owner !== orgId) throw claimedRefusal(domain);
-    if (await domainHasPeopleElsewhere(trx, orgId, domain))
+    if ((await domainHasPeopleElsewhere(trx, orgId, domain)) && !(await domainHasPeopleIn(trx, orgId, domain)))
       throw new Refusal(
         "conflict",
         "DOMAIN_IN_USE",

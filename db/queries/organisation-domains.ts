@@ -78,6 +78,11 @@ export async function domainHasPeopleElsewhere(db: Conn, orgId: string, domain: 
   return Boolean(await db("users").whereNot({ org_id: orgId }).whereRaw("split_part(email, '@', 2) = ?", [domain]).first("id"));
 }
 
+/** Whether this organisation has people with addresses on the domain. */
+export async function domainHasPeopleIn(db: Conn, orgId: string, domain: string): Promise<boolean> {
+  return Boolean(await db("users").where({ org_id: orgId }).whereRaw("split_part(email, '@', 2) = ?", [domain]).first("id"));
+}
+
 /**
  * The one rule both the People API and SCIM apply before adding an address to an organisation:
  * it is kept by another organisation when someone there already has it, or when that

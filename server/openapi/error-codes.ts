@@ -41,7 +41,7 @@ export const ERROR_CODES = {
   },
   DOMAIN_IN_USE: {
     status: 409,
-    when: "Adding an email domain on which people of another organisation already have addresses; the platform operator may approve it after checking who owns it. Nothing is stored.",
+    when: "Adding an email domain on which people of another organisation already have addresses while this one has none; the platform operator may approve it after checking who owns it. Nothing is stored.",
   },
   PUBLIC_EMAIL_DOMAIN: { status: 422, when: "Claiming a public mail domain (gmail.com, outlook.com, …): no organisation may own one. Nothing is stored." },
   DOMAIN_TXT_MISSING: {

@@ -65,7 +65,7 @@ export const domainRoutes = [
     summary: "Claim an email domain (pending until verified; audited)",
     description:
       "Answers the TXT record to publish in the domain's DNS. Refused for a public mail domain (`422 PUBLIC_EMAIL_DOMAIN`), a domain " +
-      "another organisation has verified (`409 DOMAIN_CLAIMED`) or on which another organisation has people (`409 DOMAIN_IN_USE`). " +
+      "another organisation has verified (`409 DOMAIN_CLAIMED`) or on which only another organisation has people (`409 DOMAIN_IN_USE`). " +
       "Claiming one already claimed answers it as it is.",
     access: "admin",
     body: domainBody,

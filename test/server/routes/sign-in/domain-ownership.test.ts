@@ -41,7 +41,8 @@ describe("email domains: claimed by proof, not first come", function () {
     api(world.baseUrl, "GET", `/api/v1/auth/providers?email=${encodeURIComponent(email)}`, { headers: { "x-forwarded-for": ip } });
   const claim = (org: SsoOrg, domain: string) => api(world.baseUrl, "POST", DOMAINS, { token: org.adminToken, body: { domain } });
   const verify = (org: SsoOrg, id: string) => api(world.baseUrl, "POST", `${DOMAINS}/${id}/verify`, { token: org.adminToken });
-  const addPerson = (org: SsoOrg, email: string) => api(world.baseUrl, "POST", "/api/v1/admin/people", { token: org.adminToken, body: { email, name: "New Hire" } });
+  const addPerson = (org: SsoOrg, email: string) =>
+    api(world.baseUrl, "POST", "/api/v1/admin/people", { token: org.adminToken, body: { email, name: "New Hire" } });
   const status = (domain: string, orgId: string) => db()("organisation_domains").where({ domain, org_id: orgId }).first("status", "method");
 
   async function scimToken(org: SsoOrg): Promise<string> {
@@ -96,8 +97,14 @@ describe("email domains: claimed by proof, not first come", function () {
     // And B's provider creates nobody of A's domain at first sign-in (JIT on, domain listed but not B's).
     const jit = await signInAt(world.b, `walk.in@${acme}`);
     expect(jit.body).to.include('<code id="code">DOMAIN_NOT_VERIFIED</code>');
-    expect(await db()("users").where({ email: `walk.in@${acme}` }).first()).to.equal(undefined);
+    expect(
+      await db()("users")
+        .where({ email: `walk.in@${acme}` })
+        .first(),
+    ).to.equal(undefined);
 
+    // B may still add an address there (nobody proved the domain yet), but that does not keep A from claiming it.
+    expect((await addPerson(world.b, `squatter@${acme}`)).status).to.equal(201);
     // A proves the domain; from then on B's listing is refused and B cannot add A's people.
     const added = await claim(world.a, acme);
     expect(added.status, JSON.stringify(added.body)).to.equal(201);
@@ -119,7 +126,10 @@ describe("email domains: claimed by proof, not first come", function () {
       const refused = await claim(world.b, domain);
       expect([refused.status, refused.body.error?.code], domain).to.deep.equal([422, "PUBLIC_EMAIL_DOMAIN"]);
     }
-    const approved = await api(world.baseUrl, "POST", `/api/v1/ops/orgs/${world.b.orgId}/domains/approve`, { token: operatorToken, body: { domain: "gmail.com" } });
+    const approved = await api(world.baseUrl, "POST", `/api/v1/ops/orgs/${world.b.orgId}/domains/approve`, {
+      token: operatorToken,
+      body: { domain: "gmail.com" },
+    });
     expect([approved.status, approved.body.error?.code]).to.deep.equal([422, "PUBLIC_EMAIL_DOMAIN"]);
     expect(await db()("organisation_domains").where({ domain: "gmail.com" }).first()).to.equal(undefined);
     // A person with a gmail address is still added anywhere (nobody owns gmail.com).
@@ -206,12 +216,20 @@ describe("email domains: claimed by proof, not first come", function () {
     expect((await put(world.b, { allowed_domains: [world.b.domain, pending], jit_enabled: true })).status).to.equal(200);
     const early = await signInAt(world.b, `early@${pending}`);
     expect(early.body).to.include('<code id="code">DOMAIN_NOT_VERIFIED</code>');
-    expect(await db()("users").where({ email: `early@${pending}` }).first()).to.equal(undefined);
+    expect(
+      await db()("users")
+        .where({ email: `early@${pending}` })
+        .first(),
+    ).to.equal(undefined);
     dns.publishTxt(claimed.body.domain.txt_record.name, claimed.body.domain.txt_record.value);
     expect((await verify(world.b, claimed.body.domain.id)).status).to.equal(200);
     const late = await signInAt(world.b, `late@${pending}`);
     expect(late.status, late.body.slice(0, 300)).to.equal(303);
-    expect(await db()("users").where({ email: `late@${pending}` }).first("org_id")).to.deep.equal({ org_id: world.b.orgId });
+    expect(
+      await db()("users")
+        .where({ email: `late@${pending}` })
+        .first("org_id"),
+    ).to.deep.equal({ org_id: world.b.orgId });
     expect((await put(world.b)).status).to.equal(200);
   });
 
@@ -227,7 +245,9 @@ describe("email domains: claimed by proof, not first come", function () {
     const scimByDomain = await scimCreate(token, `nobody-${unique()}@${world.a.domain}`);
     expect([scimByPerson.status, scimByPerson.body]).to.deep.equal([scimByDomain.status, scimByDomain.body]);
     expect(scimByPerson.status).to.equal(409);
-    expect(JSON.stringify([byPerson.body, scimByPerson.body])).not.to.include(world.a.orgId).and.not.to.include(world.a.slug);
+    expect(JSON.stringify([byPerson.body, scimByPerson.body]))
+      .not.to.include(world.a.orgId)
+      .and.not.to.include(world.a.slug);
   });
 
   it("limits the public lookup per client IP and answers an unknown domain in the same shape", async () => {
