@@ -245,6 +245,18 @@ describe("email domains: claimed by proof, not first come", function () {
     const scimByDomain = await scimCreate(token, `nobody-${unique()}@${world.a.domain}`);
     expect([scimByPerson.status, scimByPerson.body]).to.deep.equal([scimByDomain.status, scimByDomain.body]);
     expect(scimByPerson.status).to.equal(409);
+    // Renaming B's own person onto a kept address answers the same.
+    const own = await scimCreate(token, `renamed-${unique()}@${world.b.domain}`);
+    expect(own.status).to.equal(201);
+    const renamed = await fetch(`${world.baseUrl}/scim/v2/Users/${own.body.id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/scim+json" },
+      body: JSON.stringify({
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        Operations: [{ op: "replace", path: "userName", value: `nobody-${unique()}@${world.a.domain}` }],
+      }),
+    });
+    expect([renamed.status, await renamed.json()]).to.deep.equal([409, scimByDomain.body]);
     expect(JSON.stringify([byPerson.body, scimByPerson.body]))
       .not.to.include(world.a.orgId)
       .and.not.to.include(world.a.slug);
