@@ -100,7 +100,12 @@ export async function verifyDomain(deps: DomainDeps, request: DomainRequest): Pr
       "DOMAIN_TXT_MISSING",
       `No TXT record _skillnet-challenge.${domain} with this domain's verification value was found; it stays pending. DNS changes can take a while to show.`,
     );
-  const { row: verified } = await deps.db.transaction((trx) => markVerifiedOnce(trx, request, { method: "dns", by: request.actorId }));
+  const { row: verified } = await deps.db.transaction(async (trx) => {
+    // Removed (or removed and claimed again, with a new token) while DNS was asked: the proof was for a claim that is gone.
+    const current = await findOrganisationDomain(trx, orgId, domain);
+    if (current?.token !== claim.token) throw Refusal.notFound("Domain");
+    return markVerifiedOnce(trx, request, { method: "dns", by: request.actorId });
+  });
   log.info({ orgId, actorId: request.actorId, domain }, "domain verified by DNS");
   return verified;
 }
