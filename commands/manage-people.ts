@@ -3,8 +3,10 @@
  * person, change their name, department, job title or role, deactivate or reactivate them. Each
  * runs in one transaction with its audit row. What is refused, and why:
  *
- * - an address someone already has, here or in another organisation (`EMAIL_TAKEN`, naming
- *   neither the person nor the organisation);
+ * - an address someone in this organisation already has (`EMAIL_TAKEN`);
+ * - an address kept by another organisation: someone there has it, or that organisation has
+ *   verified its domain (`EMAIL_UNAVAILABLE`, one answer for both reasons, naming neither the
+ *   person nor the organisation: review F15);
  * - an admin demoting or deactivating themselves (`SELF_DEMOTION`): they would lock themselves
  *   out mid-session, and the next admin can do it deliberately;
  * - a change that would leave the organisation without an active admin (`LAST_ADMIN`): only two
@@ -14,8 +16,8 @@
  * tokens are revoked with it; their access tokens stop working at once (every request re-reads
  * whether the account is active) and open sockets within the gateway's re-check window.
  */
-import { emailDomainClaimedElsewhere } from "../db/queries/identity";
 import { deactivateUser } from "../db/queries/admin-action-items";
+import { emailKeptByAnotherOrganisation } from "../db/queries/organisation-domains";
 import { isErased } from "../db/queries/person-erasure";
 import {
   auditPersonChange,
@@ -35,9 +37,7 @@ type PeopleDeps = Pick<CommandDeps, "db" | "log">;
 
 export async function createPerson(deps: PeopleDeps, request: { actorId: string; person: NewPerson }): Promise<{ id: string }> {
   const { person } = request;
-  if (await emailDomainClaimedElsewhere(deps.db, person.orgId, person.email)) {
-    throw new Refusal("conflict", "DOMAIN_CLAIMED", "This email's domain belongs to another organisation's sign-in, so its people are added there.");
-  }
+  if (await emailKeptByAnotherOrganisation(deps.db, person.orgId, person.email)) throw emailUnavailable();
   const created = await inPeopleTransaction(deps.db, async (trx) => {
     const inserted = await insertApiPerson(trx, person);
     if (inserted === "taken") return inserted;
@@ -51,10 +51,17 @@ export async function createPerson(deps: PeopleDeps, request: { actorId: string;
     });
     return inserted;
   });
-  if (created === "taken") throw new Refusal("conflict", "EMAIL_TAKEN", "Someone already has this email address; each address can belong to one person only.");
+  if (created === "taken") {
+    // Lost a race with another organisation's insert: answered as if the check had seen it.
+    if (await emailKeptByAnotherOrganisation(deps.db, person.orgId, person.email)) throw emailUnavailable();
+    throw new Refusal("conflict", "EMAIL_TAKEN", "Someone in this organisation already has this email address.");
+  }
   deps.log.child({ component: "people" }).info({ orgId: person.orgId, actorId: request.actorId, userId: created.id }, "person added");
   return created;
 }
+
+const emailUnavailable = () =>
+  new Refusal("conflict", "EMAIL_UNAVAILABLE", "This address cannot be added to this organisation: it, or its domain, belongs to another organisation.");
 
 export interface PersonUpdate extends PersonChanges {
   is_active?: boolean;

@@ -299,6 +299,29 @@ export const configSchema = z.object({
         "addresses only, over HTTPS; plain `http://` is accepted only to these ranges. Link-local addresses (cloud metadata) are refused " +
         "whatever it says. `npm start` on its embedded parts (dev-login on, loopback only) defaults it to loopback.",
     ),
+  DNS_RESOLVERS: optionalString
+    .transform((value) =>
+      (value ?? "")
+        .split(",")
+        .map((server) => server.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$|^[0-9a-fA-F:]+$/,
+            "an IP address, optionally with :port (IPv6 with a port in brackets)",
+          ),
+      ),
+    )
+    // Unset stays unset (the system's resolvers), not an empty list.
+    .transform((servers) => (servers.length > 0 ? servers : undefined))
+    .describe(
+      "DNS resolvers used to verify an organisation's email domain (its `_skillnet-challenge` TXT record), comma-separated IP addresses " +
+        "with an optional port (`10.0.0.2,10.0.0.3:53`). Unset: the system's resolvers.",
+    ),
   OIDC_JWKS_COOLDOWN_SECONDS: z.coerce
     .number()
     .int()
@@ -351,7 +374,8 @@ export const configSchema = z.object({
     .default(300)
     .describe(
       "Single sign-on starts (`GET /api/v1/auth/oidc/:providerId/start`) per client IP per minute: each keeps a pending sign-in in Redis " +
-        "for 10 min, so this bounds what one address can store. Generous, because a company's people often share one address.",
+        "for 10 min, so this bounds what one address can store. The public provider lookup (`GET /api/v1/auth/providers`) is counted " +
+        "separately against the same number. Generous, because a company's people often share one address.",
     ),
   RATE_LIMIT_DEV_LOGIN_PER_MINUTE: z.coerce
     .number()

@@ -24,7 +24,7 @@ export type RefusalKind =
   | "conflict"
   /** An Idempotency-Key sent again with a different request (422). */
   | "key_reused"
-  /** Well-formed, but what it names cannot be used as asked (an identity provider that cannot be reached) (422). */
+  /** Well-formed, but what it names cannot be used as asked (an identity provider that cannot be reached, a public mail domain as a company's) (422). */
   | "unprocessable"
   /** The body or file is larger than accepted (413). */
   | "too_large"

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { Refusal } from "../../lib/refusal";
+import { domainsVerifiedElsewhere, lockDomainClaims } from "./organisation-domains";
 import { revokeRefreshTokensBegunBy } from "./refresh-tokens";
 import type { Db } from "../knex";
 
@@ -103,24 +104,18 @@ export interface IdentityProviderSettings {
 }
 
 /**
- * Stores the organisation's provider. An email domain belongs to one organisation only: the
- * sign-in page finds providers by domain and a first sign-in may create or match people by it,
- * so a second organisation listing a company's domain could sign that company's new people into
- * itself (`409 DOMAIN_CLAIMED`; checked under a lock, so two organisations cannot both take it).
- * Turning a provider off ends the browser sessions it began.
+ * Stores the organisation's provider. Its `allowed_domains` may list domains the organisation has
+ * not verified (organisation_domains.ts): they do nothing until verified. One another organisation
+ * has verified is refused (`409 DOMAIN_CLAIMED`, checked under the domain claims' lock), since it
+ * could never be this organisation's. Turning a provider off ends the browser sessions it began.
  */
 export async function saveIdentityProvider(db: Db, orgId: string, settings: IdentityProviderSettings): Promise<IdentityProviderRow> {
   if (!db.isTransaction) return db.transaction((trx) => saveIdentityProvider(trx, orgId, settings));
   const domains = [...new Set(settings.allowed_domains.map((d) => d.toLowerCase()))];
-  await db.raw("SELECT pg_advisory_xact_lock(hashtext('identity-provider-domains'))");
-  const claimed = await db("identity_providers").select("allowed_domains").whereNot({ org_id: orgId }).whereRaw("allowed_domains && ?::text[]", [domains]);
-  const taken = domains.filter((domain) => claimed.some((row) => (row.allowed_domains as string[]).includes(domain)));
+  await lockDomainClaims(db);
+  const taken = await domainsVerifiedElsewhere(db, orgId, domains);
   if (taken.length > 0) {
-    throw new Refusal(
-      "conflict",
-      "DOMAIN_CLAIMED",
-      `${taken.join(", ")} already belongs to another organisation's sign-in; a domain can sign people in to one organisation only`,
-    );
+    throw new Refusal("conflict", "DOMAIN_CLAIMED", `${taken.join(", ")} is verified by another organisation; a domain signs people in to one organisation only`);
   }
   const values = { ...settings, allowed_domains: domains, claim_mapping: JSON.stringify(settings.claim_mapping) };
   const [row] = await db("identity_providers")
@@ -139,14 +134,6 @@ export async function deleteIdentityProvider(db: Db, orgId: string): Promise<boo
   // Before the delete: the refresh rows' provider_id is set to null by it.
   await revokeRefreshTokensBegunBy(db, provider.id as string);
   return (await db("identity_providers").where({ id: provider.id }).delete()) > 0;
-}
-
-/** Whether another organisation's sign-in owns this email's domain (people of that domain belong there). */
-export async function emailDomainClaimedElsewhere(db: Db, orgId: string, email: string): Promise<boolean> {
-  const at = email.lastIndexOf("@");
-  if (at < 0) return false;
-  const domain = email.slice(at + 1).toLowerCase();
-  return Boolean(await db("identity_providers").whereNot({ org_id: orgId }).whereRaw("? = ANY(allowed_domains)", [domain]).first("id"));
 }
 
 export interface IdentityLinkRow {
@@ -212,13 +199,22 @@ export interface SignInProvider {
   display_name: string;
 }
 
-/** Enabled providers that accept this email domain (a domain may belong to several organisations' providers). */
+/**
+ * The enabled provider that signs in this email domain: one that lists it, of the organisation
+ * that has verified it (one at most). A disabled provider, or a domain listed but not verified by
+ * the provider's own organisation, finds nothing (review F2: no phishing button for a domain
+ * someone else listed).
+ */
 export async function findSignInProvidersByDomain(db: Db, domain: string): Promise<SignInProvider[]> {
-  return db("identity_providers")
-    .select("id", "display_name")
-    .where({ enabled: true })
-    .whereRaw("? = ANY(allowed_domains)", [domain.toLowerCase()])
-    .orderBy("display_name")
+  const lower = domain.toLowerCase();
+  return db("identity_providers as p")
+    .join("organisation_domains as d", function () {
+      this.on("d.org_id", "p.org_id").andOnVal("d.status", "verified");
+    })
+    .select("p.id", "p.display_name")
+    .where({ "p.enabled": true, "d.domain": lower })
+    .whereRaw("? = ANY(p.allowed_domains)", [lower])
+    .orderBy("p.display_name")
     .limit(5);
 }
 

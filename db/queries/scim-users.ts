@@ -7,13 +7,13 @@
  */
 import type { Knex } from "knex";
 import { Refusal } from "../../lib/refusal";
-import { emailDomainClaimedElsewhere } from "./identity";
 import type { Db } from "../knex";
 import { refusingDuplicates } from "./unique-violation";
 import { revokeRefreshTokensOfUser } from "./refresh-tokens";
 import { type ScimActor, recordScimAudit } from "./scim-audit";
 import { type ScimWhere, applyScimWhere } from "./scim-filter";
 import { onLeft } from "./scim-mapping";
+import { emailKeptByAnotherOrganisation } from "./organisation-domains";
 
 export interface ScimUserFields {
   email: string;
@@ -75,9 +75,12 @@ export const USER_FILTER_COLUMNS = {
 const visible = (db: Db | Knex.Transaction, orgId: string) => db("users").where({ org_id: orgId }).whereNull("scim_deleted_at");
 
 const taken = (): Refusal => new Refusal("conflict", "SCIM_UNIQUENESS", "userName or externalId is already in use by another person");
-/** A person of a domain another organisation's sign-in owns belongs to that organisation (saveIdentityProvider). */
-const domainClaimed = (): Refusal =>
-  new Refusal("conflict", "SCIM_UNIQUENESS", "userName's email domain belongs to another organisation's sign-in; people of that domain are provisioned there");
+/**
+ * An address another organisation keeps (someone there has it, or it verified the domain:
+ * organisation-domains.ts): one answer for both reasons, so it says neither (review F15).
+ */
+const keptElsewhere = (): Refusal =>
+  new Refusal("conflict", "SCIM_UNIQUENESS", "userName cannot be provisioned in this organisation: the address, or its domain, belongs to another organisation");
 
 export async function findScimUser(db: Db, orgId: string, id: string): Promise<ScimUserRow | undefined> {
   return visible(db, orgId).where({ id }).first(COLUMNS);
@@ -110,15 +113,15 @@ const writable = (fields: ScimUserFields) => Object.fromEntries(Object.entries(f
 
 /**
  * Creates the person, or brings back the one a SCIM DELETE removed from this organisation (same
- * id, their chats intact). An address used by anyone else — in this organisation or another —
- * is a 409 that does not say where.
+ * id, their chats intact). An address another organisation keeps, or one someone here already
+ * has, is a 409 (the first never says which organisation or why).
  */
 export async function createScimUser(db: Db, orgId: string, fields: ScimUserFields, actor: ScimActor): Promise<ScimUserRow> {
   return refusingDuplicates(taken, () =>
     db.transaction(async (trx) => {
       const existing = await trx("users").where({ email: fields.email }).first("id", "org_id", "scim_deleted_at");
+      if (await emailKeptByAnotherOrganisation(trx, orgId, fields.email)) throw keptElsewhere();
       if (existing && (existing.org_id !== orgId || !existing.scim_deleted_at)) throw taken();
-      if (await emailDomainClaimedElsewhere(trx, orgId, fields.email)) throw domainClaimed();
       const values = { ...writable(fields), deactivated_at: fields.is_active ? null : trx.fn.now() };
       const [row] = existing
         ? await trx("users")
@@ -153,8 +156,8 @@ export async function updateScimUser(db: Db, orgId: string, id: string, change: 
       if (!before) return undefined;
       const fields = await change(before);
       if (!fields) return before;
+      if (fields.email !== before.email && (await emailKeptByAnotherOrganisation(trx, orgId, fields.email))) throw keptElsewhere();
       if (fields.email !== before.email && (await trx("users").where({ email: fields.email }).whereNot({ id }).first("id"))) throw taken();
-      if (fields.email !== before.email && (await emailDomainClaimedElsewhere(trx, orgId, fields.email))) throw domainClaimed();
       const deactivated = before.is_active && !fields.is_active;
       const reactivated = !before.is_active && fields.is_active;
       const [after] = await trx("users")

@@ -1,7 +1,7 @@
 /**
  * `npm run org -- <command>` (in the image: `node dist/ops/cli/org.js <command>`): onboarding and
  * removing organisations without SQL. Each command calls the same code as the operator endpoints
- * (commands/organisations.ts, commands/organisation-identity-provider.ts) and is audited the same
+ * (commands/organisations.ts, commands/organisation-identity-provider.ts, commands/organisation-domains.ts) and is audited the same
  * way, in OPS_ORG's organisation. Exit codes: 0 done, 1 refused or failed, 2 a usage mistake.
  */
 import { readFileSync } from "node:fs";
@@ -20,6 +20,8 @@ import { changeOrganisation, createOrganisation, organisationNamed, requestOrgan
 import { findIdentityProviderOfOrg } from "../../db/queries/identity";
 import { removeOrganisationIdentityProvider, saveOrganisationIdentityProvider } from "../../commands/organisation-identity-provider";
 import { identityProviderChange, shownProvider } from "./org-identity-provider";
+import { approveDomain } from "../../commands/organisation-domains";
+import { listOrganisationDomains } from "../../db/queries/organisation-domains";
 import { printDeletion, printOrganisations, type Output } from "./org-output";
 
 const USAGE = `Usage: npm run org -- <command> [options]   (image: node dist/ops/cli/org.js <command>)
@@ -33,6 +35,8 @@ const USAGE = `Usage: npm run org -- <command> [options]   (image: node dist/ops
           [--domains a.com,b.com] [--jit] [--admin-groups g1,g2] [--groups-claim groups] [--trust-email]
   idp show --org <slug|id>
   idp remove --org <slug|id>
+  domain approve <slug|id> <domain>     (verified by the operator: do it once you know the domain is theirs)
+  domain list <slug|id>
 
   --json prints the result as JSON. --client-secret - reads the secret from standard input.`;
 
@@ -87,7 +91,12 @@ const ALLOWED: Record<string, ReadonlyArray<keyof Values>> = {
   ],
   "idp show": ["org"],
   "idp remove": ["org"],
+  "domain approve": [],
+  "domain list": [],
 };
+
+/** The arguments each command takes after its name (`domain approve acme acme.com`). */
+const ARGUMENTS: Record<string, number> = { "domain approve": 2, "domain list": 1 };
 
 function required(values: Values, name: "name" | "admin-email" | "org" | "bytes" | "issuer" | "client-id" | "display-name"): string {
   const value = values[name]?.trim();
@@ -118,7 +127,7 @@ interface Session {
 process.env.LOG_LEVEL ??= "warn";
 const log = componentLogger("org-cli");
 
-async function run(command: string, values: Values, session: Session): Promise<number> {
+async function run(command: string, values: Values, session: Session, args: string[]): Promise<number> {
   const { db, config, out, operator } = session;
   const deps = { db, log, config };
   switch (command) {
@@ -178,6 +187,9 @@ async function run(command: string, values: Values, session: Session): Promise<n
         },
         await findIdentityProviderOfOrg(db, org.id),
       );
+      // The operator types these domains, so they count as approved by the operator (verified, like
+      // `domain approve`): onboarding keeps working without a TXT record (docs/single-sign-on.md).
+      for (const domain of new Set(change.allowed_domains.map((d) => d.trim().toLowerCase()))) await approveDomain(deps, operator, org.id, domain);
       const saved = await saveOrganisationIdentityProvider(deps, { via: "cli", userId: null }, org.id, change);
       const provider = shownProvider(saved);
       out.result(provider, [
@@ -197,6 +209,21 @@ async function run(command: string, values: Values, session: Session): Promise<n
         Object.entries(provider).map(
           ([key, value]) => `${key}: ${typeof value === "object" && value !== null && !(value instanceof Date) ? JSON.stringify(value) : String(value)}`,
         ),
+      );
+      return 0;
+    }
+    case "domain approve": {
+      const [orgName = "", domain = ""] = args;
+      const approved = await approveDomain(deps, operator, orgName, domain.trim().toLowerCase().replace(/\.$/, ""));
+      out.result(approved, [`${orgName}: ${approved.domain} verified (approved by the operator)`]);
+      return 0;
+    }
+    case "domain list": {
+      const org = await organisationNamed(deps, args[0] ?? "");
+      const domains = await listOrganisationDomains(db, org.id);
+      out.result(
+        domains,
+        domains.length === 0 ? [`${org.slug} has claimed no domain`] : domains.map((d) => `${d.domain}: ${d.status}${d.method ? ` (${d.method})` : ""}`),
       );
       return 0;
     }
@@ -263,10 +290,14 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  const command = positionals[0] === "idp" ? `idp ${positionals[1] ?? ""}`.trim() : positionals[0]!;
+  const grouped = positionals[0] === "idp" || positionals[0] === "domain";
+  const command = grouped ? `${positionals[0]} ${positionals[1] ?? ""}`.trim() : positionals[0]!;
   const allowed = ALLOWED[command];
   if (!allowed) throw new UsageError(`unknown command "${positionals.join(" ")}"`);
-  if (positionals.length > (command.startsWith("idp") ? 2 : 1)) throw new UsageError(`unexpected argument "${positionals.at(-1)}"`);
+  const args = positionals.slice(grouped ? 2 : 1);
+  const expected = ARGUMENTS[command] ?? 0;
+  if (args.length > expected) throw new UsageError(`unexpected argument "${positionals.at(-1)}"`);
+  if (args.length < expected) throw new UsageError(`"${command}" takes ${expected} argument(s)`);
   for (const given of Object.keys(values) as Array<keyof Values>)
     if (given !== "json" && !allowed.includes(given)) throw new UsageError(`--${given} does not apply to "${command}"`);
 
@@ -286,7 +317,7 @@ async function main(argv: string[]): Promise<number> {
         table: (_json, lines) => process.stdout.write(`${lines.join("\n")}\n`),
       };
   try {
-    return await run(command, values, { config, db, out, operator: { via: "cli" } });
+    return await run(command, values, { config, db, out, operator: { via: "cli" } }, args);
   } finally {
     await db.destroy();
   }

@@ -45,7 +45,21 @@ export const ERROR_CODES = {
   },
   DOMAIN_CLAIMED: {
     status: 409,
-    when: "Saving an identity provider, or adding a person, with an email domain another organisation's sign-in already lists (a domain signs people in to one organisation only). Nothing is stored.",
+    when: "Claiming an email domain (adding, verifying or approving it, or listing it in a provider's `allowed_domains`) that another organisation has verified: a domain signs people in to one organisation only. Nothing is stored.",
+  },
+  DOMAIN_IN_USE: {
+    status: 409,
+    when: "Adding an email domain on which people of another organisation already have addresses while this one has none; the platform operator may approve it after checking who owns it. Nothing is stored.",
+  },
+  PUBLIC_EMAIL_DOMAIN: { status: 422, when: "Claiming a public mail domain (gmail.com, outlook.com, …): no organisation may own one. Nothing is stored." },
+  DOMAIN_TXT_MISSING: {
+    status: 409,
+    when: "Verifying a domain whose `_skillnet-challenge` TXT record is not there or holds another value; the domain stays pending.",
+  },
+  DNS_LOOKUP_FAILED: { status: 503, when: "Verifying a domain while DNS did not answer (timeout, refused); the domain stays pending. Try again." },
+  EMAIL_UNAVAILABLE: {
+    status: 409,
+    when: "Adding a person whose address another organisation keeps: someone there has it, or it verified the domain. One answer for both; it names neither. Nothing is stored.",
   },
   SECRETS_KEY_MISSING: { status: 503, when: "Storing an identity provider's client secret while the server has no SECRETS_KEY." },
   FORBIDDEN: { status: 403, when: "The role is not allowed (admins only; Bull Board and board codes: admins of OPS_ORG)." },
@@ -88,7 +102,7 @@ export const ERROR_CODES = {
   SLUG_TAKEN: { status: 409, when: "Creating an organisation whose slug another one has; adds `slug`." },
   EMAIL_TAKEN: {
     status: 409,
-    when: "Adding a person, or creating an organisation with its first admin, whose email address someone already has (emails are unique across organisations; which one is not said).",
+    when: "Adding a person whose email address someone in this organisation already has, or (operator) creating an organisation whose first admin's address someone already has.",
   },
   ERASURE_NOT_CONFIRMED: {
     status: 400,

@@ -12,6 +12,7 @@ import { defineRoute, type ApiRoute } from "./define-route";
 import { documentRoutes } from "./documents/routes";
 import { feedbackRoutes } from "./feedback/routes";
 import { healthRoutes } from "./health";
+import { domainRoutes } from "./identity-provider/domains";
 import { identityProviderRoutes } from "./identity-provider/routes";
 import { insightsRoutes } from "./insights/routes";
 import { integrationDocumentRoutes } from "./integration-documents/routes";
@@ -70,6 +71,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...integrationDocumentRoutes,
   ...opsRoutes,
   ...identityProviderRoutes,
+  ...domainRoutes,
   ...opsOrgRoutes,
   ...scimRoutes,
 ];

@@ -53,6 +53,7 @@ const APP_TABLES = [
   "catalog_imports",
   "person_exports",
   "person_erasures",
+  "organisation_domains",
 ];
 /**
  * Beside the tenant tables above: the record of organisation deletions, which names the organisation it removed in `target_org_id` and outlives it;

@@ -95,6 +95,12 @@ describe("ops/cli/org.ts (npm run org)", function () {
     expect(row.claim_mapping).to.deep.equal({ groups: "groups", admin_groups: ["it-admins"] });
     expect(row.client_secret_encrypted).to.not.include("s3cr3t");
     expect(new SecretBox(SECRETS_KEY).open(row.client_secret_encrypted)).to.equal("s3cr3t-value");
+    // The operator typed the domains: they count as approved by the operator (onboarding needs no TXT record).
+    const domains = await db()("organisation_domains").where({ org_id: orgId }).orderBy("domain").select("domain", "status", "method");
+    expect(domains).to.deep.equal([
+      { domain: "delta.co", status: "verified", method: "operator" },
+      { domain: "delta.example", status: "verified", method: "operator" },
+    ]);
 
     const shown = await runOrgCli(stack, ["idp", "show", "--org", slug, "--json"]);
     expect(JSON.parse(shown.stdout)).to.include({ display_name: "Delta SSO", has_client_secret: true });
@@ -119,6 +125,35 @@ describe("ops/cli/org.ts (npm run org)", function () {
     const removed = await runOrgCli(stack, ["idp", "remove", "--org", slug]);
     expect(removed.stdout).to.include("identity provider removed");
     expect(await db()("identity_providers").where({ org_id: orgId }).first()).to.equal(undefined);
+  });
+
+  it("approves a domain for an organisation (domain approve), never a public mail domain, and lists them (domain list)", async () => {
+    const domain = `approved-${suffix}.example`;
+    const approved = await runOrgCli(stack, ["domain", "approve", slug, domain.toUpperCase()]);
+    expect(approved.code, approved.stderr).to.equal(0);
+    expect(approved.stdout).to.include(`${domain} verified (approved by the operator)`);
+    expect(await db()("organisation_domains").where({ org_id: orgId, domain }).first("status", "method", "verified_by")).to.deep.equal({
+      status: "verified",
+      method: "operator",
+      verified_by: null,
+    });
+    const audit = await db()("audit_log")
+      .where({ action: "organisation_domain.approved", target_id: orgId })
+      .whereRaw("after->>'domain' = ?", [domain])
+      .first();
+    expect(audit).to.include({ org_id: stack.demo.orgId, actor_id: null });
+    const [publicDomain, missing, listed] = await Promise.all([
+      runOrgCli(stack, ["domain", "approve", slug, "gmail.com"]),
+      runOrgCli(stack, ["domain", "approve", slug]),
+      runOrgCli(stack, ["domain", "list", slug]),
+    ]);
+    expect([publicDomain.code, publicDomain.stderr]).to.deep.equal([
+      1,
+      "error: gmail.com is a public mail service, not a company's domain; it cannot belong to an organisation. (PUBLIC_EMAIL_DOMAIN)\n",
+    ]);
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.include('"domain approve" takes 2 argument(s)');
+    expect(listed.stdout).to.include(`${domain}: verified (operator)`);
   });
 
   it("answers mistakes with a reason and an exit code, never a stack trace", async () => {

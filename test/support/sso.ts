@@ -2,9 +2,11 @@
  * What single sign-on suites share: a server of their own with dev-login off (on the shared
  * stack's Redis, Postgres and workers), a real identity provider process (test/harness/oidc-provider.ts)
  * whose clients are registered with that server's callback, two organisations each with its own
- * provider client, and a cookie-jar browser made of fetch that follows the flow hop by hop.
+ * provider client and its own domain verified (as the operator approves one), and a cookie-jar
+ * browser made of fetch that follows the flow hop by hop.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import { approveDomain } from "../../commands/organisation-domains";
 import { parseConfig } from "../../lib/config";
 import { startServer, type RunningServer } from "../../server/server";
 import { startTestIdentityProvider, type TestAccount, type TestIdentityProvider } from "../harness/oidc-provider";
@@ -189,6 +191,8 @@ export async function startSsoWorld(stack: Stack, options: { env?: Record<string
     accounts: options.accounts ?? [],
   });
   for (const org of orgs) {
+    // Verified as the operator would (each org's own `<tag>.test`): only a verified domain signs anyone in.
+    await approveDomain(server.deps, { via: "cli" }, org.orgId, org.domain);
     const saved = await api(baseUrl, "PUT", "/api/v1/admin/identity-provider", { token: org.adminToken, body: org.settings() });
     if (saved.status !== 200) throw new Error(`saving the provider failed: ${saved.status} ${JSON.stringify(saved.body)}`);
   }

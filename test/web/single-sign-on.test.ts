@@ -3,11 +3,13 @@
  * an employee types their work email, clicks "Sign in with …", types email and password on the
  * provider's page, lands in the tutor and gets a streamed answer; a reload keeps the session
  * (the refresh cookie; the access token only in memory); sign-out ends it at the provider too;
- * an admin does the same into the console; a deactivated employee is thrown out.
+ * an admin does the same into the console and verifies an email domain (a DNS server of the
+ * test's own answers the TXT record); a deactivated employee is thrown out.
  */
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { countingServer } from "../support/counting-server";
+import { startTestDnsServer, type TestDnsServer } from "../support/dns-server";
 import { startPathOf, startSsoWorld, type SsoWorld } from "../support/sso";
 import { stackSuite } from "../support/suite";
 import { scriptedResponder } from "../workers/tutor/helpers";
@@ -47,12 +49,14 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
   const stack = stackSuite(this, { timeoutMs: 40_000 });
   let world: SsoWorld;
   let browser: Browser;
+  let dns: TestDnsServer;
   const people: Record<"employee" | "admin", { email: string; password: string; id: string }> = {} as never;
 
   before(async function () {
     this.timeout(120_000);
+    dns = await startTestDnsServer();
     [world, browser] = await Promise.all([
-      startSsoWorld(stack, { env: { SOCKET_REAUTH_INTERVAL_MS: "300", ACCESS_TOKEN_TTL_SECONDS: "60" } }),
+      startSsoWorld(stack, { env: { SOCKET_REAUTH_INTERVAL_MS: "300", ACCESS_TOKEN_TTL_SECONDS: "60", DNS_RESOLVERS: dns.address } }),
       launchBrowser(),
     ]);
     const db = stack.server.deps.db;
@@ -75,6 +79,7 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
   after(async () => {
     await browser?.close();
     await world?.stop();
+    await dns?.close();
   });
 
   it("signs an employee in through the provider's page, answers them, keeps the session over a reload, and signs out at the provider too", async () => {
@@ -167,6 +172,60 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
       await watched.context.close();
       await attackerPage.close();
     }
+  });
+
+  it("lets the admin add a domain, shows the TXT record to publish, verifies it by DNS, refuses a public mail domain, and removes it", async () => {
+    const { watched, page, unexpected } = await signedInFromOrgLink(`${world.baseUrl}/admin?org=${world.a.slug}`, people.admin);
+    await page.getByRole("link", { name: "Sign-in" }).click();
+    const section = page.locator(".sign-in-domains");
+    await section.getByRole("heading", { name: "Domains" }).waitFor();
+    expect(await section.locator(`li[data-domain="${world.a.domain}"] .domain-status`).textContent()).to.include(
+      "Verified (approved by the platform operator)",
+    );
+
+    const domain = `web-${Date.now().toString(36)}.test`;
+    await section.getByLabel("Email domain").fill(domain);
+    await section.getByRole("button", { name: "Add domain" }).click();
+    const row = section.locator(`li[data-domain="${domain}"]`);
+    await row.waitFor();
+    expect(await row.getAttribute("data-status")).to.equal("pending");
+    const name = await row.locator(".txt-name").textContent();
+    const value = (await row.locator(".txt-value").textContent()) ?? "";
+    expect(name).to.equal(`_skillnet-challenge.${domain}`);
+    expect(value).to.match(/^skillnet-domain-verification=[0-9a-f]{32}$/);
+
+    // Not published yet: it stays pending and the page says why.
+    await row.getByRole("button", { name: `Verify ${domain}` }).click();
+    await section.getByRole("alert").waitFor();
+    expect(await section.getByRole("alert").textContent()).to.include(`No TXT record _skillnet-challenge.${domain}`);
+    expect(await row.getAttribute("data-status")).to.equal("pending");
+    dns.publishTxt(name!, value);
+    await row.getByRole("button", { name: `Verify ${domain}` }).click();
+    await section.locator(`li[data-domain="${domain}"][data-status="verified"]`).waitFor();
+    expect(await row.locator(".domain-status").textContent()).to.equal("Verified (DNS)");
+    expect(await row.locator(".txt-record").count(), "no record to publish once verified").to.equal(0);
+
+    await section.getByLabel("Email domain").fill("gmail.com");
+    await section.getByRole("button", { name: "Add domain" }).click();
+    await section.getByRole("alert").waitFor();
+    expect(await section.getByRole("alert").textContent()).to.include("public mail service");
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await row.getByRole("button", { name: `Remove ${domain}` }).click();
+    await row.waitFor({ state: "detached" });
+    expect(await stack.server.deps.db("organisation_domains").where({ domain }).first()).to.equal(undefined);
+    const addedId = (
+      await stack.server.deps
+        .db("audit_log")
+        .where({ org_id: world.a.orgId, action: "organisation_domain.added" })
+        .orderBy("created_at", "desc")
+        .first("target_id")
+    ).target_id;
+    expect(unexpected(), "only the two refusals the test asked for").to.deep.equal([
+      `409 /api/v1/admin/identity-provider/domains/${addedId}/verify`,
+      "422 /api/v1/admin/identity-provider/domains",
+    ]);
+    await watched.context.close();
   });
 
   it("throws out an employee who is deactivated while signed in", async () => {

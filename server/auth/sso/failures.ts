@@ -23,6 +23,10 @@ export const SIGN_IN_FAILURES = {
   EMAIL_MISSING: { status: 403, message: "Your identity provider did not send an email address, so we cannot tell who you are." },
   EMAIL_NOT_VERIFIED: { status: 403, message: "Your identity provider says your email address is not verified." },
   DOMAIN_NOT_ALLOWED: { status: 403, message: "Your email domain is not one your organisation signs in with here." },
+  DOMAIN_NOT_VERIFIED: {
+    status: 403,
+    message: "Your organisation has not verified your email domain yet, so it cannot sign you in by it. Ask its admin to verify the domain.",
+  },
   NO_ACCOUNT: { status: 403, message: "You have no account here yet. Ask your organisation's admin to add you." },
   WRONG_ORGANISATION: { status: 403, message: "Your account belongs to another organisation; this provider cannot sign you in to it." },
   ACCOUNT_DEACTIVATED: { status: 403, message: "This account has been deactivated." },

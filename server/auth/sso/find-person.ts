@@ -1,7 +1,8 @@
 /**
  * Who a verified ID token is, in the organisation whose provider signed it: the stored link of
  * (issuer, subject) first; else that organisation's account with the same email, linked now,
- * only if the provider vouches for the email and its domain is allowed; else a new employee
+ * only if the provider vouches for the email and its domain is allowed and verified for the
+ * organisation (organisation_domains); else a new employee
  * when the organisation allows just-in-time provisioning; else nobody. A link or an email that
  * belongs to another organisation never signs anyone in here, even when both organisations use
  * the same issuer. A dry run (the console's test sign-in) decides the same without writing.
@@ -16,7 +17,8 @@ import {
 } from "../../../db/queries/identity";
 import { findUser, findUserByEmail } from "../../../db/queries/users";
 import type { Db } from "../../../db/knex";
-import { domainAllowed, type MappedClaims } from "./claims";
+import { isDomainVerifiedFor } from "../../../db/queries/organisation-domains";
+import { domainAllowed, emailDomain, type MappedClaims } from "./claims";
 import { SignInFailure } from "./failures";
 
 export interface FoundPerson {
@@ -44,6 +46,9 @@ export async function findPerson(db: Db, provider: IdentityProviderRow, claims: 
   const email = claims.email;
   if (!email) throw new SignInFailure("EMAIL_MISSING");
   if (!domainAllowed(email, provider.allowed_domains)) throw new SignInFailure("DOMAIN_NOT_ALLOWED");
+  // Listed is not enough: only a domain the organisation proved (or the operator approved) signs
+  // people in by email, matched or created (review F2).
+  if (!(await isDomainVerifiedFor(db, provider.org_id, emailDomain(email)!))) throw new SignInFailure("DOMAIN_NOT_VERIFIED");
   if (!claims.emailVerified) throw new SignInFailure("EMAIL_NOT_VERIFIED");
   const linkFields = { provider_id: provider.id, issuer: claims.issuer, subject: claims.subject };
 

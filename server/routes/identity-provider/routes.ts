@@ -4,6 +4,7 @@
  */
 import { organisationExists } from "../../../db/queries/ai-allowance";
 import { findIdentityProviderOfOrg } from "../../../db/queries/identity";
+import { listOrganisationDomains } from "../../../db/queries/organisation-domains";
 import { principalOf } from "../../auth/middleware";
 import { ssoOf } from "../../auth/sso/services";
 import { notFound } from "../../errors";
@@ -29,7 +30,8 @@ export const identityProviderRoutes = [
     access: "admin",
     responses: { 200: { description: "The settings, or null when none is configured.", schema: identityProviderResponse } },
     handler: async (ctx, _input, deps) => {
-      ctx.body = presentProvider(ctx, deps, await findIdentityProviderOfOrg(deps.db, principalOf(ctx).orgId));
+      const orgId = principalOf(ctx).orgId;
+      ctx.body = presentProvider(ctx, deps, await findIdentityProviderOfOrg(deps.db, orgId), await listOrganisationDomains(deps.db, orgId));
     },
   }),
   defineRoute({
@@ -92,7 +94,7 @@ export const identityProviderRoutes = [
     errors: ["NOT_FOUND"],
     handler: async (ctx, { params: { orgId } }, deps) => {
       if (!(await organisationExists(deps.db, orgId))) throw notFound("Organisation");
-      ctx.body = presentProvider(ctx, deps, await findIdentityProviderOfOrg(deps.db, orgId));
+      ctx.body = presentProvider(ctx, deps, await findIdentityProviderOfOrg(deps.db, orgId), await listOrganisationDomains(deps.db, orgId));
     },
   }),
   defineRoute({

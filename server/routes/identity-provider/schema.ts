@@ -30,7 +30,10 @@ export const identityProviderBody = z.strictObject({
     .array(z.string().trim().toLowerCase().regex(DOMAIN, "allowed_domains: each must be a domain name like example.com"))
     .max(50)
     .default([])
-    .describe("Email domains this provider signs in (exact match) and that find it on the sign-in page."),
+    .describe(
+      "Email domains this provider signs in (exact match) and that find it on the sign-in page, once verified for the organisation " +
+        "(a listed domain that is not verified does nothing). One another organisation verified is refused (`409 DOMAIN_CLAIMED`).",
+    ),
   claim_mapping: claimMappingSchema.strict().default({}),
   jit_enabled: z.boolean().default(false).describe("Create the employee at their first sign-in from an allowed domain."),
   enabled: z.boolean().default(true),
@@ -45,6 +48,12 @@ export const identityProviderView = z.strictObject({
   client_secret_set: z.boolean().describe("Whether a client secret is stored; the secret itself is never returned."),
   api_audience: z.string().nullable(),
   allowed_domains: z.array(z.string()),
+  allowed_domain_status: z
+    .record(z.string(), z.enum(["verified", "pending", "not_claimed"]))
+    .describe(
+      "Each allowed domain's standing: only a `verified` one signs people in (see /api/v1/admin/identity-provider/domains); " +
+        "`pending` awaits its TXT record, `not_claimed` was never added there.",
+    ),
   claim_mapping: claimMappingSchema,
   jit_enabled: z.boolean(),
   enabled: z.boolean(),

@@ -9,6 +9,7 @@ import type { Context } from "koa";
 import type { z } from "zod";
 import { removeOrganisationIdentityProvider, saveOrganisationIdentityProvider } from "../../../commands/organisation-identity-provider";
 import type { IdentityProviderRow } from "../../../db/queries/identity";
+import { listOrganisationDomains, type OrganisationDomainRow } from "../../../db/queries/organisation-domains";
 import { Refusal } from "../../../lib/refusal";
 import { CALLBACK_PATH } from "../../auth/sso/flow";
 import { discoveryCheck } from "../../auth/sso/provider-client";
@@ -22,8 +23,10 @@ export function presentProvider(
   ctx: Context,
   deps: ServerDeps,
   row: IdentityProviderRow | undefined,
+  claims: readonly OrganisationDomainRow[] = [],
 ): { identity_provider: z.input<typeof identityProviderView> | null } {
   if (!row) return { identity_provider: null };
+  const standing = (domain: string) => claims.find((claim) => claim.domain === domain)?.status ?? "not_claimed";
   return {
     identity_provider: {
       id: row.id,
@@ -34,6 +37,7 @@ export function presentProvider(
       client_secret_set: row.client_secret_encrypted !== null,
       api_audience: row.api_audience,
       allowed_domains: row.allowed_domains,
+      allowed_domain_status: Object.fromEntries(row.allowed_domains.map((domain) => [domain, standing(domain)])),
       claim_mapping: row.claim_mapping,
       jit_enabled: row.jit_enabled,
       enabled: row.enabled,
@@ -46,7 +50,7 @@ export function presentProvider(
 /** The change the body states; the body's defaults (api_audience null, enabled true) are the API's. */
 export async function saveProviderSettings(ctx: Context, deps: ServerDeps, orgId: string, body: Body, actorId: string): Promise<void> {
   const saved = await saveOrganisationIdentityProvider({ ...deps, checkProvider: discoveryCheck(deps) }, { via: "api", userId: actorId }, orgId, body);
-  ctx.body = presentProvider(ctx, deps, saved);
+  ctx.body = presentProvider(ctx, deps, saved, await listOrganisationDomains(deps.db, orgId));
 }
 
 export async function removeProviderSettings(ctx: Context, deps: ServerDeps, orgId: string, actorId: string): Promise<void> {

@@ -29,10 +29,13 @@ export const signInRoutes = [
     tag: TAG,
     summary: "The sign-in buttons for a work email or an organisation",
     description:
-      "By the email's domain (a provider's `allowed_domains`) or the organisation's slug; enabled providers only. An unknown domain " +
-      "or slug gets the same shape with an empty list.",
+      "By the email's domain (an enabled provider that lists it, of the organisation that verified it) or the organisation's slug " +
+      "(its enabled provider). An unknown, unverified or disabled one gets the same shape with an empty list. Limited per client IP " +
+      "(RATE_LIMIT_SIGN_IN_PER_MINUTE, counted apart from sign-in starts), so it cannot be used to list customers' domains in bulk.",
     access: "public",
     query: providersQuery,
+    rateLimited: true,
+    use: (deps) => [perClientIp(deps.redis, { bucket: "sso-lookup", limit: deps.config.RATE_LIMIT_SIGN_IN_PER_MINUTE, windowMs: 60_000 })],
     responses: { 200: { description: "The providers to offer.", schema: providersResponse } },
     handler: async (ctx, { query }, deps) => {
       let found: SignInProvider[] = [];

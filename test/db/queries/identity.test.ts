@@ -4,6 +4,7 @@
  * and the refresh family rules hold when tokens are spent concurrently.
  */
 import { expect } from "chai";
+import { approveDomain } from "../../../commands/organisation-domains";
 import {
   deleteIdentityLinksOfUser,
   findIdentityLink,
@@ -51,6 +52,9 @@ describe("db/queries identity and refresh tokens", function () {
     const b = await orgWithProvider(`e${unique()}.test`);
     const byIssuer = await findIdentityProvidersByIssuer(stack.server.deps.db, issuer);
     expect(byIssuer.map((p) => p.org_id).sort()).to.deep.equal([a.orgId, b.orgId].sort());
+    // Listed is not enough: a domain finds its provider once verified for the provider's organisation.
+    expect(await findSignInProvidersByDomain(stack.server.deps.db, domain)).to.deep.equal([]);
+    await approveDomain(stack.server.deps, { via: "cli" }, a.orgId, domain);
     expect((await findSignInProvidersByDomain(stack.server.deps.db, domain.toUpperCase())).map((p) => p.id)).to.deep.equal([a.provider.id]);
 
     const db = stack.server.deps.db;

@@ -8,6 +8,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ConsolePage } from "../components/ConsolePage";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { SignInDomains } from "./SignInDomains";
 
 interface ProviderView {
   display_name: string;
@@ -15,6 +16,7 @@ interface ProviderView {
   client_id: string;
   client_secret_set: boolean;
   allowed_domains: string[];
+  allowed_domain_status: Record<string, "verified" | "pending" | "not_claimed">;
   claim_mapping: { email?: string; name?: string; department?: string; groups?: string; admin_groups?: string[]; trust_email?: boolean };
   jit_enabled: boolean;
   enabled: boolean;
@@ -58,6 +60,8 @@ const list = (text: string): string[] =>
     .split(/[\s,]+/)
     .map((item) => item.trim())
     .filter(Boolean);
+
+const unverified = (view: ProviderView): string[] => view.allowed_domains.filter((domain) => view.allowed_domain_status[domain] !== "verified");
 
 function formOf(view: ProviderView): Form {
   return {
@@ -210,7 +214,12 @@ export function SignInSettings() {
             />
             <small class="hint">Stored encrypted and never shown again. Give it again when you change the issuer or client ID.</small>
           </label>
-          {field("allowed_domains", "Allowed email domains", { hint: "Comma-separated, e.g. example.com, example.co.uk" })}
+          {field("allowed_domains", "Allowed email domains", {
+            hint: "Comma-separated, e.g. example.com, example.co.uk. Each signs people in once verified (Domains, below).",
+          })}
+          {saved && unverified(saved).length > 0 && (
+            <p class="notice unverified-domains">Not verified yet, so they sign nobody in: {unverified(saved).join(", ")}.</p>
+          )}
           {field("groups_claim", "Groups claim", { placeholder: "groups" })}
           {field("admin_groups", "Admin groups", { hint: "Members of any of these groups are admins; empty: roles are managed here." })}
           {field("department_claim", "Department claim", { placeholder: "department" })}
@@ -236,6 +245,7 @@ export function SignInSettings() {
           </p>
         </form>
       )}
+      <SignInDomains />
     </ConsolePage>
   );
 }
