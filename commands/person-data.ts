@@ -7,6 +7,7 @@
 import { type ExportRequester, failExport, openPersonExport, type PersonExportRow } from "../db/queries/person-exports";
 import { failPersonErasure, findErasureTarget, openPersonErasure, type PersonErasureRow } from "../db/queries/person-erasure";
 import { Refusal } from "../lib/refusal";
+import { UserEventPublisher } from "../queues/events/user-events";
 import type { CommandDeps } from "./deps";
 
 const queueRefused = (what: string, error: unknown) =>
@@ -21,7 +22,8 @@ export async function requestPersonExport(
 ): Promise<PersonExportRow> {
   const person = await findErasureTarget(deps.db, request.orgId, request.personId);
   if (!person) throw Refusal.notFound("Person");
-  if (person.erased_at) throw erasedRefusal();
+  // From the erasure's request on there is nothing to export: what is left is being deleted.
+  if (person.erased_at || person.erasure_requested_at) throw erasedRefusal();
   const { row, queue } = await openPersonExport(deps.db, { orgId: request.orgId, userId: request.personId, via: request.via }, request.requestedBy);
   if (!queue) return row;
   try {
@@ -60,6 +62,8 @@ export async function requestPersonErasure(
     keepLearningRecords: request.keepLearningRecords,
   });
   if (!opened) throw erasedRefusal();
+  // Their open sockets go now, on every node, not at the gateway's next re-check of accounts.
+  new UserEventPublisher(deps.redis).cutSockets(person.id, { code: "ACCOUNT_INACTIVE", message: "This account has been deactivated or deleted" });
   const { erasure, queue } = opened;
   if (!queue) return erasure;
   try {
