@@ -26,6 +26,7 @@ import { turnCancelKey, turnCheckpointKey } from "../../../queues/turn-keys";
 import { LlmClient } from "../../../workers/llm/client";
 import { QueryEmbeddingCache } from "../../../workers/llm/query-embeddings";
 import { embedPendingQuestions } from "../../../workers/maintenance/question-vectors";
+import { usageLogSink } from "../../../workers/usage-log";
 import { api, waitFor } from "../../harness/client";
 import { stackWorker } from "../../reliability/helpers";
 import { dropOrganisations } from "../../support/organizations";
@@ -124,11 +125,7 @@ function adminModel(plans: AdminPlan[], summary: (prompt: string) => string) {
 }
 
 /** Lower case without accents: how an admin or the model may write a name (the search must find that too). */
-const folded = (text: string) =>
-  text
-    .normalize("NFD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase();
+const folded = (text: string) => text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
 
 describe("person-data: an erased person can no longer be found anywhere", function () {
   const stack = stackSuite(this, { timeoutMs: 120_000 });
@@ -149,6 +146,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
   let twinTurn = "";
   let erasureId = "";
   let adminSession = "";
+  let adminLookupTurn = "";
   let adminSessionB = "";
   let adminTurnsB: string[] = [];
   let namesakeId = "";
@@ -179,7 +177,11 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     namesakeId = (await freshUser(stack, { orgId: orgA, name: namesake })).id;
     // The suites' stack runs with the query-embedding cache off (test/harness/infrastructure.ts): these turns cache their questions' vectors.
     uncachedLlm = stack.workers.deps.llm;
-    stack.workers.deps.llm = new LlmClient(stack.config, { retry: FAST_RETRY, queryCache: new QueryEmbeddingCache(stack.workers.deps.redis, 3600) });
+    stack.workers.deps.llm = new LlmClient(stack.config, {
+      retry: FAST_RETRY,
+      usage: usageLogSink(db(), { defaultMonthlyTokens: stack.config.AI_MONTHLY_TOKENS_PER_ORG }),
+      queryCache: new QueryEmbeddingCache(stack.workers.deps.redis, 3600),
+    });
 
     // Tutor chats through the real stack: messages, jobs, turn logs, latest-turn keys, usage rows.
     const first = await ask(
@@ -278,6 +280,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     const lookup = await askAdmin(stack, admin, `How is ${folded(name)} doing?`);
     expect(lookup.answer?.content).to.include(name);
     adminSession = lookup.sessionId;
+    adminLookupTurn = lookup.turnId;
     const proposal = await askAdmin(stack, admin, `Enrol them in Safety ${unique}`, adminSession);
     expect(proposal.pending, "the assistant proposed an action").to.not.equal(undefined);
     for (let n = 0; n < 5; n += 1) await askAdmin(stack, admin, `Anything else about the team (${n})?`, adminSession);
@@ -365,6 +368,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       "-generate (hash) id",
     ])
       expect(beforeKeys, `before the erasure, a key like ${family}`).to.include(family);
+    expect(beforeKeys, "the admin's streamed answer names them").to.include(`${adminLookupTurn}:log (stream) name`);
     const cachedVectors = async (orgId: string) => (await redis().keys(`skillnet:*query-embedding:${orgId}:*`)).length;
     expect(await cachedVectors(orgA), "their questions' embeddings are cached").to.be.above(0);
     const cachedVectorsB = await cachedVectors(orgB);
