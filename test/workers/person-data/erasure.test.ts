@@ -296,6 +296,20 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       30_000,
       "the export",
     );
+    // An admin's copy, built and downloaded: both audited.
+    const adminCopy = await api(stack.baseUrl, "POST", `/api/v1/admin/people/${person.id}/export`, { token: admin.token });
+    expect(adminCopy.status).to.equal(202);
+    const built = await waitFor(
+      async () => {
+        const answer = await api(stack.baseUrl, "GET", `/api/v1/admin/people/${person.id}/export`, { token: admin.token });
+        return answer.body.export?.status === "completed" ? answer.body.export : undefined;
+      },
+      30_000,
+      "the admin's export",
+    );
+    const downloaded = await fetch(`${stack.baseUrl}${built.download_url}`, { headers: { authorization: `Bearer ${admin.token}` } });
+    expect(downloaded.status).to.equal(200);
+    await downloaded.arrayBuffer();
     expect(await count("llm_usage_log", { user_id: person.id })).to.be.above(0);
   });
 
@@ -397,7 +411,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       "rows.chat_feedback": 1,
       "rows.identity_links": 1,
       "rows.refresh_tokens": 1,
-      "rows.person_exports": 1,
+      "rows.person_exports": 2,
     });
     expect(done.removed["rows.chat_messages"]).to.equal(4);
     expect(done.removed["rows.question_vectors"]).to.be.at.least(1);
@@ -448,6 +462,17 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     expect(audit).to.have.length(1);
     expect(audit[0]).to.include({ actor_id: admin.id, target_type: "person_erasure", target_id: erasureId });
     expect(await count("enrollments", { user_id: person.id }), "learning records kept by default").to.equal(1);
+    // The trail of their exports survives, naming the admin and the export, not them.
+    const exportTrail = await db()("audit_log")
+      .where({ org_id: orgA })
+      .whereIn("action", ["person.export_requested", "person.export_downloaded"])
+      .orderBy("created_at")
+      .select("actor_id", "action", "target_type", "details");
+    expect(exportTrail).to.deep.equal([
+      { actor_id: null, action: "person.export_requested", target_type: "person_export", details: { scrubbed: "the person this named was erased" } },
+      { actor_id: admin.id, action: "person.export_requested", target_type: "person_export", details: { scrubbed: "the person this named was erased" } },
+      { actor_id: admin.id, action: "person.export_downloaded", target_type: "person_export", details: { scrubbed: "the person this named was erased" } },
+    ]);
 
     // The other organisation's person with the same name and words is untouched.
     expect(await count("chat_messages", { session_id: twinSession })).to.equal(twinMessages);
