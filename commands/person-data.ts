@@ -87,7 +87,7 @@ export async function requestPersonErasure(
   });
   if (!opened) throw erasedRefusal();
   // Their open sockets go now, on every node, not at the gateway's next re-check of accounts.
-  new UserEventPublisher(deps.redis).cutSockets(person.id, { code: "ACCOUNT_INACTIVE", message: "This account has been deactivated or deleted" });
+  new UserEventPublisher(deps.redis).cutSockets(person.id);
   const { erasure, queue } = opened;
   if (!queue) return erasure;
   try {

@@ -24,6 +24,9 @@ export interface UserEventMessage {
   disconnect?: boolean;
 }
 
+/** Why a socket whose account was deactivated, deleted or erased is cut (the gateway's re-check and `cutSockets` alike). */
+export const ACCOUNT_INACTIVE: AuthExpired = { code: "ACCOUNT_INACTIVE", message: "This account has been deactivated or deleted" };
+
 /** The adapter key the gateway uses; emitter and adapter must agree on it. */
 export const SOCKET_ADAPTER_KEY = "skillnet-socket.io";
 
@@ -57,7 +60,7 @@ export class UserEventPublisher {
    * them: at once, not at the gateway's next re-check (an erasure locks the person out from its
    * request on). A socket a lost message misses is still cut by that re-check.
    */
-  cutSockets(userId: string, reason: AuthExpired): void {
+  cutSockets(userId: string, reason: AuthExpired = ACCOUNT_INACTIVE): void {
     const room = roomForUser(userId);
     if (this.emitter) {
       this.emitter.to(room).emit("auth_expired", reason);
