@@ -14,7 +14,8 @@
  *    longer point at them (nor, through `call_key`, at their turns and sessions), as do audit rows
  *    they made, documents they uploaded;
  * 4. audit rows and admin action items that name them (their id or email in the details) are
- *    scrubbed: what they said is replaced, the row (that something happened) stays;
+ *    scrubbed: what they said is replaced, the row (that something happened) stays; so are their
+ *    id, email and name in admins' assistant sessions (./person-erasure-admin-chats.ts);
  * 5. last, their row is anonymised (`erased-<erasure id>@invalid`, "Erased person", inactive,
  *    hidden from SCIM, `erased_at`), and one `person.erased` audit row says that it happened and
  *    by whom, not what; all in one transaction that also closes the record.
