@@ -118,7 +118,10 @@ describe("person-data: an erasure locks the person out from its request", functi
         expect((await db()("users").where({ id: gone.id }).first()).is_active).to.equal(false);
         // So every sign-in stays refused.
         const sso = await signIn(ana, world.a);
-        expect(sso.landed.body, `${when}: SSO`).to.include('<code id="code">ACCOUNT_DEACTIVATED</code>');
+        expect(sso.landed.body, `${when}: SSO by link`).to.include('<code id="code">ACCOUNT_DEACTIVATED</code>');
+        const byEmail = await signIn(gone, world.a);
+        expect(byEmail.landed.body, `${when}: SSO by email`).to.include('<code id="code">ACCOUNT_DEACTIVATED</code>');
+        expect(await db()("identity_links").where({ user_id: gone.id }), `${when}: no new link`).to.have.length(0);
         expect((await refresh(world, signedIn.jar)).status, `${when}: refresh`).to.equal(401);
         expect((await api(stack.baseUrl, "POST", "/api/v1/auth/dev-login", { body: { email: ana.email } })).status, `${when}: dev-login`).to.equal(401);
         expect((await api(stack.baseUrl, "GET", "/api/v1/me", { token })).status, `${when}: their token`).to.equal(401);
