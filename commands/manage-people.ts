@@ -103,9 +103,9 @@ export async function updatePerson(
   const action = await inPeopleTransaction(deps.db, async (trx) => {
     const { person, activeAdminIds } = await lockPersonAndAdmins(trx, request.orgId, request.personId);
     if (!person) throw Refusal.notFound("Person");
-    // An erased person's row is an anonymised placeholder: reactivating or renaming it would bring nobody back.
+    // From the erasure's request on, the row is on its way to an anonymised placeholder: reactivating or renaming it would bring nobody back.
     if (await isErased(trx, request.orgId, person.id))
-      throw new Refusal("conflict", "PERSON_ERASED", "This person's data was erased; their placeholder cannot be changed.");
+      throw new Refusal("conflict", "PERSON_ERASED", "This person's data is erased or being erased; their row cannot be changed.");
     refuseLosingAdmin(request, person, request.update, activeAdminIds);
     const { before, after } = differences(person, request.update);
     if (Object.keys(after).length === 0) return null;

@@ -1,12 +1,21 @@
 /**
- * Asking for a person's data to be exported or erased: the record is written first (and, for an
- * erasure, the person locked out in the same transaction), then the `person-data` job is queued;
+ * Asking for a person's data to be exported or erased: the record is written first (for an export,
+ * with its audit row; for an erasure, the person locked out in the same transaction), then the
+ * `person-data` job is queued;
  * when the queue refuses, the record is marked failed and the caller told to ask again. Asking
  * again while one is under way answers that one. The jobs themselves are workers/person-data/.
  */
-import { type ExportRequester, failExport, openPersonExport, type PersonExportRow } from "../db/queries/person-exports";
+import {
+  downloadExportArchive,
+  type ExportOwner,
+  type ExportRequester,
+  failExport,
+  openPersonExport,
+  type PersonExportRow,
+} from "../db/queries/person-exports";
 import { failPersonErasure, findErasureTarget, openPersonErasure, type PersonErasureRow } from "../db/queries/person-erasure";
 import { Refusal } from "../lib/refusal";
+import { UserEventPublisher } from "../queues/events/user-events";
 import type { CommandDeps } from "./deps";
 
 const queueRefused = (what: string, error: unknown) =>
@@ -21,7 +30,8 @@ export async function requestPersonExport(
 ): Promise<PersonExportRow> {
   const person = await findErasureTarget(deps.db, request.orgId, request.personId);
   if (!person) throw Refusal.notFound("Person");
-  if (person.erased_at) throw erasedRefusal();
+  // From the erasure's request on there is nothing to export: what is left is being deleted.
+  if (person.erased_at || person.erasure_requested_at) throw erasedRefusal();
   const { row, queue } = await openPersonExport(deps.db, { orgId: request.orgId, userId: request.personId, via: request.via }, request.requestedBy);
   if (!queue) return row;
   try {
@@ -32,6 +42,22 @@ export async function requestPersonExport(
   }
   deps.log.info({ orgId: request.orgId, exportId: row.id, via: request.via }, "person export queued");
   return row;
+}
+
+/**
+ * One download of an export: the archive, and the audit row of who downloaded whose export, written
+ * in the transaction that reads it (review F7). Nothing to serve (unknown, another's, expired) is a
+ * 404, as for an unknown id, and audits nothing.
+ */
+export async function downloadPersonExport(
+  deps: Pick<CommandDeps, "db" | "log">,
+  request: { owner: ExportOwner; exportId: string; actorId: string },
+): Promise<Buffer> {
+  const { owner, exportId, actorId } = request;
+  const archive = await downloadExportArchive(deps.db, owner, exportId, actorId);
+  if (!archive) throw Refusal.notFound("Export");
+  deps.log.info({ orgId: owner.orgId, exportId, via: owner.via, actorId }, "person export downloaded");
+  return archive;
 }
 
 /**
@@ -60,6 +86,8 @@ export async function requestPersonErasure(
     keepLearningRecords: request.keepLearningRecords,
   });
   if (!opened) throw erasedRefusal();
+  // Their open sockets go now, on every node, not at the gateway's next re-check of accounts.
+  new UserEventPublisher(deps.redis).cutSockets(person.id);
   const { erasure, queue } = opened;
   if (!queue) return erasure;
   try {

@@ -14,10 +14,28 @@
  *   replay), their socket count; one SCAN pass.
  * - **The organisation's cached content-gap reports** (queues/content-gap-cache.ts): they quote
  *   the questions people asked, theirs among them; the next page load computes them again.
+ * - **The organisation's cached question embeddings** (workers/llm/query-embeddings.ts): the
+ *   vectors of what people asked, keyed by a hash of the text, so nothing in a key says whose it
+ *   is, and one key serves everyone who asked the same words. Indexing them per person would add
+ *   a set per person to every cached question (and its own TTL to keep in step) for an event as
+ *   rare as an erasure; dropping all of the organisation's costs it one embedding call per
+ *   distinct question asked again within the TTL.
+ * - **The Redis keys of admins' turns that named them** (the streamed answer's log, checkpoints):
+ *   their stored messages are scrubbed (db/queries/person-erasure-admin-chats.ts), these go.
  */
 import type { Redis } from "ioredis";
 import { queuePrefix } from "./layout";
-import { type JobData, activeJobsWhere, FINISHED_STATES, purgedQueues, QUEUED_STATES, removeJobsWhere, removeKeysOwnedBy, removeScanned } from "./org-purge";
+import {
+  type JobData,
+  activeJobsWhere,
+  FINISHED_STATES,
+  purgedQueues,
+  QUEUED_STATES,
+  removeChatKeys,
+  removeJobsWhere,
+  removeKeysOwnedBy,
+  removeScanned,
+} from "./org-purge";
 import type { JobProducer } from "./producer";
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -77,9 +95,11 @@ export async function removeJobEventsOfPerson(redis: Redis, producer: JobProduce
 /** How many of the person's jobs are running now (a streaming answer is let end before its rows go). */
 export const activeJobsOfPerson = (producer: JobProducer, ids: PersonOwnedIds): Promise<number> => activeJobsWhere(producer, namesPerson(ids));
 
-/** Deletes every key named above; returns how many. */
-export async function removePersonKeys(redis: Redis, ids: PersonOwnedIds): Promise<number> {
+/** Deletes every key named above; returns how many. `adminTurnIds`: the admins' turns whose messages name them. */
+export async function removePersonKeys(redis: Redis, ids: PersonOwnedIds, adminTurnIds: readonly string[] = []): Promise<number> {
   const owned = await removeKeysOwnedBy(redis, { ...ids, owners: [ids.userId] });
   const reports = await removeScanned(redis, `skillnet:*content-gaps:${ids.orgId}:*`);
-  return owned + reports;
+  const vectors = await removeScanned(redis, `skillnet:*query-embedding:${ids.orgId}:*`);
+  const adminTurns = await removeChatKeys(redis, { sessionIds: [], turnIds: adminTurnIds });
+  return owned + reports + vectors + adminTurns;
 }

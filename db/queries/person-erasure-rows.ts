@@ -138,11 +138,14 @@ async function scrubMentions(db: Db, erasure: ErasureOfPerson, batch: ReturnType
     return { sql: clauses.map((clause) => clause.sql).join(" OR "), bindings: clauses.map((clause) => clause.needle) };
   };
   const audit = mentions(["target_id", "details", "before", "after"]);
+  const target = mentions(["target_id"]);
+  // A target that is not the person (an export of theirs: person.export_downloaded) stays: who did what to which record survives.
   await batch(
     "scrubbed.audit_log",
-    `UPDATE audit_log SET details = '{"scrubbed": "the person this named was erased"}'::jsonb, before = NULL, after = NULL, target_id = NULL
+    `UPDATE audit_log SET details = '{"scrubbed": "the person this named was erased"}'::jsonb, before = NULL, after = NULL,
+            target_id = CASE WHEN ${target.sql} THEN NULL ELSE target_id END
       WHERE ctid = ANY(ARRAY(SELECT ctid FROM audit_log WHERE org_id = ? AND (${audit.sql}) LIMIT ?))`,
-    [erasure.orgId, ...audit.bindings],
+    [...target.bindings, erasure.orgId, ...audit.bindings],
   );
   const items = mentions(["target", "label", "before", "after", "error"]);
   await batch(

@@ -14,7 +14,8 @@
  *    longer point at them (nor, through `call_key`, at their turns and sessions), as do audit rows
  *    they made, documents they uploaded;
  * 4. audit rows and admin action items that name them (their id or email in the details) are
- *    scrubbed: what they said is replaced, the row (that something happened) stays;
+ *    scrubbed: what they said is replaced, the row (that something happened) stays; so are their
+ *    id, email and name in admins' assistant sessions (./person-erasure-admin-chats.ts);
  * 5. last, their row is anonymised (`erased-<erasure id>@invalid`, "Erased person", inactive,
  *    hidden from SCIM, `erased_at`), and one `person.erased` audit row says that it happened and
  *    by whom, not what; all in one transaction that also closes the record.
@@ -74,21 +75,31 @@ export interface ErasureTarget {
   email: string;
   role: "admin" | "employee";
   erased_at: Date | null;
+  /** Set when their erasure was asked for (and never cleared): from then on they count as erased. */
+  erasure_requested_at: Date | null;
 }
 
 export async function findErasureTarget(db: Db, orgId: string, userId: string): Promise<ErasureTarget | undefined> {
-  return db("users").select("id", "email", "role", "erased_at").where({ id: userId, org_id: orgId }).first();
+  return db("users").select("id", "email", "role", "erased_at", "erasure_requested_at").where({ id: userId, org_id: orgId }).first();
 }
 
-/** Whether the person was erased (their row is only an anonymised placeholder). */
+/**
+ * Whether the person counts as erased: their erasure was asked for (queued, running, failed) or is
+ * done. From the request on, nothing may change, reactivate or export them; the database itself
+ * keeps such a row inactive (CHECK `users_erasure_locks_out`).
+ */
 export async function isErased(db: Db | Knex.Transaction, orgId: string, userId: string): Promise<boolean> {
-  return Boolean(await db("users").where({ id: userId, org_id: orgId }).whereNotNull("erased_at").first("id"));
+  const row = await db("users")
+    .where({ id: userId, org_id: orgId })
+    .where((either) => either.whereNotNull("erasure_requested_at").orWhereNotNull("erased_at"))
+    .first("id");
+  return Boolean(row);
 }
 
 /**
  * Opens the person's erasure and locks them out at once, in one transaction: the account is
- * deactivated (every request re-reads it: their tokens stop working) and their refresh tokens are
- * revoked. Asking again while one is open answers it (`queue: false`); a failed one is queued
+ * deactivated (every request re-reads it: their tokens stop working), marked `erasure_requested_at`
+ * (so no path can reactivate it: see `isErased`) and their refresh tokens are revoked. Asking again while one is open answers it (`queue: false`); a failed one is queued
  * again with its run count moved on.
  */
 export async function openPersonErasure(
@@ -100,7 +111,11 @@ export async function openPersonErasure(
     if (!person) return undefined;
     await trx("users")
       .where({ id: request.userId })
-      .update({ is_active: false, deactivated_at: trx.raw("coalesce(deactivated_at, now())") });
+      .update({
+        is_active: false,
+        deactivated_at: trx.raw("coalesce(deactivated_at, now())"),
+        erasure_requested_at: trx.raw("coalesce(erasure_requested_at, now())"),
+      });
     await trx("refresh_tokens").where({ org_id: request.orgId, user_id: request.userId }).whereNull("revoked_at").update({ revoked_at: trx.fn.now() });
     const open = parseRow(
       await trx("person_erasures")
@@ -188,6 +203,7 @@ export async function completePersonErasure(db: Db, erasure: ErasureOfPerson): P
         is_active: false,
         deactivated_at: trx.raw("coalesce(deactivated_at, now())"),
         scim_deleted_at: trx.raw("coalesce(scim_deleted_at, now())"),
+        erasure_requested_at: trx.raw("coalesce(erasure_requested_at, now())"),
         erased_at: trx.fn.now(),
       });
     await trx("audit_log").insert({

@@ -4,6 +4,7 @@
  * is scoped by organisation, person and requester kind, so one person's (or one organisation's)
  * export is never found from another's, and the person's copy and an admin's stay apart.
  */
+import type { Knex } from "knex";
 import { z } from "zod";
 import type { Db } from "../knex";
 
@@ -71,11 +72,42 @@ export async function openPersonExport(db: Db, owner: ExportOwner, requestedBy: 
         .whereIn("status", ["queued", "running"])
         .first(),
     );
-    if (open) return { row: open, queue: false };
-    const [row] = await trx("person_exports")
-      .insert({ org_id: owner.orgId, user_id: owner.userId, requested_by: requestedBy, requested_via: owner.via })
-      .returning(COLUMNS);
-    return { row: parseRow(row)!, queue: true };
+    const opened = open
+      ? { row: open, queue: false }
+      : {
+          row: parseRow(
+            (
+              await trx("person_exports")
+                .insert({ org_id: owner.orgId, user_id: owner.userId, requested_by: requestedBy, requested_via: owner.via })
+                .returning(COLUMNS)
+            )[0],
+          )!,
+          queue: true,
+        };
+    await auditExport(trx, "person.export_requested", owner, opened.row.id, requestedBy);
+    return opened;
+  });
+}
+
+/**
+ * Who asked for or downloaded whose export (review F7): every request and every download, the
+ * person's own included. The target is the export (its id outlives its record); the person is named
+ * only in `details`, which their erasure scrubs, so the row stays in the trail without naming them.
+ */
+async function auditExport(
+  db: Db | Knex.Transaction,
+  action: "person.export_requested" | "person.export_downloaded",
+  owner: ExportOwner,
+  exportId: string,
+  actorId: string,
+): Promise<void> {
+  await db("audit_log").insert({
+    org_id: owner.orgId,
+    actor_id: actorId,
+    action,
+    target_type: "person_export",
+    target_id: exportId,
+    details: JSON.stringify({ person_id: owner.userId, via: owner.via }),
   });
 }
 
@@ -97,14 +129,21 @@ export async function latestPersonExport(db: Db, owner: ExportOwner): Promise<Pe
   );
 }
 
-/** The archive of a completed, unexpired export; undefined otherwise (expired archives are never served). */
-export async function readExportArchive(db: Db, owner: ExportOwner, exportId: string): Promise<Buffer | undefined> {
-  const row = await db("person_exports")
-    .select("archive")
-    .where({ id: exportId, org_id: owner.orgId, user_id: owner.userId, requested_via: owner.via, status: "completed" })
-    .where("expires_at", ">", db.fn.now())
-    .first();
-  return row?.archive ?? undefined;
+/**
+ * The archive of a completed, unexpired export, with the audit row of its download by `actorId` in
+ * the same transaction; undefined otherwise (expired archives are never served, nothing is audited).
+ */
+export async function downloadExportArchive(db: Db, owner: ExportOwner, exportId: string, actorId: string): Promise<Buffer | undefined> {
+  return db.transaction(async (trx) => {
+    const row = await trx("person_exports")
+      .select("archive")
+      .where({ id: exportId, org_id: owner.orgId, user_id: owner.userId, requested_via: owner.via, status: "completed" })
+      .where("expires_at", ">", trx.fn.now())
+      .first();
+    if (!row?.archive) return undefined;
+    await auditExport(trx, "person.export_downloaded", owner, exportId, actorId);
+    return row.archive as Buffer;
+  });
 }
 
 /** The record a job works on (by id and organisation only: the job's payload names nothing else). */

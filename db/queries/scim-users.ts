@@ -72,7 +72,8 @@ export const USER_FILTER_COLUMNS = {
   displayName: { column: "name", caseInsensitive: true },
 } as const;
 
-const visible = (db: Db | Knex.Transaction, orgId: string) => db("users").where({ org_id: orgId }).whereNull("scim_deleted_at");
+/** SCIM sees neither a deleted person nor one whose erasure was asked for (404: gone, however Entra's cycle re-asserts them). */
+const visible = (db: Db | Knex.Transaction, orgId: string) => db("users").where({ org_id: orgId }).whereNull("scim_deleted_at").whereNull("erasure_requested_at");
 
 const taken = (): Refusal => new Refusal("conflict", "SCIM_UNIQUENESS", "userName or externalId is already in use by another person");
 /**
@@ -119,9 +120,10 @@ const writable = (fields: ScimUserFields) => Object.fromEntries(Object.entries(f
 export async function createScimUser(db: Db, orgId: string, fields: ScimUserFields, actor: ScimActor): Promise<ScimUserRow> {
   return refusingDuplicates(taken, () =>
     db.transaction(async (trx) => {
-      const existing = await trx("users").where({ email: fields.email }).first("id", "org_id", "scim_deleted_at");
+      const existing = await trx("users").where({ email: fields.email }).first("id", "org_id", "scim_deleted_at", "erasure_requested_at");
       if (await emailKeptByAnotherOrganisation(trx, orgId, fields.email)) throw keptElsewhere();
-      if (existing && (existing.org_id !== orgId || !existing.scim_deleted_at)) throw taken();
+      // A person being erased is not restored: their address is free again once the erasure has anonymised the row.
+      if (existing && (existing.org_id !== orgId || !existing.scim_deleted_at || existing.erasure_requested_at)) throw taken();
       const values = { ...writable(fields), deactivated_at: fields.is_active ? null : trx.fn.now() };
       const [row] = existing
         ? await trx("users")

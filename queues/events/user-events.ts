@@ -9,7 +9,7 @@
 import { Emitter } from "@socket.io/redis-emitter";
 import type { Redis } from "ioredis";
 import type { DocumentStatus } from "../../lib/document-status";
-import { type CatalogImportEvent, type PersonDataEvent, roomForUser } from "./contract";
+import { type AuthExpired, type CatalogImportEvent, type PersonDataEvent, roomForUser } from "./contract";
 import { feedChannel, publishFeed } from "./feed";
 
 /** On a cluster: the feed of user-room events, `{room, event, data}` per message. */
@@ -20,7 +20,12 @@ export interface UserEventMessage {
   room: string;
   event: string;
   data: unknown;
+  /** The room's sockets are disconnected once the event is sent (`cutSockets`). */
+  disconnect?: boolean;
 }
+
+/** Why a socket whose account was deactivated, deleted or erased is cut (the gateway's re-check and `cutSockets` alike). */
+export const ACCOUNT_INACTIVE: AuthExpired = { code: "ACCOUNT_INACTIVE", message: "This account has been deactivated or deleted" };
 
 /** The adapter key the gateway uses; emitter and adapter must agree on it. */
 export const SOCKET_ADAPTER_KEY = "skillnet-socket.io";
@@ -47,6 +52,22 @@ export class UserEventPublisher {
     }
     const message: UserEventMessage = { room: roomForUser(userId), event, data: payload };
     // Fire and forget, as the emitter is: a status the socket misses is read again with the document.
+    publishFeed(this.redis, feedChannel(true, USER_EVENTS_CHANNEL, userId), JSON.stringify(message)).catch(() => undefined);
+  }
+
+  /**
+   * Tells every socket of the user, on every server node, why (`auth_expired`), then disconnects
+   * them: at once, not at the gateway's next re-check (an erasure locks the person out from its
+   * request on). A socket a lost message misses is still cut by that re-check.
+   */
+  cutSockets(userId: string, reason: AuthExpired = ACCOUNT_INACTIVE): void {
+    const room = roomForUser(userId);
+    if (this.emitter) {
+      this.emitter.to(room).emit("auth_expired", reason);
+      this.emitter.in(room).disconnectSockets(true);
+      return;
+    }
+    const message: UserEventMessage = { room, event: "auth_expired", data: reason, disconnect: true };
     publishFeed(this.redis, feedChannel(true, USER_EVENTS_CHANNEL, userId), JSON.stringify(message)).catch(() => undefined);
   }
 }

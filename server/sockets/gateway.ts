@@ -284,6 +284,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       const user = parseUserEvent(message);
       // Workers' events are typed where they are sent (UserEventPayloads); here they only pass through.
       if (user) (io.local.to(user.room) as unknown as { emit(event: string, data: unknown): void }).emit(user.event, user.data);
+      if (user?.disconnect === true) io.local.in(user.room).disconnectSockets(true);
       return;
     }
     if (feed === JOB_EVENTS_CHANNEL) {

@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import type { Server, Socket } from "socket.io";
 import { findActiveUsers, findUser } from "../../db/queries/users";
 import type { AuthExpired } from "../../queues/events/contract";
+import { ACCOUNT_INACTIVE } from "../../queues/events/user-events";
 import type { Principal } from "../auth/tokens";
 import type { ServerDeps } from "../deps";
 
@@ -26,7 +27,6 @@ type AnySocket = Socket<any, any, any, AuthenticatedSocketData>;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const TOKEN_EXPIRED: AuthExpired = { code: "TOKEN_EXPIRED", message: "Your token has expired; sign in again and reconnect with the new token" };
-const ACCOUNT_INACTIVE: AuthExpired = { code: "ACCOUNT_INACTIVE", message: "This account has been deactivated or deleted" };
 
 export class SocketReauth {
   private readonly expiryTimers = new Map<string, NodeJS.Timeout>();

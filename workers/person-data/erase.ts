@@ -9,8 +9,10 @@
  *    the organisation's cached content-gap reports (queues/person-purge.ts), read from their ids
  *    while the rows still exist;
  * 3. `rows` — chats, feedback, vectors, identity links, tokens, exports… in batches; usage rows
- *    unlinked; audit rows naming them scrubbed (db/queries/person-erasure.ts);
- * 4. `leftovers` — whatever ended or appeared meanwhile: finished jobs, keys;
+ *    unlinked; audit rows naming them scrubbed (db/queries/person-erasure.ts); their id, email and
+ *    name replaced in admins' assistant sessions (db/queries/person-erasure-admin-chats.ts);
+ * 4. `leftovers` — the final sweep: steps 1–3 again for whatever ended or appeared meanwhile (a
+ *    turn in flight when the lock fell), then the jobs that still name their id;
  * 5. `anonymise` — their row is anonymised, `person.erased` audited, the record closed.
  *
  * A retried or redelivered attempt (the worker died midway) starts again at the recorded step;
@@ -26,6 +28,7 @@ import {
   markErasureStep,
   personOwnedIds,
 } from "../../db/queries/person-erasure";
+import { adminTurnsNamingPerson, scrubAdminChats } from "../../db/queries/person-erasure-admin-chats";
 import { erasePersonRowsInBatches } from "../../db/queries/person-erasure-rows";
 import {
   activeJobsOfPerson,
@@ -53,31 +56,46 @@ async function purgeJobs(deps: WorkerDeps, erasure: ErasureOfPerson, ids: Person
   await addErased(deps.db, erasure.id, { jobs, job_events: await removeJobEventsOfPerson(deps.redis, deps.producer, ids, removedIds) });
 }
 
+/** Their keys, read from their ids while their rows still exist, and the keys of admins' turns whose messages name them. */
 async function purgeKeys(deps: WorkerDeps, erasure: ErasureOfPerson): Promise<void> {
   const ids = await personOwnedIds(deps.db, erasure.orgId, erasure.userId);
-  await addErased(deps.db, erasure.id, { redis_keys: await removePersonKeys(deps.redis, ids) });
+  const adminTurns = await adminTurnsNamingPerson(deps.db, erasure, deps.config.PERSON_ERASE_BATCH_ROWS);
+  await addErased(deps.db, erasure.id, { redis_keys: await removePersonKeys(deps.redis, ids, adminTurns) });
+}
+
+/** Removes their queued jobs, lets their running ones (a streaming answer) end, then removes what those left. */
+async function settleJobs(deps: WorkerDeps, erasure: ErasureOfPerson, progress: Progress): Promise<void> {
+  const ids = await personOwnedIds(deps.db, erasure.orgId, erasure.userId);
+  await addErased(deps.db, erasure.id, { jobs: await removeQueuedJobsOfPerson(deps.producer, ids) });
+  const deadline = Date.now() + ACTIVE_JOBS_WAIT_MS;
+  for (let active = await activeJobsOfPerson(deps.producer, ids); active > 0 && Date.now() < deadline; ) {
+    await progress({ waiting_for_running_jobs: active });
+    await sleep(250);
+    active = await activeJobsOfPerson(deps.producer, ids);
+  }
+  // What the running jobs queued (a summary) and what they and the earlier ones left finished.
+  await purgeJobs(deps, erasure, ids);
+}
+
+/** Their rows, then their mentions in admins' assistant sessions. */
+async function eraseRows(deps: WorkerDeps, erasure: ErasureOfPerson, progress: Progress): Promise<void> {
+  const onBatch = (kind: string, count: number) => progress({ kind, batch: count });
+  await erasePersonRowsInBatches(deps.db, erasure, deps.config.PERSON_ERASE_BATCH_ROWS, onBatch);
+  await scrubAdminChats(deps.db, erasure, deps.config.PERSON_ERASE_BATCH_ROWS, onBatch);
 }
 
 const STEPS: Record<Step, (deps: WorkerDeps, erasure: ErasureOfPerson, progress: Progress) => Promise<void>> = {
-  jobs: async (deps, erasure, progress) => {
-    const ids = await personOwnedIds(deps.db, erasure.orgId, erasure.userId);
-    await addErased(deps.db, erasure.id, { jobs: await removeQueuedJobsOfPerson(deps.producer, ids) });
-    const deadline = Date.now() + ACTIVE_JOBS_WAIT_MS;
-    for (let active = await activeJobsOfPerson(deps.producer, ids); active > 0 && Date.now() < deadline; ) {
-      await progress({ waiting_for_running_jobs: active });
-      await sleep(250);
-      active = await activeJobsOfPerson(deps.producer, ids);
-    }
-    // What the running jobs queued (a summary) and what they and the earlier ones left finished.
-    await purgeJobs(deps, erasure, ids);
-  },
+  jobs: settleJobs,
   "redis-keys": purgeKeys,
-  rows: (deps, erasure, progress) =>
-    erasePersonRowsInBatches(deps.db, erasure, deps.config.PERSON_ERASE_BATCH_ROWS, (kind, count) => progress({ kind, batch: count })),
-  leftovers: async (deps, erasure) => {
+  rows: eraseRows,
+  leftovers: async (deps, erasure, progress) => {
+    // The final sweep: whatever was written after the steps above (a turn already in flight when the
+    // lock fell, an admin's turn about them) goes the same way; every step finds only what is still there.
+    await settleJobs(deps, erasure, progress);
+    await purgeKeys(deps, erasure);
+    await eraseRows(deps, erasure, progress);
     // The rows are gone, so only the person's own id (and their exports', all deleted) still names their jobs.
     await purgeJobs(deps, erasure, { orgId: erasure.orgId, userId: erasure.userId, sessionIds: [], turnIds: [], actionIds: [], exportIds: [] });
-    await purgeKeys(deps, erasure);
   },
   anonymise: (deps, erasure) => completePersonErasure(deps.db, erasure),
 };

@@ -6,8 +6,8 @@
  * organisation's export is a 404. See docs/personal-data.md.
  */
 import type { Context } from "koa";
-import { requestPersonErasure, requestPersonExport } from "../../../commands/person-data";
-import { type ExportOwner, findPersonExport, latestPersonExport, type PersonExportRow, readExportArchive } from "../../../db/queries/person-exports";
+import { downloadPersonExport, requestPersonErasure, requestPersonExport } from "../../../commands/person-data";
+import { type ExportOwner, findPersonExport, latestPersonExport, type PersonExportRow } from "../../../db/queries/person-exports";
 import { findErasureTarget, latestPersonErasure, type PersonErasureRow } from "../../../db/queries/person-erasure";
 import { principalOf } from "../../auth/middleware";
 import { notFound } from "../../errors";
@@ -68,8 +68,7 @@ const self = (ctx: Context): ExportOwner => {
 const ofPerson = (ctx: Context, personId: string): ExportOwner => ({ orgId: principalOf(ctx).orgId, userId: personId, via: "admin" });
 
 async function sendArchive(ctx: Context, deps: ServerDeps, owner: ExportOwner, exportId: string): Promise<void> {
-  const archive = await readExportArchive(deps.db, owner, exportId);
-  if (!archive) throw notFound("Export");
+  const archive = await downloadPersonExport(deps, { owner, exportId, actorId: principalOf(ctx).userId });
   ctx.set("Content-Disposition", `attachment; filename="skillnet-data-${exportId.slice(0, 8)}.zip"`);
   ctx.set("Cache-Control", "no-store");
   ctx.type = "application/zip";

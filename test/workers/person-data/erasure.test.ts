@@ -1,13 +1,18 @@
 /**
- * The erasure check (issue 33): a person with a rich history — tutor chats through the real
- * stack (Redis turn logs, latest-turn keys, jobs, an idempotency record), a checkpoint and a
- * cancel flag left by a crashed turn, a rating with a comment, question vectors, a cached
- * content-gap report quoting them, an SSO identity link, a refresh token, usage rows, an export,
- * an audit trail and an admin action about them — is erased; then every text, JSON, UUID, array
- * and byte column of every table in the schema, and every Redis key (names and values), is
- * searched for their id, email, name and a phrase they typed. Nothing is found but the explicit
- * exceptions below. A person of another organisation with the same name and words is untouched;
- * an employee cannot erase, another organisation's admin gets 404, a wrong confirmation 400; a
+ * The erasure check (issues 33 and 44): a person with a rich history — tutor chats through the real
+ * stack (Redis turn logs, latest-turn keys, jobs, an idempotency record, their questions' cached
+ * embeddings), a checkpoint and a cancel flag left by a crashed turn, a rating with a comment,
+ * question vectors, a cached content-gap report quoting them, an SSO identity link, a refresh
+ * token, usage rows, an export, an audit trail, and an admin's assistant session that looked them
+ * up and proposed an action about them (real admin turns: the scripted model calls
+ * `list_employees`, `get_employee_detail` and `assign_course`; the session's summary is written by
+ * the real `chat-summarise` job) — is erased; then every text, JSON, UUID, array and byte column of
+ * every table in the schema, and every Redis key (names and values), is searched for their id,
+ * email, name (as stored and folded) and a phrase they typed. Nothing is found but the explicit
+ * exceptions below. The admin's session stays, readable, with a placeholder where the person was;
+ * a colleague with the same first name stays named; a person of another organisation with the
+ * same name and words, and that organisation's admin session about them, are untouched; an
+ * employee cannot erase, another organisation's admin gets 404, a wrong confirmation 400; a
  * redelivered job changes nothing.
  */
 import { randomUUID } from "node:crypto";
@@ -15,14 +20,20 @@ import { expect } from "chai";
 import type { Redis } from "ioredis";
 import type { Db } from "../../../db/knex";
 import { findPersonErasure } from "../../../db/queries/person-erasure";
+import type { ChatReply, ChatRequest } from "../../../offline-model/responder";
+import { offlineReply } from "../../../offline-model/offline-responder";
 import { turnCancelKey, turnCheckpointKey } from "../../../queues/turn-keys";
+import { LlmClient } from "../../../workers/llm/client";
+import { QueryEmbeddingCache } from "../../../workers/llm/query-embeddings";
 import { embedPendingQuestions } from "../../../workers/maintenance/question-vectors";
+import { usageLogSink } from "../../../workers/usage-log";
 import { api, waitFor } from "../../harness/client";
 import { stackWorker } from "../../reliability/helpers";
 import { dropOrganisations } from "../../support/organizations";
 import { stackSuite } from "../../support/suite";
 import { freshOrganisation } from "../../server/routes/allowance/helpers";
-import { cleanUp, freshUser, type Person } from "../admin/helpers";
+import { ADMIN_PROMPT_MARKER, askAdmin, cleanUp, freshUser, type Person } from "../admin/helpers";
+import { FAST_RETRY } from "../llm/helpers";
 import { ask } from "../tutor/helpers";
 
 /**
@@ -85,12 +96,44 @@ async function findInRedis(redis: Redis, needles: Needles, skipIds: string[]): P
   return { found, keys };
 }
 
+/** One scripted admin conversation: the tool rounds the model calls for a message containing `marker`, then its answer. */
+interface AdminPlan {
+  marker: string;
+  rounds: Array<Array<{ name: string; arguments: Record<string, unknown> }>>;
+  answer: string;
+}
+
+/**
+ * The scripted model behind the admins' assistants: each admin message runs its plan's tool rounds,
+ * then answers; a summary request (the `chat-summarise` job) is answered with `summary`; the
+ * tutor's requests go to the offline model.
+ */
+function adminModel(plans: AdminPlan[], summary: (prompt: string) => string) {
+  return (request: ChatRequest): ChatReply => {
+    const system = String(request.messages[0]?.content ?? "");
+    const last = String(request.messages[request.messages.length - 1]?.content ?? "");
+    if (last.trimEnd().endsWith("Summary:")) return { content: summary(last) };
+    if (!system.includes(ADMIN_PROMPT_MARKER)) return offlineReply(request);
+    const lastUser = [...request.messages].reverse().find((m) => m.role === "user");
+    const asked = String(lastUser?.content ?? "");
+    const roundsDone = request.messages.slice(request.messages.lastIndexOf(lastUser!)).filter((m) => m.role === "assistant" && m.tool_calls?.length).length;
+    const plan = plans.find((candidate) => asked.includes(candidate.marker));
+    if (!plan) return { content: "Nothing else stands out in the team." };
+    const next = plan.rounds[roundsDone];
+    return next ? { toolCalls: next } : { content: plan.answer };
+  };
+}
+
+/** Lower case without accents: how an admin or the model may write a name (the search must find that too). */
+const folded = (text: string) => text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+
 describe("person-data: an erased person can no longer be found anywhere", function () {
   const stack = stackSuite(this, { timeoutMs: 120_000 });
   const db = () => stack.server.deps.db;
   const redis = () => stack.server.deps.redis;
   const unique = randomUUID().slice(0, 8);
-  const name = `Zelda Quillfeather ${unique}`;
+  const name = `Zélda Quillfeather ${unique}`;
+  const namesake = `Zélda Brightwater ${unique}`;
   const phrase = `lavender-walrus-${unique}`;
   let orgA = "";
   let orgB = "";
@@ -102,6 +145,12 @@ describe("person-data: an erased person can no longer be found anywhere", functi
   let twinSession = "";
   let twinTurn = "";
   let erasureId = "";
+  let adminSession = "";
+  let adminLookupTurn = "";
+  let adminSessionB = "";
+  let adminTurnsB: string[] = [];
+  let namesakeId = "";
+  let uncachedLlm: LlmClient | undefined;
 
   const erase = (token: string, id: string, body: unknown) => api(stack.baseUrl, "POST", `/api/v1/admin/people/${id}/erasure`, { token, body });
   /** The organisation's content-gap report once computed (the endpoint answers 202 while a job groups the questions). */
@@ -125,6 +174,14 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     person = await freshUser(stack, { orgId: orgA, name });
     adminB = await freshUser(stack, { role: "admin", orgId: orgB });
     twin = await freshUser(stack, { orgId: orgB, name });
+    namesakeId = (await freshUser(stack, { orgId: orgA, name: namesake })).id;
+    // The suites' stack runs with the query-embedding cache off (test/harness/infrastructure.ts): these turns cache their questions' vectors.
+    uncachedLlm = stack.workers.deps.llm;
+    stack.workers.deps.llm = new LlmClient(stack.config, {
+      retry: FAST_RETRY,
+      usage: usageLogSink(db(), { defaultMonthlyTokens: stack.config.AI_MONTHLY_TOKENS_PER_ORG }),
+      queryCache: new QueryEmbeddingCache(stack.workers.deps.redis, 3600),
+    });
 
     // Tutor chats through the real stack: messages, jobs, turn logs, latest-turn keys, usage rows.
     const first = await ask(
@@ -192,25 +249,45 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     await db()("user_skills").insert({ org_id: orgA, user_id: person.id, skill_id: skill.id, level: 3 });
     const changed = await api(stack.baseUrl, "PATCH", `/api/v1/admin/people/${person.id}`, { token: admin.token, body: { job_title: "Buyer" } });
     expect(changed.status).to.equal(200);
-    const [action] = await db()("admin_actions")
-      .insert({
-        org_id: orgA,
-        user_id: admin.id,
-        tool: "assign_course",
-        args: JSON.stringify({ people: [name] }),
-        preview: `Enrol ${name}`,
-        status: "completed",
-      })
-      .returning("id");
-    await db()("admin_action_items").insert({
-      org_id: orgA,
-      action_id: action.id,
-      position: 0,
-      target: JSON.stringify({ user_id: person.id, course_id: course.id, deadline: null }),
-      label: `${name}: enrol`,
-      status: "done",
-    });
 
+    // An admin's assistant looks them up and proposes enrolling them (real admin turns), then talks on until the
+    // session's summary of older turns is written by the `chat-summarise` job.
+    const [safety] = await db()("courses")
+      .insert({ org_id: orgA, title: `Safety ${unique}`, language: "en" })
+      .returning("id");
+    stack.llm.setResponder(
+      adminModel(
+        [
+          {
+            marker: "How is",
+            rounds: [[{ name: "list_employees", arguments: { search: unique } }], [{ name: "get_employee_detail", arguments: { employee_id: person.id } }]],
+            answer: `${name} (${person.email}) is enrolled in Onboarding ${unique} and has Negotiation at level 3; ${namesake} sits in the same team.`,
+          },
+          {
+            marker: "Enrol",
+            rounds: [[{ name: "assign_course", arguments: { course_id: safety.id, employee_ids: [person.id] } }]],
+            answer: `I propose enrolling ${folded(name).toUpperCase()} in Safety ${unique}. Confirm?`,
+          },
+          {
+            marker: "Tell me about",
+            rounds: [[{ name: "get_employee_detail", arguments: { employee_id: twin.id } }]],
+            answer: `${name} (${twin.email}) has no courses yet.`,
+          },
+        ],
+        (prompt) => (prompt.includes(unique) ? `The admin looked up ${name} (${person.email}, id ${person.id}) and proposed an enrolment.` : "Nothing."),
+      ),
+    );
+    const lookup = await askAdmin(stack, admin, `How is ${folded(name)} doing?`);
+    expect(lookup.answer?.content).to.include(name);
+    adminSession = lookup.sessionId;
+    adminLookupTurn = lookup.turnId;
+    const proposal = await askAdmin(stack, admin, `Enrol them in Safety ${unique}`, adminSession);
+    expect(proposal.pending, "the assistant proposed an action").to.not.equal(undefined);
+    for (let n = 0; n < 5; n += 1) await askAdmin(stack, admin, `Anything else about the team (${n})?`, adminSession);
+    await waitFor(async () => (await db()("chat_sessions").where({ id: adminSession }).first())?.summary, 30_000, "the admin session's summary");
+    const aboutTwin = await askAdmin(stack, adminB, `Tell me about ${name}`);
+    adminSessionB = aboutTwin.sessionId;
+    adminTurnsB = [aboutTwin.turnId];
     // Their own export, built by the queue.
     const exported = await api(stack.baseUrl, "POST", "/api/v1/me/export", { token: person.token });
     expect(exported.status).to.equal(202);
@@ -219,10 +296,25 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       30_000,
       "the export",
     );
+    // An admin's copy, built and downloaded: both audited.
+    const adminCopy = await api(stack.baseUrl, "POST", `/api/v1/admin/people/${person.id}/export`, { token: admin.token });
+    expect(adminCopy.status).to.equal(202);
+    const built = await waitFor(
+      async () => {
+        const answer = await api(stack.baseUrl, "GET", `/api/v1/admin/people/${person.id}/export`, { token: admin.token });
+        return answer.body.export?.status === "completed" ? answer.body.export : undefined;
+      },
+      30_000,
+      "the admin's export",
+    );
+    const downloaded = await fetch(`${stack.baseUrl}${built.download_url}`, { headers: { authorization: `Bearer ${admin.token}` } });
+    expect(downloaded.status).to.equal(200);
+    await downloaded.arrayBuffer();
     expect(await count("llm_usage_log", { user_id: person.id })).to.be.above(0);
   });
 
   after(async () => {
+    if (uncachedLlm) stack.workers.deps.llm = uncachedLlm;
     await cleanUp(stack);
     await dropOrganisations(db(), [orgA, orgB]);
   });
@@ -253,10 +345,12 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     const turns = await db()("chat_messages").whereIn("session_id", sessions).distinct("turn_id").pluck("turn_id");
     expect(sessions).to.have.length(1);
     expect(turns).to.have.length(2);
-    const needles: Needles = { id: person.id, email: person.email, name, phrase };
+    const needles: Needles = { id: person.id, email: person.email, name, foldedName: folded(name), phrase };
     sessions.forEach((id: string, n: number) => (needles[`session${n}`] = id));
     turns.forEach((id: string, n: number) => (needles[`turn${n}`] = id));
-    const twinIds = [orgB, twin.id, twinSession, twinTurn];
+    const twinIds = [orgB, twin.id, twinSession, twinTurn, adminSessionB, ...adminTurnsB];
+    const adminMessages = await count("chat_messages", { session_id: adminSession });
+    const adminMessagesB = await db()("chat_messages").where({ session_id: adminSessionB }).orderBy("created_at").select("content", "metadata");
     // The searches find what is there: before the erasure, the person is everywhere.
     const beforeTables = (await findInTables(db(), needles, orgB)).found;
     for (const place of [
@@ -270,6 +364,10 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       "audit_log.target_id id",
       "admin_action_items.label name",
       "person_exports.user_id id",
+      "chat_messages.content name",
+      "chat_messages.content foldedName",
+      "chat_messages.metadata id",
+      "chat_sessions.summary name",
     ])
       expect(beforeTables, "before the erasure").to.include(place);
     const beforeKeys = (await findInRedis(redis(), needles, twinIds)).found.join("\n");
@@ -284,6 +382,11 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       "-generate (hash) id",
     ])
       expect(beforeKeys, `before the erasure, a key like ${family}`).to.include(family);
+    expect(beforeKeys, "the admin's streamed answer names them").to.include(`${adminLookupTurn}:log (stream) name`);
+    const cachedVectors = async (orgId: string) => (await redis().keys(`skillnet:*query-embedding:${orgId}:*`)).length;
+    expect(await cachedVectors(orgA), "their questions' embeddings are cached").to.be.above(0);
+    const cachedVectorsB = await cachedVectors(orgB);
+    expect(cachedVectorsB, "so are the twin's").to.be.above(0);
     const started = performance.now();
     const asked = await erase(admin.token, person.id, { confirm: ` ${person.email.toUpperCase()} ` });
     expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
@@ -308,7 +411,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       "rows.chat_feedback": 1,
       "rows.identity_links": 1,
       "rows.refresh_tokens": 1,
-      "rows.person_exports": 1,
+      "rows.person_exports": 2,
     });
     expect(done.removed["rows.chat_messages"]).to.equal(4);
     expect(done.removed["rows.question_vectors"]).to.be.at.least(1);
@@ -334,6 +437,23 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       `      erasure check: ${tables.tables} tables (${tables.columns} columns) and ${keys.keys} Redis keys scanned; matches outside the ${ALLOWED.length} allowed: 0; request to completed ${elapsedMs} ms`,
     );
 
+    // The admin's session stays, readable: the person is a placeholder there, the colleague with the same first name is still named.
+    expect(await count("chat_messages", { session_id: adminSession })).to.equal(adminMessages);
+    const kept = await db()("chat_messages").where({ session_id: adminSession }).orderBy("created_at").select("role", "content", "metadata");
+    const lookedUp = kept.find((message) => message.role === "assistant" && message.content.includes(namesake));
+    expect(lookedUp?.content).to.match(/^\[erased person\] \(\[erased person\]\) is enrolled in Onboarding/);
+    expect(kept[0]!.content).to.equal("How is [erased person] doing?");
+    const calls = kept.flatMap((message) => message.metadata.tool_calls ?? []);
+    expect(calls.map((call: { name: string }) => call.name)).to.include.members(["list_employees", "get_employee_detail", "assign_course"]);
+    expect(calls.find((call: { name: string }) => call.name === "get_employee_detail").arguments).to.deep.equal({ employee_id: "[erased person]" });
+    expect((await db()("chat_sessions").where({ id: adminSession }).first()).summary).to.include("[erased person]");
+    expect(await db()("users").where({ id: namesakeId }).first()).to.include({ name: namesake });
+    expect(await cachedVectors(orgA), "the organisation's cached question embeddings went").to.equal(0);
+    // The other organisation's admin session about the twin, and its cached embeddings, are untouched.
+    expect(await db()("chat_messages").where({ session_id: adminSessionB }).orderBy("created_at").select("content", "metadata")).to.deep.equal(adminMessagesB);
+    expect(JSON.stringify(adminMessagesB)).to.include(name);
+    expect(await cachedVectors(orgB)).to.equal(cachedVectorsB);
+
     // What is left of them is an anonymised, inactive placeholder, audited as erased by the admin.
     const row = await db()("users").where({ id: person.id }).first();
     expect(row).to.include({ name: "Erased person", email: `erased-${erasureId}@invalid`, is_active: false, department: null, job_title: null });
@@ -342,6 +462,17 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     expect(audit).to.have.length(1);
     expect(audit[0]).to.include({ actor_id: admin.id, target_type: "person_erasure", target_id: erasureId });
     expect(await count("enrollments", { user_id: person.id }), "learning records kept by default").to.equal(1);
+    // The trail of their exports survives, naming the admin and the export, not them.
+    const exportTrail = await db()("audit_log")
+      .where({ org_id: orgA })
+      .whereIn("action", ["person.export_requested", "person.export_downloaded"])
+      .orderBy("created_at")
+      .select("actor_id", "action", "target_type", "details");
+    expect(exportTrail).to.deep.equal([
+      { actor_id: null, action: "person.export_requested", target_type: "person_export", details: { scrubbed: "the person this named was erased" } },
+      { actor_id: admin.id, action: "person.export_requested", target_type: "person_export", details: { scrubbed: "the person this named was erased" } },
+      { actor_id: admin.id, action: "person.export_downloaded", target_type: "person_export", details: { scrubbed: "the person this named was erased" } },
+    ]);
 
     // The other organisation's person with the same name and words is untouched.
     expect(await count("chat_messages", { session_id: twinSession })).to.equal(twinMessages);

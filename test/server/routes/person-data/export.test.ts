@@ -155,6 +155,40 @@ describe("person data export (/api/v1/me/export, /api/v1/admin/people/:id/export
     expect(bad.status).to.equal(400);
   });
 
+  it("audits every request and download of an export, the person's own included; refusals audit nothing", async () => {
+    const trail = async (orgId: string) =>
+      (
+        await db()("audit_log")
+          .where({ org_id: orgId })
+          .whereIn("action", ["person.export_requested", "person.export_downloaded"])
+          .orderBy("created_at")
+          .select("actor_id", "action", "target_type", "target_id", "details")
+      ).map((row: { details: unknown }) => ({ ...row, details: row.details }));
+    const row = (actor: Person, action: string, exportId: string, via: string) => ({
+      actor_id: actor.id,
+      action,
+      target_type: "person_export",
+      target_id: exportId,
+      details: { person_id: employee.id, via },
+    });
+    // The tests above: the employee's request (asked twice: one export, two requests) and download, the admin's request and download.
+    expect(await trail(ids.orgA)).to.deep.equal([
+      row(employee, "person.export_requested", ids.ownExportId, "self"),
+      row(employee, "person.export_requested", ids.ownExportId, "self"),
+      row(employee, "person.export_downloaded", ids.ownExportId, "self"),
+      row(admin, "person.export_requested", ids.adminExportId, "admin"),
+      row(admin, "person.export_downloaded", ids.adminExportId, "admin"),
+    ]);
+    const again = await download(stack.baseUrl, `/api/v1/admin/people/${employee.id}/exports/${ids.adminExportId}/download`, admin.token);
+    expect(again.status).to.equal(200);
+    expect((await trail(ids.orgA)).slice(-1)).to.deep.equal([row(admin, "person.export_downloaded", ids.adminExportId, "admin")]);
+    // Refused downloads (another organisation's admin, a colleague) leave nothing, in either organisation.
+    expect((await download(stack.baseUrl, `/api/v1/admin/people/${employee.id}/exports/${ids.adminExportId}/download`, adminB.token)).status).to.equal(404);
+    expect((await download(stack.baseUrl, `/api/v1/me/exports/${ids.ownExportId}/download`, colleague.token)).status).to.equal(404);
+    expect(await trail(ids.orgA)).to.have.length(6);
+    expect(await trail(ids.orgB)).to.deep.equal([]);
+  });
+
   it("stops serving an export once it expires, and the next export drops the expired archive", async () => {
     await db()("person_exports")
       .where({ id: ids.ownExportId })
