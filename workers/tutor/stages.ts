@@ -75,12 +75,14 @@ async function routeTurn(deps: WorkerDeps, turn: TurnContext, events: TurnEmitte
 /**
  * The likelier verdict for a question outside a course that no material answers: company
  * knowledge when it names anything the organisation's material mentions ("sick days", "payroll
- * team"), off-topic when it names nothing of it ("Who won the 1998 football world cup?").
+ * team") or nothing at all (a follow-up: "How long does that take?"), off-topic when everything it
+ * names is foreign to that material ("Who won the 1998 football world cup?").
  */
 async function likelyIntent(deps: WorkerDeps, turn: TurnContext): Promise<Intent> {
   // Read a moment ago by the search: remembered (relevance.ts).
   const relevance = await relevanceFor(deps, turn.orgId, turn.question);
-  return relevance.mentioned.some(Boolean) ? "cross_course" : "off_topic";
+  // A question that names nothing at all ("How long does that take?") leans on the conversation: a follow-up, not small talk about sports.
+  return relevance.terms.length === 0 || relevance.mentioned.some(Boolean) ? "cross_course" : "off_topic";
 }
 
 /** The general rung with no sources, for an intent that searches nothing. */

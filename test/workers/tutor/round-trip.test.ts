@@ -77,6 +77,19 @@ describe("the tutor, complete: one model round trip before the first token", fun
     expect(turn.names.indexOf("token")).to.be.greaterThan(turn.events.findIndex((e) => e.event === "stage" && e.payload.stage === "generate"));
   });
 
+  it("speculates on company knowledge for a follow-up that names nothing, and keeps that answer when the verdict agrees", async () => {
+    const question = "How long does that take?";
+    const seen = classifyAfterGeneration(question, "cross_course", 3_000, () => "It usually takes a few days.");
+    const turn = await ask(stack, learner, question);
+
+    expect(seen.generationBeforeVerdict).to.equal(true);
+    const generations = generationRequestsFor(stack, question);
+    expect(generations, "no second generation").to.have.length(1);
+    expect(promptOf(generations[0]!)).to.not.include(OFF_TOPIC_LINE);
+    expect(turn.tokens).to.equal("It usually takes a few days.");
+    expect(turn.answer?.metadata).to.include({ intent: "cross_course", rung: "general" });
+  });
+
   it("discards a speculative answer the verdict disagrees with: none of its tokens reach the client, the right route answers", async () => {
     const seen = classifyAfterGeneration(OPEN_QUESTION, "cross_course", 3_000, (request) =>
       promptOf(request).includes(OFF_TOPIC_LINE) ? "DISCARDED off-topic answer, never to be shown." : "General knowledge: France won the 1998 world cup.",
