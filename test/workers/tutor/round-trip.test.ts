@@ -4,11 +4,13 @@
  * starts while the model classifies, its tokens held until the verdict, and is discarded unseen
  * (then generated again on the right route) when the verdict disagrees.
  */
+import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { ChatRequest } from "../../../offline-model/responder";
+import { api, upload, waitFor } from "../../harness/client";
 import { offlineReply } from "../../../offline-model/offline-responder";
 import { stackSuite } from "../../support/suite";
-import { ask, CLASSIFY_MARKER, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, STAGE_EVENTS, type Learner } from "./helpers";
+import { ask, CLASSIFY_MARKER, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, signIn, STAGE_EVENTS, type Learner } from "./helpers";
 
 const OFF_TOPIC_LINE = "This is outside work and learning";
 const OPEN_QUESTION = "Who won the 1998 football world cup?";
@@ -106,5 +108,60 @@ describe("the tutor, complete: one model round trip before the first token", fun
     expect(turn.answer?.content).to.equal(turn.tokens);
     expect(turn.answer?.metadata).to.include({ intent: "cross_course", rung: "general" });
     expect(stagesOf(turn.events), "nothing to take back: no restart").to.deep.equal(STAGE_EVENTS);
+  });
+
+  describe("with a second organisation whose material answers what the demo's does not", () => {
+    const question = "How many sick days do I get per year?";
+    let otherOrgId: string;
+    let other: Learner;
+
+    before(async function () {
+      this.timeout(60_000);
+      const db = stack.server.deps.db;
+      const tag = randomUUID().slice(0, 8);
+      [{ id: otherOrgId }] = await db("organizations")
+        .insert({ name: "Sick Leave Ltd", slug: `sick-leave-rt-${tag}` })
+        .returning("id");
+      await db("users").insert([
+        { org_id: otherOrgId, email: `hr-rt-${tag}@example.com`, name: "HR Admin", role: "admin", department: "HR", locale: "en" },
+        { org_id: otherOrgId, email: `staff-rt-${tag}@example.com`, name: "Staff Member", role: "employee", department: "Shop", locale: "en" },
+      ]);
+      const admin = await signIn(stack, `hr-rt-${tag}@example.com`);
+      admin.socket.disconnect();
+      const policy =
+        "# Sick Leave Policy\n\n## Paid sick days\n\nEvery employee gets 12 paid sick days per year. Tell your manager before your shift starts.\n";
+      const posted = await upload(stack.baseUrl, admin.token, { name: "sick-leave.md", bytes: Buffer.from(policy), type: "text/markdown" });
+      expect(posted.status, JSON.stringify(posted.body)).to.be.oneOf([200, 202]);
+      await waitFor(
+        async () => {
+          const current = await api(stack.baseUrl, "GET", `/api/v1/documents/${posted.body.document_id}`, { token: admin.token });
+          return current.body.status === "COMPLETED" ? current.body : undefined;
+        },
+        30_000,
+        "the sick leave policy indexed",
+      );
+      other = await signIn(stack, `staff-rt-${tag}@example.com`);
+    });
+
+    after(async () => {
+      other?.socket.disconnect();
+      if (otherOrgId) await stack.server.deps.db("organizations").where({ id: otherOrgId }).delete();
+    });
+
+    it("settles the question by that organisation's own policy, and never by it for the demo's employee", async () => {
+      const own = await ask(stack, other, question);
+      expect(own.grounding.rung).to.equal("chunks");
+      expect(own.answer?.metadata).to.include({ intent: "cross_course" });
+      expect(classifications(question), "settled by its own sources: no classification call").to.have.length(0);
+
+      // The other organisation's policy is not the demo's evidence: its employee's turn is classified, and nothing of the policy reaches any of its prompts.
+      const demo = await ask(stack, learner, question);
+      expect(classifications(question)).to.have.length(1);
+      expect(demo.grounding.rung).to.equal("general");
+      expect(demo.grounding.sources).to.deep.equal([]);
+      const prompts = stack.llm.chatCalls().filter((r) => promptOf(r).includes(question) && !promptOf(r).includes("Sick Leave Ltd"));
+      for (const request of prompts) expect(promptOf(request)).to.not.include("12 paid sick days");
+      expect(demo.answer?.content).to.not.match(/12 paid sick days/);
+    });
   });
 });
