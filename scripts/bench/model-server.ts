@@ -102,13 +102,12 @@ function streamTokens(
   res: ServerResponse,
   model: string,
   includeUsage: boolean,
-  pieces: () => Iterable<string> | null,
   count: number,
   intervalMs: number,
-  firstTokenMs = 0,
-  call?: CallRecord,
+  firstTokenMs: number,
+  call: CallRecord,
 ): void {
-  const received = call?.received ?? wallClockMs();
+  const received = call.received;
   const id = `chatcmpl-bench${++streams}`;
   const created = Math.floor(Date.now() / 1000);
   const chunk = (delta: object, finish: string | null = null) =>
@@ -118,12 +117,12 @@ function streamTokens(
   res.write(chunk({ role: "assistant", content: "", refusal: null }));
   let sent = 0;
   let finished = false;
-  if (call)
-    res.once("close", () => {
-      if (finished) return;
-      call.aborted = true;
-      call.tokensWritten = sent;
-    });
+  // Closed by the product before the end: a speculative answer it discarded (or a cancelled turn).
+  res.once("close", () => {
+    if (finished) return;
+    call.aborted = true;
+    call.tokensWritten = sent;
+  });
   const finish = () => {
     if (res.destroyed) return;
     finished = true;
@@ -134,13 +133,6 @@ function streamTokens(
       );
     res.end("data: [DONE]\n\n");
   };
-  const fixed = pieces();
-  if (call) call.answered = wallClockMs();
-  if (fixed) {
-    for (const piece of fixed) res.write(chunk({ content: piece }));
-    finish();
-    return;
-  }
   // A paced token's chunk, built by concatenation: at 25,000 tokens/s a JSON.stringify per token
   // is a share of the model's CPU that would be taken from the pipeline on this machine.
   const [before, after] = chunk({ content: "\u0000" }).split("\\u0000");
@@ -149,7 +141,7 @@ function streamTokens(
     if (res.destroyed) return;
     // Stamped at the moment of writing, so any lag the model process itself adds is not counted.
     const stamp = ` @${wallClockMs().toFixed(2)}${sent === 0 ? `~${received.toFixed(2)}` : ""}`;
-    if (call && sent === 0) call.answered = wallClockMs();
+    if (sent === 0) call.answered = wallClockMs();
     res.write(`${before}${stamp}${after}`);
     tokensWritten += 1;
     sent += 1;
@@ -219,7 +211,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       answering += 1;
       peakAnswering = Math.max(peakAnswering, answering);
       res.once("close", () => (answering -= 1));
-      return streamTokens(res, body.model, includeUsage, () => null, settings.tokens, settings.intervalMs, settings.firstTokenMs, call);
+      return streamTokens(res, body.model, includeUsage, settings.tokens, settings.intervalMs, settings.firstTokenMs, call);
     }
     await sleep(callWait(kind));
     const reply = await offline.reply(request);
