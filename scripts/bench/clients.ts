@@ -96,18 +96,22 @@ export class BenchSession {
     return new BenchSession(baseUrl, token, await connectSocket(baseUrl, token), null);
   }
 
-  /** Posts one message and resolves when the turn ends (done or a final error). */
-  async turn(message = QUESTION, timeoutMs = 120_000): Promise<TurnRecord> {
+  /** Posts one message and resolves when the turn ends (done or a final error); `path` picks the assistant (the admin's: `/api/v1/chat/admin`). */
+  async turn(
+    message = QUESTION,
+    timeoutMs = 120_000,
+    { context, path = "/api/v1/chat" }: { context?: Record<string, string>; path?: string } = {},
+  ): Promise<TurnRecord> {
     const record: TurnRecord = { turnId: "", posted: wallClockMs(), accepted: 0, stages: {}, tokenLags: [], tokens: 0, seqIntact: true };
     const seqs: number[] = [];
     const ended = new Promise<void>((resolve) => (this.current = { record, seqs, resolve }));
-    const response = await fetch(`${this.baseUrl}/api/v1/chat`, {
+    const response = await fetch(`${this.baseUrl}${path}`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${this.token}` },
-      body: JSON.stringify({ message, ...(this.sessionId ? { session_id: this.sessionId } : {}) }),
+      body: JSON.stringify({ message, ...(this.sessionId ? { session_id: this.sessionId } : {}), ...(context ? { context } : {}) }),
     });
     const body = (await response.json()) as { session_id: string; turn_id: string };
-    if (response.status !== 202) throw new Error(`POST /api/v1/chat answered ${response.status}: ${JSON.stringify(body)}`);
+    if (response.status !== 202) throw new Error(`POST ${path} answered ${response.status}: ${JSON.stringify(body)}`);
     record.accepted = wallClockMs();
     record.turnId = body.turn_id;
     if (this.sessionId !== body.session_id) {

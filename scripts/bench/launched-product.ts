@@ -16,14 +16,14 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
 import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
-import { endProbeWindow, killOnExit, processUsage, setBenchModel, type ProbeReport } from "./stack";
+import { endProbeWindow, killOnExit, processUsage, setBenchModel, type BenchModelSettings, type ProbeReport } from "./stack";
 
 export interface LaunchedProduct {
   baseUrl: string;
   redis: Redis;
   /** The product's processes by role (launcher, server, worker, redis, postgres with its backends), found afresh. */
   processes(): Array<{ role: string; pid: number }>;
-  setModel(settings: { tokens?: number; intervalMs?: number; firstTokenMs?: number }): Promise<void>;
+  setModel(settings: BenchModelSettings): Promise<void>;
   modelPid: number;
   /** Lines the launcher printed (the product's logs) since the last call. */
   takeLogLines(): number;

@@ -6,6 +6,7 @@ import { fairnessModule } from "./fairness";
 import { ingestionModule } from "./ingestion";
 import { memoryModule } from "./memory";
 import { pipelineOverheadModule } from "./pipeline-overhead";
+import { roundTripModule } from "./round-trip";
 import { scaleOutModule } from "./scale-out";
 import { streamingModelModule } from "./streaming-model";
 import { throughputModule } from "./throughput";
@@ -31,5 +32,6 @@ export const MODULES: BenchModule[] = [
   fairnessModule,
   catalogImportModule,
   streamingModelModule,
+  roundTripModule,
   vectorSearchModule,
 ];

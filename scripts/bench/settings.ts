@@ -33,6 +33,8 @@ export interface BenchSettings {
   catalog: { courses: number; modulesPerCourse: number; lessonsPerModule: number; people: number; enrolmentsPerPerson: number };
   /** The streaming-model measure through the launcher (streaming-model.ts). */
   streaming: StreamingSettings;
+  /** The round-trip measure (round-trip.ts): model latencies, one-at-a-time turns per route, conversations at once. */
+  roundTrip: { latenciesMs: number[]; turnsPerRoute: number; sessionsAtOnce: number };
 }
 
 /** A fast model for the first-token rounds (the product's share shows), and the real one for the load round. */
@@ -61,6 +63,7 @@ export function settingsFor(mode: Mode): BenchSettings {
       fairnessTurns: 20,
       fairnessDocuments: 8,
       catalog: { courses: 3, modulesPerCourse: 2, lessonsPerModule: 3, people: 20, enrolmentsPerPerson: 2 },
+      roundTrip: { latenciesMs: [50, 400], turnsPerRoute: 2, sessionsAtOnce: 4 },
       streaming: {
         conversationTurns: 3,
         concurrentSessions: 4,
@@ -91,6 +94,7 @@ export function settingsFor(mode: Mode): BenchSettings {
       fairnessTurns: 120,
       fairnessDocuments: 40,
       catalog: { courses: 20, modulesPerCourse: 4, lessonsPerModule: 5, people: 500, enrolmentsPerPerson: 4 },
+      roundTrip: { latenciesMs: [50, 400, 1000], turnsPerRoute: 3, sessionsAtOnce: 32 },
       streaming: {
         conversationTurns: 20,
         concurrentSessions: 32,
@@ -125,6 +129,7 @@ export function settingsFor(mode: Mode): BenchSettings {
     // The realistic catalog: ≥ 50 courses, ≥ 2,000 lessons, ≥ 10,000 enrolments.
     catalog: { courses: 60, modulesPerCourse: 5, lessonsPerModule: 7, people: 1_250, enrolmentsPerPerson: 8 },
     // The load: 80 new turns a second of 6.5-s answers, ≈ 500 streaming at once once it has built up.
+    roundTrip: { latenciesMs: [50, 400, 1000], turnsPerRoute: 6, sessionsAtOnce: 32 },
     streaming: {
       conversationTurns: 25,
       concurrentSessions: 32,

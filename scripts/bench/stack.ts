@@ -254,7 +254,17 @@ async function startParts(
 }
 
 /** Changes the bench model's answers (model-server.ts `POST /bench/settings`). */
-export async function setBenchModel(modelUrl: string, settings: { tokens?: number; intervalMs?: number; firstTokenMs?: number }): Promise<void> {
+/** What `POST /bench/settings` takes (model-server.ts). */
+export interface BenchModelSettings {
+  tokens?: number;
+  intervalMs?: number;
+  firstTokenMs?: number;
+  callMs?: number;
+  callMsByKind?: Partial<Record<"classify" | "modules" | "summary" | "tools" | "other", number>>;
+  embeddingMs?: number;
+}
+
+export async function setBenchModel(modelUrl: string, settings: BenchModelSettings): Promise<void> {
   const response = await fetch(modelUrl.replace(/\/v1$/, "/bench/settings"), { method: "POST", body: JSON.stringify(settings) });
   if (!response.ok) throw new Error(`model settings refused: ${response.status}`);
 }

@@ -15,7 +15,7 @@ import type { RetrievalOutcome } from "./retrieval/types";
 
 const rung = z.enum(["chunks", "document", "general"]) satisfies z.ZodType<GroundingRung>;
 
-export const classification = z.object({ intent: z.enum(INTENTS), decidedBy: z.enum(["heuristic", "model"]) });
+export const classification = z.object({ intent: z.enum(INTENTS), decidedBy: z.enum(["heuristic", "evidence", "model"]) });
 export type Classification = z.infer<typeof classification>;
 
 const retrievalOutcome: z.ZodType<RetrievalOutcome> = z.object({

@@ -1,7 +1,9 @@
 /**
  * `tutor-generate`: one tutor turn, one job (named `tutor-turn`). It classifies and retrieves
  * first (stages.ts), each stage reported on its own (stage-report.ts) and its result kept
- * (checkpoints.ts), so a redelivered attempt starts at the first stage not yet done. Generation
+ * (checkpoints.ts), so a redelivered attempt starts at the first stage not yet done. An answer
+ * started while the model classified (speculation.ts) is used when the settled route is the one
+ * it was started on, and discarded unseen otherwise. Generation
  * streams the answer into the session room, then post-processes it
  * (citations checked against the sources given, suggestions), stores the assistant message
  * exactly once and ends the turn with `done`. A retry after a crash announces `restart` so
@@ -15,20 +17,20 @@ import type { StoredMetadata } from "../../db/queries/message-metadata";
 import { touchSession } from "../../db/queries/chat-sessions";
 import type { WorkerDeps } from "../deps";
 import { defineHandler, type JobContext } from "../registry";
-import { AnswerGuard } from "./answer-guard";
 import { extractCitations } from "./citations";
-import { buildTutorMessages } from "./conversation";
 import type { RetrievalOutcome } from "./retrieval/types";
 import { keepAnswer, keptStages, type KeptAnswer } from "./checkpoints";
 import { endCancelledTurn } from "../turns/cancelled-turn";
-import { clearTurnState, isRedelivery, isTurnCancelled, watchCancel } from "../turns/turn-state";
+import { clearTurnState, isRedelivery, isTurnCancelled } from "../turns/turn-state";
 import type { TutorTurnPayload } from "../../queues/payloads";
 import { StreamCancelled } from "../llm/stream-watch";
-import { announceFailure, failTurn, unrecoverableIfConfig } from "../turns/stage-failure";
+import { announceFailure, failTurn } from "../turns/stage-failure";
 import { failedStage, TurnStages } from "./stage-report";
-import { classifyTurn, retrieveForTurn } from "./stages";
+import { classifyTurn, retrieveForTurn, type Routing } from "./stages";
+import { CancelledAfterStepDown, generate } from "./generation";
+import type { SpeculativeAnswer } from "./speculation";
 import { scheduleSummaryIfDue } from "../turns/summary-schedule";
-import { canStepDown, stepDownUpdate, steppedDown } from "./step-down";
+import { stepDownUpdate, steppedDown } from "./step-down";
 import { suggestionsFor } from "./suggestions";
 import { loadTurnContext, type TurnContext } from "./turn-context";
 import { turnEmitter, type TurnEmitter } from "../turns/turn-emitter";
@@ -79,22 +81,50 @@ async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">
   let turn = settled(turnRead);
   const kept = settled(keptRead);
   let retrieval: RetrievalOutcome;
+  let speculation: SpeculativeAnswer | undefined;
   if (kept.retrieval) {
     // A redelivered turn whose sources are kept: classify and retrieve are not run (nor shown) again.
     retrieval = kept.retrieval;
   } else {
-    const intent = kept.intent?.intent ?? (await stages.stage("classify", () => classifyTurn(deps, turn, events, log))).intent;
-    // A cancel between the stages ends the turn before the sources are searched (it is read once more before the model is asked).
-    // A course turn's access is checked again once classified: an employee unenrolled while the model classified loses the course before it is read.
-    const [cancelled, current] = await Promise.all([
-      isTurnCancelled(deps.redis, data.turnId),
-      !kept.intent && (data.courseId || data.lessonId) ? loadTurnContext(deps, data) : turn,
-    ]);
-    if (cancelled) return endCancelled(deps, data, events, "");
-    turn = current;
-    retrieval = await stages.stage("retrieve", () => retrieveForTurn(deps, turn, intent, events, log));
+    const routing: Routing = kept.intent ? { classification: kept.intent } : await stages.stage("classify", () => classifyTurn(deps, turn, events, log));
+    const intent = routing.classification.intent;
+    try {
+      // A cancel between the stages ends the turn before the sources are searched (it is read once more before the model is asked).
+      // A course turn's access is checked again once classified: an employee unenrolled while the model classified loses the course before it is read.
+      const [cancelled, current] = await Promise.all([
+        isTurnCancelled(deps.redis, data.turnId),
+        !kept.intent && (data.courseId || data.lessonId) ? loadTurnContext(deps, data) : turn,
+      ]);
+      if (cancelled) {
+        routing.speculation?.discard();
+        return endCancelled(deps, data, events, "");
+      }
+      turn = current;
+      retrieval = await stages.stage("retrieve", () => retrieveForTurn(deps, turn, intent, events, log, routing));
+    } catch (error) {
+      routing.speculation?.discard();
+      throw error;
+    }
+    speculation = settleSpeculation(routing.speculation, retrieval, log);
   }
-  return stages.stage("generate", () => generateStage({ job, data, deps, log }, turn, retrieval, events, { kept: kept.answer, retrievedNow: !kept.retrieval }));
+  return stages.stage("generate", () =>
+    generateStage({ job, data, deps, log }, turn, retrieval, events, { kept: kept.answer, retrievedNow: !kept.retrieval, speculation }),
+  );
+}
+
+/** The speculative answer when it is the one the settled route asks for; otherwise it is discarded (its tokens were never sent). */
+function settleSpeculation(speculation: SpeculativeAnswer | undefined, retrieval: RetrievalOutcome, log: Logger): SpeculativeAnswer | undefined {
+  if (!speculation) return undefined;
+  if (speculation.answers(retrieval)) {
+    log.info({ intent: retrieval.intent }, "speculative answer confirmed: the classification chose its route");
+    return speculation;
+  }
+  const streamedPieces = speculation.discard();
+  log.info(
+    { speculatedOn: speculation.retrieval.intent, intent: retrieval.intent, streamedPieces },
+    "speculative answer discarded: the classification chose another route",
+  );
+  return undefined;
 }
 
 /** The value of a settled read, or its error thrown. */
@@ -109,7 +139,7 @@ async function generateStage(
   turn: TurnContext,
   retrieval: RetrievalOutcome,
   events: TurnEmitter,
-  { kept, retrievedNow }: { kept: KeptAnswer | undefined; retrievedNow: boolean },
+  { kept, retrievedNow, speculation }: { kept: KeptAnswer | undefined; retrievedNow: boolean; speculation?: SpeculativeAnswer },
 ): Promise<unknown> {
   // A redelivery's client may hold partial text to drop, unless this attempt had to retrieve
   // first (no earlier attempt got as far as generating).
@@ -123,7 +153,11 @@ async function generateStage(
   }
   let generated: KeptAnswer;
   try {
-    generated = kept ?? (await generate(deps, turn, retrieval, events, log));
+    if (kept) generated = kept;
+    else {
+      generated = speculation ? await speculation.confirm() : await generate(deps, turn, retrieval, events, log);
+      await keepAnswer(deps.redis, turn.turnId, generated);
+    }
   } catch (error) {
     if (error instanceof StreamCancelled)
       return endCancelled(deps, data, events, error.partialContent, error instanceof CancelledAfterStepDown ? steppedDown(retrieval) : retrieval);
@@ -172,66 +206,6 @@ async function generateStage(
   await scheduleSummaryIfDue(deps, data).catch((error) => log.warn({ err: error }, "could not schedule a summary refresh"));
   return { messageId: row.id };
 }
-
-/**
- * Streams the model's answer to the session, cleaned as it goes (citations only of the given
- * sources, no recited prompt), and keeps the finished text until it is stored.
- */
-async function generate(deps: WorkerDeps, turn: TurnContext, retrieval: RetrievalOutcome, events: TurnEmitter, log: Logger): Promise<KeptAnswer> {
-  const model = deps.llm.modelChain("generation")[0] ?? "";
-  const messages = await buildTutorMessages(deps, turn, retrieval, model);
-  const started = performance.now();
-  const systemPrompt = messages[0]?.role === "system" && typeof messages[0].content === "string" ? messages[0].content : "";
-  const guard = new AnswerGuard(new Set(retrieval.sources.map((source) => source.index)), systemPrompt, { stepDown: canStepDown(retrieval) });
-  let stepDownAnnounced = false;
-  // Before the first token shown after the marker, so the client changes the badge before the text arrives.
-  const announceStepDown = async () => {
-    if (!guard.steppedDown || stepDownAnnounced) return;
-    stepDownAnnounced = true;
-    await events.emit("grounding_update", stepDownUpdate(retrieval.rung));
-  };
-  // The owner's cancel aborts the stream within CANCEL_POLL_MS, wherever it was requested.
-  const cancel = watchCancel(deps.redis, turn.turnId);
-  let result;
-  try {
-    await cancel.check();
-    result = await deps.llm.stream(
-      { useCase: "generation", orgId: turn.orgId, userId: turn.userId },
-      messages,
-      { temperature: 0.3, maxTokens: 2_000, signal: cancel.signal },
-      async (content) => {
-        const shown = guard.push(content);
-        await announceStepDown();
-        if (shown) await events.emit("token", { content: shown });
-      },
-    );
-  } catch (error) {
-    // The partial answer is what the client was shown, not what the guard still held back.
-    if (error instanceof StreamCancelled) throw guard.steppedDown ? new CancelledAfterStepDown(guard.text) : new StreamCancelled(guard.text);
-    throw unrecoverableIfConfig(error);
-  } finally {
-    cancel.stop();
-  }
-  const tail = guard.end();
-  await announceStepDown();
-  if (tail) await events.emit("token", { content: tail });
-  if (guard.steppedDown) log.info({ from: retrieval.rung }, "the model stepped down: its sources do not answer, the turn is general knowledge");
-  else if (guard.text !== result.content)
-    log.warn({ removedChars: result.content.length - guard.text.length }, "answer cleaned: invalid citation markers or recited instructions removed");
-  const answer: KeptAnswer = {
-    text: guard.text,
-    model: result.model,
-    promptTokens: result.promptTokens,
-    completionTokens: result.completionTokens,
-    generationLatencyMs: Math.round(performance.now() - started),
-    ...(guard.steppedDown ? { steppedDownFrom: retrieval.rung } : {}),
-  };
-  await keepAnswer(deps.redis, turn.turnId, answer);
-  return answer;
-}
-
-/** A stream its owner cancelled after the model had stepped down: the partial answer is general knowledge. */
-class CancelledAfterStepDown extends StreamCancelled {}
 
 /** Stores the partial answer as `cancelled` and ends the turn with `done {cancelled: true}`; nothing runs after it. */
 async function endCancelled(deps: WorkerDeps, data: TutorTurnPayload, events: TurnEmitter, shown: string, retrieval?: RetrievalOutcome): Promise<unknown> {

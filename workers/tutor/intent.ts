@@ -1,7 +1,8 @@
 /**
  * Intent of one tutor turn. Obvious cases (greetings, thanks, progress questions, in the
  * catalog's languages: English, Spanish, French, German, Portuguese) are settled by heuristics
- * without a model call; the rest by one short, deterministic call. A reply carrying JSON (bare,
+ * without a model call; the rest by one short, deterministic call (unless the sources found settle
+ * it first: stages.ts). A reply carrying JSON (bare,
  * fenced or amid a local model's prose) is read by a strict schema first; then the first label
  * the text names; anything else non-empty is cross_course (search everything: the route decides
  * cost, not correctness). An empty reply is LLM_CONFIG_ERROR: a model that says nothing is
@@ -183,6 +184,11 @@ export async function classifyIntent(
 ): Promise<{ intent: Intent; decidedBy: "heuristic" | "model" }> {
   const heuristic = heuristicIntent(input.message);
   if (heuristic) return { intent: heuristic, decidedBy: "heuristic" };
+  return { intent: await classifyByModel(llm, input, call), decidedBy: "model" };
+}
+
+/** The model's verdict: one short, deterministic call. */
+export async function classifyByModel(llm: LlmClient, input: IntentInput, call: { orgId: string; userId: string }): Promise<Intent> {
   const reply = await llm.chat({ useCase: "tutor", ...call }, [{ role: "user", content: classificationPrompt(input) }], {
     // A bare label takes a few tokens; a local model that wraps it in a sentence and a fence takes up to ~40.
     maxTokens: 60,
@@ -195,5 +201,5 @@ export async function classifyIntent(
       { recoveryHint: "An operator needs to check the model configuration.", fault: "rejected" },
     );
   }
-  return { intent: jsonIntent(reply.content) ?? parseIntent(reply.content), decidedBy: "model" };
+  return jsonIntent(reply.content) ?? parseIntent(reply.content);
 }

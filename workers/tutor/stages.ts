@@ -1,6 +1,8 @@
 /**
  * The two stages before generation, as the turn's one job runs them: each announces itself to
  * the client with `stage` events and keeps its result for a redelivered attempt (checkpoints.ts).
+ * Classifying may search and start the answer itself (routeTurn); the retrieve stage then uses
+ * the search already done rather than running it again.
  */
 import type { Logger } from "pino";
 import { annotateSpan } from "../../lib/telemetry/spans";
@@ -8,37 +10,107 @@ import type { Intent } from "../../queues/payloads";
 import type { WorkerDeps } from "../deps";
 import { unrecoverableIfConfig } from "../turns/stage-failure";
 import type { TurnEmitter } from "../turns/turn-emitter";
-import { classifyIntent } from "./intent";
+import { classifyByModel, heuristicIntent } from "./intent";
 import { keepClassification, keepRetrieval, type Classification } from "./checkpoints";
 import { runRetrievalLadder } from "./retrieval/ladder";
+import { relevanceFor } from "./retrieval/relevance";
+import { SpeculativeAnswer } from "./speculation";
 import type { RetrievalOutcome } from "./retrieval/types";
 import type { TurnContext } from "./turn-context";
 
+/** How the turn's route was settled, with what settling it already produced. */
+export interface Routing {
+  classification: Classification;
+  /** The search of the organisation's material that was run to settle the route, when one was. */
+  searched?: RetrievalOutcome;
+  /** The answer started on the likeliest route while the model classified, its events held (speculation.ts). */
+  speculation?: SpeculativeAnswer;
+}
+
 /** Decides the turn's intent and keeps it. */
-export async function classifyTurn(deps: WorkerDeps, turn: TurnContext, events: TurnEmitter, log: Logger): Promise<Classification> {
+export async function classifyTurn(deps: WorkerDeps, turn: TurnContext, events: TurnEmitter, log: Logger): Promise<Routing> {
   await events.emit("stage", { stage: "classify", status: "started" });
+  let routing: Routing | undefined;
   try {
-    const { intent, decidedBy } = await classifyIntent(
-      deps.llm,
-      { message: turn.question, courseTitle: turn.courseTitle, lessonTitle: turn.lessonTitle },
-      { orgId: turn.orgId, userId: turn.userId },
-    );
-    log.info({ intent, decidedBy }, "turn classified");
+    routing = await routeTurn(deps, turn, events, log);
+    const { intent, decidedBy } = routing.classification;
+    log.info({ intent, decidedBy, ...(routing.speculation ? { speculatedOn: routing.speculation.retrieval.intent } : {}) }, "turn classified");
     annotateSpan({ "skillnet.intent": intent, "skillnet.intent.decided_by": decidedBy });
-    const result = { intent, decidedBy } satisfies Classification;
-    await keepClassification(deps.redis, turn.turnId, result);
+    await keepClassification(deps.redis, turn.turnId, routing.classification);
     await events.emit("stage", { stage: "classify", status: "completed", detail: intent });
-    return result;
+    return routing;
   } catch (error) {
+    routing?.speculation?.discard();
     throw unrecoverableIfConfig(error);
   }
 }
 
+/**
+ * The route, with at most one model round trip before the answer's first token. The heuristics
+ * settle greetings and progress questions. Inside a course the model classifies first: the
+ * course is read only after access is checked again once it has (generate.handler.ts). Outside a
+ * course the organisation's material is searched first (no model call but the query's
+ * embedding): sources that answer the question settle it as company knowledge, without asking
+ * the model. Otherwise the model classifies while the answer on the likeliest route already
+ * streams, held until the verdict (speculation.ts).
+ */
+async function routeTurn(deps: WorkerDeps, turn: TurnContext, events: TurnEmitter, log: Logger): Promise<Routing> {
+  const heuristic = heuristicIntent(turn.question);
+  if (heuristic) return { classification: { intent: heuristic, decidedBy: "heuristic" } };
+  const input = { message: turn.question, courseTitle: turn.courseTitle, lessonTitle: turn.lessonTitle };
+  const call = { orgId: turn.orgId, userId: turn.userId };
+  if (turn.courseId) return { classification: { intent: await classifyByModel(deps.llm, input, call), decidedBy: "model" } };
+  const searched = await runRetrievalLadder(deps, turn, "cross_course");
+  if (searched.rung !== "general") return { classification: { intent: "cross_course", decidedBy: "evidence" }, searched };
+  const guess = await likelyIntent(deps, turn);
+  const speculation = SpeculativeAnswer.start(deps, turn, guess === "off_topic" ? nothingFound(searched, guess) : searched, events, log);
+  try {
+    return { classification: { intent: await classifyByModel(deps.llm, input, call), decidedBy: "model" }, searched, speculation };
+  } catch (error) {
+    speculation.discard();
+    throw error;
+  }
+}
+
+/**
+ * The likelier verdict for a question outside a course that no material answers: company
+ * knowledge when it names anything the organisation's material mentions ("sick days", "payroll
+ * team") or nothing at all (a follow-up: "How long does that take?"), off-topic when everything it
+ * names is foreign to that material ("Who won the 1998 football world cup?").
+ */
+async function likelyIntent(deps: WorkerDeps, turn: TurnContext): Promise<Intent> {
+  // Read a moment ago by the search: remembered (relevance.ts).
+  const relevance = await relevanceFor(deps, turn.orgId, turn.question);
+  // A question that names nothing at all ("How long does that take?") leans on the conversation: a follow-up, not small talk about sports.
+  return relevance.terms.length === 0 || relevance.mentioned.some(Boolean) ? "cross_course" : "off_topic";
+}
+
+/** The general rung with no sources, for an intent that searches nothing. */
+function nothingFound(searched: RetrievalOutcome, intent: Intent): RetrievalOutcome {
+  return { ...searched, intent, rung: "general", source: "none", sources: [], truncated: false };
+}
+
+/** The search already run to settle the route, when the ladder for `intent` would run the same one. */
+function searchedFor(routing: Routing | undefined, turn: TurnContext, intent: Intent): RetrievalOutcome | undefined {
+  const searched = routing?.searched;
+  if (!searched || turn.courseId) return undefined;
+  // Without a course an in_course verdict searches the organisation's material too (ladder.ts).
+  if (intent === "cross_course" || intent === "in_course") return { ...searched, intent };
+  return undefined;
+}
+
 /** Runs the retrieval ladder for `intent`, announces the rung, and keeps the sources for generation. */
-export async function retrieveForTurn(deps: WorkerDeps, turn: TurnContext, intent: Intent, events: TurnEmitter, log: Logger): Promise<RetrievalOutcome> {
+export async function retrieveForTurn(
+  deps: WorkerDeps,
+  turn: TurnContext,
+  intent: Intent,
+  events: TurnEmitter,
+  log: Logger,
+  routing?: Routing,
+): Promise<RetrievalOutcome> {
   await events.emit("stage", { stage: "retrieve", status: "started" });
   try {
-    const outcome = await runRetrievalLadder(deps, turn, intent);
+    const outcome = searchedFor(routing, turn, intent) ?? (await runRetrievalLadder(deps, turn, intent));
     log.info({ intent, rung: outcome.rung, source: outcome.source, sources: outcome.sources.length, ms: outcome.latencyMs }, "retrieval done");
     annotateSpan({
       "skillnet.retrieval.rung": outcome.rung,

@@ -116,7 +116,7 @@ describe("cancelling a tutor turn", function () {
     expect(stored!.content).to.not.include(STEP_DOWN_MARKER);
   });
 
-  it("cancelled before generation: no model generation call, done cancelled with an empty answer", async () => {
+  it("cancelled while the model classifies: the answer started meanwhile is aborted unseen, done cancelled with an empty answer", async () => {
     const learner = await freshEmployee(stack);
     const question = `Cancel me early ${randomUUID()}`;
     let openGate!: () => void;
@@ -141,11 +141,8 @@ describe("cancelling a tutor turn", function () {
     const done = events.find((e) => e.event === "done")!;
     expect(done.payload.cancelled).to.equal(true);
     expect(events.some((e) => e.event === "token" || e.event === "grounding")).to.equal(false);
-    expect(generationRequestsFor(stack, question)).to.have.length(0);
-    expect(
-      stack.llm.embeddingCalls().filter((r) => JSON.stringify(r.body?.input ?? "").includes(question)),
-      "retrieval skipped",
-    ).to.have.length(0);
+    // At most the speculative answer (speculation.ts) was asked for (the cancel may stop it before it is sent), and nothing of it was shown.
+    expect(generationRequestsFor(stack, question)).to.have.length.at.most(1);
     expect(await storedAnswer(turnId)).to.include({ status: "cancelled", content: "" });
   });
 

@@ -112,8 +112,8 @@ describe("the tutor, complete: routing a turn", function () {
       const system = promptOf({ ...generation!, body: { messages: generation!.body.messages.slice(0, 1) } });
       expect(system).to.include("answer from your general knowledge");
       expect(system).to.not.match(/refuse|cannot help/i);
-      if (label === "cross_course") expect(stack.llm.embeddingCalls(), "company material was searched first").to.have.length(1);
-      else expect(stack.llm.embeddingCalls(), "off-topic skips retrieval").to.have.length(0);
+      // Outside a course the material is searched before the model classifies: sources that answer would have settled the route.
+      expect(stack.llm.embeddingCalls(), "company material was searched first").to.have.length(1);
     });
   }
 

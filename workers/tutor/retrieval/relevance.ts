@@ -19,6 +19,8 @@ export interface Relevance {
   terms: QuestionTerm[];
   /** Weight of each term, same order: its rarity, a fifth of it for an everyday word. */
   weights: number[];
+  /** Whether the organisation's material holds each term at all, same order. */
+  mentioned: boolean[];
   /**
    * Share of the question's term weight `text` covers, 0–1, of the clause it covers best (a
    * question of two clauses is answered by a passage that answers either); 0 for a question
@@ -66,6 +68,7 @@ export function relevanceOf(terms: QuestionTerm[], rarities: number[], unknown: 
   return {
     terms,
     weights,
+    mentioned: unknown.map((never) => !never),
     coverageOf,
     coverage(text: string) {
       if (terms.length === 0) return 0;

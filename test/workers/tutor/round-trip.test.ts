@@ -1,0 +1,167 @@
+/**
+ * One model round trip before the first token (issue 48): a question the organisation's material
+ * answers is settled by its sources without a classification call; an open question's answer
+ * starts while the model classifies, its tokens held until the verdict, and is discarded unseen
+ * (then generated again on the right route) when the verdict disagrees.
+ */
+import { randomUUID } from "node:crypto";
+import { expect } from "chai";
+import type { ChatRequest } from "../../../offline-model/responder";
+import { api, upload, waitFor } from "../../harness/client";
+import { offlineReply } from "../../../offline-model/offline-responder";
+import { stackSuite } from "../../support/suite";
+import { ask, CLASSIFY_MARKER, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, signIn, STAGE_EVENTS, type Learner } from "./helpers";
+
+const OFF_TOPIC_LINE = "This is outside work and learning";
+const OPEN_QUESTION = "Who won the 1998 football world cup?";
+
+describe("the tutor, complete: one model round trip before the first token", function () {
+  const stack = stackSuite(this, { cleanUp: removeFreshEmployees });
+  let learner: Learner;
+
+  beforeEach(async () => {
+    learner = await freshEmployee(stack);
+  });
+
+  const classifications = (question: string) => stack.llm.chatCalls().filter((r) => promptOf(r).includes(CLASSIFY_MARKER) && promptOf(r).includes(question));
+  const stagesOf = (events: Array<{ event: string; payload: Record<string, unknown> }>) =>
+    events.filter((e) => e.event === "stage").map((e) => `${e.payload.stage}:${e.payload.status}`);
+
+  /**
+   * The classification of `question` answers `label`, but only once its answer's generation request
+   * has arrived (or after `patienceMs`, so a pipeline that waits for the verdict first still ends).
+   */
+  function classifyAfterGeneration(question: string, label: string, patienceMs: number, generation: (request: ChatRequest) => string) {
+    const seen = { generationBeforeVerdict: false };
+    stack.llm.setResponder(async (request) => {
+      const prompt = promptOf(request);
+      if (prompt.includes(CLASSIFY_MARKER) && prompt.includes(question)) {
+        const deadline = Date.now() + patienceMs;
+        while (Date.now() < deadline && generationRequestsFor(stack, question).length === 0) await new Promise((r) => setTimeout(r, 20));
+        seen.generationBeforeVerdict = generationRequestsFor(stack, question).length > 0;
+        // Long enough for the held answer to have streamed a few tokens.
+        await new Promise((r) => setTimeout(r, 150));
+        return { content: label };
+      }
+      if (request.stream && prompt.includes(question)) return { content: generation(request) };
+      return offlineReply(request);
+    });
+    return seen;
+  }
+
+  it("settles a question the organisation's material answers by its sources, without a classification call", async () => {
+    const question = "How many days do customers have to return an item for a refund?";
+    const turn = await ask(stack, learner, question);
+
+    expect(classifications(question), "no classification call").to.have.length(0);
+    expect(generationRequestsFor(stack, question)).to.have.length(1);
+    expect(turn.grounding).to.include({ rung: "chunks", source: "semantic" });
+    expect(turn.answer?.metadata).to.include({ intent: "cross_course", rung: "chunks" });
+    expect(stagesOf(turn.events)).to.deep.equal(STAGE_EVENTS);
+    const classified = turn.events.find((e) => e.event === "stage" && e.payload.stage === "classify" && e.payload.status === "completed");
+    expect(classified?.payload.detail).to.equal("cross_course");
+  });
+
+  it("starts the answer of an open question while the model classifies it, and shows it once the verdict agrees", async () => {
+    const seen = classifyAfterGeneration(OPEN_QUESTION, "off_topic", 3_000, () => "Spain did not win that one, France did. Can I help with your courses?");
+    const turn = await ask(stack, learner, OPEN_QUESTION);
+
+    expect(seen.generationBeforeVerdict, "the answer was asked for before the classification was answered").to.equal(true);
+    expect(classifications(OPEN_QUESTION)).to.have.length(1);
+    const generations = generationRequestsFor(stack, OPEN_QUESTION);
+    expect(generations, "the speculative answer was the answer: no second generation").to.have.length(1);
+    expect(promptOf(generations[0]!)).to.include(OFF_TOPIC_LINE);
+    expect(turn.tokens).to.equal("Spain did not win that one, France did. Can I help with your courses?");
+    expect(turn.answer?.content).to.equal(turn.tokens);
+    expect(turn.answer?.metadata).to.include({ intent: "off_topic", rung: "general" });
+    // The client sees the stages in their usual order, and no token before the answer's stage starts.
+    expect(stagesOf(turn.events)).to.deep.equal(STAGE_EVENTS);
+    expect(turn.names.indexOf("token")).to.be.greaterThan(turn.events.findIndex((e) => e.event === "stage" && e.payload.stage === "generate"));
+  });
+
+  it("speculates on company knowledge for a follow-up that names nothing, and keeps that answer when the verdict agrees", async () => {
+    const question = "How long does that take?";
+    const seen = classifyAfterGeneration(question, "cross_course", 3_000, () => "It usually takes a few days.");
+    const turn = await ask(stack, learner, question);
+
+    expect(seen.generationBeforeVerdict).to.equal(true);
+    const generations = generationRequestsFor(stack, question);
+    expect(generations, "no second generation").to.have.length(1);
+    expect(promptOf(generations[0]!)).to.not.include(OFF_TOPIC_LINE);
+    expect(turn.tokens).to.equal("It usually takes a few days.");
+    expect(turn.answer?.metadata).to.include({ intent: "cross_course", rung: "general" });
+  });
+
+  it("discards a speculative answer the verdict disagrees with: none of its tokens reach the client, the right route answers", async () => {
+    const seen = classifyAfterGeneration(OPEN_QUESTION, "cross_course", 3_000, (request) =>
+      promptOf(request).includes(OFF_TOPIC_LINE) ? "DISCARDED off-topic answer, never to be shown." : "General knowledge: France won the 1998 world cup.",
+    );
+    const turn = await ask(stack, learner, OPEN_QUESTION);
+
+    expect(seen.generationBeforeVerdict).to.equal(true);
+    const generations = generationRequestsFor(stack, OPEN_QUESTION);
+    expect(generations, "the speculative answer, then the answer on the classified route").to.have.length(2);
+    expect(promptOf(generations[0]!)).to.include(OFF_TOPIC_LINE);
+    expect(promptOf(generations[1]!)).to.not.include(OFF_TOPIC_LINE);
+    expect(turn.tokens).to.equal("General knowledge: France won the 1998 world cup.");
+    expect(turn.tokens).to.not.include("DISCARDED");
+    expect(turn.answer?.content).to.equal(turn.tokens);
+    expect(turn.answer?.metadata).to.include({ intent: "cross_course", rung: "general" });
+    expect(stagesOf(turn.events), "nothing to take back: no restart").to.deep.equal(STAGE_EVENTS);
+  });
+
+  describe("with a second organisation whose material answers what the demo's does not", () => {
+    const question = "How many sick days do I get per year?";
+    let otherOrgId: string;
+    let other: Learner;
+
+    before(async function () {
+      this.timeout(60_000);
+      const db = stack.server.deps.db;
+      const tag = randomUUID().slice(0, 8);
+      [{ id: otherOrgId }] = await db("organizations")
+        .insert({ name: "Sick Leave Ltd", slug: `sick-leave-rt-${tag}` })
+        .returning("id");
+      await db("users").insert([
+        { org_id: otherOrgId, email: `hr-rt-${tag}@example.com`, name: "HR Admin", role: "admin", department: "HR", locale: "en" },
+        { org_id: otherOrgId, email: `staff-rt-${tag}@example.com`, name: "Staff Member", role: "employee", department: "Shop", locale: "en" },
+      ]);
+      const admin = await signIn(stack, `hr-rt-${tag}@example.com`);
+      admin.socket.disconnect();
+      const policy =
+        "# Sick Leave Policy\n\n## Paid sick days\n\nEvery employee gets 12 paid sick days per year. Tell your manager before your shift starts.\n";
+      const posted = await upload(stack.baseUrl, admin.token, { name: "sick-leave.md", bytes: Buffer.from(policy), type: "text/markdown" });
+      expect(posted.status, JSON.stringify(posted.body)).to.be.oneOf([200, 202]);
+      await waitFor(
+        async () => {
+          const current = await api(stack.baseUrl, "GET", `/api/v1/documents/${posted.body.document_id}`, { token: admin.token });
+          return current.body.status === "COMPLETED" ? current.body : undefined;
+        },
+        30_000,
+        "the sick leave policy indexed",
+      );
+      other = await signIn(stack, `staff-rt-${tag}@example.com`);
+    });
+
+    after(async () => {
+      other?.socket.disconnect();
+      if (otherOrgId) await stack.server.deps.db("organizations").where({ id: otherOrgId }).delete();
+    });
+
+    it("settles the question by that organisation's own policy, and never by it for the demo's employee", async () => {
+      const own = await ask(stack, other, question);
+      expect(own.grounding.rung).to.equal("chunks");
+      expect(own.answer?.metadata).to.include({ intent: "cross_course" });
+      expect(classifications(question), "settled by its own sources: no classification call").to.have.length(0);
+
+      // The other organisation's policy is not the demo's evidence: its employee's turn is classified, and nothing of the policy reaches any of its prompts.
+      const demo = await ask(stack, learner, question);
+      expect(classifications(question)).to.have.length(1);
+      expect(demo.grounding.rung).to.equal("general");
+      expect(demo.grounding.sources).to.deep.equal([]);
+      const prompts = stack.llm.chatCalls().filter((r) => promptOf(r).includes(question) && !promptOf(r).includes("Sick Leave Ltd"));
+      for (const request of prompts) expect(promptOf(request)).to.not.include("12 paid sick days");
+      expect(demo.answer?.content).to.not.match(/12 paid sick days/);
+    });
+  });
+});
