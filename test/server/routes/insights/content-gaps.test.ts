@@ -119,7 +119,8 @@ describe("content gaps (GET /api/v1/admin/insights/content-gaps)", function () {
     const bad = await api(stack.baseUrl, "GET", "/api/v1/admin/insights/content-gaps?since=yesterday", { token: admin.token });
     expect(bad.status).to.equal(400);
     expect(bad.body.error.code).to.equal("VALIDATION_ERROR");
-    const future = await readyReport(admin.token, `?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    // The next hour: a since is rounded down to its hour, so one in this hour would include this hour's questions.
+    const future = await readyReport(admin.token, `?since=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`);
     expect(future.groups).to.deep.equal([]);
   });
 
