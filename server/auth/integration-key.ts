@@ -21,6 +21,8 @@ import { RateLimiter } from "../middleware/rate-limit";
 export interface IntegrationCaller {
   orgId: string;
   key: Pick<IntegrationKeyRow, "id" | "name" | "hint" | "scopes">;
+  /** The admin who created the key, an active admin of the organisation at this request (else it was refused). */
+  creatorId: string;
 }
 
 export function integrationCallerOf(ctx: Context): IntegrationCaller {
@@ -62,7 +64,11 @@ export function requireIntegrationKey(deps: Pick<ServerDeps, "db" | "redis" | "c
     }
     await limiter.consume(key.id, { bucket: "integration", limit: deps.config.INTEGRATION_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 });
     await touchIntegrationKey(deps.db, key);
-    ctx.state.integration = { orgId: key.org_id, key: { id: key.id, name: key.name, hint: key.hint, scopes: key.scopes } } satisfies IntegrationCaller;
+    ctx.state.integration = {
+      orgId: key.org_id,
+      key: { id: key.id, name: key.name, hint: key.hint, scopes: key.scopes },
+      creatorId: key.created_by as string,
+    } satisfies IntegrationCaller;
     if (!WRITE_SCOPES.has(scope)) return next();
     let status = 500;
     try {

@@ -74,7 +74,6 @@ export const ERROR_CODES = {
     when: "PUT /api/v1/integrations/documents/:external_id with bytes another document of the organisation already has; `duplicate_of` names it. Nothing changed.",
   },
   EXTERNAL_ID_TAKEN: { status: 409, when: "Renaming a sourced document to an external_id another document of the organisation has. Nothing changes." },
-  NO_ADMIN: { status: 409, when: "An integration key stores a document for an organisation that has no admin left to own it." },
   ACTION_NOT_PENDING: { status: 409, when: "The admin action is no longer pending; `status` says what it is." },
   ACTION_EXPIRED: { status: 409, when: "Confirming, rejecting or resuming an admin action after ADMIN_ACTION_TTL_SECONDS." },
   ACTION_NOT_RESUMABLE: { status: 409, when: "Resuming an admin action that is not `partial`, `failed` or `stopped`." },

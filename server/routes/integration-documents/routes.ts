@@ -6,13 +6,7 @@
  */
 import { putSourcedDocument } from "../../../commands/put-sourced-document";
 import { deleteDocument } from "../../../db/queries/document-lifecycle";
-import {
-  findDocumentByExternalId,
-  integrationUploader,
-  listSourcedDocuments,
-  renameSourcedDocument,
-  type SourcedDocument,
-} from "../../../db/queries/document-sources";
+import { findDocumentByExternalId, listSourcedDocuments, renameSourcedDocument, type SourcedDocument } from "../../../db/queries/document-sources";
 import { refusingDuplicates } from "../../../db/queries/unique-violation";
 import type { DocumentRow } from "../../../db/queries/documents";
 import { findOrganisation } from "../../../db/queries/organizations";
@@ -87,11 +81,10 @@ export const integrationDocumentRoutes = [
       const given = parseInput(putSourcedDocumentFields, fields, "body");
       const filename = (given.filename ?? file.originalname).replaceAll("\u0000", "").slice(0, 255) || "upload";
       const format = await acceptedFormat(file.buffer, filename);
-      const uploaderId = await integrationUploader(deps.db, caller.orgId, caller.key.id);
-      if (!uploaderId) throw new Refusal("conflict", "NO_ADMIN", "The organisation has no admin to own its documents; add one first");
       const { document, result } = await putSourcedDocument(deps, {
         orgId: caller.orgId,
-        uploaderId,
+        // The key's creator, an active admin right now (the key is refused otherwise): never a demoted one.
+        uploaderId: caller.creatorId,
         externalId: external_id,
         filename,
         format,

@@ -7,7 +7,7 @@
  * extraction thread, with this process's event loop never blocked past the hostile-input bound.
  */
 import { expect } from "chai";
-import { extractDocument, ExtractionError } from "../../../workers/ingestion/extract";
+import { ExtractionError } from "../../../workers/ingestion/extract";
 import { closeThreadPool } from "../../../workers/ingestion/isolation";
 import { collisionKey, entryPath } from "../../../workers/ingestion/extract/zip-names";
 import { makeDocx } from "../../support/document-fixtures";

@@ -12,7 +12,7 @@ import ExcelJS from "exceljs";
 import PDFDocument from "pdfkit";
 import { parseConfig } from "../../../lib/config";
 import { detectFormat } from "../../../lib/detect-document-format";
-import { extractDocument, ExtractionError, type ExtractionLimits } from "../../../workers/ingestion/extract";
+import { ExtractionError, type ExtractionLimits } from "../../../workers/ingestion/extract";
 import { DEFAULT_EXTRACTION_LIMITS, DEFAULT_OCR_SETTINGS } from "../../../workers/ingestion/extract/types";
 import { extractInThread } from "../../../workers/ingestion/isolation";
 import { makeImagePdf, makePdf, makeScannedPdf, makeXlsx, rasterise } from "../../support/document-fixtures";
