@@ -28,7 +28,7 @@ export async function runExport({ deps, log }: Context, orgId: string, exportId:
     return { failed: "person gone" };
   }
   const started = performance.now();
-  const { zip, counts } = buildExportArchive(data, new Date());
+  const { zip, counts } = await buildExportArchive(data, new Date());
   await completeExport(deps.db, exportId, zip, counts, deps.config.PERSON_EXPORT_TTL_HOURS);
   announce("completed");
   log.info({ exportId, bytes: zip.length, buildMs: Math.round(performance.now() - started), droppedExpired: dropped, ...counts }, "person export built");
