@@ -86,9 +86,13 @@ export async function createIntegrationKey(db: Db, input: NewIntegrationKey): Pr
   });
 }
 
-/** The organisation's keys, newest first, revoked ones included (the console shows when). */
-export async function listIntegrationKeys(db: Db, orgId: string): Promise<IntegrationKeyRow[]> {
-  return db("integration_keys").select(COLUMNS).where({ org_id: orgId }).orderBy("created_at", "desc");
+/** The organisation's keys, newest first, revoked ones included (the console shows when), with whether their creator still stands behind them. */
+export async function listIntegrationKeys(db: Db, orgId: string): Promise<ListedIntegrationKey[]> {
+  return db("integration_keys as k")
+    .leftJoin("users as u", creatorStillAdmin)
+    .select([...COLUMNS.map((column) => `k.${column}`), db.raw("u.id is not null as creator_is_admin")])
+    .where({ "k.org_id": orgId })
+    .orderBy("k.created_at", "desc");
 }
 
 /** Revokes a key of the organisation (requests with it get 401 from now on); undefined when it is not theirs. */
@@ -104,8 +108,21 @@ export async function revokeIntegrationKey(db: Db, input: { orgId: string; keyId
   });
 }
 
-/** A key a request presents, with whether its creator still stands behind it. */
-export interface PresentedIntegrationKey extends IntegrationKeyRow {
+/**
+ * Joins `users as u` to `integration_keys as k` only while the key's creator is an active admin
+ * of the key's organisation: `u.id is not null` says the key may be used.
+ */
+function creatorStillAdmin(this: Knex.JoinClause): void {
+  this.on("u.id", "k.created_by")
+    .andOn("u.org_id", "k.org_id")
+    .andOnVal("u.role", "admin")
+    .andOnVal("u.is_active", true)
+    .andOnNull("u.erased_at")
+    .andOnNull("u.scim_deleted_at");
+}
+
+/** A key a request presents, or the console lists, with whether its creator still stands behind it. */
+export interface ListedIntegrationKey extends IntegrationKeyRow {
   /**
    * The creator is an active admin of the key's organisation right now. False once they are
    * demoted, deactivated (console, SCIM, sign-in sync, the assistant), erased or deleted, or when
@@ -113,6 +130,8 @@ export interface PresentedIntegrationKey extends IntegrationKeyRow {
    */
   creator_is_admin: boolean;
 }
+
+type PresentedIntegrationKey = ListedIntegrationKey;
 
 /**
  * The unrevoked, unexpired key a request presents, of an organisation not being deleted, found
@@ -124,15 +143,7 @@ export async function findLiveIntegrationKey(db: Db, key: string): Promise<Prese
   const hash = hashOf(key);
   const row = await db("integration_keys as k")
     .join("organizations as o", "o.id", "k.org_id")
-    .leftJoin("users as u", (on) =>
-      on
-        .on("u.id", "k.created_by")
-        .andOn("u.org_id", "k.org_id")
-        .andOnVal("u.role", "admin")
-        .andOnVal("u.is_active", true)
-        .andOnNull("u.erased_at")
-        .andOnNull("u.scim_deleted_at"),
-    )
+    .leftJoin("users as u", creatorStillAdmin)
     .whereNull("o.deleting_since")
     .whereNull("k.revoked_at")
     .where((q) => q.whereNull("k.expires_at").orWhere("k.expires_at", ">", db.fn.now()))

@@ -89,7 +89,7 @@ export const integrationKeyRoutes = [
     responses: { 200: { description: "The keys.", schema: integrationKeysResponse } },
     handler: async (ctx, _input, deps) => {
       const rows = await listIntegrationKeys(deps.db, principalOf(ctx).orgId);
-      ctx.body = { integration_keys: rows.map(presentKey) };
+      ctx.body = { integration_keys: rows.map((row) => ({ ...presentKey(row), creator_is_admin: row.creator_is_admin })) };
     },
   }),
   defineRoute({

@@ -56,6 +56,12 @@ describe("integration keys: lifetime, cap and shared upload windows (F10)", func
     expect(refused.body.error.code).to.equal("INTEGRATION_KEY_CREATOR_INACTIVE");
     expect(refused.body).not.to.have.property("people");
     expect((await people(keyB.key)).status, "organisation B's key").to.equal(200);
+    // The console's list says why the key stopped (it still counts towards the cap until revoked).
+    const listed = await api(stack.baseUrl, "GET", "/api/v1/admin/integration-keys", { token: adminA.token });
+    const standing = (id: string) => listed.body.integration_keys.find((k: { id: string }) => k.id === id)?.creator_is_admin;
+    expect(standing(key.id)).to.equal(false);
+    const listedB = await api(stack.baseUrl, "GET", "/api/v1/admin/integration-keys", { token: adminB.token });
+    expect(listedB.body.integration_keys.map((k: { creator_is_admin: boolean }) => k.creator_is_admin)).to.deep.equal([true]);
 
     expect((await patchPerson(departing.id, { role: "admin" })).status).to.equal(200);
     expect((await people(key.key)).status, "an admin again").to.equal(200);
