@@ -4,6 +4,10 @@
  * error's message starts with its SQL statement, and Postgres quotes offending values in it (an
  * email, an id, what someone typed); those records are read back through the API by admins and
  * operators. The error itself is logged by the worker host (serialised without its message).
+ *
+ * The same holds for what BullMQ keeps of a failed attempt (its failed reason and stack trace,
+ * 14 days, shown in Bull Board): a database error is rethrown as a DatabaseJobError naming only
+ * its SQLSTATE code (jobFailureReason), never the statement or the values Postgres quotes.
  */
 import { isDatabaseUnavailable, isStatementTimeout } from "../db/unavailable";
 
@@ -20,6 +24,19 @@ const isDatabaseError = (error: unknown): boolean => {
   const shape = error as { code?: unknown; severity?: unknown } | null;
   return !!shape && typeof shape === "object" && typeof shape.code === "string" && typeof shape.severity === "string";
 };
+
+/** A database error as BullMQ keeps it: its SQLSTATE code, not its message. */
+export class DatabaseJobError extends Error {
+  constructor(readonly code: string) {
+    super(`database error ${code}; the details are in the worker log`);
+    this.name = "DatabaseJobError";
+  }
+}
+
+/** What a failed attempt throws to BullMQ: a database error without its text, anything else as it is. */
+export function jobFailureReason(error: unknown): unknown {
+  return isDatabaseError(error) ? new DatabaseJobError((error as { code: string }).code) : error;
+}
 
 export function storedFailureOf(error: unknown): StoredFailure {
   if (isStatementTimeout(error)) return { code: "DATABASE_TIMEOUT", message: `A database statement took too long; ${SEE_LOG}` };

@@ -3,7 +3,8 @@
  * erasure (forced here by a test-only trigger that refuses to anonymise one person, quoting their
  * email in its message, as Postgres quotes offending values) is stored and answered by the API as
  * a code and a sentence of ours: no SQL statement, no bound or quoted value. Knex is built with
- * compileSqlOnError: false, so even the raw error carries placeholders, not the values. Another
+ * compileSqlOnError: false, so even the raw error carries placeholders, not the values, and what
+ * BullMQ keeps of the failed attempts names the SQLSTATE code only. Another
  * organisation's erasure, running meanwhile, completes.
  */
 import { expect } from "chai";
@@ -77,6 +78,14 @@ describe("person-data: a failed erasure stores a code and a sentence, never the 
       expect(text).to.not.include(orgA);
       expect(text).to.not.match(/update|"users"|\$1|refusing/i);
     }
+
+    // What BullMQ keeps of the failed attempts (14 days, in Bull Board): the SQLSTATE code, not the text.
+    const jobs = await stack.server.deps.producer.queue("person-data").getJobs(["failed"], 0, -1);
+    const job = jobs.find((candidate) => candidate?.data?.erasureId === failed.id);
+    expect(job?.failedReason).to.equal("database error P0001; the details are in the worker log");
+    const kept = JSON.stringify({ reason: job?.failedReason, stack: job?.stacktrace });
+    expect(kept).to.not.include(victim.email);
+    expect(kept).to.not.match(/update|"users"|\$1|refusing/i);
 
     const elsewhere = await waitFor(
       async () => {
