@@ -147,7 +147,7 @@ export async function requestOrganisationDeletion(
     try {
       await deps.producer.enqueueOrgDeletion({ orgId: org.id, deletionId: deletion.id, run: deletion.runs });
     } catch (error) {
-      await failOrgDeletion(deps.db, deletion.id, "the job could not be queued; ask again to retry");
+      await failOrgDeletion(deps.db, deletion.id, { code: "QUEUE_UNAVAILABLE", message: "the job could not be queued; ask again to retry" });
       throw new Refusal(
         "unavailable",
         "QUEUE_UNAVAILABLE",

@@ -37,7 +37,7 @@ export async function requestPersonExport(
   try {
     await deps.producer.enqueuePersonData({ kind: "export", orgId: request.orgId, exportId: row.id });
   } catch (error) {
-    await failExport(deps.db, row.id, "the job could not be queued; ask again");
+    await failExport(deps.db, row.id, { code: "QUEUE_UNAVAILABLE", message: "the job could not be queued; ask again" });
     throw queueRefused("export", error);
   }
   deps.log.info({ orgId: request.orgId, exportId: row.id, via: request.via }, "person export queued");
@@ -93,7 +93,7 @@ export async function requestPersonErasure(
   try {
     await deps.producer.enqueuePersonData({ kind: "erase", orgId: request.orgId, erasureId: erasure.id, run: erasure.runs });
   } catch (error) {
-    await failPersonErasure(deps.db, erasure.id, "the job could not be queued; ask again to retry");
+    await failPersonErasure(deps.db, erasure.id, { code: "QUEUE_UNAVAILABLE", message: "the job could not be queued; ask again to retry" });
     throw queueRefused("erasure", error);
   }
   deps.log.info({ orgId: request.orgId, erasureId: erasure.id, run: erasure.runs }, "person erasure queued");

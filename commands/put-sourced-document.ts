@@ -38,6 +38,8 @@ export interface SourcedVersion {
   bytes: Buffer;
   title: string | undefined;
   defaultQuotaBytes: number;
+  /** Asked just before the document is indexed again (new bytes, or a failed version retried); throws to refuse (a rate limit). */
+  admitReindex: () => Promise<void>;
 }
 
 const CONTENT_HASH_UNIQUE = "documents_org_id_content_hash_unique";
@@ -58,6 +60,7 @@ export async function putSourcedDocument(
   const current = await findDocumentByExternalId(deps.db, orgId, version.externalId);
   if (current && current.content_hash === contentHash) {
     if (!failedOnOurSide(current)) return { document: current, result: "unchanged" };
+    await version.admitReindex();
     const retried = await reindexDocument(deps, orgId, current.id, version.uploaderId);
     return { document: retried ?? current, result: "retried" };
   }
@@ -69,6 +72,7 @@ export async function putSourcedDocument(
   const metadata = { format: version.format, title_source: version.title ? "admin" : "filename" };
   try {
     if (current) {
+      await version.admitReindex();
       const stored = await storeNewVersion(deps.db, {
         orgId,
         documentId: current.id,

@@ -56,6 +56,10 @@ export function createDb({ url, poolMax = 8, statementTimeoutMs, acquireTimeoutM
       },
     },
     acquireConnectionTimeout: acquireTimeoutMs,
+    // A failed query's error message starts with its SQL: with placeholders ($1), never the bound
+    // values (knex 3, lib/execution/internal/query-executioner.js), so an email or a document's
+    // text cannot ride along into a log line, a job's failed reason or a stored error.
+    compileSqlOnError: false,
   });
 }
 

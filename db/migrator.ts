@@ -32,6 +32,7 @@ import * as actionStop from "./migrations/20261203000500_action_stop";
 import * as userLocale from "./migrations/20261203000600_user_locale";
 import * as organisationDomains from "./migrations/20261204211000_organisation_domains";
 import * as erasureLock from "./migrations/20261204212000_erasure_lock";
+import * as failureCodes from "./migrations/20261204213000_failure_codes";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -68,6 +69,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261203000600_user_locale", migration: userLocale },
   { name: "20261204211000_organisation_domains", migration: organisationDomains },
   { name: "20261204212000_erasure_lock", migration: erasureLock },
+  { name: "20261204213000_failure_codes", migration: failureCodes },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

@@ -19,6 +19,7 @@ import { QUEUE_NAMES, isQueueName, type QueueName } from "../queues/names";
 import { parsePayload } from "../queues/payloads";
 import { JobProducer } from "../queues/producer";
 import type { WorkerDeps } from "./deps";
+import { jobFailureReason } from "./stored-failure";
 import { searchCaches } from "./search-caches";
 import { checkEmbeddingDimensions } from "./embedding-check";
 import { HANDLERS } from "./handlers";
@@ -279,7 +280,8 @@ async function runJob<Q extends QueueName>(handler: JobHandler<Q>, job: Job, dep
     const willRetry = !(error instanceof UnrecoverableError) && job.attemptsMade + 1 < attempts;
     log.warn({ err: error, attempt: job.attemptsMade + 1, attempts, willRetry }, "job attempt failed");
     await reportFailure(handler, context, error, { final: !willRetry });
-    throw error;
+    // BullMQ keeps the thrown error's message and stack for 14 days: never a statement or its values.
+    throw jobFailureReason(error);
   }
 }
 

@@ -111,17 +111,6 @@ export async function storeNewVersion(db: Db, version: NewVersion): Promise<Docu
 }
 
 /**
- * Who a key's uploads belong to (documents.uploaded_by, whose room hears their progress): the
- * admin who created the key, else, when that person is gone, the org's first admin.
- */
-export async function integrationUploader(db: Db, orgId: string, keyId: string): Promise<string | undefined> {
-  const key = await db("integration_keys").where({ id: keyId, org_id: orgId }).first("created_by");
-  if (key?.created_by) return key.created_by as string;
-  const admin = await db("users").where({ org_id: orgId, role: "admin" }).orderBy("created_at").first("id");
-  return admin?.id as string | undefined;
-}
-
-/**
  * Gives a document another external id (its file was renamed or moved at the source), keeping
  * its chunks and vectors. Undefined when the org has no document of `from`; a `to` another
  * document holds fails on the org's unique external id (23505).

@@ -31,6 +31,8 @@ export interface OrgDeletionRow {
   runs: number;
   removed: RemovedCounts;
   error: string | null;
+  /** What kind of failure `error` describes (workers/stored-failure.ts, or PERSON_GONE); null unless failed. */
+  error_code: string | null;
   created_at: Date;
   updated_at: Date;
   finished_at: Date | null;
@@ -48,6 +50,7 @@ const COLUMNS = [
   "runs",
   "removed",
   "error",
+  "error_code",
   "created_at",
   "updated_at",
   "finished_at",
@@ -80,7 +83,7 @@ export async function openOrgDeletion(
     const [row] = open
       ? await trx("org_deletions")
           .where({ id: open.id })
-          .update({ status: "queued", error: null, runs: trx.raw("runs + 1"), updated_at: trx.fn.now() })
+          .update({ status: "queued", error: null, error_code: null, runs: trx.raw("runs + 1"), updated_at: trx.fn.now() })
           .returning(COLUMNS)
       : await trx("org_deletions")
           .insert({ target_org_id: orgId, slug: org.slug, name: org.name, requested_by: request.requestedBy, requested_via: request.via })
@@ -92,8 +95,12 @@ export async function openOrgDeletion(
 }
 
 /** Undoes `openOrgDeletion` when the job could not be queued: the record fails with the reason (the organisation stays locked out). */
-export async function failOrgDeletion(db: Db, deletionId: string, error: string): Promise<void> {
-  await db("org_deletions").where({ id: deletionId }).whereNot({ status: "completed" }).update({ status: "failed", error, updated_at: db.fn.now() });
+/** Marks it failed with a code and a sentence of ours (never an error's own text: it may hold SQL and values). */
+export async function failOrgDeletion(db: Db, deletionId: string, failure: { code: string; message: string }): Promise<void> {
+  await db("org_deletions")
+    .where({ id: deletionId })
+    .whereNot({ status: "completed" })
+    .update({ status: "failed", error: failure.message, error_code: failure.code, updated_at: db.fn.now() });
 }
 
 export async function findOrgDeletion(db: Db, deletionId: string): Promise<OrgDeletionRow | undefined> {
@@ -214,7 +221,7 @@ export async function removeOrganisationRow(db: Db, deletion: { id: string; orgI
     }
     await trx("org_deletions")
       .where({ id: deletion.id })
-      .update({ status: "completed", step: "done", error: null, finished_at: trx.fn.now(), updated_at: trx.fn.now() });
+      .update({ status: "completed", step: "done", error: null, error_code: null, finished_at: trx.fn.now(), updated_at: trx.fn.now() });
     return Boolean(org);
   });
 }

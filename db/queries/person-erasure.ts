@@ -43,6 +43,8 @@ export interface PersonErasureRow {
   runs: number;
   removed: Record<string, number>;
   error: string | null;
+  /** What kind of failure `error` describes (workers/stored-failure.ts, or PERSON_GONE); null unless failed. */
+  error_code: string | null;
   created_at: Date;
   updated_at: Date;
   finished_at: Date | null;
@@ -59,6 +61,7 @@ const COLUMNS = [
   "runs",
   "removed",
   "error",
+  "error_code",
   "created_at",
   "updated_at",
   "finished_at",
@@ -128,7 +131,7 @@ export async function openPersonErasure(
     const [row] = open
       ? await trx("person_erasures")
           .where({ id: open.id })
-          .update({ status: "queued", error: null, runs: trx.raw("runs + 1"), updated_at: trx.fn.now() })
+          .update({ status: "queued", error: null, error_code: null, runs: trx.raw("runs + 1"), updated_at: trx.fn.now() })
           .returning(COLUMNS)
       : await trx("person_erasures")
           .insert({ org_id: request.orgId, user_id: request.userId, requested_by: request.requestedBy, keep_learning_records: request.keepLearningRecords })
@@ -150,8 +153,12 @@ export async function markErasureStep(db: Db, erasureId: string, step: string): 
   await db("person_erasures").where({ id: erasureId }).whereNot({ status: "completed" }).update({ status: "running", step, updated_at: db.fn.now() });
 }
 
-export async function failPersonErasure(db: Db, erasureId: string, error: string): Promise<void> {
-  await db("person_erasures").where({ id: erasureId }).whereNot({ status: "completed" }).update({ status: "failed", error, updated_at: db.fn.now() });
+/** Marks it failed with a code and a sentence of ours (never an error's own text: it may hold SQL and values). */
+export async function failPersonErasure(db: Db, erasureId: string, failure: { code: string; message: string }): Promise<void> {
+  await db("person_erasures")
+    .where({ id: erasureId })
+    .whereNot({ status: "completed" })
+    .update({ status: "failed", error: failure.message, error_code: failure.code, updated_at: db.fn.now() });
 }
 
 export const addErased = (db: Db | Knex.Transaction, erasureId: string, counts: Record<string, number>): Promise<void> =>
@@ -216,6 +223,6 @@ export async function completePersonErasure(db: Db, erasure: ErasureOfPerson): P
     });
     await trx("person_erasures")
       .where({ id: erasure.id })
-      .update({ status: "completed", step: "done", error: null, finished_at: trx.fn.now(), updated_at: trx.fn.now() });
+      .update({ status: "completed", step: "done", error: null, error_code: null, finished_at: trx.fn.now(), updated_at: trx.fn.now() });
   });
 }

@@ -24,6 +24,8 @@ export interface PersonExportRow {
   archive_bytes: number | null;
   counts: Record<string, number>;
   error: string | null;
+  /** What kind of failure `error` describes (workers/stored-failure.ts, or PERSON_GONE); null unless failed. */
+  error_code: string | null;
   created_at: Date;
   finished_at: Date | null;
   expires_at: Date | null;
@@ -40,6 +42,7 @@ const COLUMNS = [
   "archive_bytes",
   "counts",
   "error",
+  "error_code",
   "created_at",
   "finished_at",
   "expires_at",
@@ -171,8 +174,12 @@ export async function completeExport(db: Db, exportId: string, archive: Buffer, 
     });
 }
 
-export async function failExport(db: Db, exportId: string, error: string): Promise<void> {
-  await db("person_exports").where({ id: exportId }).whereNot({ status: "completed" }).update({ status: "failed", error, finished_at: db.fn.now() });
+/** Marks it failed with a code and a sentence of ours (never an error's own text: it may hold SQL and values). */
+export async function failExport(db: Db, exportId: string, failure: { code: string; message: string }): Promise<void> {
+  await db("person_exports")
+    .where({ id: exportId })
+    .whereNot({ status: "completed" })
+    .update({ status: "failed", error: failure.message, error_code: failure.code, finished_at: db.fn.now() });
 }
 
 /** Removes the organisation's expired archives (their records stay, marked by `expires_at`); returns how many. */

@@ -1,7 +1,10 @@
 /**
  * The edge of the integration endpoints: `Authorization: Bearer skn_…`, a live key of the
  * organisation (401 INTEGRATION_KEY_INVALID otherwise) holding the route's scope (403
- * INTEGRATION_SCOPE_MISSING), counted against INTEGRATION_RATE_LIMIT_PER_MINUTE per key. The key
+ * INTEGRATION_SCOPE_MISSING), counted against INTEGRATION_RATE_LIMIT_PER_MINUTE per key. A key
+ * works only while the admin who created it is an active admin of its organisation (checked at
+ * every request: 401 INTEGRATION_KEY_CREATOR_INACTIVE once they are demoted, deactivated or
+ * erased, by whatever path). The key
  * names the organisation: nothing in a request body or path can point it at another one.
  * A request with a write scope leaves one audit row, whatever its outcome. Keys are not JWTs, so
  * every other route (chat, the admin assistant) refuses them by construction.
@@ -18,6 +21,8 @@ import { RateLimiter } from "../middleware/rate-limit";
 export interface IntegrationCaller {
   orgId: string;
   key: Pick<IntegrationKeyRow, "id" | "name" | "hint" | "scopes">;
+  /** The admin who created the key, an active admin of the organisation at this request (else it was refused). */
+  creatorId: string;
 }
 
 export function integrationCallerOf(ctx: Context): IntegrationCaller {
@@ -40,6 +45,13 @@ export function requireIntegrationKey(deps: Pick<ServerDeps, "db" | "redis" | "c
     const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get("authorization"));
     const key = match?.[1] ? await findLiveIntegrationKey(deps.db, match[1]) : undefined;
     if (!key) throw invalidKey();
+    if (!key.creator_is_admin) {
+      throw new Refusal(
+        "unauthenticated",
+        "INTEGRATION_KEY_CREATOR_INACTIVE",
+        "This integration key's creator is no longer an active admin of the organisation, so the key no longer works; an admin must create a new one.",
+      );
+    }
     if (!key.scopes.includes(scope)) {
       throw new Refusal(
         "forbidden",
@@ -52,7 +64,11 @@ export function requireIntegrationKey(deps: Pick<ServerDeps, "db" | "redis" | "c
     }
     await limiter.consume(key.id, { bucket: "integration", limit: deps.config.INTEGRATION_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 });
     await touchIntegrationKey(deps.db, key);
-    ctx.state.integration = { orgId: key.org_id, key: { id: key.id, name: key.name, hint: key.hint, scopes: key.scopes } } satisfies IntegrationCaller;
+    ctx.state.integration = {
+      orgId: key.org_id,
+      key: { id: key.id, name: key.name, hint: key.hint, scopes: key.scopes },
+      creatorId: key.created_by as string,
+    } satisfies IntegrationCaller;
     if (!WRITE_SCOPES.has(scope)) return next();
     let status = 500;
     try {

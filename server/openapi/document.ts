@@ -61,7 +61,10 @@ function scimErrorStatuses(route: RouteSpec): Record<number, string> {
 /** The error codes a route can answer with: its own, plus those its access, input and limits imply. */
 export function errorCodesOf(route: RouteSpec): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors ?? []);
-  if (route.access === "integration") ["INTEGRATION_KEY_INVALID", "INTEGRATION_SCOPE_MISSING", "RATE_LIMITED"].forEach((code) => codes.add(code as ErrorCode));
+  if (route.access === "integration")
+    ["INTEGRATION_KEY_INVALID", "INTEGRATION_KEY_CREATOR_INACTIVE", "INTEGRATION_SCOPE_MISSING", "RATE_LIMITED"].forEach((code) =>
+      codes.add(code as ErrorCode),
+    );
   else if (route.access !== "public" && route.access !== "metrics") for (const code of BEARER_REFUSALS) codes.add(code);
   if (route.access === "admin" || route.access === "operator") codes.add("FORBIDDEN");
   if (route.params || route.query || route.body || route.form) codes.add("VALIDATION_ERROR");

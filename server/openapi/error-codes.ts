@@ -67,6 +67,14 @@ export const ERROR_CODES = {
     status: 401,
     when: "An integration endpoint without a live integration key (`Authorization: Bearer skn_…`): missing, unknown, revoked or expired.",
   },
+  INTEGRATION_KEY_CREATOR_INACTIVE: {
+    status: 401,
+    when: "An integration key whose creator is no longer an active admin of its organisation (demoted, deactivated, erased or deleted); an admin must create a new key.",
+  },
+  INTEGRATION_KEY_LIMIT: {
+    status: 409,
+    when: "Creating an integration key while the organisation already holds the most unrevoked, unexpired keys it may (adds `limit`); revoke one first.",
+  },
   UNKNOWN_REFERENCE: {
     status: 400,
     when: "A catalog record names a course, module, lesson, exercise, skill, category, document or person (by its `external_id` or email) that the organisation does not have. Nothing is stored.",
@@ -88,7 +96,6 @@ export const ERROR_CODES = {
     when: "PUT /api/v1/integrations/documents/:external_id with bytes another document of the organisation already has; `duplicate_of` names it. Nothing changed.",
   },
   EXTERNAL_ID_TAKEN: { status: 409, when: "Renaming a sourced document to an external_id another document of the organisation has. Nothing changes." },
-  NO_ADMIN: { status: 409, when: "An integration key stores a document for an organisation that has no admin left to own it." },
   ACTION_NOT_PENDING: { status: 409, when: "The admin action is no longer pending; `status` says what it is." },
   ACTION_EXPIRED: { status: 409, when: "Confirming, rejecting or resuming an admin action after ADMIN_ACTION_TTL_SECONDS." },
   ACTION_NOT_RESUMABLE: { status: 409, when: "Resuming an admin action that is not `partial`, `failed` or `stopped`." },
@@ -129,6 +136,10 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, when: "The body is not of the content type the route reads." },
   UNSUPPORTED_FILE_TYPE: { status: 415, when: "The file's content or name is not an accepted type; adds `allowed`." },
   IDEMPOTENCY_KEY_REUSED: { status: 422, when: "The Idempotency-Key was used before with a different request." },
+  CONTENT_GAP_REPORTS_EXHAUSTED: {
+    status: 429,
+    when: "A content-gap report for a window start the organisation has not asked for this hour, past the distinct reports it may have computed per hour; adds `retry_after`, with a Retry-After header. Reports already asked for still answer.",
+  },
   RATE_LIMITED: { status: 429, when: "Over a RATE_LIMIT_* setting; adds `retry_after` (and `limit`), with a Retry-After header." },
   INTERNAL_ERROR: { status: 500, when: "Anything unexpected; the details go to the log." },
   QUEUE_UNAVAILABLE: { status: 503, when: "Redis refused the job; see the route for what was kept." },

@@ -28,6 +28,7 @@ import { dropVectorIndexesOfOrg } from "../../db/queries/org-vector-indexes";
 import { activeJobsOf, removeFinishedJobsOf, removeOwnedKeys, removeQueuedJobsOf } from "../../queues/org-purge";
 import type { WorkerDeps } from "../deps";
 import { defineHandler } from "../registry";
+import { storedFailureOf } from "../stored-failure";
 
 export const ORG_DELETE_STEPS = ["queued-jobs", "vector-indexes", "redis-keys", "rows", "leftovers", "organization"] as const;
 type Step = (typeof ORG_DELETE_STEPS)[number];
@@ -94,6 +95,6 @@ export const orgDeleteHandler = defineHandler({
     return { removed: done?.removed ?? {} };
   },
   async onFailed({ data, deps }, error, { final }) {
-    if (final) await failOrgDeletion(deps.db, data.deletionId, error instanceof Error ? error.message : String(error));
+    if (final) await failOrgDeletion(deps.db, data.deletionId, storedFailureOf(error));
   },
 });

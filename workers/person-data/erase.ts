@@ -39,6 +39,7 @@ import {
   removeQueuedJobsOfPerson,
 } from "../../queues/person-purge";
 import type { WorkerDeps } from "../deps";
+import { storedFailureOf } from "../stored-failure";
 import type { JobContext } from "../registry";
 
 export const ERASE_STEPS = ["jobs", "redis-keys", "rows", "leftovers", "anonymise"] as const;
@@ -123,7 +124,7 @@ export async function runErasure({ job, deps, log }: JobContext<"person-data">, 
 
 /** The last attempt failed: the record says so, and the admin who asked hears it; asking again queues a new run that resumes at its step. */
 export async function failedErasure({ deps }: JobContext<"person-data">, orgId: string, erasureId: string, error: unknown): Promise<void> {
-  await failPersonErasure(deps.db, erasureId, error instanceof Error ? error.message : String(error));
+  await failPersonErasure(deps.db, erasureId, storedFailureOf(error));
   const record = await findPersonErasure(deps.db, orgId, erasureId);
   if (record?.requested_by)
     deps.userEvents.emit(record.requested_by, "person_data", { kind: "erasure", id: erasureId, status: "failed", step: record.step ?? undefined });

@@ -4,17 +4,58 @@
  * sources) and a `README.md` saying what is where. Deflated with node:zlib and written by the
  * same plain zip writer the extractor uses (workers/ingestion/extract/zip-writer.ts), so no
  * archive library is needed; any unzip tool opens it.
+ *
+ * It is built on the worker that streams answers, so it never holds that event loop for long
+ * (a long history is tens of MB of text): files are deflated on libuv's thread pool (async
+ * zlib), and `data.json` and the transcripts are written a session at a time, handing the loop
+ * back every YIELD_EVERY_MS.
  */
-import { crc32, deflateRawSync } from "node:zlib";
+import { promisify } from "node:util";
+import { crc32, deflateRaw } from "node:zlib";
 import type { ExportedSession, PersonData } from "../../db/queries/person-data";
 import type { StoredSource } from "../../db/queries/message-metadata";
 import { writeZip, type WrittenEntry } from "../ingestion/extract/zip-writer";
 
 const DEFLATE = 8;
+const YIELD_EVERY_MS = 10;
+const deflate = promisify(deflateRaw);
 
-function entry(name: string, text: string, modified: Date): WrittenEntry {
+async function entry(name: string, text: string, modified: Date): Promise<WrittenEntry> {
   const bytes = Buffer.from(text, "utf8");
-  return { name, method: DEFLATE, crc32: crc32(bytes), data: deflateRawSync(bytes), uncompressedSize: bytes.length, modified };
+  return { name, method: DEFLATE, crc32: crc32(bytes), data: await deflate(bytes), uncompressedSize: bytes.length, modified };
+}
+
+/** Hands the event loop back once YIELD_EVERY_MS of work has passed since the last time; a no-op otherwise. */
+function yielder(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < YIELD_EVERY_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
+/**
+ * `JSON.stringify(value, null, 2)` of the export, written one element of each top-level list at a
+ * time (the sessions are most of it), so no single step serialises the whole history.
+ */
+async function exportJson(value: Record<string, unknown>, pause: () => Promise<void>): Promise<string> {
+  const fields: string[] = [];
+  for (const [key, field] of Object.entries(value)) {
+    if (field === undefined) continue;
+    const name = `  ${JSON.stringify(key)}: `;
+    if (!Array.isArray(field) || field.length === 0) {
+      fields.push(`${name}${JSON.stringify(field, null, 2).replaceAll("\n", "\n  ")}`);
+      continue;
+    }
+    const items: string[] = [];
+    for (const item of field) {
+      items.push(`    ${JSON.stringify(item, null, 2).replaceAll("\n", "\n    ")}`);
+      await pause();
+    }
+    fields.push(`${name}[\n${items.join(",\n")}\n  ]`);
+  }
+  return `{\n${fields.join(",\n")}\n}`;
 }
 
 const iso = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value ?? ""));
@@ -76,26 +117,16 @@ export interface BuiltArchive {
   counts: Record<string, number>;
 }
 
-export function buildExportArchive(data: PersonData, exportedAt: Date): BuiltArchive {
+export async function buildExportArchive(data: PersonData, exportedAt: Date): Promise<BuiltArchive> {
+  const pause = yielder();
   const personName = String(data.profile.name ?? "You");
-  const transcripts = data.sessions.map((session, index) => ({
-    name: `sessions/${String(index + 1).padStart(3, "0")}-${slug(session.title)}.md`,
-    text: sessionTranscript(session, personName),
-  }));
-  const json = JSON.stringify({ exported_at: exportedAt.toISOString(), format: "skillnet-person-export/1", ...data }, null, 2);
-  const entries = [
-    entry(
-      "README.md",
-      readme(
-        data,
-        exportedAt,
-        transcripts.map((file) => file.name),
-      ),
-      exportedAt,
-    ),
-    entry("data.json", json, exportedAt),
-    ...transcripts.map((file) => entry(file.name, file.text, exportedAt)),
-  ];
+  const names = data.sessions.map((session, index) => `sessions/${String(index + 1).padStart(3, "0")}-${slug(session.title)}.md`);
+  const json = await exportJson({ exported_at: exportedAt.toISOString(), format: "skillnet-person-export/1", ...data }, pause);
+  const entries = [await entry("README.md", readme(data, exportedAt, names), exportedAt), await entry("data.json", json, exportedAt)];
+  for (const [index, session] of data.sessions.entries()) {
+    entries.push(await entry(names[index]!, sessionTranscript(session, personName), exportedAt));
+    await pause();
+  }
   const counts = {
     sessions: data.sessions.length,
     messages: data.sessions.reduce((sum, session) => sum + session.messages.length, 0),

@@ -8,6 +8,7 @@
 import { collectPersonData } from "../../db/queries/person-data";
 import { completeExport, dropExpiredArchives, exportForJob, failExport, markExportRunning } from "../../db/queries/person-exports";
 import type { JobContext } from "../registry";
+import { storedFailureOf } from "../stored-failure";
 import { buildExportArchive } from "./export-archive";
 
 type Context = JobContext<"person-data">;
@@ -22,12 +23,12 @@ export async function runExport({ deps, log }: Context, orgId: string, exportId:
   const dropped = await dropExpiredArchives(deps.db, orgId);
   const data = await collectPersonData(deps.db, orgId, record.user_id);
   if (!data) {
-    await failExport(deps.db, exportId, "the person is no longer in the organisation");
+    await failExport(deps.db, exportId, { code: "PERSON_GONE", message: "the person is no longer in the organisation" });
     announce("failed");
     return { failed: "person gone" };
   }
   const started = performance.now();
-  const { zip, counts } = buildExportArchive(data, new Date());
+  const { zip, counts } = await buildExportArchive(data, new Date());
   await completeExport(deps.db, exportId, zip, counts, deps.config.PERSON_EXPORT_TTL_HOURS);
   announce("completed");
   log.info({ exportId, bytes: zip.length, buildMs: Math.round(performance.now() - started), droppedExpired: dropped, ...counts }, "person export built");
@@ -36,7 +37,7 @@ export async function runExport({ deps, log }: Context, orgId: string, exportId:
 
 /** The last attempt failed: the record says so and whoever asked hears it (they ask again). */
 export async function failedExport({ deps }: Context, orgId: string, exportId: string, error: unknown): Promise<void> {
-  await failExport(deps.db, exportId, error instanceof Error ? error.message : String(error));
+  await failExport(deps.db, exportId, storedFailureOf(error));
   const record = await exportForJob(deps.db, orgId, exportId);
   if (record?.requested_by) deps.userEvents.emit(record.requested_by, "person_data", { kind: "export", id: exportId, status: "failed", step: "build" });
 }

@@ -5,6 +5,7 @@
  * answers from the cache, or `202 computing` while the first report is worked out.
  */
 import { requestContentGapReport } from "../../../commands/content-gap-report";
+import { CONTENT_GAP_WINDOWS_PER_HOUR } from "../../../queues/content-gap-cache";
 import { retentionOf } from "../../../db/queries/chat-retention";
 import { principalOf } from "../../auth/middleware";
 import { RateLimiter } from "../../middleware/rate-limit";
@@ -21,7 +22,8 @@ export const insightsRoutes = [
     tag: "insights",
     summary: "What employees ask that the company material does not answer, grouped by meaning",
     description:
-      "Tutor questions answered on the `general` rung or rated down, asked by people still active, grouped by embedding similarity, ranked by how many employees each group affects (at most 50). A group leaves once a later question of it is answered from company material. Questions are embedded by the `question-vectors` sweep, so a new one can take half a minute to appear. The grouping runs in a worker and is cached per organisation until new questions, ratings or (de)activated people change it (or CONTENT_GAP_CACHE_TTL_SECONDS pass): the first request answers 202 `computing`, later ones the report. Never looks back further than the organisation's chat retention (`PUT /api/v1/admin/retention`): `since` answers the window's start used. Limited to RATE_LIMIT_CONTENT_GAPS_PER_MINUTE per admin.",
+      "Tutor questions answered on the `general` rung or rated down, asked by people still active, grouped by embedding similarity, ranked by how many employees each group affects (at most 50). A group leaves once a later question of it is answered from company material. Questions are embedded by the `question-vectors` sweep, so a new one can take half a minute to appear. The grouping runs in a worker and is cached per organisation until new questions, ratings or (de)activated people change it (or CONTENT_GAP_CACHE_TTL_SECONDS pass): the first request answers 202 `computing`, later ones the report. Never looks back further than the organisation's chat retention (`PUT /api/v1/admin/retention`): `since` answers the window's start used. `since` is rounded down to the hour. Limited to RATE_LIMIT_CONTENT_GAPS_PER_MINUTE per admin, and to " +
+      `${CONTENT_GAP_WINDOWS_PER_HOUR} distinct window starts computed per organisation per hour (429 CONTENT_GAP_REPORTS_EXHAUSTED past it, until the next hour; windows already computed still answer).`,
     access: "admin",
     query: contentGapsQuery,
     rateLimited: true,
@@ -29,6 +31,7 @@ export const insightsRoutes = [
       200: { description: "The report (`ready`, or the previous one while `refreshing`).", schema: contentGapsResponse },
       202: { description: "Being computed: no report yet; ask again after `Retry-After` seconds.", schema: contentGapsResponse },
     },
+    errors: ["CONTENT_GAP_REPORTS_EXHAUSTED"],
     use: (deps) => {
       const limiter = new RateLimiter(deps.redis);
       const perAdmin = { bucket: "content-gaps", limit: deps.config.RATE_LIMIT_CONTENT_GAPS_PER_MINUTE, windowMs: 60_000 };

@@ -9,19 +9,19 @@ export const contentGapsQuery = z.object({
     .datetime({ offset: true, error: "since must be an ISO date-time, e.g. 2026-11-01T00:00:00Z" })
     .or(z.iso.date({ error: "since must be an ISO date (2026-11-01) or date-time" }))
     .optional()
-    .describe(`Questions asked from then on; default the last ${DEFAULT_GAP_WINDOW_DAYS} days.`),
+    .describe(`Questions asked from then on, rounded down to the hour; default the last ${DEFAULT_GAP_WINDOW_DAYS} days.`),
 });
 
 const HOUR_MS = 3600 * 1000;
 
 /**
- * The window's start. The default (the last 30 days) starts on the hour, so every request of
- * that hour shares one cached report instead of each millisecond naming a new one.
+ * The window's start, always on the hour (an explicit `since` rounded down to it): every request
+ * naming a time of that hour shares one cached report and one job instead of each millisecond
+ * naming a new one. The default is the last 30 days.
  */
 export function sinceOf(query: z.infer<typeof contentGapsQuery>, now = Date.now()): Date {
-  if (query.since) return new Date(query.since);
-  const start = now - DEFAULT_GAP_WINDOW_DAYS * DAY_MS;
-  return new Date(start - (start % HOUR_MS));
+  const start = query.since ? Date.parse(query.since) : now - DEFAULT_GAP_WINDOW_DAYS * DAY_MS;
+  return new Date(start - (((start % HOUR_MS) + HOUR_MS) % HOUR_MS));
 }
 
 /**

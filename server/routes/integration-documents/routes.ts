@@ -6,13 +6,7 @@
  */
 import { putSourcedDocument } from "../../../commands/put-sourced-document";
 import { deleteDocument } from "../../../db/queries/document-lifecycle";
-import {
-  findDocumentByExternalId,
-  integrationUploader,
-  listSourcedDocuments,
-  renameSourcedDocument,
-  type SourcedDocument,
-} from "../../../db/queries/document-sources";
+import { findDocumentByExternalId, listSourcedDocuments, renameSourcedDocument, type SourcedDocument } from "../../../db/queries/document-sources";
 import { refusingDuplicates } from "../../../db/queries/unique-violation";
 import type { DocumentRow } from "../../../db/queries/documents";
 import { findOrganisation } from "../../../db/queries/organizations";
@@ -24,6 +18,7 @@ import { parseInput } from "../../validation";
 import { defineRoute } from "../define-route";
 import { readSingleUpload } from "../documents/multipart";
 import { acceptedFormat } from "../documents/upload-document";
+import { keyDocumentWindows, reindexAdmissionOf } from "./limits";
 import {
   listSourcedDocumentsQuery,
   putSourcedDocumentFields,
@@ -62,11 +57,15 @@ export const integrationDocumentRoutes = [
       "An unknown id creates the document (201); the same bytes as its current version change nothing (200, `unchanged`; a version " +
       "that FAILED is indexed again, 202 `retried`); new bytes are indexed as a new version while the old one stays searchable, and " +
       "swapped in at once when indexed (202, `updated`). Bytes another document of the organisation already has are refused (409 " +
-      "DOCUMENT_DUPLICATE, naming it).",
+      "DOCUMENT_DUPLICATE, naming it). Each PUT counts as an upload against the key's window (RATE_LIMIT_UPLOADS_PER_MINUTE) and the " +
+      "organisation's (RATE_LIMIT_ORG_UPLOADS_PER_MINUTE, shared with the console and every other key), and one that indexes again " +
+      "(`updated`, `retried`) also as a re-index (RATE_LIMIT_REINDEX_PER_MINUTE, RATE_LIMIT_ORG_REINDEX_PER_MINUTE).",
     access: "integration",
     scope: "documents:write",
     params: sourcedDocumentParams,
     form: { type: "multipart", fields: putSourcedDocumentFields },
+    rateLimited: true,
+    use: (deps) => [keyDocumentWindows(deps)],
     responses: {
       201: { description: "Created and queued for indexing.", schema: putSourcedDocumentResponse },
       202: {
@@ -82,17 +81,17 @@ export const integrationDocumentRoutes = [
       const given = parseInput(putSourcedDocumentFields, fields, "body");
       const filename = (given.filename ?? file.originalname).replaceAll("\u0000", "").slice(0, 255) || "upload";
       const format = await acceptedFormat(file.buffer, filename);
-      const uploaderId = await integrationUploader(deps.db, caller.orgId, caller.key.id);
-      if (!uploaderId) throw new Refusal("conflict", "NO_ADMIN", "The organisation has no admin to own its documents; add one first");
       const { document, result } = await putSourcedDocument(deps, {
         orgId: caller.orgId,
-        uploaderId,
+        // The key's creator, an active admin right now (the key is refused otherwise): never a demoted one.
+        uploaderId: caller.creatorId,
         externalId: external_id,
         filename,
         format,
         bytes: file.buffer,
         title: given.title,
         defaultQuotaBytes: deps.config.ORG_STORAGE_QUOTA_BYTES,
+        admitReindex: reindexAdmissionOf(ctx),
       });
       ctx.status = RESULT_STATUS[result];
       ctx.body = { result, document: present(document) };

@@ -4,7 +4,15 @@
  * usage report (usage:read). The key names the organisation; see docs/integrations.md.
  */
 import { listIntegrationPeople } from "../../../db/queries/admin-people";
-import { createIntegrationKey, listIntegrationKeys, revokeIntegrationKey, type IntegrationKeyRow } from "../../../db/queries/integration-keys";
+import {
+  createIntegrationKey,
+  IntegrationKeyLimitReached,
+  listIntegrationKeys,
+  MAX_ACTIVE_INTEGRATION_KEYS,
+  revokeIntegrationKey,
+  type IntegrationKeyRow,
+} from "../../../db/queries/integration-keys";
+import { Refusal } from "../../../lib/refusal";
 import { integrationCallerOf } from "../../auth/integration-key";
 import { principalOf } from "../../auth/middleware";
 import { notFound } from "../../errors";
@@ -44,9 +52,13 @@ export const integrationKeyRoutes = [
     path: "/api/v1/admin/integration-keys",
     tag: "integrations",
     summary: "Create an integration key with some scopes; the key is in this answer only",
+    description:
+      `An organisation holds at most ${MAX_ACTIVE_INTEGRATION_KEYS} unrevoked, unexpired keys (409 INTEGRATION_KEY_LIMIT past it). ` +
+      "A key works only while the admin who created it is an active admin of the organisation.",
     access: "admin",
     body: createIntegrationKeyBody,
     responses: { 201: { description: "Created: the key, once, and how it is listed.", schema: createdIntegrationKeyResponse } },
+    errors: ["INTEGRATION_KEY_LIMIT"],
     handler: async (ctx, { body }, deps) => {
       const { orgId, userId } = principalOf(ctx);
       const { key, row } = await createIntegrationKey(deps.db, {
@@ -55,6 +67,14 @@ export const integrationKeyRoutes = [
         scopes: body.scopes,
         expiresAt: body.expires_at ? new Date(body.expires_at) : null,
         createdBy: userId,
+      }).catch((error: unknown) => {
+        if (!(error instanceof IntegrationKeyLimitReached)) throw error;
+        throw new Refusal(
+          "conflict",
+          "INTEGRATION_KEY_LIMIT",
+          `Your organisation already has ${error.active} active integration keys, the most it may hold; revoke one it no longer uses first.`,
+          { limit: MAX_ACTIVE_INTEGRATION_KEYS },
+        );
       });
       ctx.status = 201;
       ctx.body = { key, integration_key: presentKey(row) };
@@ -69,7 +89,7 @@ export const integrationKeyRoutes = [
     responses: { 200: { description: "The keys.", schema: integrationKeysResponse } },
     handler: async (ctx, _input, deps) => {
       const rows = await listIntegrationKeys(deps.db, principalOf(ctx).orgId);
-      ctx.body = { integration_keys: rows.map(presentKey) };
+      ctx.body = { integration_keys: rows.map((row) => ({ ...presentKey(row), creator_is_admin: row.creator_is_admin })) };
     },
   }),
   defineRoute({

@@ -43,7 +43,14 @@ export const createdIntegrationKeyResponse = z.strictObject({
   integration_key: integrationKeyResponse,
 });
 
-export const integrationKeysResponse = z.strictObject({ integration_keys: z.array(integrationKeyResponse) });
+export const listedIntegrationKeyResponse = integrationKeyResponse.extend({
+  creator_is_admin: z
+    .boolean()
+    .describe("Whether its creator is still an active admin of the organisation: a key works only while they are (else 401 INTEGRATION_KEY_CREATOR_INACTIVE)."),
+});
+export type ListedIntegrationKeyBody = z.infer<typeof listedIntegrationKeyResponse>;
+
+export const integrationKeysResponse = z.strictObject({ integration_keys: z.array(listedIntegrationKeyResponse) });
 
 export const MAX_PEOPLE_PAGE = 500;
 

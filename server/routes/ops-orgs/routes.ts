@@ -50,6 +50,7 @@ function presentDeletion(deletion: OrgDeletionRow) {
     step: deletion.step,
     removed: deletion.removed,
     error: deletion.error,
+    error_code: deletion.error_code,
     created_at: new Date(deletion.created_at).toISOString(),
     finished_at: deletion.finished_at ? new Date(deletion.finished_at).toISOString() : null,
   };

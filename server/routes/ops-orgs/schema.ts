@@ -57,6 +57,12 @@ export const deletionResponse = z.strictObject({
       .record(z.string(), z.number())
       .describe("What was removed so far, by kind: `rows.<table>`, `files`, `file_bytes`, `vector_indexes`, `redis_keys`, `jobs`…"),
     error: z.string().nullable(),
+    error_code: z
+      .string()
+      .nullable()
+      .describe(
+        "Why it failed: DATABASE_ERROR, DATABASE_TIMEOUT, DATABASE_UNAVAILABLE or INTERNAL_ERROR (details in the log), QUEUE_UNAVAILABLE; null unless failed.",
+      ),
     created_at: z.string(),
     finished_at: z.string().nullable(),
   }),

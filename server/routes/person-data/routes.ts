@@ -38,6 +38,7 @@ function presentExport(row: PersonExportRow, downloadUrl: string): ExportRecord 
     size_bytes: row.archive_bytes,
     counts: row.counts,
     error: row.error,
+    error_code: row.error_code,
     download_url: row.status === "completed" && !expired ? downloadUrl : null,
   };
 }
@@ -52,6 +53,7 @@ function presentErasure(row: PersonErasureRow) {
       learning_records: row.keep_learning_records ? ("keep" as const) : ("erase" as const),
       removed: row.removed,
       error: row.error,
+      error_code: row.error_code,
       created_at: new Date(row.created_at).toISOString(),
       finished_at: iso(row.finished_at),
     },

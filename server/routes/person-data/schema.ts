@@ -2,6 +2,8 @@
 import { z } from "zod";
 
 const timestamp = z.iso.datetime({ offset: true });
+const ERROR_CODE_TEXT =
+  "Why it failed: DATABASE_ERROR, DATABASE_TIMEOUT, DATABASE_UNAVAILABLE or INTERNAL_ERROR (details in the server log), QUEUE_UNAVAILABLE, PERSON_GONE; null unless failed.";
 
 export const exportParams = z.object({ id: z.uuid({ error: "export id must be a UUID" }) });
 export const personParams = z.object({ id: z.uuid({ error: "person id must be a UUID" }) });
@@ -22,6 +24,7 @@ export const exportRecord = z.strictObject({
   size_bytes: z.number().int().nullable().describe("The archive's size once built."),
   counts: z.record(z.string(), z.number()).describe("How many sessions, messages, ratings, enrolments, skills… it holds."),
   error: z.string().nullable(),
+  error_code: z.string().nullable().describe(ERROR_CODE_TEXT),
   download_url: z.string().nullable().describe("Where to download the zip while it is `completed`; null otherwise."),
 });
 export type ExportRecord = z.infer<typeof exportRecord>;
@@ -51,6 +54,7 @@ export const erasureRecord = z.strictObject({
     .record(z.string(), z.number())
     .describe("Counts so far by kind: `rows.<table>`, `unlinked.<table>.<column>`, `scrubbed.<table>`, `redis_keys`, `jobs`."),
   error: z.string().nullable(),
+  error_code: z.string().nullable().describe(ERROR_CODE_TEXT),
   created_at: timestamp,
   finished_at: timestamp.nullable(),
 });

@@ -3,12 +3,15 @@
  * a name JSZip (inside mammoth) or Office takes for the same part, an entry whose local header
  * names another part, an entry listed past the directory's count. Names that collide are refused
  * before anything is inflated; what a parser reads is the archive re-written from the measured
- * entries, so hidden entries never reach it.
+ * entries, so hidden entries never reach it. Each is read as the worker reads it, in an
+ * extraction thread, with this process's event loop never blocked past the hostile-input bound.
  */
 import { expect } from "chai";
-import { extractDocument, ExtractionError } from "../../../workers/ingestion/extract";
+import { ExtractionError } from "../../../workers/ingestion/extract";
+import { closeThreadPool } from "../../../workers/ingestion/isolation";
 import { collisionKey, entryPath } from "../../../workers/ingestion/extract/zip-names";
 import { makeDocx } from "../../support/document-fixtures";
+import { readInThread } from "../../support/read-in-thread";
 import { docxWithDuplicate, docxWithHiddenEntry, pptxWithDuplicate } from "./hostile-fixtures";
 
 async function refusal(work: Promise<unknown>): Promise<ExtractionError> {
@@ -22,6 +25,7 @@ async function refusal(work: Promise<unknown>): Promise<ExtractionError> {
 
 describe("zip archives whose names collide or hide entries", function () {
   this.timeout(30_000);
+  after(() => closeThreadPool());
 
   describe("entry names", () => {
     it("resolves paths as JSZip does, with backslashes as separators", () => {
@@ -48,7 +52,7 @@ describe("zip archives whose names collide or hide entries", function () {
     const variants = ["word/document.xml", "Word/Document.xml", "./word/document.xml", "word\\document.xml", "word//document.xml", "ｗord/document.xml"];
     for (const duplicateName of variants) {
       it(`a DOCX with word/document.xml and "${duplicateName}"`, async () => {
-        const error = await refusal(extractDocument(docxWithDuplicate({ duplicateName, corruptFirst: true }), "docx"));
+        const error = await refusal(readInThread(docxWithDuplicate({ duplicateName, corruptFirst: true }), "docx"));
         expect(error.code).to.equal("EXTRACTION_AMBIGUOUS_ARCHIVE");
         expect(error.message).to.match(/word\/document\.xml/);
         expect(error.message).to.match(/refused before anything in it was unpacked/);
@@ -56,13 +60,13 @@ describe("zip archives whose names collide or hide entries", function () {
     }
 
     it("a DOCX whose duplicate word/document.xml declares 1 kB and inflates to 1 GB", async () => {
-      const error = await refusal(extractDocument(docxWithDuplicate({ bomb: true }), "docx"));
+      const error = await refusal(readInThread(docxWithDuplicate({ bomb: true }), "docx"));
       expect(error.code).to.equal("EXTRACTION_AMBIGUOUS_ARCHIVE");
       expect(error.message).to.match(/two parts named "word\/document\.xml"/);
     });
 
     it("a PPTX with a slide and a case variant of it", async () => {
-      const error = await refusal(extractDocument(pptxWithDuplicate("ppt/slides/Slide1.xml", "Shown.", "Hidden."), "pptx"));
+      const error = await refusal(readInThread(pptxWithDuplicate("ppt/slides/Slide1.xml", "Shown.", "Hidden."), "pptx"));
       expect(error.code).to.equal("EXTRACTION_AMBIGUOUS_ARCHIVE");
       expect(error.message).to.match(/"ppt\/slides\/slide1\.xml" and "ppt\/slides\/Slide1\.xml"/);
     });
@@ -71,7 +75,7 @@ describe("zip archives whose names collide or hide entries", function () {
   describe("entries the directory does not list never reach mammoth", () => {
     for (const trick of ["local-name", "past-count"] as const) {
       it(`${trick}: the measured word/document.xml is what is read`, async () => {
-        const document = await extractDocument(docxWithHiddenEntry(trick, "The measured text.", "Text nobody measured."), "docx");
+        const document = await readInThread(docxWithHiddenEntry(trick, "The measured text.", "Text nobody measured."), "docx");
         expect(document.fullText).to.contain("The measured text.");
         expect(document.fullText).to.not.contain("nobody measured");
       });
@@ -82,7 +86,7 @@ describe("zip archives whose names collide or hide entries", function () {
         { heading: "Returns", body: "Customers have 30 days to return an item." },
         { heading: "Café policy", body: "Coffee is free on Fridays." },
       ]);
-      const document = await extractDocument(docx, "docx");
+      const document = await readInThread(docx, "docx");
       expect(document.sections.map((section) => section.heading)).to.deep.equal(["Returns", "Café policy"]);
       expect(document.fullText).to.contain("30 days");
     });

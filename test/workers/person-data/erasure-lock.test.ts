@@ -127,7 +127,7 @@ describe("person-data: an erasure locks the person out from its request", functi
         expect((await api(stack.baseUrl, "GET", "/api/v1/me", { token })).status, `${when}: their token`).to.equal(401);
       };
       await refusedEverywhere("queued");
-      await failPersonErasure(db(), erasureId, "the job could not be queued; ask again to retry");
+      await failPersonErasure(db(), erasureId, { code: "QUEUE_UNAVAILABLE", message: "the job could not be queued; ask again to retry" });
       await refusedEverywhere("failed");
 
       // The other organisation, on the same provider: its admin cannot reach ours, and its own namesake comes and goes as before.

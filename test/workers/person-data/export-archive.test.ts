@@ -39,14 +39,17 @@ const session = (title: string | null): PersonData["sessions"][number] => ({
 });
 
 describe("person export archive", () => {
-  it("holds README.md, data.json and one transcript per session, named after its title", () => {
-    const { zip, counts } = buildExportArchive(person([session("¿Cuántos días? Devoluciones"), session(null)]), at);
+  it("holds README.md, data.json and one transcript per session, named after its title", async () => {
+    const data0 = person([session("¿Cuántos días? Devoluciones"), session(null)]);
+    const { zip, counts } = await buildExportArchive(data0, at);
     const entries = unzip(zip);
     expect([...entries.keys()]).to.deep.equal(["README.md", "data.json", "sessions/001-cuantos-dias-devoluciones.md", "sessions/002-session.md"]);
     expect(counts).to.include({ sessions: 2, messages: 4, feedback: 1 });
     const data = JSON.parse(entries.get("data.json")!);
     expect(data).to.include({ exported_at: at.toISOString(), format: "skillnet-person-export/1" });
     expect(data.sessions[0].messages[1].citations).to.deep.equal([citation]);
+    // Written a session at a time, byte for byte what one JSON.stringify of it all would give.
+    expect(entries.get("data.json")).to.equal(JSON.stringify({ exported_at: at.toISOString(), format: "skillnet-person-export/1", ...data0 }, null, 2));
     expect(entries.get("README.md")).to.include("Ana Núñez <ana@example.com>").and.to.include("sessions/002-session.md");
   });
 
@@ -62,10 +65,10 @@ describe("person export archive", () => {
     ]);
   });
 
-  it("is a zip that other tools open, with its entries dated", function () {
+  it("is a zip that other tools open, with its entries dated", async function () {
     const folder = mkdtempSync(join(tmpdir(), "export-zip-"));
     const file = join(folder, "export.zip");
-    writeFileSync(file, buildExportArchive(person([session("Devoluciones")]), at).zip);
+    writeFileSync(file, (await buildExportArchive(person([session("Devoluciones")]), at)).zip);
     let listing: string;
     try {
       listing = execFileSync(

@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { INTEGRATION_SCOPE_DESCRIPTIONS, INTEGRATION_SCOPES, type IntegrationScope } from "../../../lib/integration-scopes";
-import type { IntegrationKeyBody } from "../../../server/routes/integration-keys/schema";
+import type { IntegrationKeyBody, ListedIntegrationKeyBody } from "../../../server/routes/integration-keys/schema";
 import { ConsolePage } from "../components/ConsolePage";
 import { CopyField } from "../components/CopyField";
 import { api } from "../lib/api";
@@ -15,9 +15,11 @@ import { describeApiError } from "../lib/errors";
 
 const when = (iso: string | null, never = "never"): string => (iso ? new Date(iso).toLocaleString() : never);
 
-function statusOf(key: IntegrationKeyBody): string {
+function statusOf(key: ListedIntegrationKeyBody): string {
   if (key.revoked_at) return `Revoked ${when(key.revoked_at)}`;
   if (key.expires_at && Date.parse(key.expires_at) <= Date.now()) return "Expired";
+  // A key lives no longer than its creator's admin role: say why it stopped, and that it still counts.
+  if (!key.creator_is_admin) return "Refused: its creator is no longer an admin (revoke it)";
   return "Active";
 }
 
@@ -25,7 +27,7 @@ function statusOf(key: IntegrationKeyBody): string {
 const endOfDay = (date: string): string => new Date(`${date}T23:59:59`).toISOString();
 
 export function IntegrationKeys() {
-  const [keys, setKeys] = useState<IntegrationKeyBody[] | null>(null);
+  const [keys, setKeys] = useState<ListedIntegrationKeyBody[] | null>(null);
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<IntegrationScope[]>([]);
   const [expires, setExpires] = useState("");
@@ -36,7 +38,7 @@ export function IntegrationKeys() {
 
   const load = (): Promise<void> =>
     api
-      .get<{ integration_keys: IntegrationKeyBody[] }>("/api/v1/admin/integration-keys")
+      .get<{ integration_keys: ListedIntegrationKeyBody[] }>("/api/v1/admin/integration-keys")
       .then((body) => setKeys(body.integration_keys))
       .catch((caught) => setError(describeApiError(caught)));
   useEffect(() => void load(), []);

@@ -22,6 +22,7 @@ import { useThreadEntry } from "../../../../workers/ingestion/isolation/thread-p
 import { INTERNAL_FAILURE_REASON } from "../../../../workers/ingestion/ingest-run";
 import { memoryLogger } from "../../llm/helpers";
 import { api, login, upload, waitFor } from "../../../harness/client";
+import { expectNoLongBlock } from "../../../support/event-loop-block";
 import { stackSuite } from "../../../support/suite";
 import { scrape, total } from "../../../server/metrics-helpers";
 
@@ -63,9 +64,11 @@ describe("extraction threads", function () {
     await useThreadEntry(fixture("cannot-start.mjs"));
     const { log, lines } = memoryLogger();
     for (let attempt = 0; attempt < 3; attempt++) {
-      const failure = await extractInThread(Buffer.from("hello"), "txt", settings, log).then(
-        () => null,
-        (error: unknown) => error,
+      const failure = await expectNoLongBlock("a task on a thread that cannot start", () =>
+        extractInThread(Buffer.from("hello"), "txt", settings, log).then(
+          () => null,
+          (error: unknown) => error,
+        ),
       );
       expect(failure, `attempt ${attempt + 1}`).to.be.instanceOf(ExtractionThreadError);
     }
@@ -84,7 +87,9 @@ describe("extraction threads", function () {
     await useThreadEntry(fixture("crashes.mjs"));
     const { log } = memoryLogger();
     await probeThreadPool(settings, 10_000, log);
-    const failure = await extractInThread(Buffer.from("hello"), "txt", settings, log).catch((error: unknown) => error);
+    const failure = await expectNoLongBlock("a task whose thread crashes", () =>
+      extractInThread(Buffer.from("hello"), "txt", settings, log).catch((error: unknown) => error),
+    );
     expect(failure).to.be.instanceOf(ExtractionThreadError);
     expect((failure as Error).message).to.include("exited with code: 7");
     await closeThreadPool();
@@ -105,13 +110,15 @@ describe("a document whose extraction threads fail", function () {
     const id = posted.body.document_id as string;
     const sentAt = performance.now();
 
-    const failed = await waitFor(
-      async () => {
-        const { body } = await api(stack.baseUrl, "GET", `/api/v1/documents/${id}`, { token });
-        return body.status === "FAILED" ? body : undefined;
-      },
-      60_000,
-      "the document to end FAILED",
+    const failed = await expectNoLongBlock("a document whose threads cannot start, through its retries", () =>
+      waitFor(
+        async () => {
+          const { body } = await api(stack.baseUrl, "GET", `/api/v1/documents/${id}`, { token });
+          return body.status === "FAILED" ? body : undefined;
+        },
+        60_000,
+        "the document to end FAILED",
+      ),
     );
     // A figure for notes (default attempts and back-off), never asserted.
     if (process.env.JOURNEY_FIGURES) process.stdout.write(`internal failure to FAILED: ${Math.round(performance.now() - sentAt)} ms\n`);
