@@ -30,6 +30,7 @@ import * as personData from "./migrations/20261203000100_person_data";
 import * as chatRetention from "./migrations/20261203000200_chat_retention";
 import * as actionStop from "./migrations/20261203000500_action_stop";
 import * as userLocale from "./migrations/20261203000600_user_locale";
+import * as catalogImportBounds from "./migrations/20261204210000_catalog_import_bounds";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -64,6 +65,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261203000200_chat_retention", migration: chatRetention },
   { name: "20261203000500_action_stop", migration: actionStop },
   { name: "20261203000600_user_locale", migration: userLocale },
+  { name: "20261204210000_catalog_import_bounds", migration: catalogImportBounds },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

@@ -5,6 +5,8 @@
  * problem travels as its code and message.
  */
 import type { MessagePort } from "node:worker_threads";
+import { type ImportFormat, splitImportBody } from "../../../lib/catalog-import-file";
+import { type PackedSplit, packSplit } from "../../../lib/catalog-import-packed";
 import type { DocumentFormat } from "../../../lib/document-formats";
 import { chunkDocument, type Chunk, type ChunkingOptions } from "../chunking";
 import { extractDocument } from "../extract";
@@ -17,6 +19,12 @@ export interface ExtractTask {
   bytes: Uint8Array;
   format: DocumentFormat;
   limits: ExtractionLimits;
+  started: MessagePort;
+}
+
+export interface SplitImportTask {
+  bytes: Uint8Array;
+  format: ImportFormat;
   started: MessagePort;
 }
 
@@ -56,6 +64,11 @@ export function extract({ bytes, format, limits, started }: ExtractTask): Promis
 
 export function chunk({ document, options, started }: ChunkTask): Promise<Outcome<Chunk[]>> {
   return settle(started, () => chunkDocument(document, options));
+}
+
+/** Splits a bulk catalog import's file (lib/catalog-import-file.ts), which can take seconds for a hostile one. */
+export function splitImport({ bytes, format, started }: SplitImportTask): Promise<Outcome<PackedSplit>> {
+  return settle(started, () => packSplit(splitImportBody(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), format)));
 }
 
 /** Run once per thread after the start-up probe (warmThreadPool), so the first uploads find the readers loaded and optimised. */
