@@ -97,7 +97,7 @@ function ProblemList({ importId, omitted }: { importId: string; omitted: Catalog
           More
         </button>
       )}
-      {next === null && <OmittedProblems omitted={omitted} />}
+      <OmittedProblems omitted={omitted} />
     </>
   );
 }
