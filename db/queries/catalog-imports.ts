@@ -201,11 +201,11 @@ function applyLine(trx: Knex.Transaction, orgId: string, text: string, cache: Re
 }
 
 /**
- * SQLSTATE classes that say nothing about the record: the connection, a deadlock or serialization
- * failure, resources, an operator or the server itself. The batch is rolled back and the job
- * tries it again.
+ * SQLSTATE classes that say nothing about the record: the connection, a transaction already
+ * aborted, a deadlock or serialization failure, resources, a lock, an operator or the server
+ * itself. The batch is rolled back and the job tries it again.
  */
-const TRANSIENT_SQLSTATE_CLASSES = new Set(["08", "40", "53", "55", "57", "58", "XX"]);
+const TRANSIENT_SQLSTATE_CLASSES = new Set(["08", "25", "40", "53", "55", "57", "58", "XX"]);
 
 /**
  * A record the database refused for a reason no rule of catalog-writes.ts foresaw (a value it
