@@ -23,7 +23,7 @@ import {
   applyImportBatch,
   finishCatalogImport,
   findCatalogImport,
-  importBody,
+  importBodyParts,
   storeImportLines,
   type CatalogImportRow,
 } from "../../db/queries/catalog-imports";
@@ -71,7 +71,7 @@ export const catalogImportHandler = defineHandler({
     if (row.status === "received") {
       let failure: string | undefined;
       try {
-        const split = await splitImportInThread(await importBody(deps.db, row.id), row.format, deps.config, deps.log);
+        const split = await splitImportInThread(await importBodyParts(deps.db, row.id), row.format, deps.config, deps.log);
         if (split.ok) {
           const { problems, omitted, total } = split;
           await storeImportLines(deps.db, row.id, { lines: new PackedLines(split.text, split.places), problems, omitted, total });

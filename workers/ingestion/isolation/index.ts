@@ -86,6 +86,6 @@ export function chunkInThread(
  * streams every organisation's answers and renews their jobs' locks. Bound by EXTRACT_TIMEOUT_MS
  * and EXTRACT_MEMORY_MB like a document (ExtractionError EXTRACTION_TIMEOUT / EXTRACTION_TOO_LARGE).
  */
-export function splitImportInThread(bytes: Buffer, format: ImportFormat, config: Config, log: Logger): Promise<PackedSplit> {
-  return runInThread("splitImport", { bytes, format }, config, log);
+export function splitImportInThread(parts: Buffer[], format: ImportFormat, config: Config, log: Logger): Promise<PackedSplit> {
+  return runInThread("splitImport", { parts, format }, config, log);
 }

@@ -37,7 +37,8 @@ export interface ExtractTask {
 }
 
 export interface SplitImportTask {
-  bytes: Uint8Array;
+  /** The file's parts as stored (joined here, off the worker's event loop). */
+  parts: Uint8Array[];
   format: ImportFormat;
   started: MessagePort;
 }
@@ -81,8 +82,8 @@ export function chunk({ document, options, started }: ChunkTask): Promise<Outcom
 }
 
 /** Splits a bulk catalog import's file (lib/catalog-import-file.ts), which can take seconds for a hostile one. */
-export function splitImport({ bytes, format, started }: SplitImportTask): Promise<Outcome<PackedSplit>> {
-  return settle(started, () => packSplit(splitImportBody(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), format)));
+export function splitImport({ parts, format, started }: SplitImportTask): Promise<Outcome<PackedSplit>> {
+  return settle(started, () => packSplit(splitImportBody(Buffer.concat(parts), format)));
 }
 
 /** Run once per thread after the start-up probe (warmThreadPool), so the first uploads find the readers loaded and optimised. */
