@@ -152,12 +152,12 @@ export const hostileImportModule = {
         await turns(session, 2);
         await product.probeWindow({ stampAges: false });
         const idle = await turns(session, counted);
-        const [idleWorker] = (await product.probeWindow({ stampAges: false })).filter((p) => p.role === "worker");
+        const idleProbes = await product.probeWindow({ stampAges: false });
         const load = hostileLoad(product, keyB, files);
         while (!load.busy()) await sleep(50);
         // Only turns asked while one of B's imports was in flight count.
         const during = await turns(session, counted, () => load.busy());
-        const [hostileWorker] = (await product.probeWindow({ stampAges: false })).filter((p) => p.role === "worker");
+        const hostileProbes = await product.probeWindow({ stampAges: false });
         const imports = await load.stop();
         const ratio = (p: number) => {
           const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
@@ -184,8 +184,11 @@ export const hostileImportModule = {
           "",
           `- First token, B importing ÷ idle: p50 ${fmt(ratio(50), 2)}×, p90 ${fmt(ratio(90), 2)}× (goal ≤ 2×).`,
           `- Turns failed: idle ${lost(idle).length}, B importing ${lost(during).length} (${lost(during).join(", ") || "none"}); restarted: ${restarted(idle)} / ${restarted(during)}.`,
-          `- Worker event-loop delay (ms), p50 / p99 / max: idle ${fmt(idleWorker?.eventLoopDelay.p50 ?? Number.NaN)} / ${fmt(idleWorker?.eventLoopDelay.p99 ?? Number.NaN)} / ${fmt(idleWorker?.eventLoopDelay.max ?? Number.NaN)}; ` +
-            `B importing ${fmt(hostileWorker?.eventLoopDelay.p50 ?? Number.NaN)} / ${fmt(hostileWorker?.eventLoopDelay.p99 ?? Number.NaN)} / ${fmt(hostileWorker?.eventLoopDelay.max ?? Number.NaN)}.`,
+          ...(["server", "worker"] as const).map((role) => {
+            const delay = (probes: typeof idleProbes) => probes.find((p) => p.role === role)?.eventLoopDelay;
+            const text = (d: ReturnType<typeof delay>) => (d ? `${fmt(d.p50)} / ${fmt(d.p99)} / ${fmt(d.max)}` : "—");
+            return `- ${role === "server" ? "Server" : "Worker"} event-loop delay (ms), p50 / p99 / max: idle ${text(delay(idleProbes))}; B importing ${text(delay(hostileProbes))}.`;
+          }),
           "",
           `B's imports: ${imports.posted} posted, ${imports.unfinished} still running when A's turns were done.`,
           "",
