@@ -30,6 +30,7 @@ import * as personData from "./migrations/20261203000100_person_data";
 import * as chatRetention from "./migrations/20261203000200_chat_retention";
 import * as actionStop from "./migrations/20261203000500_action_stop";
 import * as userLocale from "./migrations/20261203000600_user_locale";
+import * as catalogImportBounds from "./migrations/20261204210000_catalog_import_bounds";
 import * as organisationDomains from "./migrations/20261204211000_organisation_domains";
 import * as erasureLock from "./migrations/20261204212000_erasure_lock";
 import * as failureCodes from "./migrations/20261204213000_failure_codes";
@@ -67,6 +68,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261203000200_chat_retention", migration: chatRetention },
   { name: "20261203000500_action_stop", migration: actionStop },
   { name: "20261203000600_user_locale", migration: userLocale },
+  { name: "20261204210000_catalog_import_bounds", migration: catalogImportBounds },
   { name: "20261204211000_organisation_domains", migration: organisationDomains },
   { name: "20261204212000_erasure_lock", migration: erasureLock },
   { name: "20261204213000_failure_codes", migration: failureCodes },

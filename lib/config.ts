@@ -506,7 +506,7 @@ export const configSchema = z.object({
     .max(16)
     .default(1)
     .describe(
-      "Extra worker slots per copy of each organisation-fair queue (`tutor-generate`, `admin-plan`, `ingest-*`), on top of its concurrency, " +
+      "Extra worker slots per copy of each organisation-fair queue (`tutor-generate`, `admin-plan`, `ingest-*`, `catalog-import`), on top of its concurrency, " +
         "that take only a job of an organisation running fewer than 2 of that queue's jobs in the process: another organisation's turn " +
         "starts at once even while one organisation's streams hold every other slot (see [security](security.md#fair-queues-between-organisations)). `0` turns the reserve off.",
     ),

@@ -59,7 +59,7 @@ export const adminActionPayload = z.object({
 export type AdminActionPayload = z.infer<typeof adminActionPayload>;
 
 /** The periodic sweeps the `maintenance` queue runs; each has its own job scheduler. */
-export const MAINTENANCE_TASKS = ["lost-turns", "stuck-documents", "question-vectors", "vector-indexes", "chat-retention"] as const;
+export const MAINTENANCE_TASKS = ["lost-turns", "stuck-documents", "question-vectors", "vector-indexes", "chat-retention", "catalog-imports"] as const;
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 export const maintenancePayload = z.object({ task: z.enum(MAINTENANCE_TASKS) });

@@ -203,9 +203,13 @@ export class JobProducer {
     await this.enqueue("org-delete", payload, { jobId: orgDeleteJobId(payload.deletionId, payload.run) });
   }
 
-  /** A received bulk catalog import, to be split and applied. */
+  /**
+   * A received bulk catalog import, to be split and applied, fair-queued by organisation: one
+   * organisation's imports never queue another's behind them (an import is one unit of its share).
+   */
   async enqueueCatalogImport(payload: CatalogImportPayload): Promise<void> {
-    await this.enqueue("catalog-import", payload, { jobId: catalogImportJobId(payload.importId) });
+    const priority = await this.fairPriority("catalog-import", 0, payload.orgId);
+    await this.enqueue("catalog-import", payload, { jobId: catalogImportJobId(payload.importId), priority });
   }
 
   /** A person's export (job name `export`) or one run of their erasure (`erase`), under ids derived from the record. */

@@ -6,12 +6,22 @@
  * being idempotent, with the same outcome.
  */
 import type { Knex } from "knex";
-import type { ImportFormat, ImportLine, ImportLineProblem } from "../../lib/catalog-import-file";
+import type { ImportFormat } from "../../lib/catalog-import-file";
+import type { PackedLines } from "../../lib/catalog-import-packed";
+import {
+  addCounts,
+  IMPORT_PROBLEMS_KEPT,
+  ProblemSink,
+  type ImportLineProblem,
+  type ImportProblemCode,
+  type ProblemCounts,
+} from "../../lib/catalog-import-problems";
 import { parseCatalogRecord, type CatalogRecord } from "../../lib/catalog-records";
 import type { Db } from "../knex";
 import { applyCatalogRecord, ReferenceCache, type Applied } from "./catalog-writes";
 
-export const IMPORT_STATUSES = ["received", "applying", "completed", "failed"] as const;
+/** `receiving`: the slot is taken and the body is being read (catalog-import-slots.ts). */
+export const IMPORT_STATUSES = ["receiving", "received", "applying", "completed", "failed"] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 
 export interface ImportCounts {
@@ -33,6 +43,10 @@ export interface CatalogImportRow extends ImportCounts {
   total: number | null;
   next_seq: number;
   error: string | null;
+  /** Why a failed import stopped, as a code (IMPORT_UNREADABLE, IMPORT_FAILED, …). */
+  error_code: string | null;
+  /** Refused lines past the first IMPORT_PROBLEMS_KEPT, per code. */
+  problems_omitted: ProblemCounts;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -40,30 +54,8 @@ export interface CatalogImportRow extends ImportCounts {
 
 const COUNT_COLUMNS = ["created", "updated", "unchanged", "deleted", "failed"] as const;
 
-function rowOf(row: Record<string, unknown>): CatalogImportRow {
+export function rowOf(row: Record<string, unknown>): CatalogImportRow {
   return { ...(row as unknown as CatalogImportRow), byte_size: Number(row.byte_size) };
-}
-
-/** Stores a received file (already split into parts) as a new import, in one transaction. */
-export async function createCatalogImport(
-  db: Db,
-  input: { orgId: string; key: { id: string; name: string }; format: ImportFormat; parts: Buffer[] },
-): Promise<CatalogImportRow> {
-  return db.transaction(async (trx) => {
-    const [row] = await trx("catalog_imports")
-      .insert({
-        org_id: input.orgId,
-        integration_key_id: input.key.id,
-        key_name: input.key.name,
-        format: input.format,
-        byte_size: input.parts.reduce((sum, part) => sum + part.length, 0),
-      })
-      .returning("*");
-    if (input.parts.length > 0) {
-      await trx("catalog_import_parts").insert(input.parts.map((bytes, part) => ({ import_id: row.id, part, bytes })));
-    }
-    return rowOf(row);
-  });
 }
 
 export async function findCatalogImport(db: Db, importId: string, orgId?: string): Promise<CatalogImportRow | undefined> {
@@ -89,32 +81,57 @@ export async function importProblems(db: Db, importId: string, afterLine: number
     .select("line", "code", "message");
 }
 
-/** The file as received (only while the import is `received`). */
-export async function importBody(db: Db, importId: string): Promise<Buffer> {
-  const parts = await db("catalog_import_parts").where({ import_id: importId }).orderBy("part").select("bytes");
-  return Buffer.concat(parts.map((p: { bytes: Buffer }) => p.bytes));
+/**
+ * The file as received (only while the import is `received`), in its parts of up to 1 MiB, read
+ * one part per query: the driver decodes each part's hex on the event loop, so a 32 MiB file is
+ * 32 short steps rather than one long one (and the parts are never joined here).
+ */
+export async function importBodyParts(db: Db, importId: string): Promise<Buffer[]> {
+  const numbers: number[] = await db("catalog_import_parts").where({ import_id: importId }).orderBy("part").pluck("part");
+  const parts: Buffer[] = [];
+  for (const part of numbers) {
+    const row = await db("catalog_import_parts").where({ import_id: importId, part }).first("bytes");
+    if (row) parts.push(row.bytes as Buffer);
+  }
+  return parts;
 }
 
 const LINE_INSERT_BATCH = 500;
 
+/** What the split left to store: the records in order, the lines refused (the first ones) and the counts of the rest. */
+export interface SplitToStore {
+  lines: PackedLines;
+  problems: ImportLineProblem[];
+  omitted: ProblemCounts;
+  total: number;
+}
+
 /**
  * Replaces the received file by its records and the lines refused while splitting it, and starts
- * applying: one transaction, done once (a redelivered job finds the import `applying`).
+ * applying: one transaction, done once (a redelivered job finds the import `applying`). Records
+ * are cut from the packed split a batch at a time, so no step holds the event loop long.
  */
-export async function storeImportLines(db: Db, importId: string, lines: ImportLine[], problems: ImportLineProblem[]): Promise<void> {
+export async function storeImportLines(db: Db, importId: string, split: SplitToStore): Promise<void> {
   await db.transaction(async (trx) => {
     const current = await trx("catalog_imports").where({ id: importId }).forUpdate().first("status");
     if (current?.status !== "received") return;
-    for (let i = 0; i < lines.length; i += LINE_INSERT_BATCH) {
+    for (let i = 0; i < split.lines.count; i += LINE_INSERT_BATCH) {
       await trx("catalog_import_lines").insert(
-        lines.slice(i, i + LINE_INSERT_BATCH).map((line, offset) => ({ import_id: importId, seq: i + offset, line: line.line, text: line.text })),
+        split.lines.slice(i, i + LINE_INSERT_BATCH).map((line, offset) => ({ import_id: importId, seq: i + offset, line: line.line, text: line.text })),
       );
     }
-    await insertProblems(trx, importId, problems);
+    await insertProblems(trx, importId, split.problems.slice(0, IMPORT_PROBLEMS_KEPT));
+    const omitted = Object.values(split.omitted).reduce((sum, n) => sum + n, 0);
     await trx("catalog_import_parts").where({ import_id: importId }).delete();
     await trx("catalog_imports")
       .where({ id: importId })
-      .update({ status: "applying", total: lines.length + problems.length, failed: problems.length, started_at: trx.fn.now() });
+      .update({
+        status: "applying",
+        total: split.total,
+        failed: split.problems.length + omitted,
+        problems_omitted: JSON.stringify(split.omitted),
+        started_at: trx.fn.now(),
+      });
   });
 }
 
@@ -127,9 +144,22 @@ async function insertProblems(trx: Knex.Transaction, importId: string, problems:
   }
 }
 
+/** How many problems the import keeps already (at most IMPORT_PROBLEMS_KEPT: an index-only count). */
+async function problemsKept(trx: Knex.Transaction, importId: string): Promise<number> {
+  const row = await trx("catalog_import_problems").where({ import_id: importId }).count("* as n").first();
+  return Number(row?.n ?? 0);
+}
+
+/** A record a database error refused that no rule foresaw: the job logs the error; the import keeps going. */
+export interface UnexpectedRecordError {
+  line: number;
+  error: unknown;
+}
+
 export interface BatchOutcome {
   done: boolean;
   import: CatalogImportRow;
+  unexpected: UnexpectedRecordError[];
 }
 
 /**
@@ -146,46 +176,80 @@ export async function applyImportBatch(db: Db, importId: string, batchSize: numb
       .orderBy("seq")
       .limit(batchSize)
       .select("seq", "line", "text");
-    if (lines.length === 0) return { done: true, import: current };
+    if (lines.length === 0) return { done: true, import: current, unexpected: [] };
     const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0 };
-    const problems: ImportLineProblem[] = [];
+    const problems = new ProblemSink(Math.max(0, IMPORT_PROBLEMS_KEPT - (await problemsKept(trx, importId))));
+    const unexpected: UnexpectedRecordError[] = [];
     const cache = new ReferenceCache();
     for (const { line, text } of lines) {
-      const applied = await applyLine(trx, current.org_id, text, cache);
+      const applied = await applyLine(trx, current.org_id, text, cache).catch((error: unknown) => refusedByDatabase(error, line, unexpected));
       if (applied.ok) counts[applied.result]++;
       else {
         counts.failed++;
-        problems.push({ line, ...applied.problem });
+        problems.add({ line, ...applied.problem });
       }
     }
-    await insertProblems(trx, importId, problems);
+    await insertProblems(trx, importId, problems.kept);
     const increments = Object.fromEntries(COUNT_COLUMNS.map((column) => [column, trx.raw("?? + ?", [column, counts[column]])]));
     const [row] = await trx("catalog_imports")
       .where({ id: importId })
-      .update({ ...increments, next_seq: lines.at(-1)!.seq + 1 })
+      .update({ ...increments, next_seq: lines.at(-1)!.seq + 1, problems_omitted: JSON.stringify(addCounts(current.problems_omitted, problems.omitted)) })
       .returning("*");
-    return { done: false, import: rowOf(row) };
+    return { done: false, import: rowOf(row), unexpected };
   });
 }
 
-function applyLine(trx: Knex.Transaction, orgId: string, text: string, cache: ReferenceCache): Promise<Applied> {
+/** A record's outcome in an import: applied, or refused for a record's reason or one only an import has. */
+type LineOutcome = Applied | { ok: false; problem: { code: ImportProblemCode; message: string } };
+
+function applyLine(trx: Knex.Transaction, orgId: string, text: string, cache: ReferenceCache): Promise<LineOutcome> {
+  // The split (in its thread) kept only valid records of bounded depth and size: this parse is short.
   const parsed = parseCatalogRecord(JSON.parse(text));
   if (!parsed.ok) return Promise.resolve(parsed);
   return applyCatalogRecord(trx, orgId, parsed.record, cache);
 }
 
-/** Ends an import: its records are dropped (the counts and problems stay). */
+/**
+ * SQLSTATE classes that say nothing about the record: the connection, a transaction already
+ * aborted, a deadlock or serialization failure, resources, a lock, an operator or the server
+ * itself. The batch is rolled back and the job tries it again.
+ */
+const TRANSIENT_SQLSTATE_CLASSES = new Set(["08", "25", "40", "53", "55", "57", "58", "XX"]);
+
+/**
+ * A record the database refused for a reason no rule of catalog-writes.ts foresaw (a value it
+ * cannot store, say): its savepoint is rolled back, so the record alone is refused with a fixed
+ * message (never the SQL or its values) and the import goes on; the error goes to the log. An
+ * error that is not the record's (no SQLSTATE, or a transient class) fails the batch, which the
+ * job retries from the cursor.
+ */
+function refusedByDatabase(error: unknown, line: number, unexpected: UnexpectedRecordError[]): LineOutcome {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code) || TRANSIENT_SQLSTATE_CLASSES.has(code.slice(0, 2))) throw error;
+  unexpected.push({ line, error });
+  return {
+    ok: false,
+    problem: { code: "RECORD_NOT_STORED", message: `the database refused this record (SQLSTATE ${code}); the operator's log has the details` },
+  };
+}
+
+/** Ends an import: its records are dropped (the counts and problems stay until the import is pruned). */
 export async function finishCatalogImport(
   db: Db,
   importId: string,
-  outcome: { status: "completed" } | { status: "failed"; error: string },
+  outcome: { status: "completed" } | { status: "failed"; code: string; error: string },
 ): Promise<CatalogImportRow> {
   return db.transaction(async (trx) => {
     await trx("catalog_import_lines").where({ import_id: importId }).delete();
     await trx("catalog_import_parts").where({ import_id: importId }).delete();
     const [row] = await trx("catalog_imports")
       .where({ id: importId })
-      .update({ status: outcome.status, error: outcome.status === "failed" ? outcome.error : null, finished_at: trx.fn.now() })
+      .update({
+        status: outcome.status,
+        error: outcome.status === "failed" ? outcome.error : null,
+        error_code: outcome.status === "failed" ? outcome.code : null,
+        finished_at: trx.fn.now(),
+      })
       .returning("*");
     return rowOf(row);
   });
@@ -202,13 +266,12 @@ export async function applyCatalogRecords(db: Db, orgId: string, records: Catalo
   return outcomes;
 }
 
-/** Removes an import that could not be queued: the caller is told nothing was stored and sends it again. */
-export async function deleteCatalogImport(db: Db, importId: string): Promise<void> {
-  await db("catalog_imports").where({ id: importId }).delete();
-}
-
-/** The organisation's imports not yet ended (stored and waiting, or being applied). */
-export async function pendingCatalogImports(db: Db, orgId: string): Promise<number> {
-  const row = await db("catalog_imports").where({ org_id: orgId }).whereIn("status", ["received", "applying"]).count("* as n").first();
-  return Number(row?.n ?? 0);
+/** The bytes an organisation's imports hold until they end (the file, then its records), counted in its storage. */
+export async function heldImportBytes(db: Db, orgId: string): Promise<number> {
+  const row = await db("catalog_imports")
+    .where({ org_id: orgId })
+    .whereIn("status", ["received", "applying"])
+    .sum<{ total: string | null }[]>({ total: "byte_size" })
+    .first();
+  return Number(row?.total ?? 0);
 }

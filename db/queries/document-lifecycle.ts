@@ -3,6 +3,7 @@
  * run. Each is one statement or one transaction, scoped to the org (the deadline sweep aside).
  */
 import type { Db } from "../knex";
+import { heldImportBytes } from "./catalog-imports";
 import type { DocumentAccess, DocumentRow } from "./documents";
 
 export interface NewUpload {
@@ -40,13 +41,19 @@ export class StorageQuotaExceeded extends Error {
   }
 }
 
-/** What the organisation's documents take and its quota (its own, else `defaultQuotaBytes`). */
+/**
+ * What the organisation's documents take, with the bulk imports it holds until they end (the file,
+ * then its records: catalog-imports.ts), and its quota (its own, else `defaultQuotaBytes`).
+ */
 export async function storageUsage(db: Db, orgId: string, defaultQuotaBytes: number): Promise<StorageUsage> {
-  const [org, used] = await Promise.all([
-    db("organizations").where({ id: orgId }).first<{ storage_quota_bytes: string | null } | undefined>("storage_quota_bytes"),
-    db("documents").where({ org_id: orgId }).sum<{ total: string | null }[]>({ total: "size_bytes" }).first(),
-  ]);
-  return { usedBytes: Number(used?.total ?? 0), quotaBytes: org?.storage_quota_bytes != null ? Number(org.storage_quota_bytes) : defaultQuotaBytes };
+  // One after another: `db` is often a transaction, whose one connection takes one query at a time.
+  const org = await db("organizations").where({ id: orgId }).first<{ storage_quota_bytes: string | null } | undefined>("storage_quota_bytes");
+  const used = await db("documents").where({ org_id: orgId }).sum<{ total: string | null }[]>({ total: "size_bytes" }).first();
+  const imports = await heldImportBytes(db, orgId);
+  return {
+    usedBytes: Number(used?.total ?? 0) + imports,
+    quotaBytes: org?.storage_quota_bytes != null ? Number(org.storage_quota_bytes) : defaultQuotaBytes,
+  };
 }
 
 /**

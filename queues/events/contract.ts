@@ -194,7 +194,7 @@ export type ServerToClientEvents = {
 /** Where a bulk catalog import stands: `done` of `total` records (null until the file is split). */
 export interface CatalogImportEvent {
   importId: string;
-  status: "received" | "applying" | "completed" | "failed";
+  status: "receiving" | "received" | "applying" | "completed" | "failed";
   total: number | null;
   done: number;
   counts: { created: number; updated: number; unchanged: number; deleted: number; failed: number };

@@ -3,6 +3,7 @@ import type { BenchSettings } from "./settings";
 import { breakdownModule } from "./breakdown";
 import { catalogImportModule } from "./catalog-import";
 import { fairnessModule } from "./fairness";
+import { hostileImportModule } from "./hostile-import";
 import { ingestionModule } from "./ingestion";
 import { memoryModule } from "./memory";
 import { pipelineOverheadModule } from "./pipeline-overhead";
@@ -31,6 +32,7 @@ export const MODULES: BenchModule[] = [
   scaleOutModule,
   fairnessModule,
   catalogImportModule,
+  hostileImportModule,
   streamingModelModule,
   roundTripModule,
   vectorSearchModule,

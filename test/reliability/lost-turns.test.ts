@@ -89,7 +89,7 @@ describe("the lost-turn sweep", function () {
     own = await startOwnWorkers({ WORKER_QUEUES: "maintenance", TURN_DEADLINE_MS: "60000", TURN_SWEEP_INTERVAL_MS: "500" });
     const schedulers = await stack.workers.deps.producer.queue("maintenance").getJobSchedulers();
     expect(schedulers.map((s) => s.key).sort()).to.deep.equal(
-      ["chat-retention", "lost-turns", "question-vectors", "stuck-documents", "vector-indexes"],
+      ["catalog-imports", "chat-retention", "lost-turns", "question-vectors", "stuck-documents", "vector-indexes"],
       "every sweep is a scheduler ops can see in Bull Board",
     );
 

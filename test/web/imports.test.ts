@@ -1,11 +1,13 @@
 /**
  * The console's Imports page in real Chromium against the real stack: an import an integration
  * sends appears and moves to its result without a reload (the admin's socket), its refused
- * records show with their line and reason, and a re-run of the same file says nothing changed.
- * Another organisation's admin sees none of it.
+ * records show with their line and reason, and a re-run of the same file says nothing changed;
+ * refused records past the ones kept are shown as "and N more". Another organisation's admin sees
+ * none of it.
  */
 import { expect } from "chai";
 import type { Browser } from "playwright-core";
+import { IMPORT_PROBLEMS_KEPT } from "../../lib/catalog-import-problems";
 import { api } from "../harness/client";
 import { realisticCatalog } from "../harness/catalog-fixture";
 import { dropOrganisations } from "../support/organizations";
@@ -84,5 +86,17 @@ describe("web: the Imports page in Chromium", function () {
 
     await signInWithToken(page, stack.baseUrl, adminB.token, "/admin#imports");
     await page.getByRole("main", { name: "Imports" }).getByText("No import yet").waitFor();
+  });
+
+  it("an import with more refused records than are kept says how many more, per code", async () => {
+    const { page } = watched;
+    await signInWithToken(page, stack.baseUrl, adminA.token, "/admin#imports");
+    const main = page.getByRole("main", { name: "Imports" });
+    await send("x\n".repeat(IMPORT_PROBLEMS_KEPT + 25));
+    const row = main.locator("tr[data-import]").first();
+    await row.getByText("Completed").waitFor({ timeout: 30_000 });
+    await row.getByRole("button", { name: "Refused records" }).click();
+    await main.getByText(/and 25 more refused records, counted but not kept \(INVALID_JSON 25\)/).waitFor();
+    expect(await main.getByRole("table", { name: "Refused records" }).locator("tbody tr").count()).to.equal(100);
   });
 });

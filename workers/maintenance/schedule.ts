@@ -18,6 +18,9 @@ const QUESTION_VECTOR_SWEEP_EVERY_MS = 30_000;
  */
 const VECTOR_INDEX_SWEEP_EVERY_MS = 20_000;
 
+/** Old finished imports are pruned after days: an hour late costs nothing. */
+const CATALOG_IMPORT_SWEEP_EVERY_MS = 60 * 60_000;
+
 export function maintenanceSchedule(config: Config): Record<MaintenanceTask, number> {
   return {
     "lost-turns": config.TURN_SWEEP_INTERVAL_MS,
@@ -25,5 +28,6 @@ export function maintenanceSchedule(config: Config): Record<MaintenanceTask, num
     "question-vectors": QUESTION_VECTOR_SWEEP_EVERY_MS,
     "vector-indexes": VECTOR_INDEX_SWEEP_EVERY_MS,
     "chat-retention": config.RETENTION_SWEEP_INTERVAL_MS,
+    "catalog-imports": CATALOG_IMPORT_SWEEP_EVERY_MS,
   };
 }

@@ -4,6 +4,7 @@
  * sweep is one job, so Bull Board shows when each last ran, what it found and any failure.
  */
 import { defineHandler } from "../registry";
+import { pruneOldCatalogImports } from "./catalog-imports";
 import { failLostTurns } from "./lost-turns";
 import { sweepChatRetention } from "./chat-retention";
 import { embedPendingQuestions } from "./question-vectors";
@@ -28,6 +29,11 @@ export const maintenanceHandler = defineHandler({
       const sweep = await sweepChatRetention(deps);
       log[sweep.sessions > 0 ? "info" : "debug"]({ task: data.task, ...sweep }, "chat-retention sweep: sessions past their organisation's retention deleted");
       return sweep;
+    }
+    if (data.task === "catalog-imports") {
+      const pruned = await pruneOldCatalogImports(deps.db);
+      log[pruned.finished + pruned.abandoned > 0 ? "info" : "debug"]({ task: data.task, ...pruned }, "catalog-import sweep: old finished imports pruned");
+      return pruned;
     }
     if (data.task === "vector-indexes") {
       const sweep = await buildMissingVectorIndexes(deps);

@@ -9,7 +9,7 @@ import type { Context } from "koa";
 import type { z } from "zod";
 import { applyCatalogRecords, findCatalogImport, importProblems, listCatalogImports, type CatalogImportRow } from "../../../db/queries/catalog-imports";
 import type { Applied } from "../../../db/queries/catalog-writes";
-import { checkImportAllowed, receiveCatalogImport } from "../../../commands/receive-catalog-import";
+import { abandonCatalogImport, receiveCatalogImport, reserveCatalogImport } from "../../../commands/receive-catalog-import";
 import type { ImportFormat } from "../../../lib/catalog-import-file";
 import { catalogFields, parseCatalogRecord, type CatalogRecord, type CatalogUpsert, type RecordProblem } from "../../../lib/catalog-records";
 import { Refusal } from "../../../lib/refusal";
@@ -49,6 +49,8 @@ function presentImport(row: CatalogImportRow): CatalogImportBody {
     counts,
     changed: counts.created + counts.updated + counts.deleted > 0,
     error: row.error,
+    error_code: row.error_code,
+    problems_omitted: { total: Object.values(row.problems_omitted ?? {}).reduce((sum, n) => sum + (n ?? 0), 0), by_code: row.problems_omitted ?? {} },
     key_name: row.key_name,
     created_at: new Date(row.created_at).toISOString(),
     started_at: iso(row.started_at),
@@ -191,9 +193,10 @@ export const catalogRoutes: ApiRoute[] = [
     method: "post",
     path: "/api/v1/integrations/catalog/imports",
     tag: "integrations",
-    summary: "Queue a bulk import of catalog and progress records (NDJSON or JSON, up to CATALOG_IMPORT_MAX_BYTES)",
+    summary: "Queue a bulk import of catalog and progress records (NDJSON or JSON, up to CATALOG_IMPORT_MAX_BYTES and 100,000 records)",
     description:
-      "The file is stored and applied by the `catalog-import` job: records in the order their references need, each whole or refused with its line and reason. A re-run of the same file changes nothing (`changed: false`).",
+      "The file is stored and applied by the `catalog-import` job: records in the order their references need, each whole or refused with its line and reason. A re-run of the same file changes nothing (`changed: false`). " +
+      "At most 3 imports of an organisation wait or run at once (`409 IMPORTS_PENDING`, checked before the body is read); the file counts against the organisation's storage quota until the import ends (`409 STORAGE_QUOTA_EXCEEDED`).",
     access: "integration",
     scope: "catalog:write",
     rawBody: {
@@ -201,7 +204,7 @@ export const catalogRoutes: ApiRoute[] = [
       description: 'One record per line (NDJSON), or a JSON array of records or {"records": [...]}.',
     },
     responses: { 202: { description: "Stored and queued; follow it at `GET …/imports/{id}`.", schema: catalogImportResponse } },
-    errors: ["IMPORT_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IMPORTS_PENDING", "QUEUE_UNAVAILABLE"],
+    errors: ["IMPORT_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IMPORTS_PENDING", "STORAGE_QUOTA_EXCEEDED", "QUEUE_UNAVAILABLE"],
     handler: async (ctx, _input, deps) => {
       const format = IMPORT_TYPES[ctx.request.type];
       if (!format) {
@@ -212,9 +215,16 @@ export const catalogRoutes: ApiRoute[] = [
         );
       }
       const caller = integrationCallerOf(ctx);
-      await checkImportAllowed(deps, caller.orgId);
-      const parts = await readBodyParts(ctx, deps.config.CATALOG_IMPORT_MAX_BYTES);
-      const row = await receiveCatalogImport(deps, { orgId: caller.orgId, key: { id: caller.key.id, name: caller.key.name }, format, parts });
+      // The slot is taken before a byte of the body is read: refused posts buffer nothing.
+      const reserved = await reserveCatalogImport(deps, { orgId: caller.orgId, key: { id: caller.key.id, name: caller.key.name }, format });
+      let parts: Buffer[];
+      try {
+        parts = await readBodyParts(ctx, deps.config.CATALOG_IMPORT_MAX_BYTES);
+      } catch (error) {
+        await abandonCatalogImport(deps, reserved.id);
+        throw error;
+      }
+      const row = await receiveCatalogImport(deps, reserved, { parts, defaultQuotaBytes: deps.config.ORG_STORAGE_QUOTA_BYTES });
       ctx.status = 202;
       ctx.set("Location", `/api/v1/integrations/catalog/imports/${row.id}`);
       ctx.body = { import: presentImport(row) };

@@ -52,14 +52,21 @@ export const recordsResponse = z.object({
 
 export const catalogImportBody = z.object({
   id: z.uuid(),
-  status: z.enum(["received", "applying", "completed", "failed"]),
+  status: z.enum(["receiving", "received", "applying", "completed", "failed"]).describe("`receiving`: the body is still being read."),
   format: z.enum(["ndjson", "json"]),
   byte_size: z.number(),
   total: z.number().nullable().describe("Records in the file, once the job has split it."),
   done: z.number(),
   counts,
   changed: z.boolean().describe("False when the import changed nothing (a re-run of the same file)."),
-  error: z.string().nullable().describe("Why a `failed` import stopped (the file is not JSON, or the job kept failing)."),
+  error: z
+    .string()
+    .nullable()
+    .describe("Why a `failed` import stopped (the file is not JSON, or the job kept failing), in a sentence that never holds SQL or internal text."),
+  error_code: z.string().nullable().describe("The same as a code: `IMPORT_UNREADABLE` (the file could not be read as records) or `IMPORT_FAILED`."),
+  problems_omitted: z
+    .object({ total: z.number(), by_code: z.record(z.string(), z.number()) })
+    .describe('Refused records past the first 1,000 kept with their line and reason, counted per code ("and N more").'),
   key_name: z.string().nullable(),
   created_at: z.string(),
   started_at: z.string().nullable(),

@@ -23,6 +23,7 @@ interface Problem {
 const when = (value: string | null): string => (value ? new Date(value).toLocaleString() : "—");
 
 const STATUS_LABEL: Record<CatalogImportBody["status"], string> = {
+  receiving: "Receiving",
   received: "Waiting",
   applying: "Applying",
   completed: "Completed",
@@ -38,7 +39,20 @@ function outcome(item: CatalogImportBody): string {
   return `${created} created, ${updated} updated, ${unchanged} unchanged, ${deleted} deleted, ${failed} refused.`;
 }
 
-function ProblemList({ importId }: { importId: string }) {
+/** "and N more": refused records past the first ones kept, which the import only counted (per code). */
+function OmittedProblems({ omitted }: { omitted: CatalogImportBody["problems_omitted"] }) {
+  if (omitted.total === 0) return null;
+  const byCode = Object.entries(omitted.by_code)
+    .map(([code, n]) => `${code} ${n}`)
+    .join(", ");
+  return (
+    <p class="import-omitted">
+      …and {omitted.total} more refused records, counted but not kept ({byCode}).
+    </p>
+  );
+}
+
+function ProblemList({ importId, omitted }: { importId: string; omitted: CatalogImportBody["problems_omitted"] }) {
   const [problems, setProblems] = useState<Problem[] | null>(null);
   const [next, setNext] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -54,7 +68,7 @@ function ProblemList({ importId }: { importId: string }) {
   useEffect(() => load(0), [importId]);
   if (error) return <p class="alert">{error}</p>;
   if (!problems) return <p>Loading…</p>;
-  if (problems.length === 0) return <p>No record was refused.</p>;
+  if (problems.length === 0) return omitted.total > 0 ? <OmittedProblems omitted={omitted} /> : <p>No record was refused.</p>;
   return (
     <>
       <table class="import-problems">
@@ -83,6 +97,7 @@ function ProblemList({ importId }: { importId: string }) {
           More
         </button>
       )}
+      <OmittedProblems omitted={omitted} />
     </>
   );
 }
@@ -171,7 +186,7 @@ export function Imports({ live }: { live: LiveSocket }) {
                 {open === item.id && (
                   <tr>
                     <td colSpan={5}>
-                      <ProblemList importId={item.id} />
+                      <ProblemList importId={item.id} omitted={item.problems_omitted} />
                     </td>
                   </tr>
                 )}

@@ -4,6 +4,8 @@
  * which the pool writes to when a thread fails outside any task.
  */
 import type { Logger } from "pino";
+import type { ImportFormat } from "../../../lib/catalog-import-file";
+import type { PackedSplit } from "../../../lib/catalog-import-packed";
 import type { Config } from "../../../lib/config";
 import type { DocumentFormat } from "../../../lib/document-formats";
 import type { Chunk, ChunkingOptions } from "../chunking";
@@ -76,4 +78,14 @@ export function chunkInThread(
   timing?: ThreadTiming,
 ): Promise<Chunk[]> {
   return runInThread("chunk", { document, options }, config, log, signal, timing);
+}
+
+/**
+ * Splits a bulk catalog import's file in a thread of the same pool: a hostile file (millions of
+ * lines, one huge JSON array, deep nesting) costs that thread seconds, never the event loop that
+ * streams every organisation's answers and renews their jobs' locks. Bound by EXTRACT_TIMEOUT_MS
+ * and EXTRACT_MEMORY_MB like a document (ExtractionError EXTRACTION_TIMEOUT / EXTRACTION_TOO_LARGE).
+ */
+export function splitImportInThread(parts: Buffer[], format: ImportFormat, config: Config, log: Logger): Promise<PackedSplit> {
+  return runInThread("splitImport", { parts, format }, config, log);
 }

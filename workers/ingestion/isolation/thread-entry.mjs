@@ -11,5 +11,6 @@ const tasks = await import("./thread-tasks.ts");
 
 export const extract = tasks.extract;
 export const chunk = tasks.chunk;
+export const splitImport = tasks.splitImport;
 export const ping = tasks.ping;
 export const warm = tasks.warm;

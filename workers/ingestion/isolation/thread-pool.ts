@@ -158,7 +158,7 @@ export function warmThreadPool(settings: IsolationSettings, task: Record<string,
  * the task's wait and run time, so a stage can tell waiting for the thread from reading.
  */
 export async function runInThread<T>(
-  name: "extract" | "chunk",
+  name: "extract" | "chunk" | "splitImport",
   task: Record<string, unknown>,
   settings: IsolationSettings,
   log: Logger,
