@@ -30,7 +30,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp("created_at", { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.unique(["org_id", "domain"]);
   });
-  await knex.raw("ALTER TABLE organisation_domains ADD CONSTRAINT organisation_domains_verified CHECK ((status = 'verified') = (verified_at IS NOT NULL AND method IS NOT NULL))");
+  await knex.raw(
+    "ALTER TABLE organisation_domains ADD CONSTRAINT organisation_domains_verified CHECK ((status = 'verified') = (verified_at IS NOT NULL AND method IS NOT NULL))",
+  );
   await knex.raw("CREATE UNIQUE INDEX organisation_domains_one_owner ON organisation_domains (domain) WHERE status = 'verified'");
 
   await knex.raw(`

@@ -115,7 +115,11 @@ export async function saveIdentityProvider(db: Db, orgId: string, settings: Iden
   await lockDomainClaims(db);
   const taken = await domainsVerifiedElsewhere(db, orgId, domains);
   if (taken.length > 0) {
-    throw new Refusal("conflict", "DOMAIN_CLAIMED", `${taken.join(", ")} is verified by another organisation; a domain signs people in to one organisation only`);
+    throw new Refusal(
+      "conflict",
+      "DOMAIN_CLAIMED",
+      `${taken.join(", ")} is verified by another organisation; a domain signs people in to one organisation only`,
+    );
   }
   const values = { ...settings, allowed_domains: domains, claim_mapping: JSON.stringify(settings.claim_mapping) };
   const [row] = await db("identity_providers")

@@ -95,7 +95,9 @@ async function unknownMembers(trx: Knex.Transaction, orgId: string, ids: readonl
   const found = new Set(
     candidates.length === 0
       ? []
-      : (await trx("users").where({ org_id: orgId }).whereNull("scim_deleted_at").whereNull("erasure_requested_at").whereIn("id", candidates).select("id")).map((r: { id: string }) => r.id),
+      : (await trx("users").where({ org_id: orgId }).whereNull("scim_deleted_at").whereNull("erasure_requested_at").whereIn("id", candidates).select("id")).map(
+          (r: { id: string }) => r.id,
+        ),
   );
   return ids.filter((id) => !found.has(id));
 }

@@ -73,7 +73,8 @@ export const USER_FILTER_COLUMNS = {
 } as const;
 
 /** SCIM sees neither a deleted person nor one whose erasure was asked for (404: gone, however Entra's cycle re-asserts them). */
-const visible = (db: Db | Knex.Transaction, orgId: string) => db("users").where({ org_id: orgId }).whereNull("scim_deleted_at").whereNull("erasure_requested_at");
+const visible = (db: Db | Knex.Transaction, orgId: string) =>
+  db("users").where({ org_id: orgId }).whereNull("scim_deleted_at").whereNull("erasure_requested_at");
 
 const taken = (): Refusal => new Refusal("conflict", "SCIM_UNIQUENESS", "userName or externalId is already in use by another person");
 /**
@@ -81,7 +82,11 @@ const taken = (): Refusal => new Refusal("conflict", "SCIM_UNIQUENESS", "userNam
  * organisation-domains.ts): one answer for both reasons, so it says neither (review F15).
  */
 const keptElsewhere = (): Refusal =>
-  new Refusal("conflict", "SCIM_UNIQUENESS", "userName cannot be provisioned in this organisation: the address, or its domain, belongs to another organisation");
+  new Refusal(
+    "conflict",
+    "SCIM_UNIQUENESS",
+    "userName cannot be provisioned in this organisation: the address, or its domain, belongs to another organisation",
+  );
 
 export async function findScimUser(db: Db, orgId: string, id: string): Promise<ScimUserRow | undefined> {
   return visible(db, orgId).where({ id }).first(COLUMNS);

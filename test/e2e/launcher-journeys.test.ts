@@ -223,6 +223,86 @@ describe("journeys on the product started by npm start's launcher", function () 
     }
   });
 
+  it("another organisation's doors do not reach the demo organisation: its 8 MB import of 2-byte lines while an employee is answered, its claim on the demo's domain, its provider for that domain", async function () {
+    this.timeout(240_000);
+    // The operator (the demo admin, OPS_ORG under npm start) creates a second tenant; its admin holds every door.
+    const operator = await login(setup.baseUrl, "admin@example.com");
+    const slug = `rival${Date.now().toString(36)}`;
+    const created = await api(setup.baseUrl, "POST", "/api/v1/ops/orgs", {
+      token: operator.token,
+      body: { name: "Rival Retail", slug, admin: { email: `boss@${slug}.test`, name: "Rival Boss" } },
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const rival = await login(setup.baseUrl, `boss@${slug}.test`);
+    const key = await api(setup.baseUrl, "POST", "/api/v1/admin/integration-keys", { token: rival.token, body: { name: "bomb", scopes: ["catalog:write"] } });
+    expect(key.status, JSON.stringify(key.body)).to.equal(201);
+
+    // The import (issue 44: this stalled the demo's first token for 25 s and lost the worker's locks) and a question at once.
+    const lines = 4_000_000;
+    const posted = await fetch(`${setup.baseUrl}/api/v1/integrations/catalog/imports`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key.body.key}`, "content-type": "application/x-ndjson" },
+      body: Buffer.from("x\n".repeat(lines)),
+    });
+    expect(posted.status).to.equal(202);
+    const importId = ((await posted.json()) as { import: { id: string } }).import.id;
+    const employee = await login(setup.baseUrl, "employee@example.com");
+    const { events, answer } = await askTutor(employee.token, "How many days do I have to return an item for a refund?");
+    expect(answer.length).to.be.greaterThan(20);
+    expect(
+      events.filter((e) => e.event === "stage" && e.payload.status === "restart"),
+      "no restart",
+    ).to.have.length(0);
+    expect(events.filter((e) => e.event === "error")).to.deep.equal([]);
+    const ended = await waitFor(
+      async () => {
+        const got = (await api(setup.baseUrl, "GET", `/api/v1/integrations/catalog/imports/${importId}?limit=1`, { token: key.body.key })).body;
+        return ["completed", "failed"].includes(got?.import?.status) && got.import;
+      },
+      180_000,
+      "the rival's import to end",
+    );
+    expect(ended).to.include({ status: "completed", total: lines });
+    expect(ended.problems_omitted.total, "only the first problems are kept").to.be.greaterThan(lines - 2_000);
+    expect(launcher.output()).to.not.include("Missing lock");
+
+    // The demo organisation's domain (its people are @example.com) cannot be claimed by the rival…
+    const claim = await api(setup.baseUrl, "POST", "/api/v1/admin/identity-provider/domains", { token: rival.token, body: { domain: "example.com" } });
+    expect([claim.status, claim.body.error?.code]).to.deep.equal([409, "DOMAIN_IN_USE"]);
+    // …and a provider of the rival's that lists it (a real OpenID Provider, so discovery succeeds) is never offered for it.
+    const idp = await startTestIdentityProvider({
+      clients: [{ client_id: "rival-app", client_secret: "s", redirect_uris: [`${setup.baseUrl}${CALLBACK}`] }],
+      accounts: [],
+    });
+    try {
+      const saved = await api(setup.baseUrl, "PUT", "/api/v1/admin/identity-provider", {
+        token: rival.token,
+        body: {
+          display_name: "Acme Retail SSO",
+          issuer: idp.issuer,
+          client_id: "rival-app",
+          client_secret: "s",
+          allowed_domains: ["example.com"],
+          jit_enabled: true,
+          enabled: true,
+          claim_mapping: {},
+        },
+      });
+      expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+      expect(saved.body.identity_provider.allowed_domain_status).to.deep.equal({ "example.com": "not_claimed" });
+      const offered = await api(setup.baseUrl, "GET", "/api/v1/auth/providers?email=someone@example.com");
+      expect(offered.body.providers).to.deep.equal([]);
+      // The demo organisation still adds its own people.
+      const hired = await api(setup.baseUrl, "POST", "/api/v1/admin/people", {
+        token: operator.token,
+        body: { email: `new.hire.${slug}@example.com`, name: "New Hire" },
+      });
+      expect(hired.status, JSON.stringify(hired.body)).to.equal(201);
+    } finally {
+      await idp.stop();
+    }
+  });
+
   describe("in the admin console (Chromium)", () => {
     before(async () => {
       watched = await openPage(browser);
