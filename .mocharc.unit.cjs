@@ -10,7 +10,7 @@
 process.env.SKILLNET_TEST_UNIT = "1";
 
 module.exports = {
-  "node-option": ["import=tsx", "expose-gc"],
+  "node-option": ["import=tsx"],
   require: ["test/support/hooks.ts"],
   timeout: 30000,
   exit: true,
