@@ -53,6 +53,7 @@ describe("web: the Imports page in Chromium", function () {
       body,
     });
     expect(response.status).to.equal(202);
+    return ((await response.json()) as { import: { id: string } }).import.id;
   };
 
   it("shows an import live, its refused records by line, and a re-run that changed nothing", async () => {
@@ -92,8 +93,9 @@ describe("web: the Imports page in Chromium", function () {
     const { page } = watched;
     await signInWithToken(page, stack.baseUrl, adminA.token, "/admin#imports");
     const main = page.getByRole("main", { name: "Imports" });
-    await send("x\n".repeat(IMPORT_PROBLEMS_KEPT + 25));
-    const row = main.locator("tr[data-import]").first();
+    // This import's own row: the page may still list only the earlier test's imports when the post returns.
+    const id = await send("x\n".repeat(IMPORT_PROBLEMS_KEPT + 25));
+    const row = main.locator(`tr[data-import="${id}"]`);
     await row.getByText("Completed").waitFor({ timeout: 30_000 });
     await row.getByRole("button", { name: "Refused records" }).click();
     await main.getByText(/and 25 more refused records, counted but not kept \(INVALID_JSON 25\)/).waitFor();
