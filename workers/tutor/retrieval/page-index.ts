@@ -1,13 +1,17 @@
 /**
- * PageIndex retrieval for questions about the current course: the model reads the course's
- * module titles and summaries and picks module numbers (or "all"); their lessons become the
- * context, with the current lesson always included first. No embeddings involved. The caller
- * has checked that the reader may use the course; every lesson read here belongs to it.
+ * PageIndex retrieval for questions about the current course: the modules whose lessons answer
+ * the question become the context, with the current lesson always included first. No
+ * embeddings involved. The lesson text settles the choice when its evidence is decisive (one
+ * module's lessons cover the question as a passage must to ground an answer, relevance.ts, and
+ * no other module's do; a course of one module has nothing to choose): no model call. Otherwise
+ * the model reads the course's module titles and summaries and picks module numbers (or "all").
+ * The caller has checked that the reader may use the course; every lesson read here belongs to it.
  */
 import { courseModules, lessonWithModule, lessonsOfModules, type LessonContent, type ModuleOutline } from "../../../db/queries/learner";
 import type { WorkerDeps } from "../../deps";
 import type { RetrievedSource } from "./types";
 import { LABELS, MODULE_LABEL, MODULE_SELECTION_TASK } from "../../../lib/prompt-markers";
+import { relevanceFor, type Relevance } from "./relevance";
 
 export function moduleSelectionPrompt(modules: ModuleOutline[], question: string): string {
   const tree = modules.map((m) => `- ${MODULE_LABEL} ${m.position}: ${m.title} — ${m.summary ?? "(no summary)"}`).join("\n");
@@ -29,30 +33,60 @@ export function parseModuleSelection(reply: string, modules: ModuleOutline[]): M
   return picked.length > 0 ? picked : modules;
 }
 
-export async function pageIndexSearch(
-  deps: WorkerDeps,
-  {
-    orgId,
-    userId,
-    courseId,
-    courseTitle,
-    lessonId,
-    question,
-  }: { orgId: string; userId: string; courseId: string; courseTitle: string; lessonId: string | null; question: string },
-): Promise<Omit<RetrievedSource, "index">[]> {
+/**
+ * The one module whose text covers the question (`floor` of its rarity-weighted terms, and every
+ * key term the organisation's material never mentions: relevance.ts) when no other module's
+ * does; null when the evidence does not decide (no module, or several, cover it; a question
+ * without content terms, "Can you explain this again?"). Pure: the unit tests use it directly.
+ */
+export function moduleByEvidence(modules: ModuleOutline[], lessons: LessonContent[], relevance: Relevance, floor: number): ModuleOutline | null {
+  if (relevance.terms.length === 0) return null;
+  const covering = modules.filter((module) => {
+    const texts = [`${module.title}. ${module.summary ?? ""}`, ...lessons.filter((l) => l.module_id === module.id).map((l) => `${l.title}. ${l.content}`)];
+    return texts.some((text) => relevance.coversAll(text, floor));
+  });
+  return covering.length === 1 ? covering[0]! : null;
+}
+
+/** The lessons of the modules chosen for a question, in course order, and how they were chosen. */
+export interface ModuleChoice {
+  courseId: string;
+  lessons: LessonContent[];
+  by: "evidence" | "model" | "single_module" | "no_modules";
+}
+
+type PageIndexTurn = { orgId: string; userId: string; courseId: string; courseTitle: string; lessonId: string | null; question: string };
+
+/** Chooses the modules that answer the question: by the lesson text's evidence when it decides, else by the model. */
+export async function chooseModules(deps: WorkerDeps, { orgId, userId, courseId, question }: PageIndexTurn): Promise<ModuleChoice> {
   const modules = await courseModules(deps.db, orgId, courseId);
-  if (modules.length === 0) return [];
+  if (modules.length === 0) return { courseId, lessons: [], by: "no_modules" };
+  const [all, relevance] = await Promise.all([
+    lessonsOfModules(
+      deps.db,
+      orgId,
+      courseId,
+      modules.map((m) => m.id),
+    ),
+    relevanceFor(deps, orgId, question),
+  ]);
+  if (modules.length === 1) return { courseId, lessons: all, by: "single_module" };
+  const decided = moduleByEvidence(modules, all, relevance, deps.config.RETRIEVAL_GROUNDING_COVERAGE);
+  if (decided) return { courseId, lessons: all.filter((lesson) => lesson.module_id === decided.id), by: "evidence" };
   const reply = await deps.llm.chat({ useCase: "tutor", orgId, userId }, [{ role: "user", content: moduleSelectionPrompt(modules, question) }], {
     maxTokens: 20,
     temperature: 0,
   });
-  const selected = parseModuleSelection(reply.content, modules);
-  let lessons = await lessonsOfModules(
-    deps.db,
-    orgId,
-    courseId,
-    selected.map((m) => m.id),
-  );
+  const selected = new Set(parseModuleSelection(reply.content, modules).map((m) => m.id));
+  return { courseId, lessons: all.filter((lesson) => selected.has(lesson.module_id)), by: "model" };
+}
+
+/** The chosen lessons as sources, the current lesson first (read on its own when its module was not chosen). */
+export async function pageIndexSearch(deps: WorkerDeps, turn: PageIndexTurn, chosen?: ModuleChoice): Promise<Omit<RetrievedSource, "index">[]> {
+  const choice = chosen?.courseId === turn.courseId ? chosen : await chooseModules(deps, turn);
+  if (choice.by === "no_modules") return [];
+  let lessons = choice.lessons;
+  const { orgId, courseId, lessonId, courseTitle } = turn;
   if (lessonId) {
     const current = lessons.find((lesson) => lesson.id === lessonId) ?? (await lessonWithModule(deps.db, orgId, courseId, lessonId));
     if (current) lessons = [current, ...lessons.filter((lesson) => lesson.id !== current.id)];
