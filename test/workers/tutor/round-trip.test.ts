@@ -10,7 +10,20 @@ import type { ChatRequest } from "../../../offline-model/responder";
 import { api, upload, waitFor } from "../../harness/client";
 import { offlineReply } from "../../../offline-model/offline-responder";
 import { stackSuite } from "../../support/suite";
-import { ask, CLASSIFY_MARKER, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, signIn, STAGE_EVENTS, type Learner } from "./helpers";
+import { DEMO_IDS, lessonId } from "../../../db/seeds/demo-ids";
+import {
+  ask,
+  CLASSIFY_MARKER,
+  chatRequestsContaining,
+  freshEmployee,
+  generationRequestsFor,
+  MODULE_SELECTION_MARKER,
+  promptOf,
+  removeFreshEmployees,
+  signIn,
+  STAGE_EVENTS,
+  type Learner,
+} from "./helpers";
 
 const OFF_TOPIC_LINE = "This is outside work and learning";
 const OPEN_QUESTION = "Who won the 1998 football world cup?";
@@ -108,6 +121,26 @@ describe("the tutor, complete: one model round trip before the first token", fun
     expect(turn.answer?.content).to.equal(turn.tokens);
     expect(turn.answer?.metadata).to.include({ intent: "cross_course", rung: "general" });
     expect(stagesOf(turn.events), "nothing to take back: no restart").to.deep.equal(STAGE_EVENTS);
+  });
+
+  it("inside a course, starts the answer on the module the lesson text settles while the model classifies: no module-choice call", async () => {
+    const enrolled = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+    const question = "How do I count the 30 days?";
+    const seen = classifyAfterGeneration(question, "in_course", 3_000, () => "Start the day after the purchase [1].");
+    const turn = await ask(stack, enrolled, question, { course_id: DEMO_IDS.courseIds.returnsEssentials });
+
+    expect(seen.generationBeforeVerdict, "the answer was asked for before the classification was answered").to.equal(true);
+    expect(
+      chatRequestsContaining(stack, MODULE_SELECTION_MARKER).filter((r) => promptOf(r).includes(question)),
+      "no module-choice call",
+    ).to.have.length(0);
+    const generations = generationRequestsFor(stack, question);
+    expect(generations, "the speculative answer was the answer").to.have.length(1);
+    expect(promptOf(generations[0]!)).to.include("Returns Essentials > The Refund Window and Item Condition > Counting the 30 days");
+    expect(turn.tokens).to.equal("Start the day after the purchase [1].");
+    expect(turn.answer?.metadata).to.include({ intent: "in_course" });
+    expect(turn.grounding.sources[0]).to.include({ sourceType: "lesson", sourceId: lessonId(0, 0, 0) });
+    expect(stagesOf(turn.events)).to.deep.equal(STAGE_EVENTS);
   });
 
   describe("with a second organisation whose material answers what the demo's does not", () => {

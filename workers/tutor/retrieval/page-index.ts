@@ -2,8 +2,8 @@
  * PageIndex retrieval for questions about the current course: the modules whose lessons answer
  * the question become the context, with the current lesson always included first. No
  * embeddings involved. The lesson text settles the choice when its evidence is decisive (one
- * module's lessons cover the question as a passage must to ground an answer, relevance.ts, and
- * no other module's do; a course of one module has nothing to choose): no model call. Otherwise
+ * module's text holds every term the question asks about and no other module's does; a course
+ * of one module has nothing to choose): no model call. Otherwise
  * the model reads the course's module titles and summaries and picks module numbers (or "all").
  * The caller has checked that the reader may use the course; every lesson read here belongs to it.
  */
@@ -34,18 +34,18 @@ export function parseModuleSelection(reply: string, modules: ModuleOutline[]): M
 }
 
 /**
- * The one module whose text covers the question (`floor` of its rarity-weighted terms, and every
- * key term the organisation's material never mentions: relevance.ts) when no other module's
- * does; null when the evidence does not decide (no module, or several, cover it; a question
- * without content terms, "Can you explain this again?"). Pure: the unit tests use it directly.
+ * The one module whose text holds everything the question asks about (every term of one of its
+ * clauses, in its own word or its family: relevance.ts), when no other module's text does; null
+ * when the evidence does not decide (no module, or several, hold it all; a question without
+ * content terms, "Can you explain this again?"). Pure: the unit tests use it directly.
  */
-export function moduleByEvidence(modules: ModuleOutline[], lessons: LessonContent[], relevance: Relevance, floor: number): ModuleOutline | null {
+export function moduleByEvidence(modules: ModuleOutline[], lessons: LessonContent[], relevance: Relevance): ModuleOutline | null {
   if (relevance.terms.length === 0) return null;
-  const covering = modules.filter((module) => {
+  const holding = modules.filter((module) => {
     const texts = [`${module.title}. ${module.summary ?? ""}`, ...lessons.filter((l) => l.module_id === module.id).map((l) => `${l.title}. ${l.content}`)];
-    return texts.some((text) => relevance.coversAll(text, floor));
+    return texts.some((text) => relevance.coversAll(text, 1));
   });
-  return covering.length === 1 ? covering[0]! : null;
+  return holding.length === 1 ? holding[0]! : null;
 }
 
 /** The lessons of the modules chosen for a question, in course order, and how they were chosen. */
@@ -71,7 +71,7 @@ export async function chooseModules(deps: WorkerDeps, { orgId, userId, courseId,
     relevanceFor(deps, orgId, question),
   ]);
   if (modules.length === 1) return { courseId, lessons: all, by: "single_module" };
-  const decided = moduleByEvidence(modules, all, relevance, deps.config.RETRIEVAL_GROUNDING_COVERAGE);
+  const decided = moduleByEvidence(modules, all, relevance);
   if (decided) return { courseId, lessons: all.filter((lesson) => lesson.module_id === decided.id), by: "evidence" };
   const reply = await deps.llm.chat({ useCase: "tutor", orgId, userId }, [{ role: "user", content: moduleSelectionPrompt(modules, question) }], {
     maxTokens: 20,
