@@ -121,6 +121,16 @@ describe("the tutor, complete: one model round trip before the first token", fun
     expect(turn.answer?.content).to.equal(turn.tokens);
     expect(turn.answer?.metadata).to.include({ intent: "cross_course", rung: "general" });
     expect(stagesOf(turn.events), "nothing to take back: no restart").to.deep.equal(STAGE_EVENTS);
+
+    // The discarded answer was read by the model: its prompt counts against the organisation's allowance, as the answer's does.
+    const generationUsage = () => stack.server.deps.db("llm_usage_log").where({ user_id: learner.userId, use_case: "generation" }).orderBy("created_at");
+    for (let i = 0; i < 100 && (await generationUsage()).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    const usage = await generationUsage();
+    expect(usage, "the discarded answer and the answer shown").to.have.length(2);
+    for (const row of usage) {
+      expect(row.org_id).to.equal(DEMO_IDS.orgId);
+      expect(row.prompt_tokens).to.be.greaterThan(100);
+    }
   });
 
   it("inside a course, starts the answer on the module the lesson text settles while the model classifies: no module-choice call", async () => {
