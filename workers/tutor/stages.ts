@@ -13,7 +13,7 @@ import type { TurnEmitter } from "../turns/turn-emitter";
 import { classifyByModel, heuristicIntent } from "./intent";
 import { keepClassification, keepRetrieval, type Classification } from "./checkpoints";
 import { runRetrievalLadder } from "./retrieval/ladder";
-import { chooseModules } from "./retrieval/page-index";
+import { sameLessons, startChoosingModules, type ModuleChoice } from "./retrieval/page-index";
 import { relevanceFor } from "./retrieval/relevance";
 import { SpeculativeAnswer } from "./speculation";
 import type { RetrievalOutcome } from "./retrieval/types";
@@ -111,22 +111,48 @@ async function routeCourseTurn(
   return { classification: { intent, decidedBy: "model" }, ...(answer ?? {}) };
 }
 
-/** Chooses the modules, checks access again, searches the course and starts the answer on it; nothing when the course was dropped. */
+type CourseAnswer = Pick<Routing, "searched" | "searchedIn"> & { speculation: SpeculativeAnswer };
+
+/**
+ * Chooses the modules, checks access again, searches the course and starts the answer on it;
+ * nothing when the course was dropped. When the model chooses the modules and the lesson text
+ * makes some likeliest (page-index.ts), the answer starts on those meanwhile: kept when the
+ * model's choice gives the same lessons, discarded unseen otherwise, and started again on the
+ * model's choice (after access is checked once more).
+ */
 async function startCourseAnswer(
   deps: WorkerDeps,
   turn: TurnContext,
   events: TurnEmitter,
   log: Logger,
   recheck: AccessCheck,
-): Promise<(Pick<Routing, "searched" | "searchedIn"> & { speculation: SpeculativeAnswer }) | undefined> {
+): Promise<CourseAnswer | undefined> {
   const courseId = turn.courseId!;
-  const modules = await chooseModules(deps, { ...turn, courseId, courseTitle: turn.courseTitle ?? "" });
-  log.info({ courseId, modulesChosenBy: modules.by }, "course modules chosen");
-  const current = await recheck();
-  if (current.courseId !== courseId) return undefined;
-  const searched = await runRetrievalLadder(deps, current, "in_course", modules);
-  const speculation = SpeculativeAnswer.start(deps, current, searched, events, log);
-  return { searched, searchedIn: { courseId, lessonId: current.lessonId }, speculation };
+  const choosing = await startChoosingModules(deps, { ...turn, courseId, courseTitle: turn.courseTitle ?? "" });
+  const answerOn = async (modules: ModuleChoice): Promise<CourseAnswer | undefined> => {
+    const current = await recheck();
+    if (current.courseId !== courseId) return undefined;
+    const searched = await runRetrievalLadder(deps, current, "in_course", modules);
+    return { searched, searchedIn: { courseId, lessonId: current.lessonId }, speculation: SpeculativeAnswer.start(deps, current, searched, events, log) };
+  };
+  if ("settled" in choosing) {
+    log.info({ courseId, modulesChosenBy: choosing.settled.by }, "course modules chosen");
+    return answerOn(choosing.settled);
+  }
+  let likely: CourseAnswer | undefined;
+  try {
+    likely = choosing.likely ? await answerOn(choosing.likely) : undefined;
+    const chosen = await choosing.byModel;
+    const kept = Boolean(likely && choosing.likely && sameLessons(choosing.likely, chosen));
+    log.info({ courseId, modulesChosenBy: "model", ...(choosing.likely ? { likelyModulesKept: kept } : {}) }, "course modules chosen");
+    if (kept) return likely;
+    likely?.speculation.discard();
+    likely = undefined;
+    return await answerOn(chosen);
+  } catch (error) {
+    likely?.speculation.discard();
+    throw error;
+  }
 }
 
 /**

@@ -153,6 +153,69 @@ describe("the tutor, complete: one model round trip before the first token", fun
     expect(stagesOf(turn.events)).to.deep.equal(STAGE_EVENTS);
   });
 
+  describe("inside a course, when several modules hold the question", () => {
+    const question = "Which items can we not take back?";
+    const MODULE_1_LESSON = "Returns Essentials > The Refund Window and Item Condition > Counting the 30 days";
+    const MODULE_3_LESSON = "Returns Essentials > Refunds and Exceptions > Items we cannot take back";
+
+    /** The model chooses `modules` and classifies in_course, each only once an answer's generation request has arrived. */
+    function chooseAfterGeneration(modules: string) {
+      const seen = { generationBeforeChoice: false };
+      const afterGeneration = async () => {
+        const deadline = Date.now() + 3_000;
+        while (Date.now() < deadline && generationRequestsFor(stack, question).length === 0) await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 100));
+      };
+      stack.llm.setResponder(async (request) => {
+        const prompt = promptOf(request);
+        if (prompt.includes(MODULE_SELECTION_MARKER) && prompt.includes(question)) {
+          await afterGeneration();
+          seen.generationBeforeChoice = generationRequestsFor(stack, question).length > 0;
+          return { content: modules };
+        }
+        if (prompt.includes(CLASSIFY_MARKER) && prompt.includes(question)) {
+          await afterGeneration();
+          return { content: "in_course" };
+        }
+        if (request.stream && prompt.includes(question))
+          return { content: prompt.includes(MODULE_1_LESSON) ? "DISCARDED: modules 1 and 3 [1]." : "Gift cards and final-sale items [1]." };
+        return offlineReply(request);
+      });
+      return seen;
+    }
+
+    it("starts the answer on those modules while the model chooses, and keeps it when the model chooses them", async () => {
+      const enrolled = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+      const seen = chooseAfterGeneration("1, 3");
+      const turn = await ask(stack, enrolled, question, { course_id: DEMO_IDS.courseIds.returnsEssentials });
+
+      expect(seen.generationBeforeChoice, "the answer was asked for before the module choice was answered").to.equal(true);
+      const generations = generationRequestsFor(stack, question);
+      expect(generations, "the answer started on the likeliest modules was the answer").to.have.length(1);
+      expect(promptOf(generations[0]!)).to.include(MODULE_1_LESSON).and.to.include(MODULE_3_LESSON);
+      expect(turn.answer?.metadata).to.include({ intent: "in_course" });
+      expect(stagesOf(turn.events)).to.deep.equal(STAGE_EVENTS);
+    });
+
+    it("discards that answer unseen when the model chooses other modules, and answers on the model's choice", async () => {
+      const enrolled = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+      const seen = chooseAfterGeneration("3");
+      const turn = await ask(stack, enrolled, question, { course_id: DEMO_IDS.courseIds.returnsEssentials });
+
+      expect(seen.generationBeforeChoice).to.equal(true);
+      const generations = generationRequestsFor(stack, question);
+      expect(generations, "the likeliest modules' answer, then the model's choice's").to.have.length(2);
+      expect(promptOf(generations[1]!)).to.include(MODULE_3_LESSON).and.not.to.include(MODULE_1_LESSON);
+      expect(turn.tokens).to.equal("Gift cards and final-sale items [1].");
+      expect(turn.answer?.content).to.equal(turn.tokens);
+      expect(turn.grounding.sources.filter((s) => s.sourceType === "lesson").map((s) => s.section)).to.deep.equal([
+        "Refunds and Exceptions > Refunding to the original payment method",
+        "Refunds and Exceptions > Items we cannot take back",
+      ]);
+      expect(stagesOf(turn.events), "nothing to take back: no restart").to.deep.equal(STAGE_EVENTS);
+    });
+  });
+
   describe("with a second organisation whose material answers what the demo's does not", () => {
     const question = "How many sick days do I get per year?";
     let otherOrgId: string;

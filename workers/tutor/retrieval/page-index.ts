@@ -3,7 +3,8 @@
  * the question become the context, with the current lesson always included first. No
  * embeddings involved. The lesson text settles the choice when its evidence is decisive (one
  * module's text holds every term the question asks about and no other module's does; a course
- * of one module has nothing to choose): no model call. Otherwise
+ * of one module has nothing to choose): no model call. When several modules hold it, they are
+ * the likeliest choice, on which an answer may start while the model chooses (stages.ts). Otherwise
  * the model reads the course's module titles and summaries and picks module numbers (or "all").
  * The caller has checked that the reader may use the course; every lesson read here belongs to it.
  */
@@ -34,17 +35,21 @@ export function parseModuleSelection(reply: string, modules: ModuleOutline[]): M
 }
 
 /**
- * The one module whose text holds everything the question asks about (every term of one of its
- * clauses, in its own word or its family: relevance.ts), when no other module's text does; null
- * when the evidence does not decide (no module, or several, hold it all; a question without
- * content terms, "Can you explain this again?"). Pure: the unit tests use it directly.
+ * The modules whose text (title and summary, or a lesson's title and text) holds everything the
+ * question asks about: every term of one of its clauses, in its own word or its family
+ * (relevance.ts); none for a question without content terms ("Can you explain this again?").
  */
-export function moduleByEvidence(modules: ModuleOutline[], lessons: LessonContent[], relevance: Relevance): ModuleOutline | null {
-  if (relevance.terms.length === 0) return null;
-  const holding = modules.filter((module) => {
+export function modulesHolding(modules: ModuleOutline[], lessons: LessonContent[], relevance: Relevance): ModuleOutline[] {
+  if (relevance.terms.length === 0) return [];
+  return modules.filter((module) => {
     const texts = [`${module.title}. ${module.summary ?? ""}`, ...lessons.filter((l) => l.module_id === module.id).map((l) => `${l.title}. ${l.content}`)];
     return texts.some((text) => relevance.coversAll(text, 1));
   });
+}
+
+/** The one module that holds the question when no other does (modulesHolding); null when the evidence does not decide. Pure. */
+export function moduleByEvidence(modules: ModuleOutline[], lessons: LessonContent[], relevance: Relevance): ModuleOutline | null {
+  const holding = modulesHolding(modules, lessons, relevance);
   return holding.length === 1 ? holding[0]! : null;
 }
 
@@ -52,15 +57,27 @@ export function moduleByEvidence(modules: ModuleOutline[], lessons: LessonConten
 export interface ModuleChoice {
   courseId: string;
   lessons: LessonContent[];
-  by: "evidence" | "model" | "single_module" | "no_modules";
+  by: "evidence" | "model" | "likely" | "single_module" | "no_modules";
+}
+
+/**
+ * How a question's modules are being chosen: settled at once (the text decides, or there is
+ * nothing to choose), or by the model, with the modules the text makes likeliest (several hold
+ * the question) to start an answer on meanwhile.
+ */
+export type ModuleChoosing = { settled: ModuleChoice } | { byModel: Promise<ModuleChoice>; likely?: ModuleChoice };
+
+/** Whether two choices give the same lessons (so the same sources). */
+export function sameLessons(a: ModuleChoice, b: ModuleChoice): boolean {
+  return a.courseId === b.courseId && a.lessons.map((l) => l.id).join() === b.lessons.map((l) => l.id).join();
 }
 
 type PageIndexTurn = { orgId: string; userId: string; courseId: string; courseTitle: string; lessonId: string | null; question: string };
 
-/** Chooses the modules that answer the question: by the lesson text's evidence when it decides, else by the model. */
-export async function chooseModules(deps: WorkerDeps, { orgId, userId, courseId, question }: PageIndexTurn): Promise<ModuleChoice> {
+/** Starts choosing the modules that answer the question: by the lesson text's evidence when it decides, else by the model. */
+export async function startChoosingModules(deps: WorkerDeps, { orgId, userId, courseId, question }: PageIndexTurn): Promise<ModuleChoosing> {
   const modules = await courseModules(deps.db, orgId, courseId);
-  if (modules.length === 0) return { courseId, lessons: [], by: "no_modules" };
+  if (modules.length === 0) return { settled: { courseId, lessons: [], by: "no_modules" } };
   const [all, relevance] = await Promise.all([
     lessonsOfModules(
       deps.db,
@@ -70,15 +87,22 @@ export async function chooseModules(deps: WorkerDeps, { orgId, userId, courseId,
     ),
     relevanceFor(deps, orgId, question),
   ]);
-  if (modules.length === 1) return { courseId, lessons: all, by: "single_module" };
-  const decided = moduleByEvidence(modules, all, relevance);
-  if (decided) return { courseId, lessons: all.filter((lesson) => lesson.module_id === decided.id), by: "evidence" };
-  const reply = await deps.llm.chat({ useCase: "tutor", orgId, userId }, [{ role: "user", content: moduleSelectionPrompt(modules, question) }], {
-    maxTokens: 20,
-    temperature: 0,
-  });
-  const selected = new Set(parseModuleSelection(reply.content, modules).map((m) => m.id));
-  return { courseId, lessons: all.filter((lesson) => selected.has(lesson.module_id)), by: "model" };
+  if (modules.length === 1) return { settled: { courseId, lessons: all, by: "single_module" } };
+  const lessonsOf = (chosen: ModuleOutline[]) => all.filter((lesson) => chosen.some((m) => m.id === lesson.module_id));
+  const holding = modulesHolding(modules, all, relevance);
+  if (holding.length === 1) return { settled: { courseId, lessons: lessonsOf(holding), by: "evidence" } };
+  const byModel = deps.llm
+    .chat({ useCase: "tutor", orgId, userId }, [{ role: "user", content: moduleSelectionPrompt(modules, question) }], { maxTokens: 20, temperature: 0 })
+    .then((reply): ModuleChoice => ({ courseId, lessons: lessonsOf(parseModuleSelection(reply.content, modules)), by: "model" }));
+  // Awaited by the caller; handled here too, so a caller that fails first leaves no unhandled rejection.
+  byModel.catch(() => undefined);
+  return holding.length > 1 ? { byModel, likely: { courseId, lessons: lessonsOf(holding), by: "likely" } } : { byModel };
+}
+
+/** Chooses the modules that answer the question (startChoosingModules), waiting for the model when it chooses. */
+export async function chooseModules(deps: WorkerDeps, turn: PageIndexTurn): Promise<ModuleChoice> {
+  const choosing = await startChoosingModules(deps, turn);
+  return "settled" in choosing ? choosing.settled : choosing.byModel;
 }
 
 /** The chosen lessons as sources, the current lesson first (read on its own when its module was not chosen). */
