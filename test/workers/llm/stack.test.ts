@@ -62,10 +62,7 @@ describe("the LLM layer in a full tutor turn", function () {
 
     const calls = stack.llm.chatCalls();
     const shape = calls.map((request) => `${request.body.stream === true ? "stream" : "chat"} ${String(request.body.messages?.at(-1)?.content).slice(0, 120)}`);
-    expect(calls.map((request) => request.body.stream === true)).to.deep.equal(
-      [true, true],
-      `cut generation, retried generation; got:\n${shape.join("\n")}`,
-    );
+    expect(calls.map((request) => request.body.stream === true)).to.deep.equal([true, true], `cut generation, retried generation; got:\n${shape.join("\n")}`);
 
     const seqs = events.map((e) => e.payload.seq);
     expect(seqs).to.deep.equal(
