@@ -115,10 +115,10 @@ type CourseAnswer = Pick<Routing, "searched" | "searchedIn"> & { speculation: Sp
 
 /**
  * Chooses the modules, checks access again, searches the course and starts the answer on it;
- * nothing when the course was dropped. When the model chooses the modules and the lesson text
- * makes some likeliest (page-index.ts), the answer starts on those meanwhile: kept when the
- * model's choice gives the same lessons, discarded unseen otherwise, and started again on the
- * model's choice (after access is checked once more).
+ * nothing when the course was dropped. When the model chooses the modules, the answer starts
+ * meanwhile on those the lesson text makes likeliest (page-index.ts likeliestModules): kept when
+ * the model's choice gives the same lessons, discarded unseen otherwise (its usage is still
+ * charged), and started again on the model's choice (after access is checked once more).
  */
 async function startCourseAnswer(
   deps: WorkerDeps,
@@ -141,10 +141,10 @@ async function startCourseAnswer(
   }
   let likely: CourseAnswer | undefined;
   try {
-    likely = choosing.likely ? await answerOn(choosing.likely) : undefined;
+    likely = await answerOn(choosing.likely);
     const chosen = await choosing.byModel;
-    const kept = Boolean(likely && choosing.likely && sameLessons(choosing.likely, chosen));
-    log.info({ courseId, modulesChosenBy: "model", ...(choosing.likely ? { likelyModulesKept: kept } : {}) }, "course modules chosen");
+    const kept = Boolean(likely && sameLessons(choosing.likely, chosen));
+    log.info({ courseId, modulesChosenBy: "model", likelyModulesKept: kept }, "course modules chosen");
     if (kept) return likely;
     likely?.speculation.discard();
     likely = undefined;

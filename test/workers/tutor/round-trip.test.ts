@@ -216,6 +216,82 @@ describe("the tutor, complete: one model round trip before the first token", fun
     });
   });
 
+  describe("inside a course, when no module's text holds every term of the question", () => {
+    // "swimwear" is only in module 3; exchanges and the 30 days are in module 2, which holds most of the question.
+    const question = "Can a customer exchange swimwear after 30 days?";
+    const MODULE_2_LESSON = "Returns Essentials > Receipts and Exchanges > Processing an exchange";
+    const MODULE_3_LESSON = "Returns Essentials > Refunds and Exceptions > Items we cannot take back";
+
+    /** The model chooses `modules` and classifies in_course, each only once an answer's generation request has arrived. */
+    function chooseAfterGeneration(modules: string) {
+      const seen = { generationBeforeChoice: false };
+      const afterGeneration = async () => {
+        const deadline = Date.now() + 3_000;
+        while (Date.now() < deadline && generationRequestsFor(stack, question).length === 0) await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 100));
+      };
+      stack.llm.setResponder(async (request) => {
+        const prompt = promptOf(request);
+        if (prompt.includes(MODULE_SELECTION_MARKER) && prompt.includes(question)) {
+          await afterGeneration();
+          seen.generationBeforeChoice = generationRequestsFor(stack, question).length > 0;
+          return { content: modules };
+        }
+        if (prompt.includes(CLASSIFY_MARKER) && prompt.includes(question)) {
+          await afterGeneration();
+          return { content: "in_course" };
+        }
+        if (request.stream && prompt.includes(question))
+          return {
+            content: prompt.includes(MODULE_2_LESSON)
+              ? "Exchanges are possible within 30 days [1]."
+              : "Swimwear without its hygiene seal cannot be returned [1].",
+          };
+        return offlineReply(request);
+      });
+      return seen;
+    }
+
+    it("starts the answer on the module holding most of it while the model chooses, and keeps it when the model chooses that module", async () => {
+      const enrolled = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+      const seen = chooseAfterGeneration("2");
+      const turn = await ask(stack, enrolled, question, { course_id: DEMO_IDS.courseIds.returnsEssentials });
+
+      expect(seen.generationBeforeChoice, "the answer was asked for before the module choice was answered").to.equal(true);
+      expect(
+        chatRequestsContaining(stack, MODULE_SELECTION_MARKER).filter((r) => promptOf(r).includes(question)),
+        "the model chose",
+      ).to.have.length(1);
+      const generations = generationRequestsFor(stack, question);
+      expect(generations, "the answer started on the likeliest module was the answer").to.have.length(1);
+      expect(promptOf(generations[0]!)).to.include(MODULE_2_LESSON).and.not.to.include(MODULE_3_LESSON).and.not.to.include("Counting the 30 days");
+      expect(turn.tokens).to.equal("Exchanges are possible within 30 days [1].");
+      expect(turn.answer?.metadata).to.include({ intent: "in_course" });
+      expect(stagesOf(turn.events)).to.deep.equal(STAGE_EVENTS);
+    });
+
+    it("discards that answer unseen when the model chooses another module, and answers on the model's choice", async () => {
+      const enrolled = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+      const seen = chooseAfterGeneration("3");
+      const turn = await ask(stack, enrolled, question, { course_id: DEMO_IDS.courseIds.returnsEssentials });
+
+      expect(seen.generationBeforeChoice).to.equal(true);
+      const generations = generationRequestsFor(stack, question);
+      expect(generations, "the likeliest module's answer, then the model's choice's").to.have.length(2);
+      expect(promptOf(generations[0]!)).to.include(MODULE_2_LESSON);
+      expect(promptOf(generations[1]!)).to.include(MODULE_3_LESSON).and.not.to.include(MODULE_2_LESSON);
+      expect(turn.tokens).to.equal("Swimwear without its hygiene seal cannot be returned [1].");
+      expect(turn.tokens, "no token of the discarded answer").to.not.include("Exchanges are possible");
+      expect(turn.answer?.content).to.equal(turn.tokens);
+      expect(stagesOf(turn.events), "nothing to take back: no restart").to.deep.equal(STAGE_EVENTS);
+
+      // The discarded answer was read by the model: it is charged to the organisation, as the answer shown is.
+      const generationUsage = () => stack.server.deps.db("llm_usage_log").where({ user_id: enrolled.userId, use_case: "generation" });
+      for (let i = 0; i < 100 && (await generationUsage()).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await generationUsage(), "the discarded answer and the answer shown").to.have.length(2);
+    });
+  });
+
   describe("with a second organisation whose material answers what the demo's does not", () => {
     const question = "How many sick days do I get per year?";
     let otherOrgId: string;

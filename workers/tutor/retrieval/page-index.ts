@@ -3,9 +3,10 @@
  * the question become the context, with the current lesson always included first. No
  * embeddings involved. The lesson text settles the choice when its evidence is decisive (one
  * module's text holds every term the question asks about and no other module's does; a course
- * of one module has nothing to choose): no model call. When several modules hold it, they are
- * the likeliest choice, on which an answer may start while the model chooses (stages.ts). Otherwise
- * the model reads the course's module titles and summaries and picks module numbers (or "all").
+ * of one module has nothing to choose): no model call. Otherwise the model reads the course's
+ * module titles and summaries and picks module numbers (or "all"), and the text names the
+ * likeliest choice, on which an answer starts while the model chooses (stages.ts): the modules
+ * that hold the question when several do, else those holding most of it (likeliestModules).
  * The caller has checked that the reader may use the course; every lesson read here belongs to it.
  */
 import { courseModules, lessonWithModule, lessonsOfModules, type LessonContent, type ModuleOutline } from "../../../db/queries/learner";
@@ -53,6 +54,25 @@ export function moduleByEvidence(modules: ModuleOutline[], lessons: LessonConten
   return holding.length === 1 ? holding[0]! : null;
 }
 
+/**
+ * The modules the text makes likeliest when no single one holds the question: those that hold it
+ * when several do, else those whose best text covers the most of its terms' weight (word families
+ * count), else — nothing of the question in any module, or no content terms ("Can you explain
+ * this again?") — all of them, what the model is told to answer when unsure. Pure.
+ */
+export function likeliestModules(modules: ModuleOutline[], lessons: LessonContent[], relevance: Relevance): ModuleOutline[] {
+  const holding = modulesHolding(modules, lessons, relevance);
+  if (holding.length > 0) return holding;
+  const scores = modules.map((module) =>
+    Math.max(
+      relevance.coverage(`${module.title}. ${module.summary ?? ""}`),
+      ...lessons.filter((l) => l.module_id === module.id).map((l) => relevance.coverage(`${l.title}. ${l.content}`)),
+    ),
+  );
+  const best = Math.max(0, ...scores);
+  return best > 0 ? modules.filter((_, i) => scores[i] === best) : modules;
+}
+
 /** The lessons of the modules chosen for a question, in course order, and how they were chosen. */
 export interface ModuleChoice {
   courseId: string;
@@ -62,10 +82,10 @@ export interface ModuleChoice {
 
 /**
  * How a question's modules are being chosen: settled at once (the text decides, or there is
- * nothing to choose), or by the model, with the modules the text makes likeliest (several hold
- * the question) to start an answer on meanwhile.
+ * nothing to choose), or by the model, with the modules the text makes likeliest
+ * (likeliestModules) to start an answer on meanwhile.
  */
-export type ModuleChoosing = { settled: ModuleChoice } | { byModel: Promise<ModuleChoice>; likely?: ModuleChoice };
+export type ModuleChoosing = { settled: ModuleChoice } | { byModel: Promise<ModuleChoice>; likely: ModuleChoice };
 
 /** Whether two choices give the same lessons (so the same sources). */
 export function sameLessons(a: ModuleChoice, b: ModuleChoice): boolean {
@@ -96,7 +116,7 @@ export async function startChoosingModules(deps: WorkerDeps, { orgId, userId, co
     .then((reply): ModuleChoice => ({ courseId, lessons: lessonsOf(parseModuleSelection(reply.content, modules)), by: "model" }));
   // Awaited by the caller; handled here too, so a caller that fails first leaves no unhandled rejection.
   byModel.catch(() => undefined);
-  return holding.length > 1 ? { byModel, likely: { courseId, lessons: lessonsOf(holding), by: "likely" } } : { byModel };
+  return { byModel, likely: { courseId, lessons: lessonsOf(likeliestModules(modules, all, relevance)), by: "likely" } };
 }
 
 /** Chooses the modules that answer the question (startChoosingModules), waiting for the model when it chooses. */

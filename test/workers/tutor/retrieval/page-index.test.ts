@@ -1,7 +1,7 @@
 /** PageIndex module selection: by the lesson text's evidence, and reading the model's reply (workers/tutor/retrieval/page-index.ts). */
 import { expect } from "chai";
 import type { LessonContent, ModuleOutline } from "../../../../db/queries/learner";
-import { moduleByEvidence, parseModuleSelection } from "../../../../workers/tutor/retrieval/page-index";
+import { likeliestModules, moduleByEvidence, parseModuleSelection } from "../../../../workers/tutor/retrieval/page-index";
 import { contentTermsOf } from "../../../../workers/tutor/retrieval/question-terms";
 import { relevanceOf } from "../../../../workers/tutor/retrieval/relevance";
 
@@ -29,7 +29,7 @@ describe("parseModuleSelection", () => {
   });
 });
 
-describe("moduleByEvidence", () => {
+describe("moduleByEvidence and likeliestModules", () => {
   const modules: ModuleOutline[] = [
     { id: "m1", title: "The Refund Window", summary: "Counting the refund window.", position: 1 },
     { id: "m2", title: "Receipts and Exchanges", summary: "Proof of purchase.", position: 2 },
@@ -65,5 +65,13 @@ describe("moduleByEvidence", () => {
     expect(moduleByEvidence(modules, lessons, judge("Tell me about the 30 days")), "two modules").to.equal(null);
     expect(moduleByEvidence(modules, lessons, judge("Who signs the vault register?")), "none").to.equal(null);
     expect(moduleByEvidence(modules, lessons, judge("Can you explain this again?")), "no content terms").to.equal(null);
+  });
+
+  it("makes likeliest the modules holding the question, else those holding the most of its terms, else all of them", () => {
+    const likeliest = (question: string) => likeliestModules(modules, lessons, judge(question)).map((m) => m.id);
+    expect(likeliest("Tell me about the 30 days"), "both modules holding it").to.deep.equal(["m1", "m2"]);
+    expect(likeliest("Can weekends be exchanged for another size?"), "none holds it all: the one holding most of it").to.deep.equal(["m2"]);
+    expect(likeliest("Who signs the vault register?"), "nothing of it anywhere").to.deep.equal(["m1", "m2", "m3"]);
+    expect(likeliest("Can you explain this again?"), "no content terms").to.deep.equal(["m1", "m2", "m3"]);
   });
 });
