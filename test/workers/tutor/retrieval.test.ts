@@ -85,13 +85,10 @@ describe("the tutor, complete: retrieval", function () {
       expect(turn.grounding.sources[0]).to.include({ index: 1, sourceType: "lesson", sourceId: current });
       const lessons = turn.grounding.sources.filter((s) => s.sourceType === "lesson").map((s) => s.sourceId);
       expect(lessons).to.deep.equal([current, lessonId(0, 0, 0), lessonId(0, 0, 1)]);
-      // The answer started meanwhile on every module (the question names nothing a module holds) is not the model's choice: discarded, the answer is on module 1.
-      const generations = generationRequestsFor(stack, "Can you explain this lesson again?");
-      expect(generations, "the likeliest modules' answer, then the model's choice's").to.have.length(2);
-      expect(promptOf(generations[0]!)).to.include("Receipts and Exchanges > Processing an exchange");
-      const answered = promptOf(generations[1]!);
+      // An answer may start meanwhile on every module (the question names nothing a module holds); the model's choice differs, so the answer is on module 1's lessons.
+      const answered = promptOf(generationRequestsFor(stack, "Can you explain this lesson again?").at(-1)!);
       expect(answered).to.include("[1] Returns Essentials > Refunds and Exceptions > Refunding to the original payment method\nRefunds always go back");
-      expect(answered).to.not.include("Receipts and Exchanges > Processing an exchange");
+      expect(answered).to.include("Counting the 30 days").and.not.to.include("Receipts and Exchanges > Processing an exchange");
     });
 
     it("uses PageIndex alone, without embeddings, when the selected lessons are enough", async () => {
