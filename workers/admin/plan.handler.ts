@@ -26,14 +26,21 @@ export const adminPlanHandler = defineHandler({
   queue: "admin-plan",
   async perform({ job, data, deps, log }) {
     const events = turnEmitter(deps.events, data.sessionId, data.turnId);
-    const replayed = await replayStoredAnswer(deps, data, events);
+    // The reads before the plan call, at once (each was its own round trip before the model is asked);
+    // each is used only if the one before it let the turn go on, so a replay or a cancel wins over a turn that is gone.
+    const [replayRead, cancelledRead, turnRead] = await Promise.allSettled([
+      replayStoredAnswer(deps, data, events),
+      isTurnCancelled(deps.redis, data.turnId),
+      loadAdminTurn(deps, data),
+    ]);
+    const replayed = settled(replayRead);
     if (replayed) return replayed;
     // Cancelled while queued: nothing is decided or planned.
-    if (await isTurnCancelled(deps.redis, data.turnId)) {
+    if (settled(cancelledRead)) {
       await withdrawProposals(deps, data, "the turn that proposed it was cancelled", data.userId);
       return storeCancelledBeforePlan(deps, data, events);
     }
-    const turn = await loadAdminTurn(deps, data);
+    const turn = settled(turnRead);
     if (isRedelivery(job)) await events.emit("stage", { stage: "plan", status: "restart" });
     await events.emit("stage", { stage: "plan", status: "started" });
     const started = performance.now();
@@ -73,3 +80,9 @@ export const adminPlanHandler = defineHandler({
     await failTurn(deps, data, error, { agent: "admin" });
   },
 });
+
+/** The value of a settled read, or its error thrown. */
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
+}

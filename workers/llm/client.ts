@@ -156,9 +156,12 @@ export class LlmClient {
           }
         };
         let content = "";
+        let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+        let sent = false;
         try {
           // The SDK sends the request (auth, base URL, its errors for a non-2xx status); the body is
           // decoded here, a whole read at a time (sse-frames.ts).
+          sent = true;
           const response = await provider.api.chat.completions
             .create(
               {
@@ -175,7 +178,6 @@ export class LlmClient {
             .asResponse();
           // Until the headers arrive LLM_TIMEOUT_MS applies; from here on, silence is what we watch.
           watch.touch();
-          let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
           // Tool calls arrive as deltas keyed by index: the id and name once, the arguments in pieces.
           const calls: ToolCall[] = [];
           await readSseFrames<ChatCompletionChunk>(response, (chunks) => {
@@ -220,7 +222,18 @@ export class LlmClient {
           await this.record(context, result, performance.now() - started, true, messages);
           return result;
         } catch (error) {
-          throw watch.reason(content) ?? error;
+          const ended = watch.reason(content) ?? error;
+          // A stream its caller gave up (a cancelled turn, a discarded speculative answer) was still
+          // read by the model: its prompt and what it streamed so far count against the allowance.
+          if (ended instanceof StreamCancelled && sent) {
+            const spent = {
+              model,
+              promptTokens: usage?.prompt_tokens ?? countMessageTokens(wire.messages.map(asCountable)),
+              completionTokens: usage?.completion_tokens ?? countTokens(content),
+            };
+            await this.record(context, spent, performance.now() - started, true, messages);
+          }
+          throw ended;
         } finally {
           watch.stop();
         }

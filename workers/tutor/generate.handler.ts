@@ -86,11 +86,14 @@ async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">
     // A redelivered turn whose sources are kept: classify and retrieve are not run (nor shown) again.
     retrieval = kept.retrieval;
   } else {
-    const routing: Routing = kept.intent ? { classification: kept.intent } : await stages.stage("classify", () => classifyTurn(deps, turn, events, log));
+    const routing: Routing = kept.intent
+      ? { classification: kept.intent }
+      : await stages.stage("classify", () => classifyTurn(deps, turn, events, log, () => loadTurnContext(deps, data)));
     const intent = routing.classification.intent;
     try {
       // A cancel between the stages ends the turn before the sources are searched (it is read once more before the model is asked).
-      // A course turn's access is checked again once classified: an employee unenrolled while the model classified loses the course before it is read.
+      // A course turn's access is checked again once classified: an employee unenrolled while the model classified loses the
+      // course here, and an answer started on it (stages.ts) is discarded unseen.
       const [cancelled, current] = await Promise.all([
         isTurnCancelled(deps.redis, data.turnId),
         !kept.intent && (data.courseId || data.lessonId) ? loadTurnContext(deps, data) : turn,

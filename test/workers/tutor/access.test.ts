@@ -49,7 +49,8 @@ function expectNothingOf(stack: Stack, turn: Turn, document: FixtureDocument, { 
   expect(named(turn.answer?.metadata.citations ?? []), "stored citations").to.deep.equal([]);
   expect(turn.answer?.content ?? "", "the stored answer").to.not.include(phrase);
   expect(turn.tokens, "the streamed answer").to.not.include(phrase);
-  const [generation] = generationRequestsFor(stack, question);
+  // The answer shown is the last one asked for (one started before the route was settled may have been discarded unseen).
+  const generation = generationRequestsFor(stack, question).at(-1);
   expect(generation, "a generation request").to.not.equal(undefined);
   const prompt = promptOf(generation!);
   expect(prompt.split(question).join(""), "the prompt, apart from the question").to.not.include(token);
@@ -255,14 +256,14 @@ describe("the tutor, complete: who can read what inside an organisation", functi
       stack.llm.setResponder(scriptedResponder({ label: "in_course", modules: "1" }));
       const turn = await ask(stack, warehouse, "What do I record every morning?", { course_id: coldChain.id });
       expect(turn.grounding.sources[0]).to.include({ sourceType: "lesson", sourceId: coldChain.lessonIds[0] });
-      expect(chatRequestsContaining(stack, MODULE_SELECTION_MARKER)).to.have.length(1);
+      expect(chatRequestsContaining(stack, MODULE_SELECTION_MARKER), "a course of one module: nothing for the model to choose").to.have.length(0);
 
       // Admins may use any course of their org, archived included (`ask` expects the 202).
       const asAdmin = await ask(stack, admin, "What are old tills?", { course_id: archived.id });
       expect(asAdmin.grounding.sources.map((s) => s.sourceId)).to.include(archived.lessonIds[0]);
     });
 
-    it("drops a course the employee was unenrolled from while the turn waited in the queue", async () => {
+    it("discards unseen an answer started on a course the employee was unenrolled from while the model classified", async () => {
       const db = stack.server.deps.db;
       const late = await freshEmployee(stack, { department: "Warehouse" });
       await enrol(stack, late.userId, coldChain.id);
@@ -270,25 +271,67 @@ describe("the tutor, complete: who can read what inside an organisation", functi
       const unenrolled = new Promise<void>((resolve) => (release = resolve));
       const base = scriptedResponder({ label: "in_course", modules: "1" });
       stack.llm.setResponder(async (request) => {
-        // The classify stage runs first: hold it until the enrollment is gone.
+        // Hold the classification until the enrollment is gone: the course's answer has started meanwhile.
         if (promptOf(request).includes(CLASSIFY_MARKER)) await unenrolled;
         return base(request);
       });
       const question = "What do I record about each freezer every morning?";
       const pending = ask(stack, late, question, { course_id: coldChain.id });
-      // The turn was accepted (the employee was enrolled then); now the enrollment goes.
+      // The turn was accepted (the employee was enrolled then); the answer on the course starts while the model classifies.
       const classifying = () => chatRequestsContaining(stack, CLASSIFY_MARKER).filter((r) => promptOf(r).includes(question));
-      for (let i = 0; i < 200 && classifying().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && (classifying().length === 0 || generationRequestsFor(stack, question).length === 0); i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect(classifying(), "the turn reached the classify stage").to.have.length(1);
+      expect(promptOf(generationRequestsFor(stack, question)[0]!), "an answer on the course started, while the employee was enrolled").to.include("PELICAN-9");
       await unenrol(stack, late.userId, coldChain.id);
       expect(await db("enrollments").where({ user_id: late.userId, course_id: coldChain.id }).first()).to.equal(undefined);
       release();
       const turn = await pending;
 
-      expect(chatRequestsContaining(stack, MODULE_SELECTION_MARKER), "PageIndex never read the course").to.have.length(0);
+      // Nothing of it was shown or stored: the turn was answered again without the course.
+      expect(generationRequestsFor(stack, question)).to.have.length(2);
       expect(turn.grounding.sources.filter((s) => s.sourceType === "lesson")).to.deep.equal([]);
+      expect(turn.tokens).to.not.include("PELICAN");
       expectNothingOf(stack, turn, coldChainDoc, COLD_CHAIN_SECRET, question);
-      expect(promptOf(generationRequestsFor(stack, question)[0]!)).to.not.include("PELICAN-9");
+      expect(promptOf(generationRequestsFor(stack, question).at(-1)!)).to.not.include("PELICAN-9");
+    });
+
+    it("discards unseen the answer started on the likeliest modules when the employee is unenrolled while the model chooses, and starts none on the course after", async () => {
+      const db = stack.server.deps.db;
+      const late = await freshEmployee(stack, { department: "Warehouse", enrolIn: ["returnsEssentials"] });
+      const returns = DEMO_IDS.courseIds.returnsEssentials;
+      let release!: () => void;
+      const unenrolled = new Promise<void>((resolve) => (release = resolve));
+      const base = scriptedResponder({ label: "in_course", modules: "3" });
+      stack.llm.setResponder(async (request) => {
+        // A question the lesson text does not decide: the model chooses the modules; hold it until the enrollment is gone.
+        if (promptOf(request).includes(MODULE_SELECTION_MARKER)) await unenrolled;
+        return base(request);
+      });
+      const question = "Can you go over this part once more?";
+      const pending = ask(stack, late, question, { course_id: returns });
+      const choosing = () => chatRequestsContaining(stack, MODULE_SELECTION_MARKER).filter((r) => promptOf(r).includes(question));
+      for (let i = 0; i < 200 && (choosing().length === 0 || generationRequestsFor(stack, question).length === 0); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      // The module titles reach the module-choice call, and an answer on the likeliest modules starts, while the employee is enrolled.
+      expect(choosing(), "the modules were being chosen").to.have.length(1);
+      expect(promptOf(choosing()[0]!)).to.include("Refunds and Exceptions");
+      expect(promptOf(generationRequestsFor(stack, question)[0]!), "an answer on the course started, while the employee was enrolled").to.include(
+        "Returns Essentials >",
+      );
+      await unenrol(stack, late.userId, returns);
+      expect(await db("enrollments").where({ user_id: late.userId, course_id: returns }).first()).to.equal(undefined);
+      release();
+      const turn = await pending;
+
+      // The model chose other modules: access is checked again before their answer, the course is dropped, and nothing of it was shown or stored.
+      const generations = generationRequestsFor(stack, question);
+      expect(generations, "the discarded answer, then the answer without the course").to.have.length(2);
+      expect(promptOf(generations[1]!), "no later answer prompt holds a lesson").to.not.include("Returns Essentials >");
+      expect(promptOf(generations[1]!)).to.not.include("Refunds always go back to the original payment method");
+      expect(turn.tokens).to.not.include("Returns Essentials");
+      expect(turn.grounding.sources.filter((s) => s.sourceType === "lesson")).to.deep.equal([]);
+      expect(turn.answer?.metadata.sources ?? []).to.satisfy((sources: Array<{ sourceType: string }>) => sources.every((s) => s.sourceType !== "lesson"));
     });
 
     it("never reads a lesson of another course, even when a job names one (worker re-check and PageIndex)", async () => {

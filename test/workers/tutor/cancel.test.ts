@@ -9,6 +9,7 @@ import { expect } from "chai";
 import type { ChatRequest } from "../../../offline-model/responder";
 import { api, join, waitFor, waitForTurnEnd, type ReceivedEvent } from "../../harness/client";
 import { stackSuite } from "../../support/suite";
+import { countTokens } from "../../../workers/llm/tokens";
 import { STEP_DOWN_MARKER } from "../../../workers/tutor/step-down";
 import { ask, CLASSIFY_MARKER, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, scriptedResponder, type Learner } from "./helpers";
 
@@ -75,9 +76,12 @@ describe("cancelling a tutor turn", function () {
     expect(stored!.metadata.cancelled_during).to.equal("generate");
     expect(done.payload.messageId).to.be.a("string");
     expect(generationRequestsFor(stack, question)).to.have.length(1, "not retried");
-    // The aborted stream recorded no completed generation.
+    // The aborted stream is charged for what the model read and streamed: its prompt and the tokens received so far.
     const usage = await stack.server.deps.db("llm_usage_log").where({ user_id: learner.userId, use_case: "generation" });
-    expect(usage).to.have.length(0);
+    expect(usage).to.have.length(1);
+    expect(usage[0].prompt_tokens, "the prompt, estimated with the tokenizer").to.be.greaterThan(100);
+    expect(usage[0].completion_tokens, "the tokens streamed before the cancel").to.be.greaterThan(0);
+    expect(usage[0].completion_tokens).to.be.below(countTokens(LONG_ANSWER), "not the whole answer");
 
     // The history shows the partial answer; a second cancel is a no-op 409.
     const again = await cancelOverHttp(learner, turnId);

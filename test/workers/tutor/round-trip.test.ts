@@ -10,7 +10,20 @@ import type { ChatRequest } from "../../../offline-model/responder";
 import { api, upload, waitFor } from "../../harness/client";
 import { offlineReply } from "../../../offline-model/offline-responder";
 import { stackSuite } from "../../support/suite";
-import { ask, CLASSIFY_MARKER, freshEmployee, generationRequestsFor, promptOf, removeFreshEmployees, signIn, STAGE_EVENTS, type Learner } from "./helpers";
+import { DEMO_IDS, lessonId } from "../../../db/seeds/demo-ids";
+import {
+  ask,
+  CLASSIFY_MARKER,
+  chatRequestsContaining,
+  freshEmployee,
+  generationRequestsFor,
+  MODULE_SELECTION_MARKER,
+  promptOf,
+  removeFreshEmployees,
+  signIn,
+  STAGE_EVENTS,
+  type Learner,
+} from "./helpers";
 
 const OFF_TOPIC_LINE = "This is outside work and learning";
 const OPEN_QUESTION = "Who won the 1998 football world cup?";
@@ -108,6 +121,175 @@ describe("the tutor, complete: one model round trip before the first token", fun
     expect(turn.answer?.content).to.equal(turn.tokens);
     expect(turn.answer?.metadata).to.include({ intent: "cross_course", rung: "general" });
     expect(stagesOf(turn.events), "nothing to take back: no restart").to.deep.equal(STAGE_EVENTS);
+
+    // The discarded answer was read by the model: its prompt counts against the organisation's allowance, as the answer's does.
+    const generationUsage = () => stack.server.deps.db("llm_usage_log").where({ user_id: learner.userId, use_case: "generation" }).orderBy("created_at");
+    for (let i = 0; i < 100 && (await generationUsage()).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    const usage = await generationUsage();
+    expect(usage, "the discarded answer and the answer shown").to.have.length(2);
+    for (const row of usage) {
+      expect(row.org_id).to.equal(DEMO_IDS.orgId);
+      expect(row.prompt_tokens).to.be.greaterThan(100);
+    }
+  });
+
+  it("inside a course, starts the answer on the module the lesson text settles while the model classifies: no module-choice call", async () => {
+    const enrolled = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+    const question = "How do I count the 30 days?";
+    const seen = classifyAfterGeneration(question, "in_course", 3_000, () => "Start the day after the purchase [1].");
+    const turn = await ask(stack, enrolled, question, { course_id: DEMO_IDS.courseIds.returnsEssentials });
+
+    expect(seen.generationBeforeVerdict, "the answer was asked for before the classification was answered").to.equal(true);
+    expect(
+      chatRequestsContaining(stack, MODULE_SELECTION_MARKER).filter((r) => promptOf(r).includes(question)),
+      "no module-choice call",
+    ).to.have.length(0);
+    const generations = generationRequestsFor(stack, question);
+    expect(generations, "the speculative answer was the answer").to.have.length(1);
+    expect(promptOf(generations[0]!)).to.include("Returns Essentials > The Refund Window and Item Condition > Counting the 30 days");
+    expect(turn.tokens).to.equal("Start the day after the purchase [1].");
+    expect(turn.answer?.metadata).to.include({ intent: "in_course" });
+    expect(turn.grounding.sources[0]).to.include({ sourceType: "lesson", sourceId: lessonId(0, 0, 0) });
+    expect(stagesOf(turn.events)).to.deep.equal(STAGE_EVENTS);
+  });
+
+  describe("inside a course, when several modules hold the question", () => {
+    const question = "Which items can we not take back?";
+    const MODULE_1_LESSON = "Returns Essentials > The Refund Window and Item Condition > Counting the 30 days";
+    const MODULE_3_LESSON = "Returns Essentials > Refunds and Exceptions > Items we cannot take back";
+
+    /** The model chooses `modules` and classifies in_course, each only once an answer's generation request has arrived. */
+    function chooseAfterGeneration(modules: string) {
+      const seen = { generationBeforeChoice: false };
+      const afterGeneration = async () => {
+        const deadline = Date.now() + 3_000;
+        while (Date.now() < deadline && generationRequestsFor(stack, question).length === 0) await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 100));
+      };
+      stack.llm.setResponder(async (request) => {
+        const prompt = promptOf(request);
+        if (prompt.includes(MODULE_SELECTION_MARKER) && prompt.includes(question)) {
+          await afterGeneration();
+          seen.generationBeforeChoice = generationRequestsFor(stack, question).length > 0;
+          return { content: modules };
+        }
+        if (prompt.includes(CLASSIFY_MARKER) && prompt.includes(question)) {
+          await afterGeneration();
+          return { content: "in_course" };
+        }
+        if (request.stream && prompt.includes(question))
+          return { content: prompt.includes(MODULE_1_LESSON) ? "DISCARDED: modules 1 and 3 [1]." : "Gift cards and final-sale items [1]." };
+        return offlineReply(request);
+      });
+      return seen;
+    }
+
+    it("starts the answer on those modules while the model chooses, and keeps it when the model chooses them", async () => {
+      const enrolled = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+      const seen = chooseAfterGeneration("1, 3");
+      const turn = await ask(stack, enrolled, question, { course_id: DEMO_IDS.courseIds.returnsEssentials });
+
+      expect(seen.generationBeforeChoice, "the answer was asked for before the module choice was answered").to.equal(true);
+      const generations = generationRequestsFor(stack, question);
+      expect(generations, "the answer started on the likeliest modules was the answer").to.have.length(1);
+      expect(promptOf(generations[0]!)).to.include(MODULE_1_LESSON).and.to.include(MODULE_3_LESSON);
+      expect(turn.answer?.metadata).to.include({ intent: "in_course" });
+      expect(stagesOf(turn.events)).to.deep.equal(STAGE_EVENTS);
+    });
+
+    it("discards that answer unseen when the model chooses other modules, and answers on the model's choice", async () => {
+      const enrolled = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+      const seen = chooseAfterGeneration("3");
+      const turn = await ask(stack, enrolled, question, { course_id: DEMO_IDS.courseIds.returnsEssentials });
+
+      expect(seen.generationBeforeChoice).to.equal(true);
+      const generations = generationRequestsFor(stack, question);
+      expect(generations, "the likeliest modules' answer, then the model's choice's").to.have.length(2);
+      expect(promptOf(generations[1]!)).to.include(MODULE_3_LESSON).and.not.to.include(MODULE_1_LESSON);
+      expect(turn.tokens).to.equal("Gift cards and final-sale items [1].");
+      expect(turn.answer?.content).to.equal(turn.tokens);
+      expect(turn.grounding.sources.filter((s) => s.sourceType === "lesson").map((s) => s.section)).to.deep.equal([
+        "Refunds and Exceptions > Refunding to the original payment method",
+        "Refunds and Exceptions > Items we cannot take back",
+      ]);
+      expect(stagesOf(turn.events), "nothing to take back: no restart").to.deep.equal(STAGE_EVENTS);
+    });
+  });
+
+  describe("inside a course, when no module's text holds every term of the question", () => {
+    // "swimwear" is only in module 3; exchanges and the 30 days are in module 2, which holds most of the question.
+    const question = "Can a customer exchange swimwear after 30 days?";
+    const MODULE_2_LESSON = "Returns Essentials > Receipts and Exchanges > Processing an exchange";
+    const MODULE_3_LESSON = "Returns Essentials > Refunds and Exceptions > Items we cannot take back";
+
+    /** The model chooses `modules` and classifies in_course, each only once an answer's generation request has arrived. */
+    function chooseAfterGeneration(modules: string) {
+      const seen = { generationBeforeChoice: false };
+      const afterGeneration = async () => {
+        const deadline = Date.now() + 3_000;
+        while (Date.now() < deadline && generationRequestsFor(stack, question).length === 0) await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 100));
+      };
+      stack.llm.setResponder(async (request) => {
+        const prompt = promptOf(request);
+        if (prompt.includes(MODULE_SELECTION_MARKER) && prompt.includes(question)) {
+          await afterGeneration();
+          seen.generationBeforeChoice = generationRequestsFor(stack, question).length > 0;
+          return { content: modules };
+        }
+        if (prompt.includes(CLASSIFY_MARKER) && prompt.includes(question)) {
+          await afterGeneration();
+          return { content: "in_course" };
+        }
+        if (request.stream && prompt.includes(question))
+          return {
+            content: prompt.includes(MODULE_2_LESSON)
+              ? "Exchanges are possible within 30 days [1]."
+              : "Swimwear without its hygiene seal cannot be returned [1].",
+          };
+        return offlineReply(request);
+      });
+      return seen;
+    }
+
+    it("starts the answer on the module holding most of it while the model chooses, and keeps it when the model chooses that module", async () => {
+      const enrolled = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+      const seen = chooseAfterGeneration("2");
+      const turn = await ask(stack, enrolled, question, { course_id: DEMO_IDS.courseIds.returnsEssentials });
+
+      expect(seen.generationBeforeChoice, "the answer was asked for before the module choice was answered").to.equal(true);
+      expect(
+        chatRequestsContaining(stack, MODULE_SELECTION_MARKER).filter((r) => promptOf(r).includes(question)),
+        "the model chose",
+      ).to.have.length(1);
+      const generations = generationRequestsFor(stack, question);
+      expect(generations, "the answer started on the likeliest module was the answer").to.have.length(1);
+      expect(promptOf(generations[0]!)).to.include(MODULE_2_LESSON).and.not.to.include(MODULE_3_LESSON).and.not.to.include("Counting the 30 days");
+      expect(turn.tokens).to.equal("Exchanges are possible within 30 days [1].");
+      expect(turn.answer?.metadata).to.include({ intent: "in_course" });
+      expect(stagesOf(turn.events)).to.deep.equal(STAGE_EVENTS);
+    });
+
+    it("discards that answer unseen when the model chooses another module, and answers on the model's choice", async () => {
+      const enrolled = await freshEmployee(stack, { enrolIn: ["returnsEssentials"] });
+      const seen = chooseAfterGeneration("3");
+      const turn = await ask(stack, enrolled, question, { course_id: DEMO_IDS.courseIds.returnsEssentials });
+
+      expect(seen.generationBeforeChoice).to.equal(true);
+      const generations = generationRequestsFor(stack, question);
+      expect(generations, "the likeliest module's answer, then the model's choice's").to.have.length(2);
+      expect(promptOf(generations[0]!)).to.include(MODULE_2_LESSON);
+      expect(promptOf(generations[1]!)).to.include(MODULE_3_LESSON).and.not.to.include(MODULE_2_LESSON);
+      expect(turn.tokens).to.equal("Swimwear without its hygiene seal cannot be returned [1].");
+      expect(turn.tokens, "no token of the discarded answer").to.not.include("Exchanges are possible");
+      expect(turn.answer?.content).to.equal(turn.tokens);
+      expect(stagesOf(turn.events), "nothing to take back: no restart").to.deep.equal(STAGE_EVENTS);
+
+      // The discarded answer was read by the model: it is charged to the organisation, as the answer shown is.
+      const generationUsage = () => stack.server.deps.db("llm_usage_log").where({ user_id: enrolled.userId, use_case: "generation" });
+      for (let i = 0; i < 100 && (await generationUsage()).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await generationUsage(), "the discarded answer and the answer shown").to.have.length(2);
+    });
   });
 
   describe("with a second organisation whose material answers what the demo's does not", () => {

@@ -16,7 +16,7 @@ import type { TurnContext } from "../turn-context";
 import { budgetsFor } from "./budgets";
 import { passagesOf } from "./document-passages";
 import { hybridSearch, toSource } from "./hybrid-search";
-import { pageIndexSearch } from "./page-index";
+import { pageIndexSearch, type ModuleChoice } from "./page-index";
 import { progressFacts } from "./progress";
 import { relevanceFor } from "./relevance";
 import { numbered, type RetrievalOutcome, type RetrievedSource } from "./types";
@@ -31,7 +31,8 @@ export const TRUNCATION_MARKER = {
 
 type Source = Omit<RetrievedSource, "index">;
 
-export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, intent: Intent): Promise<RetrievalOutcome> {
+/** `modules`: the course's modules already chosen for the question (stages.ts chooses them while the model classifies). */
+export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, intent: Intent, modules?: ModuleChoice): Promise<RetrievalOutcome> {
   const started = performance.now();
   const budget = budgetsFor(deps.llm.modelChain("generation")[0] ?? "").retrievedContext;
   const finish = (partial: Omit<RetrievalOutcome, "latencyMs" | "intent">): RetrievalOutcome => ({
@@ -51,7 +52,7 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
   let source: RetrievalSource;
   let found: Source[];
   if (intent === "in_course" && turn.courseId) {
-    found = await pageIndexSearch(deps, { ...turn, courseId: turn.courseId, courseTitle: turn.courseTitle ?? "", question: turn.question });
+    found = await pageIndexSearch(deps, { ...turn, courseId: turn.courseId, courseTitle: turn.courseTitle ?? "", question: turn.question }, modules);
     source = "pageindex";
     const documentId = turn.sourceDocumentId;
     if (tokensOf(found) < THIN_CONTEXT_TOKENS && documentId) {
