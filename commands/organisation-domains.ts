@@ -102,6 +102,8 @@ export async function verifyDomain(deps: DomainDeps, request: DomainRequest): Pr
     );
   const { row: verified } = await deps.db.transaction(async (trx) => {
     // Removed (or removed and claimed again, with a new token) while DNS was asked: the proof was for a claim that is gone.
+    // Read under the claims lock, so a removal committing meanwhile is seen rather than undone.
+    await lockDomainClaims(trx);
     const current = await findOrganisationDomain(trx, orgId, domain);
     if (current?.token !== claim.token) throw Refusal.notFound("Domain");
     return markVerifiedOnce(trx, request, { method: "dns", by: request.actorId });

@@ -20,6 +20,7 @@ import {
   auditIdentityProviderChange,
   deleteIdentityProvider,
   findIdentityProviderOfOrg,
+  lockIdentityProviderOfOrg,
   saveIdentityProvider,
   type IdentityProviderRow,
   type IdentityProviderSettings,
@@ -79,7 +80,9 @@ export async function saveOrganisationIdentityProvider(
   const sealed = typeof secret === "string" ? secretBox(deps).seal(secret) : secret;
   await deps.checkProvider?.({ issuer: change.issuer, clientId: change.client_id, clientSecret: effectiveSecret(deps, change, stored) });
   const saved = await deps.db.transaction(async (trx) => {
-    const before = await findIdentityProviderOfOrg(trx, orgId);
+    const before = await lockIdentityProviderOfOrg(trx, orgId);
+    // Checked again under the lock: a secret stored while discovery ran must not follow a new issuer.
+    refuseSecretCarriedOver(change, before);
     const row = await saveIdentityProvider(trx, orgId, { ...settings, ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}) });
     await auditIdentityProviderChange(trx, { action: before ? "identity_provider.update" : "identity_provider.create", actor, before, after: row });
     return row;

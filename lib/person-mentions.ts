@@ -8,7 +8,8 @@
  * - their full name as a whole: word boundaries on both sides (so "Ana Ruiz" is not found in
  *   "Ana Ruizmartín", and a colleague who only shares the first name is never touched), any case,
  *   with or without accents on either side ("Garcia" finds "García" and the other way round), any
- *   run of spaces or a line break between its words. A first name alone is never a mention.
+ *   run of spaces or a line break between its words. A name of one word is never a mention (it
+ *   would be any colleague's first name, or a word), nor a first name alone.
  *
  * Matching runs on the decomposed text (NFD: a base letter, then its accents), one linear regex
  * with no nested quantifiers; text without a mention is returned as it was, byte for byte.
@@ -38,8 +39,9 @@ function namePattern(name: string): string | undefined {
     .trim()
     .split(/\s+/u)
     .filter(Boolean);
-  // One letter is no name (an initial): matching it would rewrite every "A" in a chat.
-  if (words.join("").length < 2) return undefined;
+  // A one-word name ("Ana", or "sales" taken from an address) is no full name: matching it alone
+  // would rewrite every colleague called Ana, or every "sales", in the organisation's chats.
+  if (words.length < 2 || words.join("").length < 2) return undefined;
   const word = (text: string) => [...text].map((letter) => `${literal(letter)}\\p{M}*`).join("");
   return `${NOT_WORD_BEFORE}${words.map(word).join("\\s+")}${NOT_WORD_AFTER}`;
 }
@@ -57,7 +59,10 @@ export function findPerson(person: PersonToFind): MentionFinder {
   const alternatives = [
     // Longest first, so a full name wins over a shorter one it contains.
     ...[...person.names].sort((a, b) => b.length - a.length).map(namePattern),
-    ...[...person.ids, ...person.emails].filter((text) => text.length > 0).map((text) => literal(text.normalize("NFD"))),
+    // Whole only: "ana@corp.com" is not found inside "mariana@corp.com", nor an id inside a longer token.
+    ...[...person.ids, ...person.emails]
+      .filter((text) => text.length > 0)
+      .map((text) => `(?<![\\p{L}\\p{N}._%+-])${literal(text.normalize("NFD"))}(?![\\p{L}\\p{N}_-])`),
   ].filter((pattern): pattern is string => pattern !== undefined);
   const pattern = alternatives.length > 0 ? new RegExp(alternatives.join("|"), "giu") : undefined;
   const mentions = (text: string): boolean => {

@@ -9,6 +9,7 @@ import { Refusal } from "../../lib/refusal";
 import { domainsVerifiedElsewhere, lockDomainClaims } from "./organisation-domains";
 import { revokeRefreshTokensBegunBy } from "./refresh-tokens";
 import type { Db } from "../knex";
+import type { Knex } from "knex";
 
 /** Which claims carry our fields; unset names fall back to the OpenID standard ones. */
 export const claimMappingSchema = z.object({
@@ -65,6 +66,15 @@ function parseRow(row: Record<string, unknown> | undefined): IdentityProviderRow
   // A mapping written by an older release (or by hand) that no longer parses reads as "standard claims".
   const mapping = claimMappingSchema.safeParse(row.claim_mapping ?? {});
   return { ...(row as unknown as IdentityProviderRow), claim_mapping: mapping.success ? mapping.data : {} };
+}
+
+/**
+ * The organisation's provider read under a lock on its organisation's row: a change that checked
+ * the stored secret against it cannot be overtaken by another change committing meanwhile.
+ */
+export async function lockIdentityProviderOfOrg(trx: Knex.Transaction, orgId: string): Promise<IdentityProviderRow | undefined> {
+  await trx("organizations").where({ id: orgId }).forUpdate().first("id");
+  return findIdentityProviderOfOrg(trx, orgId);
 }
 
 export async function findIdentityProviderOfOrg(db: Db, orgId: string): Promise<IdentityProviderRow | undefined> {
@@ -265,6 +275,8 @@ export async function provisionJitUser(db: Db, input: JitInput): Promise<Provisi
     const winner: ProvisionedUser | undefined = await db("users")
       .select("id", "org_id", "email", "name", "role", "is_active")
       .where({ org_id: input.orgId, email: input.email.toLowerCase() })
+      // A person whose erasure was asked for is nobody's winner: no identity is linked to their row.
+      .whereNull("erasure_requested_at")
       .first();
     if (!winner) throw error;
     await linkIdentity(db, { ...input.link, org_id: input.orgId, user_id: winner.id });

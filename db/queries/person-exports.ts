@@ -138,10 +138,13 @@ export async function latestPersonExport(db: Db, owner: ExportOwner): Promise<Pe
  */
 export async function downloadExportArchive(db: Db, owner: ExportOwner, exportId: string, actorId: string): Promise<Buffer | undefined> {
   return db.transaction(async (trx) => {
-    const row = await trx("person_exports")
-      .select("archive")
-      .where({ id: exportId, org_id: owner.orgId, user_id: owner.userId, requested_via: owner.via, status: "completed" })
-      .where("expires_at", ">", trx.fn.now())
+    const row = await trx("person_exports as e")
+      .join("users as u", "u.id", "e.user_id")
+      .select("e.archive")
+      .where({ "e.id": exportId, "e.org_id": owner.orgId, "e.user_id": owner.userId, "e.requested_via": owner.via, "e.status": "completed" })
+      .where("e.expires_at", ">", trx.fn.now())
+      // Once their erasure is asked for, nobody downloads the person's data any more (it is deleted by the erasure's row step).
+      .whereNull("u.erasure_requested_at")
       .first();
     if (!row?.archive) return undefined;
     await auditExport(trx, "person.export_downloaded", owner, exportId, actorId);

@@ -186,7 +186,9 @@ export class OutboundClient {
       });
       const headers = new Headers();
       for (const [name, value] of Object.entries(answer.headers)) for (const one of [value ?? []].flat()) headers.append(name, one);
-      const empty = answer.status === 204 || answer.status === 304 || init.method === "HEAD";
+      // The Fetch API's Response takes 200–599 only (and no body for a 205): anything else is no answer of an HTTP server.
+      if (answer.status < 200 || answer.status > 599) throw new OutboundFailure("network", `${url} answered status ${answer.status}`);
+      const empty = answer.status === 204 || answer.status === 205 || answer.status === 304 || init.method === "HEAD";
       return new Response(empty ? null : answer.body, { status: answer.status, headers });
     };
   }

@@ -38,6 +38,12 @@ describe("person mentions", () => {
     expect(finder.scrubJson(untouched)).to.deep.equal({ value: untouched, changed: false });
   });
 
+  it("finds an address or id only whole, and never a one-word name alone", () => {
+    const ana = findPerson({ ids: [], emails: ["ana@corp.com"], names: ["Ana"] });
+    expect(ana.scrub("mariana@corp.com and ana@corp.com.")).to.equal(`mariana@corp.com and ${ERASED_MENTION}.`);
+    expect(ana.scrub("Ana Ruiz asked; ask Ana")).to.equal("Ana Ruiz asked; ask Ana");
+  });
+
   it("keeps text without a mention byte for byte, and ignores one-letter names", () => {
     const text = "Cafe\u0301 notes"; // not NFC: left as it was
     expect(finder.scrub(text)).to.equal(text);

@@ -231,7 +231,9 @@ export class LlmClient {
               promptTokens: usage?.prompt_tokens ?? countMessageTokens(wire.messages.map(asCountable)),
               completionTokens: usage?.completion_tokens ?? countTokens(content),
             };
-            await this.record(context, spent, performance.now() - started, true, messages);
+            // Keyed apart from a finished call of the same request: a retry that sends the same messages
+            // and finishes must still be charged in full (record_llm_usage keeps the first row of a key).
+            await this.record(context, spent, performance.now() - started, true, { messages, aborted: true });
           }
           throw ended;
         } finally {

@@ -108,7 +108,7 @@ async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">
       routing.speculation?.discard();
       throw error;
     }
-    speculation = settleSpeculation(routing.speculation, retrieval, log);
+    speculation = settleSpeculation(routing.speculation, retrieval, turn, log);
   }
   return stages.stage("generate", () =>
     generateStage({ job, data, deps, log }, turn, retrieval, events, { kept: kept.answer, retrievedNow: !kept.retrieval, speculation }),
@@ -116,9 +116,14 @@ async function answerTurn({ job, data, deps, log }: JobContext<"tutor-generate">
 }
 
 /** The speculative answer when it is the one the settled route asks for; otherwise it is discarded (its tokens were never sent). */
-function settleSpeculation(speculation: SpeculativeAnswer | undefined, retrieval: RetrievalOutcome, log: Logger): SpeculativeAnswer | undefined {
+function settleSpeculation(
+  speculation: SpeculativeAnswer | undefined,
+  retrieval: RetrievalOutcome,
+  turn: TurnContext,
+  log: Logger,
+): SpeculativeAnswer | undefined {
   if (!speculation) return undefined;
-  if (speculation.answers(retrieval)) {
+  if (speculation.answers(retrieval, turn)) {
     log.info({ intent: retrieval.intent }, "speculative answer confirmed: the classification chose its route");
     return speculation;
   }
@@ -146,8 +151,14 @@ async function generateStage(
 ): Promise<unknown> {
   // A redelivery's client may hold partial text to drop, unless this attempt had to retrieve
   // first (no earlier attempt got as far as generating).
-  if (!retrievedNow && isRedelivery(job)) await events.emit("stage", { stage: "generate", status: "restart" });
-  await events.emit("stage", { stage: "generate", status: "started" });
+  try {
+    if (!retrievedNow && isRedelivery(job)) await events.emit("stage", { stage: "generate", status: "restart" });
+    await events.emit("stage", { stage: "generate", status: "started" });
+  } catch (error) {
+    // The speculative stream would run on unseen (and paid for) beside the retry.
+    speculation?.discard();
+    throw error;
+  }
   if (kept) {
     // The model finished on an earlier attempt and only the write failed: show the same text again, don't regenerate it.
     log.info({ chars: kept.text.length }, "storing the answer kept from an earlier attempt; the model is not asked again");

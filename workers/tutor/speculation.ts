@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import type { TurnEventName, TurnEventPayloads } from "../../queues/events/contract";
 import type { WorkerDeps } from "../deps";
 import type { TurnEmitter } from "../turns/turn-emitter";
+import { StreamCancelled } from "../llm/stream-watch";
 import type { KeptAnswer } from "./checkpoints";
 import { generate } from "./generation";
 import { tutorSystemPrompt } from "./prompts";
@@ -93,9 +94,12 @@ export class SpeculativeAnswer {
   }
 
   /** Whether the answer for `settled` would be this one: the same instructions and the same sources. */
-  answers(settled: RetrievalOutcome): boolean {
+  answers(settled: RetrievalOutcome, turn: Pick<TurnContext, "courseId" | "lessonId">): boolean {
     const prompt = (retrieval: RetrievalOutcome) => tutorSystemPrompt({ ...this.turn, rung: retrieval.rung, intent: retrieval.intent });
     return (
+      // The access re-check may have dropped the course (an unenrolment meanwhile): an answer framed by it is not the turn's.
+      turn.courseId === this.turn.courseId &&
+      turn.lessonId === this.turn.lessonId &&
       settled.rung === this.retrieval.rung &&
       JSON.stringify(settled.sources) === JSON.stringify(this.retrieval.sources) &&
       prompt(settled) === prompt(this.retrieval)
@@ -107,7 +111,19 @@ export class SpeculativeAnswer {
    * the finished answer (or throws what its stream threw, as a generation that was never held would).
    */
   async confirm(): Promise<KeptAnswer> {
-    await this.held.open();
+    const early = await Promise.race([this.outcome, Promise.resolve(undefined)]);
+    // Stopped by the user before the verdict let it out: what it held was never seen, and stays unsent.
+    if (early && "error" in early && early.error instanceof StreamCancelled) {
+      this.discard();
+      throw new StreamCancelled("");
+    }
+    try {
+      await this.held.open();
+    } catch (error) {
+      // The flush failed (the turn's log refused a write): the stream must not run on unseen and paid for.
+      this.discard();
+      throw error;
+    }
     const outcome = await this.outcome;
     if ("answer" in outcome) return outcome.answer;
     throw outcome.error;
