@@ -2,7 +2,10 @@
  * A real, certified OpenID Provider (`oidc-provider`) as its own process, for sign-in tests: it
  * serves discovery, JWKS (RS256), `/auth` with a login form a browser fills (email + password,
  * checked), `/token`, `/me` and `/session/end`, and issues JWT access tokens for the API
- * audience. Started by test/harness/oidc-provider.ts with its settings in OIDC_TEST_CONFIG.
+ * audience to a client that asks for it (`resource=`). Otherwise it keeps oidc-provider's defaults,
+ * as a company's certified provider would: the ID token of the code flow carries no profile or
+ * email claims (they come from UserInfo, OpenID Connect Core §5.4) and clients authenticate with
+ * `client_secret_basic`. Started by test/harness/oidc-provider.ts with its settings in OIDC_TEST_CONFIG.
  *
  * A few control routes under `/__control` let a test do what an identity provider's operator
  * does: add or change an account, rotate the signing key, sign a token with the provider's own
@@ -63,15 +66,12 @@ function buildProvider(): Provider {
     jwks: { keys: keys as Configuration["jwks"] extends { keys: infer K } ? K : never },
     pkce: { required: () => true },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "department", "groups"] },
-    conformIdTokenClaims: false,
     cookies: { keys: ["a test provider's cookie key"] },
     features: {
       devInteractions: { enabled: false },
       rpInitiatedLogout: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => config.apiAudience,
-        useGrantedResource: () => true,
         getResourceServerInfo: () => ({
           scope: "openid email profile",
           audience: config.apiAudience,

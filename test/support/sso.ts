@@ -184,7 +184,6 @@ export async function startSsoWorld(stack: Stack, options: { env?: Record<string
       client_secret: org.clientSecret,
       redirect_uris: [`${baseUrl}${CALLBACK}`],
       post_logout_redirect_uris: [`${baseUrl}/`, `${baseUrl}/admin`],
-      token_endpoint_auth_method: "client_secret_post",
       grant_types: ["authorization_code"],
       response_types: ["code"],
     })),

@@ -51,6 +51,26 @@ export function mapClaims(claims: Record<string, unknown>, mapping: ClaimMapping
   };
 }
 
+/**
+ * Whether the ID token lacks a claim the mapping reads, so sign-in should ask the UserInfo endpoint
+ * too: OpenID Connect Core §5.4 lets a provider return `email` and `profile` claims there only, and
+ * a stock certified provider does so by default. Groups count only when admin groups decide roles.
+ */
+export function claimsMissing(claims: Record<string, unknown>, mapping: ClaimMapping): boolean {
+  const needed = [mapping.email ?? "email", mapping.name ?? "name"];
+  if ((mapping.admin_groups ?? []).length > 0) needed.push(mapping.groups ?? "groups");
+  if (mapping.department) needed.push(mapping.department);
+  return needed.some((claim) => !(claim in claims));
+}
+
+/**
+ * The ID token's claims completed by UserInfo's: what the ID token says about the sign-in itself
+ * (issuer, subject, audience, nonce, times) always wins; UserInfo fills in the person.
+ */
+export function withUserInfo(idToken: Record<string, unknown>, userInfo: Record<string, unknown>): Record<string, unknown> {
+  return { ...userInfo, ...idToken };
+}
+
 export function emailDomain(email: string): string | undefined {
   const at = email.lastIndexOf("@");
   return at > 0 && at < email.length - 1 ? email.slice(at + 1).toLowerCase() : undefined;

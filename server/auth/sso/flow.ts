@@ -10,7 +10,7 @@ import * as oidc from "openid-client";
 import { outboundFailureIn } from "../../../lib/outbound/client";
 import { findIdentityProvider, type IdentityProviderRow } from "../../../db/queries/identity";
 import type { ServerDeps } from "../../deps";
-import { mapClaims } from "./claims";
+import { claimsMissing, mapClaims, withUserInfo } from "./claims";
 import { SignInFailure } from "./failures";
 import { findPerson } from "./find-person";
 import { signInUrlsKnown } from "./public-url-required";
@@ -76,6 +76,21 @@ function failureOf(error: unknown): SignInFailure {
   return new SignInFailure("SIGN_IN_UNAVAILABLE", error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
 
+/**
+ * The claims sign-in maps: the ID token's, completed from the UserInfo endpoint when it lacks one
+ * the mapping reads. openid-client refuses a UserInfo answer whose `sub` is not the ID token's.
+ */
+async function completedClaims(
+  config: oidc.Configuration,
+  provider: IdentityProviderRow,
+  idClaims: oidc.IDToken,
+  accessToken: string,
+): Promise<Record<string, unknown>> {
+  if (!config.serverMetadata().userinfo_endpoint || !claimsMissing(idClaims, provider.claim_mapping)) return idClaims;
+  const userInfo = await oidc.fetchUserInfo(config, accessToken, idClaims.sub);
+  return withUserInfo(idClaims, userInfo);
+}
+
 /** The provider's callback: ends signed in (303 to the page) or on a page saying why not. */
 export async function completeSignIn(ctx: Context, deps: ServerDeps, query: { state?: string }): Promise<void> {
   let pending: PendingSignIn | null = null;
@@ -92,8 +107,9 @@ export async function completeSignIn(ctx: Context, deps: ServerDeps, query: { st
       expectedNonce: pending.nonce,
       idTokenExpected: true,
     });
-    const claims = tokens.claims();
-    if (!claims) throw new SignInFailure("SIGN_IN_REJECTED", "no ID token");
+    const idClaims = tokens.claims();
+    if (!idClaims) throw new SignInFailure("SIGN_IN_REJECTED", "no ID token");
+    const claims = await completedClaims(config, provider, idClaims, tokens.access_token);
     const mapped = mapClaims(claims, provider.claim_mapping);
     if (pending.mode === "test") {
       const outcome = await findPerson(deps.db, provider, mapped, { dryRun: true }).catch((error: unknown) => failureOf(error));

@@ -41,15 +41,44 @@ export interface ClientCredentials {
  */
 export async function discoverProvider(credentials: ClientCredentials, timeoutMs: number, outbound: OutboundClient): Promise<oidc.Configuration> {
   const issuer = new URL(credentials.issuer);
-  const auth = credentials.clientSecret ? oidc.ClientSecretPost(credentials.clientSecret) : oidc.None();
-  const config = await oidc.discovery(issuer, credentials.clientId, undefined, auth, {
-    execute: issuer.protocol === "http:" ? [oidc.allowInsecureRequests] : [],
-    [oidc.customFetch]: outbound.fetcher({ timeoutMs }),
+  const fetcher = outbound.fetcher({ timeoutMs });
+  const execute = issuer.protocol === "http:" ? [oidc.allowInsecureRequests] : [];
+  const discovered = await oidc.discovery(issuer, credentials.clientId, undefined, oidc.None(), {
+    execute,
+    [oidc.customFetch]: fetcher,
     timeout: Math.ceil(timeoutMs / 1000),
   });
-  const metadata = config.serverMetadata();
+  const metadata = discovered.serverMetadata();
   if (!metadata.authorization_endpoint || !metadata.token_endpoint) throw new TypeError("the issuer's metadata has no authorization or token endpoint");
+  // The client authenticates at the token endpoint the way the provider says it accepts.
+  const config = new oidc.Configuration(metadata, credentials.clientId, undefined, clientAuthentication(metadata, credentials.clientSecret));
+  config[oidc.customFetch] = fetcher;
+  config.timeout = Math.ceil(timeoutMs / 1000);
+  for (const option of execute) option(config);
   return config;
+}
+
+/** The token-endpoint authentication methods this client can use, in order of preference. */
+export type ClientAuthMethod = "client_secret_basic" | "client_secret_post" | "none";
+
+/**
+ * Which method to use with this provider (OpenID Connect Discovery §3): the first of ours it lists
+ * in `token_endpoint_auth_methods_supported`, which defaults to `client_secret_basic` when absent.
+ * A provider that accepts neither secret method (private_key_jwt only) gets Basic, and its refusal
+ * then reads as a rejected sign-in on the admin's test page.
+ */
+export function clientAuthMethod(metadata: Pick<oidc.ServerMetadata, "token_endpoint_auth_methods_supported">, clientSecret: string | null): ClientAuthMethod {
+  if (!clientSecret) return "none";
+  const supported = metadata.token_endpoint_auth_methods_supported ?? ["client_secret_basic"];
+  if (supported.includes("client_secret_basic")) return "client_secret_basic";
+  if (supported.includes("client_secret_post")) return "client_secret_post";
+  return "client_secret_basic";
+}
+
+function clientAuthentication(metadata: oidc.ServerMetadata, clientSecret: string | null): oidc.ClientAuth {
+  const method = clientAuthMethod(metadata, clientSecret);
+  if (method === "none" || !clientSecret) return oidc.None();
+  return method === "client_secret_post" ? oidc.ClientSecretPost(clientSecret) : oidc.ClientSecretBasic(clientSecret);
 }
 
 /**

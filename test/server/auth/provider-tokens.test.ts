@@ -92,6 +92,7 @@ describe("identity-provider tokens at the API and the socket handshake", functio
         },
       ],
     });
+    app.resource = provider.apiAudience;
     const orgA = await organisation("IdP Alpha");
     const orgB = await organisation("IdP Beta");
     // Same issuer for both (as with Google): A's API audience is the provider's, B's falls back to its client id.

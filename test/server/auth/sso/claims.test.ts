@@ -1,6 +1,6 @@
 /** How a provider's claims become our fields, through an organisation's claim mapping (no I/O). */
 import { expect } from "chai";
-import { domainAllowed, emailDomain, mapClaims } from "../../../../server/auth/sso/claims";
+import { claimsMissing, domainAllowed, emailDomain, mapClaims, withUserInfo } from "../../../../server/auth/sso/claims";
 
 describe("sso claims mapping", () => {
   const base = { iss: "https://idp.example", sub: "s-1", email: "Ana@Example.COM", email_verified: true, name: " Ana García ", groups: ["staff"] };
@@ -41,5 +41,20 @@ describe("sso claims mapping", () => {
     expect(domainAllowed("a@mail.example.com", ["example.com"])).to.equal(false);
     expect(domainAllowed("a@example.com.evil.test", ["example.com"])).to.equal(false);
     expect(domainAllowed("a@example.com@evil.test", ["example.com"])).to.equal(false);
+  });
+
+  it("asks UserInfo only when the ID token lacks a claim the mapping reads (groups only when admin groups decide roles)", () => {
+    const full = { sub: "1", email: "a@x.test", name: "Ana" };
+    expect(claimsMissing(full, {})).to.equal(false);
+    expect(claimsMissing({ sub: "1" }, {}), "a stock provider's ID token: sub only").to.equal(true);
+    expect(claimsMissing(full, { admin_groups: ["admins"] })).to.equal(true);
+    expect(claimsMissing({ ...full, roles: [] }, { admin_groups: ["admins"], groups: "roles" })).to.equal(false);
+    expect(claimsMissing({ sub: "1", upn: "a@x.test", name: "Ana" }, { email: "upn" })).to.equal(false);
+    expect(claimsMissing(full, { department: "dept" })).to.equal(true);
+  });
+
+  it("completes the ID token from UserInfo without letting UserInfo change who signed in", () => {
+    const merged = withUserInfo({ iss: "https://idp", sub: "1", aud: "app", nonce: "n" }, { sub: "1", iss: "https://evil", email: "a@x.test", name: "Ana" });
+    expect(merged).to.include({ iss: "https://idp", sub: "1", aud: "app", nonce: "n", email: "a@x.test", name: "Ana" });
   });
 });
