@@ -36,6 +36,7 @@ module.exports = {
     "test/workers/adaptive-concurrency.test.ts",
     "test/lib/ttl-cache.test.ts",
     "test/lib/person-mentions.test.ts",
+    "test/lint/file-length.test.ts",
     "test/lint/logger-creation.test.ts",
     "test/lint/raw-db-access.test.ts",
     "test/ops/folder-sync.test.ts",

@@ -2,7 +2,7 @@
 import type { Db } from "../db/knex";
 import { insertUsage } from "../db/queries/llm-usage";
 import { estimateCostUsd } from "./llm/costs";
-import type { UsageRecord, UsageSink } from "./llm/client";
+import type { UsageRecord, UsageSink } from "./llm/usage-recorder";
 
 export function usageLogSink(db: Db, allowance: { defaultMonthlyTokens: number }): UsageSink {
   return async (record: UsageRecord) => {

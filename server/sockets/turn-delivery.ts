@@ -5,7 +5,8 @@
  * and fills any gap from the log, so the client sees every `seq` once, in order.
  */
 import type { Socket } from "socket.io";
-import { streamOf, type StreamRef, type TurnEventLog } from "../../queues/events/turn-stream";
+import { streamOf, type StreamRef } from "../../queues/events/stream-keys";
+import type { TurnEventLog } from "../../queues/events/turn-stream";
 import type { TurnEvent, TurnEventName } from "../../queues/events/contract";
 
 interface DeliveryState {

@@ -6,7 +6,8 @@
  */
 import type { AdminActionRow } from "../../db/queries/admin-actions";
 import type { Language } from "../../lib/language";
-import { type ActionFacts, messagesFor } from "../../lib/messages";
+import { messagesFor } from "../../lib/messages";
+import type { ActionFacts } from "../../lib/messages/action-lines";
 import type { TurnEmitter } from "../turns/turn-emitter";
 
 /** The catalog's action lines for the admin's language (English where it has none), filled from the action's row. */

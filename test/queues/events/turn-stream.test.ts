@@ -6,7 +6,9 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Redis } from "ioredis";
-import { TURN_EVENTS_CHANNEL, TurnEventLog, parseEnvelopes } from "../../../queues/events/turn-stream";
+import { TURN_EVENTS_CHANNEL } from "../../../queues/events/stream-keys";
+import { parseEnvelopes } from "../../../queues/events/stream-reader";
+import { TurnEventLog } from "../../../queues/events/turn-stream";
 import type { TurnEventEnvelope } from "../../../queues/events/contract";
 import { useStack, type Stack } from "../../support/stack";
 

@@ -6,7 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Socket } from "socket.io";
-import type { LoggedTurnEvent, TurnEventLog } from "../../../queues/events/turn-stream";
+import type { LoggedTurnEvent } from "../../../queues/events/stream-reader";
+import type { TurnEventLog } from "../../../queues/events/turn-stream";
 import { TurnDelivery, type ReplayReason } from "../../../server/sockets/turn-delivery";
 import { useStack } from "../../support/stack";
 

@@ -2,7 +2,8 @@
 import { Writable } from "node:stream";
 import { pino, type Logger } from "pino";
 import { parseConfig, type Config } from "../../../lib/config";
-import { LlmClient, type LlmClientOptions, type UsageRecord } from "../../../workers/llm/client";
+import { LlmClient, type LlmClientOptions } from "../../../workers/llm/client";
+import type { UsageRecord } from "../../../workers/llm/usage-recorder";
 import { ModelCooldowns } from "../../../workers/llm/cooldowns";
 import type { ScriptedLlm } from "../../harness/scripted-llm";
 
