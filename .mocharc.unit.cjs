@@ -34,7 +34,7 @@ module.exports = {
     "test/lib/telemetry.test.ts",
     "test/workers/person-data/export-archive.test.ts",
     "test/workers/adaptive-concurrency.test.ts",
-    "test/lib/ttl-cache.test.ts",
+    "test/workers/search-caches.test.ts",
     "test/lib/person-mentions.test.ts",
     "test/lint/logger-creation.test.ts",
     "test/lint/raw-db-access.test.ts",
