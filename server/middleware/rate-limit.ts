@@ -72,8 +72,11 @@ export class RateLimiter {
         await limiter.consume(key);
         taken.push({ limiter, key });
       } catch (outcome) {
-        if (!(outcome instanceof RateLimiterRes)) throw outcome;
-        await Promise.all([...taken, { limiter, key }].map((window) => window.limiter.reward(window.key)));
+        const refused = outcome instanceof RateLimiterRes;
+        // Give back what this request took (a refusing window counted it too); best effort, so a
+        // refusal stays a 429 and Redis's own error stays what the caller sees.
+        await Promise.allSettled([...taken, ...(refused ? [{ limiter, key }] : [])].map((window) => window.limiter.reward(window.key)));
+        if (!refused) throw outcome;
         throw rateLimited(check, outcome.msBeforeNext);
       }
     }
