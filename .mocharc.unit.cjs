@@ -55,6 +55,7 @@ module.exports = {
     "test/workers/ingestion/chunking.test.ts",
     "test/workers/ingestion/extract.test.ts",
     "test/workers/ingestion/hostile-input.test.ts",
+    "test/workers/ingestion/safe-zip.test.ts",
     "test/workers/ingestion/titles-extraction.test.ts",
     "test/workers/llm/client.test.ts",
     "test/workers/llm/context-window.test.ts",

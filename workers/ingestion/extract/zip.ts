@@ -72,8 +72,8 @@ export class SafeZip {
   }
 
   /**
-   * Inflates every entry once, keeping nothing, to prove the whole file stays under the limit,
-   * and returns the file re-written from those entries only (their stored bytes, the sizes they
+   * Inflates every entry once, keeping none of what it inflates to, to prove the whole file stays
+   * under the limit, and returns the file re-written from those entries only (their stored bytes, the sizes they
    * inflated to, the names we checked): what a parser that reads the zip by itself is given.
    */
   async measuredArchive(): Promise<Buffer> {
@@ -89,7 +89,7 @@ export class SafeZip {
     for (const entry of this.entries.values()) {
       const size = await this.inflate(entry, () => undefined);
       if (this.inflated > MAX32) throw tooLarge("The file is too large to be read as one document");
-      const stored = await this.readStream(entry, false, () => undefined);
+      const stored = await this.storedBytes(entry);
       // The entry's own compressed bytes, passed through: nothing is deflated a second time.
       const passThrough: ZipInputFile = { filename: entry.name, size, crc: entry.declared.crc32, compression: entry.declared.compressionMethod };
       writer.add(passThrough);
@@ -107,7 +107,7 @@ export class SafeZip {
       throw new ExtractionError(`${this.corrupt} (it uses an unsupported compression method)`, undefined, "EXTRACTION_UNSUPPORTED");
     }
     let produced = 0;
-    await this.readStream(entry, true, (chunk) => {
+    await this.stream(entry, true, (chunk) => {
       produced += chunk.length;
       this.count(entry, produced, chunk.length);
       onChunk(chunk);
@@ -115,35 +115,38 @@ export class SafeZip {
     return produced;
   }
 
+  /** The entry's bytes as the file stores them (deflated when it is). */
+  private async storedBytes(entry: ZipEntry): Promise<Buffer<ArrayBuffer>> {
+    const chunks: Buffer[] = [];
+    await this.stream(entry, false, (chunk) => chunks.push(chunk));
+    return Buffer.concat(chunks);
+  }
+
   /**
    * Streams the entry's bytes (inflated, or as stored) to `onChunk`; a throw from it stops the
-   * stream at once and is what the call fails with. Resolves with the stored bytes when not inflating.
+   * stream at once and is what the call fails with.
    */
-  private async readStream(entry: ZipEntry, decompress: boolean, onChunk: (chunk: Buffer) => void): Promise<Buffer<ArrayBuffer>> {
-    let stream: NodeJS.ReadableStream & { destroy(): void };
+  private async stream(entry: ZipEntry, decompress: boolean, onChunk: (chunk: Buffer) => void): Promise<void> {
+    let readable: NodeJS.ReadableStream & { destroy(): void };
     try {
       // yauzl takes `decompress` for deflated entries only; a stored entry's bytes are its content.
       const options = entry.declared.compressionMethod === DEFLATED ? { decompress } : {};
-      stream = (await this.file.openReadStreamPromise(entry.declared, options)) as typeof stream;
+      readable = (await this.file.openReadStreamPromise(entry.declared, options)) as typeof readable;
     } catch (error) {
       throw new ExtractionError(this.corrupt, error);
     }
-    const kept: Buffer[] = [];
     await new Promise<void>((resolve, reject) => {
-      stream.on("data", (chunk: Buffer) => {
+      readable.on("data", (chunk: Buffer) => {
         try {
           onChunk(chunk);
         } catch (error) {
-          stream.destroy();
+          readable.destroy();
           reject(error);
-          return;
         }
-        if (!decompress) kept.push(chunk);
       });
-      stream.on("end", () => resolve());
-      stream.on("error", (error) => reject(new ExtractionError(this.corrupt, error)));
+      readable.on("end", () => resolve());
+      readable.on("error", (error) => reject(new ExtractionError(this.corrupt, error)));
     });
-    return Buffer.concat(kept);
   }
 
   /** Stops an entry that inflates past what it declared, or the file past the limit. */
