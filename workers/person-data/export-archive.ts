@@ -113,8 +113,11 @@ export async function buildExportArchive(data: PersonData, exportedAt: Date): Pr
   const names = data.sessions.map((session, index) => `sessions/${String(index + 1).padStart(3, "0")}-${slug(session.title)}.md`);
   const json = await exportJson({ exported_at: exportedAt.toISOString(), format: "skillnet-person-export/1", ...data }, pause);
   const zip = new ZipFile();
-  // Dated in the fields' local time (the server's zone, UTC in the image) and, exactly, in the Info-ZIP time field yazl adds.
-  const add = (name: string, text: string) => zip.addBuffer(Buffer.from(text, "utf8"), name, { mtime: exportedAt, compress: true });
+  // The entries' MS-DOS time fields hold UTC whatever the server's zone, as the export has always
+  // written them: yazl writes local time, so the date is moved by the zone's offset, and its exact
+  // Info-ZIP time field, which would then be off by that offset, is left out.
+  const stamp = { mtime: new Date(exportedAt.getTime() + exportedAt.getTimezoneOffset() * 60_000), forceDosTimestamp: true, compress: true };
+  const add = (name: string, text: string) => zip.addBuffer(Buffer.from(text, "utf8"), name, stamp);
   add("README.md", readme(data, exportedAt, names));
   add("data.json", json);
   for (const [index, session] of data.sessions.entries()) {
