@@ -6,12 +6,12 @@
  */
 import { vectorSearchCache, type VectorSearchCache } from "../db/queries/knowledge-search";
 import { vectorTailDecisions } from "../db/queries/org-vector-indexes";
-import type { TtlCache } from "../lib/ttl-cache";
+import type { LRUCache } from "lru-cache";
 import { termFrequencyCache, type TermFrequencyCache } from "./tutor/retrieval/relevance";
 
 export interface SearchCaches {
   vectorSearch: VectorSearchCache;
-  tailDecisions: TtlCache<boolean>;
+  tailDecisions: LRUCache<string, boolean>;
   termFrequencies: TermFrequencyCache;
 }
 

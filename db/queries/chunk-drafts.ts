@@ -3,7 +3,7 @@
  * `ingest-embed`, then swapped in for the document's chunks in one transaction. Keyed by the
  * run (document + generation), always within one org.
  */
-import type { TtlCache } from "../../lib/ttl-cache";
+import type { LRUCache } from "lru-cache";
 import { toVectorLiteral, type Db } from "../knex";
 import { chunkMetadata, type ChunkMetadata } from "./json-columns";
 import { chunksEnterVectorTail } from "./org-vector-indexes";
@@ -83,7 +83,7 @@ export async function saveDraftEmbeddings(db: Db, run: IndexRun, embedded: Array
  * transaction: search sees the old chunks or the new ones, never half of either. False (nothing changed)
  * when a newer run superseded this one or the document has moved on from EMBEDDING.
  */
-export async function publishChunkDrafts(db: Db, run: IndexRun, chunkCount: number, tailDecisions?: TtlCache<boolean>): Promise<boolean> {
+export async function publishChunkDrafts(db: Db, run: IndexRun, chunkCount: number, tailDecisions?: LRUCache<string, boolean>): Promise<boolean> {
   return db.transaction(async (trx) => {
     const current = await trx("documents").where({ id: run.documentId, org_id: run.orgId }).forUpdate().first("ingest_generation", "status");
     if (!current || current.ingest_generation !== run.generation || current.status !== "EMBEDDING") return false;

@@ -18,7 +18,7 @@ import { toVectorLiteral } from "../knex";
 import { readableBy, type Reader } from "./access";
 import { chunkMetadata, type ChunkMetadata } from "./json-columns";
 import { legacyOrgVectorPredicate, orgVectorIndexStates, orgVectorPredicate } from "./org-vector-indexes";
-import { TtlCache } from "../../lib/ttl-cache";
+import { LRUCache } from "lru-cache";
 
 export interface ChunkHit {
   id: string;
@@ -52,11 +52,14 @@ const ORG_SIZE_TTL_MS = 60_000;
 
 /** What a search remembers about an organisation between turns; one per worker process, in its deps. */
 export interface VectorSearchCache {
-  orgSizes: TtlCache<number>;
-  orgIndexes: TtlCache<VectorSearchPath>;
+  orgSizes: LRUCache<string, number>;
+  orgIndexes: LRUCache<string, VectorSearchPath>;
 }
 
-export const vectorSearchCache = (): VectorSearchCache => ({ orgSizes: new TtlCache(ORG_SIZE_TTL_MS), orgIndexes: new TtlCache(ORG_SIZE_TTL_MS) });
+export const vectorSearchCache = (): VectorSearchCache => ({
+  orgSizes: new LRUCache({ max: 10_000, ttl: ORG_SIZE_TTL_MS }),
+  orgIndexes: new LRUCache({ max: 10_000, ttl: ORG_SIZE_TTL_MS }),
+});
 
 /** The org's chunk count, counted no further than `cap + 1` (remembered for a minute when given a cache). */
 async function orgChunkCount(db: Db, orgId: string, cap: number, cache?: VectorSearchCache): Promise<number> {

@@ -24,7 +24,7 @@
  * which would index pending rows too) are searched until the organisation's new index is valid,
  * then dropped by the sweep.
  */
-import { TtlCache } from "../../lib/ttl-cache";
+import { LRUCache } from "lru-cache";
 import type { Db } from "../knex";
 
 const NAME_PREFIX = "document_chunks_vectors_org_";
@@ -192,7 +192,7 @@ export async function dropVectorIndexesOfOrg(db: Db, orgId: string): Promise<str
   }
 }
 
-export async function chunksEnterVectorTail(db: Db, orgId: string, decisions?: TtlCache<boolean>): Promise<boolean> {
+export async function chunksEnterVectorTail(db: Db, orgId: string, decisions?: LRUCache<string, boolean>): Promise<boolean> {
   const known = decisions?.get(orgId);
   if (known !== undefined) return known;
   const { rows } = await db.raw(
@@ -206,7 +206,7 @@ export async function chunksEnterVectorTail(db: Db, orgId: string, decisions?: T
 }
 
 /** The worker's memory of tail decisions (its deps); `chunksEnterVectorTail` without one looks again every time. */
-export const vectorTailDecisions = (): TtlCache<boolean> => new TtlCache(TAIL_DECISION_TTL_MS);
+export const vectorTailDecisions = (): LRUCache<string, boolean> => new LRUCache({ max: 10_000, ttl: TAIL_DECISION_TTL_MS });
 
 /** Organisations with pending rows and how many, largest tail first (served by the partial index of pending rows). */
 export async function orgsWithVectorTail(db: Db): Promise<Array<{ orgId: string; pending: number }>> {

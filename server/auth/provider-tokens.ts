@@ -22,7 +22,7 @@ import type { Logger } from "pino";
 import { findIdentityLink, findIdentityProvider } from "../../db/queries/identity";
 import type { Db } from "../../db/knex";
 import type { OutboundClient } from "../../lib/outbound/client";
-import { TtlCache } from "../../lib/ttl-cache";
+import { LRUCache } from "lru-cache";
 import { ProviderDirectory } from "./provider-directory";
 import { type ProviderFetchCounts, ProviderKeys } from "./provider-keys";
 import {
@@ -73,8 +73,8 @@ export class ProviderTokens {
   private readonly directory: ProviderDirectory;
   private readonly keys: ProviderKeys;
   // A link, once found, holds for a minute (confirm re-reads it); "not linked" only briefly, so a link made at sign-in works at once.
-  private readonly links = new TtlCache<CachedLink>(60_000);
-  private readonly unlinked = new TtlCache<true>(5_000);
+  private readonly links = new LRUCache<string, CachedLink>({ max: 10_000, ttl: 60_000 });
+  private readonly unlinked = new LRUCache<string, true>({ max: 10_000, ttl: 5_000 });
 
   constructor(
     private readonly db: Db,

@@ -1,32 +1,18 @@
 /**
- * Sliding-window rate limits kept in Redis, so a limit holds across server nodes. A request
- * may be counted against several windows at once (the user's and the organisation's): all are
- * checked and admitted in one atomic script, so a refusal by one window leaves no count in the
- * others. Checked before anything is stored or enqueued: a refused request leaves no trace.
+ * Rate limits kept in Redis by rate-limiter-flexible (`RateLimiterRedis`: one counter per window,
+ * which starts with its first request and lasts the rule's window), so a limit holds across server
+ * nodes. A request may be counted against several windows at once (the user's and the
+ * organisation's): they are counted in turn, and a refusal by one gives back what the request took
+ * from every window, the refusing one too, so a refused request leaves no count anywhere.
+ * Checked before anything is stored or enqueued: a refused request leaves no trace. With Redis
+ * unreachable the check fails with Redis's error (no in-memory insurance): the request is refused
+ * 503, as before the library (the socket limits keep their own node-local window for that).
  */
 import type { Redis } from "ioredis";
 import type { Middleware } from "koa";
+import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { ownedKey } from "../../queues/slots";
 import { Refusal } from "../../lib/refusal";
-
-// One sorted set of request timestamps per window. Trims every window first; if any is full,
-// returns its position and the wait; otherwise records the request in all of them.
-const SLIDING_WINDOWS = `
-local now, member = tonumber(ARGV[1]), ARGV[2]
-for i, key in ipairs(KEYS) do
-  local window, limit = tonumber(ARGV[1 + i * 2]), tonumber(ARGV[2 + i * 2])
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  if redis.call('ZCARD', key) >= limit then
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    return {0, tonumber(oldest[2]) + window - now, i}
-  end
-end
-for i, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now, member)
-  redis.call('PEXPIRE', key, tonumber(ARGV[1 + i * 2]))
-end
-return {1, 0, 0}
-`;
 
 export interface RateLimitRule {
   /** `tutor`, `admin`, `upload`, … — each bucket is counted separately. */
@@ -55,7 +41,8 @@ export interface PrincipalLimits {
 }
 
 export class RateLimiter {
-  private counter = 0;
+  /** One library limiter per limit and window; the key names the bucket and whose window it is. */
+  private readonly limiters = new Map<string, RateLimiterRedis>();
 
   constructor(private readonly redis: Redis) {}
 
@@ -72,19 +59,38 @@ export class RateLimiter {
     ]);
   }
 
-  /** Admits the request in every window or in none; throws 429 naming the window that was full. */
+  /** Admits the request in every window or in none; throws 429 naming the first window that was full. */
   async consumeAll(checks: RateLimitCheck[]): Promise<void> {
-    const now = Date.now();
-    const member = `${now}-${process.pid}-${++this.counter}`;
-    // One script, so one slot on a cluster: every window of the call carries the tag of its
-    // organisation's (else its first) check. A user's window for a bucket is always counted
-    // together with the organisation's, so it always gets the same tag.
+    // On a cluster every window of the call carries the tag of its organisation's (else its first)
+    // check, as the keys always have: a user's window for a bucket is counted with the organisation's.
     const owner = (checks.find((check) => check.scope === "organisation") ?? checks[0])?.id ?? "";
-    const keys = checks.map((check) => keyOf(this.redis.isCluster, owner, check));
-    const args = checks.flatMap((check) => [check.rule.windowMs, check.rule.limit]);
-    const [allowed, retryMs, refusedBy] = (await this.redis.eval(SLIDING_WINDOWS, keys.length, ...keys, now, member, ...args)) as [number, number, number];
-    if (allowed === 1) return;
-    throw rateLimited(checks[refusedBy - 1]!, retryMs);
+    const taken: Array<{ limiter: RateLimiterRedis; key: string }> = [];
+    for (const check of checks) {
+      const limiter = this.limiterFor(check.rule);
+      const key = keyOf(this.redis.isCluster, owner, check);
+      try {
+        await limiter.consume(key);
+        taken.push({ limiter, key });
+      } catch (outcome) {
+        const refused = outcome instanceof RateLimiterRes;
+        // Give back what this request took (a refusing window counted it too); best effort, so a
+        // refusal stays a 429 and Redis's own error stays what the caller sees.
+        await Promise.allSettled([...taken, ...(refused ? [{ limiter, key }] : [])].map((window) => window.limiter.reward(window.key)));
+        if (!refused) throw outcome;
+        throw rateLimited(check, outcome.msBeforeNext);
+      }
+    }
+  }
+
+  private limiterFor(rule: RateLimitRule): RateLimiterRedis {
+    const id = `${rule.limit}/${rule.windowMs}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      // No key prefix of the library's: the keys are ours, as built by keyOf.
+      limiter = new RateLimiterRedis({ storeClient: this.redis, points: rule.limit, duration: rule.windowMs / 1000, keyPrefix: "" });
+      this.limiters.set(id, limiter);
+    }
+    return limiter;
   }
 }
 

@@ -2,6 +2,7 @@
  * Token counting with tiktoken's cl100k_base: close enough for every provider to make budget,
  * truncation and cost decisions. One encoder per process (loading it is the expensive part).
  */
+import { LRUCache } from "lru-cache";
 import { get_encoding, type Tiktoken } from "tiktoken";
 
 let encoder: Tiktoken | undefined;
@@ -29,12 +30,10 @@ export function countTokens(text: string): number {
  * its system prompt are tokenised for every new turn's history budget and context fit (4 % of a
  * tutor worker's CPU in the streaming benchmark, bench/optimisations.md section 17). A text's
  * count never changes, so it is remembered by the text itself; short texts cost less to count
- * than to remember. Bounded by the characters held: past the bound it starts over.
+ * than to remember. Bounded by the characters held: past the bound the least recently used go.
  */
 const REMEMBERED_FROM_LENGTH = 200;
-const REMEMBERED_CHARACTERS = 4_000_000;
-const rememberedCounts = new Map<string, number>();
-let rememberedCharacters = 0;
+const rememberedCounts = new LRUCache<string, number>({ maxSize: 4_000_000, sizeCalculation: (_count, text) => text.length });
 
 /** countTokens for a text that is likely to be counted again (history, prompts); the same result. */
 export function countTokensRemembered(text: string): number {
@@ -42,12 +41,7 @@ export function countTokensRemembered(text: string): number {
   const known = rememberedCounts.get(text);
   if (known !== undefined) return known;
   const count = countTokens(text);
-  if (rememberedCharacters + text.length > REMEMBERED_CHARACTERS) {
-    rememberedCounts.clear();
-    rememberedCharacters = 0;
-  }
   rememberedCounts.set(text, count);
-  rememberedCharacters += text.length;
   return count;
 }
 

@@ -1,29 +1,19 @@
 /**
  * A person's export as one zip: `data.json` (everything, machine-readable: GDPR article 20),
  * `sessions/NNN-title.md` (each conversation as a readable transcript, answers with their
- * sources) and a `README.md` saying what is where. Deflated with node:zlib and written by the
- * same plain zip writer the extractor uses (workers/ingestion/extract/zip-writer.ts), so no
- * archive library is needed; any unzip tool opens it.
+ * sources) and a `README.md` saying what is where. Written by yazl, which deflates each file with
+ * node:zlib and puts its sizes in the local header (no data descriptors); any unzip tool opens it.
  *
  * It is built on the worker that streams answers, so it never holds that event loop for long
- * (a long history is tens of MB of text): files are deflated on libuv's thread pool (async
- * zlib), and `data.json` and the transcripts are written a session at a time, handing the loop
- * back every YIELD_EVERY_MS.
+ * (a long history is tens of MB of text): files are deflated on libuv's thread pool (yazl's
+ * async zlib), and `data.json` and the transcripts are written a session at a time, handing the
+ * loop back every YIELD_EVERY_MS.
  */
-import { promisify } from "node:util";
-import { crc32, deflateRaw } from "node:zlib";
+import { ZipFile } from "yazl";
 import type { ExportedSession, PersonData } from "../../db/queries/person-data";
 import type { StoredSource } from "../../db/queries/message-metadata";
-import { writeZip, type WrittenEntry } from "../ingestion/extract/zip-writer";
 
-const DEFLATE = 8;
 const YIELD_EVERY_MS = 10;
-const deflate = promisify(deflateRaw);
-
-async function entry(name: string, text: string, modified: Date): Promise<WrittenEntry> {
-  const bytes = Buffer.from(text, "utf8");
-  return { name, method: DEFLATE, crc32: crc32(bytes), data: await deflate(bytes), uncompressedSize: bytes.length, modified };
-}
 
 /** Hands the event loop back once YIELD_EVERY_MS of work has passed since the last time; a no-op otherwise. */
 function yielder(): () => Promise<void> {
@@ -122,11 +112,19 @@ export async function buildExportArchive(data: PersonData, exportedAt: Date): Pr
   const personName = String(data.profile.name ?? "You");
   const names = data.sessions.map((session, index) => `sessions/${String(index + 1).padStart(3, "0")}-${slug(session.title)}.md`);
   const json = await exportJson({ exported_at: exportedAt.toISOString(), format: "skillnet-person-export/1", ...data }, pause);
-  const entries = [await entry("README.md", readme(data, exportedAt, names), exportedAt), await entry("data.json", json, exportedAt)];
+  const zip = new ZipFile();
+  // The entries' MS-DOS time fields hold UTC whatever the server's zone, as the export has always
+  // written them: yazl writes local time, so the date is moved by the zone's offset, and its exact
+  // Info-ZIP time field, which would then be off by that offset, is left out.
+  const stamp = { mtime: new Date(exportedAt.getTime() + exportedAt.getTimezoneOffset() * 60_000), forceDosTimestamp: true, compress: true };
+  const add = (name: string, text: string) => zip.addBuffer(Buffer.from(text, "utf8"), name, stamp);
+  add("README.md", readme(data, exportedAt, names));
+  add("data.json", json);
   for (const [index, session] of data.sessions.entries()) {
-    entries.push(await entry(names[index]!, sessionTranscript(session, personName), exportedAt));
+    add(names[index]!, sessionTranscript(session, personName));
     await pause();
   }
+  zip.end();
   const counts = {
     sessions: data.sessions.length,
     messages: data.sessions.reduce((sum, session) => sum + session.messages.length, 0),
@@ -137,5 +135,7 @@ export async function buildExportArchive(data: PersonData, exportedAt: Date): Pr
     review_schedules: data.review_schedules.length,
     identity_links: data.identity_links.length,
   };
-  return { zip: writeZip(entries), counts };
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  return { zip: Buffer.concat(chunks), counts };
 }

@@ -12,7 +12,7 @@ import { Refusal } from "../../../lib/refusal";
 import { OutboundFailure, type OutboundClient } from "../../../lib/outbound/client";
 import { outboundClientOf } from "../../../lib/outbound/client-of-config";
 import { SecretBox } from "../../../lib/secret-box";
-import { TtlCache } from "../../../lib/ttl-cache";
+import { LRUCache } from "lru-cache";
 import type { IdentityProviderRow } from "../../../db/queries/identity";
 
 const CACHE_MS = 5 * 60_000;
@@ -103,7 +103,7 @@ export function discoveryCheck(deps: { config: Pick<Config, "OIDC_HTTP_TIMEOUT_M
 }
 
 export class ProviderClients {
-  private readonly cache = new TtlCache<oidc.Configuration>(CACHE_MS, 1_000);
+  private readonly cache = new LRUCache<string, oidc.Configuration>({ max: 1_000, ttl: CACHE_MS });
   private readonly secrets: SecretBox | null;
 
   constructor(

@@ -8,7 +8,10 @@
  * would only load the shared stack (and the embedded PGlite, which misbehaves under heavy
  * multi-connection load) for the suites that follow.
  */
+import { randomUUID } from "node:crypto";
 import { expect } from "chai";
+import { Refusal } from "../../../lib/refusal";
+import { RateLimiter } from "../../../server/middleware/rate-limit";
 import { api } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { ask, freshEmployee, removeFreshEmployees } from "../../workers/tutor/helpers";
@@ -84,5 +87,32 @@ describe("the tutor, complete: rate limit", function () {
     const turn = await ask(stack, other, "hola");
     expect(turn.done).to.not.equal(undefined);
     expect(turn.errors).to.deep.equal([]);
+  });
+
+  it("counts each window under its own key and admits in all or none: a refusal gives back what every window took", async () => {
+    const redis = stack.server.deps.redis;
+    const limiter = new RateLimiter(redis);
+    const principal = { userId: randomUUID(), orgId: randomUUID() };
+    const userKey = `skillnet:ratelimit:test-bucket:user:${principal.userId}`;
+    const orgKey = `skillnet:ratelimit:test-bucket:org:${principal.orgId}`;
+    const limits = { perUser: 3, perOrganisation: 2 };
+    await limiter.consumeFor(principal, "test-bucket", limits);
+    await limiter.consumeFor(principal, "test-bucket", limits);
+    const refused = await limiter.consumeFor(principal, "test-bucket", limits).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).to.be.instanceOf(Refusal);
+    expect((refused as Refusal).code).to.equal("RATE_LIMITED");
+    expect((refused as Refusal).details).to.include({ limit: "organisation" });
+    expect((refused as Refusal).details?.retry_after).to.be.within(1, 60);
+    expect([await redis.get(userKey), await redis.get(orgKey)]).to.deep.equal(["2", "2"], "the refused request left no count in either window");
+    expect(await redis.pttl(userKey)).to.be.within(1, 60_000);
+
+    // A caller's window (a client IP) has no scope in its key.
+    const caller = `203.0.113.${Math.floor(Math.random() * 250)}-${randomUUID()}`;
+    await limiter.consume(caller, { bucket: "test-bucket", limit: 1, windowMs: 60_000 });
+    expect(await redis.get(`skillnet:ratelimit:test-bucket:${caller}`)).to.equal("1");
+    await redis.del(userKey, orgKey, `skillnet:ratelimit:test-bucket:${caller}`);
   });
 });

@@ -182,6 +182,12 @@ describe("extractDocument", () => {
       const doc = await extractDocument(Buffer.from("city;price\nBerlin;3,50\n"), "csv");
       expect(doc.fullText).to.include("city: Berlin; price: 3,50");
     });
+
+    it("reads mixed line endings, ragged rows and quotes inside unquoted fields; refuses an unterminated quote", async () => {
+      const doc = await extractDocument(Buffer.from('item,size\r\nscreen,5" wide\rcable\n\n,\nlamp,small,extra\n'), "csv");
+      expect(doc.sections[0]!.text).to.equal('Columns: item, size\n\nitem: screen; size: 5" wide\nitem: cable\nitem: lamp; size: small; column 3: extra');
+      expectReadable(await failure(extractDocument(Buffer.from('item,size\n"screen,5\n'), "csv")), /unterminated quoted field/);
+    });
   });
 
   describe("text", () => {

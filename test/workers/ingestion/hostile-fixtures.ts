@@ -1,10 +1,10 @@
 /**
  * Files built to hurt a parser: quadratic-regex bait, deep nesting, zip bombs (with an honest
  * directory and with one that lies), CSV expansion. The zips come from a tiny writer over
- * node:zlib; a 1 GB entry is never held in memory, only its deflated form.
+ * node:zlib (no zip library writes a directory that lies); a 1 GB entry is never held in memory,
+ * only its deflated form.
  */
 import { constants, crc32, deflateRawSync } from "node:zlib";
-import { endRecord } from "../../../workers/ingestion/extract/zip-writer";
 
 interface ZipPart {
   name: string;
@@ -39,6 +39,17 @@ function repeatedPart(name: string, head: string, unit: string, totalBytes: numb
   }
   pieces.push(deflateRawSync(Buffer.from(tail)));
   return { name, compressed: Buffer.concat(pieces), crc: crc32(tail, crc), size: size + Buffer.byteLength(tail) };
+}
+
+/** The end-of-central-directory record: how many entries the directory holds, its size and offset. */
+function endRecord(count: number, directoryLength: number, directoryOffset: number): Buffer {
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(count, 8);
+  end.writeUInt16LE(count, 10);
+  end.writeUInt32LE(directoryLength, 12);
+  end.writeUInt32LE(directoryOffset, 16);
+  return end;
 }
 
 /**

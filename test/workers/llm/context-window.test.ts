@@ -40,7 +40,7 @@ describe("countTokensRemembered", () => {
       for (let i = 0; i < 3; i++) expect(countTokensRemembered(text), `${JSON.stringify(text.slice(0, 20))} #${i}`).to.equal(countTokens(text));
   });
 
-  it("keeps counting right past its bound: it starts over, never answers for another text", () => {
+  it("keeps counting right past its bound: it forgets the least recently used, never answers for another text", () => {
     // 4,000,000 characters held at most: 500 texts of 10,000 characters pass it twice over.
     const texts = Array.from({ length: 500 }, (_, i) => `${"word ".repeat(1_999)}${i}`);
     for (const text of texts) countTokensRemembered(text);

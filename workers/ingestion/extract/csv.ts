@@ -4,6 +4,7 @@
  * That repetition multiplies the text by the column names' length, so names repeated per cell are
  * shortened and the output stops at the document's text limit.
  */
+import { CsvError, parse } from "csv-parse/sync";
 import { decodeUtf8 } from "./text";
 import { buildDocument, DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, ExtractionError, type ExtractionLimits, textTooLarge } from "./types";
 
@@ -11,62 +12,19 @@ import { buildDocument, DEFAULT_EXTRACTION_LIMITS, type ExtractedDocument, Extra
 export const MAX_COLUMN_LABEL_CHARS = 60;
 
 /**
- * RFC 4180 parsing: quoted fields may hold the delimiter, doubled quotes and newlines. One pass,
- * fields cut by index, so no character is looked at twice whatever the quoting.
+ * RFC 4180 through csv-parse: quoted fields may hold the delimiter, doubled quotes and newlines;
+ * a quote inside an unquoted field is kept as text (sloppy exports write `5" screen`), rows may
+ * differ in length, and `\r\n`, `\n` or a lone `\r` end a row. Rows whose cells are all blank
+ * are dropped. The text is already decoded (UTF-8 only, see decodeUtf8).
  */
 export function parseCsv(text: string, delimiter: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let fieldStart = 0;
-  /** Whether the unquoted field so far holds anything but whitespace (a quote then is literal). */
-  let fieldHasContent = false;
-  let i = 0;
-  const endField = (end: number) => {
-    row.push(field + text.slice(fieldStart, end));
-    field = "";
-    fieldHasContent = false;
-  };
-  while (i < text.length) {
-    const char = text[i]!;
-    if (char === '"' && !fieldHasContent) {
-      // A quoted field: read to its closing quote, unescaping doubled quotes.
-      let value = "";
-      let from = ++i;
-      for (;;) {
-        const quote = text.indexOf('"', i);
-        if (quote === -1) throw new ExtractionError("The CSV file has an unterminated quoted field");
-        if (text[quote + 1] === '"') {
-          value += text.slice(from, quote + 1);
-          i = from = quote + 2;
-          continue;
-        }
-        value += text.slice(from, quote);
-        i = quote + 1;
-        break;
-      }
-      // Whatever follows the closing quote up to the delimiter belongs to the field, as before.
-      field = value;
-      fieldStart = i;
-      fieldHasContent = true;
-      continue;
-    }
-    if (char === delimiter) {
-      endField(i);
-      fieldStart = ++i;
-    } else if (char === "\n" || char === "\r") {
-      endField(i);
-      rows.push(row);
-      row = [];
-      i += char === "\r" && text[i + 1] === "\n" ? 2 : 1;
-      fieldStart = i;
-    } else {
-      if (!fieldHasContent && char.trim() !== "") fieldHasContent = true;
-      i++;
-    }
+  let rows: string[][];
+  try {
+    rows = parse(text, { delimiter, relax_quotes: true, relax_column_count: true, record_delimiter: ["\r\n", "\n", "\r"] });
+  } catch (error) {
+    if (error instanceof CsvError && error.code === "CSV_QUOTE_NOT_CLOSED") throw new ExtractionError("The CSV file has an unterminated quoted field", error);
+    throw new ExtractionError("The CSV file could not be read", error);
   }
-  const tail = field + text.slice(fieldStart);
-  if (tail !== "" || row.length > 0) rows.push([...row, tail]);
   return rows.filter((cells) => cells.some((cell) => cell.trim() !== ""));
 }
 

@@ -16,12 +16,12 @@ const dropImages = mammoth.images.imgElement(async () => ({ src: "" }));
 const CORRUPT = "The Word document is corrupt or could not be read";
 
 export async function extractDocx(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedDocument> {
-  const zip = openZip(bytes, limits, CORRUPT);
-  await zip.measureAll();
+  const zip = await openZip(bytes, limits, CORRUPT);
+  const measured = await zip.measuredArchive();
   let html: string;
   try {
     ({ value: html } = await mammoth.convertToHtml(
-      { buffer: zip.measuredArchive() },
+      { buffer: measured },
       {
         convertImage: dropImages,
         // A document may link to files on the machine that converts it; never follow those links.

@@ -105,7 +105,7 @@ async function slidePaths(zip: SafeZip): Promise<string[]> {
 }
 
 export async function extractPptx(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedDocument> {
-  const zip = openZip(bytes, limits, CORRUPT);
+  const zip = await openZip(bytes, limits, CORRUPT);
   const budget = { remaining: limits.maxTextChars, limits };
   const sections: ExtractedSection[] = [];
   let title: string | null;

@@ -87,11 +87,11 @@ export function sheetSections({ name, rows, columns }: SheetRows): ExtractedSect
 }
 
 export async function extractXlsx(bytes: Buffer, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedDocument> {
-  const zip = openZip(bytes, limits, CORRUPT);
-  await zip.measureAll();
+  const zip = await openZip(bytes, limits, CORRUPT);
+  const measured = await zip.measuredArchive();
   const workbook = new ExcelJS.Workbook();
   try {
-    await workbook.xlsx.load(zip.measuredArchive() as unknown as ExcelJS.Buffer);
+    await workbook.xlsx.load(measured as unknown as ExcelJS.Buffer);
   } catch (error) {
     throw new ExtractionError(CORRUPT, error);
   }

@@ -8,7 +8,7 @@
  * that weight (RETRIEVAL_GROUNDING_COVERAGE) or its embedding is close enough to the question's
  * (RETRIEVAL_GROUNDING_SIMILARITY); eval/tuning.md has the measurements behind both floors.
  */
-import { TtlCache } from "../../../lib/ttl-cache";
+import { LRUCache } from "lru-cache";
 import { termFrequencies } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
 import { normalise } from "../language";
@@ -86,9 +86,9 @@ const FREQUENCY_TTL_MS = 60_000;
 const MAX_CACHED = 20_000;
 
 /** A term's frequency in an org's material, as remembered (in the worker's deps: `searchCaches.termFrequencies`). */
-export type TermFrequencyCache = TtlCache<{ df: number; units: number }>;
+export type TermFrequencyCache = LRUCache<string, { df: number; units: number }>;
 
-export const termFrequencyCache = (): TermFrequencyCache => new TtlCache(FREQUENCY_TTL_MS, MAX_CACHED);
+export const termFrequencyCache = (): TermFrequencyCache => new LRUCache({ max: MAX_CACHED, ttl: FREQUENCY_TTL_MS });
 
 /** The question's terms weighted by their rarity in the org's material; frequencies are remembered for a minute. */
 export async function relevanceFor(deps: Pick<WorkerDeps, "db" | "searchCaches">, orgId: string, question: string): Promise<Relevance> {
@@ -111,7 +111,7 @@ export async function relevanceFor(deps: Pick<WorkerDeps, "db" | "searchCaches">
     });
   }
   const rarities = terms.map((term, i) => {
-    // Read back from this call's own results: a cache that just started over must not lose a term.
+    // Read back from this call's own results: a term the cache just evicted must not be lost.
     const entry = known[i] ?? fetched.get(key(term))!;
     return rarity(entry.df, entry.units);
   });
