@@ -8,7 +8,7 @@
  */
 import { languageName, type Language } from "./language";
 
-export const CATALOG_LANGUAGES = ["en", "es", "fr", "de", "pt"] as const;
+export const CATALOG_LANGUAGES = ["en", "es", "fr", "de", "pt", "it"] as const;
 export type CatalogLanguage = (typeof CATALOG_LANGUAGES)[number];
 
 /** The language whose sentences are used for `language`: itself when the catalog has it, else English. */
@@ -328,6 +328,52 @@ const MESSAGES: Record<CatalogLanguage, Messages> = {
       expired: (a) => `A ação ${curly(a.preview)} expirou sem confirmação e não foi executada. Peça novamente e preparo uma nova proposta.`,
       writeBlocked: "Já há uma ação à espera de confirmação nesta conversa; peça ao admin que a confirme ou cancele antes de propor outra.",
       alreadyDecided: (a) => `A ação ${curly(a.preview)} já está no estado “${a.status}”; não há nada pendente para confirmar.`,
+    },
+  },
+  it: {
+    answerIn: "Rispondi sempre in italiano.",
+    greeting: "Ciao! Sono il tuo assistente di apprendimento. Come posso aiutarti oggi con i tuoi corsi?",
+    thanks: "Prego! Se hai altre domande sui tuoi corsi, sono qui.",
+    accordingTo: "Secondo il materiale dell'azienda:",
+    notCompanyMaterial: "Questo non proviene dal materiale dell'azienda:",
+    materialIn: (language) => `Il materiale dell'azienda su questo è in ${language}; ecco cosa dice:`,
+    generalAbout: (topic) =>
+      `In termini generali, su "${topic}": rivedi i punti chiave, applicali passo dopo passo e verifica i dettagli con il tuo responsabile o con il materiale del corso.`,
+    yourQuestion: "la tua domanda",
+    sensitiveTopic:
+      "Grazie per avermelo detto. Non posso sapere se hai una condizione né fare una diagnosi, e nessuno dovrebbe farlo in una chat: un medico o un altro professionista qualificato sì. Se incide sul tuo lavoro o sul tuo apprendimento, le Risorse Umane possono parlarne con te in modo riservato per trovare supporto e adattamenti. Ti aiuto volentieri con i tuoi corsi nel modo che funziona meglio per te.",
+    suggestions: {
+      in_course: ["Spiegamelo con un esempio pratico", "Quali esercizi trattano questo argomento?", "Riassumimi questa lezione"],
+      cross_course: ["C'è un corso che tratta questo argomento?", "Dove posso trovare altre informazioni su questo?"],
+      progress: ["Cosa dovrei ripassare oggi?", "Qual è il mio prossimo passo?"],
+      chitchat: ["Cosa posso imparare oggi?", "Mostrami i miei progressi"],
+      off_topic: ["Quali corsi ho in sospeso?", "Cosa posso imparare oggi?"],
+    },
+    turnFailure: {
+      lost: "Questa risposta si è persa prima di finire.",
+      databaseTimeout: "Il database ha impiegato troppo tempo a rispondere, quindi questa risposta è stata interrotta.",
+      couldNotFinish: (agent) => `${agent === "admin" ? "L'assistente" : "Il tutor"} non è riuscito a finire questa risposta.`,
+      sendAgain: "Invia di nuovo il messaggio.",
+      sendAgainSoon: "Invia di nuovo il messaggio tra un momento.",
+      retrying: "Nuovo tentativo automatico; la risposta ricomincerà.",
+    },
+    action: {
+      andMore: (rest) => ` e altri ${rest}`,
+      confirmed: (a) => `Confermato. Eseguo ${guillemets(a.preview)} (${a.total} elementi). L'avanzamento compare qui e ti avviso quando ho finito.`,
+      rejected: (a) => `Annullato: ${guillemets(a.preview)}. Non è stato cambiato nulla.`,
+      stillPending: (a) =>
+        `Non l'ho inteso come un sì o un no chiaro, quindi non è stato eseguito nulla e l'azione è ancora in sospeso: ${guillemets(a.preview)}. Per eseguirla, premi Confirm o rispondi solo «sì»; per annullarla, rispondi «no».`,
+      supersededPrefix: "Ho annullato la proposta precedente (non è stato cambiato nulla).\n\n",
+      pendingFooter: (a, items) =>
+        `\n\nNon è ancora cambiato nulla. Proposta: ${guillemets(a.preview)} — ${a.total} ${a.total === 1 ? "elemento" : "elementi"}: ${items}. ` +
+        `Rispondi «sì» per eseguire esattamente questo o «no» per annullarlo (scade il ${time(a.expiresAt)}).`,
+      notYetShown: (a) =>
+        `Il tuo messaggio è arrivato prima che ti mostrassi la proposta, quindi non l'ho eseguita: ${guillemets(a.preview)} (${a.total} elementi). Rispondi «sì» per eseguirla o «no» per annullarla.`,
+      stillPendingFooter: (a) =>
+        `\n\nNon è stato eseguito nulla: ${guillemets(a.preview)} è ancora in sospeso, in attesa della tua conferma. Per eseguirla, premi Confirm o rispondi solo «sì»; per annullarla, rispondi «no».`,
+      expired: (a) => `L'azione ${guillemets(a.preview)} è scaduta senza conferma e non è stata eseguita. Chiedimelo di nuovo e preparo una nuova proposta.`,
+      writeBlocked: "In questa conversazione c'è già un'azione in attesa di conferma; chiedi all'admin di confermarla o annullarla prima di proporne un'altra.",
+      alreadyDecided: (a) => `L'azione ${guillemets(a.preview)} è già nello stato «${a.status}»; non c'è nulla in sospeso da confermare.`,
     },
   },
 };
