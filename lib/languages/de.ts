@@ -27,7 +27,7 @@ export const german = {
     stopWords: wordList(
       `der die das den dem des ein eine einen einem einer eines und oder in im an am auf aus bei mit nach von vor zu zum zur fur uber unter
       ich du er sie es wir ihr mein meine meinen meiner mich mir dich dir sich ist sind bin bist war habe hast hat haben kann konnen was
-      wie wo wann welche welcher welches wer warum wieviel viele gibt nicht kein keine als wenn ob dass`,
+      wie wo wann welche welcher welches wer warum wieviel viele gibt nicht kein keine als wenn ob dass um war wird werden wurde`,
     ),
     frameWords: wordList(
       `firma unternehmen organisation betrieb sagt sagen erklaren erklart bedeutet wissen weiss brauche brauchen muss mussen soll sollen
@@ -41,7 +41,7 @@ export const german = {
       nachste schnell bald mal eins zwei drei vier funf sechs sieben acht neun zehn hundert`,
     ),
     wordFamilies: [
-      "produkt artikel ware waren",
+      "produkt artikel erzeugnis",
       "erstattung erstatten ruckerstattung rückerstattung",
       "quittung beleg kassenbon rechnung",
       "kaufen gekauft kauf einkauf",
@@ -51,7 +51,7 @@ export const german = {
       "defekt beschadigt beschädigt kaputt fehlerhaft",
       "umtausch umtauschen austausch austauschen ersetzen ersatz",
       "reklamation beschwerde",
-      "ruckgabe rückgabe zuruckgeben zurückgeben zurucksenden zurücksenden",
+      "ruckgabe rückgabe zuruckgeben zurückgeben zuruckzugeben zurückzugeben zurucksenden zurücksenden zuruckbringen zurückbringen",
       "schulung schulungen kurs kurse weiterbildung fortbildung training",
       "urlaub urlaubstage ferien",
       "frist zeitraum",

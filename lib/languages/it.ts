@@ -26,7 +26,7 @@ export const italian = {
   grounding: {
     stopWords: wordList(
       `il lo la i gli le un uno una di del dello della dei degli delle al allo alla ai agli alle da dal dalla dai in nel nello nella nei
-      negli nelle con su sul sulla per tra fra e o ma se che chi cosa come quando dove quale quali quanto quanti quante perche mio mia
+      negli nelle con su sul sulla per tra fra entro e o ma se che chi cosa come quando dove quale quali quanto quanti quante perche mio mia
       miei mie tuo tua suo sua nostro nostra io tu lui lei noi voi loro mi ti si ci vi ne non sono ha hanno ho posso puo questo questa
       questi queste quello quella`,
     ),

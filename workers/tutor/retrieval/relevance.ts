@@ -12,7 +12,8 @@ import { TtlCache } from "../../../lib/ttl-cache";
 import { termFrequencies } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
 import { normalise } from "../language";
-import { contentTermsOf, occursAs, type QuestionTerm } from "./question-terms";
+import type { Language } from "../../../lib/language";
+import { contentTermsOf, occursIn, type QuestionTerm } from "./question-terms";
 import { EVERYDAY_WEIGHT } from "./word-families";
 
 export interface Relevance {
@@ -44,7 +45,7 @@ export function rarity(df: number, units: number): number {
 
 /** Whether a folded word is an occurrence of the term or of a word of its family. */
 function occurs(term: QuestionTerm, word: string): boolean {
-  return term.forms.some((form) => occursAs(form, word));
+  return occursIn(term, word);
 }
 
 /**
@@ -90,10 +91,10 @@ export type TermFrequencyCache = TtlCache<{ df: number; units: number }>;
 
 export const termFrequencyCache = (): TermFrequencyCache => new TtlCache(FREQUENCY_TTL_MS, MAX_CACHED);
 
-/** The question's terms weighted by their rarity in the org's material; frequencies are remembered for a minute. */
-export async function relevanceFor(deps: Pick<WorkerDeps, "db" | "searchCaches">, orgId: string, question: string): Promise<Relevance> {
+/** The question's terms (read in its language) weighted by their rarity in the org's material; frequencies are remembered for a minute. */
+export async function relevanceFor(deps: Pick<WorkerDeps, "db" | "searchCaches">, orgId: string, question: string, language?: Language): Promise<Relevance> {
   const cached = deps.searchCaches.termFrequencies;
-  const terms = contentTermsOf(question);
+  const terms = contentTermsOf(question, language);
   const key = (term: { query: string }) => `${orgId}\u0000${term.query}`;
   const known = terms.map((term) => cached.get(key(term)));
   const missing = terms.filter((_, i) => !known[i]);
