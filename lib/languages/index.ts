@@ -3,7 +3,7 @@
  * pack.ts). `satisfies` makes the compiler refuse a supported language without a pack, or a pack
  * without a list; the unit test refuses an empty list its pack does not explain.
  */
-import { type CatalogLanguage, catalogLanguage } from "../messages";
+import { catalogLanguage } from "../messages";
 import type { Language } from "../language";
 import { german } from "./de";
 import { english } from "./en";
@@ -29,7 +29,7 @@ export const PACKS: readonly LanguagePack[] = Object.values(LANGUAGE_PACKS);
 
 /** The pack of `language`, English's for a language the product does not speak (as its fixed sentences fall back). */
 export function packFor(language: Language): LanguagePack {
-  return LANGUAGE_PACKS[catalogLanguage(language) satisfies CatalogLanguage];
+  return LANGUAGE_PACKS[catalogLanguage(language)];
 }
 
 /** Acknowledgements every language uses ("ok"): small talk, but they say nothing about which language a reply is in. */

@@ -37,6 +37,12 @@ describe("the language packs", () => {
     expect(packFor("it")).to.equal(LANGUAGE_PACKS.it);
   });
 
+  it("is a type the compiler checks: a pack without one of its lists is not a LanguagePack", () => {
+    // @ts-expect-error a pack must have health terms (an empty list with a fallback at most)
+    const incomplete: LanguagePack = { ...LANGUAGE_PACKS.it, healthTerms: undefined };
+    expect(incomplete.healthTerms).to.equal(undefined);
+  });
+
   it("fills every list of every pack, or says why it is empty (and only then)", () => {
     for (const pack of PACKS) {
       for (const [name, list] of listsOf(pack)) {

@@ -97,25 +97,25 @@ export function clausesOf(question: string, language?: Language): string[] {
     .filter(Boolean);
 }
 
-/** Stems by the pack's Snowball stemmer, remembered: a passage's words are stemmed once per term otherwise. */
-const SNOWBALL_MEMO_LIMIT = 50_000;
-const snowballMemo = new Map<string, string>();
-function snowballStem(language: SupportedLanguage, folded: string): string {
-  const key = `${language}\u0000${folded}`;
-  let stem = snowballMemo.get(key);
-  if (stem === undefined) {
-    if (snowballMemo.size >= SNOWBALL_MEMO_LIMIT) snowballMemo.clear();
-    stem = packFor(language).stem(folded);
-    snowballMemo.set(key, stem);
-  }
-  return stem;
+/** A word of a text as the judge compares it: folded, with its Snowball stem when the question's pack matches by one. */
+export interface TextWord {
+  word: string;
+  stem: string | null;
 }
 
-/** Whether a folded word of a text is an occurrence of the term: of its crude stem or a family member's (`occursAs`), or of its Snowball stems. */
-export function occursIn(term: QuestionTerm, word: string): boolean {
-  return term.forms.some((form) => occursAs(form, word)) || (term.stems.length > 0 && term.stems.includes(snowballStem(term.language, word)));
+/** The distinct words of a text, each stemmed once (not once per term) when the terms are matched by Snowball stems too. */
+export function textWordsOf(text: string, terms: readonly QuestionTerm[]): TextWord[] {
+  const stemming = terms.find((term) => term.stems.length > 0);
+  const stem = stemming ? packFor(stemming.language).stem : undefined;
+  return [...new Set(normalise(text).split(" "))].map((word) => ({ word, stem: stem ? stem(word) : null }));
 }
 
+/** Whether a word of a text is an occurrence of the term: of its crude stem or a family member's (`occursAs`), or of its Snowball stems. */
+export function occursIn(term: QuestionTerm, { word, stem }: TextWord): boolean {
+  return term.forms.some((form) => occursAs(form, word)) || (stem !== null && term.stems.includes(stem));
+}
+
+/** Shortest Snowball stem a term keeps: two letters are a word of their own too often. */
 const MIN_SNOWBALL_STEM = 3;
 
 /** Shortest Snowball stem searched as a prefix in Postgres: a shorter one ("fer", "cors") would find unrelated words. */
@@ -129,7 +129,7 @@ const PREFIX_SNOWBALL_STEM = 4;
 export function contentTermsOf(question: string, language?: Language): QuestionTerm[] {
   const pack = packFor(language ?? "en");
   const frameWords = frameWordsOf(language);
-  const snowball = pack.judgeStems ? (word: string) => snowballStem(pack.code, word) : undefined;
+  const snowball = pack.judgeStems ? pack.stem : undefined;
   const byStem = new Map<string, { forms: Set<string>; operands: Set<string>; stems: Set<string>; everyday: boolean; clause: number }>();
   clausesOf(rewritePhrases(question.toLowerCase(), language), language).forEach((clause, index) => {
     for (const written of searchTerms(clause, language)) {
@@ -152,7 +152,6 @@ export function contentTermsOf(question: string, language?: Language): QuestionT
       if (snowball) {
         for (const word of [plain, ...members.map(normalise)]) {
           const stemmed = snowball(word);
-          // Two letters are a word of their own too often to stand for a term.
           if (stemmed.length < MIN_SNOWBALL_STEM) continue;
           term.stems.add(stemmed);
           if (stemmed.length >= PREFIX_SNOWBALL_STEM) term.operands.add(`${stemmed}:*`);

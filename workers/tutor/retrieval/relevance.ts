@@ -11,9 +11,8 @@
 import { TtlCache } from "../../../lib/ttl-cache";
 import { termFrequencies } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
-import { normalise } from "../language";
 import type { Language } from "../../../lib/language";
-import { contentTermsOf, occursIn, type QuestionTerm } from "./question-terms";
+import { contentTermsOf, occursIn, type QuestionTerm, textWordsOf } from "./question-terms";
 import { EVERYDAY_WEIGHT } from "./word-families";
 
 export interface Relevance {
@@ -43,11 +42,6 @@ export function rarity(df: number, units: number): number {
   return Math.log(1 + (units - df + 0.5) / (df + 0.5));
 }
 
-/** Whether a folded word is an occurrence of the term or of a word of its family. */
-function occurs(term: QuestionTerm, word: string): boolean {
-  return occursIn(term, word);
-}
-
 /**
  * Builds the judge from terms, their rarities and whether the organisation's material holds them
  * at all (pure: the unit tests use it without a database).
@@ -63,8 +57,8 @@ export function relevanceOf(terms: QuestionTerm[], rarities: number[], unknown: 
   };
   const coverageOf = (matched: boolean[]) => Math.max(0, ...clauses.map((members) => clauseCoverage(members, matched)));
   const matchesOf = (text: string) => {
-    const words = [...new Set(normalise(text).split(" "))];
-    return terms.map((term) => words.some((word) => occurs(term, word)));
+    const words = textWordsOf(text, terms);
+    return terms.map((term) => words.some((word) => occursIn(term, word)));
   };
   return {
     terms,
