@@ -36,14 +36,16 @@ export function perJudgeLanguage<T>(build: (packs: readonly LanguagePack[]) => T
 
 const stopWordsOf = perJudgeLanguage((packs) => new Set(packs.flatMap((pack) => pack.grounding.stopWords)));
 
-/** English's and Spanish's, as every question is read with. */
-const STOP_WORDS = stopWordsOf(DEFAULT_LANGUAGE);
-
-/** Content words of a text (normalised, stop words removed), for keyword search and overlap scores. */
-export function contentWords(text: string): string[] {
+/**
+ * Content words of a text (normalised, stop words removed), for keyword search and overlap scores:
+ * the function words of `language` and of English and Spanish (`judgePacks`), English's and
+ * Spanish's alone when no language is given.
+ */
+export function contentWords(text: string, language?: Language): string[] {
+  const stopWords = stopWordsOf(language);
   return normalise(text)
     .split(" ")
-    .filter((word) => word.length > 1 && !STOP_WORDS.has(word));
+    .filter((word) => word.length > 1 && !stopWords.has(word));
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { expect } from "chai";
 import type { ChunkHit } from "../../../db/queries/knowledge-search";
+import { contentWords, searchTerms } from "../../../workers/tutor/language";
 import { grounds } from "../../../workers/tutor/retrieval/hybrid-search";
 import { contentTermsOf, occursAs, occursIn, type QuestionTerm, textWordsOf } from "../../../workers/tutor/retrieval/question-terms";
 import { rarity, relevanceOf, type Relevance } from "../../../workers/tutor/retrieval/relevance";
@@ -151,6 +152,15 @@ describe("grounding by relevance in French, German, Portuguese and Italian (unit
     const returns = contentTermsOf("Wie gebe ich etwas zurück?", "de").find((term) => term.stem.startsWith("ruckgab"));
     expect(returns, "a separable verb with 'zurück' is a return").to.not.equal(undefined);
     expect(meets(returns!, "zuruckgeben")).to.equal(true);
+  });
+
+  it("leaves the language's function words out of the keyword search", () => {
+    expect(contentWords("Quelles sont les règles des congés ?", "fr")).to.deep.equal(["regles", "conges"]);
+    expect(searchTerms("Wie viele Urlaubstage habe ich im Jahr?", "de")).to.deep.equal(["urlaubstage", "jahr"]);
+    expect(contentWords("Quali sono le regole per le ferie?", "it")).to.deep.equal(["regole", "ferie"]);
+    expect(contentWords("Quais são as regras das férias?", "pt")).to.deep.equal(["regras", "ferias"]);
+    // Without a language, English's and Spanish's only, as before.
+    expect(contentWords("Quelles sont les règles ?")).to.include("les");
   });
 
   it("splits two questions in one at the language's joiner and question word", () => {

@@ -51,7 +51,7 @@ export async function candidateHits(
   { orgId, userId, question, language }: { orgId: string; userId: string; question: string; language?: Language },
 ): Promise<{ hits: ScoredHit[]; relevance: Relevance }> {
   const { config } = deps;
-  const words = contentWords(question);
+  const words = contentWords(question, language);
   // The judge's terms (stems, word families) widen the keyword search: looked up with the embedding, before the searches.
   const [[embedding], relevance] = await Promise.all([deps.llm.embed([question], "query", { orgId, userId }), relevanceFor(deps, orgId, question, language)]);
   const reader = { orgId, userId };
@@ -66,7 +66,7 @@ export async function candidateHits(
         cache: deps.searchCaches.vectorSearch,
       }),
     ),
-    deps.reads.read((db) => keywordSearch(db, { reader, words: searchTerms(question), limit: OVER_RETRIEVE })),
+    deps.reads.read((db) => keywordSearch(db, { reader, words: searchTerms(question, language), limit: OVER_RETRIEVE })),
     deps.reads.read((db) => keywordSearch(db, { reader, words: [], queries: relevance.terms.map((term) => term.query), limit: OVER_RETRIEVE })),
   ]);
   const byVector = new Set(vectorHits.map((hit) => hit.id));
