@@ -8,24 +8,25 @@
  */
 import { eld } from "eld/small";
 import { DEFAULT_LANGUAGE, foldAccents, isLanguageCode, type Language } from "./language";
+import { PACKS } from "./languages";
 
 /**
  * Greetings, thanks and one-word replies, which are too short for n-grams ("hi" scores as Catalan,
  * "sí" as Yoruba, "obrigada" as Catalan): they decide before the library, but only for a text of
- * at most four words, every one in one language's list and in no other's. Written accent-free, as `foldAccents` leaves them.
+ * at most four words, every one in one language's list and in no other's. The words are those of
+ * each language pack's greetings, thanks, acknowledgements and short replies (lib/languages/),
+ * accent-free as `foldAccents` leaves them; single letters say nothing.
  */
-const SHORT_PHRASES: Record<string, ReadonlySet<string>> = {
-  en: new Set("hi hello hey thanks thank you thx cheers yes yeah yep bye goodbye morning good please sorry great".split(" ")),
-  // With the admin assistant's Spanish stop words (workers/admin/confirmation.ts): a plain "para" is answered in Spanish.
-  es: new Set(
-    "hola gracias muchas buenos buenas dias tardes noches si vale adios chao saludos porfa favor por perdon genial para paralo parala parar detente deten detenlo detenla detener basta".split(
-      " ",
+const SHORT_PHRASES: Record<string, ReadonlySet<string>> = Object.fromEntries(
+  PACKS.map((pack) => [
+    pack.code,
+    new Set(
+      [...pack.greetings, ...pack.thanks, ...pack.acknowledgements, ...pack.shortReplyWords]
+        .flatMap((phrase) => phrase.split(" "))
+        .filter((word) => word.length > 1),
     ),
-  ),
-  fr: new Set("bonjour salut merci beaucoup bonsoir oui d'accord daccord au revoir svp stp pardon super".split(" ")),
-  de: new Set("hallo danke schon sehr guten tag morgen abend ja tschuss bitte servus moin genau prima".split(" ")),
-  pt: new Set("ola oi obrigado obrigada muito bom dia boa tarde noite sim tchau valeu desculpa otimo".split(" ")),
-};
+  ]),
+);
 
 /** When every word of a short text is a greeting, thanks or yes of one language only, that language. */
 function shortPhraseLanguage(text: string): Language | undefined {

@@ -14,7 +14,7 @@ import { ACTION_LINES, type ActionLines } from "./messages/action-lines";
 import { TURN_FAILURE_LINES, type TurnFailureLines } from "./messages/turn-failure-lines";
 import { TUTOR_LINES, type TutorLines } from "./messages/tutor-lines";
 
-export const CATALOG_LANGUAGES = ["en", "es", "fr", "de", "pt"] as const;
+export const CATALOG_LANGUAGES = ["en", "es", "fr", "de", "pt", "it"] as const;
 export type CatalogLanguage = (typeof CATALOG_LANGUAGES)[number];
 
 /** The language whose sentences are used for `language`: itself when the catalog has it, else English. */

@@ -4,21 +4,26 @@
  * finds and what the offline model decides is relevant would drift apart.
  */
 import { foldAccents } from "../lib/language";
+import { PACKS, SHARED_ACKNOWLEDGEMENTS } from "../lib/languages";
 import type { ChatMessage } from "./responder";
 
-const ENGLISH_STOP = `a an the and or but if of to in on at by for with from as is are was were be been being am
+/**
+ * The function words of English and Spanish only: one language-blind list for every text, so
+ * another language's function words would drop English content words from every embedding
+ * ("die", "man", "son", "come"); French, German, Portuguese and Italian text keeps them (tested).
+ */
+const OFFLINE_STOP = `a an the and or but if of to in on at by for with from as is are was were be been being am
 do does did doing have has had having i me my we our you your he she it its they them their this that these those
 what which who whom whose when where why how can could should would will shall may might must not no so than too
-very just also about into over under then there here all any some such only own same other each few more most
-please hi hello hey thanks thank let get got there's what's it's i'm don't`.split(/\s+/);
-
-const SPANISH_STOP = `a al algo algun alguna como con contra cual cuales cuando cuanto cuanta cuantos cuantas de del
+very just also about into over under then there here all any some such only own same other each more most
+please hi hello hey thanks thank let get got there's what's it's i'm don't
+a al algo algun alguna como con contra cual cuales cuando cuanto cuanta cuantos cuantas de del
 desde donde dos el ella ellas ellos en entre era eres es esa ese eso esta estan estas este esto estos fue ha han
 hasta hay la las le les lo los me mi mis mucho muy nada ni no nos nosotros o os otra otro para pero poco por porque
 puedo puede que quien se sea ser si sin sobre son su sus tambien te tengo tiene tienen tu tus un una unas uno unos
 usted y ya yo hola gracias`.split(/\s+/);
 
-export const STOP_WORDS: ReadonlySet<string> = new Set([...ENGLISH_STOP, ...SPANISH_STOP]);
+export const STOP_WORDS: ReadonlySet<string> = new Set(OFFLINE_STOP);
 
 /** Unicode letter/digit runs of the folded text. */
 export function words(text: string): string[] {
@@ -67,13 +72,23 @@ export function messageText(message: ChatMessage | undefined): string {
   return content.map((part) => (typeof part?.text === "string" ? part.text : "")).join("\n");
 }
 
+const SMALL_TALK: readonly string[] = [...PACKS.flatMap((pack) => [...pack.greetings, ...pack.thanks, ...pack.acknowledgements]), ...SHARED_ACKNOWLEDGEMENTS];
+
+/**
+ * The words of every pack's small talk (lib/languages/) that carry it: the content words of each
+ * phrase, or its first word when all of them are stop words ("thank you"), so that "you" or
+ * "que" alone never reads as a greeting.
+ */
 const GREETING_WORDS = new Set(
-  `hi hello hey hiya howdy greetings morning afternoon evening good day thanks thank thx cheers bye goodbye fine great ok okay lot much appreciated appreciate awesome nice see later
-  hola buenas buenos dias tardes noches gracias muchas adios chao saludos tal bien vale genial perfecto mil luego pronto
-  bonjour salut bonsoir merci beaucoup au revoir bientot coucou
-  hallo guten tag morgen abend danke schon sehr vielen dank tschuss servus moin
-  ola oi bom boa dia tarde noite obrigado obrigada muito tchau valeu tudo bem`.split(/\s+/),
+  SMALL_TALK.flatMap((phrase) => {
+    const all = phrase.split(" ");
+    const carrying = all.filter((word) => !STOP_WORDS.has(word));
+    return carrying.length > 0 ? carrying : all.slice(0, 1);
+  }),
 );
+
+/** Thanks phrases as word sequences: a message holding one whole is thanks ("thank you so much", "muchas gracias"). */
+const THANKS = PACKS.flatMap((pack) => pack.thanks).map((phrase) => ` ${phrase} `);
 
 /** A message that is only a greeting, thanks or small talk (every content word is a greeting word). */
 export function isGreeting(text: string): boolean {
@@ -83,5 +98,6 @@ export function isGreeting(text: string): boolean {
 }
 
 export function isThanks(text: string): boolean {
-  return /\b(thanks|thank|thx|cheers|gracias|merci|danke|obrigad[oa]|valeu)\b/.test(foldAccents(text));
+  const joined = ` ${words(text).join(" ")} `;
+  return THANKS.some((phrase) => joined.includes(phrase));
 }

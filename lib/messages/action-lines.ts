@@ -132,4 +132,22 @@ export const ACTION_LINES: Record<CatalogLanguage, ActionLines> = {
     writeBlocked: "Já há uma ação à espera de confirmação nesta conversa; peça ao admin que a confirme ou cancele antes de propor outra.",
     alreadyDecided: (a) => `A ação ${curly(a.preview)} já está no estado “${a.status}”; não há nada pendente para confirmar.`,
   },
+  it: {
+    andMore: (rest) => ` e altri ${rest}`,
+    confirmed: (a) => `Confermato. Eseguo ${guillemets(a.preview)} (${a.total} elementi). L'avanzamento compare qui e ti avviso quando ho finito.`,
+    rejected: (a) => `Annullato: ${guillemets(a.preview)}. Non è stato cambiato nulla.`,
+    stillPending: (a) =>
+      `Non l'ho inteso come un sì o un no chiaro, quindi non è stato eseguito nulla e l'azione è ancora in sospeso: ${guillemets(a.preview)}. Per eseguirla, premi Confirm o rispondi solo «sì»; per annullarla, rispondi «no».`,
+    supersededPrefix: "Ho annullato la proposta precedente (non è stato cambiato nulla).\n\n",
+    pendingFooter: (a, items) =>
+      `\n\nNon è ancora cambiato nulla. Proposta: ${guillemets(a.preview)} — ${a.total} ${a.total === 1 ? "elemento" : "elementi"}: ${items}. ` +
+      `Rispondi «sì» per eseguire esattamente questo o «no» per annullarlo (scade il ${time(a.expiresAt)}).`,
+    notYetShown: (a) =>
+      `Il tuo messaggio è arrivato prima che ti mostrassi la proposta, quindi non l'ho eseguita: ${guillemets(a.preview)} (${a.total} elementi). Rispondi «sì» per eseguirla o «no» per annullarla.`,
+    stillPendingFooter: (a) =>
+      `\n\nNon è stato eseguito nulla: ${guillemets(a.preview)} è ancora in sospeso, in attesa della tua conferma. Per eseguirla, premi Confirm o rispondi solo «sì»; per annullarla, rispondi «no».`,
+    expired: (a) => `L'azione ${guillemets(a.preview)} è scaduta senza conferma e non è stata eseguita. Chiedimelo di nuovo e preparo una nuova proposta.`,
+    writeBlocked: "In questa conversazione c'è già un'azione in attesa di conferma; chiedi all'admin di confermarla o annullarla prima di proporne un'altra.",
+    alreadyDecided: (a) => `L'azione ${guillemets(a.preview)} è già nello stato «${a.status}»; non c'è nulla in sospeso da confermare.`,
+  },
 };

@@ -55,4 +55,12 @@ export const TURN_FAILURE_LINES: Record<CatalogLanguage, TurnFailureLines> = {
     sendAgainSoon: "Envie a mensagem novamente daqui a pouco.",
     retrying: "A repetir automaticamente; a resposta vai recomeçar.",
   },
+  it: {
+    lost: "Questa risposta si è persa prima di finire.",
+    databaseTimeout: "Il database ha impiegato troppo tempo a rispondere, quindi questa risposta è stata interrotta.",
+    couldNotFinish: (agent) => `${agent === "admin" ? "L'assistente" : "Il tutor"} non è riuscito a finire questa risposta.`,
+    sendAgain: "Invia di nuovo il messaggio.",
+    sendAgainSoon: "Invia di nuovo il messaggio tra un momento.",
+    retrying: "Nuovo tentativo automatico; la risposta ricomincerà.",
+  },
 };

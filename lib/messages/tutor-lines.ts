@@ -134,4 +134,24 @@ export const TUTOR_LINES: Record<CatalogLanguage, TutorLines> = {
       off_topic: ["Que cursos tenho pendentes?", "O que posso aprender hoje?"],
     },
   },
+  it: {
+    answerIn: "Rispondi sempre in italiano.",
+    greeting: "Ciao! Sono il tuo assistente di apprendimento. Come posso aiutarti oggi con i tuoi corsi?",
+    thanks: "Prego! Se hai altre domande sui tuoi corsi, sono qui.",
+    accordingTo: "Secondo il materiale dell'azienda:",
+    notCompanyMaterial: "Questo non proviene dal materiale dell'azienda:",
+    materialIn: (language) => `Il materiale dell'azienda su questo è in ${language}; ecco cosa dice:`,
+    generalAbout: (topic) =>
+      `In termini generali, su "${topic}": rivedi i punti chiave, applicali passo dopo passo e verifica i dettagli con il tuo responsabile o con il materiale del corso.`,
+    yourQuestion: "la tua domanda",
+    sensitiveTopic:
+      "Grazie per avermelo detto. Non posso sapere se hai una condizione né fare una diagnosi, e nessuno dovrebbe farlo in una chat: un medico o un altro professionista qualificato sì. Se incide sul tuo lavoro o sul tuo apprendimento, le Risorse Umane possono parlarne con te in modo riservato per trovare supporto e adattamenti. Ti aiuto volentieri con i tuoi corsi nel modo che funziona meglio per te.",
+    suggestions: {
+      in_course: ["Spiegamelo con un esempio pratico", "Quali esercizi trattano questo argomento?", "Riassumimi questa lezione"],
+      cross_course: ["C'è un corso che tratta questo argomento?", "Dove posso trovare altre informazioni su questo?"],
+      progress: ["Cosa dovrei ripassare oggi?", "Qual è il mio prossimo passo?"],
+      chitchat: ["Cosa posso imparare oggi?", "Mostrami i miei progressi"],
+      off_topic: ["Quali corsi ho in sospeso?", "Cosa posso imparare oggi?"],
+    },
+  },
 };

@@ -22,10 +22,11 @@
  * question, never a stop.
  *
  * The specification is the table in docs/confirmation-replies.md: every row is a test case.
- * It reads English and Spanish, and the plain yes, no and stop of French, German and Portuguese
- * (the languages of the catalog, lib/messages.ts, whose action lines ask for those words).
+ * It reads the words of every language pack (lib/languages/): the catalog's action lines
+ * (lib/messages.ts) ask for each language's own plain yes and no.
  */
 import { foldAccents } from "../../lib/language";
+import { PACKS } from "../../lib/languages";
 
 export type ReplyKind = "confirm" | "reject" | "new_request" | "question" | "unclear";
 
@@ -37,132 +38,35 @@ const MAX_UNCLEAR_TOKENS = 3;
 
 /** Two or more of one letter count as one ("yesss", "siii", "okk"); dictionary entries are squeezed the same way. */
 const squeeze = (word: string): string => word.replace(/(\p{L})\1+/gu, "$1");
-const squeezedSet = (words: string): Set<string> => new Set(words.split(" ").map(squeeze));
 
 type Category = "yes" | "no" | "stop" | "polite" | "filler" | "and";
 
-const phrases = (category: Category, list: string): Array<[Category, string]> => list.split(",").map((phrase) => [category, phrase.trim()]);
+const phrasesOf = (category: Category, list: readonly string[]): Array<[Category, string]> => list.map((phrase) => [category, phrase]);
 
-// Written without accents and apostrophes as typed ("don't" and "dont" both fold to "dont").
+/** What a plain reply may carry beside its yes, no or stop, in every language. */
+const CARRIERS: Array<[Category, string]> = PACKS.flatMap((pack) => [
+  ...phrasesOf("polite", pack.confirmation.polite),
+  ...phrasesOf("filler", pack.confirmation.fillers),
+  ...phrasesOf("and", pack.confirmation.and),
+]);
+
+// Every pack's words, written without accents and apostrophes as typed ("don't" and "dont" both fold to "dont").
 const LEXICON: Array<[Category, string]> = [
-  ...phrases(
-    "yes",
-    "yes, yeah, yea, yep, yup, yes sir, sure, sure thing, ok, okay, okey, oki, alright, all right, confirm, confirmed, i confirm, " +
-      "approve, approved, i approve, proceed, please proceed, go, go ahead, go on, go for it, do it, run it, lets do it, lets go, " +
-      "sounds good, looks good, lgtm, correct, thats right, thats correct, absolutely, definitely, of course, certainly, agreed, affirmative, " +
-      "please do, yes please, 👍, ✅, 👌, ✔",
-  ),
-  ...phrases(
-    "yes",
-    "si, sip, claro, claro que si, vale, dale, venga, adelante, hazlo, confirmo, confirmado, confirmada, confirmar, confirma, " +
-      "de acuerdo, por supuesto, esta bien, me parece bien, procede, ejecuta, ejecutalo, ejecutala, correcto, exacto, eso es, " +
-      "afirmativo, aprobado, apruebo, perfecto, sigue, adelante con ello",
-  ),
-  // French, German and Portuguese: the plain words an admin of those languages answers with (lib/messages.ts asks for them).
-  ...phrases(
-    "yes",
-    "oui, ouais, daccord, vas y, allez y, je confirme, confirme, bien sur, parfait, " +
-      "ja, jawohl, klar, genau, mach es, mach das, bestatigt, ich bestatige, einverstanden, in ordnung, " +
-      "sim, pode, pode ser, confirmo sim, certo, com certeza, avance, avanca, faca, faz isso",
-  ),
-  ...phrases(
-    "no",
-    "non, non merci, annule, annuler, annule le, surtout pas, pas maintenant, " +
-      "nein, nein danke, abbrechen, brich ab, lieber nicht, jetzt nicht, " +
-      "nao, nao obrigado, nao obrigada, agora nao, melhor nao, de jeito nenhum",
-  ),
-  ...phrases(
-    "no",
-    "no, nope, nah, no thanks, no thank you, cancel, cancel it, cancel that, cancel this, reject, reject it, mejor no, better not, " +
-      "not now, never mind, nevermind, forget it, dont, do not, dont do it, do not do it, dont run it, stop, abort, no way, " +
-      "i dont think so, negative, 👎, ❌",
-  ),
-  ...phrases(
-    "no",
-    "cancela, cancelar, cancelalo, cancelala, cancela eso, cancelalo todo, rechazar, rechazo, rechazala, rechazalo, ahora no, " +
-      "olvidalo, dejalo, no lo hagas, no hagas nada, para, ni hablar, de ninguna manera, creo que no, negativo",
-  ),
-  ...phrases(
-    "polite",
-    "please, pls, plz, thanks, thank you, thx, ty, cheers, por favor, porfa, porfavor, gracias, muchas gracias, mil gracias, " +
-      "merci, sil te plait, sil vous plait, stp, svp, bitte, danke, obrigado, obrigada",
-  ),
-  ...phrases("filler", "then, now, right now, entonces, ya, ahora, ahora mismo"),
-  ...phrases("and", "and, y"),
+  ...PACKS.flatMap((pack) => [...phrasesOf("yes", pack.confirmation.yes), ...phrasesOf("no", pack.confirmation.no)]),
+  ...CARRIERS,
 ];
 
 /** Phrases that stop a running action, read only while one runs; politeness, fillers and "and" as above. */
-const STOP_LEXICON: Array<[Category, string]> = [
-  ...phrases(
-    "stop",
-    "stop, stop it, stop that, stop this, stop the action, stop the run, stop running, stop everything, halt, abort, abort it, pause, pause it, " +
-      "cancel, cancel it, cancel the action, enough, ✋, 🛑",
-  ),
-  ...phrases(
-    "stop",
-    "para, paralo, parala, para eso, para la accion, paralo todo, parar, detente, deten, detenlo, detenla, deten la accion, detenlo todo, detener, " +
-      "cancela, cancelalo, cancelala, aborta, abortar, basta, alto",
-  ),
-  ...phrases("stop", "arrete, arreter, arrete tout, stoppe, halte, stopp, anhalten, halt an, hor auf, pare, pare tudo, parar tudo"),
-  ...LEXICON.filter(([category]) => category === "polite" || category === "filler" || category === "and"),
-];
+const STOP_LEXICON: Array<[Category, string]> = [...PACKS.flatMap((pack) => phrasesOf("stop", pack.confirmation.stop)), ...CARRIERS];
 
 /** Opening a reply, these make it a question even without "?". */
-const INTERROGATIVE_OPENERS = squeezedSet(
-  "what whats how why when where who whom whose which does do did is are was were can could would should will shall may might have has am isnt arent wont " +
-    "que como cual cuales cuando donde quien quienes cuanto cuanta cuantos cuantas porque puedes puede podrias podria hay seguro seguros",
-);
+const INTERROGATIVE_OPENERS = new Set(PACKS.flatMap((pack) => pack.confirmation.questionOpeners).map(squeeze));
 
 /** Anywhere in a reply, these make it conditional or hesitant: answered, never decided. */
-const CONDITION_OR_HEDGE = [
-  "if",
-  "unless",
-  "when",
-  "whether",
-  "in case",
-  "as long as",
-  "provided",
-  "maybe",
-  "perhaps",
-  "probably",
-  "possibly",
-  "not sure",
-  "unsure",
-  "i think",
-  "i guess",
-  "i suppose",
-  "might",
-  "kind of",
-  "sort of",
-  "dunno",
-  "dont know",
-  "y si",
-  "cuando",
-  "a menos que",
-  "siempre que",
-  "en caso de",
-  "con tal de",
-  "quizas",
-  "quiza",
-  "tal vez",
-  "a lo mejor",
-  "creo",
-  "supongo",
-  "no se",
-  "no estoy seguro",
-  "no estoy segura",
-  "puede que",
-].map((phrase) => phrase.split(" ").map(squeeze));
+const CONDITION_OR_HEDGE = PACKS.flatMap((pack) => pack.confirmation.hedges).map((phrase) => phrase.split(" ").map(squeeze));
 
 /** Words of an instruction that changes the request: a reply carrying them (and not a question) re-plans it. */
-const CHANGE_WORDS = squeezedSet(
-  "add also instead change remove include exclude assign enroll enrol deactivate archive verify set make only except plus without replace swap drop move extend postpone " +
-    "anade agrega agregar incluye incluir tambien quita quitar excluye cambia cambiar asigna asignar inscribe desactiva archiva verifica pon ponle solo excepto ademas " +
-    "sin sustituye reemplaza mueve " +
-    "ajoute aussi plutot change retire enleve sauf seulement " +
-    "fuge auch stattdessen andere entferne nur ausser ohne " +
-    "adiciona acrescenta tambem troca retira tira apenas exceto",
-);
+const CHANGE_WORDS = new Set(PACKS.flatMap((pack) => pack.confirmation.changeWords).map(squeeze));
 
 interface Token {
   word: string;

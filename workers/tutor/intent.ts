@@ -1,6 +1,6 @@
 /**
- * Intent of one tutor turn. Obvious cases (greetings, thanks, progress questions, in the
- * catalog's languages: English, Spanish, French, German, Portuguese) are settled by heuristics
+ * Intent of one tutor turn. Obvious cases (greetings, thanks, progress questions, in every
+ * supported language: the packs of lib/languages/) are settled by heuristics
  * without a model call; the rest by one short, deterministic call (unless the sources found settle
  * it first: stages.ts). A reply carrying JSON (bare,
  * fenced or amid a local model's prose) is read by a strict schema first; then the first label
@@ -13,104 +13,24 @@ import type { LlmClient } from "../llm/client";
 import { LlmError } from "../llm/errors";
 import { extractJson } from "../llm/json-reply";
 import { normalise } from "./language";
+import { PACKS, SHARED_ACKNOWLEDGEMENTS } from "../../lib/languages";
 
 import { INTENTS, type Intent } from "../../queues/payloads";
 import { LABELS } from "../../lib/prompt-markers";
 
 export { INTENTS, type Intent };
 
-const GREETINGS = new Set([
-  "hola",
-  "hi",
-  "hello",
-  "hey",
-  "buenas",
-  "buenos dias",
-  "buenas tardes",
-  "buenas noches",
-  "good morning",
-  "good afternoon",
-  "gracias",
-  "muchas gracias",
-  "thanks",
-  "thank you",
-  "thanks a lot",
-  "adios",
-  "bye",
-  "goodbye",
-  "hasta luego",
-  "ok",
-  "vale",
-  "genial",
-  "perfecto",
-  "great",
-  "bonjour",
-  "salut",
-  "bonsoir",
-  "merci",
-  "merci beaucoup",
-  "au revoir",
-  "hallo",
-  "guten morgen",
-  "guten tag",
-  "guten abend",
-  "danke",
-  "danke schon",
-  "vielen dank",
-  "tschuss",
-  "ola",
-  "oi",
-  "bom dia",
-  "boa tarde",
-  "boa noite",
-  "obrigado",
-  "obrigada",
-  "muito obrigado",
-  "muito obrigada",
-  "tchau",
+/** Whole messages that are small talk: every pack's greetings, thanks and acknowledgements (lib/languages/), and "ok". */
+const GREETINGS: ReadonlySet<string> = new Set([
+  ...PACKS.flatMap((pack) => [...pack.greetings, ...pack.thanks, ...pack.acknowledgements]),
+  ...SHARED_ACKNOWLEDGEMENTS,
 ]);
 
-// Deadlines only in the possessive: "the deadline to return an item" is a policy question.
-const PROGRESS_PHRASES = [
-  "mi progreso",
-  "my progress",
-  "mi nota",
-  "mis notas",
-  "my score",
-  "my scores",
-  "my grade",
-  "my grades",
-  "cuanto llevo",
-  "como voy",
-  "how am i doing",
-  "mi fecha limite",
-  "mis fechas limite",
-  "my deadline",
-  "my deadlines",
-  "mis cursos",
-  "my courses",
-  "my enrollments",
-  "repasos pendientes",
-  "reviews due",
-  "what should i review",
-  "que deberia repasar",
-  "mis habilidades",
-  "my skills",
-  "ma progression",
-  "mes notes",
-  "mes cours",
-  "mes competences",
-  "mein fortschritt",
-  "meinen fortschritt",
-  "meine noten",
-  "meine kurse",
-  "meine fristen",
-  "o meu progresso",
-  "meu progresso",
-  "minhas notas",
-  "meus cursos",
-  "os meus cursos",
-];
+/** A one-word greeting opening a message ("hola, gracias"): what follows it is read on its own. */
+const OPENING_GREETING = new RegExp(`^(${PACKS.flatMap((pack) => pack.greetings.filter((phrase) => !phrase.includes(" "))).join("|")}) `);
+
+// Deadlines only in the possessive ("my deadline"): "the deadline to return an item" is a policy question.
+const PROGRESS_PHRASES: readonly string[] = PACKS.flatMap((pack) => pack.progressPhrases);
 
 export interface IntentInput {
   message: string;
@@ -121,7 +41,7 @@ export interface IntentInput {
 /** The heuristic verdict, or null when the model has to decide. */
 export function heuristicIntent(message: string): Intent | null {
   const text = normalise(message);
-  if (GREETINGS.has(text) || GREETINGS.has(text.replace(/^(hola|hi|hello|hey|bonjour|salut|hallo|ola|oi) /, ""))) return "chitchat";
+  if (GREETINGS.has(text) || GREETINGS.has(text.replace(OPENING_GREETING, ""))) return "chitchat";
   if (PROGRESS_PHRASES.some((phrase) => ` ${text} `.includes(` ${phrase} `))) return "progress";
   return null;
 }

@@ -163,7 +163,7 @@ async function startCourseAnswer(
  */
 async function likelyIntent(deps: WorkerDeps, turn: TurnContext): Promise<Intent> {
   // Read a moment ago by the search: remembered (relevance.ts).
-  const relevance = await relevanceFor(deps, turn.orgId, turn.question);
+  const relevance = await relevanceFor(deps, turn.orgId, turn.question, turn.language);
   // A question that names nothing at all ("How long does that take?") leans on the conversation: a follow-up, not small talk about sports.
   return relevance.terms.length === 0 || relevance.mentioned.some(Boolean) ? "cross_course" : "off_topic";
 }

@@ -115,6 +115,6 @@ describe("stage failures as the client sees them", () => {
     });
     expect(describeFailure(new Error("boom"), "admin", "pt").message).to.equal("O assistente não conseguiu terminar esta resposta.");
     expect(describeFailure(new Error("boom"), "admin", "es").message).to.equal("El asistente no pudo terminar esta respuesta.");
-    expect(describeFailure(new Error("boom"), "tutor", "it").message).to.equal("The tutor could not finish this answer.");
+    expect(describeFailure(new Error("boom"), "tutor", "nl").message).to.equal("The tutor could not finish this answer.");
   });
 });

@@ -12,6 +12,7 @@
  */
 import { keywordSearch, vectorSearch, type ChunkHit } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
+import type { Language } from "../../../lib/language";
 import { contentWords, searchTerms } from "../language";
 import { relevanceFor, type Relevance } from "./relevance";
 import type { RetrievedSource } from "./types";
@@ -32,7 +33,10 @@ export interface ScoredHit extends ChunkHit {
   score: number;
 }
 
-export async function hybridSearch(deps: WorkerDeps, asked: { orgId: string; userId: string; question: string }): Promise<Omit<RetrievedSource, "index">[]> {
+export async function hybridSearch(
+  deps: WorkerDeps,
+  asked: { orgId: string; userId: string; question: string; language?: Language },
+): Promise<Omit<RetrievedSource, "index">[]> {
   const { hits, relevance } = await candidateHits(deps, asked);
   const floors = { coverage: deps.config.RETRIEVAL_GROUNDING_COVERAGE, similarity: deps.config.RETRIEVAL_GROUNDING_SIMILARITY };
   return selectHits(hits.filter((hit) => grounds(hit, relevance, floors))).map(toSource);
@@ -44,12 +48,12 @@ export async function hybridSearch(deps: WorkerDeps, asked: { orgId: string; use
  */
 export async function candidateHits(
   deps: WorkerDeps,
-  { orgId, userId, question }: { orgId: string; userId: string; question: string },
+  { orgId, userId, question, language }: { orgId: string; userId: string; question: string; language?: Language },
 ): Promise<{ hits: ScoredHit[]; relevance: Relevance }> {
   const { config } = deps;
-  const words = contentWords(question);
+  const words = contentWords(question, language);
   // The judge's terms (stems, word families) widen the keyword search: looked up with the embedding, before the searches.
-  const [[embedding], relevance] = await Promise.all([deps.llm.embed([question], "query", { orgId, userId }), relevanceFor(deps, orgId, question)]);
+  const [[embedding], relevance] = await Promise.all([deps.llm.embed([question], "query", { orgId, userId }), relevanceFor(deps, orgId, question, language)]);
   const reader = { orgId, userId };
   const [vectorHits, textHits, widenedHits] = await Promise.all([
     deps.reads.read((db) =>
@@ -62,7 +66,7 @@ export async function candidateHits(
         cache: deps.searchCaches.vectorSearch,
       }),
     ),
-    deps.reads.read((db) => keywordSearch(db, { reader, words: searchTerms(question), limit: OVER_RETRIEVE })),
+    deps.reads.read((db) => keywordSearch(db, { reader, words: searchTerms(question, language), limit: OVER_RETRIEVE })),
     deps.reads.read((db) => keywordSearch(db, { reader, words: [], queries: relevance.terms.map((term) => term.query), limit: OVER_RETRIEVE })),
   ]);
   const byVector = new Set(vectorHits.map((hit) => hit.id));

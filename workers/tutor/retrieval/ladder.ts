@@ -103,7 +103,7 @@ export const CHARS_PER_TOKEN_CAP = 8;
  * document does), and only a bounded prefix of a few of them is read and tokenised.
  */
 async function wholeDocument(deps: WorkerDeps, turn: TurnContext, budget: number): Promise<{ source: Source; truncated: boolean } | null> {
-  const relevance = await relevanceFor(deps, turn.orgId, turn.question);
+  const relevance = await relevanceFor(deps, turn.orgId, turn.question, turn.language);
   const candidates = await courseDocumentCandidates(deps.db, turn, { currentCourseId: turn.courseId, terms: relevance.terms.map((term) => term.query) });
   const maxChars = budget * CHARS_PER_TOKEN_CAP;
   const floor = deps.config.RETRIEVAL_GROUNDING_COVERAGE;

@@ -10,6 +10,7 @@
  * The caller has checked that the reader may use the course; every lesson read here belongs to it.
  */
 import { courseModules, lessonWithModule, lessonsOfModules, type LessonContent, type ModuleOutline } from "../../../db/queries/learner";
+import type { Language } from "../../../lib/language";
 import type { WorkerDeps } from "../../deps";
 import type { RetrievedSource } from "./types";
 import { LABELS, MODULE_LABEL, MODULE_SELECTION_TASK } from "../../../lib/prompt-markers";
@@ -92,10 +93,10 @@ export function sameLessons(a: ModuleChoice, b: ModuleChoice): boolean {
   return a.courseId === b.courseId && a.lessons.map((l) => l.id).join() === b.lessons.map((l) => l.id).join();
 }
 
-type PageIndexTurn = { orgId: string; userId: string; courseId: string; courseTitle: string; lessonId: string | null; question: string };
+type PageIndexTurn = { orgId: string; userId: string; courseId: string; courseTitle: string; lessonId: string | null; question: string; language?: Language };
 
 /** Starts choosing the modules that answer the question: by the lesson text's evidence when it decides, else by the model. */
-export async function startChoosingModules(deps: WorkerDeps, { orgId, userId, courseId, question }: PageIndexTurn): Promise<ModuleChoosing> {
+export async function startChoosingModules(deps: WorkerDeps, { orgId, userId, courseId, question, language }: PageIndexTurn): Promise<ModuleChoosing> {
   const modules = await courseModules(deps.db, orgId, courseId);
   if (modules.length === 0) return { settled: { courseId, lessons: [], by: "no_modules" } };
   const [all, relevance] = await Promise.all([
@@ -105,7 +106,7 @@ export async function startChoosingModules(deps: WorkerDeps, { orgId, userId, co
       courseId,
       modules.map((m) => m.id),
     ),
-    relevanceFor(deps, orgId, question),
+    relevanceFor(deps, orgId, question, language),
   ]);
   if (modules.length === 1) return { settled: { courseId, lessons: all, by: "single_module" } };
   const lessonsOf = (chosen: ModuleOutline[]) => all.filter((lesson) => chosen.some((m) => m.id === lesson.module_id));

@@ -1,13 +1,17 @@
 /**
- * The terms of a question that say what it is about, in English and Spanish: content words
- * without the words every question to the tutor is framed with ("what does the company say
- * about…", "¿qué dice la empresa sobre…?"), each cut to a crude stem so plural and singular
- * meet ("policies"/"policy", "vacaciones"/"vacación") in the text and in Postgres `simple`
- * full-text search alike, with the words of its family (word-families.ts: "product" is met by
- * "item"), marked when it is an everyday word ("days", "form"), and grouped by the clause of
- * the question it belongs to, so two questions in one are judged one by one (relevance.ts).
+ * The terms of a question that say what it is about, read with the lists of its language's pack
+ * (and English's and Spanish's: `judgePacks`): content words without the words every question to
+ * the tutor is framed with ("what does the company say about…", "¿qué dice la empresa
+ * sobre…?"), each cut to a crude stem so plural and singular meet ("policies"/"policy",
+ * "vacaciones"/"vacación") in the text and in Postgres `simple` full-text search alike, with the
+ * words of its family (word-families.ts: "product" is met by "item"), marked when it is an
+ * everyday word ("days", "form"), and grouped by the clause of the question it belongs to, so two
+ * questions in one are judged one by one (relevance.ts). Where the pack says so (`judgeStems`),
+ * a word is also met by its Snowball stem ("corsi" by "corso", "Schulungen" by "Schulung").
  */
-import { normalise, searchTerms } from "../language";
+import type { Language } from "../../../lib/language";
+import { packFor, type SupportedLanguage } from "../../../lib/languages";
+import { normalise, perJudgeLanguage, searchTerms } from "../language";
 import { familyOf, isEveryday, rewritePhrases } from "./word-families";
 
 export interface QuestionTerm {
@@ -21,25 +25,19 @@ export interface QuestionTerm {
   everyday: boolean;
   /** Which clause of the question the term is from (0 for a question of one clause). */
   clause: number;
+  /** The pack the question was read with (its language, English for a language without one). */
+  language: SupportedLanguage;
+  /** Snowball stems (that pack's stemmer) of the word and its family: a text word with one of them matches too. Empty unless the pack's `judgeStems`. */
+  stems: string[];
 }
 
 /**
  * Words that frame a question rather than name its subject, beyond the stop words language.ts
- * already drops. "company" and "empresa" name the organisation every question is asked of; the
- * verbs ask for an answer without saying what it is; the rest are function words.
+ * already drops: the packs' `frameWords`. "company" and "empresa" name the organisation every
+ * question is asked of; the verbs ask for an answer without saying what it is; the rest are
+ * function words.
  */
-const FRAME_WORDS = new Set([
-  ...`company companies organisation organization firm say says said tell explain explains mean means know need want use using used
-  happen happens find give show please could would should will may might must long often way ways best good new make made does did
-  rule rules thing things exactly take takes taking by as from them its was were than out doesn don isn even still though why who whom
-  whose let done whether some into over under then all such only own same other each more most very just also been being am doing
-  had having shall not no so too here these those they their he she his her us per every anything something allow allowed permitted
-  supposed able`.split(/\s+/),
-  ...`empresa empresas compania organizacion dice dicen decir explica explican significa saber sabes necesito quiero queremos usar
-  pasa ocurre forma manera mejor bueno buena nuevo nueva hacer hace hago debo debe deben tiene tienen cosa cosas exactamente segun
-  cada todo todos toda todas otro otra otros otras mas muy tambien ya sin entre hasta desde porque pero ni usa usan uso ser estar esta
-  estan fue era han ha puede pueden quien quienes cuanto cuanta adonde yo permite permitido`.split(/\s+/),
-]);
+const frameWordsOf = perJudgeLanguage((packs) => new Set(packs.flatMap((pack) => pack.grounding.frameWords)));
 
 /** Longest stem kept: enough to tell words apart, short enough that derived forms still meet. */
 const MAX_STEM = 8;
@@ -82,41 +80,82 @@ function operands(stem: string): string[] {
 
 /**
  * Where a question holds more than one: after a question mark or a semicolon with more text,
- * and at "and"/"y" (or "or"/"o", "also"/"además") followed by a question word.
+ * and at a joiner ("and"/"y", "or"/"o", "also"/"además", the packs' `clauseJoiners`) followed by
+ * a question word (their `questionWords`).
  */
-const CLAUSE_BREAK =
-  /[?;]+\s*¿?|,?\s+(?:and|or|also|y|o|además|ademas)\s+(?=(?:what|how|which|when|where|who|why|can|could|do|does|did|is|are|should|must|will|would|qué|que|cómo|como|cuánto|cuánta|cuántos|cuántas|cuanto|cuantos|cuál|cual|cuáles|dónde|donde|adónde|cuándo|cuando|quién|quien|puedo|puede|debo|hay|tengo|tiene)\b)/giu;
+const clauseBreakOf = perJudgeLanguage((packs) => {
+  const joiners = packs.flatMap((pack) => pack.grounding.clauseJoiners).join("|");
+  const questionWords = packs.flatMap((pack) => pack.grounding.questionWords).join("|");
+  return new RegExp(`[?;]+\\s*¿?|,?\\s+(?:${joiners})\\s+(?=(?:${questionWords})\\b)`, "giu");
+});
 
 /** The question's parts, one question each (one part for most questions). */
-export function clausesOf(question: string): string[] {
+export function clausesOf(question: string, language?: Language): string[] {
   return question
-    .split(CLAUSE_BREAK)
+    .split(clauseBreakOf(language))
     .map((part) => part.trim())
     .filter(Boolean);
 }
+
+/** A word of a text as the judge compares it: folded, with its Snowball stem when the question's pack matches by one. */
+export interface TextWord {
+  word: string;
+  stem: string | null;
+}
+
+/** The distinct words of a text, each stemmed once (not once per term) when the terms are matched by Snowball stems too. */
+export function textWordsOf(text: string, terms: readonly QuestionTerm[]): TextWord[] {
+  const stemming = terms.find((term) => term.stems.length > 0);
+  const stem = stemming ? packFor(stemming.language).stem : undefined;
+  return [...new Set(normalise(text).split(" "))].map((word) => ({ word, stem: stem ? stem(word) : null }));
+}
+
+/** Whether a word of a text is an occurrence of the term: of its crude stem or a family member's (`occursAs`), or of its Snowball stems. */
+export function occursIn(term: QuestionTerm, { word, stem }: TextWord): boolean {
+  return term.forms.some((form) => occursAs(form, word)) || (stem !== null && term.stems.includes(stem));
+}
+
+/** Shortest Snowball stem a term keeps: two letters are a word of their own too often. */
+const MIN_SNOWBALL_STEM = 3;
+
+/** Shortest Snowball stem searched as a prefix in Postgres: a shorter one ("fer", "cors") would find unrelated words. */
+const PREFIX_SNOWBALL_STEM = 4;
 
 /**
  * The question's distinctive terms, one per folded stem (at most 16), each with its clause. A
  * clause of everyday words only ("and what do I need to bring?") is not a question of its own:
  * its terms join the clause before it (or after it, for the first).
  */
-export function contentTermsOf(question: string): QuestionTerm[] {
-  const byStem = new Map<string, { forms: Set<string>; operands: Set<string>; everyday: boolean; clause: number }>();
-  clausesOf(rewritePhrases(question.toLowerCase())).forEach((clause, index) => {
-    for (const written of searchTerms(clause)) {
+export function contentTermsOf(question: string, language?: Language): QuestionTerm[] {
+  const pack = packFor(language ?? "en");
+  const frameWords = frameWordsOf(language);
+  const snowball = pack.judgeStems ? pack.stem : undefined;
+  const byStem = new Map<string, { forms: Set<string>; operands: Set<string>; stems: Set<string>; everyday: boolean; clause: number }>();
+  clausesOf(rewritePhrases(question.toLowerCase(), language), language).forEach((clause, index) => {
+    for (const written of searchTerms(clause, language)) {
       const lexeme = written.replace(/[^\p{L}\p{N}]/gu, "");
       const plain = normalise(lexeme);
       const stem = termStem(plain);
-      if (plain.length <= 1 || FRAME_WORDS.has(plain) || FRAME_WORDS.has(stem)) continue;
+      if (plain.length <= 1 || frameWords.has(plain) || frameWords.has(stem)) continue;
       // An amount or a count ("350 EUR", "three weeks ago") is a detail of the question, not its subject.
-      const everyday = isEveryday(plain) || /^\d+$/.test(plain);
-      const term = byStem.get(stem) ?? { forms: new Set([stem]), operands: new Set<string>(), everyday, clause: index };
+      const everyday = isEveryday(plain, language) || /^\d+$/.test(plain);
+      const term = byStem.get(stem) ?? { forms: new Set([stem]), operands: new Set<string>(), stems: new Set<string>(), everyday, clause: index };
       for (const form of operands(stem)) term.operands.add(form);
       for (const form of operands(termStem(lexeme))) term.operands.add(form);
-      for (const member of familyOf(plain, termStem)) {
+      const family = familyOf(plain, termStem, language);
+      const members = family.length > 0 || !snowball ? family : familyOf(plain, snowball, language);
+      for (const member of members) {
         const folded = termStem(normalise(member));
         term.forms.add(folded);
         for (const form of [...operands(folded), ...operands(termStem(member))]) term.operands.add(form);
+      }
+      if (snowball) {
+        for (const word of [plain, ...members.map(normalise)]) {
+          const stemmed = snowball(word);
+          if (stemmed.length < MIN_SNOWBALL_STEM) continue;
+          term.stems.add(stemmed);
+          if (stemmed.length >= PREFIX_SNOWBALL_STEM) term.operands.add(`${stemmed}:*`);
+        }
       }
       byStem.set(stem, term);
     }
@@ -127,6 +166,8 @@ export function contentTermsOf(question: string): QuestionTerm[] {
     query: [...term.operands].join(" | "),
     everyday: term.everyday,
     clause: term.clause,
+    language: pack.code,
+    stems: [...term.stems],
   }));
   return joinEverydayClauses(terms);
 }

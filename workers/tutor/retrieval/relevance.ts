@@ -11,8 +11,8 @@
 import { LRUCache } from "lru-cache";
 import { termFrequencies } from "../../../db/queries/knowledge-search";
 import type { WorkerDeps } from "../../deps";
-import { normalise } from "../language";
-import { contentTermsOf, occursAs, type QuestionTerm } from "./question-terms";
+import type { Language } from "../../../lib/language";
+import { contentTermsOf, occursIn, type QuestionTerm, textWordsOf } from "./question-terms";
 import { EVERYDAY_WEIGHT } from "./word-families";
 
 export interface Relevance {
@@ -42,11 +42,6 @@ export function rarity(df: number, units: number): number {
   return Math.log(1 + (units - df + 0.5) / (df + 0.5));
 }
 
-/** Whether a folded word is an occurrence of the term or of a word of its family. */
-function occurs(term: QuestionTerm, word: string): boolean {
-  return term.forms.some((form) => occursAs(form, word));
-}
-
 /**
  * Builds the judge from terms, their rarities and whether the organisation's material holds them
  * at all (pure: the unit tests use it without a database).
@@ -62,8 +57,8 @@ export function relevanceOf(terms: QuestionTerm[], rarities: number[], unknown: 
   };
   const coverageOf = (matched: boolean[]) => Math.max(0, ...clauses.map((members) => clauseCoverage(members, matched)));
   const matchesOf = (text: string) => {
-    const words = [...new Set(normalise(text).split(" "))];
-    return terms.map((term) => words.some((word) => occurs(term, word)));
+    const words = textWordsOf(text, terms);
+    return terms.map((term) => words.some((word) => occursIn(term, word)));
   };
   return {
     terms,
@@ -90,10 +85,10 @@ export type TermFrequencyCache = LRUCache<string, { df: number; units: number }>
 
 export const termFrequencyCache = (): TermFrequencyCache => new LRUCache({ max: MAX_CACHED, ttl: FREQUENCY_TTL_MS });
 
-/** The question's terms weighted by their rarity in the org's material; frequencies are remembered for a minute. */
-export async function relevanceFor(deps: Pick<WorkerDeps, "db" | "searchCaches">, orgId: string, question: string): Promise<Relevance> {
+/** The question's terms (read in its language) weighted by their rarity in the org's material; frequencies are remembered for a minute. */
+export async function relevanceFor(deps: Pick<WorkerDeps, "db" | "searchCaches">, orgId: string, question: string, language?: Language): Promise<Relevance> {
   const cached = deps.searchCaches.termFrequencies;
-  const terms = contentTermsOf(question);
+  const terms = contentTermsOf(question, language);
   const key = (term: { query: string }) => `${orgId}\u0000${term.query}`;
   const known = terms.map((term) => cached.get(key(term)));
   const missing = terms.filter((_, i) => !known[i]);

@@ -1,0 +1,78 @@
+/** German. */
+import { stemmer } from "@orama/stemmers/german";
+import { messagesFor } from "../messages";
+import { type LanguagePack, phraseList, wordList } from "./pack";
+
+export const german = {
+  code: "de",
+  messages: messagesFor("de"),
+  greetings: phraseList("hallo, guten morgen, guten tag, guten abend, servus, moin, tschuss, auf wiedersehen, bis bald"),
+  thanks: phraseList("danke, danke schon, danke sehr, dankeschon, vielen dank"),
+  acknowledgements: phraseList("genau, prima, alles klar, gut"),
+  shortReplyWords: wordList("ja bitte"),
+  progressPhrases: phraseList("mein fortschritt, meinen fortschritt, meine noten, meine kurse, meine fristen, meine schulungen"),
+  confirmation: {
+    yes: phraseList("ja, jawohl, klar, genau, mach es, mach das, bestatigt, ich bestatige, einverstanden, in ordnung, los, leg los"),
+    no: phraseList("nein, nein danke, abbrechen, brich ab, lieber nicht, jetzt nicht, auf keinen fall, vergiss es"),
+    stop: phraseList("stopp, anhalten, halt an, hor auf, hor auf damit"),
+    polite: phraseList("bitte, danke, bitte schon"),
+    fillers: phraseList("jetzt, dann, sofort"),
+    and: ["und"],
+    questionOpeners: wordList("was wie warum wieso weshalb wann wo wer wen wem welche welcher welches kann konnen ist sind soll sollte darf gibt"),
+    // "ß" does not fold: both spellings are listed.
+    hedges: phraseList("wenn, falls, vielleicht, eventuell, ich glaube, ich denke, weiß nicht, weiss nicht, nicht sicher, ausser wenn"),
+    changeWords: wordList("fuge auch stattdessen andere entferne nur ausser ohne ersetze"),
+  },
+  grounding: {
+    stopWords: wordList(
+      `der die das den dem des ein eine einen einem einer eines und oder in im an am auf aus bei mit nach von vor zu zum zur fur uber unter
+      ich du er sie es wir ihr mein meine meinen meiner mich mir dich dir sich ist sind bin bist war habe hast hat haben kann konnen was
+      wie wo wann welche welcher welches wer warum wieviel viele gibt nicht kein keine als wenn ob dass um war wird werden wurde`,
+    ),
+    frameWords: wordList(
+      `firma unternehmen organisation betrieb sagt sagen erklaren erklart bedeutet wissen weiss brauche brauchen muss mussen soll sollen
+      darf durfen mochte will wollen machen mache tun gilt gelten regel regeln ding dinge genau laut jeder jede jedes alle alles andere
+      anderen sehr schon noch nur man neue neuen gut beste erlaubt auch`,
+    ),
+    everydayWords: wordList(
+      `tag tage tagen woche wochen monat monate monaten jahr jahre jahren stunde stunden minute minuten zeit heute morgen abend nacht
+      wochenende bringen mitbringen gehen kommen geben schicken senden fragen ausfullen helfen formular formulare team teams person
+      personen leute jemand art typ teil ort nummer liste information informationen frage problem fall erste erster letzte letzter
+      nachste schnell bald mal eins zwei drei vier funf sechs sieben acht neun zehn hundert`,
+    ),
+    wordFamilies: [
+      "produkt artikel erzeugnis",
+      "erstattung erstatten ruckerstattung rückerstattung",
+      "quittung beleg kassenbon rechnung",
+      "kaufen gekauft kauf einkauf",
+      "kunde kunden kundin kaufer käufer",
+      "mitarbeiter mitarbeiterin angestellte beschaftigte beschäftigte kollege kollegin personal",
+      "vorgesetzte vorgesetzter chef chefin fuhrungskraft führungskraft",
+      "defekt beschadigt beschädigt kaputt fehlerhaft",
+      "umtausch umtauschen austausch austauschen ersetzen ersatz",
+      "reklamation beschwerde",
+      "ruckgabe rückgabe zuruckgeben zurückgeben zuruckzugeben zurückzugeben zurucksenden zurücksenden zuruckbringen zurückbringen",
+      "schulung schulungen kurs kurse weiterbildung fortbildung training",
+      "urlaub urlaubstage ferien",
+      "frist zeitraum",
+    ],
+    // A separable verb with "zurück" is a return, whatever stands between ("bringe den Artikel zurück").
+    phraseRewrites: [
+      [
+        /\b(?:bringe|bringen|bringt|gebe|geben|gibt|schicke|schicken|schickt|sende|senden|sendet)\s+((?:[\p{L}\p{N}'-]+\s+){0,3}?)zur(?:ü|u)ck\b/giu,
+        "rückgabe $1",
+      ],
+    ],
+    clauseJoiners: wordList("und oder auch"),
+    questionWords: wordList("was wie welche welcher welches wann wo wer warum wieviel kann darf muss soll gibt"),
+  },
+  stem: stemmer,
+  judgeStems: true,
+  healthTerms: {
+    neurodivergence: wordList("adhs autis asperger legasthen dyslex neurodiv tourette"),
+    mental_health: phraseList("depressi, angststorung, burnout, burn out, bipolar, suicid, psychische gesundheit"),
+    disability: phraseList("behinderung, behindert, rollstuhl"),
+    medical: wordList("diagnos symptom medikament krankheit chronisch epilep diabet krebs"),
+  },
+  fallbacks: {},
+} satisfies LanguagePack;
