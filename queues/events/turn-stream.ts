@@ -25,11 +25,12 @@ import { randomUUID } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
 import type { ActionEventName, ActionEventPayloads, TurnEvent, TurnEventEnvelope, TurnEventName, TurnEventPayloads } from "./contract";
 import { roomForSession, roomForUser } from "./contract";
-import { groupByTag, keyTagOf, ownedKey } from "../slots";
+import { channelName, redisKey } from "../keys";
+import { groupByTag, keyTagOf } from "../slots";
 import { latestTurnKey } from "../turn-keys";
 import { feedChannel, publishFeed } from "./feed";
 
-export const TURN_EVENTS_CHANNEL = "skillnet:turn-events";
+export const TURN_EVENTS_CHANNEL = channelName("turnEventsChannel");
 
 /** Which log an event belongs to: a chat turn's, or an admin action's. */
 export interface StreamRef {
@@ -39,8 +40,9 @@ export interface StreamRef {
 
 // `:log`, not the `:events` of the earlier `<seq>-0` ids: a log started by an older worker is never
 // continued with the new ids. On a cluster the keys carry their owner's hash tag (queues/slots.ts).
-const streamKey = (cluster: boolean, ref: StreamRef): string => ownedKey(cluster, ref.id, `${ref.kind}:${ref.id}:log`);
-const batchMarkerKey = (cluster: boolean, ownerId: string, batchId: string): string => ownedKey(cluster, ownerId, `append-batch:${batchId}`);
+const streamKey = (cluster: boolean, ref: StreamRef): string =>
+  ref.kind === "turn" ? redisKey("turnLog", cluster, { turnId: ref.id }) : redisKey("actionLog", cluster, { actionId: ref.id });
+const batchMarkerKey = (cluster: boolean, ownerId: string, batchId: string): string => redisKey("appendBatch", cluster, { batchId }, ownerId);
 
 /** The log an event payload belongs to, read from the ids it carries. */
 export function streamOf(payload: { turnId?: string; actionId?: string | null }): StreamRef {
