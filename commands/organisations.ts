@@ -11,7 +11,8 @@ import type { Knex } from "knex";
 import type { Config } from "../lib/config";
 import { Refusal } from "../lib/refusal";
 import { SLUG_PATTERN, slugFromName } from "../lib/organisation-slug";
-import { failOrgDeletion, openOrgDeletion, type OrgDeletionRow } from "../db/queries/org-deletion";
+import { openOrgDeletion, type OrgDeletionRow } from "../db/queries/org-deletion";
+import { failOperation } from "../db/queries/operations";
 import {
   auditOperatorChange,
   createOrganisationWithAdmin,
@@ -147,7 +148,7 @@ export async function requestOrganisationDeletion(
     try {
       await deps.producer.enqueueOrgDeletion({ orgId: org.id, deletionId: deletion.id, run: deletion.runs });
     } catch (error) {
-      await failOrgDeletion(deps.db, deletion.id, { code: "QUEUE_UNAVAILABLE", message: "the job could not be queued; ask again to retry" });
+      await failOperation(deps.db, "org_deletions", deletion.id, { code: "QUEUE_UNAVAILABLE", message: "the job could not be queued; ask again to retry" });
       throw new Refusal(
         "unavailable",
         "QUEUE_UNAVAILABLE",
