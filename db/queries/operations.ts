@@ -9,7 +9,7 @@ import type { Knex } from "knex";
 import { z } from "zod";
 import type { Db } from "../knex";
 
-export const OPERATION_TABLES = ["org_deletions", "person_erasures", "person_exports"] as const;
+export const OPERATION_TABLES = ["org_deletions", "person_erasures", "person_exports", "catalog_imports"] as const;
 export type OperationTable = (typeof OPERATION_TABLES)[number];
 
 export const OPERATION_STATUSES = ["queued", "running", "completed", "failed"] as const;

@@ -11,7 +11,7 @@ import { expect } from "chai";
 import pino from "pino";
 import type { Db } from "../../db/knex";
 import { findOrgDeletion } from "../../db/queries/org-deletion";
-import { type OperationRecord } from "../../db/queries/operations";
+import type { OperationRecord } from "../../db/queries/operations";
 import { OperationEnded, type OperationSpec, type OperationUpdate, StepRunner } from "../../operations/step-runner";
 import { type Stack, useStack } from "../support/stack";
 
