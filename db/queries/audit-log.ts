@@ -15,6 +15,7 @@ export const AUDIT_EVENT_NAMES = [
   "person.erased",
   "person.export_requested",
   "person.export_downloaded",
+  "organization.delete",
 ] as const;
 
 export type AuditEventName = (typeof AUDIT_EVENT_NAMES)[number];
