@@ -11,7 +11,9 @@ import type { Knex } from "knex";
 import type { Config } from "../lib/config";
 import { Refusal } from "../lib/refusal";
 import { SLUG_PATTERN, slugFromName } from "../lib/organisation-slug";
-import { failOrgDeletion, openOrgDeletion, type OrgDeletionRow } from "../db/queries/org-deletion";
+import { openOrgDeletion, type OrgDeletionRow } from "../db/queries/org-deletion";
+import { recordAudit } from "../db/queries/audit-log";
+import { failOperation } from "../db/queries/operations";
 import {
   auditOperatorChange,
   createOrganisationWithAdmin,
@@ -137,9 +139,22 @@ export async function requestOrganisationDeletion(
     );
   if (deps.config.OPS_ORG && org.slug === deps.config.OPS_ORG)
     throw new Refusal("conflict", "OPERATOR_ORGANISATION", `"${org.slug}" is the operator organisation (OPS_ORG); it cannot be deleted.`, { slug: org.slug });
-  const audit = auditor(deps, operator, "organization.delete", { deleting: true });
-  const opened = await openOrgDeletion(deps.db, org.id, { requestedBy: operator.via === "api" ? operator.userId : null, via: operator.via }, (trx, deletion) =>
-    audit(trx, { orgId: org.id, slug: org.slug, details: { deletion_id: deletion.id, name: org.name, run: deletion.runs } }),
+  const opened = await openOrgDeletion(
+    deps.db,
+    org.id,
+    { requestedBy: operator.via === "api" ? operator.userId : null, via: operator.via },
+    async (trx, deletion) => {
+      // In the operator's organisation: the deleted one's audit rows go with it.
+      const auditOrgId = await auditOrgOf(deps, operator, { orgId: org.id, deleting: true });
+      if (!auditOrgId) return;
+      await recordAudit(trx, {
+        name: "organization.delete",
+        orgId: auditOrgId,
+        actor: operator.via === "api" ? { type: "person", id: operator.userId } : { type: "operator" },
+        target: { type: "organization", id: org.id },
+        details: { slug: org.slug, via: operator.via, deletion_id: deletion.id, name: org.name, run: deletion.runs },
+      });
+    },
   );
   if (!opened) throw Refusal.notFound(`Organisation "${request.org}"`);
   const { deletion } = opened;
@@ -147,7 +162,7 @@ export async function requestOrganisationDeletion(
     try {
       await deps.producer.enqueueOrgDeletion({ orgId: org.id, deletionId: deletion.id, run: deletion.runs });
     } catch (error) {
-      await failOrgDeletion(deps.db, deletion.id, { code: "QUEUE_UNAVAILABLE", message: "the job could not be queued; ask again to retry" });
+      await failOperation(deps.db, "org_deletions", deletion.id, { code: "QUEUE_UNAVAILABLE", message: "the job could not be queued; ask again to retry" });
       throw new Refusal(
         "unavailable",
         "QUEUE_UNAVAILABLE",

@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { ownedKey } from "./slots";
+import { redisKey } from "./keys";
 
 export const cachedGroup = z.object({
   id: z.string(),
@@ -43,7 +43,7 @@ export interface ReportParameters {
 /** The organisation's entry for these parameters (tagged by the organisation on a cluster). */
 export function reportKey(cluster: boolean, parameters: ReportParameters): string {
   const digest = createHash("sha256").update(`${parameters.since}|${parameters.similarity}|${parameters.model}`).digest("hex").slice(0, 24);
-  return ownedKey(cluster, parameters.orgId, `content-gaps:${parameters.orgId}:${digest}`);
+  return redisKey("contentGapReport", cluster, { orgId: parameters.orgId, digest });
 }
 
 export async function readReport(redis: Redis, parameters: ReportParameters): Promise<CachedReport | null> {
@@ -87,7 +87,7 @@ export async function admitReportWindow(
   now = Date.now(),
 ): Promise<{ admitted: true } | { admitted: false; retryAfterSeconds: number }> {
   const hour = Math.floor(now / HOUR_MS);
-  const key = ownedKey(redis.isCluster, parameters.orgId, `content-gaps:${parameters.orgId}:windows:${hour}`);
+  const key = redisKey("contentGapWindows", redis.isCluster, { orgId: parameters.orgId, hour: String(hour) });
   const member = reportKey(false, parameters);
   const admitted = (await redis.eval(ADMIT_WINDOW, 1, key, member, CONTENT_GAP_WINDOWS_PER_HOUR, HOUR_MS)) as number;
   if (admitted === 1) return { admitted: true };

@@ -8,34 +8,21 @@
  *   document is the company's, and it would never be indexed); finished ones at the end.
  * - **Queue events** (each queue's capped `…:events` stream, which Bull Board and QueueEvents
  *   read) that name those jobs — their ids are their turns' and sessions' — removing them included.
- * - **Keys named by what they own**: each turn's checkpoints, cancel flag and event log, each
- *   session's latest turn, each admin action's log (queues/turn-keys.ts).
- * - **Keys that carry their id**: rate-limit windows, idempotency records (with the answers they
- *   replay), their socket count; one SCAN pass.
- * - **The organisation's cached content-gap reports** (queues/content-gap-cache.ts): they quote
- *   the questions people asked, theirs among them; the next page load computes them again.
- * - **The organisation's cached question embeddings** (workers/llm/query-embeddings.ts): the
- *   vectors of what people asked, keyed by a hash of the text, so nothing in a key says whose it
- *   is, and one key serves everyone who asked the same words. Indexing them per person would add
- *   a set per person to every cached question (and its own TTL to keep in step) for an event as
- *   rare as an erasure; dropping all of the organisation's costs it one embedding call per
- *   distinct question asked again within the TTL.
+ * - **Their keys, and their sessions', turns' and actions'**: every family the key registry
+ *   (queues/keys.ts) gives those owners — turn logs and checkpoints, latest turns, action logs,
+ *   rate-limit windows, idempotency records (with the answers they replay), their socket leases,
+ *   the cached embeddings of the questions they asked (listed by their `questionsAsked` index;
+ *   a colleague's questions stay) — deleted through it (queues/key-purge.ts).
+ * - **The organisation's entries that quote people** (`quotesPeople`: the cached content-gap
+ *   reports quote the questions people asked, theirs among them); the next page load computes
+ *   them again.
  * - **The Redis keys of admins' turns that named them** (the streamed answer's log, checkpoints):
  *   their stored messages are scrubbed (db/queries/person-erasure-admin-chats.ts), these go.
  */
 import type { Redis } from "ioredis";
 import { queuePrefix } from "./layout";
-import {
-  type JobData,
-  activeJobsWhere,
-  FINISHED_STATES,
-  purgedQueues,
-  QUEUED_STATES,
-  removeChatKeys,
-  removeJobsWhere,
-  removeKeysOwnedBy,
-  removeScanned,
-} from "./org-purge";
+import { type KeyOwners, removeKeysOfOwners } from "./key-purge";
+import { type JobData, activeJobsWhere, FINISHED_STATES, purgedQueues, QUEUED_STATES, removeJobsWhere } from "./org-purge";
 import type { JobProducer } from "./producer";
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -95,11 +82,15 @@ export async function removeJobEventsOfPerson(redis: Redis, producer: JobProduce
 /** How many of the person's jobs are running now (a streaming answer is let end before its rows go). */
 export const activeJobsOfPerson = (producer: JobProducer, ids: PersonOwnedIds): Promise<number> => activeJobsWhere(producer, namesPerson(ids));
 
+/** Whose keys a person's erasure removes: theirs, their sessions', turns' and actions', and the admins' turns that named them. */
+export const personKeyOwners = (ids: PersonOwnedIds, adminTurnIds: readonly string[] = []): KeyOwners => ({
+  person: [ids.userId],
+  session: ids.sessionIds,
+  turn: [...ids.turnIds, ...adminTurnIds],
+  action: ids.actionIds,
+});
+
 /** Deletes every key named above; returns how many. `adminTurnIds`: the admins' turns whose messages name them. */
 export async function removePersonKeys(redis: Redis, ids: PersonOwnedIds, adminTurnIds: readonly string[] = []): Promise<number> {
-  const owned = await removeKeysOwnedBy(redis, { ...ids, owners: [ids.userId] });
-  const reports = await removeScanned(redis, `skillnet:*content-gaps:${ids.orgId}:*`);
-  const vectors = await removeScanned(redis, `skillnet:*query-embedding:${ids.orgId}:*`);
-  const adminTurns = await removeChatKeys(redis, { sessionIds: [], turnIds: adminTurnIds });
-  return owned + reports + vectors + adminTurns;
+  return removeKeysOfOwners(redis, personKeyOwners(ids, adminTurnIds), { quotingOrganisations: [ids.orgId] });
 }

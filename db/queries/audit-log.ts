@@ -13,6 +13,9 @@ export const AUDIT_EVENT_NAMES = [
   // Filled by the commands of each aggregate (people, organisation, identity provider, domains,
   // integration keys, retention, allowance, SCIM, catalog, documents, operations, admin actions).
   "person.erased",
+  "person.export_requested",
+  "person.export_downloaded",
+  "organization.delete",
 ] as const;
 
 export type AuditEventName = (typeof AUDIT_EVENT_NAMES)[number];

@@ -2,7 +2,7 @@
  * A bulk import's place before and after it runs: the slot it takes before its body is read, the
  * body stored within the organisation's storage quota, and the pruning of old finished imports.
  *
- * The slot is the import's row itself, created `receiving` under a lock on the organisation's row
+ * The slot is the import's row itself, created `queued` at step `receive` (its phase `receiving`) under a lock on the organisation's row
  * with the pending imports counted in the same transaction: of N parallel posts exactly as many
  * as there are free slots get one, and the others are refused before reading a byte. A server
  * that dies mid-read leaves a `receiving` row; it stops counting after RECEIVING_EXPIRES_MS and
@@ -16,14 +16,15 @@ import { rowOf, type CatalogImportRow } from "./catalog-imports";
 /** Longer than any body read can take (Node's request timeout is 5 minutes). */
 export const RECEIVING_EXPIRES_MS = 15 * 60_000;
 
-/** Imports still to end, as the slot counts them: stored and waiting, applying, or being received now. */
+/** Imports still to end, as the slot counts them: stored and waiting, applying, or being received now (a reservation abandoned mid-read stops counting). */
 function pending(db: Db, orgId: string) {
   return db("catalog_imports")
     .where({ org_id: orgId })
+    .whereIn("status", ["queued", "running"])
     .andWhere((q) =>
       q
-        .whereIn("status", ["received", "applying"])
-        .orWhere((r) => r.where({ status: "receiving" }).andWhere("created_at", ">", db.raw("now() - ?::interval", [`${RECEIVING_EXPIRES_MS} milliseconds`]))),
+        .whereNot({ step: "receive" })
+        .orWhere((r) => r.where({ step: "receive" }).andWhere("created_at", ">", db.raw("now() - ?::interval", [`${RECEIVING_EXPIRES_MS} milliseconds`]))),
     );
 }
 
@@ -45,7 +46,8 @@ export async function reserveImportSlot(
         integration_key_id: input.key.id,
         key_name: input.key.name,
         format: input.format,
-        status: "receiving",
+        status: "queued",
+        step: "receive",
         byte_size: 0,
       })
       .returning("*");
@@ -65,7 +67,10 @@ export async function storeImportBody(db: Db, importId: string, orgId: string, p
     const usage = await storageUsage(trx, orgId, defaultQuotaBytes);
     if (usage.usedBytes + bytes > usage.quotaBytes) throw new StorageQuotaExceeded(usage, bytes);
     for (const [part, chunk] of parts.entries()) await trx("catalog_import_parts").insert({ import_id: importId, part, bytes: chunk });
-    const [row] = await trx("catalog_imports").where({ id: importId, status: "receiving" }).update({ status: "received", byte_size: bytes }).returning("*");
+    const [row] = await trx("catalog_imports")
+      .where({ id: importId, status: "queued", step: "receive" })
+      .update({ step: "split", byte_size: bytes, updated_at: trx.fn.now() })
+      .returning("*");
     if (!row) throw new Error(`catalog import ${importId} is no longer receiving`);
     return rowOf(row);
   });
@@ -73,14 +78,14 @@ export async function storeImportBody(db: Db, importId: string, orgId: string, p
 
 /** Gives a slot back: the body was refused, or could not be stored or queued; nothing of it stays. */
 export async function releaseImportSlot(db: Db, importId: string): Promise<void> {
-  await db("catalog_imports").where({ id: importId }).whereIn("status", ["receiving", "received"]).delete();
+  await db("catalog_imports").where({ id: importId, status: "queued" }).whereIn("step", ["receive", "split"]).delete();
 }
 
 /** Deletes imports finished before `finishedBefore` (their problems with them) and reservations abandoned mid-read. */
 export async function pruneCatalogImports(db: Db, finishedBefore: Date): Promise<{ finished: number; abandoned: number }> {
   const finished = await db("catalog_imports").whereIn("status", ["completed", "failed"]).andWhere("finished_at", "<", finishedBefore).delete();
   const abandoned = await db("catalog_imports")
-    .where({ status: "receiving" })
+    .where({ status: "queued", step: "receive" })
     .andWhere("created_at", "<", db.raw("now() - ?::interval", [`${RECEIVING_EXPIRES_MS} milliseconds`]))
     .delete();
   return { finished, abandoned };

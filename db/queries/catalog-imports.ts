@@ -19,10 +19,18 @@ import {
 import { parseCatalogRecord, type CatalogRecord } from "../../lib/catalog-records";
 import type { Db } from "../knex";
 import { applyCatalogRecord, ReferenceCache, type Applied } from "./catalog-writes";
+import { addOperationCounts, completeOperation, type OperationRecord, parseOperation } from "./operations";
 
-/** `receiving`: the slot is taken and the body is being read (catalog-import-slots.ts). */
-export const IMPORT_STATUSES = ["receiving", "received", "applying", "completed", "failed"] as const;
-export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+/**
+ * The import's phase, as the API and the console name it: `receiving` (the slot is taken and the
+ * body is being read, catalog-import-slots.ts), `received` (stored, to be split), `applying`,
+ * `completed`, `failed`. The record itself has the shared status of long operations and the
+ * phase as its step (migration 20261205020100_catalog_import_records).
+ */
+export type ImportPhase = "receiving" | "received" | "applying" | "completed" | "failed";
+
+/** The import's steps, in order: `receive` happens before its job (the server reads the body); the job runs the others. */
+export const IMPORT_JOB_STEPS = ["split", "apply"] as const;
 
 export interface ImportCounts {
   created: number;
@@ -32,30 +40,32 @@ export interface ImportCounts {
   failed: number;
 }
 
-export interface CatalogImportRow extends ImportCounts {
-  id: string;
+export interface CatalogImportRow extends OperationRecord, ImportCounts {
   org_id: string;
   integration_key_id: string | null;
   key_name: string | null;
   format: ImportFormat;
-  status: ImportStatus;
+  phase: ImportPhase;
   byte_size: number;
   total: number | null;
   next_seq: number;
-  error: string | null;
-  /** Why a failed import stopped, as a code (IMPORT_UNREADABLE, IMPORT_FAILED, …). */
-  error_code: string | null;
   /** Refused lines past the first IMPORT_PROBLEMS_KEPT, per code. */
   problems_omitted: ProblemCounts;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
 }
 
-const COUNT_COLUMNS = ["created", "updated", "unchanged", "deleted", "failed"] as const;
+const COUNT_KINDS = ["created", "updated", "unchanged", "deleted", "failed"] as const;
 
-export function rowOf(row: Record<string, unknown>): CatalogImportRow {
-  return { ...(row as unknown as CatalogImportRow), byte_size: Number(row.byte_size) };
+function phaseOf(status: string, step: string | null): ImportPhase {
+  if (status === "completed" || status === "failed") return status;
+  if (step === "receive") return "receiving";
+  if (step === "apply") return "applying";
+  return "received";
+}
+
+export function rowOf(raw: Record<string, unknown>): CatalogImportRow {
+  const record = parseOperation<CatalogImportRow>(raw)!;
+  const counts = Object.fromEntries(COUNT_KINDS.map((kind) => [kind, record.counts[kind] ?? 0])) as unknown as ImportCounts;
+  return { ...record, ...counts, byte_size: Number(raw.byte_size), phase: phaseOf(record.status, record.step) };
 }
 
 export async function findCatalogImport(db: Db, importId: string, orgId?: string): Promise<CatalogImportRow | undefined> {
@@ -113,8 +123,8 @@ export interface SplitToStore {
  */
 export async function storeImportLines(db: Db, importId: string, split: SplitToStore): Promise<void> {
   await db.transaction(async (trx) => {
-    const current = await trx("catalog_imports").where({ id: importId }).forUpdate().first("status");
-    if (current?.status !== "received") return;
+    const current = await trx("catalog_imports").where({ id: importId }).forUpdate().first("status", "step");
+    if (current?.step !== "split" || current.status === "completed" || current.status === "failed") return;
     for (let i = 0; i < split.lines.count; i += LINE_INSERT_BATCH) {
       await trx("catalog_import_lines").insert(
         split.lines.slice(i, i + LINE_INSERT_BATCH).map((line, offset) => ({ import_id: importId, seq: i + offset, line: line.line, text: line.text })),
@@ -125,13 +135,8 @@ export async function storeImportLines(db: Db, importId: string, split: SplitToS
     await trx("catalog_import_parts").where({ import_id: importId }).delete();
     await trx("catalog_imports")
       .where({ id: importId })
-      .update({
-        status: "applying",
-        total: split.total,
-        failed: split.problems.length + omitted,
-        problems_omitted: JSON.stringify(split.omitted),
-        started_at: trx.fn.now(),
-      });
+      .update({ status: "running", step: "apply", total: split.total, problems_omitted: JSON.stringify(split.omitted), updated_at: trx.fn.now() });
+    await addOperationCounts(trx, "catalog_imports", importId, { failed: split.problems.length + omitted });
   });
 }
 
@@ -190,10 +195,10 @@ export async function applyImportBatch(db: Db, importId: string, batchSize: numb
       }
     }
     await insertProblems(trx, importId, problems.kept);
-    const increments = Object.fromEntries(COUNT_COLUMNS.map((column) => [column, trx.raw("?? + ?", [column, counts[column]])]));
+    await addOperationCounts(trx, "catalog_imports", importId, { ...counts });
     const [row] = await trx("catalog_imports")
       .where({ id: importId })
-      .update({ ...increments, next_seq: lines.at(-1)!.seq + 1, problems_omitted: JSON.stringify(addCounts(current.problems_omitted, problems.omitted)) })
+      .update({ next_seq: lines.at(-1)!.seq + 1, problems_omitted: JSON.stringify(addCounts(current.problems_omitted, problems.omitted)) })
       .returning("*");
     return { done: false, import: rowOf(row), unexpected };
   });
@@ -233,25 +238,17 @@ function refusedByDatabase(error: unknown, line: number, unexpected: UnexpectedR
   };
 }
 
-/** Ends an import: its records are dropped (the counts and problems stay until the import is pruned). */
-export async function finishCatalogImport(
-  db: Db,
-  importId: string,
-  outcome: { status: "completed" } | { status: "failed"; code: string; error: string },
-): Promise<CatalogImportRow> {
-  return db.transaction(async (trx) => {
-    await trx("catalog_import_lines").where({ import_id: importId }).delete();
-    await trx("catalog_import_parts").where({ import_id: importId }).delete();
-    const [row] = await trx("catalog_imports")
-      .where({ id: importId })
-      .update({
-        status: outcome.status,
-        error: outcome.status === "failed" ? outcome.error : null,
-        error_code: outcome.status === "failed" ? outcome.code : null,
-        finished_at: trx.fn.now(),
-      })
-      .returning("*");
-    return rowOf(row);
+/** Drops what an ended import no longer needs: its records and any part of the file (the counts and problems stay until it is pruned). */
+export async function dropImportData(db: Db | Knex.Transaction, importId: string): Promise<void> {
+  await db("catalog_import_lines").where({ import_id: importId }).delete();
+  await db("catalog_import_parts").where({ import_id: importId }).delete();
+}
+
+/** Completes an import: its records are dropped and the record closed, in one transaction. */
+export async function completeCatalogImport(db: Db, importId: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    await dropImportData(trx, importId);
+    await completeOperation(trx, "catalog_imports", importId);
   });
 }
 
@@ -270,7 +267,8 @@ export async function applyCatalogRecords(db: Db, orgId: string, records: Catalo
 export async function heldImportBytes(db: Db, orgId: string): Promise<number> {
   const row = await db("catalog_imports")
     .where({ org_id: orgId })
-    .whereIn("status", ["received", "applying"])
+    // Stored and waiting, or applying (a body being received has no bytes yet).
+    .whereIn("status", ["queued", "running"])
     .sum<{ total: string | null }[]>({ total: "byte_size" })
     .first();
   return Number(row?.total ?? 0);

@@ -9,57 +9,28 @@
  * in the same transaction.
  */
 import type { Knex } from "knex";
-import { z } from "zod";
 import type { Db } from "../knex";
+import {
+  addOperationCounts,
+  completeOperation,
+  OPERATION_COLUMNS,
+  type OperationCounts,
+  type OperationRecord,
+  parseOperation,
+  requeueFailedOperation,
+} from "./operations";
 
-export const DELETION_STATUSES = ["queued", "running", "completed", "failed"] as const;
-export type DeletionStatus = (typeof DELETION_STATUSES)[number];
-
-/** What a deletion removed so far, by kind: `rows.<table>`, `files`, `file_bytes`, `vector_indexes`, `redis_keys`, `jobs`. */
-const removedCounts = z.record(z.string(), z.number()).catch({});
-export type RemovedCounts = z.infer<typeof removedCounts>;
-
-export interface OrgDeletionRow {
-  id: string;
+/** An organisation's deletion: the operation record (./operations.ts) and what it is about; its counts are what it removed. */
+export interface OrgDeletionRow extends OperationRecord {
   target_org_id: string;
   slug: string;
   name: string;
   requested_by: string | null;
   requested_via: "api" | "cli";
-  status: DeletionStatus;
-  step: string | null;
-  runs: number;
-  removed: RemovedCounts;
-  error: string | null;
-  /** What kind of failure `error` describes (workers/stored-failure.ts, or PERSON_GONE); null unless failed. */
-  error_code: string | null;
-  created_at: Date;
-  updated_at: Date;
-  finished_at: Date | null;
 }
 
-const COLUMNS = [
-  "id",
-  "target_org_id",
-  "slug",
-  "name",
-  "requested_by",
-  "requested_via",
-  "status",
-  "step",
-  "runs",
-  "removed",
-  "error",
-  "error_code",
-  "created_at",
-  "updated_at",
-  "finished_at",
-];
-
-function parseRow(row: Record<string, unknown> | undefined): OrgDeletionRow | undefined {
-  if (!row) return undefined;
-  return { ...(row as unknown as OrgDeletionRow), removed: removedCounts.parse(row.removed ?? {}) };
-}
+const COLUMNS = [...OPERATION_COLUMNS, "target_org_id", "slug", "name", "requested_by", "requested_via"];
+const parseRow = (row: Record<string, unknown> | undefined) => parseOperation<OrgDeletionRow>(row);
 
 /**
  * Marks the organisation as being deleted and opens its deletion record, in one transaction
@@ -80,27 +51,18 @@ export async function openOrgDeletion(
       await trx("org_deletions").select(COLUMNS).where({ target_org_id: orgId }).whereIn("status", ["queued", "running", "failed"]).first(),
     );
     if (open && open.status !== "failed") return { deletion: open, queue: false };
-    const [row] = open
-      ? await trx("org_deletions")
-          .where({ id: open.id })
-          .update({ status: "queued", error: null, error_code: null, runs: trx.raw("runs + 1"), updated_at: trx.fn.now() })
-          .returning(COLUMNS)
-      : await trx("org_deletions")
-          .insert({ target_org_id: orgId, slug: org.slug, name: org.name, requested_by: request.requestedBy, requested_via: request.via })
-          .returning(COLUMNS);
-    const deletion = parseRow(row)!;
+    const deletion = open
+      ? await requeueFailedOperation<OrgDeletionRow>(trx, "org_deletions", open.id, COLUMNS)
+      : parseRow(
+          (
+            await trx("org_deletions")
+              .insert({ target_org_id: orgId, slug: org.slug, name: org.name, requested_by: request.requestedBy, requested_via: request.via })
+              .returning(COLUMNS)
+          )[0],
+        )!;
     await audit(trx, deletion);
     return { deletion, queue: true };
   });
-}
-
-/** Undoes `openOrgDeletion` when the job could not be queued: the record fails with the reason (the organisation stays locked out). */
-/** Marks it failed with a code and a sentence of ours (never an error's own text: it may hold SQL and values). */
-export async function failOrgDeletion(db: Db, deletionId: string, failure: { code: string; message: string }): Promise<void> {
-  await db("org_deletions")
-    .where({ id: deletionId })
-    .whereNot({ status: "completed" })
-    .update({ status: "failed", error: failure.message, error_code: failure.code, updated_at: db.fn.now() });
 }
 
 export async function findOrgDeletion(db: Db, deletionId: string): Promise<OrgDeletionRow | undefined> {
@@ -112,32 +74,9 @@ export async function latestOrgDeletion(db: Db, orgId: string): Promise<OrgDelet
   return parseRow(await db("org_deletions").select(COLUMNS).where({ target_org_id: orgId }).orderBy("created_at", "desc").first());
 }
 
-/** Moves the record to a step (a finished deletion is never moved back). */
-export async function markDeletionStep(db: Db, deletionId: string, step: string): Promise<void> {
-  await db("org_deletions").where({ id: deletionId }).whereNot({ status: "completed" }).update({ status: "running", step, updated_at: db.fn.now() });
-}
-
 /** Adds counts to what the record says was removed (one statement: concurrent adds cannot lose one). */
-export const addRemoved = (db: Db | Knex.Transaction, deletionId: string, counts: RemovedCounts): Promise<void> =>
-  addCounts(db, "org_deletions", deletionId, counts);
-
-/** Adds counts to the `removed` column of a deletion's or an erasure's record, in one statement. */
-export async function addCounts(db: Db | Knex.Transaction, table: "org_deletions" | "person_erasures", id: string, counts: RemovedCounts): Promise<void> {
-  const entries = Object.entries(counts).filter(([, count]) => count > 0);
-  if (entries.length === 0) return;
-  // jsonb_object_agg over the union of both key sets, each value the sum.
-  await db.raw(
-    `UPDATE ?? SET updated_at = now(), removed = (
-       SELECT coalesce(jsonb_object_agg(key, total), '{}'::jsonb) FROM (
-         SELECT key, sum(value)::bigint AS total FROM (
-           SELECT key, value::bigint AS value FROM jsonb_each_text(removed)
-           UNION ALL SELECT key, value::bigint FROM jsonb_each_text(?::jsonb)
-         ) parts GROUP BY key
-       ) sums)
-     WHERE id = ?`,
-    [table, JSON.stringify(Object.fromEntries(entries)), id],
-  );
-}
+export const addRemoved = (db: Db | Knex.Transaction, deletionId: string, counts: OperationCounts): Promise<void> =>
+  addOperationCounts(db, "org_deletions", deletionId, counts);
 
 /** Tables removed batch by batch before the rest cascades, children before parents, biggest first. */
 const BATCHED_TABLES = [
@@ -175,7 +114,7 @@ export async function deleteOrgRowsInBatches(
       const removed = await db.transaction(async (trx) => {
         const victims = "ctid = ANY(ARRAY(SELECT ctid FROM ?? WHERE org_id = ? LIMIT ?))";
         const bindings = [table, table, deletion.orgId, batchRows];
-        const counts: RemovedCounts = {};
+        const counts: OperationCounts = {};
         if (table === "document_files") {
           const { rows }: { rows: Array<{ size: string }> } = await trx.raw(`DELETE FROM ?? WHERE ${victims} RETURNING octet_length(bytes) AS size`, bindings);
           counts.files = rows.length;
@@ -211,7 +150,7 @@ export async function removeOrganisationRow(db: Db, deletion: { id: string; orgI
   return db.transaction(async (trx) => {
     const org = await trx("organizations").where({ id: deletion.orgId }).forUpdate().first("id");
     if (org) {
-      const counts: RemovedCounts = { "rows.organizations": 1 };
+      const counts: OperationCounts = { "rows.organizations": 1 };
       for (const table of await tablesWithOrgId(trx)) {
         const [row] = await trx(table).where({ org_id: deletion.orgId }).count<{ count: string }[]>("* as count");
         if (Number(row?.count ?? 0) > 0) counts[`rows.${table}`] = Number(row?.count);
@@ -219,9 +158,7 @@ export async function removeOrganisationRow(db: Db, deletion: { id: string; orgI
       await addRemoved(trx, deletion.id, counts);
       await trx("organizations").where({ id: deletion.orgId }).delete();
     }
-    await trx("org_deletions")
-      .where({ id: deletion.id })
-      .update({ status: "completed", step: "done", error: null, error_code: null, finished_at: trx.fn.now(), updated_at: trx.fn.now() });
+    await completeOperation(trx, "org_deletions", deletion.id);
     return Boolean(org);
   });
 }

@@ -24,53 +24,28 @@
  * add up and every foreign key stays valid; nothing left on it says who the person was.
  */
 import type { Knex } from "knex";
-import { z } from "zod";
 import type { Db } from "../knex";
-import { addCounts } from "./org-deletion";
+import { recordAudit } from "./audit-log";
+import {
+  addOperationCounts,
+  completeOperation,
+  failOperation,
+  OPERATION_COLUMNS,
+  type OperationRecord,
+  parseOperation,
+  requeueFailedOperation,
+} from "./operations";
 
-export type ErasureStatus = "queued" | "running" | "completed" | "failed";
-
-const removedCounts = z.record(z.string(), z.number()).catch({});
-
-export interface PersonErasureRow {
-  id: string;
+/** A person's erasure: the operation record (./operations.ts) and whose it is; its counts are what it removed. */
+export interface PersonErasureRow extends OperationRecord {
   org_id: string;
   user_id: string;
   requested_by: string | null;
   keep_learning_records: boolean;
-  status: ErasureStatus;
-  step: string | null;
-  runs: number;
-  removed: Record<string, number>;
-  error: string | null;
-  /** What kind of failure `error` describes (workers/stored-failure.ts, or PERSON_GONE); null unless failed. */
-  error_code: string | null;
-  created_at: Date;
-  updated_at: Date;
-  finished_at: Date | null;
 }
 
-const COLUMNS = [
-  "id",
-  "org_id",
-  "user_id",
-  "requested_by",
-  "keep_learning_records",
-  "status",
-  "step",
-  "runs",
-  "removed",
-  "error",
-  "error_code",
-  "created_at",
-  "updated_at",
-  "finished_at",
-];
-
-function parseRow(row: Record<string, unknown> | undefined): PersonErasureRow | undefined {
-  if (!row) return undefined;
-  return { ...(row as unknown as PersonErasureRow), removed: removedCounts.parse(row.removed ?? {}) };
-}
+const COLUMNS = [...OPERATION_COLUMNS, "org_id", "user_id", "requested_by", "keep_learning_records"];
+const parseRow = (row: Record<string, unknown> | undefined) => parseOperation<PersonErasureRow>(row);
 
 /** What the person is, as an erasure request checks it against the confirmation. */
 export interface ErasureTarget {
@@ -128,15 +103,16 @@ export async function openPersonErasure(
         .first(),
     );
     if (open && open.status !== "failed") return { erasure: open, queue: false };
-    const [row] = open
-      ? await trx("person_erasures")
-          .where({ id: open.id })
-          .update({ status: "queued", error: null, error_code: null, runs: trx.raw("runs + 1"), updated_at: trx.fn.now() })
-          .returning(COLUMNS)
-      : await trx("person_erasures")
-          .insert({ org_id: request.orgId, user_id: request.userId, requested_by: request.requestedBy, keep_learning_records: request.keepLearningRecords })
-          .returning(COLUMNS);
-    return { erasure: parseRow(row)!, queue: true };
+    const erasure = open
+      ? await requeueFailedOperation<PersonErasureRow>(trx, "person_erasures", open.id, COLUMNS)
+      : parseRow(
+          (
+            await trx("person_erasures")
+              .insert({ org_id: request.orgId, user_id: request.userId, requested_by: request.requestedBy, keep_learning_records: request.keepLearningRecords })
+              .returning(COLUMNS)
+          )[0],
+        )!;
+    return { erasure, queue: true };
   });
 }
 
@@ -148,21 +124,12 @@ export async function findPersonErasure(db: Db, orgId: string, erasureId: string
   return parseRow(await db("person_erasures").select(COLUMNS).where({ id: erasureId, org_id: orgId }).first());
 }
 
-/** Moves the record to a step (a finished erasure is never moved back). */
-export async function markErasureStep(db: Db, erasureId: string, step: string): Promise<void> {
-  await db("person_erasures").where({ id: erasureId }).whereNot({ status: "completed" }).update({ status: "running", step, updated_at: db.fn.now() });
-}
-
-/** Marks it failed with a code and a sentence of ours (never an error's own text: it may hold SQL and values). */
-export async function failPersonErasure(db: Db, erasureId: string, failure: { code: string; message: string }): Promise<void> {
-  await db("person_erasures")
-    .where({ id: erasureId })
-    .whereNot({ status: "completed" })
-    .update({ status: "failed", error: failure.message, error_code: failure.code, updated_at: db.fn.now() });
-}
+/** Marks it failed with a code and a sentence of ours (the job could not be queued, or its last attempt failed). */
+export const failPersonErasure = (db: Db, erasureId: string, failure: { code: string; message: string }): Promise<boolean> =>
+  failOperation(db, "person_erasures", erasureId, failure);
 
 export const addErased = (db: Db | Knex.Transaction, erasureId: string, counts: Record<string, number>): Promise<void> =>
-  addCounts(db, "person_erasures", erasureId, counts);
+  addOperationCounts(db, "person_erasures", erasureId, counts);
 
 /** The ids whose Redis keys and jobs are the person's: read before their rows go. */
 export async function personOwnedIds(db: Db, orgId: string, userId: string) {
@@ -213,16 +180,13 @@ export async function completePersonErasure(db: Db, erasure: ErasureOfPerson): P
         erasure_requested_at: trx.raw("coalesce(erasure_requested_at, now())"),
         erased_at: trx.fn.now(),
       });
-    await trx("audit_log").insert({
-      org_id: erasure.orgId,
-      actor_id: record.requested_by,
-      action: "person.erased",
-      target_type: "person_erasure",
-      target_id: erasure.id,
-      details: JSON.stringify({ learning_records: erasure.keepLearningRecords ? "kept" : "erased" }),
+    await recordAudit(trx, {
+      name: "person.erased",
+      orgId: erasure.orgId,
+      actor: record.requested_by ? { type: "person", id: record.requested_by } : { type: "system" },
+      target: { type: "person_erasure", id: erasure.id },
+      details: { learning_records: erasure.keepLearningRecords ? "kept" : "erased" },
     });
-    await trx("person_erasures")
-      .where({ id: erasure.id })
-      .update({ status: "completed", step: "done", error: null, error_code: null, finished_at: trx.fn.now(), updated_at: trx.fn.now() });
+    await completeOperation(trx, "person_erasures", erasure.id);
   });
 }

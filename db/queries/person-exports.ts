@@ -5,53 +5,29 @@
  * export is never found from another's, and the person's copy and an admin's stay apart.
  */
 import type { Knex } from "knex";
-import { z } from "zod";
 import type { Db } from "../knex";
+import { recordAudit } from "./audit-log";
+import { completeOperation, failOperation, OPERATION_COLUMNS, type OperationRecord, parseOperation } from "./operations";
 
-export type ExportStatus = "queued" | "running" | "completed" | "failed";
 export type ExportRequester = "self" | "admin";
 
-/** How many of each kind an archive holds: sessions, messages, feedback, enrolments… */
-const exportCounts = z.record(z.string(), z.number()).catch({});
-
-export interface PersonExportRow {
-  id: string;
+/** A person's export: the operation record (./operations.ts; its counts say how many of each kind the archive holds) and the archive's facts. */
+export interface PersonExportRow extends OperationRecord {
   org_id: string;
   user_id: string;
   requested_by: string | null;
   requested_via: ExportRequester;
-  status: ExportStatus;
   archive_bytes: number | null;
-  counts: Record<string, number>;
-  error: string | null;
-  /** What kind of failure `error` describes (workers/stored-failure.ts, or PERSON_GONE); null unless failed. */
-  error_code: string | null;
-  created_at: Date;
-  finished_at: Date | null;
   expires_at: Date | null;
 }
 
 /** Everything but the archive itself, which only the download reads. */
-const COLUMNS = [
-  "id",
-  "org_id",
-  "user_id",
-  "requested_by",
-  "requested_via",
-  "status",
-  "archive_bytes",
-  "counts",
-  "error",
-  "error_code",
-  "created_at",
-  "finished_at",
-  "expires_at",
-];
+const COLUMNS = [...OPERATION_COLUMNS, "org_id", "user_id", "requested_by", "requested_via", "archive_bytes", "expires_at"];
 
 function parseRow(row: Record<string, unknown> | undefined): PersonExportRow | undefined {
-  if (!row) return undefined;
-  const archiveBytes = row.archive_bytes === null || row.archive_bytes === undefined ? null : Number(row.archive_bytes);
-  return { ...(row as unknown as PersonExportRow), archive_bytes: archiveBytes, counts: exportCounts.parse(row.counts ?? {}) };
+  const parsed = parseOperation<PersonExportRow>(row);
+  if (!parsed) return undefined;
+  return { ...parsed, archive_bytes: parsed.archive_bytes === null || parsed.archive_bytes === undefined ? null : Number(parsed.archive_bytes) };
 }
 
 export interface ExportOwner {
@@ -98,19 +74,18 @@ export async function openPersonExport(db: Db, owner: ExportOwner, requestedBy: 
  * only in `details`, which their erasure scrubs, so the row stays in the trail without naming them.
  */
 async function auditExport(
-  db: Db | Knex.Transaction,
-  action: "person.export_requested" | "person.export_downloaded",
+  trx: Knex.Transaction,
+  name: "person.export_requested" | "person.export_downloaded",
   owner: ExportOwner,
   exportId: string,
   actorId: string,
 ): Promise<void> {
-  await db("audit_log").insert({
-    org_id: owner.orgId,
-    actor_id: actorId,
-    action,
-    target_type: "person_export",
-    target_id: exportId,
-    details: JSON.stringify({ person_id: owner.userId, via: owner.via }),
+  await recordAudit(trx, {
+    name,
+    orgId: owner.orgId,
+    actor: { type: "person", id: actorId },
+    target: { type: "person_export", id: exportId },
+    details: { person_id: owner.userId, via: owner.via },
   });
 }
 
@@ -157,33 +132,20 @@ export async function exportForJob(db: Db, orgId: string, exportId: string): Pro
   return parseRow(await db("person_exports").select(COLUMNS).where({ id: exportId, org_id: orgId }).first());
 }
 
-export async function markExportRunning(db: Db, exportId: string): Promise<void> {
-  await db("person_exports").where({ id: exportId }).whereIn("status", ["queued", "running", "failed"]).update({ status: "running", error: null });
-}
-
 /** Stores the archive and opens the download for `ttlHours` from now; a second completion (a redelivered job) changes nothing. */
 export async function completeExport(db: Db, exportId: string, archive: Buffer, counts: Record<string, number>, ttlHours: number): Promise<void> {
-  await db("person_exports")
-    .where({ id: exportId })
-    .whereNot({ status: "completed" })
-    .update({
-      status: "completed",
-      archive,
-      archive_bytes: archive.length,
-      counts: JSON.stringify(counts),
-      finished_at: db.fn.now(),
-      // The database's clock for both, as every read compares with it.
-      expires_at: db.raw("now() + make_interval(hours => ?)", [ttlHours]),
-    });
+  await completeOperation(db, "person_exports", exportId, {
+    archive,
+    archive_bytes: archive.length,
+    counts: JSON.stringify(counts),
+    // The database's clock for both, as every read compares with it.
+    expires_at: db.raw("now() + make_interval(hours => ?)", [ttlHours]),
+  });
 }
 
-/** Marks it failed with a code and a sentence of ours (never an error's own text: it may hold SQL and values). */
-export async function failExport(db: Db, exportId: string, failure: { code: string; message: string }): Promise<void> {
-  await db("person_exports")
-    .where({ id: exportId })
-    .whereNot({ status: "completed" })
-    .update({ status: "failed", error: failure.message, error_code: failure.code, finished_at: db.fn.now() });
-}
+/** Marks it failed with a code and a sentence of ours (the job could not be queued). */
+export const failExport = (db: Db, exportId: string, failure: { code: string; message: string }): Promise<boolean> =>
+  failOperation(db, "person_exports", exportId, failure);
 
 /** Removes the organisation's expired archives (their records stay, marked by `expires_at`); returns how many. */
 export async function dropExpiredArchives(db: Db, orgId: string): Promise<number> {

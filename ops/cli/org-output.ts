@@ -33,7 +33,7 @@ export function printOrganisations(out: Output, page: { total: number; organisat
 }
 
 export function printDeletion(out: Output, deletion: OrgDeletionRow): void {
-  const removed = Object.entries(deletion.removed).sort(([a], [b]) => a.localeCompare(b));
+  const removed = Object.entries(deletion.counts).sort(([a], [b]) => a.localeCompare(b));
   const lines = [
     deletion.status === "completed"
       ? `deleted ${deletion.slug} (${deletion.name}); removed:`
@@ -41,7 +41,7 @@ export function printDeletion(out: Output, deletion: OrgDeletionRow): void {
     ...removed.map(([kind, count]) => `  ${kind.padEnd(32)} ${count}`),
   ];
   out.result(
-    { id: deletion.id, org_id: deletion.target_org_id, slug: deletion.slug, status: deletion.status, error: deletion.error, removed: deletion.removed },
+    { id: deletion.id, org_id: deletion.target_org_id, slug: deletion.slug, status: deletion.status, error: deletion.error, removed: deletion.counts },
     lines,
   );
 }

@@ -7,10 +7,11 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { channelName } from "../keys";
 import { QUEUE_NAMES } from "../names";
 import { feedChannel, publishFeed } from "./feed";
 
-export const JOB_EVENTS_CHANNEL = "skillnet:job-events";
+export const JOB_EVENTS_CHANNEL = channelName("jobEventsChannel");
 
 /**
  * The labels a tutor turn's stages before generation report under, beside the queues: a turn is

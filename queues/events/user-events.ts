@@ -9,11 +9,12 @@
 import { Emitter } from "@socket.io/redis-emitter";
 import type { Redis } from "ioredis";
 import type { DocumentStatus } from "../../lib/document-status";
+import { channelName } from "../keys";
 import { type AuthExpired, type CatalogImportEvent, type PersonDataEvent, roomForUser } from "./contract";
 import { feedChannel, publishFeed } from "./feed";
 
 /** On a cluster: the feed of user-room events, `{room, event, data}` per message. */
-export const USER_EVENTS_CHANNEL = "skillnet:user-events";
+export const USER_EVENTS_CHANNEL = channelName("userEventsChannel");
 
 /** One user-room event as it travels on that feed. */
 export interface UserEventMessage {

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { sourceFilesUnder } from "./source-files";
 
 /** Library folders: their code receives a logger. launcher/, ops/cli/, scripts/ and test/ are processes and tools. */
-export const CHECKED_FOLDERS = ["server", "workers", "commands", "queues", "db", "lib", "offline-model"];
+export const CHECKED_FOLDERS = ["server", "workers", "commands", "operations", "queues", "db", "lib", "offline-model"];
 
 /** The process entry points (and the start-up modules they call) that make the process's logger; lib/logger.ts makes the root. */
 export const ENTRY_POINTS = ["server/main.ts", "server/server.ts", "workers/main.ts", "workers/host.ts", "offline-model/main.ts", "lib/logger.ts"];

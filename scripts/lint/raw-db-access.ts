@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { sourceFilesUnder } from "./source-files";
 
 /** Folders whose code must reach tables through db/; db/ itself and test/ (which inspects rows) are exempt. */
-export const CHECKED_FOLDERS = ["server", "workers", "commands", "queues", "lib", "launcher", "offline-model", "ops", "scripts"];
+export const CHECKED_FOLDERS = ["server", "workers", "commands", "operations", "queues", "lib", "launcher", "offline-model", "ops", "scripts"];
 
 /** Measuring harnesses set up and inspect their own fixture rows, as tests do. */
 const EXEMPT = [/^scripts\/(?:eval|bench)(?:\/|\.ts$)/];

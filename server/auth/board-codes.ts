@@ -6,9 +6,10 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
+import { redisKey } from "../../queues/keys";
 
 const CODE_PATTERN = /^[A-Za-z0-9_-]{32}$/;
-const key = (code: string): string => `skillnet:board-code:${code}`;
+const key = (code: string): string => redisKey("boardCode", false, { code });
 
 export class BoardCodes {
   constructor(

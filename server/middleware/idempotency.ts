@@ -16,7 +16,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Context, Middleware } from "koa";
-import { ownedKey } from "../../queues/slots";
+import { redisKey } from "../../queues/keys";
 import { principalOf } from "../auth/middleware";
 import { badRequest } from "../errors";
 import { Refusal } from "../../lib/refusal";
@@ -59,7 +59,7 @@ export function idempotent(redis: Redis, options: IdempotencyOptions): Middlewar
       return next();
     }
     const { orgId, userId } = principalOf(ctx);
-    const recordKey = ownedKey(redis.isCluster, userId, `idempotency:${options.scope}:${orgId}:${userId}:${sha256(key)}`);
+    const recordKey = redisKey("idempotency", redis.isCluster, { scope: options.scope, orgId, userId, hash: sha256(key) });
     const seen = await readRecord(redis, recordKey);
     if (!seen) await options.admit?.(ctx);
     const fingerprint = await options.fingerprint(ctx);

@@ -11,7 +11,7 @@
 import type { Redis } from "ioredis";
 import type { Middleware } from "koa";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { ownedKey } from "../../queues/slots";
+import { redisKey } from "../../queues/keys";
 import { Refusal } from "../../lib/refusal";
 
 export interface RateLimitRule {
@@ -95,8 +95,10 @@ export class RateLimiter {
 }
 
 function keyOf(cluster: boolean, owner: string, check: RateLimitCheck): string {
-  const scope = { user: "user:", organisation: "org:", caller: "" }[check.scope];
-  return ownedKey(cluster, owner, `ratelimit:${check.rule.bucket}:${scope}${check.id}`);
+  const bucket = check.rule.bucket;
+  if (check.scope === "user") return redisKey("rateLimitOfPerson", cluster, { bucket, userId: check.id }, owner);
+  if (check.scope === "organisation") return redisKey("rateLimitOfOrganisation", cluster, { bucket, orgId: check.id }, owner);
+  return redisKey("rateLimitOfCaller", cluster, { bucket, caller: check.id }, owner);
 }
 
 /** The 429 every limiter raises: which limit (yours or your organisation's), and when to retry. */

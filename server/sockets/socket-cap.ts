@@ -8,7 +8,7 @@
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { ownedKey } from "../../queues/slots";
+import { redisKey } from "../../queues/keys";
 
 // Drops expired leases; renews the member's if it holds one; else admits it when there is room.
 const CLAIM = `
@@ -41,7 +41,7 @@ export class SocketCap {
   ) {}
 
   private key(userId: string): string {
-    return ownedKey(this.redis.isCluster, userId, `sockets:user:${userId}`);
+    return redisKey("socketLeases", this.redis.isCluster, { userId });
   }
 
   /**

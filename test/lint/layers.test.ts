@@ -19,8 +19,11 @@ const TREE: Record<string, string> = {
   "queues/names.ts": 'import { word } from "../lib/words";\nexport const name = word;\n',
   "commands/command.ts":
     'import { query } from "../db/query";\nimport { name } from "../queues/names";\nimport { word } from "../lib/words";\nexport const command = [query, name, word];\n',
+  "operations/runner.ts":
+    'import { query } from "../db/query";\nimport { name } from "../queues/names";\nimport { word } from "../lib/words";\nexport const runner = [query, name, word];\n',
+  "commands/runs.ts": 'import { runner } from "../operations/runner";\nexport const runs = runner;\n',
   "workers/stage.ts":
-    'import { query } from "../db/query";\nimport { name } from "../queues/names";\nimport { command } from "../commands/command";\nexport const stage = [query, name, command];\n',
+    'import { query } from "../db/query";\nimport { name } from "../queues/names";\nimport { command } from "../commands/command";\nimport { runner } from "../operations/runner";\nexport const stage = [query, name, command, runner];\n',
   "workers/turns/shared.ts": 'import { query } from "../../db/query";\nexport const shared = query;\n',
   "workers/tutor/own.ts": 'import { shared } from "../turns/shared";\nexport const own = shared;\n',
   "workers/admin/fine.ts": 'import { shared } from "../turns/shared";\nimport { query } from "../../db/query";\nexport const fine = [shared, query];\n',
@@ -42,6 +45,11 @@ const TREE: Record<string, string> = {
   "db/uses-commands.ts": 'import { command } from "../commands/command";\nexport const bad = command;\n',
   "queues/uses-commands.ts": 'import { command } from "../commands/command";\nexport const bad = command;\n',
   "lib/uses-commands.ts": 'import { command } from "../commands/command";\nexport const bad = command;\n',
+  "operations/uses-worker.ts": 'import { stage } from "../workers/stage";\nexport const bad = stage;\n',
+  "operations/uses-command.ts": 'import { command } from "../commands/command";\nexport const bad = command;\n',
+  "db/uses-operations.ts": 'import { runner } from "../operations/runner";\nexport const bad = runner;\n',
+  "queues/uses-operations.ts": 'import { runner } from "../operations/runner";\nexport const bad = runner;\n',
+  "server/routes/uses-operations.ts": 'import { runner } from "../../operations/runner";\nexport const bad = runner;\n',
   "scripts/uses-test.ts": 'import { helper } from "../test/support/helper";\nexport const bad = helper;\n',
   "test/support/helper.ts": "export const helper = 1;\n",
   "test/harness/infra.ts": "export const infra = 1;\n",
@@ -83,16 +91,21 @@ describe("lint: layer directions", function () {
       "commands/uses-server.ts",
       "commands/uses-worker.ts",
       "db/uses-commands.ts",
+      "db/uses-operations.ts",
       "db/uses-queues.ts",
       "launcher/uses-worker.ts",
       "lib/uses-commands.ts",
       "lib/uses-db.ts",
       "offline-model/uses-db.ts",
+      "operations/uses-command.ts",
+      "operations/uses-worker.ts",
       "ops/cli/uses-server.ts",
       "queues/uses-commands.ts",
       "queues/uses-db.ts",
+      "queues/uses-operations.ts",
       "scripts/uses-test.ts",
       "server/routes/uses-launcher.ts",
+      "server/routes/uses-operations.ts",
       "server/routes/uses-worker.ts",
       "workers/admin/uses-server.ts",
       "workers/admin/uses-tutor.ts",
@@ -105,5 +118,6 @@ describe("lint: layer directions", function () {
     expect(output).to.include("workers/turns/ is what both agents build on");
     expect(output).to.include("server/ may import from commands/, queues/, db/ and lib/ only");
     expect(output).to.include("commands/ may import from queues/, db/ and lib/ only");
+    expect(output).to.include("operations/ may import from db/, queues/ and lib/ only");
   });
 });

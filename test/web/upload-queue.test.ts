@@ -26,7 +26,7 @@ describe("web: the admin console's upload queue", function () {
     this.timeout(180_000);
     [stack, browser] = await Promise.all([useStack(), launchBrowser()]);
     admin = await freshUser(stack, { role: "admin", name: `Quinn Queue ${unique()}` });
-    windowKey = `skillnet:ratelimit:upload:user:${admin.id}`;
+    windowKey = `skillnet:rate-window:upload:user:${admin.id}`;
     watched = await openPage(browser);
     page = watched.page;
     await signInAs(page, `${stack.baseUrl}/admin`, admin.email);

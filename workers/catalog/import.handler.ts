@@ -21,17 +21,20 @@
 import { PackedLines } from "../../lib/catalog-import-packed";
 import {
   applyImportBatch,
-  finishCatalogImport,
+  type CatalogImportRow,
+  completeCatalogImport,
+  dropImportData,
   findCatalogImport,
+  IMPORT_JOB_STEPS,
   importBodyParts,
   storeImportLines,
-  type CatalogImportRow,
 } from "../../db/queries/catalog-imports";
 import { activeAdminIds } from "../../db/queries/users";
+import { OperationEnded, type OperationSpec, StepRunner } from "../../operations/step-runner";
 import type { WorkerDeps } from "../deps";
 import { ExtractionError } from "../ingestion/extract/types";
 import { splitImportInThread } from "../ingestion/isolation";
-import { defineHandler } from "../registry";
+import { defineHandler, type JobContext } from "../registry";
 
 /** Records per transaction: large enough that the cursor costs little, small enough that a retried batch is quick. */
 const BATCH_RECORDS = 250;
@@ -43,7 +46,7 @@ const FAILED_MESSAGE =
 export function importProgress(row: CatalogImportRow) {
   return {
     importId: row.id,
-    status: row.status,
+    status: row.phase,
     total: row.total,
     done: row.created + row.updated + row.unchanged + row.deleted + row.failed,
     counts: { created: row.created, updated: row.updated, unchanged: row.unchanged, deleted: row.deleted, failed: row.failed },
@@ -62,52 +65,84 @@ function unreadable(error: ExtractionError): string {
   return 'The file could not be read as records; send NDJSON, a JSON array of records, or {"records": [...]}.';
 }
 
+interface ImportOfOrganisation {
+  id: string;
+  orgId: string;
+  format: CatalogImportRow["format"];
+  /** Who hears its progress: the organisation's active admins when the attempt began. */
+  admins: string[];
+}
+
+/** The import as the step runner (operations/step-runner.ts) runs it: `split` the stored file once, then `apply` its records in batches. */
+function catalogImport(deps: WorkerDeps, orgId: string, { job, log }: Pick<JobContext<"catalog-import">, "job" | "log">) {
+  const spec: OperationSpec<(typeof IMPORT_JOB_STEPS)[number], ImportOfOrganisation, CatalogImportRow> = {
+    name: "catalog import",
+    table: "catalog_imports",
+    steps: IMPORT_JOB_STEPS,
+    async load(db, id) {
+      const record = await findCatalogImport(db, id, orgId);
+      return record && { record, subject: { id, orgId, format: record.format, admins: await activeAdminIds(db, orgId) } };
+    },
+    run: {
+      async split({ subject }) {
+        let failure: string | undefined;
+        try {
+          const split = await splitImportInThread(await importBodyParts(deps.db, subject.id), subject.format, deps.config, deps.log);
+          if (split.ok) {
+            const { problems, omitted, total } = split;
+            await storeImportLines(deps.db, subject.id, { lines: new PackedLines(split.text, split.places), problems, omitted, total });
+          } else failure = split.message;
+        } catch (error) {
+          // A thread that failed for a reason of its own (ExtractionThreadError) is retried by the job.
+          if (!(error instanceof ExtractionError)) throw error;
+          log.warn({ importId: subject.id, code: error.code }, "catalog import: the file could not be split within the thread's limits");
+          failure = unreadable(error);
+        }
+        if (failure !== undefined) {
+          await dropImportData(deps.db, subject.id);
+          throw new OperationEnded("IMPORT_UNREADABLE", failure);
+        }
+      },
+      async apply({ subject }) {
+        const current = await findCatalogImport(deps.db, subject.id);
+        if (current && current.next_seq > 0) log.info({ importId: subject.id, nextSeq: current.next_seq }, "catalog import resumes");
+        for (;;) {
+          const batch = await applyImportBatch(deps.db, subject.id, BATCH_RECORDS);
+          for (const { line, error } of batch.unexpected)
+            log.error({ importId: subject.id, line, err: error }, "catalog import: the database refused a record");
+          if (batch.done) break;
+          await job.updateProgress(importProgress(batch.import));
+          await announce(deps, subject.admins, batch.import);
+        }
+        await completeCatalogImport(deps.db, subject.id);
+      },
+    },
+    // Batches announce themselves (above); the runner's word counts only when the import ends.
+    async announce(subject, record, update) {
+      if (update.status !== "running") await announce(deps, subject.admins, record);
+    },
+    // Its records go; the counts and problems stay until the import is pruned.
+    onFinalFailure: (subject) => dropImportData(deps.db, subject.id),
+  };
+  return new StepRunner(spec);
+}
+
 export const catalogImportHandler = defineHandler({
   queue: "catalog-import",
   async perform({ job, data, deps, log }) {
-    let row = await findCatalogImport(deps.db, data.importId, data.orgId);
-    if (!row || row.status === "completed" || row.status === "failed" || row.status === "receiving") return { skipped: row ? row.status : "unknown import" };
-    const admins = await activeAdminIds(deps.db, data.orgId);
-    if (row.status === "received") {
-      let failure: string | undefined;
-      try {
-        const split = await splitImportInThread(await importBodyParts(deps.db, row.id), row.format, deps.config, deps.log);
-        if (split.ok) {
-          const { problems, omitted, total } = split;
-          await storeImportLines(deps.db, row.id, { lines: new PackedLines(split.text, split.places), problems, omitted, total });
-        } else failure = split.message;
-      } catch (error) {
-        // A thread that failed for a reason of its own (ExtractionThreadError) is retried by the job.
-        if (!(error instanceof ExtractionError)) throw error;
-        log.warn({ importId: row.id, code: error.code }, "catalog import: the file could not be split within the thread's limits");
-        failure = unreadable(error);
-      }
-      if (failure !== undefined) {
-        row = await finishCatalogImport(deps.db, row.id, { status: "failed", code: "IMPORT_UNREADABLE", error: failure });
-        await announce(deps, admins, row);
-        return importProgress(row);
-      }
-    } else if (row.next_seq > 0) {
-      log.info({ importId: row.id, nextSeq: row.next_seq }, "catalog import resumes");
-    }
-    for (;;) {
-      const batch = await applyImportBatch(deps.db, data.importId, BATCH_RECORDS);
-      row = batch.import;
-      for (const { line, error } of batch.unexpected) log.error({ importId: row.id, line, err: error }, "catalog import: the database refused a record");
-      if (batch.done) break;
-      await job.updateProgress(importProgress(row));
-      await announce(deps, admins, row);
-    }
-    row = await finishCatalogImport(deps.db, row.id, { status: "completed" });
-    await announce(deps, admins, row);
-    const progress = importProgress(row);
-    log.info({ importId: row.id, orgId: row.org_id, ...progress.counts }, "catalog import completed");
+    const row = await findCatalogImport(deps.db, data.importId, data.orgId);
+    // Still being received (no job should exist yet), or ended: a failed import's records were dropped, so there is nothing to resume.
+    if (!row || row.phase === "receiving" || row.phase === "completed" || row.phase === "failed") return { skipped: row ? row.phase : "unknown import" };
+    const ran = await catalogImport(deps, data.orgId, { job, log }).run(deps, { updateProgress: (p) => job.updateProgress(p), log }, data.importId);
+    if (ran.outcome === "skipped") return { skipped: ran.reason };
+    const progress = importProgress(ran.record);
+    if (ran.outcome === "completed") log.info({ importId: ran.record.id, orgId: ran.record.org_id, ...progress.counts }, "catalog import completed");
     return progress;
   },
-  async onFailed({ data, deps, log }, error, { final }) {
+  async onFailed({ job, data, deps, log }, error, { final }) {
     if (!final) return;
     log.error({ importId: data.importId, err: error }, "catalog import failed for good");
-    const row = await finishCatalogImport(deps.db, data.importId, { status: "failed", code: "IMPORT_FAILED", error: FAILED_MESSAGE });
-    await announce(deps, await activeAdminIds(deps.db, data.orgId), row);
+    const runner = catalogImport(deps, data.orgId, { job, log });
+    await runner.failed(deps, data.importId, { code: "IMPORT_FAILED", message: FAILED_MESSAGE });
   },
 });

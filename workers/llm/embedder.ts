@@ -36,8 +36,11 @@ export class Embedder {
     const input = this.config.embeddingPrefixes ? texts.map((text) => `${kind}: ${text}`) : texts;
     const cache = kind === "query" && context?.orgId ? this.queryCache : undefined;
     const orgId = context?.orgId ?? "";
+    const userId = context?.userId ?? undefined;
     const dimensions = this.config.EMBEDDING_DIMENSIONS;
-    const cached = cache ? await Promise.all(input.map((text) => cache.get({ orgId, model: this.config.EMBEDDING_MODEL, dimensions, input: text }))) : [];
+    const cached = cache
+      ? await Promise.all(input.map((text) => cache.get({ orgId, userId, model: this.config.EMBEDDING_MODEL, dimensions, input: text })))
+      : [];
     const missing = input.flatMap((_text, index) => (cached[index] === undefined ? [index] : []));
     if (missing.length === 0) return cached as number[][];
     const answered = await this.embedAcross(
@@ -48,7 +51,7 @@ export class Embedder {
     const vectors = input.map((_, index) => cached[index] ?? answered.vectors[missing.indexOf(index)]!);
     if (cache) {
       // Under the model that answered: a fallback's vectors are not another model's.
-      await Promise.all(missing.map((index) => cache.set({ orgId, model: answered.model, dimensions, input: input[index]! }, vectors[index]!)));
+      await Promise.all(missing.map((index) => cache.set({ orgId, userId, model: answered.model, dimensions, input: input[index]! }, vectors[index]!)));
     }
     return vectors;
   }

@@ -15,16 +15,9 @@
  * what earlier attempts removed is already counted, so the report's totals are the same.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  addRemoved,
-  deleteOrgRowsInBatches,
-  failOrgDeletion,
-  findOrgDeletion,
-  markDeletionStep,
-  orgOwnedIds,
-  removeOrganisationRow,
-} from "../../db/queries/org-deletion";
+import { addRemoved, deleteOrgRowsInBatches, findOrgDeletion, orgOwnedIds, removeOrganisationRow } from "../../db/queries/org-deletion";
 import { dropVectorIndexesOfOrg } from "../../db/queries/org-vector-indexes";
+import { type OperationSpec, StepRunner } from "../../operations/step-runner";
 import { activeJobsOf, removeFinishedJobsOf, removeOwnedKeys, removeQueuedJobsOf } from "../../queues/org-purge";
 import type { WorkerDeps } from "../deps";
 import { defineHandler } from "../registry";
@@ -51,50 +44,55 @@ async function dropIndexes(deps: WorkerDeps, deletion: Deletion): Promise<void> 
   await addRemoved(deps.db, deletion.id, { vector_indexes: (await dropVectorIndexesOfOrg(deps.db, deletion.orgId)).length });
 }
 
-const STEPS: Record<Step, (deps: WorkerDeps, deletion: Deletion, progress: (detail: object) => Promise<void>) => Promise<void>> = {
-  "queued-jobs": async (deps, deletion, progress) => {
-    await addRemoved(deps.db, deletion.id, { jobs: await removeQueuedJobsOf(deps.producer, deletion.orgId) });
-    const deadline = Date.now() + ACTIVE_JOBS_WAIT_MS;
-    for (let active = await activeJobsOf(deps.producer, deletion.orgId); active > 0 && Date.now() < deadline; ) {
-      await progress({ waiting_for_running_jobs: active });
-      await sleep(250);
-      active = await activeJobsOf(deps.producer, deletion.orgId);
-    }
-  },
-  "vector-indexes": dropIndexes,
-  "redis-keys": purgeKeys,
-  rows: (deps, deletion, progress) =>
-    deleteOrgRowsInBatches(deps.db, deletion, deps.config.ORG_DELETE_BATCH_ROWS, (table, removed) => progress({ table, batch: removed })),
-  leftovers: async (deps, deletion) => {
-    const jobs = (await removeQueuedJobsOf(deps.producer, deletion.orgId)) + (await removeFinishedJobsOf(deps.producer, deletion.orgId));
-    await addRemoved(deps.db, deletion.id, { jobs });
-    await dropIndexes(deps, deletion);
-    await purgeKeys(deps, deletion);
-  },
-  organization: async (deps, deletion) => {
-    await removeOrganisationRow(deps.db, deletion);
-  },
-};
+/** The deletion as the step runner (operations/step-runner.ts) runs it; the organisation is the job's. */
+function orgDeletion(deps: WorkerDeps, orgId: string): OperationSpec<Step, Deletion> {
+  return {
+    name: "organisation deletion",
+    table: "org_deletions",
+    steps: ORG_DELETE_STEPS,
+    async load(db, id) {
+      const record = await findOrgDeletion(db, id);
+      return record && { record, subject: { id, orgId } };
+    },
+    run: {
+      "queued-jobs": async ({ subject: deletion, progress, count }) => {
+        await count({ jobs: await removeQueuedJobsOf(deps.producer, deletion.orgId) });
+        const deadline = Date.now() + ACTIVE_JOBS_WAIT_MS;
+        for (let active = await activeJobsOf(deps.producer, deletion.orgId); active > 0 && Date.now() < deadline; ) {
+          await progress({ waiting_for_running_jobs: active });
+          await sleep(250);
+          active = await activeJobsOf(deps.producer, deletion.orgId);
+        }
+      },
+      "vector-indexes": ({ subject }) => dropIndexes(deps, subject),
+      "redis-keys": ({ subject }) => purgeKeys(deps, subject),
+      rows: ({ subject, progress }) =>
+        deleteOrgRowsInBatches(deps.db, subject, deps.config.ORG_DELETE_BATCH_ROWS, (table, removed) => progress({ table, batch: removed })),
+      leftovers: async ({ subject: deletion, count }) => {
+        await count({ jobs: (await removeQueuedJobsOf(deps.producer, deletion.orgId)) + (await removeFinishedJobsOf(deps.producer, deletion.orgId)) });
+        await dropIndexes(deps, deletion);
+        await purgeKeys(deps, deletion);
+      },
+      organization: async ({ subject }) => {
+        await removeOrganisationRow(deps.db, subject);
+      },
+    },
+  };
+}
 
 export const orgDeleteHandler = defineHandler({
   queue: "org-delete",
   async perform({ job, data, deps, log }) {
-    const record = await findOrgDeletion(deps.db, data.deletionId);
-    if (!record || record.status === "completed") return { skipped: record ? "completed" : "unknown deletion" };
-    const deletion = { id: record.id, orgId: data.orgId };
-    const resumeAt = Math.max(0, ORG_DELETE_STEPS.indexOf(record.step as Step));
-    if (resumeAt > 0) log.info({ deletionId: deletion.id, step: record.step }, "organisation deletion resumes");
-    for (const step of ORG_DELETE_STEPS.slice(resumeAt)) {
-      await markDeletionStep(deps.db, deletion.id, step);
-      const progress = async (detail: object) => job.updateProgress({ step, ...detail });
-      await progress({});
-      await STEPS[step](deps, deletion, progress);
-    }
-    const done = await findOrgDeletion(deps.db, deletion.id);
-    log.info({ deletionId: deletion.id, orgId: deletion.orgId, removed: done?.removed }, "organisation deleted");
-    return { removed: done?.removed ?? {} };
+    const ran = await new StepRunner(orgDeletion(deps, data.orgId)).run(
+      deps,
+      { updateProgress: (progress) => job.updateProgress(progress), log },
+      data.deletionId,
+    );
+    if (ran.outcome === "skipped") return { skipped: ran.reason === "completed" ? "completed" : "unknown deletion" };
+    log.info({ deletionId: data.deletionId, orgId: data.orgId, removed: ran.record.counts }, "organisation deleted");
+    return { removed: ran.record.counts };
   },
   async onFailed({ data, deps }, error, { final }) {
-    if (final) await failOrgDeletion(deps.db, data.deletionId, storedFailureOf(error));
+    if (final) await new StepRunner(orgDeletion(deps, data.orgId)).failed(deps, data.deletionId, storedFailureOf(error));
   },
 });

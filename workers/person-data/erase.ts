@@ -19,15 +19,7 @@
  * what earlier attempts removed is already counted, so the totals are the same.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  addErased,
-  completePersonErasure,
-  type ErasureOfPerson,
-  failPersonErasure,
-  findPersonErasure,
-  markErasureStep,
-  personOwnedIds,
-} from "../../db/queries/person-erasure";
+import { addErased, completePersonErasure, type ErasureOfPerson, findPersonErasure, personOwnedIds } from "../../db/queries/person-erasure";
 import { adminTurnsNamingPerson, scrubAdminChats } from "../../db/queries/person-erasure-admin-chats";
 import { erasePersonRowsInBatches } from "../../db/queries/person-erasure-rows";
 import {
@@ -38,6 +30,7 @@ import {
   removePersonKeys,
   removeQueuedJobsOfPerson,
 } from "../../queues/person-purge";
+import { type OperationSpec, StepRunner } from "../../operations/step-runner";
 import type { WorkerDeps } from "../deps";
 import { storedFailureOf } from "../stored-failure";
 import type { JobContext } from "../registry";
@@ -85,47 +78,47 @@ async function eraseRows(deps: WorkerDeps, erasure: ErasureOfPerson, progress: P
   await scrubAdminChats(deps.db, erasure, deps.config.PERSON_ERASE_BATCH_ROWS, onBatch);
 }
 
-const STEPS: Record<Step, (deps: WorkerDeps, erasure: ErasureOfPerson, progress: Progress) => Promise<void>> = {
-  jobs: settleJobs,
-  "redis-keys": purgeKeys,
-  rows: eraseRows,
-  leftovers: async (deps, erasure, progress) => {
-    // The final sweep: whatever was written after the steps above (a turn already in flight when the
-    // lock fell, an admin's turn about them) goes the same way; every step finds only what is still there.
-    await settleJobs(deps, erasure, progress);
-    await purgeKeys(deps, erasure);
-    await eraseRows(deps, erasure, progress);
-    // The rows are gone, so only the person's own id (and their exports', all deleted) still names their jobs.
-    await purgeJobs(deps, erasure, { orgId: erasure.orgId, userId: erasure.userId, sessionIds: [], turnIds: [], actionIds: [], exportIds: [] });
-  },
-  anonymise: (deps, erasure) => completePersonErasure(deps.db, erasure),
-};
+/** The erasure as the step runner (operations/step-runner.ts) runs it, for the organisation of the job. */
+function personErasure(deps: WorkerDeps, orgId: string): OperationSpec<Step, ErasureOfPerson & { requestedBy: string | null }> {
+  return {
+    name: "person erasure",
+    table: "person_erasures",
+    steps: ERASE_STEPS,
+    async load(db, id) {
+      const record = await findPersonErasure(db, orgId, id);
+      if (!record) return undefined;
+      const subject = { id, orgId, userId: record.user_id, keepLearningRecords: record.keep_learning_records, requestedBy: record.requested_by };
+      return { record, subject };
+    },
+    run: {
+      jobs: ({ subject, progress }) => settleJobs(deps, subject, progress),
+      "redis-keys": ({ subject }) => purgeKeys(deps, subject),
+      rows: ({ subject, progress }) => eraseRows(deps, subject, progress),
+      leftovers: async ({ subject: erasure, progress }) => {
+        // The final sweep: whatever was written after the steps above (a turn already in flight when the
+        // lock fell, an admin's turn about them) goes the same way; every step finds only what is still there.
+        await settleJobs(deps, erasure, progress);
+        await purgeKeys(deps, erasure);
+        await eraseRows(deps, erasure, progress);
+        // The rows are gone, so only the person's own id (and their exports', all deleted) still names their jobs.
+        await purgeJobs(deps, erasure, { orgId: erasure.orgId, userId: erasure.userId, sessionIds: [], turnIds: [], actionIds: [], exportIds: [] });
+      },
+      anonymise: ({ subject }) => completePersonErasure(deps.db, subject),
+    },
+    announce(subject, _record, { status, step }) {
+      if (subject.requestedBy) deps.userEvents.emit(subject.requestedBy, "person_data", { kind: "erasure", id: subject.id, status, step });
+    },
+  };
+}
 
 export async function runErasure({ job, deps, log }: JobContext<"person-data">, orgId: string, erasureId: string): Promise<unknown> {
-  const record = await findPersonErasure(deps.db, orgId, erasureId);
-  if (!record || record.status === "completed") return { skipped: record ? "completed" : "unknown erasure" };
-  const erasure: ErasureOfPerson = { id: record.id, orgId, userId: record.user_id, keepLearningRecords: record.keep_learning_records };
-  const announce = (status: "running" | "completed" | "failed", step?: string) =>
-    record.requested_by && deps.userEvents.emit(record.requested_by, "person_data", { kind: "erasure", id: erasure.id, status, step });
-  const resumeAt = Math.max(0, ERASE_STEPS.indexOf(record.step as Step));
-  if (resumeAt > 0) log.info({ erasureId, step: record.step }, "person erasure resumes");
-  for (const step of ERASE_STEPS.slice(resumeAt)) {
-    await markErasureStep(deps.db, erasure.id, step);
-    const progress = async (detail: object) => job.updateProgress({ step, ...detail });
-    await progress({});
-    announce("running", step);
-    await STEPS[step](deps, erasure, progress);
-  }
-  const done = await findPersonErasure(deps.db, orgId, erasureId);
-  announce("completed");
-  log.info({ erasureId, removed: done?.removed }, "person erased");
-  return { removed: done?.removed ?? {} };
+  const ran = await new StepRunner(personErasure(deps, orgId)).run(deps, { updateProgress: (progress) => job.updateProgress(progress), log }, erasureId);
+  if (ran.outcome === "skipped") return { skipped: ran.reason === "completed" ? "completed" : "unknown erasure" };
+  log.info({ erasureId, removed: ran.record.counts }, "person erased");
+  return { removed: ran.record.counts };
 }
 
 /** The last attempt failed: the record says so, and the admin who asked hears it; asking again queues a new run that resumes at its step. */
 export async function failedErasure({ deps }: JobContext<"person-data">, orgId: string, erasureId: string, error: unknown): Promise<void> {
-  await failPersonErasure(deps.db, erasureId, storedFailureOf(error));
-  const record = await findPersonErasure(deps.db, orgId, erasureId);
-  if (record?.requested_by)
-    deps.userEvents.emit(record.requested_by, "person_data", { kind: "erasure", id: erasureId, status: "failed", step: record.step ?? undefined });
+  await new StepRunner(personErasure(deps, orgId)).failed(deps, erasureId, storedFailureOf(error));
 }

@@ -6,38 +6,60 @@
  * expired meanwhile are dropped first, so expired copies do not pile up.
  */
 import { collectPersonData } from "../../db/queries/person-data";
-import { completeExport, dropExpiredArchives, exportForJob, failExport, markExportRunning } from "../../db/queries/person-exports";
+import { completeExport, dropExpiredArchives, exportForJob, type PersonExportRow } from "../../db/queries/person-exports";
+import { OperationEnded, type OperationSpec, StepRunner } from "../../operations/step-runner";
+import type { WorkerDeps } from "../deps";
 import type { JobContext } from "../registry";
 import { storedFailureOf } from "../stored-failure";
 import { buildExportArchive } from "./export-archive";
 
 type Context = JobContext<"person-data">;
 
-export async function runExport({ deps, log }: Context, orgId: string, exportId: string): Promise<unknown> {
-  const record = await exportForJob(deps.db, orgId, exportId);
-  if (!record || record.status === "completed") return { skipped: record ? "completed" : "unknown export" };
-  await markExportRunning(deps.db, exportId);
-  const announce = (status: "running" | "completed" | "failed") =>
-    record.requested_by && deps.userEvents.emit(record.requested_by, "person_data", { kind: "export", id: exportId, status, step: "build" });
-  announce("running");
-  const dropped = await dropExpiredArchives(deps.db, orgId);
-  const data = await collectPersonData(deps.db, orgId, record.user_id);
-  if (!data) {
-    await failExport(deps.db, exportId, { code: "PERSON_GONE", message: "the person is no longer in the organisation" });
-    announce("failed");
-    return { failed: "person gone" };
-  }
-  const started = performance.now();
-  const { zip, counts } = await buildExportArchive(data, new Date());
-  await completeExport(deps.db, exportId, zip, counts, deps.config.PERSON_EXPORT_TTL_HOURS);
-  announce("completed");
-  log.info({ exportId, bytes: zip.length, buildMs: Math.round(performance.now() - started), droppedExpired: dropped, ...counts }, "person export built");
-  return { bytes: zip.length, counts };
+interface ExportOfPerson {
+  id: string;
+  orgId: string;
+  userId: string;
+  requestedBy: string | null;
+}
+
+/** The export as the step runner (operations/step-runner.ts) runs it: one step, `build`, written once at its end. */
+function personExport(deps: WorkerDeps, orgId: string, log: Context["log"]): OperationSpec<"build", ExportOfPerson, PersonExportRow> {
+  return {
+    name: "person export",
+    table: "person_exports",
+    steps: ["build"],
+    async load(db, id) {
+      const record = await exportForJob(db, orgId, id);
+      return record && { record, subject: { id, orgId, userId: record.user_id, requestedBy: record.requested_by } };
+    },
+    run: {
+      async build({ subject }) {
+        const dropped = await dropExpiredArchives(deps.db, orgId);
+        const data = await collectPersonData(deps.db, orgId, subject.userId);
+        if (!data) throw new OperationEnded("PERSON_GONE", "the person is no longer in the organisation");
+        const started = performance.now();
+        const { zip, counts } = await buildExportArchive(data, new Date());
+        await completeExport(deps.db, subject.id, zip, counts, deps.config.PERSON_EXPORT_TTL_HOURS);
+        log.info(
+          { exportId: subject.id, bytes: zip.length, buildMs: Math.round(performance.now() - started), droppedExpired: dropped, ...counts },
+          "person export built",
+        );
+      },
+    },
+    announce(subject, _record, { status }) {
+      if (subject.requestedBy) deps.userEvents.emit(subject.requestedBy, "person_data", { kind: "export", id: subject.id, status, step: "build" });
+    },
+  };
+}
+
+export async function runExport({ job, deps, log }: Context, orgId: string, exportId: string): Promise<unknown> {
+  const ran = await new StepRunner(personExport(deps, orgId, log)).run(deps, { updateProgress: (progress) => job.updateProgress(progress), log }, exportId);
+  if (ran.outcome === "skipped") return { skipped: ran.reason === "completed" ? "completed" : "unknown export" };
+  if (ran.outcome === "ended") return { failed: "person gone" };
+  return { bytes: ran.record.archive_bytes, counts: ran.record.counts };
 }
 
 /** The last attempt failed: the record says so and whoever asked hears it (they ask again). */
-export async function failedExport({ deps }: Context, orgId: string, exportId: string, error: unknown): Promise<void> {
-  await failExport(deps.db, exportId, storedFailureOf(error));
-  const record = await exportForJob(deps.db, orgId, exportId);
-  if (record?.requested_by) deps.userEvents.emit(record.requested_by, "person_data", { kind: "export", id: exportId, status: "failed", step: "build" });
+export async function failedExport({ deps, log }: Context, orgId: string, exportId: string, error: unknown): Promise<void> {
+  await new StepRunner(personExport(deps, orgId, log)).failed(deps, exportId, storedFailureOf(error));
 }

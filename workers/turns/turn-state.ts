@@ -19,10 +19,8 @@
 import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { groupByTag, keyTagOf } from "../../queues/slots";
+import { CHECKPOINT_TTL_SECONDS } from "../../queues/keys";
 import { TURN_CHECKPOINTS, turnCancelKey, turnCheckpointKey, type TurnCheckpoint } from "../../queues/turn-keys";
-
-/** Covers backoff, stalled-job recovery and a long queue, and a database outage the job waits through; past it a stage runs again. */
-export const CHECKPOINT_TTL_SECONDS = 3600;
 
 /** How often a worker looks at the flags of the turns it is streaming. */
 export const CANCEL_POLL_MS = 200;

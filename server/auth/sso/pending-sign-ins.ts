@@ -11,6 +11,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Context } from "koa";
 import { z } from "zod";
+import { redisKey } from "../../../queues/keys";
 
 export const PENDING_TTL_SECONDS = 600;
 const TEST_TICKET_TTL_SECONDS = 300;
@@ -34,8 +35,8 @@ export type PendingSignIn = z.infer<typeof pendingSchema>;
 
 const testTicketSchema = z.object({ providerId: z.uuid(), actorId: z.uuid() });
 
-const stateKey = (state: string) => `skillnet:sso:state:${state}`;
-const ticketKey = (ticket: string) => `skillnet:sso:test:${ticket}`;
+const stateKey = (state: string) => redisKey("ssoState", false, { state });
+const ticketKey = (ticket: string) => redisKey("ssoTestTicket", false, { ticket });
 const hashOf = (value: string) => createHash("sha256").update(value).digest("hex");
 
 export class PendingSignIns {

@@ -41,7 +41,7 @@ function presentImport(row: CatalogImportRow): CatalogImportBody {
   const counts = { created: row.created, updated: row.updated, unchanged: row.unchanged, deleted: row.deleted, failed: row.failed };
   return {
     id: row.id,
-    status: row.status,
+    status: row.phase,
     format: row.format,
     byte_size: row.byte_size,
     total: row.total,

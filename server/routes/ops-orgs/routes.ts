@@ -48,7 +48,7 @@ function presentDeletion(deletion: OrgDeletionRow) {
     slug: deletion.slug,
     status: deletion.status,
     step: deletion.step,
-    removed: deletion.removed,
+    removed: deletion.counts,
     error: deletion.error,
     error_code: deletion.error_code,
     created_at: new Date(deletion.created_at).toISOString(),

@@ -51,7 +51,7 @@ function presentErasure(row: PersonErasureRow) {
       step: row.step,
       runs: row.runs,
       learning_records: row.keep_learning_records ? ("keep" as const) : ("erase" as const),
-      removed: row.removed,
+      removed: row.counts,
       error: row.error,
       error_code: row.error_code,
       created_at: new Date(row.created_at).toISOString(),

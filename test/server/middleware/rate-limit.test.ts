@@ -93,8 +93,8 @@ describe("the tutor, complete: rate limit", function () {
     const redis = stack.server.deps.redis;
     const limiter = new RateLimiter(redis);
     const principal = { userId: randomUUID(), orgId: randomUUID() };
-    const userKey = `skillnet:ratelimit:test-bucket:user:${principal.userId}`;
-    const orgKey = `skillnet:ratelimit:test-bucket:org:${principal.orgId}`;
+    const userKey = `skillnet:rate-window:test-bucket:user:${principal.userId}`;
+    const orgKey = `skillnet:rate-window:test-bucket:org:${principal.orgId}`;
     const limits = { perUser: 3, perOrganisation: 2 };
     await limiter.consumeFor(principal, "test-bucket", limits);
     await limiter.consumeFor(principal, "test-bucket", limits);
@@ -112,7 +112,7 @@ describe("the tutor, complete: rate limit", function () {
     // A caller's window (a client IP) has no scope in its key.
     const caller = `203.0.113.${Math.floor(Math.random() * 250)}-${randomUUID()}`;
     await limiter.consume(caller, { bucket: "test-bucket", limit: 1, windowMs: 60_000 });
-    expect(await redis.get(`skillnet:ratelimit:test-bucket:${caller}`)).to.equal("1");
-    await redis.del(userKey, orgKey, `skillnet:ratelimit:test-bucket:${caller}`);
+    expect(await redis.get(`skillnet:rate-window:test-bucket:${caller}`)).to.equal("1");
+    await redis.del(userKey, orgKey, `skillnet:rate-window:test-bucket:${caller}`);
   });
 });

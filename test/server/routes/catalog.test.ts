@@ -327,7 +327,7 @@ describe("catalog API (/api/v1/integrations/catalog)", function () {
   }
 
   const pendingOf = async (orgIds: string[]) =>
-    Number((await db()("catalog_imports").whereIn("org_id", orgIds).whereIn("status", ["receiving", "received", "applying"]).count("* as n").first())!.n);
+    Number((await db()("catalog_imports").whereIn("org_id", orgIds).whereIn("status", ["queued", "running"]).count("* as n").first())!.n);
 
   it("10 parallel imports of one organisation: exactly 3 take a slot, 7 are refused 409 IMPORTS_PENDING before their body is read; another organisation is not held back", async () => {
     const posts = Array.from({ length: 10 }, () => heldImport(keyB));

@@ -59,7 +59,7 @@ describe("catalog import pruning (maintenance: catalog-imports)", function () {
     // Three reservations of B whose server died mid-read: past RECEIVING_EXPIRES_MS they no longer hold B's slots.
     const abandonedAt = new Date(Date.now() - RECEIVING_EXPIRES_MS - 60_000);
     await db()("catalog_imports").insert(
-      Array.from({ length: 3 }, () => ({ org_id: orgB, format: "ndjson", status: "receiving", byte_size: 0, created_at: abandonedAt })),
+      Array.from({ length: 3 }, () => ({ org_id: orgB, format: "ndjson", status: "queued", step: "receive", byte_size: 0, created_at: abandonedAt })),
     );
     const posted = await fetch(`${stack.baseUrl}/api/v1/integrations/catalog/imports`, {
       method: "POST",
@@ -68,7 +68,15 @@ describe("catalog import pruning (maintenance: catalog-imports)", function () {
     });
     expect(posted.status, "abandoned reservations hold no slot").to.equal(202);
     await waitFor(
-      async () => Number((await db()("catalog_imports").where({ org_id: orgB }).whereIn("status", ["received", "applying"]).count("* as n").first())!.n) === 0,
+      async () =>
+        Number(
+          (await db()("catalog_imports")
+            .where({ org_id: orgB })
+            .whereIn("status", ["queued", "running"])
+            .whereNot({ step: "receive" })
+            .count("* as n")
+            .first())!.n,
+        ) === 0,
       30_000,
       "B's import to end",
     );
@@ -78,7 +86,7 @@ describe("catalog import pruning (maintenance: catalog-imports)", function () {
     expect(pruned.abandoned).to.be.at.least(3);
     expect(await db()("catalog_imports").where({ id: old }).first()).to.equal(undefined);
     expect(await problemsOf(old)).to.equal(0);
-    expect(await db()("catalog_imports").where({ org_id: orgB, status: "receiving" }).count("* as n").first()).to.deep.equal({ n: "0" });
+    expect(await db()("catalog_imports").where({ org_id: orgB, status: "queued", step: "receive" }).count("* as n").first()).to.deep.equal({ n: "0" });
     expect(await db()("catalog_imports").where({ id: recent }).first("status")).to.deep.equal({ status: "completed" });
     expect(await problemsOf(recent)).to.equal(1);
     expect((await api(stack.baseUrl, "GET", `/api/v1/integrations/catalog/imports/${old}`, { token: keys[orgB]! })).status).to.equal(404);

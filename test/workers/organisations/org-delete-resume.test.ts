@@ -52,12 +52,12 @@ describe("org-delete: a worker killed mid-deletion", function () {
       const asked = await api(stack.baseUrl, "DELETE", `/api/v1/ops/orgs/${orgId}?confirm=${created.body.organisation.slug}`, { token: operator });
       expect(asked.status).to.equal(202);
       const deletionId = asked.body.deletion.id as string;
-      await waitFor(async () => ((await findOrgDeletion(db, deletionId))?.removed["rows.chat_messages"] ?? 0) >= 100, 20_000, "the rows step to be under way");
+      await waitFor(async () => ((await findOrgDeletion(db, deletionId))?.counts["rows.chat_messages"] ?? 0) >= 100, 20_000, "the rows step to be under way");
       child.kill("SIGKILL");
       const atKill = (await findOrgDeletion(db, deletionId))!;
       expect(atKill.status, "killed mid-way").to.equal("running");
       expect(atKill.step).to.equal("rows");
-      expect(atKill.removed["rows.chat_messages"]).to.be.below(MESSAGES);
+      expect(atKill.counts["rows.chat_messages"]).to.be.below(MESSAGES);
 
       inProcess.resume();
       resumed = true;
@@ -70,7 +70,7 @@ describe("org-delete: a worker killed mid-deletion", function () {
         "the stalled deletion to be taken over and finished",
       );
       expect(done.status, done.error ?? "").to.equal("completed");
-      expect(done.removed).to.include({ "rows.chat_messages": MESSAGES, "rows.chat_sessions": 1, "rows.users": 1, "rows.organizations": 1 });
+      expect(done.counts).to.include({ "rows.chat_messages": MESSAGES, "rows.chat_sessions": 1, "rows.users": 1, "rows.organizations": 1 });
       for (const table of await tablesWithOrgId(db)) expect(await db(table).where({ org_id: orgId }).first(), table).to.equal(undefined);
     } finally {
       if (!resumed) inProcess.resume();

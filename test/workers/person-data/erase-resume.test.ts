@@ -53,7 +53,7 @@ describe("person-data: an erase worker killed mid-erasure", function () {
       expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
       const erasureId = asked.body.erasure.id as string;
       await waitFor(
-        async () => ((await findPersonErasure(db, orgId, erasureId))?.removed["rows.chat_messages"] ?? 0) >= 100,
+        async () => ((await findPersonErasure(db, orgId, erasureId))?.counts["rows.chat_messages"] ?? 0) >= 100,
         30_000,
         "the rows step to be under way",
       );
@@ -61,7 +61,7 @@ describe("person-data: an erase worker killed mid-erasure", function () {
       const atKill = (await findPersonErasure(db, orgId, erasureId))!;
       expect(atKill.status, "killed mid-way").to.equal("running");
       expect(atKill.step).to.equal("rows");
-      expect(atKill.removed["rows.chat_messages"]).to.be.below(MESSAGES);
+      expect(atKill.counts["rows.chat_messages"]).to.be.below(MESSAGES);
 
       inProcess.resume();
       resumed = true;
@@ -74,7 +74,7 @@ describe("person-data: an erase worker killed mid-erasure", function () {
         "the stalled erasure to be taken over and finished",
       );
       expect(done.status, done.error ?? "").to.equal("completed");
-      expect(done.removed).to.include({ "rows.chat_messages": MESSAGES, "rows.chat_sessions": 1, "unlinked.llm_usage_log.user_id": 20 });
+      expect(done.counts).to.include({ "rows.chat_messages": MESSAGES, "rows.chat_sessions": 1, "unlinked.llm_usage_log.user_id": 20 });
       expect(await db("chat_messages").where({ org_id: orgId }).first()).to.equal(undefined);
       expect(await db("chat_sessions").where({ user_id: person.id }).first()).to.equal(undefined);
       expect(await db("llm_usage_log").where({ org_id: orgId }).whereNull("user_id").count<{ n: string }[]>("* as n")).to.deep.equal([{ n: "20" }]);

@@ -175,7 +175,7 @@ describe("person-data: an erasure locks the person out from its request", functi
       30_000,
       "the erasure",
     );
-    expect(done.removed).to.include({ "rows.chat_sessions": 1, "rows.chat_messages": 2 });
+    expect(done.counts).to.include({ "rows.chat_sessions": 1, "rows.chat_messages": 2 });
     expect(await db()("chat_sessions").where({ user_id: bea.id })).to.have.length(0);
     expect(await db()("chat_messages").where({ org_id: world.a.orgId }).where("content", "like", "%during the erasure%")).to.have.length(0);
   });

@@ -503,7 +503,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     await stack.server.deps.producer.enqueuePersonData({ kind: "erase", orgId: orgA, erasureId, run: 7 });
     await waitFor(async () => (await stack.server.deps.producer.queue("person-data").getJobState(`${erasureId}-erase-7`)) === "unknown", 20_000, "the re-run");
     const after = await findPersonErasure(db(), orgA, erasureId);
-    expect(after!.removed).to.deep.equal(before!.removed);
+    expect(after!.counts).to.deep.equal(before!.counts);
     expect(after!.finished_at).to.deep.equal(before!.finished_at);
     expect(await db()("audit_log").where({ org_id: orgA, action: "person.erased" })).to.have.length(1);
   });
@@ -547,7 +547,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
       60_000,
       "both deliveries",
     );
-    expect(done.removed).to.include({
+    expect(done.counts).to.include({
       "rows.chat_messages": 2,
       "rows.chat_sessions": 1,
       "rows.enrollments": 1,
