@@ -6,6 +6,7 @@
  * item changes nothing. The functions below it are the reads and writes the appliers make,
  * inside that transaction.
  */
+import { recordAudit } from "./audit-log";
 import { revokeRefreshTokensOfUser } from "./refresh-tokens";
 import type { Knex } from "knex";
 import { ItemRejected } from "../../lib/refusal";
@@ -56,24 +57,17 @@ export async function applyItemOnce(
     if (!item) throw new ItemRejected("the item no longer exists");
     if (item.status === "done") return "already";
     const change = await apply(trx, item.target);
-    await trx("audit_log")
-      .insert({
-        org_id: action.org_id,
-        actor_id: action.user_id,
-        confirmed_by: action.confirmed_by,
-        // A resumed run's items name who resumed them (the first run's keep null).
-        resumed_by: action.runs > 1 ? action.resumed_by : null,
-        action: `admin_action.${action.tool}`,
-        action_id: action.id,
-        action_item_id: item.id,
-        target_type: change.targetType,
-        target_id: change.targetId,
-        before: JSON.stringify(change.before),
-        after: JSON.stringify(change.after),
-        details: JSON.stringify({ label: item.label }),
-      })
-      .onConflict("action_item_id")
-      .ignore();
+    await recordAudit(trx, {
+      name: "admin_action.item_applied",
+      orgId: action.org_id,
+      actor: { type: "person", id: action.user_id },
+      target: { type: change.targetType, id: change.targetId },
+      before: change.before,
+      after: change.after,
+      details: { label: item.label, tool: action.tool },
+      // A resumed run's items name who resumed them (the first run's keep null).
+      adminAction: { actionId: action.id, itemId: item.id, confirmedBy: action.confirmed_by, resumedBy: action.runs > 1 ? action.resumed_by : null },
+    });
     await trx("admin_action_items")
       .where({ id: item.id })
       .update({ status: "done", error: null, after: JSON.stringify(change.after), updated_at: trx.fn.now() });

@@ -8,7 +8,8 @@ import type { Knex } from "knex";
 import { Refusal } from "../../lib/refusal";
 import type { Db } from "../knex";
 import { refusingDuplicates } from "./unique-violation";
-import { type ScimActor, recordScimAudit } from "./scim-audit";
+import { recordAudit } from "./audit-log";
+import { type ScimActor, scimActor } from "./scim-audit";
 import { type ScimCondition, type ScimWhere, applyScimWhere } from "./scim-filter";
 import { type GroupMapping, onJoined, onLeft, onRenamed } from "./scim-mapping";
 
@@ -130,12 +131,11 @@ export async function createScimGroup(db: Db, orgId: string, fields: ScimGroupFi
         .insert({ org_id: orgId, display_name: fields.display_name, external_id: fields.external_id })
         .returning(COLUMNS)) as ScimGroupRow[];
       const { added } = await setMembers(trx, group!, fields.member_ids ?? []);
-      await recordScimAudit(trx, {
+      await recordAudit(trx, {
         orgId,
-        scim: actor,
-        action: "scim.group.created",
-        targetType: "scim_group",
-        targetId: group!.id,
+        actor: scimActor(actor),
+        name: "scim.group.created",
+        target: { type: "scim_group", id: group!.id },
         before: null,
         after: { displayName: group!.display_name, externalId: group!.external_id },
         details: { added },
@@ -168,12 +168,11 @@ export async function updateScimGroup(db: Db, orgId: string, id: string, change:
       const { added, removed } = fields.member_ids ? await setMembers(trx, after!, fields.member_ids) : { added: [], removed: [] };
       const renamed = before.display_name !== after!.display_name || before.external_id !== after!.external_id;
       if (renamed || added.length > 0 || removed.length > 0) {
-        await recordScimAudit(trx, {
+        await recordAudit(trx, {
           orgId,
-          scim: actor,
-          action: "scim.group.updated",
-          targetType: "scim_group",
-          targetId: id,
+          actor: scimActor(actor),
+          name: "scim.group.updated",
+          target: { type: "scim_group", id: id },
           before: { displayName: before.display_name, externalId: before.external_id },
           after: { displayName: after!.display_name, externalId: after!.external_id },
           details: { added, removed },
@@ -191,12 +190,11 @@ export async function deleteScimGroup(db: Db, orgId: string, id: string, actor: 
     if (!group) return false;
     const { removed } = await setMembers(trx, group, []);
     await trx("scim_groups").where({ id }).delete();
-    await recordScimAudit(trx, {
+    await recordAudit(trx, {
       orgId,
-      scim: actor,
-      action: "scim.group.deleted",
-      targetType: "scim_group",
-      targetId: id,
+      actor: scimActor(actor),
+      name: "scim.group.deleted",
+      target: { type: "scim_group", id: id },
       before: { displayName: group.display_name, externalId: group.external_id, mapping: group.mapping },
       after: null,
       details: { removed },
@@ -237,12 +235,11 @@ export async function setGroupMapping(
       .returning(COLUMNS)) as ScimGroupRow[];
     await onLeft(trx, before, members);
     await onJoined(trx, after!, members);
-    await recordScimAudit(trx, {
+    await recordAudit(trx, {
       orgId: input.orgId,
-      actorId: input.actorId,
-      action: "scim.group.mapping_changed",
-      targetType: "scim_group",
-      targetId: before.id,
+      actor: { type: "person", id: input.actorId },
+      name: "scim.group.mapping_changed",
+      target: { type: "scim_group", id: before.id },
       before: { mapping: before.mapping },
       after: { mapping: after!.mapping },
       details: { members: members.length },

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Db } from "../knex";
-import { recordScimAudit } from "./scim-audit";
+import { recordAudit } from "./audit-log";
 
 export interface ScimTokenRow {
   id: string;
@@ -36,12 +36,11 @@ export async function replaceScimToken(db: Db, input: { orgId: string; actorId: 
       .insert({ org_id: input.orgId, token_hash: hashOf(token).toString("hex"), hint: token.slice(-HINT_LENGTH), created_by: input.actorId })
       .returning(COLUMNS);
     const rotated = removed.length > 0;
-    await recordScimAudit(trx, {
+    await recordAudit(trx, {
       orgId: input.orgId,
-      actorId: input.actorId,
-      action: rotated ? "scim.token.rotated" : "scim.token.created",
-      targetType: "scim_token",
-      targetId: row.id,
+      actor: { type: "person", id: input.actorId },
+      name: rotated ? "scim.token.rotated" : "scim.token.created",
+      target: { type: "scim_token", id: row.id },
       before: rotated ? { id: removed[0].id, hint: removed[0].hint } : null,
       after: { id: row.id, hint: row.hint },
     });
@@ -54,12 +53,11 @@ export async function revokeScimToken(db: Db, input: { orgId: string; actorId: s
   return db.transaction(async (trx) => {
     const [removed] = await trx("scim_tokens").where({ org_id: input.orgId }).delete().returning(["id", "hint"]);
     if (!removed) return false;
-    await recordScimAudit(trx, {
+    await recordAudit(trx, {
       orgId: input.orgId,
-      actorId: input.actorId,
-      action: "scim.token.revoked",
-      targetType: "scim_token",
-      targetId: removed.id,
+      actor: { type: "person", id: input.actorId },
+      name: "scim.token.revoked",
+      target: { type: "scim_token", id: removed.id },
       before: { id: removed.id, hint: removed.hint },
       after: null,
     });

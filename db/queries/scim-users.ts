@@ -10,7 +10,8 @@ import { Refusal } from "../../lib/refusal";
 import type { Db } from "../knex";
 import { refusingDuplicates } from "./unique-violation";
 import { revokeRefreshTokensOfUser } from "./refresh-tokens";
-import { type ScimActor, recordScimAudit } from "./scim-audit";
+import { recordAudit } from "./audit-log";
+import { type ScimActor, scimActor } from "./scim-audit";
 import { type ScimWhere, applyScimWhere } from "./scim-filter";
 import { onLeft } from "./scim-mapping";
 import { emailKeptByAnotherOrganisation } from "./organisation-domains";
@@ -138,12 +139,11 @@ export async function createScimUser(db: Db, orgId: string, fields: ScimUserFiel
         : await trx("users")
             .insert({ ...values, org_id: orgId, role: "employee", provisioned_via: "scim" })
             .returning(COLUMNS);
-      await recordScimAudit(trx, {
+      await recordAudit(trx, {
         orgId,
-        scim: actor,
-        action: existing ? "scim.user.restored" : "scim.user.created",
-        targetType: "user",
-        targetId: row.id,
+        actor: scimActor(actor),
+        name: existing ? "scim.user.restored" : "scim.user.created",
+        target: { type: "user", id: row.id },
         before: null,
         after: audited(row),
       });
@@ -175,12 +175,11 @@ export async function updateScimUser(db: Db, orgId: string, id: string, change: 
       const [was, is] = [audited(before), audited(after)];
       const changed = Object.keys(is).filter((key) => was[key as keyof typeof was] !== is[key as keyof typeof is]);
       if (changed.length > 0) {
-        await recordScimAudit(trx, {
+        await recordAudit(trx, {
           orgId,
-          scim: actor,
-          action: deactivated ? "scim.user.deactivated" : reactivated ? "scim.user.reactivated" : "scim.user.updated",
-          targetType: "user",
-          targetId: id,
+          actor: scimActor(actor),
+          name: deactivated ? "scim.user.deactivated" : reactivated ? "scim.user.reactivated" : "scim.user.updated",
+          target: { type: "user", id: id },
           before: Object.fromEntries(changed.map((key) => [key, was[key as keyof typeof was]])),
           after: Object.fromEntries(changed.map((key) => [key, is[key as keyof typeof is]])),
         });
@@ -209,12 +208,11 @@ export async function deleteScimUser(db: Db, orgId: string, id: string, actor: S
       .where({ id, org_id: orgId })
       .update({ is_active: false, deactivated_at: before.is_active ? trx.fn.now() : trx.raw("deactivated_at"), scim_deleted_at: trx.fn.now() });
     await revokeRefreshTokensOfUser(trx, orgId, id);
-    await recordScimAudit(trx, {
+    await recordAudit(trx, {
       orgId,
-      scim: actor,
-      action: "scim.user.deleted",
-      targetType: "user",
-      targetId: id,
+      actor: scimActor(actor),
+      name: "scim.user.deleted",
+      target: { type: "user", id: id },
       before: audited(before),
       after: null,
       details: { left_groups: groups.map((g) => g.id) },
