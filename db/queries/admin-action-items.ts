@@ -6,8 +6,6 @@
  */
 import { revokeRefreshTokensOfUser } from "./refresh-tokens";
 import type { Knex } from "knex";
-import { ItemRejected } from "../../lib/refusal";
-import type { Db } from "../knex";
 import type { ActionItemRow, AdminActionRow } from "./admin-actions";
 
 /** The transaction an item's change runs in. */
