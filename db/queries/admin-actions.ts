@@ -4,6 +4,7 @@
  * partial or failed — or stopped by an admin (admin-action-stop.ts). Every status change is one conditional UPDATE, so two confirmations (two
  * tabs, a retried request) can never both win.
  */
+import type { Knex } from "knex";
 import type { Db } from "../knex";
 import type { ActionEstimate } from "./json-columns";
 
@@ -213,26 +214,24 @@ const RESUMABLE: ActionStatus[] = ["partial", "failed", "stopped"];
  * back to pending (a stop left its undone items pending already); counts a run. An action past
  * its expiry is refused as `expired` (its status is kept).
  */
-export async function reopenForResume(db: Db, orgId: string, actionId: string, resumerId: string): Promise<Transition> {
-  return db.transaction(async (trx) => {
-    const [row]: AdminActionRow[] = await trx("admin_actions")
-      .where({ id: actionId, org_id: orgId })
-      .whereIn("status", RESUMABLE)
-      .andWhere("expires_at", ">", trx.fn.now())
-      .update({ status: "confirmed", resumed_by: resumerId, runs: trx.raw("runs + 1"), finished_at: null, updated_at: trx.fn.now() })
-      .returning("*");
-    if (!row) {
-      const current = await findAction(trx, orgId, actionId);
-      if (current && RESUMABLE.includes(current.status)) return { ok: false as const, status: "expired" as const };
-      return refusal(trx, orgId, actionId);
-    }
-    await trx("admin_action_items")
-      .where({ org_id: orgId, action_id: actionId, status: "failed" })
-      .update({ status: "pending", error: null, updated_at: trx.fn.now() });
-    const counts = await countItems(trx, orgId, actionId);
-    await trx("admin_actions").where({ id: actionId }).update({ done: counts.done, failed: counts.failed });
-    return { ok: true as const, action: { ...row, ...counts } };
-  });
+export async function reopenForResume(trx: Knex.Transaction, orgId: string, actionId: string, resumerId: string): Promise<Transition> {
+  const [row]: AdminActionRow[] = await trx("admin_actions")
+    .where({ id: actionId, org_id: orgId })
+    .whereIn("status", RESUMABLE)
+    .andWhere("expires_at", ">", trx.fn.now())
+    .update({ status: "confirmed", resumed_by: resumerId, runs: trx.raw("runs + 1"), finished_at: null, updated_at: trx.fn.now() })
+    .returning("*");
+  if (!row) {
+    const current = await findAction(trx, orgId, actionId);
+    if (current && RESUMABLE.includes(current.status)) return { ok: false as const, status: "expired" as const };
+    return refusal(trx, orgId, actionId);
+  }
+  await trx("admin_action_items")
+    .where({ org_id: orgId, action_id: actionId, status: "failed" })
+    .update({ status: "pending", error: null, updated_at: trx.fn.now() });
+  const counts = await countItems(trx, orgId, actionId);
+  await trx("admin_actions").where({ id: actionId }).update({ done: counts.done, failed: counts.failed });
+  return { ok: true as const, action: { ...row, ...counts } };
 }
 
 /** confirmed → running (a redelivered job finds it running already and carries on). */
