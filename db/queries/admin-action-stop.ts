@@ -47,23 +47,19 @@ export async function stopRunningAction(trx: Knex.Transaction, orgId: string, ac
 }
 
 /** Records that an item could not run, unless the action was stopped first (then the item stays not run). */
-export async function markItemFailed(db: Db, orgId: string, actionId: string, itemId: string, error: string): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    if (!(await stillRunning(trx, orgId, actionId))) return false;
-    await trx("admin_action_items").where({ id: itemId, org_id: orgId, status: "pending" }).update({ status: "failed", error, updated_at: trx.fn.now() });
-    return true;
-  });
+export async function markItemFailed(trx: Knex.Transaction, orgId: string, actionId: string, itemId: string, error: string): Promise<boolean> {
+  if (!(await stillRunning(trx, orgId, actionId))) return false;
+  await trx("admin_action_items").where({ id: itemId, org_id: orgId, status: "pending" }).update({ status: "failed", error, updated_at: trx.fn.now() });
+  return true;
 }
 
 /**
  * A run that ran out of attempts: its items still pending fail with `reason` and the action ends
  * partial or failed (resumable). A stopped action is left as the stop recorded it.
  */
-export async function abandonRun(db: Db, orgId: string, actionId: string, reason: string): Promise<AdminActionRow | undefined> {
-  return db.transaction(async (trx) => {
-    const row = await lockAction(trx, orgId, actionId);
-    if (!row || !STOPPABLE.includes(row.status)) return undefined;
-    await failPendingItems(trx, orgId, actionId, reason);
-    return finishAction(trx, orgId, actionId);
-  });
+export async function abandonRun(trx: Knex.Transaction, orgId: string, actionId: string, reason: string): Promise<AdminActionRow | undefined> {
+  const row = await lockAction(trx, orgId, actionId);
+  if (!row || !STOPPABLE.includes(row.status)) return undefined;
+  await failPendingItems(trx, orgId, actionId, reason);
+  return finishAction(trx, orgId, actionId);
 }

@@ -77,34 +77,32 @@ export interface NewAction {
 
 const json = (value: unknown): string => JSON.stringify(value ?? null);
 
-export async function createPendingAction(db: Db, action: NewAction): Promise<AdminActionRow> {
-  return db.transaction(async (trx) => {
-    const [row]: AdminActionRow[] = await trx("admin_actions")
-      .insert({
-        org_id: action.orgId,
-        user_id: action.userId,
-        session_id: action.sessionId,
-        turn_id: action.turnId,
-        tool: action.tool,
-        args: json(action.args),
-        preview: action.preview,
-        estimate: json(action.estimate),
-        total: action.items.length,
-        expires_at: action.expiresAt,
-      })
-      .returning("*");
-    const rows = action.items.map((item, position) => ({
+export async function createPendingAction(trx: Knex.Transaction, action: NewAction): Promise<AdminActionRow> {
+  const [row]: AdminActionRow[] = await trx("admin_actions")
+    .insert({
       org_id: action.orgId,
-      action_id: row!.id,
-      position,
-      target: json(item.target),
-      label: item.label,
-      before: json(item.before),
-      after: json(item.after),
-    }));
-    for (let i = 0; i < rows.length; i += 500) await trx("admin_action_items").insert(rows.slice(i, i + 500));
-    return row!;
-  });
+      user_id: action.userId,
+      session_id: action.sessionId,
+      turn_id: action.turnId,
+      tool: action.tool,
+      args: json(action.args),
+      preview: action.preview,
+      estimate: json(action.estimate),
+      total: action.items.length,
+      expires_at: action.expiresAt,
+    })
+    .returning("*");
+  const rows = action.items.map((item, position) => ({
+    org_id: action.orgId,
+    action_id: row!.id,
+    position,
+    target: json(item.target),
+    label: item.label,
+    before: json(item.before),
+    after: json(item.after),
+  }));
+  for (let i = 0; i < rows.length; i += 500) await trx("admin_action_items").insert(rows.slice(i, i + 500));
+  return row!;
 }
 
 export async function findAction(db: Db, orgId: string, actionId: string): Promise<AdminActionRow | undefined> {
