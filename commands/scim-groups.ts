@@ -2,7 +2,7 @@
  * The identity system's groups through SCIM (create, update, delete; audited with the SCIM token
  * as the actor), and the admin's choice of what a group means (`scim.group.mapping_changed`).
  * Members must be people SCIM can see in the organisation (`400 SCIM_INVALID_VALUE`); what
- * joining or leaving gives them is the mapping's (db/queries/scim-mapping.ts).
+ * joining or leaving gives them is the mapping's (db/queries/scim-mapping-writes.ts).
  */
 import { recordAudit } from "../db/queries/audit-log";
 import { type ScimActor, scimActor } from "../db/queries/scim-audit";
@@ -16,7 +16,7 @@ import {
   unknownMembers,
 } from "../db/queries/scim-group-writes";
 import { membersOfGroups, type ScimGroupFields, type ScimGroupRow, type ScimMember } from "../db/queries/scim-groups";
-import type { GroupMapping } from "../db/queries/scim-mapping";
+import type { GroupMapping } from "../db/queries/scim-mapping-writes";
 import { refusingDuplicates } from "../db/queries/unique-violation";
 import { Refusal } from "../lib/refusal";
 import type { CommandDeps } from "./deps";

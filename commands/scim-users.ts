@@ -11,7 +11,7 @@ import { recordAudit } from "../db/queries/audit-log";
 import { emailKeptByAnotherOrganisation } from "../db/queries/organisation-domains";
 import { revokeRefreshTokensOfUser } from "../db/queries/refresh-tokens";
 import { type ScimActor, scimActor } from "../db/queries/scim-audit";
-import { onLeft } from "../db/queries/scim-mapping";
+import { onLeft } from "../db/queries/scim-mapping-writes";
 import {
   emailHeldByOther,
   holderOfEmail,

@@ -1,11 +1,11 @@
 /**
  * The identity system's groups as written, inside the transaction of commands/scim-groups.ts
  * (which refuses unknown members and records the audit event). What a membership means is
- * applied by scim-mapping.ts as members join and leave. Nothing here opens a transaction.
+ * applied by scim-mapping-writes.ts as members join and leave. Nothing here opens a transaction.
  */
 import type { Knex } from "knex";
 import { SCIM_GROUP_COLUMNS, type ScimGroupFields, type ScimGroupRow } from "./scim-groups";
-import { type GroupMapping, onJoined, onLeft, onRenamed } from "./scim-mapping";
+import { type GroupMapping, onJoined, onLeft, onRenamed } from "./scim-mapping-writes";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,14 +1,14 @@
 /**
  * The identity system's groups and who is in them. A member is always a person of the same
  * organisation that SCIM can see; what membership means (department, admin, nothing) is the
- * group's `mapping`, set by the organisation's admin and applied by db/queries/scim-mapping.ts
+ * group's `mapping`, set by the organisation's admin and applied by db/queries/scim-mapping-writes.ts
  * whenever members join or leave, the group is renamed or removed, or its mapping changes. The
  * changes are commands/scim-groups.ts's; scim-group-writes.ts is their table access.
  */
 import type { Knex } from "knex";
 import type { Db } from "../knex";
 import { type ScimCondition, type ScimWhere, applyScimWhere } from "./scim-filter";
-import type { GroupMapping } from "./scim-mapping";
+import type { GroupMapping } from "./scim-mapping-writes";
 
 export interface ScimGroupRow {
   id: string;
