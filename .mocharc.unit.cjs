@@ -40,6 +40,7 @@ module.exports = {
     "test/lint/file-length.test.ts",
     "test/lint/logger-creation.test.ts",
     "test/lint/raw-db-access.test.ts",
+    "test/lint/route-writes.test.ts",
     "test/ops/folder-sync.test.ts",
     "test/ops/sync-client.test.ts",
     "test/offline-model/*.test.ts",

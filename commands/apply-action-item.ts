@@ -6,19 +6,22 @@
  * a write tool without an applier does not compile, and each applier reads its own target type.
  */
 import type { Db } from "../db/knex";
+import { recordAudit } from "../db/queries/audit-log";
 import {
-  applyItemOnce,
   archiveCourse,
   completeEnrollment,
   courseForItem,
   deactivateUser,
   insertEnrollment,
   lockEnrollment,
+  lockActionItem,
   lockEnrollmentOf,
   lockSkillLevel,
+  markItemDone,
   setEnrollmentDeadline,
   setSkillLevel,
   skillExists,
+  stillRunning,
   userForItem,
   type ItemChange,
   type ItemOutcome,
@@ -26,6 +29,7 @@ import {
 } from "../db/queries/admin-action-items";
 import type { AdminActionRow } from "../db/queries/admin-actions";
 import { ItemRejected } from "../lib/refusal";
+import { withTransaction } from "./transaction";
 import { isWriteTool, WRITE_TARGETS, type WriteTarget, type WriteTool } from "./write-targets";
 
 type Applier<T extends WriteTool> = (trx: ItemTransaction, orgId: string, target: WriteTarget<T>, action: AdminActionRow) => Promise<ItemChange>;
@@ -111,5 +115,26 @@ function applierFor<T extends WriteTool>(tool: T, action: AdminActionRow): (trx:
  */
 export async function applyActionItem(db: Db, action: AdminActionRow, itemId: string, options: { whileRunning?: boolean } = {}): Promise<ItemOutcome> {
   if (!isWriteTool(action.tool)) throw new ItemRejected(`unknown action tool ${action.tool}`);
-  return applyItemOnce(db, action, itemId, applierFor(action.tool, action), options);
+  const apply = applierFor(action.tool, action);
+  return withTransaction({ db }, async (trx) => {
+    // The action's row before the item's, the order a stop and a resume lock them in.
+    if (options.whileRunning && !(await stillRunning(trx, action.org_id, action.id))) return "stopped";
+    const item = await lockActionItem(trx, action, itemId);
+    if (!item) throw new ItemRejected("the item no longer exists");
+    if (item.status === "done") return "already";
+    const change = await apply(trx, item.target);
+    await recordAudit(trx, {
+      name: "admin_action.item_applied",
+      orgId: action.org_id,
+      actor: { type: "person", id: action.user_id },
+      target: { type: change.targetType, id: change.targetId },
+      before: change.before,
+      after: change.after,
+      details: { label: item.label, tool: action.tool },
+      // A resumed run's items name who resumed them (the first run's keep null).
+      adminAction: { actionId: action.id, itemId: item.id, confirmedBy: action.confirmed_by, resumedBy: action.runs > 1 ? action.resumed_by : null },
+    });
+    await markItemDone(trx, item.id, change.after);
+    return "applied";
+  });
 }

@@ -15,13 +15,15 @@
  * Deactivation goes through the assistant's own path (`deactivateUser`), so the person's refresh
  * tokens are revoked with it; their access tokens stop working at once (every request re-reads
  * whether the account is active) and open sockets within the gateway's re-check window.
+ *
+ * Audited once per change: `person.created`, or one of `person.updated`, `.deactivated`,
+ * `.reactivated` (an update that also (de)activates is recorded as the (de)activation).
  */
 import { deactivateUser } from "../db/queries/admin-action-items";
 import { emailKeptByAnotherOrganisation } from "../db/queries/organisation-domains";
 import { isErased } from "../db/queries/person-erasure";
+import { recordAudit } from "../db/queries/audit-log";
 import {
-  auditPersonChange,
-  inPeopleTransaction,
   insertApiPerson,
   lockPersonAndAdmins,
   reactivatePerson,
@@ -32,21 +34,21 @@ import {
 } from "../db/queries/people-writes";
 import { Refusal } from "../lib/refusal";
 import type { CommandDeps } from "./deps";
+import { withTransaction } from "./transaction";
 
 type PeopleDeps = Pick<CommandDeps, "db" | "log">;
 
 export async function createPerson(deps: PeopleDeps, request: { actorId: string; person: NewPerson }): Promise<{ id: string }> {
   const { person } = request;
   if (await emailKeptByAnotherOrganisation(deps.db, person.orgId, person.email)) throw emailUnavailable();
-  const created = await inPeopleTransaction(deps.db, async (trx) => {
+  const created = await withTransaction(deps, async (trx) => {
     const inserted = await insertApiPerson(trx, person);
     if (inserted === "taken") return inserted;
-    await auditPersonChange(trx, {
+    await recordAudit(trx, {
+      name: "person.created",
       orgId: person.orgId,
-      actorId: request.actorId,
-      action: "person.create",
-      userId: inserted.id,
-      before: null,
+      actor: { type: "person", id: request.actorId },
+      target: { type: "user", id: inserted.id },
       after: { name: person.name, role: person.role, department: person.department, job_title: person.jobTitle, locale: person.locale, provisioned_via: "api" },
     });
     return inserted;
@@ -100,7 +102,7 @@ export async function updatePerson(
   deps: PeopleDeps,
   request: { orgId: string; actorId: string; personId: string; update: PersonUpdate },
 ): Promise<{ changed: boolean }> {
-  const action = await inPeopleTransaction(deps.db, async (trx) => {
+  const action = await withTransaction(deps, async (trx) => {
     const { person, activeAdminIds } = await lockPersonAndAdmins(trx, request.orgId, request.personId);
     if (!person) throw Refusal.notFound("Person");
     // From the erasure's request on, the row is on its way to an anonymised placeholder: reactivating or renaming it would bring nobody back.
@@ -113,8 +115,15 @@ export async function updatePerson(
     await updatePersonFields(trx, request.orgId, person.id, fields);
     if (active === false) await deactivateUser(trx, request.orgId, person.id);
     if (active === true) await reactivatePerson(trx, request.orgId, person.id);
-    const audited = active === false ? "person.deactivate" : active === true ? "person.reactivate" : "person.update";
-    await auditPersonChange(trx, { orgId: request.orgId, actorId: request.actorId, action: audited, userId: person.id, before, after });
+    const audited = active === false ? "person.deactivated" : active === true ? "person.reactivated" : "person.updated";
+    await recordAudit(trx, {
+      name: audited,
+      orgId: request.orgId,
+      actor: { type: "person", id: request.actorId },
+      target: { type: "user", id: person.id },
+      before,
+      after,
+    });
     return audited;
   });
   if (action)

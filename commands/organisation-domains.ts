@@ -16,27 +16,25 @@
  * Each change runs in one transaction with its audit row, under the lock every domain claim takes.
  */
 import { randomBytes } from "node:crypto";
-import type { Knex } from "knex";
 import type { Config } from "../lib/config";
 import { checkChallenge } from "../lib/domain-txt";
 import { isPublicEmailDomain } from "../lib/public-email-domains";
 import { Refusal } from "../lib/refusal";
-import { auditOperatorChange, organisationIdOfSlug } from "../db/queries/organizations";
+import { recordAudit, type AuditEventName } from "../db/queries/audit-log";
+import { organisationIdOfSlug } from "../db/queries/organizations";
+import { deleteOrganisationDomain, insertPendingDomain, markDomainVerified } from "../db/queries/organisation-domain-writes";
 import {
-  auditDomainChange,
-  deleteOrganisationDomain,
   domainHasPeopleElsewhere,
   domainHasPeopleIn,
   findOrganisationDomain,
-  insertPendingDomain,
   lockDomainClaims,
-  markDomainVerified,
   verifiedOwnerOf,
   type OrganisationDomainRow,
 } from "../db/queries/organisation-domains";
 import { refusingDuplicates } from "../db/queries/unique-violation";
 import type { CommandDeps } from "./deps";
-import { organisationNamed, type Operator } from "./organisations";
+import { organisationNamed, recordOperatorChange, type Operator } from "./organisations";
+import { type Transaction, withTransaction } from "./transaction";
 
 export type DomainDeps = Pick<CommandDeps, "db" | "log"> & { config: Pick<Config, "DNS_RESOLVERS" | "OPS_ORG"> };
 
@@ -48,6 +46,22 @@ interface DomainRequest {
 
 const claimedRefusal = (domain: string) =>
   new Refusal("conflict", "DOMAIN_CLAIMED", `${domain} is verified by another organisation; a domain signs people in to one organisation only.`);
+
+/** What a domain change looks like in the audit log (never the token: it is public in DNS anyway, but says nothing useful). */
+async function recordDomainChange(
+  trx: Transaction,
+  name: AuditEventName,
+  entry: { orgId: string; actorId: string | null; row: OrganisationDomainRow; details?: Record<string, unknown> },
+): Promise<void> {
+  await recordAudit(trx, {
+    name,
+    orgId: entry.orgId,
+    actor: entry.actorId ? { type: "person", id: entry.actorId } : { type: "operator" },
+    target: { type: "organisation_domain", id: entry.row.id },
+    after: { domain: entry.row.domain, status: entry.row.status, method: entry.row.method },
+    ...(entry.details ? { details: entry.details } : {}),
+  });
+}
 
 function refuseUnclaimable(domain: string): void {
   if (isPublicEmailDomain(domain))
@@ -61,7 +75,7 @@ function refuseUnclaimable(domain: string): void {
 export async function addDomain(deps: DomainDeps, request: DomainRequest): Promise<OrganisationDomainRow> {
   const { orgId, domain } = request;
   refuseUnclaimable(domain);
-  const row = await deps.db.transaction(async (trx) => {
+  const row = await withTransaction(deps, async (trx) => {
     await lockDomainClaims(trx);
     const existing = await findOrganisationDomain(trx, orgId, domain);
     if (existing) return existing;
@@ -74,7 +88,7 @@ export async function addDomain(deps: DomainDeps, request: DomainRequest): Promi
         `People of another organisation already have addresses on ${domain}; ask the platform operator to approve it if it is yours.`,
       );
     const added = await insertPendingDomain(trx, orgId, domain, randomBytes(16).toString("hex"));
-    await auditDomainChange(trx, { orgId, actorId: request.actorId, action: "organisation_domain.added", row: added });
+    await recordDomainChange(trx, "organisation_domain.added", { orgId, actorId: request.actorId, row: added });
     return added;
   });
   deps.log.child({ component: "domains" }).info({ orgId, actorId: request.actorId, domain }, "domain claimed (pending)");
@@ -100,7 +114,7 @@ export async function verifyDomain(deps: DomainDeps, request: DomainRequest): Pr
       "DOMAIN_TXT_MISSING",
       `No TXT record _skillnet-challenge.${domain} with this domain's verification value was found; it stays pending. DNS changes can take a while to show.`,
     );
-  const { row: verified } = await deps.db.transaction(async (trx) => {
+  const { row: verified } = await withTransaction(deps, async (trx) => {
     // Removed (or removed and claimed again, with a new token) while DNS was asked: the proof was for a claim that is gone.
     // Read under the claims lock, so a removal committing meanwhile is seen rather than undone.
     await lockDomainClaims(trx);
@@ -113,7 +127,7 @@ export async function verifyDomain(deps: DomainDeps, request: DomainRequest): Pr
 }
 
 async function markVerifiedOnce(
-  trx: Knex.Transaction,
+  trx: Transaction,
   request: DomainRequest,
   proof: { method: "dns" | "operator"; by: string | null },
   details?: Record<string, unknown>,
@@ -127,16 +141,16 @@ async function markVerifiedOnce(
     () => claimedRefusal(request.domain),
     () => markDomainVerified(trx, request.orgId, request.domain, proof),
   );
-  await auditDomainChange(trx, { orgId: request.orgId, actorId: request.actorId, action: "organisation_domain.verified", row: verified, details });
+  await recordDomainChange(trx, "organisation_domain.verified", { orgId: request.orgId, actorId: request.actorId, row: verified, details });
   return { row: verified, changed: true };
 }
 
 export async function removeDomain(deps: DomainDeps, request: DomainRequest): Promise<void> {
-  await deps.db.transaction(async (trx) => {
+  await withTransaction(deps, async (trx) => {
     await lockDomainClaims(trx);
     const removed = await deleteOrganisationDomain(trx, request.orgId, request.domain);
     if (!removed) throw Refusal.notFound("Domain");
-    await auditDomainChange(trx, { orgId: request.orgId, actorId: request.actorId, action: "organisation_domain.removed", row: removed });
+    await recordDomainChange(trx, "organisation_domain.removed", { orgId: request.orgId, actorId: request.actorId, row: removed });
   });
   deps.log.child({ component: "domains" }).info({ orgId: request.orgId, actorId: request.actorId, domain: request.domain }, "domain removed");
 }
@@ -151,16 +165,15 @@ export async function approveDomain(deps: DomainDeps, operator: Operator, idOrSl
   refuseUnclaimable(domain);
   const by = operator.via === "api" ? operator.userId : null;
   const auditOrgId = operator.via === "api" ? operator.orgId : (deps.config.OPS_ORG && (await organisationIdOfSlug(deps.db, deps.config.OPS_ORG))) || org.id;
-  const approved = await deps.db.transaction(async (trx) => {
+  const approved = await withTransaction(deps, async (trx) => {
     const { row, changed } = await markVerifiedOnce(trx, { orgId: org.id, actorId: by, domain }, { method: "operator", by }, { via: operator.via });
     // Approving again (compose's sso-setup runs `idp set` on every `up`) changes nothing and records nothing.
     if (!changed) return row;
-    await auditOperatorChange(trx, {
+    await recordOperatorChange(trx, operator, {
+      name: "organisation_domain.approved",
       auditOrgId,
-      actorId: by,
-      action: "organisation_domain.approved",
-      target: { orgId: org.id, slug: org.slug },
-      details: { via: operator.via },
+      orgId: org.id,
+      slug: org.slug,
       after: { domain, status: row.status, method: row.method },
     });
     return row;

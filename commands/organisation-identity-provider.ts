@@ -9,26 +9,28 @@
  * (`422 CLIENT_SECRET_REQUIRED`), or re-pointing the issuer would send the stored secret to
  * whoever answers there.
  *
- * Each change is audited in the organisation's own audit log (`identity_provider.create`,
- * `.update`, `.delete`, before/after without the secret, `details.via` api or cli), in the same
+ * A provider's `allowed_domains` may list domains the organisation has not verified
+ * (organisation-domains.ts): they do nothing until verified. One another organisation has
+ * verified is refused (`409 DOMAIN_CLAIMED`, checked under the domain claims' lock), since it
+ * could never be this organisation's. Turning a provider off ends the browser sessions it began.
+ *
+ * Each change is audited in the organisation's own audit log (`identity_provider.created`,
+ * `.updated`, `.removed`, before/after without the secret, `details.via` api or cli), in the same
  * transaction as the change.
  */
 import type { Config } from "../lib/config";
 import { Refusal } from "../lib/refusal";
 import { SecretBox } from "../lib/secret-box";
-import {
-  auditIdentityProviderChange,
-  deleteIdentityProvider,
-  findIdentityProviderOfOrg,
-  lockIdentityProviderOfOrg,
-  saveIdentityProvider,
-  type IdentityProviderRow,
-  type IdentityProviderSettings,
-} from "../db/queries/identity";
+import { recordAudit, type AuditActor, type AuditEventName } from "../db/queries/audit-log";
+import { findIdentityProviderOfOrg, type IdentityProviderRow } from "../db/queries/identity";
+import { deleteIdentityProvider, lockIdentityProviderOfOrg, upsertIdentityProvider } from "../db/queries/identity-provider-writes";
+import { domainsVerifiedElsewhere, lockDomainClaims } from "../db/queries/organisation-domains";
 import type { CommandDeps } from "./deps";
+import { type IdentityProviderChange, validIdentityProviderChange } from "./identity-provider-change";
+import { type Transaction, withTransaction } from "./transaction";
 
 /** Everything a provider is, as a change states it; `client_secret` undefined keeps the stored one, null removes it. */
-export type IdentityProviderChange = Omit<IdentityProviderSettings, "client_secret_encrypted"> & { client_secret?: string | null };
+export type { IdentityProviderChange };
 
 /** Who changes it: an admin or the operator through the API, or the operator's CLI (no person). */
 export interface IdentityProviderActor {
@@ -38,6 +40,8 @@ export interface IdentityProviderActor {
 
 /** What the provider is asked before it is stored; throws when it cannot be used (the routes discover it, the CLI does not). */
 export type ProviderCheck = (credentials: { issuer: string; clientId: string; clientSecret: string | null }) => Promise<void>;
+
+type ValidChange = ReturnType<typeof validIdentityProviderChange>;
 
 export type IdentityProviderDeps = Pick<CommandDeps, "db" | "log"> & { config: Pick<Config, "SECRETS_KEY">; checkProvider?: ProviderCheck };
 
@@ -52,7 +56,7 @@ function secretBox(deps: IdentityProviderDeps): SecretBox {
 }
 
 /** A stored secret belongs to the issuer and client it was given for: moving either needs it again (or none). */
-function refuseSecretCarriedOver(change: IdentityProviderChange, stored: IdentityProviderRow | undefined): void {
+function refuseSecretCarriedOver(change: ValidChange, stored: IdentityProviderRow | undefined): void {
   if (!stored?.client_secret_encrypted || change.client_secret !== undefined) return;
   if (change.issuer === stored.issuer && change.client_id === stored.client_id) return;
   throw new Refusal(
@@ -63,28 +67,70 @@ function refuseSecretCarriedOver(change: IdentityProviderChange, stored: Identit
 }
 
 /** The secret discovery is tried with: the new one, the stored one, or none. */
-function effectiveSecret(deps: IdentityProviderDeps, change: IdentityProviderChange, stored: IdentityProviderRow | undefined): string | null {
+function effectiveSecret(deps: IdentityProviderDeps, change: ValidChange, stored: IdentityProviderRow | undefined): string | null {
   if (change.client_secret !== undefined) return change.client_secret;
   return stored?.client_secret_encrypted ? secretBox(deps).open(stored.client_secret_encrypted) : null;
+}
+
+/** The settings as the API shows them: everything but the sealed secret, which is only said to be set. */
+function auditView(row: IdentityProviderRow | undefined): Record<string, unknown> | null {
+  if (!row) return null;
+  const { client_secret_encrypted, created_at: _created, updated_at: _updated, ...rest } = row;
+  return { ...rest, client_secret_set: client_secret_encrypted !== null };
+}
+
+async function recordProviderChange(
+  trx: Transaction,
+  name: AuditEventName,
+  actor: IdentityProviderActor,
+  before: IdentityProviderRow | undefined,
+  after: IdentityProviderRow | undefined,
+): Promise<void> {
+  const row = (after ?? before)!;
+  const who: AuditActor = actor.userId ? { type: "person", id: actor.userId } : { type: "operator" };
+  await recordAudit(trx, {
+    name,
+    orgId: row.org_id,
+    actor: who,
+    target: { type: "identity_provider", id: row.id },
+    before: auditView(before),
+    after: auditView(after),
+    details: { via: actor.via },
+  });
+}
+
+/** A domain another organisation verified could never sign people in here; read under the claims' lock. */
+async function refuseDomainsClaimedElsewhere(trx: Transaction, orgId: string, domains: string[]): Promise<void> {
+  await lockDomainClaims(trx);
+  const taken = await domainsVerifiedElsewhere(trx, orgId, domains);
+  if (taken.length === 0) return;
+  throw new Refusal("conflict", "DOMAIN_CLAIMED", `${taken.join(", ")} is verified by another organisation; a domain signs people in to one organisation only`);
 }
 
 export async function saveOrganisationIdentityProvider(
   deps: IdentityProviderDeps,
   actor: IdentityProviderActor,
   orgId: string,
-  change: IdentityProviderChange,
+  request: IdentityProviderChange,
 ): Promise<IdentityProviderRow> {
+  const change = validIdentityProviderChange(request);
   const stored = await findIdentityProviderOfOrg(deps.db, orgId);
   refuseSecretCarriedOver(change, stored);
   const { client_secret: secret, ...settings } = change;
+  const domains = [...new Set(settings.allowed_domains.map((domain) => domain.toLowerCase()))];
   const sealed = typeof secret === "string" ? secretBox(deps).seal(secret) : secret;
   await deps.checkProvider?.({ issuer: change.issuer, clientId: change.client_id, clientSecret: effectiveSecret(deps, change, stored) });
-  const saved = await deps.db.transaction(async (trx) => {
+  const saved = await withTransaction(deps, async (trx) => {
     const before = await lockIdentityProviderOfOrg(trx, orgId);
     // Checked again under the lock: a secret stored while discovery ran must not follow a new issuer.
     refuseSecretCarriedOver(change, before);
-    const row = await saveIdentityProvider(trx, orgId, { ...settings, ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}) });
-    await auditIdentityProviderChange(trx, { action: before ? "identity_provider.update" : "identity_provider.create", actor, before, after: row });
+    await refuseDomainsClaimedElsewhere(trx, orgId, domains);
+    const row = await upsertIdentityProvider(trx, orgId, {
+      ...settings,
+      allowed_domains: domains,
+      ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}),
+    });
+    await recordProviderChange(trx, before ? "identity_provider.updated" : "identity_provider.created", actor, before, row);
     return row;
   });
   deps.log.info({ orgId, providerId: saved.id, issuer: saved.issuer, via: actor.via, secretChanged: secret !== undefined }, "identity provider stored");
@@ -97,11 +143,11 @@ export async function removeOrganisationIdentityProvider(
   actor: IdentityProviderActor,
   orgId: string,
 ): Promise<boolean> {
-  const removed = await deps.db.transaction(async (trx) => {
-    const before = await findIdentityProviderOfOrg(trx, orgId);
+  const removed = await withTransaction(deps, async (trx) => {
+    const before = await lockIdentityProviderOfOrg(trx, orgId);
     if (!before) return false;
-    await deleteIdentityProvider(trx, orgId);
-    await auditIdentityProviderChange(trx, { action: "identity_provider.delete", actor, before, after: undefined });
+    await deleteIdentityProvider(trx, before.id);
+    await recordProviderChange(trx, "identity_provider.removed", actor, before, undefined);
     return true;
   });
   if (removed) deps.log.info({ orgId, via: actor.via }, "identity provider removed");

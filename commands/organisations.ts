@@ -7,23 +7,23 @@
  * is OPS_ORG's), in the same transaction as the change: the row outlives the organisation if
  * it is deleted later. The CLI acts without a person (`actor_id` null, `details.via` "cli").
  */
-import type { Knex } from "knex";
 import type { Config } from "../lib/config";
 import { Refusal } from "../lib/refusal";
 import { SLUG_PATTERN, slugFromName } from "../lib/organisation-slug";
 import { openOrgDeletion, type OrgDeletionRow } from "../db/queries/org-deletion";
-import { recordAudit } from "../db/queries/audit-log";
+import { recordAudit, type AuditEventName } from "../db/queries/audit-log";
 import { failOperation } from "../db/queries/operations";
 import {
-  auditOperatorChange,
-  createOrganisationWithAdmin,
-  findOrganisation,
-  organisationIdOfSlug,
-  updateOrganisation,
+  createConflictOf,
+  insertFirstAdmin,
+  insertOrganisation,
+  lockLiveOrganisation,
+  updateOrganisationRow,
   type OrganisationChange,
-  type OrganisationRow,
-} from "../db/queries/organizations";
+} from "../db/queries/organization-writes";
+import { findOrganisation, organisationIdOfSlug, type OrganisationRow } from "../db/queries/organizations";
 import type { CommandDeps } from "./deps";
+import { type Transaction, withTransaction } from "./transaction";
 
 /** Who makes the change: an operator signed in to the API, or the CLI on the operator's machine. */
 export type Operator = { via: "api"; userId: string; orgId: string } | { via: "cli" };
@@ -40,20 +40,30 @@ async function auditOrgOf(deps: OrganisationDeps, operator: Operator, target: { 
   return target.deleting ? undefined : target.orgId;
 }
 
-function auditor(deps: OrganisationDeps, operator: Operator, action: string, target: { deleting: boolean }) {
-  return async (trx: Knex.Transaction, entry: { orgId: string; slug: string; details?: Record<string, unknown>; before?: unknown; after?: unknown }) => {
+/** The one audit row of an operator's change: in the operator's organisation, `target_id` the organisation changed, `details.slug` and `.via`. */
+function auditor(deps: OrganisationDeps, operator: Operator, name: AuditEventName, target: { deleting: boolean }) {
+  return async (trx: Transaction, entry: { orgId: string; slug: string; details?: Record<string, unknown>; before?: unknown; after?: unknown }) => {
     const auditOrgId = await auditOrgOf(deps, operator, { orgId: entry.orgId, deleting: target.deleting });
     if (!auditOrgId) return;
-    await auditOperatorChange(trx, {
-      auditOrgId,
-      actorId: operator.via === "api" ? operator.userId : null,
-      action,
-      target: { orgId: entry.orgId, slug: entry.slug },
-      details: { via: operator.via, ...entry.details },
-      before: entry.before,
-      after: entry.after,
-    });
+    await recordOperatorChange(trx, operator, { name, auditOrgId, ...entry });
   };
+}
+
+/** An operator's change of an organisation, recorded where the operator's changes are kept (it outlives the organisation changed). */
+export async function recordOperatorChange(
+  trx: Transaction,
+  operator: Operator,
+  entry: { name: AuditEventName; auditOrgId: string; orgId: string; slug: string; details?: Record<string, unknown>; before?: unknown; after?: unknown },
+): Promise<void> {
+  await recordAudit(trx, {
+    name: entry.name,
+    orgId: entry.auditOrgId,
+    actor: operator.via === "api" ? { type: "person", id: operator.userId } : { type: "operator" },
+    target: { type: "organization", id: entry.orgId },
+    details: { slug: entry.slug, via: operator.via, ...entry.details },
+    before: entry.before,
+    after: entry.after,
+  });
 }
 
 /** The organisation an operator names (id or slug), or `404 NOT_FOUND`. */
@@ -86,34 +96,49 @@ export async function createOrganisation(
     );
   const email = request.admin.email.trim().toLowerCase();
   const adminName = request.admin.name?.trim() || email.split("@")[0]!;
-  const audit = auditor(deps, operator, "organization.create", { deleting: false });
-  const created = await createOrganisationWithAdmin(deps.db, { name, slug, admin: { email, name: adminName, provisionedVia: operator.via } }, (trx, ids) =>
-    audit(trx, { orgId: ids.orgId, slug, after: { name, slug, admin: { id: ids.adminId, email } } }),
-  );
-  if (!created.ok) {
-    if (created.conflict === "slug") throw new Refusal("conflict", "SLUG_TAKEN", `An organisation with the slug "${slug}" already exists.`, { slug });
-    throw new Refusal("conflict", "EMAIL_TAKEN", `Someone with the email ${email} already has an account (emails are unique across organisations).`, { email });
+  const audit = auditor(deps, operator, "organization.created", { deleting: false });
+  let created: { org: OrganisationRow; adminId: string };
+  try {
+    // The organisation and its first admin in one transaction, so neither exists without the other.
+    created = await withTransaction(deps, async (trx) => {
+      const org = await insertOrganisation(trx, { name, slug });
+      const adminId = await insertFirstAdmin(trx, org.id, { email, name: adminName, provisionedVia: operator.via });
+      await audit(trx, { orgId: org.id, slug, after: { name, slug, admin: { id: adminId, email } } });
+      return { org, adminId };
+    });
+  } catch (error) {
+    const conflict = createConflictOf(error);
+    if (conflict === "slug") throw new Refusal("conflict", "SLUG_TAKEN", `An organisation with the slug "${slug}" already exists.`, { slug });
+    if (conflict === "email")
+      throw new Refusal("conflict", "EMAIL_TAKEN", `Someone with the email ${email} already has an account (emails are unique across organisations).`, {
+        email,
+      });
+    throw error;
   }
   deps.log.info({ orgId: created.org.id, slug, via: operator.via }, "organisation created");
-  return { org: created.org, adminId: created.adminId };
+  return created;
 }
 
 /** Renames an organisation and/or sets its storage quota (null: back to ORG_STORAGE_QUOTA_BYTES). */
 export async function changeOrganisation(deps: OrganisationDeps, operator: Operator, idOrSlug: string, change: OrganisationChange): Promise<OrganisationRow> {
   const org = await organisationNamed(deps, idOrSlug);
   if (org.deleting_since) throw deletingRefusal(org);
-  const action = change.name !== undefined && change.storage_quota_bytes === undefined ? "organization.rename" : "organization.update";
-  const audit = auditor(deps, operator, action, { deleting: false });
-  const updated = await updateOrganisation(deps.db, org.id, change, (trx, before, after) =>
-    audit(trx, {
+  const name = change.name !== undefined && change.storage_quota_bytes === undefined ? "organization.renamed" : "organization.updated";
+  const audit = auditor(deps, operator, name, { deleting: false });
+  const updated = await withTransaction(deps, async (trx) => {
+    const before = await lockLiveOrganisation(trx, org.id);
+    if (!before) return undefined;
+    const after = await updateOrganisationRow(trx, org.id, change);
+    await audit(trx, {
       orgId: org.id,
       slug: org.slug,
       before: { name: before.name, storage_quota_bytes: before.storage_quota_bytes },
       after: { name: after.name, storage_quota_bytes: after.storage_quota_bytes },
-    }),
-  );
+    });
+    return after;
+  });
   if (!updated) throw deletingRefusal(org);
-  return updated.after;
+  return updated;
 }
 
 const deletingRefusal = (org: OrganisationRow) =>
@@ -139,22 +164,9 @@ export async function requestOrganisationDeletion(
     );
   if (deps.config.OPS_ORG && org.slug === deps.config.OPS_ORG)
     throw new Refusal("conflict", "OPERATOR_ORGANISATION", `"${org.slug}" is the operator organisation (OPS_ORG); it cannot be deleted.`, { slug: org.slug });
-  const opened = await openOrgDeletion(
-    deps.db,
-    org.id,
-    { requestedBy: operator.via === "api" ? operator.userId : null, via: operator.via },
-    async (trx, deletion) => {
-      // In the operator's organisation: the deleted one's audit rows go with it.
-      const auditOrgId = await auditOrgOf(deps, operator, { orgId: org.id, deleting: true });
-      if (!auditOrgId) return;
-      await recordAudit(trx, {
-        name: "organization.delete",
-        orgId: auditOrgId,
-        actor: operator.via === "api" ? { type: "person", id: operator.userId } : { type: "operator" },
-        target: { type: "organization", id: org.id },
-        details: { slug: org.slug, via: operator.via, deletion_id: deletion.id, name: org.name, run: deletion.runs },
-      });
-    },
+  const audit = auditor(deps, operator, "organization.deletion_requested", { deleting: true });
+  const opened = await openOrgDeletion(deps.db, org.id, { requestedBy: operator.via === "api" ? operator.userId : null, via: operator.via }, (trx, deletion) =>
+    audit(trx, { orgId: org.id, slug: org.slug, details: { deletion_id: deletion.id, name: org.name, run: deletion.runs } }),
   );
   if (!opened) throw Refusal.notFound(`Organisation "${request.org}"`);
   const { deletion } = opened;

@@ -22,6 +22,7 @@ import { MIME_TYPES, type DocumentFormat } from "../lib/document-formats";
 import { FAILURES_OF_OURS } from "../lib/document-status";
 import { Refusal } from "../lib/refusal";
 import type { CommandDeps } from "./deps";
+import { withTransaction } from "./transaction";
 import { queueIngestion } from "./queue-ingestion";
 import { reindexDocument } from "./reindex-document";
 import { quotaRefusal } from "./upload-document";
@@ -73,36 +74,40 @@ export async function putSourcedDocument(
   try {
     if (current) {
       await version.admitReindex();
-      const stored = await storeNewVersion(deps.db, {
-        orgId,
-        documentId: current.id,
-        bytes: version.bytes,
-        contentHash,
-        filename: version.filename,
-        mimeType: MIME_TYPES[version.format],
-        metadata,
-        title: version.title,
-        defaultQuotaBytes: version.defaultQuotaBytes,
-      });
+      const stored = await withTransaction(deps, (trx) =>
+        storeNewVersion(trx, {
+          orgId,
+          documentId: current.id,
+          bytes: version.bytes,
+          contentHash,
+          filename: version.filename,
+          mimeType: MIME_TYPES[version.format],
+          metadata,
+          title: version.title,
+          defaultQuotaBytes: version.defaultQuotaBytes,
+        }),
+      );
       // Deleted between the two reads: the id is unknown again, so this PUT creates it.
       if (stored) {
         await queueIngestion(deps, stored, version.uploaderId);
         return { document: stored, result: "updated" };
       }
     }
-    const created = await createUploadedDocument(deps.db, {
-      orgId,
-      uploadedBy: version.uploaderId,
-      title: version.title ?? version.filename.replace(/\.[^.]+$/, ""),
-      filename: version.filename,
-      mimeType: MIME_TYPES[version.format],
-      bytes: version.bytes,
-      contentHash,
-      metadata,
-      access: {},
-      externalId: version.externalId,
-      defaultQuotaBytes: version.defaultQuotaBytes,
-    });
+    const created = await withTransaction(deps, (trx) =>
+      createUploadedDocument(trx, {
+        orgId,
+        uploadedBy: version.uploaderId,
+        title: version.title ?? version.filename.replace(/\.[^.]+$/, ""),
+        filename: version.filename,
+        mimeType: MIME_TYPES[version.format],
+        bytes: version.bytes,
+        contentHash,
+        metadata,
+        access: {},
+        externalId: version.externalId,
+        defaultQuotaBytes: version.defaultQuotaBytes,
+      }),
+    );
     await queueIngestion(deps, created, version.uploaderId);
     return { document: created, result: "created" };
   } catch (error) {

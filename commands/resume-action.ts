@@ -6,13 +6,14 @@
 import { failPendingItems, finishAction, reopenForResume, type AdminActionRow } from "../db/queries/admin-actions";
 import type { CommandDeps } from "./deps";
 import { queueActionRun } from "./queue-action-run";
+import { withTransaction } from "./transaction";
 import type { TransitionRefused } from "./transition-refused";
 
 export type ResumeOutcome = { kind: "resumed"; action: AdminActionRow } | TransitionRefused;
 
 export async function resumeAction(deps: CommandDeps, request: { orgId: string; actionId: string; resumerId: string }): Promise<ResumeOutcome> {
   const { orgId, actionId, resumerId } = request;
-  const reopened = await reopenForResume(deps.db, orgId, actionId, resumerId);
+  const reopened = await withTransaction(deps, (trx) => reopenForResume(trx, orgId, actionId, resumerId));
   if (!reopened.ok) return { kind: "refused", transition: reopened };
   await queueActionRun(deps, reopened.action, {
     log: "could not queue a resumed action; left resumable",

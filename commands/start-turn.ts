@@ -13,6 +13,7 @@ import { deleteOwnedSession, type Owner } from "../db/queries/chat-sessions";
 import { addToLogContext } from "../lib/logger";
 import type { CommandDeps } from "./deps";
 import { Refusal } from "../lib/refusal";
+import { withTransaction } from "./transaction";
 
 export interface StartTurnDeps extends CommandDeps {
   /** Counts the accepted turn (the server's /metrics). */
@@ -51,8 +52,9 @@ function titleFrom(message: string): string {
 /** The question, stored; undefined when the session is not the caller's. */
 async function store(deps: CommandDeps, owner: Owner, start: TurnStart, values: QuestionValues): Promise<StoredQuestion | undefined> {
   // Admin sessions take one turn at a time: refused while an earlier turn has no answer yet.
-  if (start.agentType !== "admin" || !values.sessionId) return storeQuestion(deps.db, owner, values);
-  const result = await storeAdminQuestion(deps.db, owner, { ...values, sessionId: values.sessionId });
+  const sessionId = values.sessionId;
+  if (start.agentType !== "admin" || !sessionId) return storeQuestion(deps.db, owner, values);
+  const result = await withTransaction(deps, (trx) => storeAdminQuestion(trx, owner, { ...values, sessionId }));
   if ("missing" in result) return undefined;
   if ("busy" in result)
     throw new Refusal(

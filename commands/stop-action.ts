@@ -10,12 +10,13 @@ import { stopRunningAction } from "../db/queries/admin-action-stop";
 import type { AdminActionRow } from "../db/queries/admin-actions";
 import { announceActionDone } from "./action-done";
 import type { CommandDeps } from "./deps";
+import { withTransaction } from "./transaction";
 import type { TransitionRefused } from "./transition-refused";
 
 export type StopOutcome = { kind: "stopped" | "finished"; action: AdminActionRow } | TransitionRefused;
 
 export async function stopAction(deps: CommandDeps, request: { orgId: string; actionId: string; stoppedBy: string }): Promise<StopOutcome> {
-  const result = await stopRunningAction(deps.db, request.orgId, request.actionId, request.stoppedBy);
+  const result = await withTransaction(deps, (trx) => stopRunningAction(trx, request.orgId, request.actionId, request.stoppedBy));
   if (!result.ok) return { kind: "refused", transition: result };
   // The stop is committed: a card that missed the event reads the stopped action on its next load.
   await announceActionDone(deps, result.action).catch((error: unknown) =>

@@ -11,6 +11,7 @@ import { createUploadedDocument, setCourseSourceDocument, StorageQuotaExceeded }
 import { findDocumentByHash, updateDocumentAccess, type DocumentAccess, type DocumentRow } from "../db/queries/documents";
 import { MIME_TYPES, type DocumentFormat } from "../lib/document-formats";
 import type { CommandDeps } from "./deps";
+import { withTransaction } from "./transaction";
 import { queueIngestion } from "./queue-ingestion";
 import { Refusal } from "../lib/refusal";
 
@@ -46,20 +47,22 @@ export async function uploadDocument(deps: CommandDeps, uploader: { orgId: strin
 
   let document: DocumentRow;
   try {
-    document = await createUploadedDocument(deps.db, {
-      orgId,
-      uploadedBy: uploader.userId,
-      title: upload.title ?? upload.filename.replace(/\.[^.]+$/, ""),
-      filename: upload.filename,
-      mimeType: MIME_TYPES[upload.format],
-      bytes: upload.bytes,
-      contentHash,
-      // Extraction replaces a file-name title with the document's own, never one the admin gave.
-      metadata: { format: upload.format, title_source: upload.title ? "admin" : "filename" },
-      access: upload.access,
-      courseId: upload.courseId,
-      defaultQuotaBytes: upload.defaultQuotaBytes,
-    });
+    document = await withTransaction(deps, (trx) =>
+      createUploadedDocument(trx, {
+        orgId,
+        uploadedBy: uploader.userId,
+        title: upload.title ?? upload.filename.replace(/\.[^.]+$/, ""),
+        filename: upload.filename,
+        mimeType: MIME_TYPES[upload.format],
+        bytes: upload.bytes,
+        contentHash,
+        // Extraction replaces a file-name title with the document's own, never one the admin gave.
+        metadata: { format: upload.format, title_source: upload.title ? "admin" : "filename" },
+        access: upload.access,
+        courseId: upload.courseId,
+        defaultQuotaBytes: upload.defaultQuotaBytes,
+      }),
+    );
   } catch (error) {
     if (error instanceof StorageQuotaExceeded) throw quotaRefusal(error);
     // Two identical uploads raced; the other one won. Answer with its document.

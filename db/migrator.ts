@@ -34,6 +34,7 @@ import * as catalogImportBounds from "./migrations/20261204210000_catalog_import
 import * as organisationDomains from "./migrations/20261204211000_organisation_domains";
 import * as erasureLock from "./migrations/20261204212000_erasure_lock";
 import * as failureCodes from "./migrations/20261204213000_failure_codes";
+import * as auditEventNames from "./migrations/20261205010000_audit_event_names";
 import * as operationRecords from "./migrations/20261205020000_operation_records";
 import * as catalogImportRecords from "./migrations/20261205020100_catalog_import_records";
 
@@ -74,6 +75,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261204211000_organisation_domains", migration: organisationDomains },
   { name: "20261204212000_erasure_lock", migration: erasureLock },
   { name: "20261204213000_failure_codes", migration: failureCodes },
+  { name: "20261205010000_audit_event_names", migration: auditEventNames },
   { name: "20261205020000_operation_records", migration: operationRecords },
   { name: "20261205020100_catalog_import_records", migration: catalogImportRecords },
 ];

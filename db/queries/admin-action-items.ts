@@ -1,15 +1,11 @@
 /**
- * Executing one frozen item of a confirmed admin action, as table access. `applyItemOnce` runs an
- * item in its own transaction that locks the item, hands it to the applier (what the change is,
- * and what it re-checks, is commands/apply-action-item.ts), writes the audit row and marks the
- * item done — so a crash loses at most the item in flight (rolled back) and a re-run of a done
- * item changes nothing. The functions below it are the reads and writes the appliers make,
- * inside that transaction.
+ * Executing one frozen item of a confirmed admin action, as table access: commands/apply-action-item.ts
+ * runs an item in its own transaction that locks the item, applies it, records its audit event
+ * and marks it done — so a crash loses at most the item in flight (rolled back) and a re-run of a
+ * done item changes nothing. These are the reads and writes it makes inside that transaction.
  */
 import { revokeRefreshTokensOfUser } from "./refresh-tokens";
 import type { Knex } from "knex";
-import { ItemRejected } from "../../lib/refusal";
-import type { Db } from "../knex";
 import type { ActionItemRow, AdminActionRow } from "./admin-actions";
 
 /** The transaction an item's change runs in. */
@@ -36,49 +32,16 @@ export async function stillRunning(trx: ItemTransaction, orgId: string, actionId
   return row?.status === "running";
 }
 
-/**
- * Applies one item exactly once: `applied` the first time, `already` when a previous run did it;
- * with `whileRunning` (the executing job), `stopped` when the action is no longer running, and
- * nothing changes. Throws ItemRejected when the item cannot run; any other error is a fault
- * worth retrying.
- */
-export async function applyItemOnce(
-  db: Db,
-  action: AdminActionRow,
-  itemId: string,
-  apply: (trx: ItemTransaction, target: Record<string, unknown>) => Promise<ItemChange>,
-  options: { whileRunning?: boolean } = {},
-): Promise<ItemOutcome> {
-  return db.transaction(async (trx) => {
-    // The action's row before the item's, the order a stop and a resume lock them in.
-    if (options.whileRunning && !(await stillRunning(trx, action.org_id, action.id))) return "stopped";
-    const item = await trx<ActionItemRow>("admin_action_items").where({ id: itemId, org_id: action.org_id, action_id: action.id }).forUpdate().first();
-    if (!item) throw new ItemRejected("the item no longer exists");
-    if (item.status === "done") return "already";
-    const change = await apply(trx, item.target);
-    await trx("audit_log")
-      .insert({
-        org_id: action.org_id,
-        actor_id: action.user_id,
-        confirmed_by: action.confirmed_by,
-        // A resumed run's items name who resumed them (the first run's keep null).
-        resumed_by: action.runs > 1 ? action.resumed_by : null,
-        action: `admin_action.${action.tool}`,
-        action_id: action.id,
-        action_item_id: item.id,
-        target_type: change.targetType,
-        target_id: change.targetId,
-        before: JSON.stringify(change.before),
-        after: JSON.stringify(change.after),
-        details: JSON.stringify({ label: item.label }),
-      })
-      .onConflict("action_item_id")
-      .ignore();
-    await trx("admin_action_items")
-      .where({ id: item.id })
-      .update({ status: "done", error: null, after: JSON.stringify(change.after), updated_at: trx.fn.now() });
-    return "applied";
-  });
+/** The item locked for its run; undefined when it no longer exists. */
+export async function lockActionItem(trx: ItemTransaction, action: AdminActionRow, itemId: string): Promise<ActionItemRow | undefined> {
+  return trx<ActionItemRow>("admin_action_items").where({ id: itemId, org_id: action.org_id, action_id: action.id }).forUpdate().first();
+}
+
+/** The item is done, with the state it left. */
+export async function markItemDone(trx: ItemTransaction, itemId: string, after: unknown): Promise<void> {
+  await trx("admin_action_items")
+    .where({ id: itemId })
+    .update({ status: "done", error: null, after: JSON.stringify(after), updated_at: trx.fn.now() });
 }
 
 export interface ItemUser {

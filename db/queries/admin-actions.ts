@@ -4,6 +4,7 @@
  * partial or failed — or stopped by an admin (admin-action-stop.ts). Every status change is one conditional UPDATE, so two confirmations (two
  * tabs, a retried request) can never both win.
  */
+import type { Knex } from "knex";
 import type { Db } from "../knex";
 import type { ActionEstimate } from "./json-columns";
 
@@ -76,34 +77,32 @@ export interface NewAction {
 
 const json = (value: unknown): string => JSON.stringify(value ?? null);
 
-export async function createPendingAction(db: Db, action: NewAction): Promise<AdminActionRow> {
-  return db.transaction(async (trx) => {
-    const [row]: AdminActionRow[] = await trx("admin_actions")
-      .insert({
-        org_id: action.orgId,
-        user_id: action.userId,
-        session_id: action.sessionId,
-        turn_id: action.turnId,
-        tool: action.tool,
-        args: json(action.args),
-        preview: action.preview,
-        estimate: json(action.estimate),
-        total: action.items.length,
-        expires_at: action.expiresAt,
-      })
-      .returning("*");
-    const rows = action.items.map((item, position) => ({
+export async function createPendingAction(trx: Knex.Transaction, action: NewAction): Promise<AdminActionRow> {
+  const [row]: AdminActionRow[] = await trx("admin_actions")
+    .insert({
       org_id: action.orgId,
-      action_id: row!.id,
-      position,
-      target: json(item.target),
-      label: item.label,
-      before: json(item.before),
-      after: json(item.after),
-    }));
-    for (let i = 0; i < rows.length; i += 500) await trx("admin_action_items").insert(rows.slice(i, i + 500));
-    return row!;
-  });
+      user_id: action.userId,
+      session_id: action.sessionId,
+      turn_id: action.turnId,
+      tool: action.tool,
+      args: json(action.args),
+      preview: action.preview,
+      estimate: json(action.estimate),
+      total: action.items.length,
+      expires_at: action.expiresAt,
+    })
+    .returning("*");
+  const rows = action.items.map((item, position) => ({
+    org_id: action.orgId,
+    action_id: row!.id,
+    position,
+    target: json(item.target),
+    label: item.label,
+    before: json(item.before),
+    after: json(item.after),
+  }));
+  for (let i = 0; i < rows.length; i += 500) await trx("admin_action_items").insert(rows.slice(i, i + 500));
+  return row!;
 }
 
 export async function findAction(db: Db, orgId: string, actionId: string): Promise<AdminActionRow | undefined> {
@@ -213,26 +212,24 @@ const RESUMABLE: ActionStatus[] = ["partial", "failed", "stopped"];
  * back to pending (a stop left its undone items pending already); counts a run. An action past
  * its expiry is refused as `expired` (its status is kept).
  */
-export async function reopenForResume(db: Db, orgId: string, actionId: string, resumerId: string): Promise<Transition> {
-  return db.transaction(async (trx) => {
-    const [row]: AdminActionRow[] = await trx("admin_actions")
-      .where({ id: actionId, org_id: orgId })
-      .whereIn("status", RESUMABLE)
-      .andWhere("expires_at", ">", trx.fn.now())
-      .update({ status: "confirmed", resumed_by: resumerId, runs: trx.raw("runs + 1"), finished_at: null, updated_at: trx.fn.now() })
-      .returning("*");
-    if (!row) {
-      const current = await findAction(trx, orgId, actionId);
-      if (current && RESUMABLE.includes(current.status)) return { ok: false as const, status: "expired" as const };
-      return refusal(trx, orgId, actionId);
-    }
-    await trx("admin_action_items")
-      .where({ org_id: orgId, action_id: actionId, status: "failed" })
-      .update({ status: "pending", error: null, updated_at: trx.fn.now() });
-    const counts = await countItems(trx, orgId, actionId);
-    await trx("admin_actions").where({ id: actionId }).update({ done: counts.done, failed: counts.failed });
-    return { ok: true as const, action: { ...row, ...counts } };
-  });
+export async function reopenForResume(trx: Knex.Transaction, orgId: string, actionId: string, resumerId: string): Promise<Transition> {
+  const [row]: AdminActionRow[] = await trx("admin_actions")
+    .where({ id: actionId, org_id: orgId })
+    .whereIn("status", RESUMABLE)
+    .andWhere("expires_at", ">", trx.fn.now())
+    .update({ status: "confirmed", resumed_by: resumerId, runs: trx.raw("runs + 1"), finished_at: null, updated_at: trx.fn.now() })
+    .returning("*");
+  if (!row) {
+    const current = await findAction(trx, orgId, actionId);
+    if (current && RESUMABLE.includes(current.status)) return { ok: false as const, status: "expired" as const };
+    return refusal(trx, orgId, actionId);
+  }
+  await trx("admin_action_items")
+    .where({ org_id: orgId, action_id: actionId, status: "failed" })
+    .update({ status: "pending", error: null, updated_at: trx.fn.now() });
+  const counts = await countItems(trx, orgId, actionId);
+  await trx("admin_actions").where({ id: actionId }).update({ done: counts.done, failed: counts.failed });
+  return { ok: true as const, action: { ...row, ...counts } };
 }
 
 /** confirmed → running (a redelivered job finds it running already and carries on). */

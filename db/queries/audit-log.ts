@@ -10,12 +10,54 @@
 import type { Knex } from "knex";
 
 export const AUDIT_EVENT_NAMES = [
-  // Filled by the commands of each aggregate (people, organisation, identity provider, domains,
-  // integration keys, retention, allowance, SCIM, catalog, documents, operations, admin actions).
-  "person.erased",
+  // People: an admin's changes (console, API, CLI), a first sign-in, a role the provider gave.
+  "person.created",
+  "person.updated",
+  "person.deactivated",
+  "person.reactivated",
+  "person.provisioned",
+  "person.role_synced",
+  // A person's data (the long operations write these through the same writer).
   "person.export_requested",
   "person.export_downloaded",
-  "organization.delete",
+  "person.erased",
+  // SCIM: the directory's token provisions people and groups; an admin rotates the token and maps groups.
+  "scim.user.created",
+  "scim.user.restored",
+  "scim.user.updated",
+  "scim.user.deactivated",
+  "scim.user.reactivated",
+  "scim.user.deleted",
+  "scim.group.created",
+  "scim.group.updated",
+  "scim.group.deleted",
+  "scim.group.mapping_changed",
+  "scim.token.created",
+  "scim.token.rotated",
+  "scim.token.revoked",
+  // The organisation's sign-in.
+  "identity_provider.created",
+  "identity_provider.updated",
+  "identity_provider.removed",
+  "organisation_domain.added",
+  "organisation_domain.verified",
+  "organisation_domain.removed",
+  "organisation_domain.approved",
+  // The operator's changes to organisations (recorded in the operator's own organisation).
+  "organization.created",
+  "organization.renamed",
+  "organization.updated",
+  "organization.deletion_requested",
+  // Integrations: a key's life, and every request made with a write scope.
+  "integration_key.created",
+  "integration_key.revoked",
+  "integration_key.write_requested",
+  // Organisation policy.
+  "retention.updated",
+  "ai_allowance.updated",
+  "ai_credits.added",
+  // The assistant's confirmed actions: one row per applied item (`details.tool` names the tool).
+  "admin_action.item_applied",
 ] as const;
 
 export type AuditEventName = (typeof AUDIT_EVENT_NAMES)[number];
@@ -33,7 +75,7 @@ export interface AuditTarget {
 export type AuditActor =
   | { type: "person"; id: string }
   | { type: "scim_token"; id: string; hint: string }
-  | { type: "integration_key"; id: string; personId: string | null }
+  | { type: "integration_key"; id: string; personId: string | null; name?: string; hint?: string }
   | { type: "operator" }
   | { type: "system" };
 
@@ -57,27 +99,32 @@ function actorPersonId(actor: AuditActor): string | null {
   return null;
 }
 
-/** Details as stored: a non-person actor is named there, since `actor_id` holds people only. */
+/**
+ * Details as stored: a token or key acting is named there, since `actor_id` holds people only.
+ * The operator and the system are `actor_id` null (the operator's change says `details.via`).
+ */
 function storedDetails(event: AuditEvent): Record<string, unknown> | null {
   const { actor } = event;
   const named =
     actor.type === "scim_token"
       ? { actor: { type: actor.type, id: actor.id, hint: actor.hint } }
       : actor.type === "integration_key"
-        ? { actor: { type: actor.type, id: actor.id } }
-        : actor.type === "operator" || actor.type === "system"
-          ? { actor: { type: actor.type } }
-          : {};
+        ? { actor: { type: actor.type, id: actor.id, ...(actor.name !== undefined ? { name: actor.name, hint: actor.hint } : {}) } }
+        : {};
   const details = { ...(event.details ?? {}), ...named };
   return Object.keys(details).length > 0 ? details : null;
 }
 
 const asJson = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 
-/** Records one event in the caller's transaction (never its own: the event belongs to the change). */
+/**
+ * Records one event in the caller's transaction (never its own: the event belongs to the change).
+ * An admin action's item is recorded once whatever happens (a unique index on its item id): a
+ * second record of the same item is ignored, as the item itself is applied once.
+ */
 export async function recordAudit(trx: Knex.Transaction, event: AuditEvent): Promise<void> {
   const details = storedDetails(event);
-  await trx("audit_log").insert({
+  const row = {
     org_id: event.orgId,
     actor_id: actorPersonId(event.actor),
     action: event.name,
@@ -86,13 +133,19 @@ export async function recordAudit(trx: Knex.Transaction, event: AuditEvent): Pro
     details: details === null ? null : JSON.stringify(details),
     before: asJson(event.before),
     after: asJson(event.after),
-    ...(event.adminAction
-      ? {
-          action_id: event.adminAction.actionId,
-          action_item_id: event.adminAction.itemId,
-          confirmed_by: event.adminAction.confirmedBy,
-          resumed_by: event.adminAction.resumedBy,
-        }
-      : {}),
-  });
+  };
+  if (!event.adminAction) {
+    await trx("audit_log").insert(row);
+    return;
+  }
+  await trx("audit_log")
+    .insert({
+      ...row,
+      action_id: event.adminAction.actionId,
+      action_item_id: event.adminAction.itemId,
+      confirmed_by: event.adminAction.confirmedBy,
+      resumed_by: event.adminAction.resumedBy,
+    })
+    .onConflict("action_item_id")
+    .ignore();
 }

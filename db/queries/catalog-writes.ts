@@ -15,142 +15,15 @@
 import type { Knex } from "knex";
 import type { CatalogDelete, CatalogRecord, CatalogUpsert, RecordProblem } from "../../lib/catalog-records";
 import { isPairKeyed } from "../../lib/catalog-records";
+import { FOREIGN_KEY_VIOLATION, idOf, personOf, ReferenceCache, TABLE_OF, UnknownReference, type Writer } from "./catalog-references";
+import { Json, upsertRow } from "./catalog-row-writes";
 
-export type ApplyResult = "created" | "updated" | "unchanged" | "deleted";
+import type { ApplyResult } from "./catalog-row-writes";
+
+export type { ApplyResult };
+/** The batch's lookups, made by the import that applies many records (catalog-imports.ts). */
+export { ReferenceCache };
 export type Applied = { ok: true; result: ApplyResult } | { ok: false; problem: RecordProblem };
-
-type PersonRef = { external_id: string } | { email: string };
-
-/** Lookups of the caller's ids made while applying a batch; a delete forgets what it removed. */
-export class ReferenceCache {
-  private readonly ids = new Map<string, string | null>();
-
-  async resolve(key: string, lookup: () => Promise<string | undefined>): Promise<string | undefined> {
-    if (this.ids.has(key)) return this.ids.get(key) ?? undefined;
-    const id = (await lookup()) ?? null;
-    // An id not found yet may be created by a later record of the same batch: only hits are kept.
-    if (id) this.ids.set(key, id);
-    return id ?? undefined;
-  }
-
-  remember(key: string, id: string): void {
-    this.ids.set(key, id);
-  }
-
-  /** A delete can cascade to children (a course's modules and lessons): forget everything. */
-  clear(): void {
-    this.ids.clear();
-  }
-}
-
-/** The table each id-keyed type lives in. */
-const TABLE_OF = {
-  skill_category: "skill_categories",
-  skill: "skills",
-  course: "courses",
-  module: "modules",
-  lesson: "lessons",
-  exercise: "exercises",
-  exercise_attempt: "exercise_attempts",
-} as const;
-type KeyedTable = (typeof TABLE_OF)[keyof typeof TABLE_OF];
-
-/** What the caller calls each referenced type, for a problem's message. */
-const NOUN: Record<KeyedTable, string> = {
-  skill_categories: "skill category",
-  skills: "skill",
-  courses: "course",
-  modules: "module",
-  lessons: "lesson",
-  exercises: "exercise",
-  exercise_attempts: "exercise attempt",
-};
-
-const FOREIGN_KEY_VIOLATION = "23503";
-
-class UnknownReference extends Error {}
-
-interface Writer {
-  trx: Knex.Transaction;
-  orgId: string;
-  cache: ReferenceCache;
-}
-
-async function idOf(w: Writer, table: KeyedTable, externalId: string): Promise<string> {
-  const id = await w.cache.resolve(`${table}:${externalId}`, async () => {
-    const row = await w.trx(table).where({ org_id: w.orgId, external_id: externalId }).first("id");
-    return row?.id as string | undefined;
-  });
-  if (!id) throw new UnknownReference(`${NOUN[table]} "${externalId}" is not in the catalog (import it first, or fix the reference)`);
-  return id;
-}
-
-async function personOf(w: Writer, person: PersonRef): Promise<string> {
-  const [column, value] = "email" in person ? (["email", person.email] as const) : (["external_id", person.external_id] as const);
-  const id = await w.cache.resolve(`person:${column}:${value}`, async () => {
-    const row = await w
-      .trx("users")
-      .where({ org_id: w.orgId, [column]: value })
-      .first("id");
-    return row?.id as string | undefined;
-  });
-  // The message does not echo an email: problems are kept with the import, and a person may ask to be forgotten.
-  if (!id) throw new UnknownReference(`no person of the organisation has this ${column === "email" ? "email" : "external_id"}`);
-  return id;
-}
-
-/** Compares a stored value with a record's: dates by instant, numbers by value, JSON by content. */
-function same(stored: unknown, wanted: unknown): boolean {
-  if (wanted instanceof Json) return same(stored, wanted.value);
-  if (stored === null || stored === undefined) return wanted === null || wanted === undefined;
-  if (wanted === null || wanted === undefined) return false;
-  if (stored instanceof Date) return typeof wanted === "string" && stored.getTime() === Date.parse(wanted);
-  if (typeof wanted === "number") return Number(stored) === wanted;
-  if (typeof wanted === "object") return canonical(stored) === canonical(wanted);
-  return stored === wanted;
-}
-
-/** JSON with object keys sorted, as jsonb stores them in an order of its own. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
-      : v,
-  );
-}
-
-const unchangedFrom = (row: Record<string, unknown>, values: Record<string, unknown>): boolean =>
-  Object.entries(values).every(([column, value]) => same(row[column], value));
-
-/** A jsonb column's value: compared by content, written as JSON text (a bare string is JSON too). */
-class Json {
-  constructor(readonly value: unknown) {}
-}
-
-const columnValue = (value: unknown): unknown => (value instanceof Json ? (value.value === null ? null : JSON.stringify(value.value)) : value);
-
-/** Inserts or updates the row named by `where`, reporting which; `prepare` runs before a write to an existing row or a new one. */
-async function upsertRow(
-  w: Writer,
-  table: string,
-  where: Record<string, unknown>,
-  values: Record<string, unknown>,
-  prepare?: (existing: Record<string, unknown> | undefined) => Promise<void>,
-): Promise<ApplyResult> {
-  const existing = (await w
-    .trx(table)
-    .where({ org_id: w.orgId, ...where })
-    .first(["id", ...Object.keys(values)])) as Record<string, unknown> | undefined;
-  if (existing && unchangedFrom(existing, values)) return "unchanged";
-  await prepare?.(existing);
-  const row = Object.fromEntries(Object.entries(values).map(([column, value]) => [column, columnValue(value)]));
-  if (existing) {
-    await w.trx(table).where({ id: existing.id }).update(row);
-    return "updated";
-  }
-  await w.trx(table).insert({ org_id: w.orgId, ...where, ...row });
-  return "created";
-}
 
 /** `enrollments.score` keeps three decimals: a score is compared and written as it will be stored. */
 const storedScore = (score: number | null | undefined): number | null => (score === null || score === undefined ? null : Math.round(score * 1000) / 1000);

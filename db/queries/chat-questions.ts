@@ -4,6 +4,7 @@
  * statement is one round trip and its own transaction: BEGIN, two or three statements and COMMIT
  * were five round trips on the request path of every turn (bench/optimisations.md, section 2).
  */
+import type { Knex } from "knex";
 import type { Db } from "../knex";
 import type { StoredMetadata } from "./message-metadata";
 import type { AgentType, Owner } from "./chat-sessions";
@@ -65,26 +66,24 @@ export type AdminQuestion = { stored: StoredQuestion } | { busy: { turnId: strin
  * sent at once cannot both find the session idle: one turn at a time per admin session, which is
  * what lets a reply be read against the proposal the admin actually saw.
  */
-export async function storeAdminQuestion(db: Db, owner: Owner, values: QuestionValues & { sessionId: string }): Promise<AdminQuestion> {
-  return db.transaction(async (trx) => {
-    const session = await trx("chat_sessions")
-      .where({ id: values.sessionId, org_id: owner.orgId, user_id: owner.userId, agent_type: values.agentType })
-      .forUpdate()
-      .first("id");
-    if (!session) return { missing: true as const };
-    const open = await trx("chat_messages as q")
-      .where({ "q.session_id": session.id, "q.org_id": owner.orgId, "q.role": "user" })
-      .andWhereRaw("q.created_at > now() - (? * interval '1 hour')", [OPEN_TURN_LOOKBACK_HOURS])
-      .whereNotExists(function () {
-        this.select(trx.raw("1")).from("chat_messages as a").whereRaw("a.turn_id = q.turn_id").andWhere("a.role", "assistant");
-      })
-      .orderBy("q.created_at", "desc")
-      .first("q.turn_id");
-    if (open) return { busy: { turnId: open.turn_id as string } };
-    const [message] = await trx("chat_messages")
-      .insert({ org_id: owner.orgId, session_id: session.id, turn_id: values.turnId, role: "user", content: values.content, metadata: values.metadata })
-      .returning("id");
-    await trx("chat_sessions").where({ id: session.id }).update({ updated_at: trx.fn.now() });
-    return { stored: { sessionId: session.id, messageId: message.id as string, createdSession: false } };
-  });
+export async function storeAdminQuestion(trx: Knex.Transaction, owner: Owner, values: QuestionValues & { sessionId: string }): Promise<AdminQuestion> {
+  const session = await trx("chat_sessions")
+    .where({ id: values.sessionId, org_id: owner.orgId, user_id: owner.userId, agent_type: values.agentType })
+    .forUpdate()
+    .first("id");
+  if (!session) return { missing: true as const };
+  const open = await trx("chat_messages as q")
+    .where({ "q.session_id": session.id, "q.org_id": owner.orgId, "q.role": "user" })
+    .andWhereRaw("q.created_at > now() - (? * interval '1 hour')", [OPEN_TURN_LOOKBACK_HOURS])
+    .whereNotExists(function () {
+      this.select(trx.raw("1")).from("chat_messages as a").whereRaw("a.turn_id = q.turn_id").andWhere("a.role", "assistant");
+    })
+    .orderBy("q.created_at", "desc")
+    .first("q.turn_id");
+  if (open) return { busy: { turnId: open.turn_id as string } };
+  const [message] = await trx("chat_messages")
+    .insert({ org_id: owner.orgId, session_id: session.id, turn_id: values.turnId, role: "user", content: values.content, metadata: values.metadata })
+    .returning("id");
+  await trx("chat_sessions").where({ id: session.id }).update({ updated_at: trx.fn.now() });
+  return { stored: { sessionId: session.id, messageId: message.id as string, createdSession: false } };
 }

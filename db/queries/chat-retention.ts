@@ -32,7 +32,7 @@ export interface RetentionRow {
   last_sweep_messages: number;
 }
 
-const COLUMNS = [
+export const RETENTION_COLUMNS = [
   "org_id",
   "chat_retention_days",
   "updated_by",
@@ -60,29 +60,7 @@ const neverSet = (orgId: string): RetentionRow => ({
 
 /** The organisation's retention and sweep record; an organisation that never set one keeps everything. */
 export async function retentionOf(db: Db | Knex.Transaction, orgId: string): Promise<RetentionRow> {
-  return (await db("org_retention").select(COLUMNS).where({ org_id: orgId }).first()) ?? neverSet(orgId);
-}
-
-/** Sets (or with null, clears) the retention, with its `retention.updated` audit row, in one transaction. */
-export async function setChatRetention(db: Db, input: { orgId: string; days: number | null; actorId: string }): Promise<RetentionRow> {
-  return db.transaction(async (trx) => {
-    const before = await retentionOf(trx, input.orgId);
-    const [row] = await trx("org_retention")
-      .insert({ org_id: input.orgId, chat_retention_days: input.days, updated_by: input.actorId })
-      .onConflict("org_id")
-      .merge({ chat_retention_days: input.days, updated_by: input.actorId, updated_at: trx.fn.now() })
-      .returning(COLUMNS);
-    await trx("audit_log").insert({
-      org_id: input.orgId,
-      actor_id: input.actorId,
-      action: "retention.updated",
-      target_type: "organization",
-      target_id: input.orgId,
-      before: JSON.stringify({ chat_retention_days: before.chat_retention_days }),
-      after: JSON.stringify({ chat_retention_days: input.days }),
-    });
-    return row as RetentionRow;
-  });
+  return (await db("org_retention").select(RETENTION_COLUMNS).where({ org_id: orgId }).first()) ?? neverSet(orgId);
 }
 
 /** Organisations the sweep visits: those with a retention, and any whose sweep was left half-way (its setting cleared meanwhile). */
@@ -117,7 +95,7 @@ export async function closeSweep(db: Db, orgId: string): Promise<RetentionRow> {
       sweep_sessions: 0,
       sweep_messages: 0,
     })
-    .returning(COLUMNS);
+    .returning(RETENTION_COLUMNS);
   return row as RetentionRow;
 }
 

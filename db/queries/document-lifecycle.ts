@@ -2,6 +2,7 @@
  * Creating, re-indexing and removing documents: the writes that start or end an ingestion
  * run. Each is one statement or one transaction, scoped to the org (the deadline sweep aside).
  */
+import type { Knex } from "knex";
 import type { Db } from "../knex";
 import { heldImportBytes } from "./catalog-imports";
 import type { DocumentAccess, DocumentRow } from "./documents";
@@ -63,30 +64,28 @@ export async function storageUsage(db: Db, orgId: string, defaultQuotaBytes: num
  * checked under a lock on the organisation's row, so concurrent uploads are counted one after
  * another and two cannot both take the last free bytes (StorageQuotaExceeded, nothing stored).
  */
-export async function createUploadedDocument(db: Db, upload: NewUpload): Promise<DocumentRow> {
-  return db.transaction(async (trx) => {
-    await trx("organizations").where({ id: upload.orgId }).forUpdate().first("id");
-    const usage = await storageUsage(trx, upload.orgId, upload.defaultQuotaBytes);
-    if (usage.usedBytes + upload.bytes.length > usage.quotaBytes) throw new StorageQuotaExceeded(usage, upload.bytes.length);
-    const [row] = await trx("documents")
-      .insert({
-        org_id: upload.orgId,
-        uploaded_by: upload.uploadedBy,
-        title: upload.title,
-        filename: upload.filename,
-        mime_type: upload.mimeType,
-        size_bytes: upload.bytes.length,
-        content_hash: upload.contentHash,
-        status: "PENDING",
-        metadata: JSON.stringify(upload.metadata),
-        ...(upload.externalId ? { external_id: upload.externalId } : {}),
-        ...upload.access,
-      })
-      .returning("*");
-    await trx("document_files").insert({ document_id: row.id, org_id: upload.orgId, bytes: upload.bytes });
-    if (upload.courseId) await setCourseSourceDocument(trx, upload.orgId, upload.courseId, row.id);
-    return row as DocumentRow;
-  });
+export async function createUploadedDocument(trx: Knex.Transaction, upload: NewUpload): Promise<DocumentRow> {
+  await trx("organizations").where({ id: upload.orgId }).forUpdate().first("id");
+  const usage = await storageUsage(trx, upload.orgId, upload.defaultQuotaBytes);
+  if (usage.usedBytes + upload.bytes.length > usage.quotaBytes) throw new StorageQuotaExceeded(usage, upload.bytes.length);
+  const [row] = await trx("documents")
+    .insert({
+      org_id: upload.orgId,
+      uploaded_by: upload.uploadedBy,
+      title: upload.title,
+      filename: upload.filename,
+      mime_type: upload.mimeType,
+      size_bytes: upload.bytes.length,
+      content_hash: upload.contentHash,
+      status: "PENDING",
+      metadata: JSON.stringify(upload.metadata),
+      ...(upload.externalId ? { external_id: upload.externalId } : {}),
+      ...upload.access,
+    })
+    .returning("*");
+  await trx("document_files").insert({ document_id: row.id, org_id: upload.orgId, bytes: upload.bytes });
+  if (upload.courseId) await setCourseSourceDocument(trx, upload.orgId, upload.courseId, row.id);
+  return row as DocumentRow;
 }
 
 export async function setCourseSourceDocument(db: Db, orgId: string, courseId: string, documentId: string): Promise<void> {

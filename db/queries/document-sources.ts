@@ -4,6 +4,7 @@
  * start a new ingestion generation; the chunks searched stay the last indexed version's until
  * the new generation's swap (db/queries/chunk-drafts.ts publishChunkDrafts). Always within one org.
  */
+import type { Knex } from "knex";
 import type { Db } from "../knex";
 import { type DocumentRow, findDocument } from "./documents";
 import { StorageQuotaExceeded, storageUsage } from "./document-lifecycle";
@@ -73,41 +74,39 @@ export interface NewVersion {
  * same reason (its drafts' inserts reference it). Another document with the same bytes fails on
  * UNIQUE(org_id, content_hash) (23505). Undefined when the document is not in the org.
  */
-export async function storeNewVersion(db: Db, version: NewVersion): Promise<DocumentRow | undefined> {
-  return db.transaction(async (trx) => {
-    // NO KEY UPDATE: the older run's stages may still insert rows that reference this one (foreign keys take KEY SHARE).
-    const current = await trx("documents").where({ id: version.documentId, org_id: version.orgId }).forNoKeyUpdate().first("size_bytes");
-    if (!current) return undefined;
-    await trx("document_chunk_drafts").where({ document_id: version.documentId, org_id: version.orgId }).delete();
-    const [row] = (await trx("documents")
-      .where({ id: version.documentId, org_id: version.orgId })
-      .update({
-        content_hash: version.contentHash,
-        size_bytes: version.bytes.length,
-        filename: version.filename,
-        mime_type: version.mimeType,
-        ...(version.title ? { title: version.title } : {}),
-        metadata: trx.raw("coalesce(metadata, '{}'::jsonb) || ?::jsonb", [JSON.stringify(version.metadata)]),
-        ingest_generation: trx.raw("ingest_generation + 1"),
-        status: "PENDING",
-        error: null,
-        error_code: null,
-        processing_started_at: null,
-        updated_at: trx.fn.now(),
-      })
-      .returning("*")) as DocumentRow[];
-    await trx("document_files")
-      .insert({ document_id: version.documentId, org_id: version.orgId, bytes: version.bytes, extracted: null })
-      .onConflict("document_id")
-      .merge(["bytes", "extracted"]);
-    await trx("organizations").where({ id: version.orgId }).forUpdate().first("id");
-    const usage = await storageUsage(trx, version.orgId, version.defaultQuotaBytes);
-    if (usage.usedBytes > usage.quotaBytes) {
-      const before = { usedBytes: usage.usedBytes - version.bytes.length + Number(current.size_bytes), quotaBytes: usage.quotaBytes };
-      throw new StorageQuotaExceeded(before, version.bytes.length);
-    }
-    return row;
-  });
+export async function storeNewVersion(trx: Knex.Transaction, version: NewVersion): Promise<DocumentRow | undefined> {
+  // NO KEY UPDATE: the older run's stages may still insert rows that reference this one (foreign keys take KEY SHARE).
+  const current = await trx("documents").where({ id: version.documentId, org_id: version.orgId }).forNoKeyUpdate().first("size_bytes");
+  if (!current) return undefined;
+  await trx("document_chunk_drafts").where({ document_id: version.documentId, org_id: version.orgId }).delete();
+  const [row] = (await trx("documents")
+    .where({ id: version.documentId, org_id: version.orgId })
+    .update({
+      content_hash: version.contentHash,
+      size_bytes: version.bytes.length,
+      filename: version.filename,
+      mime_type: version.mimeType,
+      ...(version.title ? { title: version.title } : {}),
+      metadata: trx.raw("coalesce(metadata, '{}'::jsonb) || ?::jsonb", [JSON.stringify(version.metadata)]),
+      ingest_generation: trx.raw("ingest_generation + 1"),
+      status: "PENDING",
+      error: null,
+      error_code: null,
+      processing_started_at: null,
+      updated_at: trx.fn.now(),
+    })
+    .returning("*")) as DocumentRow[];
+  await trx("document_files")
+    .insert({ document_id: version.documentId, org_id: version.orgId, bytes: version.bytes, extracted: null })
+    .onConflict("document_id")
+    .merge(["bytes", "extracted"]);
+  await trx("organizations").where({ id: version.orgId }).forUpdate().first("id");
+  const usage = await storageUsage(trx, version.orgId, version.defaultQuotaBytes);
+  if (usage.usedBytes > usage.quotaBytes) {
+    const before = { usedBytes: usage.usedBytes - version.bytes.length + Number(current.size_bytes), quotaBytes: usage.quotaBytes };
+    throw new StorageQuotaExceeded(before, version.bytes.length);
+  }
+  return row;
 }
 
 /**

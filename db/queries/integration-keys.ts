@@ -5,7 +5,7 @@
  * admin who created it is still an active admin of that organisation (see findLiveIntegrationKey).
  * An organisation holds at most MAX_ACTIVE_INTEGRATION_KEYS unrevoked, unexpired keys.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { Knex } from "knex";
 import type { IntegrationScope } from "../../lib/integration-scopes";
 import type { Db } from "../knex";
@@ -23,13 +23,13 @@ export interface IntegrationKeyRow {
   revoked_at: Date | null;
 }
 
-const COLUMNS = ["id", "org_id", "name", "scopes", "hint", "created_by", "created_at", "expires_at", "last_used_at", "revoked_at"];
+export const INTEGRATION_KEY_COLUMNS = ["id", "org_id", "name", "scopes", "hint", "created_by", "created_at", "expires_at", "last_used_at", "revoked_at"];
 export const INTEGRATION_KEY_PREFIX = "skn_";
-const HINT_LENGTH = 4;
+export const INTEGRATION_KEY_HINT_LENGTH = 4;
 /** last_used_at is written at most this often per key, so a sync's thousands of calls cost one write a minute. */
 const TOUCH_EVERY_MS = 60_000;
 
-const hashOf = (key: string): Buffer => createHash("sha256").update(key).digest();
+export const hashOfIntegrationKey = (key: string): Buffer => createHash("sha256").update(key).digest();
 
 /**
  * Unrevoked, unexpired keys an organisation may hold at once. One key per integration (an HR
@@ -46,66 +46,13 @@ export class IntegrationKeyLimitReached extends Error {
   }
 }
 
-export interface NewIntegrationKey {
-  orgId: string;
-  name: string;
-  scopes: IntegrationScope[];
-  expiresAt: Date | null;
-  createdBy: string | null;
-}
-
-/**
- * Creates a key and records it in the audit log; the key itself is returned once, here. Throws
- * IntegrationKeyLimitReached past the cap (counted under the organisation's row lock, so two
- * concurrent creations cannot both take the last place).
- */
-export async function createIntegrationKey(db: Db, input: NewIntegrationKey): Promise<{ key: string; row: IntegrationKeyRow }> {
-  const key = `${INTEGRATION_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
-  return db.transaction(async (trx) => {
-    await trx("organizations").where({ id: input.orgId }).forUpdate().first("id");
-    const [counted] = (await trx("integration_keys")
-      .where({ org_id: input.orgId })
-      .whereNull("revoked_at")
-      .where((q) => q.whereNull("expires_at").orWhere("expires_at", ">", trx.fn.now()))
-      .count("* as count")) as Array<{ count: string }>;
-    const active = Number(counted?.count ?? 0);
-    if (active >= MAX_ACTIVE_INTEGRATION_KEYS) throw new IntegrationKeyLimitReached(active);
-    const [row] = await trx("integration_keys")
-      .insert({
-        org_id: input.orgId,
-        name: input.name,
-        scopes: input.scopes,
-        key_hash: hashOf(key).toString("hex"),
-        hint: key.slice(-HINT_LENGTH),
-        created_by: input.createdBy,
-        expires_at: input.expiresAt,
-      })
-      .returning(COLUMNS);
-    await recordKeyAudit(trx, row as IntegrationKeyRow, input.createdBy, "integration_key.created", { name: input.name, scopes: input.scopes });
-    return { key, row: row as IntegrationKeyRow };
-  });
-}
-
 /** The organisation's keys, newest first, revoked ones included (the console shows when), with whether their creator still stands behind them. */
 export async function listIntegrationKeys(db: Db, orgId: string): Promise<ListedIntegrationKey[]> {
   return db("integration_keys as k")
     .leftJoin("users as u", creatorStillAdmin)
-    .select([...COLUMNS.map((column) => `k.${column}`), db.raw("u.id is not null as creator_is_admin")])
+    .select([...INTEGRATION_KEY_COLUMNS.map((column) => `k.${column}`), db.raw("u.id is not null as creator_is_admin")])
     .where({ "k.org_id": orgId })
     .orderBy("k.created_at", "desc");
-}
-
-/** Revokes a key of the organisation (requests with it get 401 from now on); undefined when it is not theirs. */
-export async function revokeIntegrationKey(db: Db, input: { orgId: string; keyId: string; actorId: string }): Promise<IntegrationKeyRow | undefined> {
-  return db.transaction(async (trx) => {
-    const existing = (await trx("integration_keys").select(COLUMNS).where({ org_id: input.orgId, id: input.keyId }).forUpdate().first()) as
-      | IntegrationKeyRow
-      | undefined;
-    if (!existing || existing.revoked_at) return existing;
-    const [row] = await trx("integration_keys").where({ id: existing.id }).update({ revoked_at: trx.fn.now() }).returning(COLUMNS);
-    await recordKeyAudit(trx, row as IntegrationKeyRow, input.actorId, "integration_key.revoked", { name: existing.name });
-    return row as IntegrationKeyRow;
-  });
 }
 
 /**
@@ -140,14 +87,14 @@ type PresentedIntegrationKey = ListedIntegrationKey;
  */
 export async function findLiveIntegrationKey(db: Db, key: string): Promise<PresentedIntegrationKey | undefined> {
   if (!key.startsWith(INTEGRATION_KEY_PREFIX) || key.length > 200) return undefined;
-  const hash = hashOf(key);
+  const hash = hashOfIntegrationKey(key);
   const row = await db("integration_keys as k")
     .join("organizations as o", "o.id", "k.org_id")
     .leftJoin("users as u", creatorStillAdmin)
     .whereNull("o.deleting_since")
     .whereNull("k.revoked_at")
     .where((q) => q.whereNull("k.expires_at").orWhere("k.expires_at", ">", db.fn.now()))
-    .select([...COLUMNS.map((column) => `k.${column}`), "k.key_hash", db.raw("u.id is not null as creator_is_admin")])
+    .select([...INTEGRATION_KEY_COLUMNS.map((column) => `k.${column}`), "k.key_hash", db.raw("u.id is not null as creator_is_admin")])
     .where({ "k.key_hash": hash.toString("hex") })
     .first();
   if (!row) return undefined;
@@ -161,31 +108,4 @@ export async function findLiveIntegrationKey(db: Db, key: string): Promise<Prese
 export async function touchIntegrationKey(db: Db, key: IntegrationKeyRow): Promise<void> {
   if (key.last_used_at && Date.now() - key.last_used_at.getTime() < TOUCH_EVERY_MS) return;
   await db("integration_keys").where({ id: key.id }).update({ last_used_at: db.fn.now() });
-}
-
-/** One audit row for a request made with a write scope: which key, what it called, how it ended. */
-export async function recordIntegrationWrite(
-  db: Db,
-  key: Pick<IntegrationKeyRow, "id" | "org_id" | "name" | "hint">,
-  request: { method: string; path: string; status: number; scope: IntegrationScope; requestId?: string },
-): Promise<void> {
-  await db("audit_log").insert({
-    org_id: key.org_id,
-    actor_id: null,
-    action: "integration.write",
-    target_type: "integration_key",
-    target_id: key.id,
-    details: JSON.stringify({ actor: { type: "integration_key", id: key.id, name: key.name, hint: key.hint }, ...request }),
-  });
-}
-
-async function recordKeyAudit(trx: Knex.Transaction, key: IntegrationKeyRow, actorId: string | null, action: string, details: Record<string, unknown>) {
-  await trx("audit_log").insert({
-    org_id: key.org_id,
-    actor_id: actorId,
-    action,
-    target_type: "integration_key",
-    target_id: key.id,
-    details: JSON.stringify({ ...details, hint: key.hint }),
-  });
 }

@@ -25,7 +25,7 @@ export interface OrganisationDomainRow {
 
 type Conn = Db | Knex.Transaction;
 
-const COLUMNS = ["id", "org_id", "domain", "status", "method", "token", "verified_at", "verified_by", "created_at"];
+export const DOMAIN_COLUMNS = ["id", "org_id", "domain", "status", "method", "token", "verified_at", "verified_by", "created_at"];
 
 /** The part after the last `@`, lower-cased; undefined for a string that is not an address. */
 export function domainOfEmail(email: string): string | undefined {
@@ -34,15 +34,15 @@ export function domainOfEmail(email: string): string | undefined {
 }
 
 export async function listOrganisationDomains(db: Conn, orgId: string): Promise<OrganisationDomainRow[]> {
-  return db("organisation_domains").select(COLUMNS).where({ org_id: orgId }).orderBy("domain");
+  return db("organisation_domains").select(DOMAIN_COLUMNS).where({ org_id: orgId }).orderBy("domain");
 }
 
 export async function findOrganisationDomain(db: Conn, orgId: string, domain: string): Promise<OrganisationDomainRow | undefined> {
-  return db("organisation_domains").select(COLUMNS).where({ org_id: orgId, domain }).first();
+  return db("organisation_domains").select(DOMAIN_COLUMNS).where({ org_id: orgId, domain }).first();
 }
 
 export async function findOrganisationDomainById(db: Conn, orgId: string, id: string): Promise<OrganisationDomainRow | undefined> {
-  return db("organisation_domains").select(COLUMNS).where({ org_id: orgId, id }).first();
+  return db("organisation_domains").select(DOMAIN_COLUMNS).where({ org_id: orgId, id }).first();
 }
 
 /**
@@ -97,45 +97,3 @@ export async function emailKeptByAnotherOrganisation(db: Conn, orgId: string, em
   const owner = await verifiedOwnerOf(db, domain);
   return owner !== undefined && owner !== orgId;
 }
-
-/** A pending claim; an existing row (pending or verified) is returned as it is. */
-export async function insertPendingDomain(trx: Knex.Transaction, orgId: string, domain: string, token: string): Promise<OrganisationDomainRow> {
-  await trx("organisation_domains").insert({ org_id: orgId, domain, token }).onConflict(["org_id", "domain"]).ignore();
-  return (await findOrganisationDomain(trx, orgId, domain))!;
-}
-
-export async function markDomainVerified(
-  trx: Knex.Transaction,
-  orgId: string,
-  domain: string,
-  proof: { method: VerificationMethod; by: string | null },
-): Promise<OrganisationDomainRow> {
-  const [row] = await trx("organisation_domains")
-    .where({ org_id: orgId, domain })
-    .update({ status: "verified", method: proof.method, verified_by: proof.by, verified_at: trx.fn.now() })
-    .returning(COLUMNS);
-  return row as OrganisationDomainRow;
-}
-
-export async function deleteOrganisationDomain(trx: Knex.Transaction, orgId: string, domain: string): Promise<OrganisationDomainRow | undefined> {
-  const [row] = await trx("organisation_domains").where({ org_id: orgId, domain }).delete().returning(COLUMNS);
-  return row as OrganisationDomainRow | undefined;
-}
-
-/** What a domain change looks like in the audit log (never the token: it is public in DNS anyway, but says nothing useful). */
-export async function auditDomainChange(
-  trx: Knex.Transaction,
-  entry: { orgId: string; actorId: string | null; action: DomainAuditAction; row: OrganisationDomainRow; details?: Record<string, unknown> },
-): Promise<void> {
-  await trx("audit_log").insert({
-    org_id: entry.orgId,
-    actor_id: entry.actorId,
-    action: entry.action,
-    target_type: "organisation_domain",
-    target_id: entry.row.id,
-    after: JSON.stringify({ domain: entry.row.domain, status: entry.row.status, method: entry.row.method }),
-    details: entry.details === undefined ? null : JSON.stringify(entry.details),
-  });
-}
-
-export type DomainAuditAction = "organisation_domain.added" | "organisation_domain.verified" | "organisation_domain.removed";

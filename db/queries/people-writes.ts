@@ -1,15 +1,14 @@
 /**
  * An admin's direct changes to the organisation's people (the console's people page, not the
  * assistant's confirmed actions): adding a person, changing name, department, role or whether
- * they are active, each with its audit row in the same transaction. The rules about who may be
- * changed live in commands/manage-people.ts; this module gives it the locked rows it decides on.
+ * they are active. The rules about who may be changed, the transaction and its audit event live
+ * in commands/manage-people.ts; this module gives it the locked rows it decides on.
  */
 import type { Knex } from "knex";
-import type { Db } from "../knex";
 import type { Role } from "./users";
 
-/** The transaction a change to people runs in. */
-export type PeopleTransaction = Knex.Transaction;
+/** The transaction a change to people runs in (the command's). */
+type PeopleTransaction = Knex.Transaction;
 
 export interface NewPerson {
   orgId: string;
@@ -92,30 +91,4 @@ export async function updatePersonFields(trx: PeopleTransaction, orgId: string, 
 /** Back in: the account signs in again (its old refresh tokens stay revoked). */
 export async function reactivatePerson(trx: PeopleTransaction, orgId: string, userId: string): Promise<void> {
   await trx("users").where({ org_id: orgId, id: userId }).update({ is_active: true, deactivated_at: null });
-}
-
-export interface PeopleAudit {
-  orgId: string;
-  actorId: string;
-  action: "person.create" | "person.update" | "person.deactivate" | "person.reactivate";
-  userId: string;
-  before: unknown;
-  after: unknown;
-}
-
-export async function auditPersonChange(trx: PeopleTransaction, entry: PeopleAudit): Promise<void> {
-  await trx("audit_log").insert({
-    org_id: entry.orgId,
-    actor_id: entry.actorId,
-    action: entry.action,
-    target_type: "user",
-    target_id: entry.userId,
-    before: JSON.stringify(entry.before),
-    after: JSON.stringify(entry.after),
-  });
-}
-
-/** Runs `work` in one transaction: the change and its audit row commit together or not at all. */
-export function inPeopleTransaction<T>(db: Db, work: (trx: PeopleTransaction) => Promise<T>): Promise<T> {
-  return db.transaction(work);
 }

@@ -2,7 +2,7 @@
  * `npm run org -- idp set` as a change for commands/organisation-identity-provider.ts, and a
  * stored provider as the CLI prints it (whether a secret is set, never the sealed secret).
  */
-import type { IdentityProviderChange } from "../../commands/organisation-identity-provider";
+import { validIdentityProviderChange } from "../../commands/identity-provider-change";
 import type { ClaimMapping, IdentityProviderRow } from "../../db/queries/identity";
 import { Refusal } from "../../lib/refusal";
 
@@ -26,11 +26,11 @@ export function shownProvider(row: IdentityProviderRow): ShownIdentityProvider {
 }
 
 /**
- * The whole provider the flags describe. Set again (compose's sso-setup does on every `up`): what
+ * The whole provider the flags describe, validated as the API validates it. Set again (compose's sso-setup does on every `up`): what
  * the command has no flag for — the API audience, whether the admin turned the provider off, the
  * other claim names — stays as stored.
  */
-export function identityProviderChange(flags: IdentityProviderFlags, stored: IdentityProviderRow | undefined): IdentityProviderChange {
+export function identityProviderChange(flags: IdentityProviderFlags, stored: IdentityProviderRow | undefined): ReturnType<typeof validIdentityProviderChange> {
   let issuer: URL;
   try {
     issuer = new URL(flags.issuer);
@@ -38,7 +38,8 @@ export function identityProviderChange(flags: IdentityProviderFlags, stored: Ide
     throw new Refusal("invalid", "VALIDATION_ERROR", `The issuer "${flags.issuer}" is not a URL (e.g. https://login.example.com/realms/acme).`);
   }
   if (issuer.protocol !== "https:" && issuer.protocol !== "http:") throw new Refusal("invalid", "VALIDATION_ERROR", "The issuer must be an http(s) URL.");
-  return {
+  // Validated as the API validates it, before `idp set` approves any of its domains.
+  return validIdentityProviderChange({
     display_name: flags.displayName,
     // As typed: tokens' `iss` must equal it exactly, and some issuers end in a slash (Auth0).
     issuer: flags.issuer,
@@ -49,5 +50,5 @@ export function identityProviderChange(flags: IdentityProviderFlags, stored: Ide
     claim_mapping: { ...stored?.claim_mapping, ...flags.claimMapping },
     jit_enabled: flags.jit,
     enabled: stored?.enabled ?? true,
-  };
+  });
 }

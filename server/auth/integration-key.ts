@@ -10,7 +10,8 @@
  * every other route (chat, the admin assistant) refuses them by construction.
  */
 import type { Context, Middleware, Next } from "koa";
-import { findLiveIntegrationKey, recordIntegrationWrite, touchIntegrationKey, type IntegrationKeyRow } from "../../db/queries/integration-keys";
+import { recordIntegrationWrite } from "../../commands/integration-keys";
+import { findLiveIntegrationKey, touchIntegrationKey, type IntegrationKeyRow } from "../../db/queries/integration-keys";
 import { WRITE_SCOPES, type IntegrationScope } from "../../lib/integration-scopes";
 import { Refusal } from "../../lib/refusal";
 import type { ServerDeps } from "../deps";
@@ -79,7 +80,7 @@ export function requireIntegrationKey(deps: Pick<ServerDeps, "db" | "redis" | "c
       throw caught;
     } finally {
       const requestId = ctx.response.get("X-Request-Id");
-      await recordIntegrationWrite(deps.db, key, { method: ctx.method, path: ctx.path, status, scope, ...(requestId ? { requestId } : {}) }).catch(
+      await recordIntegrationWrite(deps, key, { method: ctx.method, path: ctx.path, status, scope, ...(requestId ? { requestId } : {}) }).catch(
         (error: unknown) => log.error({ err: error, keyId: key.id }, "could not audit an integration write"),
       );
     }

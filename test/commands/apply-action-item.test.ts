@@ -7,7 +7,8 @@ import { expect } from "chai";
 import { APPLIERS, applyActionItem } from "../../commands/apply-action-item";
 import { WRITE_TARGETS } from "../../commands/write-targets";
 import { ItemRejected } from "../../lib/refusal";
-import { createPendingAction, findAction, listActionItems } from "../../db/queries/admin-actions";
+import { findAction, listActionItems } from "../../db/queries/admin-actions";
+import { proposeAction } from "../../commands/action-run";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { WRITE_TOOLS } from "../../workers/admin/tools/write-tools";
 import { stackSuite } from "../support/suite";
@@ -40,19 +41,22 @@ describe("commands: applying an admin action item", function () {
     const admin = await freshPerson(stack, "admin");
     const { sessionId, turnId } = await adminSession(stack, admin.id);
     const db = stack.server.deps.db;
-    const action = await createPendingAction(db, {
-      orgId,
-      userId: admin.id,
-      sessionId,
-      turnId,
-      tool: "verify_skill",
-      args: {},
-      preview: "Set a level.",
-      estimate: { items: 1, writes: 3, seconds: 1 },
-      expiresAt: new Date(Date.now() + 3600_000),
-      // A level the tool's schema never lets through: the applier must not write it.
-      items: [{ target: { user_id: admin.id, skill_id: admin.id, level: 9 }, label: "bad", before: null, after: null }],
-    });
+    const action = await proposeAction(
+      { db },
+      {
+        orgId,
+        userId: admin.id,
+        sessionId,
+        turnId,
+        tool: "verify_skill",
+        args: {},
+        preview: "Set a level.",
+        estimate: { items: 1, writes: 3, seconds: 1 },
+        expiresAt: new Date(Date.now() + 3600_000),
+        // A level the tool's schema never lets through: the applier must not write it.
+        items: [{ target: { user_id: admin.id, skill_id: admin.id, level: 9 }, label: "bad", before: null, after: null }],
+      },
+    );
     const [item] = await listActionItems(db, orgId, action.id);
     const malformed = await applyActionItem(db, action, item!.id).catch((error: unknown) => error);
     expect(malformed).to.be.instanceOf(ItemRejected);

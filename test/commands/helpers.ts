@@ -4,7 +4,8 @@
  * is gone (BullMQ's force-disconnect), and the events an action's log holds.
  */
 import { randomUUID } from "node:crypto";
-import { createPendingAction, type AdminActionRow, type NewActionItem } from "../../db/queries/admin-actions";
+import type { AdminActionRow, NewActionItem } from "../../db/queries/admin-actions";
+import { proposeAction } from "../../commands/action-run";
 import { storeQuestion } from "../../db/queries/chat-questions";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { createRedis, redisTargetOf } from "../../queues/connection";
@@ -45,18 +46,21 @@ export async function pendingDeactivation(stack: Stack, adminId: string, target:
   const items: NewActionItem[] = [
     { target: { user_id: target.id }, label: `${target.name}: deactivate`, before: { is_active: true }, after: { is_active: false } },
   ];
-  return createPendingAction(stack.server.deps.db, {
-    orgId: DEMO_IDS.orgId,
-    userId: adminId,
-    sessionId,
-    turnId,
-    tool: "deactivate_employee",
-    args: { employee_id: target.id },
-    preview: `Deactivate ${target.name}.`,
-    estimate: { items: 1, writes: 3, seconds: 1 },
-    expiresAt: new Date(Date.now() + 3600_000),
-    items,
-  });
+  return proposeAction(
+    { db: stack.server.deps.db },
+    {
+      orgId: DEMO_IDS.orgId,
+      userId: adminId,
+      sessionId,
+      turnId,
+      tool: "deactivate_employee",
+      args: { employee_id: target.id },
+      preview: `Deactivate ${target.name}.`,
+      estimate: { items: 1, writes: 3, seconds: 1 },
+      expiresAt: new Date(Date.now() + 3600_000),
+      items,
+    },
+  );
 }
 
 /** A producer on its own connection, cut: every enqueue is refused, as when Redis drops the server's queue connection. */

@@ -9,7 +9,8 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { HNSW_EF_SEARCH, createDb } from "../../db/knex";
 import { applyActionItem } from "../../commands/apply-action-item";
-import { createPendingAction, findAction, listActionItems } from "../../db/queries/admin-actions";
+import { findAction, listActionItems } from "../../db/queries/admin-actions";
+import { proposeAction } from "../../commands/action-run";
 import { listUnansweredTurns } from "../../db/queries/unanswered-turns";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
 import { testDatabaseEngine } from "../harness/infrastructure";
@@ -84,18 +85,21 @@ describe("queries on a real PostgreSQL server", function () {
     const admin = await db("users").where({ org_id: DEMO_IDS.orgId, role: "admin" }).first("id");
     const posted = await api(stack.baseUrl, "POST", "/api/v1/chat", { token: learner.token, body: { message: "Hello" } });
     const course = await db("courses").where({ org_id: DEMO_IDS.orgId }).whereNot({ status: "archived" }).first("id");
-    const created = await createPendingAction(db, {
-      orgId: DEMO_IDS.orgId,
-      userId: admin.id,
-      sessionId: posted.body.session_id,
-      turnId: randomUUID(),
-      tool: "assign_course",
-      args: {},
-      preview: "Assign a course to one learner",
-      estimate: { items: 1, writes: 1, seconds: 1 },
-      expiresAt: new Date(Date.now() + 3600_000),
-      items: [{ target: { user_id: learner.userId, course_id: course.id, deadline: "2031-01-31" }, label: "Test Learner", before: null, after: null }],
-    });
+    const created = await proposeAction(
+      { db },
+      {
+        orgId: DEMO_IDS.orgId,
+        userId: admin.id,
+        sessionId: posted.body.session_id,
+        turnId: randomUUID(),
+        tool: "assign_course",
+        args: {},
+        preview: "Assign a course to one learner",
+        estimate: { items: 1, writes: 1, seconds: 1 },
+        expiresAt: new Date(Date.now() + 3600_000),
+        items: [{ target: { user_id: learner.userId, course_id: course.id, deadline: "2031-01-31" }, label: "Test Learner", before: null, after: null }],
+      },
+    );
     await db("admin_actions").where({ id: created.id }).update({ status: "running", confirmed_by: admin.id, confirmed_at: db.fn.now() });
     const action = (await findAction(db, DEMO_IDS.orgId, created.id))!;
     const [item] = await listActionItems(db, DEMO_IDS.orgId, action.id);

@@ -55,7 +55,7 @@ describe("ops/cli/org.ts (npm run org)", function () {
     expect(back.stdout).to.include("default (ORG_STORAGE_QUOTA_BYTES");
     expect((await db()("organizations").where({ id: orgId }).first("storage_quota_bytes")).storage_quota_bytes).to.equal(null);
     const audits = await db()("audit_log").where({ target_id: orgId }).orderBy("created_at").select("org_id", "actor_id", "action");
-    expect(audits.map((a: { action: string }) => a.action)).to.include.members(["organization.create", "organization.rename", "organization.update"]);
+    expect(audits.map((a: { action: string }) => a.action)).to.include.members(["organization.created", "organization.renamed", "organization.updated"]);
     for (const audit of audits) expect(audit).to.include({ org_id: stack.demo.orgId, actor_id: null });
   });
 
@@ -119,7 +119,7 @@ describe("ops/cli/org.ts (npm run org)", function () {
     });
     // One command for the CLI and the API: audited in the organisation's own log, as the CLI (no person).
     const audits = await db()("audit_log").where({ org_id: orgId, target_id: row.id }).orderBy("created_at").select("action", "actor_id", "details");
-    expect(audits.map((a: { action: string }) => a.action)).to.deep.equal(["identity_provider.create", "identity_provider.update"]);
+    expect(audits.map((a: { action: string }) => a.action)).to.deep.equal(["identity_provider.created", "identity_provider.updated"]);
     for (const audit of audits) expect(audit).to.deep.include({ actor_id: null, details: { via: "cli" } });
 
     const removed = await runOrgCli(stack, ["idp", "remove", "--org", slug]);

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { createPendingAction, findAction } from "../../db/queries/admin-actions";
+import { findAction } from "../../db/queries/admin-actions";
+import { proposeAction } from "../../commands/action-run";
 import { createSession } from "../../db/queries/chat-sessions";
 import { insertUserMessage } from "../../db/queries/chat-messages";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
@@ -55,18 +56,21 @@ describe("the lost-turn sweep", function () {
     const lost = await storedTurn(learner, "tutor", TEN_MINUTES_AGO());
     const lostAdmin = await storedTurn(admin, "admin", TEN_MINUTES_AGO());
     // What the lost admin turn had proposed before it was lost: never shown with an answer.
-    const proposed = await createPendingAction(stack.server.deps.db, {
-      orgId: DEMO_IDS.orgId,
-      userId: admin.userId,
-      sessionId: lostAdmin.sessionId,
-      turnId: lostAdmin.turnId,
-      tool: "archive_course",
-      args: {},
-      preview: "Archive a course",
-      estimate: { items: 0, writes: 0, seconds: 0 },
-      expiresAt: new Date(Date.now() + 3_600_000),
-      items: [],
-    });
+    const proposed = await proposeAction(
+      { db: stack.server.deps.db },
+      {
+        orgId: DEMO_IDS.orgId,
+        userId: admin.userId,
+        sessionId: lostAdmin.sessionId,
+        turnId: lostAdmin.turnId,
+        tool: "archive_course",
+        args: {},
+        preview: "Archive a course",
+        estimate: { items: 0, writes: 0, seconds: 0 },
+        expiresAt: new Date(Date.now() + 3_600_000),
+        items: [],
+      },
+    );
     const queued = await storedTurn(learner, "tutor", TEN_MINUTES_AGO());
     const recent = await storedTurn(learner, "tutor");
     // Still waiting in the queue (say, behind a long backlog): it will be answered, so it is not lost.

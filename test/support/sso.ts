@@ -6,7 +6,11 @@
  * browser made of fetch that follows the flow hop by hop.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import pino from "pino";
 import { approveDomain } from "../../commands/organisation-domains";
+import { type IdentityProviderChange, saveOrganisationIdentityProvider } from "../../commands/organisation-identity-provider";
+import type { Db } from "../../db/knex";
+import type { IdentityProviderRow } from "../../db/queries/identity";
 import { parseConfig } from "../../lib/config";
 import { startServer, type RunningServer } from "../../server/server";
 import { startTestIdentityProvider, type TestAccount, type TestIdentityProvider } from "../harness/oidc-provider";
@@ -224,4 +228,14 @@ export async function startPathOf(world: SsoWorld, org: SsoOrg, returnTo = "/"):
 /** POST /api/v1/auth/refresh as our page sends it. */
 export function refresh(world: SsoWorld, jar: CookieJar, headers: Record<string, string> = { "x-requested-with": "skillnet" }): Promise<Hop> {
   return hop(jar, new URL("/api/v1/auth/refresh", world.baseUrl), { method: "POST", headers });
+}
+
+/** Stores an organisation's provider the way the operator's CLI does (no discovery, no secret): a fixture. */
+export async function storeIdentityProvider(db: Db, orgId: string, change: IdentityProviderChange): Promise<IdentityProviderRow> {
+  return saveOrganisationIdentityProvider(
+    { db, log: pino({ level: "silent" }), config: { SECRETS_KEY: undefined } },
+    { via: "cli", userId: null },
+    orgId,
+    change,
+  );
 }

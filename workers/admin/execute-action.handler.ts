@@ -9,8 +9,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { announceActionDone } from "../../commands/action-done";
+import { abandonActionRun, failActionItem } from "../../commands/action-run";
 import { applyActionItem } from "../../commands/apply-action-item";
-import { abandonRun, markItemFailed } from "../../db/queries/admin-action-stop";
 import { countItems, finishAction, nextPendingItems, recordProgress, startRunning } from "../../db/queries/admin-actions";
 import { ItemRejected } from "../../lib/refusal";
 import { jobFailureCode } from "../job-outcome";
@@ -38,7 +38,7 @@ export const executeActionHandler = defineHandler({
         } catch (error) {
           // The org changed under the item: record why and carry on. Anything else is a fault: retry the job.
           if (!(error instanceof ItemRejected)) throw error;
-          if (!(await markItemFailed(deps.db, data.orgId, action.id, item.id, error.message))) return stopped();
+          if (!(await failActionItem(deps, { orgId: data.orgId, actionId: action.id, itemId: item.id, error: error.message }))) return stopped();
           log.info({ actionId: action.id, position: item.position, reason: error.message }, "action item could not run");
         }
       }
@@ -60,7 +60,7 @@ export const executeActionHandler = defineHandler({
     if (!final) return;
     // The admin reads this reason: a code, never the error's own text (an SQL statement, a stack).
     const reason = `not run: the run stopped on an error (${jobFailureCode(error)}); resume the action to run the remaining items`;
-    const finished = await abandonRun(deps.db, data.orgId, data.actionId, reason);
+    const finished = await abandonActionRun(deps, { orgId: data.orgId, actionId: data.actionId, reason });
     if (finished) await announceActionDone(deps, finished);
   },
 });

@@ -4,7 +4,8 @@
  * failed after proposing) is carried over and given back unchanged, never re-proposed, and
  * stands even if the model does not ask for it again.
  */
-import { createPendingAction, findActionOfTurn, listActionItems, type AdminActionRow } from "../../db/queries/admin-actions";
+import { proposeAction } from "../../commands/action-run";
+import { findActionOfTurn, listActionItems, type AdminActionRow } from "../../db/queries/admin-actions";
 import type { WorkerDeps } from "../deps";
 import type { TurnEmitter } from "../turns/turn-emitter";
 import { estimateWork, type ProposedAction } from "./tools/proposal";
@@ -42,7 +43,7 @@ export class TurnProposals {
     }
     const { deps, turn } = this;
     const estimate = estimateWork(action.items);
-    const row = await createPendingAction(deps.db, {
+    const row = await proposeAction(deps, {
       orgId: turn.orgId,
       userId: turn.userId,
       sessionId: turn.sessionId,

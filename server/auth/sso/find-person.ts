@@ -7,14 +7,8 @@
  * belongs to another organisation never signs anyone in here, even when both organisations use
  * the same issuer. A dry run (the console's test sign-in) decides the same without writing.
  */
-import {
-  findIdentityLink,
-  linkIdentity,
-  provisionJitUser,
-  syncUserFromClaims,
-  touchIdentityLink,
-  type IdentityProviderRow,
-} from "../../../db/queries/identity";
+import { linkPersonByEmail, provisionPersonAtSignIn, signInLinkedPerson } from "../../../commands/sign-in-people";
+import { findIdentityLink, type IdentityProviderRow } from "../../../db/queries/identity";
 import { findUser, findUserByEmail } from "../../../db/queries/users";
 import type { Db } from "../../../db/knex";
 import { isDomainVerifiedFor } from "../../../db/queries/organisation-domains";
@@ -37,8 +31,7 @@ export async function findPerson(db: Db, provider: IdentityProviderRow, claims: 
     if (!user) throw new SignInFailure("NO_ACCOUNT");
     if (!user.is_active) throw new SignInFailure("ACCOUNT_DEACTIVATED");
     if (!dryRun) {
-      await touchIdentityLink(db, link.id);
-      await syncUserFromClaims(db, user.org_id, user.id, claims.profile);
+      await signInLinkedPerson({ db }, { orgId: user.org_id, userId: user.id, linkId: link.id, profile: claims.profile });
     }
     return { userId: user.id, email: user.email, role: claims.profile.role ?? user.role, how: "linked" };
   }
@@ -57,14 +50,13 @@ export async function findPerson(db: Db, provider: IdentityProviderRow, claims: 
     if (existing.org_id !== provider.org_id) throw new SignInFailure("WRONG_ORGANISATION", `email registered in organisation ${existing.org_id}`);
     if (!existing.is_active) throw new SignInFailure("ACCOUNT_DEACTIVATED");
     if (!dryRun) {
-      await linkIdentity(db, { ...linkFields, org_id: existing.org_id, user_id: existing.id });
-      await syncUserFromClaims(db, existing.org_id, existing.id, claims.profile);
+      await linkPersonByEmail({ db }, { link: { ...linkFields, org_id: existing.org_id, user_id: existing.id }, profile: claims.profile });
     }
     return { userId: existing.id, email, role: claims.profile.role ?? existing.role, how: "matched-by-email" };
   }
 
   if (!provider.jit_enabled) throw new SignInFailure("NO_ACCOUNT");
   if (dryRun) return { userId: null, email, role: claims.profile.role ?? "employee", how: "created-just-in-time" };
-  const created = await provisionJitUser(db, { orgId: provider.org_id, email, profile: claims.profile, link: linkFields });
+  const created = await provisionPersonAtSignIn({ db }, { orgId: provider.org_id, email, profile: claims.profile, link: linkFields });
   return { userId: created.id, email, role: created.role, how: "created-just-in-time" };
 }

@@ -3,7 +3,8 @@
  * the tutor is paused and until when; admins: the figures), and the operator's settings per
  * organisation: its own monthly allowance and credit top-ups, both audited.
  */
-import { addCredits, allowanceState, organisationExists, setMonthlyAllowance } from "../../../db/queries/ai-allowance";
+import { addCredits, setMonthlyAllowance } from "../../../commands/ai-allowance";
+import { allowanceState, organisationExists } from "../../../db/queries/ai-allowance";
 import { principalOf } from "../../auth/middleware";
 import { notFound } from "../../errors";
 import { defineRoute } from "../define-route";
@@ -36,7 +37,7 @@ export const allowanceRoutes = [
     errors: ["NOT_FOUND"],
     handler: async (ctx, { params: { orgId }, body }, deps) => {
       if (!(await organisationExists(deps.db, orgId))) throw notFound("Organisation");
-      await setMonthlyAllowance(deps.db, { orgId, monthlyTokens: body.monthly_tokens, actorId: principalOf(ctx).userId });
+      await setMonthlyAllowance(deps, { orgId, monthlyTokens: body.monthly_tokens, actorId: principalOf(ctx).userId });
       ctx.body = presentAllowance(await allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG), "admin");
     },
   }),
@@ -52,7 +53,7 @@ export const allowanceRoutes = [
     errors: ["NOT_FOUND"],
     handler: async (ctx, { params: { orgId }, body }, deps) => {
       if (!(await organisationExists(deps.db, orgId))) throw notFound("Organisation");
-      await addCredits(deps.db, { orgId, tokens: body.tokens, note: body.note, actorId: principalOf(ctx).userId });
+      await addCredits(deps, { orgId, tokens: body.tokens, note: body.note, actorId: principalOf(ctx).userId });
       ctx.status = 201;
       ctx.body = presentAllowance(await allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG), "admin");
     },

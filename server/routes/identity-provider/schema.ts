@@ -1,43 +1,10 @@
 /** Request and response shapes of the identity-provider settings (admin and operator). */
 import { z } from "zod";
+import { identityProviderChangeSchema } from "../../../commands/identity-provider-change";
 import { claimMappingSchema } from "../../../db/queries/identity";
 
-const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-
-export const identityProviderBody = z.strictObject({
-  display_name: z.string().trim().min(1).max(100).describe('Shown on the sign-in button: "Sign in with <display_name>".'),
-  issuer: z
-    .url({ protocol: /^https?$/, error: "issuer must be an http(s) URL" })
-    .max(500)
-    .describe("The provider's issuer URL; `<issuer>/.well-known/openid-configuration` must answer. HTTPS, except on a loopback address."),
-  client_id: z.string().trim().min(1).max(500),
-  client_secret: z
-    .string()
-    .min(1)
-    .max(2000)
-    .nullable()
-    .optional()
-    .describe("Write-only: stored encrypted with SECRETS_KEY, never returned. Omitted keeps the stored one; `null` removes it (a public client)."),
-  api_audience: z
-    .string()
-    .trim()
-    .min(1)
-    .max(500)
-    .nullable()
-    .default(null)
-    .describe("The `aud` of the provider's access tokens for our API; null: the client id."),
-  allowed_domains: z
-    .array(z.string().trim().toLowerCase().regex(DOMAIN, "allowed_domains: each must be a domain name like example.com"))
-    .max(50)
-    .default([])
-    .describe(
-      "Email domains this provider signs in (exact match) and that find it on the sign-in page, once verified for the organisation " +
-        "(a listed domain that is not verified does nothing). One another organisation verified is refused (`409 DOMAIN_CLAIMED`).",
-    ),
-  claim_mapping: claimMappingSchema.strict().default({}),
-  jit_enabled: z.boolean().default(false).describe("Create the employee at their first sign-in from an allowed domain."),
-  enabled: z.boolean().default(true),
-});
+/** The change as the command validates it, for the admin, the operator and the CLI alike. */
+export const identityProviderBody = identityProviderChangeSchema;
 
 export const identityProviderView = z.strictObject({
   id: z.uuid(),

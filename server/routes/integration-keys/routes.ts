@@ -3,15 +3,9 @@
  * the read endpoints an integration key calls: the organisation's people (people:read) and its AI
  * usage report (usage:read). The key names the organisation; see docs/integrations.md.
  */
+import { createIntegrationKey, revokeIntegrationKey } from "../../../commands/integration-keys";
 import { listIntegrationPeople } from "../../../db/queries/admin-people";
-import {
-  createIntegrationKey,
-  IntegrationKeyLimitReached,
-  listIntegrationKeys,
-  MAX_ACTIVE_INTEGRATION_KEYS,
-  revokeIntegrationKey,
-  type IntegrationKeyRow,
-} from "../../../db/queries/integration-keys";
+import { IntegrationKeyLimitReached, listIntegrationKeys, MAX_ACTIVE_INTEGRATION_KEYS, type IntegrationKeyRow } from "../../../db/queries/integration-keys";
 import { Refusal } from "../../../lib/refusal";
 import { integrationCallerOf } from "../../auth/integration-key";
 import { principalOf } from "../../auth/middleware";
@@ -61,7 +55,7 @@ export const integrationKeyRoutes = [
     errors: ["INTEGRATION_KEY_LIMIT"],
     handler: async (ctx, { body }, deps) => {
       const { orgId, userId } = principalOf(ctx);
-      const { key, row } = await createIntegrationKey(deps.db, {
+      const { key, row } = await createIntegrationKey(deps, {
         orgId,
         name: body.name,
         scopes: body.scopes,
@@ -103,7 +97,7 @@ export const integrationKeyRoutes = [
     errors: ["NOT_FOUND"],
     handler: async (ctx, { params: { id } }, deps) => {
       const { orgId, userId } = principalOf(ctx);
-      const row = await revokeIntegrationKey(deps.db, { orgId, keyId: id, actorId: userId });
+      const row = await revokeIntegrationKey(deps, { orgId, keyId: id, actorId: userId });
       if (!row) throw notFound("Integration key");
       ctx.body = presentKey(row);
     },

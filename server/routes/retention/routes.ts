@@ -3,7 +3,8 @@
  * last `chat-retention` sweep deleted, and set it (audited as `retention.updated`). The sweep
  * itself runs in the workers (workers/maintenance/chat-retention.ts); see docs/operations.md.
  */
-import { retentionOf, setChatRetention, type RetentionRow } from "../../../db/queries/chat-retention";
+import { setChatRetention } from "../../../commands/chat-retention";
+import { retentionOf, type RetentionRow } from "../../../db/queries/chat-retention";
 import { principalOf } from "../../auth/middleware";
 import { defineRoute } from "../define-route";
 import { putRetentionBody, retentionResponse, type RetentionBody } from "./schema";
@@ -50,7 +51,7 @@ export const retentionRoutes = [
     responses: { 200: { description: "The setting after the change.", schema: retentionResponse } },
     handler: async (ctx, { body }, deps) => {
       const { orgId, userId } = principalOf(ctx);
-      await setChatRetention(deps.db, { orgId, days: body.chat_retention_days, actorId: userId });
+      await setChatRetention(deps, { orgId, days: body.chat_retention_days, actorId: userId });
       ctx.body = presentRetention(await retentionOf(deps.db, orgId));
     },
   }),

@@ -3,8 +3,10 @@
  * (created or rotated here and shown once; revoked here), and what each provisioned group means.
  * Every change is audited with the admin as the actor.
  */
-import { type GroupSummary, groupSummaries, setGroupMapping } from "../../../db/queries/scim-groups";
-import { findScimTokenOfOrg, replaceScimToken, revokeScimToken } from "../../../db/queries/scim-tokens";
+import { setGroupMapping } from "../../../commands/scim-groups";
+import { type GroupSummary, groupSummaries } from "../../../db/queries/scim-groups";
+import { replaceScimToken, revokeScimToken } from "../../../commands/scim-token";
+import { findScimTokenOfOrg } from "../../../db/queries/scim-tokens";
 import { principalOf } from "../../auth/middleware";
 import { notFound } from "../../errors";
 import { scimBaseUrl } from "../../scim/request";
@@ -55,7 +57,7 @@ export const scimAdminRoutes = [
     responses: { 201: { description: "The new token.", schema: issuedScimToken } },
     handler: async (ctx, _input, deps) => {
       const principal = principalOf(ctx);
-      const { token, row, rotated } = await replaceScimToken(deps.db, { orgId: principal.orgId, actorId: principal.userId });
+      const { token, row, rotated } = await replaceScimToken(deps, { orgId: principal.orgId, actorId: principal.userId });
       ctx.set("Cache-Control", "no-store");
       ctx.status = 201;
       ctx.body = { token, hint: row.hint, created_at: row.created_at.toISOString(), rotated, base_url: scimBaseUrl(deps, ctx) };
@@ -71,7 +73,7 @@ export const scimAdminRoutes = [
     errors: ["NOT_FOUND"],
     handler: async (ctx, _input, deps) => {
       const principal = principalOf(ctx);
-      if (!(await revokeScimToken(deps.db, { orgId: principal.orgId, actorId: principal.userId }))) throw notFound("SCIM token");
+      if (!(await revokeScimToken(deps, { orgId: principal.orgId, actorId: principal.userId }))) throw notFound("SCIM token");
       ctx.status = 204;
     },
   }),
@@ -88,7 +90,7 @@ export const scimAdminRoutes = [
     errors: ["NOT_FOUND"],
     handler: async (ctx, { params, body }, deps) => {
       const principal = principalOf(ctx);
-      const group = await setGroupMapping(deps.db, { orgId: principal.orgId, groupId: params.id, mapping: body.mapping, actorId: principal.userId });
+      const group = await setGroupMapping(deps, { orgId: principal.orgId, groupId: params.id, mapping: body.mapping, actorId: principal.userId });
       if (!group) throw notFound("Group");
       const summary = (await groupSummaries(deps.db, principal.orgId)).find((g) => g.id === group.id);
       if (!summary) throw notFound("Group");

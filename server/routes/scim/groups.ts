@@ -4,16 +4,8 @@
  * (`PUT /api/v1/admin/scim/groups/:id/mapping`) and applied to members as they join and leave.
  */
 import type { Context } from "koa";
-import {
-  GROUP_FILTER_COLUMNS,
-  type ScimGroupRow,
-  createScimGroup,
-  deleteScimGroup,
-  findScimGroup,
-  listScimGroups,
-  membersOfGroups,
-  updateScimGroup,
-} from "../../../db/queries/scim-groups";
+import { createScimGroup, deleteScimGroup, updateScimGroup } from "../../../commands/scim-groups";
+import { GROUP_FILTER_COLUMNS, type ScimGroupRow, findScimGroup, listScimGroups, membersOfGroups } from "../../../db/queries/scim-groups";
 import type { ServerDeps } from "../../deps";
 import { parseScimFilter } from "../../scim/filter";
 import { fromScimGroup, parseScimGroup, toScimGroup } from "../../scim/group-resource";
@@ -90,7 +82,7 @@ export const scimGroupRoutes = [
     responses: { 201: { description: "The created Group (Location header).", schema: scimGroup, contentType: "application/scim+json" } },
     handler: async (ctx, _input, deps) => {
       const caller = scimCallerOf(ctx);
-      const row = await createScimGroup(deps.db, caller.orgId, fromScimGroup(parseScimGroup(ctx.request.body), "create"), caller.actor);
+      const row = await createScimGroup(deps, caller.orgId, fromScimGroup(parseScimGroup(ctx.request.body), "create"), caller.actor);
       ctx.set("Location", `${groupsUrl(caller.baseUrl)}/${row.id}`);
       const [group] = await present(deps, caller, [row]);
       sendScim(ctx, 201, group);
@@ -110,7 +102,7 @@ export const scimGroupRoutes = [
       const caller = scimCallerOf(ctx);
       const sent = parseScimGroup(ctx.request.body);
       const row = await updateScimGroup(
-        deps.db,
+        deps,
         caller.orgId,
         resourceId(params.id, "Group"),
         async (current) => fromScimGroup(sent, "put", current),
@@ -134,7 +126,7 @@ export const scimGroupRoutes = [
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
       const row = await updateScimGroup(
-        deps.db,
+        deps,
         caller.orgId,
         resourceId(params.id, "Group"),
         async (current, members) => {
@@ -158,7 +150,7 @@ export const scimGroupRoutes = [
     responses: { 204: { description: "Removed." } },
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
-      if (!(await deleteScimGroup(deps.db, caller.orgId, resourceId(params.id, "Group"), caller.actor))) throw notFound("Group", params.id);
+      if (!(await deleteScimGroup(deps, caller.orgId, resourceId(params.id, "Group"), caller.actor))) throw notFound("Group", params.id);
       ctx.status = 204;
     },
   }),

@@ -6,15 +6,8 @@
  * keeping their chats.
  */
 import type { Context } from "koa";
-import {
-  type ScimUserRow,
-  USER_FILTER_COLUMNS,
-  createScimUser,
-  deleteScimUser,
-  findScimUser,
-  listScimUsers,
-  updateScimUser,
-} from "../../../db/queries/scim-users";
+import { createScimUser, deleteScimUser, updateScimUser } from "../../../commands/scim-users";
+import { type ScimUserRow, USER_FILTER_COLUMNS, findScimUser, listScimUsers } from "../../../db/queries/scim-users";
 import type { ServerDeps } from "../../deps";
 import { parseScimFilter } from "../../scim/filter";
 import { SCIMMY } from "../../scim/library";
@@ -90,7 +83,7 @@ export const scimUserRoutes = [
     handler: async (ctx, _input, deps) => {
       const caller = scimCallerOf(ctx);
       const fields = fromScimUser(parseScimUser(ctx.request.body), "create");
-      const row = await createScimUser(deps.db, caller.orgId, fields, caller.actor);
+      const row = await createScimUser(deps, caller.orgId, fields, caller.actor);
       const user = toScimUser(row, usersUrl(caller.baseUrl));
       ctx.set("Location", `${usersUrl(caller.baseUrl)}/${row.id}`);
       sendScim(ctx, 201, user);
@@ -109,13 +102,7 @@ export const scimUserRoutes = [
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
       const sent = parseScimUser(ctx.request.body);
-      const row = await updateScimUser(
-        deps.db,
-        caller.orgId,
-        resourceId(params.id, "User"),
-        async (current) => fromScimUser(sent, "put", current),
-        caller.actor,
-      );
+      const row = await updateScimUser(deps, caller.orgId, resourceId(params.id, "User"), async (current) => fromScimUser(sent, "put", current), caller.actor);
       if (!row) throw notFound("User", params.id);
       sendScim(ctx, 200, toScimUser(row, usersUrl(caller.baseUrl)));
     },
@@ -133,7 +120,7 @@ export const scimUserRoutes = [
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
       const row = await updateScimUser(
-        deps.db,
+        deps,
         caller.orgId,
         resourceId(params.id, "User"),
         async (current) => {
@@ -157,7 +144,7 @@ export const scimUserRoutes = [
     responses: { 204: { description: "Removed." } },
     handler: async (ctx, { params }, deps) => {
       const caller = scimCallerOf(ctx);
-      if (!(await deleteScimUser(deps.db, caller.orgId, resourceId(params.id, "User"), caller.actor))) throw notFound("User", params.id);
+      if (!(await deleteScimUser(deps, caller.orgId, resourceId(params.id, "User"), caller.actor))) throw notFound("User", params.id);
       ctx.status = 204;
     },
   }),

@@ -5,17 +5,11 @@
  */
 import { expect } from "chai";
 import { approveDomain } from "../../../commands/organisation-domains";
-import {
-  deleteIdentityLinksOfUser,
-  findIdentityLink,
-  findIdentityProvidersByIssuer,
-  findSignInProvidersByDomain,
-  linkIdentity,
-  saveIdentityProvider,
-} from "../../../db/queries/identity";
+import { findIdentityLink, findIdentityProvidersByIssuer, findSignInProvidersByDomain } from "../../../db/queries/identity";
+import { deleteIdentityLinksOfUser, linkIdentity } from "../../../db/queries/identity-link-writes";
 import { issueRefreshToken, spendRefreshToken } from "../../../db/queries/refresh-tokens";
 import { dropOrganisations } from "../../support/organizations";
-import { unique } from "../../support/sso";
+import { storeIdentityProvider, unique } from "../../support/sso";
 import { stackSuite } from "../../support/suite";
 
 describe("db/queries identity and refresh tokens", function () {
@@ -33,7 +27,7 @@ describe("db/queries identity and refresh tokens", function () {
     const [user] = await db("users")
       .insert({ org_id: org.id, email: `p-${unique()}@${domain}`, name: "P", role: "employee", locale: "en" })
       .returning("id");
-    const provider = await saveIdentityProvider(db, org.id, {
+    const provider = await storeIdentityProvider(db, org.id, {
       display_name: "Shared",
       issuer,
       client_id: `c-${unique()}`,

@@ -11,13 +11,14 @@ import { testRsaKeyPair } from "../../harness/test-keys";
 import { expect } from "chai";
 import type { Logger } from "pino";
 import { SignJWT, base64url, importJWK, type JWK } from "jose";
-import { saveIdentityProvider, linkIdentity } from "../../../db/queries/identity";
+import { linkIdentity } from "../../../db/queries/identity-link-writes";
 import { parseConfig } from "../../../lib/config";
 import { startServer, type RunningServer } from "../../../server/server";
 import { findFreePort } from "../../../launcher/embedded/child-process";
 import { api, connect } from "../../harness/client";
 import { startTestIdentityProvider, type TestIdentityProvider } from "../../harness/oidc-provider";
 import { dropOrganisations } from "../../support/organizations";
+import { storeIdentityProvider } from "../../support/sso";
 import { stackSuite } from "../../support/suite";
 import { providerAccessToken, providerTokens, type ProviderClient } from "./provider-sign-in";
 import { ProviderTokens } from "../../../server/auth/provider-tokens";
@@ -96,8 +97,8 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     const orgA = await organisation("IdP Alpha");
     const orgB = await organisation("IdP Beta");
     // Same issuer for both (as with Google): A's API audience is the provider's, B's falls back to its client id.
-    const providerA = await saveIdentityProvider(db(), orgA, providerSettings(provider.issuer, app.clientId, provider.apiAudience));
-    const providerB = await saveIdentityProvider(db(), orgB, providerSettings(provider.issuer, AUDIENCE_B, null));
+    const providerA = await storeIdentityProvider(db(), orgA, providerSettings(provider.issuer, app.clientId, provider.apiAudience));
+    const providerB = await storeIdentityProvider(db(), orgB, providerSettings(provider.issuer, AUDIENCE_B, null));
     people.ana = await person(orgA, `ana-${randomUUID().slice(0, 6)}`, provider.issuer, providerA.id);
     people.ines = await person(orgA, `ines-${randomUUID().slice(0, 6)}`, provider.issuer, providerA.id);
     people.ben = await person(orgB, `ben-${randomUUID().slice(0, 6)}`, provider.issuer, providerB.id);
@@ -165,7 +166,7 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     this.timeout(30_000);
     // Organisation D signs in with the same client (client-a) but sets no API audience; Dora is linked through it.
     const orgD = await organisation("IdP Delta");
-    const providerD = await saveIdentityProvider(db(), orgD, providerSettings(provider.issuer, app.clientId, null));
+    const providerD = await storeIdentityProvider(db(), orgD, providerSettings(provider.issuer, app.clientId, null));
     const dora = await person(orgD, `dora-${randomUUID().slice(0, 6)}`, provider.issuer, providerD.id);
     await provider.addAccount({ sub: dora.sub, email: dora.email, password: "dora's password" });
     const tokens = await providerTokens(provider.issuer, app, dora.email, "dora's password");
@@ -318,7 +319,7 @@ describe("identity-provider tokens at the API and the socket handshake", functio
       this.timeout(90_000);
       rotating = await startTestIdentityProvider({ clients: [] });
       const orgC = await organisation("IdP Gamma");
-      const providerC = await saveIdentityProvider(db(), orgC, providerSettings(rotating.issuer, "client-c", rotating.apiAudience));
+      const providerC = await storeIdentityProvider(db(), orgC, providerSettings(rotating.issuer, "client-c", rotating.apiAudience));
       const linked = await person(orgC, `carla-${randomUUID().slice(0, 6)}`, rotating.issuer, providerC.id);
       carla = { sub: linked.sub, id: linked.id };
       server = await startServer(

@@ -451,8 +451,8 @@ describe("catalog API (/api/v1/integrations/catalog)", function () {
     await waitFor(async () => (await pendingOf([orgA, orgB])) === 0, 30_000, "the imports to end");
   });
 
-  it("each write leaves an integration.write audit row naming the key; admins see imports of their own organisation only", async () => {
-    const audits = await db()("audit_log").where({ org_id: orgA, action: "integration.write" }).select("details");
+  it("each write leaves an integration_key.write_requested audit row naming the key; admins see imports of their own organisation only", async () => {
+    const audits = await db()("audit_log").where({ org_id: orgA, action: "integration_key.write_requested" }).select("details");
     expect(audits.length).to.be.greaterThan(10);
     expect(audits.map((a: { details: { path: string } }) => a.details.path)).to.include("/api/v1/integrations/catalog/imports");
     const list = await api(stack.baseUrl, "GET", "/api/v1/admin/catalog-imports", { token: adminA.token });

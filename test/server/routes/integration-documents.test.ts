@@ -73,7 +73,7 @@ describe("sourced documents (/api/v1/integrations/documents)", function () {
     const after = await documentOf(orgA, "wiki:leave/policy.md");
     expect(after).to.include({ ingest_generation: 0, status: "COMPLETED", content_hash: indexed.content_hash });
 
-    const audits = await db()("audit_log").where({ org_id: orgA, action: "integration.write", target_id: keyA.id }).select("details");
+    const audits = await db()("audit_log").where({ org_id: orgA, action: "integration_key.write_requested", target_id: keyA.id }).select("details");
     const puts = audits
       .map((a: { details: { method: string; status: number; path: string } }) => a.details)
       .filter((d: { method: string }) => d.method === "PUT");
@@ -299,7 +299,7 @@ describe("sourced documents (/api/v1/integrations/documents)", function () {
     expect((await deleteSourced(stack.baseUrl, keyA.key, "wiki:leave/policy.md")).status).to.equal(404);
     expect(await documentOf(orgB, "wiki:leave/policy.md"), "B's document of the same id stays").to.not.equal(undefined);
     // Every request with the write scope is audited, refused ones included, in the key's own organisation.
-    const deletes = (await db()("audit_log").where({ action: "integration.write", target_id: keyA.id }).select("org_id", "details"))
+    const deletes = (await db()("audit_log").where({ action: "integration_key.write_requested", target_id: keyA.id }).select("org_id", "details"))
       .filter((row: { details: { method: string; path: string } }) => row.details.method === "DELETE" && row.details.path.endsWith("policy.md"))
       .map((row: { org_id: string; details: { status: number } }) => [row.org_id, row.details.status]);
     expect(deletes).to.have.deep.members([
@@ -307,7 +307,7 @@ describe("sourced documents (/api/v1/integrations/documents)", function () {
       [orgA, 404],
     ]);
     const conflicts = await db()("audit_log")
-      .where({ action: "integration.write", target_id: keyA.id })
+      .where({ action: "integration_key.write_requested", target_id: keyA.id })
       .whereRaw("(details->>'status')::int = 409")
       .count("* as n")
       .first();

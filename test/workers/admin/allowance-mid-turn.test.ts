@@ -5,7 +5,8 @@
  * another organisation's multi-round turn is untouched.
  */
 import { expect } from "chai";
-import { allowanceState, setMonthlyAllowance } from "../../../db/queries/ai-allowance";
+import { setMonthlyAllowance } from "../../../commands/ai-allowance";
+import { allowanceState } from "../../../db/queries/ai-allowance";
 import { api } from "../../harness/client";
 import { stackSuite } from "../../support/suite";
 import { dropOrganisation, freshOrganisation } from "../../server/routes/allowance/helpers";
@@ -43,7 +44,7 @@ describe("admin turns: the allowance before every model call", function () {
   it("ends a turn whose organisation runs out after round 1 with AI_ALLOWANCE_EXHAUSTED, before round 2; another org's turn runs both rounds", async () => {
     const db = stack.server.deps.db;
     // Enough to be accepted, far less than one round of the admin prompt costs.
-    await setMonthlyAllowance(db, { orgId: orgA, monthlyTokens: 50, actorId: adminA.id });
+    await setMonthlyAllowance({ db }, { orgId: orgA, monthlyTokens: 50, actorId: adminA.id });
     expect((await allowanceState(db, orgA, 0)).exhausted).to.equal(false);
 
     const message = "Which courses do we have, and how are they going?";

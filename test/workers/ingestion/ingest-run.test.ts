@@ -99,19 +99,21 @@ describe("unqueued-document sweep", function () {
     const tag = `${Date.now()}-${Math.random()}`;
     // What the upload stores before it enqueues: the row with its bytes, PENDING.
     const store = (title: string) =>
-      createUploadedDocument(db, {
-        orgId: stack.demo.orgId,
-        uploadedBy: stack.demo.adminId,
-        title,
-        filename: `${title}.txt`,
-        mimeType: "text/plain",
-        bytes: makeTxt(`The ${title} document says hello ${tag}.`),
-        contentHash: `${title}-${tag}`,
-        defaultQuotaBytes: stack.config.ORG_STORAGE_QUOTA_BYTES,
-        metadata: { format: "txt", title_source: "filename" },
-        access: {},
-        courseId: undefined,
-      });
+      db.transaction((trx) =>
+        createUploadedDocument(trx, {
+          orgId: stack.demo.orgId,
+          uploadedBy: stack.demo.adminId,
+          title,
+          filename: `${title}.txt`,
+          mimeType: "text/plain",
+          bytes: makeTxt(`The ${title} document says hello ${tag}.`),
+          contentHash: `${title}-${tag}`,
+          defaultQuotaBytes: stack.config.ORG_STORAGE_QUOTA_BYTES,
+          metadata: { format: "txt", title_source: "filename" },
+          access: {},
+          courseId: undefined,
+        }),
+      );
     const lost = await store("lost");
     const fresh = await store("fresh");
     await db("documents")

@@ -169,7 +169,7 @@ describe("AI allowance per organisation", function () {
       .where({ org_id: orgId })
       .orderBy("created_at")
       .select("action", "before", "after", "details", "actor_id");
-    expect(audit.map((row) => row.action)).to.deep.equal(["ai_allowance.set", "ai_allowance.set", "ai_credits.add"]);
+    expect(audit.map((row) => row.action)).to.deep.equal(["ai_allowance.updated", "ai_allowance.updated", "ai_credits.added"]);
     expect(audit[1]!.before).to.deep.equal({ monthly_tokens: 2_000 });
     expect(audit[1]!.after).to.deep.equal({ monthly_tokens: null });
     expect(audit[2]!.details).to.deep.equal({ tokens: 10, note: "goodwill" });

@@ -98,7 +98,7 @@ describe("operator: organisations without SQL", function () {
     expect(beta.slug).to.equal(`beta-logistics-${suffix}`);
     const admin = await db()("users").where({ org_id: beta.id }).first("role", "provisioned_via", "email");
     expect(admin).to.deep.equal({ role: "admin", provisioned_via: "api", email: betaEmail });
-    const audit = await db()("audit_log").where({ target_id: beta.id, action: "organization.create" }).first("org_id", "actor_id", "details");
+    const audit = await db()("audit_log").where({ target_id: beta.id, action: "organization.created" }).first("org_id", "actor_id", "details");
     expect(audit.org_id, "audited in the operator's organisation").to.equal(stack.demo.orgId);
     expect(audit.actor_id).to.equal(stack.demo.adminId);
     expect(audit.details).to.include({ slug: beta.slug, via: "api" });
@@ -233,7 +233,7 @@ describe("operator: organisations without SQL", function () {
     expect(await orgVectorIndexState(db(), beta.id)).to.equal("absent");
     await waitFor(async () => (await jobsOf(beta.id)).length === 0, 5_000, "its jobs (the deletion's own too) to be gone");
     expect(await keysNaming(owned), "keys naming it, its people, sessions, turns or documents").to.deep.equal([]);
-    const deletionAudit = await db()("audit_log").where({ target_id: beta.id, action: "organization.delete" }).first("org_id", "actor_id");
+    const deletionAudit = await db()("audit_log").where({ target_id: beta.id, action: "organization.deletion_requested" }).first("org_id", "actor_id");
     expect(deletionAudit).to.deep.equal({ org_id: stack.demo.orgId, actor_id: stack.demo.adminId });
 
     // --- the other one is untouched and still answers ------------------------------------------------

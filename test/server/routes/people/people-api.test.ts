@@ -5,11 +5,12 @@
  * refresh tokens and stops the person's access token at once; every change is audited.
  */
 import { expect } from "chai";
-import { linkIdentity, saveIdentityProvider, touchIdentityLink } from "../../../../db/queries/identity";
+import { linkIdentity, touchIdentityLink } from "../../../../db/queries/identity-link-writes";
 import { issueRefreshToken, spendRefreshToken } from "../../../../db/queries/refresh-tokens";
 import { peopleResponse } from "../../../../server/routes/people/schema";
 import { api, login } from "../../../harness/client";
 import { dropOrganisations } from "../../../support/organizations";
+import { storeIdentityProvider } from "../../../support/sso";
 import { stackSuite } from "../../../support/suite";
 import { cleanUp, freshUser, unique, type Person } from "../../../workers/admin/helpers";
 import { freshOrganisation } from "../allowance/helpers";
@@ -52,7 +53,7 @@ describe("the admin people API (/api/v1/admin/people)", function () {
     await db()("users").insert({ ...row("Zed Other Org", "api", "Sales"), org_id: orgB });
     // Elena signed in through the organisation's provider once.
     const elena = await db()("users").where({ org_id: orgA, name: "Elena Jit" }).first("id");
-    const provider = await saveIdentityProvider(db(), orgA, {
+    const provider = await storeIdentityProvider(db(), orgA, {
       display_name: "Acme SSO",
       issuer: `https://idp-${tag}.example.com`,
       client_id: "console",
@@ -151,7 +152,7 @@ describe("the admin people API (/api/v1/admin/people)", function () {
     });
     const audit = await auditOf(created.body.person.id);
     expect(audit).to.have.length(1);
-    expect(audit[0]).to.deep.include({ action: "person.create", actor_id: adminA.id, org_id: orgA, before: null });
+    expect(audit[0]).to.deep.include({ action: "person.created", actor_id: adminA.id, org_id: orgA, before: null });
     expect(audit[0].after).to.include({ name: "Nina New", provisioned_via: "api" });
 
     const zed = await db()("users").where({ org_id: orgB, name: "Zed Other Org" }).first("email");
@@ -191,7 +192,7 @@ describe("the admin people API (/api/v1/admin/people)", function () {
     expect(changed.status).to.equal(200);
     expect(changed.body.person).to.include({ name: "Dario Sales", department: "Retail", role: "admin" });
     const [audit] = await auditOf(dario.id);
-    expect(audit).to.deep.include({ action: "person.update", actor_id: adminA.id });
+    expect(audit).to.deep.include({ action: "person.updated", actor_id: adminA.id });
     expect(audit.before).to.deep.equal({ name: "Dario Scim", role: "employee", department: "Sales" });
     expect(audit.after).to.deep.equal({ name: "Dario Sales", role: "admin", department: "Retail" });
     const same = await patch(dario.id, { role: "admin" });
@@ -237,7 +238,7 @@ describe("the admin people API (/api/v1/admin/people)", function () {
     const back = await patch(id, { is_active: true });
     expect(back.body.person).to.include({ is_active: true, deactivated_at: null });
     expect((await api(stack.baseUrl, "GET", "/api/v1/me", { token })).status).to.equal(200);
-    expect((await auditOf(id)).map((row) => row.action)).to.deep.equal(["person.create", "person.deactivate", "person.reactivate"]);
+    expect((await auditOf(id)).map((row) => row.action)).to.deep.equal(["person.created", "person.deactivated", "person.reactivated"]);
     const [, deactivation] = await auditOf(id);
     expect(deactivation).to.deep.include({ before: { is_active: true }, after: { is_active: false }, actor_id: adminA.id });
   });

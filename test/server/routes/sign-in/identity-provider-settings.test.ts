@@ -42,7 +42,7 @@ describe("identity-provider settings API", function () {
     expect(kept.status, JSON.stringify(kept.body)).to.equal(200);
     expect(kept.body.identity_provider).to.include({ display_name: "Renamed IdP", client_secret_set: true });
     const audit = await stack.server.deps.db("audit_log").where({ org_id: world.a.orgId }).whereLike("action", "identity_provider.%").orderBy("created_at");
-    expect(audit.map((a: { action: string }) => a.action)).to.deep.equal(["identity_provider.create", "identity_provider.update"]);
+    expect(audit.map((a: { action: string }) => a.action)).to.deep.equal(["identity_provider.created", "identity_provider.updated"]);
     expect(JSON.stringify(audit)).to.not.include(world.a.clientSecret);
     expect(audit[1].after.display_name).to.equal("Renamed IdP");
   });
@@ -98,7 +98,7 @@ describe("identity-provider settings API", function () {
     expect(set.body.identity_provider).to.include({ org_id: world.b.orgId, display_name: "Set by ops" });
     const audited = await stack.server.deps
       .db("audit_log")
-      .where({ org_id: world.b.orgId, actor_id: DEMO_IDS.adminId, action: "identity_provider.update" })
+      .where({ org_id: world.b.orgId, actor_id: DEMO_IDS.adminId, action: "identity_provider.updated" })
       .first();
     expect(audited).to.not.equal(undefined);
     // A's admin still sees A's provider only.
@@ -126,7 +126,7 @@ describe("identity-provider settings API", function () {
     const lookup = await api(world.baseUrl, "GET", `/api/v1/auth/providers?email=x@${world.b.domain}`, { headers: { "x-forwarded-for": "192.0.2.78" } });
     expect(lookup.body).to.deep.equal({ providers: [] });
     expect((await api(world.baseUrl, "GET", PATH, { token: world.b.adminToken })).body).to.deep.equal({ identity_provider: null });
-    const removed = await stack.server.deps.db("audit_log").where({ org_id: world.b.orgId, action: "identity_provider.delete" }).first();
+    const removed = await stack.server.deps.db("audit_log").where({ org_id: world.b.orgId, action: "identity_provider.removed" }).first();
     expect(removed.before.client_secret_set).to.equal(true);
   });
 });

@@ -157,7 +157,7 @@ describe("single sign-on: the flow, the session and its refusals", function () {
     expect(first.landed.status, first.landed.body).to.equal(303);
     const created = await db("users").where({ email: newbie.email }).first();
     expect(created).to.include({ org_id: world.a.orgId, provisioned_via: "jit", department: "Logistics", role: "admin", name: newbie.name });
-    const audited = await db("audit_log").where({ org_id: world.a.orgId, action: "user.jit_provision", target_id: created.id }).first();
+    const audited = await db("audit_log").where({ org_id: world.a.orgId, action: "person.provisioned", target_id: created.id }).first();
     expect(audited).to.not.equal(undefined);
 
     // Two first sign-ins of one newcomer at once (two tabs): one person, one link, both signed in.
