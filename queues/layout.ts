@@ -30,7 +30,7 @@ export interface QueueLayout {
 export const SINGLE_LAYOUT: QueueLayout = { shards: 1, cluster: false };
 
 export function queueLayoutOf(config: Config): QueueLayout {
-  return { shards: config.QUEUE_SHARDS, cluster: Boolean(config.REDIS_CLUSTER_NODES) };
+  return { shards: config.redis.QUEUE_SHARDS, cluster: Boolean(config.redis.REDIS_CLUSTER_NODES) };
 }
 
 /** How many copies `queue` has. */

@@ -6,7 +6,7 @@ import { runUntilSignalled } from "../lib/process-lifecycle";
 import { startServer } from "./server";
 
 const server = await runUntilSignalled(componentLogger("server"), () => startServer(getConfig()), {
-  graceMs: () => getConfig().SHUTDOWN_GRACE_MS,
+  graceMs: () => getConfig().process.SHUTDOWN_GRACE_MS,
   refuseOn: [DatabaseFullError],
 });
 // The launcher waits for this line; it does not depend on LOG_LEVEL.

@@ -12,7 +12,7 @@ import { startWorkers } from "./host";
 import { ExtractionThreadsUnavailable } from "./ingestion/isolation";
 
 await runUntilSignalled(componentLogger("worker"), () => startWorkers(getConfig()), {
-  graceMs: () => getConfig().SHUTDOWN_GRACE_MS,
+  graceMs: () => getConfig().process.SHUTDOWN_GRACE_MS,
   refuseOn: [EmbeddingDimensionError, ExtractionThreadsUnavailable, DatabaseFullError],
 });
 process.stdout.write("READY workers\n");

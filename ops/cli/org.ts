@@ -157,7 +157,7 @@ async function run(command: string, values: Values, session: Session, args: stri
       if (quota !== null && quota < 1024) throw new UsageError("--bytes must be at least 1024");
       const org = await changeOrganisation(deps, operator, required(values, "org"), { storage_quota_bytes: quota });
       out.result({ id: org.id, slug: org.slug, storage_quota_bytes: org.storage_quota_bytes }, [
-        `${org.slug}: storage quota ${org.storage_quota_bytes === null ? `default (ORG_STORAGE_QUOTA_BYTES, ${config.ORG_STORAGE_QUOTA_BYTES} bytes)` : `${org.storage_quota_bytes} bytes`}`,
+        `${org.slug}: storage quota ${org.storage_quota_bytes === null ? `default (ORG_STORAGE_QUOTA_BYTES, ${config.organisations.ORG_STORAGE_QUOTA_BYTES} bytes)` : `${org.storage_quota_bytes} bytes`}`,
       ]);
       return 0;
     }
@@ -167,7 +167,7 @@ async function run(command: string, values: Values, session: Session, args: stri
       const org = await organisationNamed(deps, required(values, "org"));
       const secret = values["client-secret"] === "-" ? readFileSync(0, "utf8").trim() : values["client-secret"];
       if (secret !== undefined && values["clear-client-secret"]) throw new UsageError("--client-secret and --clear-client-secret exclude each other");
-      if (secret !== undefined && !config.SECRETS_KEY)
+      if (secret !== undefined && !config.auth.SECRETS_KEY)
         throw new UsageError(
           "SECRETS_KEY is not set, so the client secret cannot be stored encrypted. Set SECRETS_KEY (at least 32 characters, the same value the server and workers use) and run this again.",
         );
@@ -304,7 +304,7 @@ async function main(argv: string[]): Promise<number> {
   const embedded = useEmbeddedConnection(process.env);
   if (embedded && !values.json) process.stderr.write(`› using the product npm start is running (${embedded})\n`);
   const config = getConfig();
-  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: 2 });
+  const db = createDb({ url: requireSetting(config.database, "DATABASE_URL"), poolMax: 2 });
   const out: Output = values.json
     ? {
         result: (json) => process.stdout.write(`${JSON.stringify(json)}\n`),

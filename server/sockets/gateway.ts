@@ -96,21 +96,25 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   const limits = new SocketLimits(
     new RateLimiter(deps.redis),
     {
-      connectionsPerMinute: deps.config.RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE,
-      joinsPerMinute: deps.config.RATE_LIMIT_SOCKET_JOINS_PER_MINUTE,
-      eventsPerMinute: deps.config.RATE_LIMIT_SOCKET_EVENTS_PER_MINUTE,
+      connectionsPerMinute: deps.config.sockets.RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE,
+      joinsPerMinute: deps.config.sockets.RATE_LIMIT_SOCKET_JOINS_PER_MINUTE,
+      eventsPerMinute: deps.config.sockets.RATE_LIMIT_SOCKET_EVENTS_PER_MINUTE,
     },
     log,
   );
   const guard = new SocketEventGuard(
-    { burst: deps.config.SOCKET_EVENT_BURST, perSecond: deps.config.SOCKET_EVENTS_PER_SECOND, floodDisconnectAfter: deps.config.SOCKET_FLOOD_DISCONNECT_AFTER },
+    {
+      burst: deps.config.sockets.SOCKET_EVENT_BURST,
+      perSecond: deps.config.sockets.SOCKET_EVENTS_PER_SECOND,
+      floodDisconnectAfter: deps.config.sockets.SOCKET_FLOOD_DISCONNECT_AFTER,
+    },
     log,
   );
-  const cap = new SocketCap(deps.redis, deps.config.SOCKET_MAX_PER_USER, log);
+  const cap = new SocketCap(deps.redis, deps.config.sockets.SOCKET_MAX_PER_USER, log);
   cap.start(function* () {
     for (const socket of io.sockets.sockets.values()) if (socket.data.principal) yield { userId: socket.data.principal.userId, socketId: socket.id };
   });
-  const reauth = new SocketReauth(io, deps, log, deps.config.SOCKET_REAUTH_INTERVAL_MS);
+  const reauth = new SocketReauth(io, deps, log, deps.config.sockets.SOCKET_REAUTH_INTERVAL_MS);
   reauth.start();
 
   // The code stays UNAUTHORIZED (what clients act on); a provider token's refusal adds why, as `reason`.
@@ -132,7 +136,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
       return next(Object.assign(new Error(`RATE_LIMITED: ${refused.message}`), { data: { code: "RATE_LIMITED", retry_after: refused.details?.retry_after } }));
     const holder = { userId, socketId: socket.id };
     if (!(await cap.claim(holder, io.sockets.adapter.rooms.get(roomForUser(userId))?.size ?? 0))) {
-      const message = `TOO_MANY_SOCKETS: at most ${deps.config.SOCKET_MAX_PER_USER} open connections per user; close another tab or connection first`;
+      const message = `TOO_MANY_SOCKETS: at most ${deps.config.sockets.SOCKET_MAX_PER_USER} open connections per user; close another tab or connection first`;
       return next(Object.assign(new Error(message), { data: { code: "TOO_MANY_SOCKETS" } }));
     }
     const confirmed = await confirmOrRefuse(deps, signed).catch(() => null);

@@ -88,7 +88,7 @@ describe("web client: serving and the API it uses", function () {
     it("gives an admin the upload limits and says whether they may open Bull Board", async () => {
       const me = await api(stack.baseUrl, "GET", "/api/v1/me", { token: admin });
       expect(me.body.operator).to.equal(true);
-      expect(me.body.uploads.max_bytes).to.equal(stack.config.UPLOAD_MAX_BYTES);
+      expect(me.body.uploads.max_bytes).to.equal(stack.config.server.UPLOAD_MAX_BYTES);
       expect(me.body.uploads.accepted_extensions).to.include.members([".pdf", ".docx", ".md", ".csv"]);
     });
 

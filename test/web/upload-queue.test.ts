@@ -47,7 +47,7 @@ describe("web: the admin console's upload queue", function () {
    */
   async function fillUploadWindow(free: number, reopensInMs: number): Promise<void> {
     const at = Date.now() - WINDOW_MS + reopensInMs;
-    const taken = stack.config.RATE_LIMIT_UPLOADS_PER_MINUTE - free;
+    const taken = stack.config.rateLimits.RATE_LIMIT_UPLOADS_PER_MINUTE - free;
     const members = Array.from({ length: taken }, (_, i) => [at, `filled-${i}`]).flat();
     await stack.server.deps.redis.del(windowKey);
     await stack.server.deps.redis.zadd(windowKey, ...(members as [number, string]));

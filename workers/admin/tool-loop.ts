@@ -72,26 +72,26 @@ function parsedArguments(raw: string): unknown {
 
 /** Throws the allowance refusal when the organisation has nothing left: the turn must not call the model again. */
 async function requireAllowance(deps: WorkerDeps, orgId: string): Promise<void> {
-  const state = await allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG);
+  const state = await allowanceState(deps.db, orgId, deps.config.organisations.AI_MONTHLY_TOKENS_PER_ORG);
   if (state.exhausted) throw allowanceExhaustedRefusal(state.resetsAt, "mid_turn");
 }
 
 export async function runToolLoop({ deps, events, tools, messages, prefix, writeBlocked, cancel, breaker }: ToolLoopInput): Promise<ToolLoopResult> {
   const { config } = deps;
-  const maxRounds = config.ADMIN_MAX_TOOL_ROUNDS;
-  const maxCalls = config.ADMIN_MAX_TOOL_CALLS_PER_ROUND;
+  const maxRounds = config.admin.ADMIN_MAX_TOOL_ROUNDS;
+  const maxCalls = config.admin.ADMIN_MAX_TOOL_CALLS_PER_ROUND;
   const guard: ToolGuard = {
     settings: {
-      retries: config.ADMIN_TOOL_RETRIES,
-      baseDelayMs: config.ADMIN_TOOL_RETRY_BASE_MS,
-      breakerFailures: config.ADMIN_TOOL_BREAKER_FAILURES,
-      breakerCooldownMs: config.ADMIN_TOOL_BREAKER_COOLDOWN_MS,
+      retries: config.admin.ADMIN_TOOL_RETRIES,
+      baseDelayMs: config.admin.ADMIN_TOOL_RETRY_BASE_MS,
+      breakerFailures: config.admin.ADMIN_TOOL_BREAKER_FAILURES,
+      breakerCooldownMs: config.admin.ADMIN_TOOL_BREAKER_COOLDOWN_MS,
     },
     ...(breaker ? { breaker } : {}),
   };
   // The admin's message is the last one given; what follows it is this turn's rounds.
   const currentIndex = messages.length - 1;
-  const window = adminContextWindow(config.LLM_CONTEXT_WINDOW, deps.llm.modelChain("admin"));
+  const window = adminContextWindow(config.llm.LLM_CONTEXT_WINDOW, deps.llm.modelChain("admin"));
   const runs: ToolLoopResult["runs"] = [];
   let text = prefix;
   let promptTokens = 0;

@@ -92,7 +92,7 @@ export class LlmClient {
 
   /** The primary provider's models for a use case, in order (a comma-separated setting is a fallback chain). */
   modelChain(useCase: LlmUseCase): string[] {
-    return splitChain(modelFor(this.config, useCase));
+    return splitChain(modelFor(this.config.llm, useCase));
   }
 
   async chat(context: CallContext, messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {
@@ -144,7 +144,7 @@ export class LlmClient {
       const wire = wireRequest(provider, messages, options);
       return inModelSpan(this.chatRequest(context, provider, model, wire.messages, options), async (call) => {
         const started = performance.now();
-        const watch = new IdleWatch(this.config.LLM_STREAM_IDLE_TIMEOUT_MS, options.signal);
+        const watch = new IdleWatch(this.config.llm.LLM_STREAM_IDLE_TIMEOUT_MS, options.signal);
         const gate = wire.json ? new ProseGate() : undefined;
         const show = async (text: string): Promise<void> => {
           if (!text) return;
@@ -262,11 +262,13 @@ export class LlmClient {
    */
   async embed(texts: string[], kind: "query" | "passage", context?: Omit<CallContext, "useCase"> & { useCase?: LlmUseCase }): Promise<number[][]> {
     if (texts.length === 0) return [];
-    const input = this.config.embeddingPrefixes ? texts.map((text) => `${kind}: ${text}`) : texts;
+    const input = this.config.embedding.embeddingPrefixes ? texts.map((text) => `${kind}: ${text}`) : texts;
     const cache = kind === "query" && context?.orgId ? this.options.queryCache : undefined;
     const orgId = context?.orgId ?? "";
-    const dimensions = this.config.EMBEDDING_DIMENSIONS;
-    const cached = cache ? await Promise.all(input.map((text) => cache.get({ orgId, model: this.config.EMBEDDING_MODEL, dimensions, input: text }))) : [];
+    const dimensions = this.config.embedding.EMBEDDING_DIMENSIONS;
+    const cached = cache
+      ? await Promise.all(input.map((text) => cache.get({ orgId, model: this.config.embedding.EMBEDDING_MODEL, dimensions, input: text })))
+      : [];
     const missing = input.flatMap((_text, index) => (cached[index] === undefined ? [index] : []));
     if (missing.length === 0) return cached as number[][];
     const answered = await this.embedAcross(
@@ -287,7 +289,7 @@ export class LlmClient {
    * fallback, so each provider's width is checked on its own.
    */
   async probeEmbedding(provider: EmbeddingProvider): Promise<number[] | undefined> {
-    const input = this.config.embeddingPrefixes ? ["query: dimension probe"] : ["dimension probe"];
+    const input = this.config.embedding.embeddingPrefixes ? ["query: dimension probe"] : ["dimension probe"];
     const [vector] = await this.withRetries(
       () => this.embedOnce(provider, input, "query", undefined, false),
       this.embeddingCallOf(provider),
@@ -348,7 +350,7 @@ export class LlmClient {
         call.answered({ model, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 });
         const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding as number[]);
         // A fallback that was down at start-up was never probed: its vectors must still fit the column.
-        const width = this.config.EMBEDDING_DIMENSIONS;
+        const width = this.config.embedding.EMBEDDING_DIMENSIONS;
         if (guardWidth && provider !== this.embeddingProviders[0] && vectors.some((vector) => vector.length !== width)) {
           this.cooldowns.trip(this.embeddingCallOf(provider).cooldownKey, "not_found");
           throw new LlmError(

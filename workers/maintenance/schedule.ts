@@ -23,11 +23,11 @@ const CATALOG_IMPORT_SWEEP_EVERY_MS = 60 * 60_000;
 
 export function maintenanceSchedule(config: Config): Record<MaintenanceTask, number> {
   return {
-    "lost-turns": config.TURN_SWEEP_INTERVAL_MS,
+    "lost-turns": config.workers.TURN_SWEEP_INTERVAL_MS,
     "stuck-documents": DOCUMENT_SWEEP_EVERY_MS,
     "question-vectors": QUESTION_VECTOR_SWEEP_EVERY_MS,
     "vector-indexes": VECTOR_INDEX_SWEEP_EVERY_MS,
-    "chat-retention": config.RETENTION_SWEEP_INTERVAL_MS,
+    "chat-retention": config.dataLifecycle.RETENTION_SWEEP_INTERVAL_MS,
     "catalog-imports": CATALOG_IMPORT_SWEEP_EVERY_MS,
   };
 }

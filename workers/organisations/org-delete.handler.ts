@@ -64,7 +64,7 @@ const STEPS: Record<Step, (deps: WorkerDeps, deletion: Deletion, progress: (deta
   "vector-indexes": dropIndexes,
   "redis-keys": purgeKeys,
   rows: (deps, deletion, progress) =>
-    deleteOrgRowsInBatches(deps.db, deletion, deps.config.ORG_DELETE_BATCH_ROWS, (table, removed) => progress({ table, batch: removed })),
+    deleteOrgRowsInBatches(deps.db, deletion, deps.config.dataLifecycle.ORG_DELETE_BATCH_ROWS, (table, removed) => progress({ table, batch: removed })),
   leftovers: async (deps, deletion) => {
     const jobs = (await removeQueuedJobsOf(deps.producer, deletion.orgId)) + (await removeFinishedJobsOf(deps.producer, deletion.orgId));
     await addRemoved(deps.db, deletion.id, { jobs });

@@ -29,7 +29,7 @@ export async function runExport({ deps, log }: Context, orgId: string, exportId:
   }
   const started = performance.now();
   const { zip, counts } = await buildExportArchive(data, new Date());
-  await completeExport(deps.db, exportId, zip, counts, deps.config.PERSON_EXPORT_TTL_HOURS);
+  await completeExport(deps.db, exportId, zip, counts, deps.config.dataLifecycle.PERSON_EXPORT_TTL_HOURS);
   announce("completed");
   log.info({ exportId, bytes: zip.length, buildMs: Math.round(performance.now() - started), droppedExpired: dropped, ...counts }, "person export built");
   return { bytes: zip.length, counts };

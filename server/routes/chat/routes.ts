@@ -23,8 +23,8 @@ function onceWithinLimits(deps: ServerDeps, agent: "tutor" | "admin") {
   const limiter = new RateLimiter(deps.redis);
   const limits =
     agent === "tutor"
-      ? { perUser: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_TUTOR_PER_MINUTE }
-      : { perUser: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_ADMIN_PER_MINUTE };
+      ? { perUser: deps.config.rateLimits.RATE_LIMIT_TUTOR_PER_MINUTE, perOrganisation: deps.config.rateLimits.RATE_LIMIT_ORG_TUTOR_PER_MINUTE }
+      : { perUser: deps.config.rateLimits.RATE_LIMIT_ADMIN_PER_MINUTE, perOrganisation: deps.config.rateLimits.RATE_LIMIT_ORG_ADMIN_PER_MINUTE };
   const once = idempotent(deps.redis, {
     scope: agent === "tutor" ? "chat" : "chat-admin",
     fingerprint: jsonFingerprint,

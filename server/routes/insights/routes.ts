@@ -34,7 +34,7 @@ export const insightsRoutes = [
     errors: ["CONTENT_GAP_REPORTS_EXHAUSTED"],
     use: (deps) => {
       const limiter = new RateLimiter(deps.redis);
-      const perAdmin = { bucket: "content-gaps", limit: deps.config.RATE_LIMIT_CONTENT_GAPS_PER_MINUTE, windowMs: 60_000 };
+      const perAdmin = { bucket: "content-gaps", limit: deps.config.rateLimits.RATE_LIMIT_CONTENT_GAPS_PER_MINUTE, windowMs: 60_000 };
       return [
         async (ctx, next) => {
           await limiter.consume(principalOf(ctx).userId, perAdmin, "user");
@@ -49,8 +49,8 @@ export const insightsRoutes = [
       const parameters = {
         orgId: principal.orgId,
         since: since.toISOString(),
-        similarity: deps.config.CONTENT_GAP_SIMILARITY,
-        model: deps.config.EMBEDDING_MODEL,
+        similarity: deps.config.contentGaps.CONTENT_GAP_SIMILARITY,
+        model: deps.config.embedding.EMBEDDING_MODEL,
       };
       const state = await requestContentGapReport(deps, parameters);
       const head = { status: state.status, since: parameters.since, similarity: parameters.similarity };

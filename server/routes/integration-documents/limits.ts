@@ -25,8 +25,11 @@ export function reindexAdmissionOf(ctx: Parameters<Middleware>[0]): ReindexAdmis
  */
 export function keyDocumentWindows(deps: Pick<ServerDeps, "redis" | "config">): Middleware {
   const limiter = new RateLimiter(deps.redis);
-  const uploads = { perUser: deps.config.RATE_LIMIT_UPLOADS_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_UPLOADS_PER_MINUTE };
-  const reindexes = { perUser: deps.config.RATE_LIMIT_REINDEX_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_REINDEX_PER_MINUTE };
+  const uploads = { perUser: deps.config.rateLimits.RATE_LIMIT_UPLOADS_PER_MINUTE, perOrganisation: deps.config.rateLimits.RATE_LIMIT_ORG_UPLOADS_PER_MINUTE };
+  const reindexes = {
+    perUser: deps.config.rateLimits.RATE_LIMIT_REINDEX_PER_MINUTE,
+    perOrganisation: deps.config.rateLimits.RATE_LIMIT_ORG_REINDEX_PER_MINUTE,
+  };
   return async (ctx, next) => {
     const caller = integrationCallerOf(ctx);
     const window = { userId: caller.key.id, orgId: caller.orgId };

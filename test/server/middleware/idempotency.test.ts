@@ -125,7 +125,7 @@ describe("Idempotency-Key", function () {
     // Fill the employee's tutor window to its limit, as if they had just sent that many messages.
     const window = `skillnet:ratelimit:tutor:user:${learner.userId}`;
     const now = Date.now();
-    const limit = stack.config.RATE_LIMIT_TUTOR_PER_MINUTE;
+    const limit = stack.config.rateLimits.RATE_LIMIT_TUTOR_PER_MINUTE;
     await stack.server.deps.redis.zadd(window, ...Array.from({ length: limit }, (_, i) => [now, `filler-${i}`]).flat());
     const replay = await chat(learner, { message: `limited ${key}` }, key);
     expect(replay.status).to.equal(202);

@@ -24,6 +24,7 @@ import type { WorkerDeps } from "../../../workers/deps";
 import { useStack, type Stack } from "../../support/stack";
 import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
 import { makeClient } from "../llm/helpers";
+import { configWith } from "../../support/tunables";
 
 type Emitted = { event: TurnEventName; payload: any };
 
@@ -105,8 +106,8 @@ describe("the admin tool loop", function () {
     { role: "system", content: "You are the admin assistant." },
     { role: "user", content: "Which courses do we have?" },
   ];
-  const withRounds = (rounds: number): WorkerDeps => ({ ...deps, config: { ...deps.config, ADMIN_MAX_TOOL_ROUNDS: rounds } });
-  const withConfig = (overrides: Partial<WorkerDeps["config"]>): WorkerDeps => ({ ...deps, config: { ...deps.config, ...overrides } });
+  const withRounds = (rounds: number): WorkerDeps => ({ ...deps, config: configWith(deps.config, { ADMIN_MAX_TOOL_ROUNDS: rounds }) });
+  const withConfig = (overrides: Record<string, unknown>): WorkerDeps => ({ ...deps, config: configWith(deps.config, overrides) });
   const listCourses = { name: "list_courses", arguments: {} };
 
   it("runs at most 10 tool calls of one reply: the 11th and 12th get a result saying the limit, and are not run", async () => {
