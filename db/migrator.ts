@@ -34,6 +34,7 @@ import * as catalogImportBounds from "./migrations/20261204210000_catalog_import
 import * as organisationDomains from "./migrations/20261204211000_organisation_domains";
 import * as erasureLock from "./migrations/20261204212000_erasure_lock";
 import * as failureCodes from "./migrations/20261204213000_failure_codes";
+import * as organisationPolicy from "./migrations/20261205030000_organisation_policy";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -72,6 +73,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261204211000_organisation_domains", migration: organisationDomains },
   { name: "20261204212000_erasure_lock", migration: erasureLock },
   { name: "20261204213000_failure_codes", migration: failureCodes },
+  { name: "20261205030000_organisation_policy", migration: organisationPolicy },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

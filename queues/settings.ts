@@ -2,7 +2,7 @@
  * Redis: where it is (one server, Sentinel or Cluster), how many queue copies, and how long a turn's events are kept.
  */
 import { z } from "zod";
-import { defineSection, optionalString, port } from "../lib/settings-section";
+import { defineSection, optionalString } from "../lib/settings-section";
 
 /** Behind Sentinel or on a cluster: how long a turn event waits for a replica (`WAIT 1`) before clients see it. */
 const replicaWait = z.coerce.number().int().min(0).max(10_000).default(250);

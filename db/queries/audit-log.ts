@@ -13,6 +13,8 @@ export const AUDIT_EVENT_NAMES = [
   // Filled by the commands of each aggregate (people, organisation, identity provider, domains,
   // integration keys, retention, allowance, SCIM, catalog, documents, operations, admin actions).
   "person.erased",
+  // An operator changed an organisation's policy (commands/organisation-policy.ts).
+  "organisation.policy_changed",
 ] as const;
 
 export type AuditEventName = (typeof AUDIT_EVENT_NAMES)[number];

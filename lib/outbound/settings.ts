@@ -2,7 +2,7 @@
  * Requests to addresses an organisation's admin chose: which private networks they may reach, and which DNS answers domain checks.
  */
 import { z } from "zod";
-import { defineSection, optionalString, port } from "../settings-section";
+import { defineSection, optionalString } from "../settings-section";
 import { parseCidrList } from "./address-policy";
 
 export const outboundSettings = defineSection({

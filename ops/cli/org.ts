@@ -1,7 +1,8 @@
 /**
  * `npm run org -- <command>` (in the image: `node dist/ops/cli/org.js <command>`): onboarding and
  * removing organisations without SQL. Each command calls the same code as the operator endpoints
- * (commands/organisations.ts, commands/organisation-identity-provider.ts, commands/organisation-domains.ts) and is audited the same
+ * (commands/organisations.ts, commands/organisation-identity-provider.ts, commands/organisation-domains.ts,
+ * commands/organisation-policy.ts) and is audited the same
  * way, in OPS_ORG's organisation. Exit codes: 0 done, 1 refused or failed, 2 a usage mistake.
  */
 import { readFileSync } from "node:fs";
@@ -23,6 +24,8 @@ import { identityProviderChange, shownProvider } from "./org-identity-provider";
 import { approveDomain } from "../../commands/organisation-domains";
 import { listOrganisationDomains } from "../../db/queries/organisation-domains";
 import { printDeletion, printOrganisations, type Output } from "./org-output";
+import { changeOrganisationPolicy, showOrganisationPolicy } from "../../commands/organisation-policy";
+import { policyChangeOf, printPolicy } from "./org-policy";
 
 const USAGE = `Usage: npm run org -- <command> [options]   (image: node dist/ops/cli/org.js <command>)
 
@@ -37,6 +40,8 @@ const USAGE = `Usage: npm run org -- <command> [options]   (image: node dist/ops
   idp remove --org <slug|id>
   domain approve <slug|id> <domain>     (verified by the operator: do it once you know the domain is theirs)
   domain list <slug|id>
+  policy show <slug|id>                 (rate limits and the admin assistant's tool bounds, as set and as they apply)
+  policy set <slug|id> name=N[,name=N…] (name=default puts one back; names: npm run org -- policy show)
 
   --json prints the result as JSON. --client-secret - reads the secret from standard input.`;
 
@@ -93,10 +98,12 @@ const ALLOWED: Record<string, ReadonlyArray<keyof Values>> = {
   "idp remove": ["org"],
   "domain approve": [],
   "domain list": [],
+  "policy show": [],
+  "policy set": [],
 };
 
 /** The arguments each command takes after its name (`domain approve acme acme.com`). */
-const ARGUMENTS: Record<string, number> = { "domain approve": 2, "domain list": 1 };
+const ARGUMENTS: Record<string, number> = { "domain approve": 2, "domain list": 1, "policy show": 1, "policy set": 2 };
 
 function required(values: Values, name: "name" | "admin-email" | "org" | "bytes" | "issuer" | "client-id" | "display-name"): string {
   const value = values[name]?.trim();
@@ -227,6 +234,16 @@ async function run(command: string, values: Values, session: Session, args: stri
       );
       return 0;
     }
+    case "policy show": {
+      printPolicy(out, await showOrganisationPolicy(deps, args[0]!));
+      return 0;
+    }
+    case "policy set": {
+      const asked = policyChangeOf(args[1]!);
+      if ("problem" in asked) throw new UsageError(asked.problem);
+      printPolicy(out, await changeOrganisationPolicy(deps, operator, args[0]!, asked.change));
+      return 0;
+    }
     case "idp remove": {
       const org = await organisationNamed(deps, required(values, "org"));
       const removed = await removeOrganisationIdentityProvider(deps, { via: "cli", userId: null }, org.id);
@@ -290,7 +307,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  const grouped = positionals[0] === "idp" || positionals[0] === "domain";
+  const grouped = positionals[0] === "idp" || positionals[0] === "domain" || positionals[0] === "policy";
   const command = grouped ? `${positionals[0]} ${positionals[1] ?? ""}`.trim() : positionals[0]!;
   const allowed = ALLOWED[command];
   if (!allowed) throw new UsageError(`unknown command "${positionals.join(" ")}"`);

@@ -25,6 +25,7 @@ import { adminContextWindow, fitAdminRequest } from "./fit-request";
 import { ADMIN_TOOLS, runToolCall, type ToolGuard, type ToolRun } from "./tools";
 import type { ToolBreaker } from "./tools/resilience";
 import { toOpenAiTools, type ToolContext } from "./tools/tool";
+import { organisationPolicy } from "../../db/queries/organisation-policy";
 
 export interface ToolLoopResult {
   text: string;
@@ -78,8 +79,10 @@ async function requireAllowance(deps: WorkerDeps, orgId: string): Promise<void> 
 
 export async function runToolLoop({ deps, events, tools, messages, prefix, writeBlocked, cancel, breaker }: ToolLoopInput): Promise<ToolLoopResult> {
   const { config } = deps;
-  const maxRounds = config.admin.ADMIN_MAX_TOOL_ROUNDS;
-  const maxCalls = config.admin.ADMIN_MAX_TOOL_CALLS_PER_ROUND;
+  // The organisation's own bounds (its policy; defaults ADMIN_MAX_TOOL_ROUNDS and ADMIN_MAX_TOOL_CALLS_PER_ROUND).
+  const policy = await organisationPolicy(deps.db, config, tools.orgId);
+  const maxRounds = policy.admin_tool_rounds;
+  const maxCalls = policy.admin_tool_calls_per_round;
   const guard: ToolGuard = {
     settings: {
       retries: config.admin.ADMIN_TOOL_RETRIES,

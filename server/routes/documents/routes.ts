@@ -19,6 +19,7 @@ import { presentDocument } from "./present";
 import { accessGiven, checkAccessCourse } from "./access";
 import { deleteDocumentQuery, documentParams, listDocumentsQuery, patchDocumentBody, uploadFields } from "./schema";
 import { acceptUpload, uploadFingerprint } from "./upload-document";
+import { documentLimitsOf } from "../../middleware/organisation-limits";
 
 // The body is read once: by the Idempotency-Key fingerprint when there is a key, else by the route.
 const readUpload = (deps: ServerDeps, ctx: Context): Promise<{ file: UploadedFile; fields: Record<string, string> }> =>
@@ -29,11 +30,10 @@ function uploadOnce(deps: ServerDeps) {
   return idempotent(deps.redis, {
     scope: "documents",
     // Before the body is read: a refused upload costs no parsing, storage or extraction; a replay costs no slot.
-    admit: (ctx) =>
-      limiter.consumeFor(principalOf(ctx), "upload", {
-        perUser: deps.config.rateLimits.RATE_LIMIT_UPLOADS_PER_MINUTE,
-        perOrganisation: deps.config.rateLimits.RATE_LIMIT_ORG_UPLOADS_PER_MINUTE,
-      }),
+    admit: async (ctx) => {
+      const principal = principalOf(ctx);
+      return limiter.consumeFor(principal, "upload", await documentLimitsOf(deps, principal.orgId, "upload"));
+    },
     fingerprint: async (ctx) => uploadFingerprint(await readUpload(deps, ctx)),
   });
 }
@@ -162,13 +162,10 @@ export const documentRoutes = [
     errors: ["NOT_FOUND", "NO_SOURCE_FILE", "QUEUE_UNAVAILABLE"],
     use: (deps) => {
       const limiter = new RateLimiter(deps.redis);
-      const limits = {
-        perUser: deps.config.rateLimits.RATE_LIMIT_REINDEX_PER_MINUTE,
-        perOrganisation: deps.config.rateLimits.RATE_LIMIT_ORG_REINDEX_PER_MINUTE,
-      };
       return [
         async (ctx, next) => {
-          await limiter.consumeFor(principalOf(ctx), "reindex", limits);
+          const principal = principalOf(ctx);
+          await limiter.consumeFor(principal, "reindex", await documentLimitsOf(deps, principal.orgId, "reindex"));
           await next();
         },
       ];
