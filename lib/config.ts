@@ -7,6 +7,7 @@
  * lib/settings-section.ts): this file composes those sections, and each consumer reads its own
  * (`config.retrieval`, `config.database`), typed to that section.
  */
+import type { Logger } from "pino";
 import { z } from "zod";
 import { authSettings } from "../server/auth/settings";
 import { rateLimitSettings } from "../server/middleware/settings";
@@ -103,6 +104,14 @@ const RETIRED_VARIABLES = ["TRUST_PROXY_HOPS", "OFFLINE_LLM_PORT", "OFFLINE_LLM_
 /** The retired variables (tunables now, or removed) that `env` still sets: an upgrading operator's leftovers. */
 export function retiredVariablesIn(env: NodeJS.ProcessEnv): string[] {
   return [...Object.keys(tunablesSchema.shape), ...RETIRED_VARIABLES, "LAUNCHER_MAX_FAST_CRASHES"].filter((name) => env[name] !== undefined);
+}
+
+/** Logs once, at a process's start, the retired variables its environment still sets: they are ignored, and the operator should know. */
+export function warnRetiredVariables(log: Pick<Logger, "warn">, env: NodeJS.ProcessEnv = process.env): void {
+  const retired = retiredVariablesIn(env);
+  if (retired.length > 0) {
+    log.warn({ retired }, "retired settings are set and ignored: see docs/operations.md#settings-removed-in-the-settings-split for what replaced each");
+  }
 }
 
 function issuesOf(error: z.ZodError): string[] {

@@ -97,7 +97,7 @@ export const READ_OUTSIDE: readonly OutsideVariable[] = [
 const STANDARD = [
   "`OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (tracing on), `OTEL_SDK_DISABLED`, `OTEL_TRACES_EXPORTER`, " +
     "`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_*` and the rest of the OpenTelemetry " +
-    "specification, read by its SDK ([operations](operations.md#tracing)); `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` " +
+    "specification, read by its SDK ([operations](operations.md#tracing-with-opentelemetry)); `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` " +
     "puts questions and answers on model-call spans.",
   "`TEST_LOG_LEVEL` (log level of the processes `npm test` starts) and the `BENCH_*`, `EVAL_*` knobs of `npm run bench` / `npm run eval`: " +
     "development tools, read by the harness, never by the product.",

@@ -4,7 +4,7 @@
  * overrides (in-process) or SKILLNET_TEST_TUNABLES under NODE_ENV=test (spawned processes).
  */
 import { expect } from "chai";
-import { ConfigError, parseConfig, retiredVariablesIn, SECTIONS } from "../../lib/config";
+import { ConfigError, parseConfig, retiredVariablesIn, SECTIONS, warnRetiredVariables } from "../../lib/config";
 
 const problemsOf = (run: () => unknown): string[] => {
   try {
@@ -32,6 +32,11 @@ describe("config sections", () => {
     expect(config.retrieval.RETRIEVAL_VECTOR_WEIGHT).to.equal(0.6);
     expect(config.admin.ADMIN_MAX_TOOL_ROUNDS).to.equal(5);
     expect(retiredVariablesIn(env)).to.have.members(["RETRIEVAL_VECTOR_WEIGHT", "ADMIN_MAX_TOOL_ROUNDS", "TRUST_PROXY_HOPS"]);
+    const warned: unknown[] = [];
+    warnRetiredVariables({ warn: (...args: unknown[]) => warned.push(args) }, env);
+    warnRetiredVariables({ warn: (...args: unknown[]) => warned.push(args) }, { PORT: "3000" });
+    expect(warned, "one line for the leftovers, none for a clean environment").to.have.length(1);
+    expect(JSON.stringify(warned[0])).to.include("TRUST_PROXY_HOPS").and.include("settings-removed-in-the-settings-split");
   });
 
   it("refuses a tunable set as a variable in a test, so a test cannot silently run on the default", () => {

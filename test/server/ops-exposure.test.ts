@@ -101,7 +101,7 @@ describe("operational exposure", function () {
         redis: { ping: () => Promise.reject(new Error(secretText)) },
         db: { raw: () => Promise.resolve({ rows: [] }) },
         log,
-        config: { METRICS_TOKEN: "ops-secret-456" },
+        config: { server: { METRICS_TOKEN: "ops-secret-456" } },
       } as unknown as Pick<ServerDeps, "redis" | "db" | "log" | "config">;
       const served = await serve(deps, healthRoutes);
       servers.push(served.server);
