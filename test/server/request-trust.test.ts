@@ -9,7 +9,6 @@ import { createServer, request, type Server } from "node:http";
 import { randomUUID, randomBytes } from "node:crypto";
 import { expect } from "chai";
 import { createApp } from "../../server/app";
-import type { ServerDeps } from "../../server/deps";
 import { api, join } from "../harness/client";
 import { startStack, type Stack } from "../support/stack";
 import { askAdmin, cleanUp, freshUser, scriptTurn } from "../workers/admin/helpers";
