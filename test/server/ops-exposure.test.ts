@@ -13,7 +13,7 @@ import { expect } from "chai";
 import { Redis } from "ioredis";
 import Koa from "koa";
 import pino from "pino";
-import { parseConfig, type Config } from "../../lib/config";
+import { parseConfig } from "../../lib/config";
 import { findFreePort, type ManagedChild } from "../../launcher/embedded/child-process";
 import { startEmbeddedRedis } from "../../launcher/embedded/redis";
 import type { ServerDeps } from "../../server/deps";
