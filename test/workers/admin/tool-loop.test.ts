@@ -25,6 +25,8 @@ import { useStack, type Stack } from "../../support/stack";
 import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
 import { makeClient } from "../llm/helpers";
 import { configWith } from "../../support/tunables";
+import { saveOrganisationPolicy } from "../../../db/queries/organisation-policy";
+import { dropOrganisation, freshOrganisation } from "../../server/routes/allowance/helpers";
 
 type Emitted = { event: TurnEventName; payload: any };
 
@@ -275,6 +277,31 @@ describe("the admin tool loop", function () {
     expect(result.rounds).to.equal(3);
     expect(result.runs).to.have.length(2, "no tool is run from the last round");
     expect(calls.map((request) => request.body.tool_choice ?? "auto")).to.deep.equal(["auto", "auto", "none"]);
+  });
+
+  it("bounds rounds and calls by the organisation's own policy, over the defaults", async () => {
+    const orgId = await freshOrganisation(stack, "Tool bounds");
+    try {
+      await stack.workers.deps.db.transaction((trx) => saveOrganisationPolicy(trx, orgId, { admin_tool_rounds: 1, admin_tool_calls_per_round: 2 }));
+      llm.setResponder(() => ({ toolCalls: [1, 2, 3].map((limit) => ({ name: "list_courses", arguments: { limit } })) }));
+      const { events } = recorder();
+      const result = await runToolLoop({ deps, events, tools: { ...tools, orgId }, messages: conversation(), prefix: "", writeBlocked: () => null });
+      const calls = llm.chatCalls();
+      expect(
+        calls.map((request) => request.body.tool_choice ?? "auto"),
+        "one round, then the answer",
+      ).to.deep.equal(["auto", "none"]);
+      expect(
+        result.runs.map((run) => [run.ok, run.error ?? null]),
+        "two calls run, the third answered with the limit",
+      ).to.deep.equal([
+        [true, null],
+        [true, null],
+        [false, callLimitResult(2)],
+      ]);
+    } finally {
+      await dropOrganisation(stack, orgId);
+    }
   });
 
   it("stops before its next model call once the turn is cancelled", async () => {
