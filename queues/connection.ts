@@ -37,7 +37,7 @@ function addressList(list: string): Array<{ host: string; port: number }> {
 }
 
 /** The target the configuration names: REDIS_CLUSTER_NODES or REDIS_SENTINELS when set, else REDIS_URL (required). */
-export function redisTargetOf(config: Config): RedisTarget {
+export function redisTargetOf(config: Pick<Config, "redis">): RedisTarget {
   if (config.redis.REDIS_CLUSTER_NODES) return { url: config.redis.REDIS_URL, cluster: addressList(config.redis.REDIS_CLUSTER_NODES) };
   if (!config.redis.REDIS_SENTINELS) return { url: requireSetting(config.redis, "REDIS_URL") };
   const sentinels = addressList(config.redis.REDIS_SENTINELS);
@@ -49,7 +49,7 @@ export function redisTargetOf(config: Config): RedisTarget {
  * Sentinel or on a cluster: there a failover promotes a replica, and an event the old master
  * alone held would be numbered again by the new one.
  */
-export function replicaWaitMs(config: Config): number {
+export function replicaWaitMs(config: Pick<Config, "redis">): number {
   if (config.redis.REDIS_CLUSTER_NODES) return config.redis.REDIS_CLUSTER_WAIT_MS;
   return config.redis.REDIS_SENTINELS ? config.redis.REDIS_SENTINEL_WAIT_MS : 0;
 }

@@ -29,7 +29,7 @@ export interface QueueLayout {
 /** One queue, one Redis: the layout of a deployment that never set QUEUE_SHARDS or a cluster. */
 export const SINGLE_LAYOUT: QueueLayout = { shards: 1, cluster: false };
 
-export function queueLayoutOf(config: Config): QueueLayout {
+export function queueLayoutOf(config: Pick<Config, "redis">): QueueLayout {
   return { shards: config.redis.QUEUE_SHARDS, cluster: Boolean(config.redis.REDIS_CLUSTER_NODES) };
 }
 

@@ -17,7 +17,7 @@ export class EmbeddingDimensionError extends Error {
   }
 }
 
-export async function checkEmbeddingDimensions(config: Config, db: Db, llm: LlmClient, log: Logger): Promise<void> {
+export async function checkEmbeddingDimensions(config: Pick<Config, "embedding">, db: Db, llm: LlmClient, log: Logger): Promise<void> {
   const column = await databaseVectorDimensions(db);
   if (column !== null && column !== config.embedding.EMBEDDING_DIMENSIONS) {
     throw new EmbeddingDimensionError(

@@ -17,7 +17,7 @@ export interface ReplicaReads {
   close(): Promise<void>;
 }
 
-export async function startReplicaReads(config: Config, primary: Db, redis: Redis, log: Logger): Promise<ReplicaReads> {
+export async function startReplicaReads(config: Pick<Config, "database">, primary: Db, redis: Redis, log: Logger): Promise<ReplicaReads> {
   const replica = config.database.DATABASE_READ_URL
     ? createDb({
         url: config.database.DATABASE_READ_URL,

@@ -34,10 +34,10 @@ export const cleanKey = (key: string | undefined): string => (key ?? "").replace
 
 const hostOf = (url: string): string => new URL(url).host;
 
-const api = (config: Config, baseURL: string, key: string | undefined): OpenAI =>
+const api = (config: Pick<Config, "llm" | "embedding">, baseURL: string, key: string | undefined): OpenAI =>
   new OpenAI({ maxRetries: 0, timeout: config.llm.LLM_TIMEOUT_MS, baseURL, apiKey: cleanKey(key), fetch: modelFetch });
 
-export function chatProviders(config: Config): ChatProvider[] {
+export function chatProviders(config: Pick<Config, "llm" | "embedding">): ChatProvider[] {
   const baseURL = requireSetting(config.llm, "LLM_BASE_URL");
   const primary: ChatProvider = {
     label: hostOf(baseURL),
@@ -61,7 +61,7 @@ export function chatProviders(config: Config): ChatProvider[] {
   return [primary, ...fallbacks];
 }
 
-export function embeddingProviders(config: Config): EmbeddingProvider[] {
+export function embeddingProviders(config: Pick<Config, "llm" | "embedding">): EmbeddingProvider[] {
   const baseURL = config.embedding.EMBEDDING_BASE_URL ?? requireSetting(config.llm, "LLM_BASE_URL");
   const primary: EmbeddingProvider = {
     label: hostOf(baseURL),

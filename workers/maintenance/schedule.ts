@@ -21,7 +21,7 @@ const VECTOR_INDEX_SWEEP_EVERY_MS = 20_000;
 /** Old finished imports are pruned after days: an hour late costs nothing. */
 const CATALOG_IMPORT_SWEEP_EVERY_MS = 60 * 60_000;
 
-export function maintenanceSchedule(config: Config): Record<MaintenanceTask, number> {
+export function maintenanceSchedule(config: Pick<Config, "workers" | "dataLifecycle">): Record<MaintenanceTask, number> {
   return {
     "lost-turns": config.workers.TURN_SWEEP_INTERVAL_MS,
     "stuck-documents": DOCUMENT_SWEEP_EVERY_MS,

@@ -15,7 +15,7 @@ import { runInThread, type ThreadTiming, warmThreadPool } from "./thread-pool";
 
 export { closeThreadPool, ExtractionThreadError, ExtractionThreadsUnavailable, probeThreadPool, type ThreadTiming } from "./thread-pool";
 
-export function extractionLimits(config: Config): ExtractionLimits {
+export function extractionLimits(config: Pick<Config, "ingestion">): ExtractionLimits {
   return {
     maxTextChars: config.ingestion.EXTRACT_MAX_TEXT_CHARS,
     zipMaxUncompressedBytes: config.ingestion.ZIP_MAX_UNCOMPRESSED_BYTES,
@@ -33,7 +33,7 @@ export function extractionLimits(config: Config): ExtractionLimits {
   };
 }
 
-export function chunkingOptions(config: Config): ChunkingOptions {
+export function chunkingOptions(config: Pick<Config, "ingestion">): ChunkingOptions {
   return {
     strategy: config.ingestion.CHUNK_STRATEGY,
     chunkTokens: config.ingestion.CHUNK_TOKENS,
@@ -47,7 +47,7 @@ export function chunkingOptions(config: Config): ChunkingOptions {
  * Also says once, at start-up, when OCR is not installed: the worker runs without it, and only
  * scanned PDFs and images fail (OCR_UNAVAILABLE), so an operator should hear it before an upload does.
  */
-export function warmExtractionThreads(config: Config, log: Logger): Promise<void> {
+export function warmExtractionThreads(config: Pick<Config, "ingestion">, log: Logger): Promise<void> {
   const missing = [config.ingestion.OCR_TESSERACT_BIN, config.ingestion.OCR_PDFTOPPM_BIN].filter((program) => resolveProgram(program) === null);
   if (missing.length > 0) {
     log.warn(
@@ -61,7 +61,7 @@ export function warmExtractionThreads(config: Config, log: Logger): Promise<void
 export function extractInThread(
   bytes: Buffer,
   format: DocumentFormat,
-  config: Config,
+  config: Pick<Config, "ingestion">,
   log: Logger,
   signal?: AbortSignal,
   timing?: ThreadTiming,
@@ -72,7 +72,7 @@ export function extractInThread(
 export function chunkInThread(
   document: ExtractedDocument,
   options: ChunkingOptions,
-  config: Config,
+  config: Pick<Config, "ingestion">,
   log: Logger,
   signal?: AbortSignal,
   timing?: ThreadTiming,
@@ -86,6 +86,6 @@ export function chunkInThread(
  * streams every organisation's answers and renews their jobs' locks. Bound by EXTRACT_TIMEOUT_MS
  * and EXTRACT_MEMORY_MB like a document (ExtractionError EXTRACTION_TIMEOUT / EXTRACTION_TOO_LARGE).
  */
-export function splitImportInThread(parts: Buffer[], format: ImportFormat, config: Config, log: Logger): Promise<PackedSplit> {
+export function splitImportInThread(parts: Buffer[], format: ImportFormat, config: Pick<Config, "ingestion">, log: Logger): Promise<PackedSplit> {
   return runInThread("splitImport", { parts, format }, config.ingestion, log);
 }
