@@ -26,6 +26,8 @@ export const databaseSettings = defineSection({
     DATABASE_POOL_MAX: "Fit the connections of all server and worker processes under PostgreSQL's `max_connections`.",
   },
   tunables: {
+    // The statement timeout and the pool wait bound a request's worst case under load
+    // (test/server/statement-timeout.test.ts, test/db/real-server.test.ts); the lag bound is the replica check's.
     DATABASE_READ_MAX_LAG_MS: z.coerce
       .number()
       .int()

@@ -17,6 +17,8 @@ export const processSettings = defineSection({
     LOG_LEVEL: "Raise to `debug` while chasing a problem, lower to `warn` when log volume costs money.",
   },
   tunables: {
+    // The grace sits below both orchestrators' kill timeouts (compose 10 s, Kubernetes 30 s) and above the
+    // workers' drain (WORKER_DRAIN_MS + ~2 s), measured by test/workers/worker-shutdown.test.ts.
     SHUTDOWN_GRACE_MS: z.coerce
       .number()
       .int()

@@ -77,6 +77,8 @@ export const redisSettings = defineSection({
     REDIS_MAXMEMORY: "The embedded or compose Redis needs more (or less) memory than 512 MB on your machine.",
   },
   tunables: {
+    // The replica wait was measured in test/reliability/redis-*-failover.test.ts (a failover loses
+    // nothing a client saw); the event stream's size and life cover a turn's replay (docs/reliability.md).
     REDIS_SENTINEL_WAIT_MS: replicaWait.describe(`With \`REDIS_SENTINELS\`: ${REPLICA_WAIT}`),
     REDIS_CLUSTER_WAIT_MS: replicaWait.describe(`With \`REDIS_CLUSTER_NODES\`: ${REPLICA_WAIT}`),
     EVENT_STREAM_TTL_SECONDS: z.coerce

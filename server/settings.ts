@@ -65,6 +65,8 @@ export const serverSettings = defineSection({
     BULL_BOARD_READ_ONLY: "Operators should see every job but not retry, clean or delete them (a support team, an audited environment).",
   },
   tunables: {
+    // Chosen, not measured: the HSTS max-age of the common 180-day preload floor, a board code that lives a
+    // minute, an import body that holds the catalogs of eval/results.md's largest customer many times over.
     HSTS_MAX_AGE_SECONDS: z.coerce
       .number()
       .int()

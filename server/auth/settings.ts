@@ -51,6 +51,8 @@ export const authSettings = defineSection({
     SECRETS_KEY: "Required to store an identity provider's client secret; keep it stable (changing it makes stored secrets unreadable).",
   },
   tunables: {
+    // Security choices with their reasons in docs/security.md: lifetimes of what we issue, and how
+    // long and how often an identity provider's keys are trusted and fetched again.
     JWT_TTL_SECONDS: z.coerce
       .number()
       .int()

@@ -6,6 +6,8 @@ import { defineSection } from "../../lib/settings-section";
 
 export const rateLimitSettings = defineSection({
   tunables: {
+    // The defaults of organisation policy for the per-person and per-organisation limits
+    // (lib/organisation-policy.ts); the others bound what one address or token can make us store.
     RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce
       .number()
       .int()

@@ -6,6 +6,8 @@ import { defineSection } from "../../lib/settings-section";
 
 export const adminSettings = defineSection({
   tunables: {
+    // Tool rounds and calls are the defaults of organisation policy (lib/organisation-policy.ts); the
+    // retries and breaker ride out a database blip (test/workers/admin/tool-loop.test.ts).
     ADMIN_ACTION_TTL_SECONDS: z.coerce
       .number()
       .int()

@@ -29,6 +29,8 @@ export const ingestionSettings = defineSection({
     EXTRACT_THREADS: "A worker that only ingests, on cores of its own: one thread per core.",
   },
   tunables: {
+    // Chunk sizes measured on eval/results.md's corpus; the extraction and OCR bounds stop the hostile
+    // files of test/workers/ingestion/hostile-files.test.ts (docs/security.md, hostile documents).
     CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive").describe("How documents are cut into chunks."),
     CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400).describe("Target chunk size in tokens."),
     CHUNK_OVERLAP_TOKENS: z.coerce.number().int().min(0).max(2000).default(50).describe("Overlap between neighbouring chunks, in tokens."),

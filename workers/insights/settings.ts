@@ -6,6 +6,7 @@ import { defineSection } from "../../lib/settings-section";
 
 export const contentGapSettings = defineSection({
   tunables: {
+    // The similarity groups near-identical wording with the offline model's hashed embeddings (eval/tuning.md).
     CONTENT_GAP_SIMILARITY: z.coerce
       .number()
       .min(0.1)

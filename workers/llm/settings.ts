@@ -70,6 +70,7 @@ export const llmSettings = defineSection({
     LLM_CONTEXT_WINDOW: "Your model is served with a smaller (or larger) context window than its name suggests.",
   },
   tunables: {
+    // Until a provider's response headers: long enough for a cold model, short enough to fall back.
     LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000).describe("Timeout of one model request until its response headers."),
   },
 });

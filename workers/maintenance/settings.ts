@@ -6,6 +6,8 @@ import { defineSection } from "../../lib/settings-section";
 
 export const dataLifecycleSettings = defineSection({
   tunables: {
+    // Batches small enough that no transaction holds its locks for long, large enough that a big
+    // organisation goes in minutes (test/workers/organisations/org-delete-resume.test.ts).
     ORG_DELETE_BATCH_ROWS: z.coerce
       .number()
       .int()

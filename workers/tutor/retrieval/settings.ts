@@ -6,6 +6,8 @@ import { defineSection } from "../../../lib/settings-section";
 
 export const retrievalSettings = defineSection({
   tunables: {
+    // Measured on eval/results.md's corpus (`npm run eval`, scripts/eval/tune-retrieval.ts and
+    // tune-grounding.ts); what each figure led to is in eval/tuning.md.
     RETRIEVAL_FUSION: z
       .enum(["weighted", "rrf"])
       .default("weighted")
