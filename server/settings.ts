@@ -65,8 +65,8 @@ export const serverSettings = defineSection({
     BULL_BOARD_READ_ONLY: "Operators should see every job but not retry, clean or delete them (a support team, an audited environment).",
   },
   tunables: {
-    // Chosen, not measured: the HSTS max-age of the common 180-day preload floor, a board code that lives a
-    // minute, an import body that holds the catalogs of eval/results.md's largest customer many times over.
+    // Chosen, not measured: an HSTS max-age of 180 days, a board sign-in code that lives a minute, and an
+    // import body of 32 MiB (thousands of lessons and tens of thousands of enrolments in one request).
     HSTS_MAX_AGE_SECONDS: z.coerce
       .number()
       .int()

@@ -40,8 +40,8 @@ export const workerSettings = defineSection({
     WORKER_MODEL_CONCURRENCY: "Fix the number of streaming answers per worker instead of following the load (e.g. a model server with a hard limit).",
   },
   tunables: {
-    // BullMQ's lock and stall timings hand a dead worker's job on within ~20 s (docs/reliability.md);
-    // the lag target and frame were measured in bench/optimisations.md (streaming goals).
+    // BullMQ's lock and stall timings hand a dead worker's job on within ~20 s (docs/reliability.md); the
+    // lag target and the token frame were measured in bench/optimisations.md ("Token frames", the load follower).
     WORKER_LAG_TARGET_MS: z.coerce
       .number()
       .int()

@@ -6,8 +6,8 @@ import { defineSection } from "../../lib/settings-section";
 
 export const socketSettings = defineSection({
   tunables: {
-    // Sized against test/server/sockets/event-limits.test.ts and bench/results.md's socket load: a
-    // browser tab's normal traffic never reaches them, a flooding client does within a second.
+    // Chosen so a browser tab's normal traffic never reaches them while a flooding client does within
+    // seconds (test/server/sockets/event-limits.test.ts, docs/security.md on socket limits).
     SOCKET_REAUTH_INTERVAL_MS: z.coerce
       .number()
       .int()

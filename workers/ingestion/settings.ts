@@ -29,7 +29,7 @@ export const ingestionSettings = defineSection({
     EXTRACT_THREADS: "A worker that only ingests, on cores of its own: one thread per core.",
   },
   tunables: {
-    // Chunk sizes measured on eval/results.md's corpus; the extraction and OCR bounds stop the hostile
+    // Chunk sizes measured on the evaluation corpus (eval/tuning.md: 400/50 against 200/40); the extraction and OCR bounds stop the hostile
     // files of test/workers/ingestion/hostile-files.test.ts (docs/security.md, hostile documents).
     CHUNK_STRATEGY: z.enum(["recursive", "markdown", "token"]).default("recursive").describe("How documents are cut into chunks."),
     CHUNK_TOKENS: z.coerce.number().int().min(50).max(8000).default(400).describe("Target chunk size in tokens."),

@@ -48,7 +48,7 @@ export const embeddingSettings = defineSection({
     EMBEDDING_FALLBACK_PROVIDERS: "Keep indexing and searching when your embedding server is down, from a second server with the same model.",
   },
   tunables: {
-    // A repeated question within five minutes costs no embedding call (bench/results.md, query cache).
+    // Chosen: a question repeated within five minutes costs no embedding call (workers/llm/query-embeddings.ts).
     EMBEDDING_QUERY_CACHE_TTL_SECONDS: z.coerce
       .number()
       .int()
