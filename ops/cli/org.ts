@@ -24,8 +24,7 @@ import { identityProviderChange, shownProvider } from "./org-identity-provider";
 import { approveDomain } from "../../commands/organisation-domains";
 import { listOrganisationDomains } from "../../db/queries/organisation-domains";
 import { printDeletion, printOrganisations, type Output } from "./org-output";
-import { changeOrganisationPolicy, showOrganisationPolicy } from "../../commands/organisation-policy";
-import { policyChangeOf, printPolicy } from "./org-policy";
+import { runPolicyCommand } from "./org-policy";
 
 const USAGE = `Usage: npm run org -- <command> [options]   (image: node dist/ops/cli/org.js <command>)
 
@@ -234,16 +233,9 @@ async function run(command: string, values: Values, session: Session, args: stri
       );
       return 0;
     }
-    case "policy show": {
-      printPolicy(out, await showOrganisationPolicy(deps, args[0]!));
-      return 0;
-    }
-    case "policy set": {
-      const asked = policyChangeOf(args[1]!);
-      if ("problem" in asked) throw new UsageError(asked.problem);
-      printPolicy(out, await changeOrganisationPolicy(deps, operator, args[0]!, asked.change));
-      return 0;
-    }
+    case "policy show":
+    case "policy set":
+      return runPolicyCommand(command, args, { deps, operator, out }, (problem) => new UsageError(problem));
     case "idp remove": {
       const org = await organisationNamed(deps, required(values, "org"));
       const removed = await removeOrganisationIdentityProvider(deps, { via: "cli", userId: null }, org.id);
