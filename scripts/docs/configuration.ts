@@ -114,7 +114,7 @@ function environmentRows(shape: Record<string, z.ZodType>, why: Record<string, s
 
 const HEADER = "| Variable | Default | Accepts | Meaning | Why you would change it |\n|---|---|---|---|---|";
 
-/** Where each section is declared, from its first setting's name: `config.retrieval` ← workers/tutor/retrieval/settings.ts. */
+/** Where each section is declared (`config.retrieval` ← workers/tutor/retrieval/settings.ts); a new section without an entry does not compile. */
 const SECTION_FILES: Record<SectionName, string> = {
   process: "lib/process-settings.ts",
   server: "server/settings.ts",
