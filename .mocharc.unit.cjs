@@ -18,6 +18,7 @@ module.exports = {
     "test/commands/queue-refusals.test.ts",
     "test/docs/*.test.ts",
     "test/lib/catalog-import-file.test.ts",
+    "test/lib/config-sections.test.ts",
     "test/lib/catalog-records.test.ts",
     "test/lib/document-formats.test.ts",
     "test/lib/language-detection.test.ts",

@@ -36,7 +36,7 @@ import type { CommandDeps } from "./deps";
 import { organisationNamed, recordOperatorChange, type Operator } from "./organisations";
 import { type Transaction, withTransaction } from "./transaction";
 
-export type DomainDeps = Pick<CommandDeps, "db" | "log"> & { config: Pick<Config, "DNS_RESOLVERS" | "OPS_ORG"> };
+export type DomainDeps = Pick<CommandDeps, "db" | "log"> & { config: Pick<Config, "outbound" | "server"> };
 
 interface DomainRequest {
   orgId: string;
@@ -102,7 +102,7 @@ export async function verifyDomain(deps: DomainDeps, request: DomainRequest): Pr
   if (!claim) throw Refusal.notFound("Domain");
   if (claim.status === "verified") return claim;
   // Outside any transaction: a slow resolver must not hold the claims' lock.
-  const outcome = await checkChallenge(domain, claim.token, deps.config.DNS_RESOLVERS ?? []);
+  const outcome = await checkChallenge(domain, claim.token, deps.config.outbound.DNS_RESOLVERS ?? []);
   const log = deps.log.child({ component: "domains" });
   if (outcome.kind === "failed") {
     log.warn({ orgId, domain, reason: outcome.reason }, "domain verification: DNS lookup failed");
@@ -164,7 +164,8 @@ export async function approveDomain(deps: DomainDeps, operator: Operator, idOrSl
   const org = await organisationNamed(deps, idOrSlug);
   refuseUnclaimable(domain);
   const by = operator.via === "api" ? operator.userId : null;
-  const auditOrgId = operator.via === "api" ? operator.orgId : (deps.config.OPS_ORG && (await organisationIdOfSlug(deps.db, deps.config.OPS_ORG))) || org.id;
+  const auditOrgId =
+    operator.via === "api" ? operator.orgId : (deps.config.server.OPS_ORG && (await organisationIdOfSlug(deps.db, deps.config.server.OPS_ORG))) || org.id;
   const approved = await withTransaction(deps, async (trx) => {
     const { row, changed } = await markVerifiedOnce(trx, { orgId: org.id, actorId: by, domain }, { method: "operator", by }, { via: operator.via });
     // Approving again (compose's sso-setup runs `idp set` on every `up`) changes nothing and records nothing.

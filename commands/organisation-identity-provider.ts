@@ -43,16 +43,16 @@ export type ProviderCheck = (credentials: { issuer: string; clientId: string; cl
 
 type ValidChange = ReturnType<typeof validIdentityProviderChange>;
 
-export type IdentityProviderDeps = Pick<CommandDeps, "db" | "log"> & { config: Pick<Config, "SECRETS_KEY">; checkProvider?: ProviderCheck };
+export type IdentityProviderDeps = Pick<CommandDeps, "db" | "log"> & { config: { auth: Pick<Config["auth"], "SECRETS_KEY"> }; checkProvider?: ProviderCheck };
 
 function secretBox(deps: IdentityProviderDeps): SecretBox {
-  if (!deps.config.SECRETS_KEY)
+  if (!deps.config.auth.SECRETS_KEY)
     throw new Refusal(
       "unavailable",
       "SECRETS_KEY_MISSING",
       "SECRETS_KEY is not set, so the client secret cannot be stored encrypted. Set SECRETS_KEY (at least 32 characters, the same value the server and workers use; npm start generates one).",
     );
-  return new SecretBox(deps.config.SECRETS_KEY);
+  return new SecretBox(deps.config.auth.SECRETS_KEY);
 }
 
 /** A stored secret belongs to the issuer and client it was given for: moving either needs it again (or none). */

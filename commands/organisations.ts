@@ -28,14 +28,14 @@ import { type Transaction, withTransaction } from "./transaction";
 /** Who makes the change: an operator signed in to the API, or the CLI on the operator's machine. */
 export type Operator = { via: "api"; userId: string; orgId: string } | { via: "cli" };
 
-export type OrganisationDeps = Pick<CommandDeps, "db" | "log"> & { config: Pick<Config, "OPS_ORG"> };
+export type OrganisationDeps = Pick<CommandDeps, "db" | "log"> & { config: Pick<Config, "server"> };
 /** A deletion also queues its job. */
 type DeletionDeps = OrganisationDeps & Pick<CommandDeps, "producer">;
 
 /** Where an operator's change is audited: their organisation; for the CLI, OPS_ORG's, else the changed one (never one being deleted). */
 async function auditOrgOf(deps: OrganisationDeps, operator: Operator, target: { orgId: string; deleting: boolean }): Promise<string | undefined> {
   if (operator.via === "api") return operator.orgId;
-  const ops = deps.config.OPS_ORG ? await organisationIdOfSlug(deps.db, deps.config.OPS_ORG) : undefined;
+  const ops = deps.config.server.OPS_ORG ? await organisationIdOfSlug(deps.db, deps.config.server.OPS_ORG) : undefined;
   if (ops && !(target.deleting && ops === target.orgId)) return ops;
   return target.deleting ? undefined : target.orgId;
 }
@@ -162,7 +162,7 @@ export async function requestOrganisationDeletion(
       `Deleting "${org.name}" removes everything it owns and cannot be undone: confirm with its slug "${org.slug}".`,
       { slug: org.slug },
     );
-  if (deps.config.OPS_ORG && org.slug === deps.config.OPS_ORG)
+  if (deps.config.server.OPS_ORG && org.slug === deps.config.server.OPS_ORG)
     throw new Refusal("conflict", "OPERATOR_ORGANISATION", `"${org.slug}" is the operator organisation (OPS_ORG); it cannot be deleted.`, { slug: org.slug });
   const audit = auditor(deps, operator, "organization.deletion_requested", { deleting: true });
   const opened = await openOrgDeletion(deps.db, org.id, { requestedBy: operator.via === "api" ? operator.userId : null, via: operator.via }, (trx, deletion) =>

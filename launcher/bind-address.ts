@@ -11,7 +11,7 @@ export type Exposure = "loopback" | "exposed" | "as-configured";
 
 /** Sets `env.HOST` to 127.0.0.1 when dev-login is on and HOST is unset; warns when HOST exposes it. */
 export function chooseBindAddress(env: Record<string, string | undefined>, warn: (host: string) => void): Exposure {
-  if (!parseConfig(env).DEV_LOGIN_ENABLED) return "as-configured";
+  if (!parseConfig(env).auth.DEV_LOGIN_ENABLED) return "as-configured";
   if (env.HOST === undefined) {
     env.HOST = "127.0.0.1";
     return "loopback";

@@ -29,13 +29,23 @@ export const launcherSchema = z.object({
     .describe("`npm start` only: port of the embedded Postgres (the local server or PGlite), used when `DATABASE_URL` is unset."),
   EMBEDDED_REDIS_PORT: port.default(6390).describe("`npm start` only: port of the embedded redis-server, used when `REDIS_URL` is unset."),
   EMBEDDED_LLM_PORT: port.default(11435).describe("`npm start` only: port of the offline model server, used when `LLM_BASE_URL` is unset."),
-  LAUNCHER_MAX_FAST_CRASHES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(5)
-    .describe("`npm start` only: a server or worker that crashes this many times in a row, each within a minute of starting, stops the launcher."),
 });
+
+/** Why an operator would change each launcher setting (docs/configuration.md prints it). */
+export const LAUNCHER_WHY: { readonly [K in keyof typeof launcherSchema.shape]: string } = {
+  DATA_DIR: "Keep the embedded database and secrets somewhere else than the clone (a bigger disk, a path that survives a fresh checkout).",
+  EMBEDDED_POSTGRES: "Force PGlite on a machine without PostgreSQL, or the real server when both exist.",
+  EMBEDDED_POSTGRES_PORT: "Another program (a PostgreSQL of your own) already uses 54329.",
+  EMBEDDED_REDIS_PORT: "Another program already uses 6390.",
+  EMBEDDED_LLM_PORT: "Another program already uses 11435 (also the port of `npm run offline-llm` run on its own).",
+};
+
+/**
+ * Crashes in a row, each within a minute of starting, after which `npm start` stops restarting a
+ * server or worker and stops: five covers a dependency that comes back within the supervisor's
+ * back-off (1, 2, 4, 8 s) and still ends a crash loop in under half a minute.
+ */
+export const MAX_FAST_CRASHES = 5;
 
 export type LauncherConfig = z.infer<typeof launcherSchema>;
 

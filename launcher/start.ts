@@ -18,7 +18,7 @@ import { writeEmbeddedConnection } from "../lib/embedded-connection";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Config, ConfigError, parseConfig } from "../lib/config";
-import { type LauncherConfig, parseLauncherConfig } from "./settings";
+import { type LauncherConfig, MAX_FAST_CRASHES, parseLauncherConfig } from "./settings";
 import { componentLogger } from "../lib/logger";
 import { chooseBindAddress, exposureBannerLine } from "./bind-address";
 import { isPortInUse, spawnUntilReady, type ManagedChild } from "./embedded/child-process";
@@ -72,25 +72,25 @@ async function main(): Promise<void> {
   const record = (name: string, pid: number | undefined, marker: string): void => {
     if (pid) recordPid(dataDir, name, { pid, marker });
   };
-  const launcher: LauncherSettings = { dataDir, maxFastCrashes: own.LAUNCHER_MAX_FAST_CRASHES };
+  const launcher: LauncherSettings = { dataDir, maxFastCrashes: MAX_FAST_CRASHES };
   await stopStaleProcesses(dataDir, say);
   mkdirSync(join(dataDir, "run"), { recursive: true });
 
-  if (!base.DATABASE_URL) {
+  if (!base.database.DATABASE_URL) {
     await refuseBusyPort(EMBEDDED_PORTS.postgres, "the embedded Postgres", "DATABASE_URL");
     const database = await startEmbeddedDatabase(own.EMBEDDED_POSTGRES, launcher, EMBEDDED_PORTS.postgres, env);
     env.DATABASE_URL = database.url;
     embedded.push(database.label);
   }
   // Behind Sentinel the sentinels name the Redis, on a cluster its nodes do; REDIS_URL then only carries credentials.
-  if (!base.REDIS_URL && !base.REDIS_SENTINELS && !base.REDIS_CLUSTER_NODES) {
+  if (!base.redis.REDIS_URL && !base.redis.REDIS_SENTINELS && !base.redis.REDIS_CLUSTER_NODES) {
     await refuseBusyPort(EMBEDDED_PORTS.redis, "the embedded Redis", "REDIS_URL");
-    say(`› starting redis-server (maxmemory ${base.REDIS_MAXMEMORY}, noeviction, append-only)…`);
+    say(`› starting redis-server (maxmemory ${base.redis.REDIS_MAXMEMORY}, noeviction, append-only)…`);
     const redis = await startEmbeddedRedis({
       port: EMBEDDED_PORTS.redis,
       dataDir: join(dataDir, "redis"),
       persistent: true,
-      maxmemory: base.REDIS_MAXMEMORY,
+      maxmemory: base.redis.REDIS_MAXMEMORY,
       log: say,
       detached: true,
       exitWithParent: true,
@@ -102,11 +102,11 @@ async function main(): Promise<void> {
     env.REDIS_URL = redis.url;
     embedded.push("Redis");
   }
-  if (!base.LLM_BASE_URL) {
+  if (!base.llm.LLM_BASE_URL) {
     await refuseBusyPort(EMBEDDED_PORTS.llm, "the offline model server", "LLM_BASE_URL");
     say("› starting the offline model server (deterministic, no real LLM)…");
     const [command, args] = tsx("offline-model/main.ts");
-    const llmEnv = { ...env, OFFLINE_LLM_PORT: String(EMBEDDED_PORTS.llm), OFFLINE_LLM_HOST: "127.0.0.1" };
+    const llmEnv = { ...env, EMBEDDED_LLM_PORT: String(EMBEDDED_PORTS.llm), HOST: "127.0.0.1" };
     const llm = await supervise(launcher, "offline-llm", "offline-model/main.ts", () =>
       spawnUntilReady(command, args, { name: "offline-llm", readyPattern: /^READY (\S+)/, env: llmEnv }),
     );
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   }
   env.JWT_SECRET ??= persistentSecret(dataDir, "jwt-secret");
   env.SECRETS_KEY ??= persistentSecret(dataDir, "secrets-key");
-  if (!base.DATABASE_URL && process.env.DEV_LOGIN_ENABLED === undefined && base.NODE_ENV !== "production") env.DEV_LOGIN_ENABLED = "true";
+  if (!base.database.DATABASE_URL && process.env.DEV_LOGIN_ENABLED === undefined && base.process.NODE_ENV !== "production") env.DEV_LOGIN_ENABLED = "true";
   // A trial on one machine may sign in at an identity provider on that machine. Anyone who reaches it can already
   // dev-login as the operator, so loopback is no secret to keep from its admins; a deployment sets it itself.
   if (env.DEV_LOGIN_ENABLED === "true" && process.env.OUTBOUND_ALLOWED_CIDRS === undefined) env.OUTBOUND_ALLOWED_CIDRS = "127.0.0.0/8,::1/128";
@@ -127,11 +127,11 @@ async function main(): Promise<void> {
     ),
   );
   // The demo organisation operates the embedded platform, so its admin can open Bull Board.
-  if (!base.DATABASE_URL && !base.OPS_ORG) env.OPS_ORG = "acme";
+  if (!base.database.DATABASE_URL && !base.server.OPS_ORG) env.OPS_ORG = "acme";
 
   const config = parseConfig(env);
   // So `npm run org -- …` in another terminal reaches this product without exporting anything.
-  if (!base.DATABASE_URL) writeEmbeddedConnection(dataDir, env);
+  if (!base.database.DATABASE_URL) writeEmbeddedConnection(dataDir, env);
   say("› migrating and seeding the demo organisation…");
   await prepareDatabase(config);
 
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
   await supervise(launcher, "server", "server/main.ts", () =>
     spawnUntilReady(serverCmd, serverArgs, { name: "server", readyPattern: /^READY server/, env, onOutput: (line) => say(line) }),
   );
-  printBanner(config.PORT, embedded, config.DEV_LOGIN_ENABLED, exposureBannerLine(exposure, env.HOST, config.PORT));
+  printBanner(config.server.PORT, embedded, config.auth.DEV_LOGIN_ENABLED, exposureBannerLine(exposure, env.HOST, config.server.PORT));
 }
 
 function printBanner(port: number, embedded: string[], devLogin: boolean, exposureLine: string | undefined): void {
@@ -177,7 +177,7 @@ interface LauncherSettings {
 
 /**
  * Starts a child that is restarted with back-off when it crashes (giving up, and stopping
- * everything, after LAUNCHER_MAX_FAST_CRASHES quick crashes in a row); resolves with the
+ * everything, after MAX_FAST_CRASHES (launcher/settings.ts) quick crashes in a row); resolves with the
  * first start's ready match.
  */
 async function supervise<Match = RegExpMatchArray>(

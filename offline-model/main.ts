@@ -3,7 +3,8 @@
  * would to a real provider. Prints `READY <url>` on stdout once listening so a parent process can
  * wait for that line instead of polling the port.
  *
- * Env: OFFLINE_LLM_PORT (default 11435), OFFLINE_LLM_HOST, else HOST (default 127.0.0.1).
+ * Env: EMBEDDED_LLM_PORT (default 11435; the launcher's own setting, which `npm start` passes it) and HOST
+ * (default 127.0.0.1; `npm start` passes loopback).
  */
 import { componentLogger } from "../lib/logger";
 import { flushTelemetry } from "../lib/telemetry/shutdown";
@@ -13,9 +14,9 @@ import { startLlmServer } from "./protocol";
 const log = componentLogger("offline-llm");
 
 async function main(): Promise<void> {
-  const port = Number(process.env.OFFLINE_LLM_PORT ?? 11435);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`OFFLINE_LLM_PORT must be a port number, got "${process.env.OFFLINE_LLM_PORT}"`);
-  const host = process.env.OFFLINE_LLM_HOST || process.env.HOST || "127.0.0.1";
+  const port = Number(process.env.EMBEDDED_LLM_PORT ?? 11435);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`EMBEDDED_LLM_PORT must be a port number, got "${process.env.EMBEDDED_LLM_PORT}"`);
+  const host = process.env.HOST || "127.0.0.1";
   const server = await startLlmServer({ port, host, responder: createOfflineResponder(), log });
   log.info({ url: server.url }, "offline LLM server listening");
   process.stdout.write(`READY ${server.url}\n`);

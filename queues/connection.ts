@@ -37,11 +37,11 @@ function addressList(list: string): Array<{ host: string; port: number }> {
 }
 
 /** The target the configuration names: REDIS_CLUSTER_NODES or REDIS_SENTINELS when set, else REDIS_URL (required). */
-export function redisTargetOf(config: Config): RedisTarget {
-  if (config.REDIS_CLUSTER_NODES) return { url: config.REDIS_URL, cluster: addressList(config.REDIS_CLUSTER_NODES) };
-  if (!config.REDIS_SENTINELS) return { url: requireSetting(config, "REDIS_URL") };
-  const sentinels = addressList(config.REDIS_SENTINELS);
-  return { url: config.REDIS_URL, sentinel: { sentinels, name: config.REDIS_SENTINEL_NAME, password: config.REDIS_SENTINEL_PASSWORD } };
+export function redisTargetOf(config: Pick<Config, "redis">): RedisTarget {
+  if (config.redis.REDIS_CLUSTER_NODES) return { url: config.redis.REDIS_URL, cluster: addressList(config.redis.REDIS_CLUSTER_NODES) };
+  if (!config.redis.REDIS_SENTINELS) return { url: requireSetting(config.redis, "REDIS_URL") };
+  const sentinels = addressList(config.redis.REDIS_SENTINELS);
+  return { url: config.redis.REDIS_URL, sentinel: { sentinels, name: config.redis.REDIS_SENTINEL_NAME, password: config.redis.REDIS_SENTINEL_PASSWORD } };
 }
 
 /**
@@ -49,9 +49,9 @@ export function redisTargetOf(config: Config): RedisTarget {
  * Sentinel or on a cluster: there a failover promotes a replica, and an event the old master
  * alone held would be numbered again by the new one.
  */
-export function replicaWaitMs(config: Config): number {
-  if (config.REDIS_CLUSTER_NODES) return config.REDIS_CLUSTER_WAIT_MS;
-  return config.REDIS_SENTINELS ? config.REDIS_SENTINEL_WAIT_MS : 0;
+export function replicaWaitMs(config: Pick<Config, "redis">): number {
+  if (config.redis.REDIS_CLUSTER_NODES) return config.redis.REDIS_CLUSTER_WAIT_MS;
+  return config.redis.REDIS_SENTINELS ? config.redis.REDIS_SENTINEL_WAIT_MS : 0;
 }
 
 /** Between two rounds over every sentinel: back off to 2 s, and never give up (a null would end the client for good). */

@@ -29,8 +29,8 @@ export interface QueueLayout {
 /** One queue, one Redis: the layout of a deployment that never set QUEUE_SHARDS or a cluster. */
 export const SINGLE_LAYOUT: QueueLayout = { shards: 1, cluster: false };
 
-export function queueLayoutOf(config: Config): QueueLayout {
-  return { shards: config.QUEUE_SHARDS, cluster: Boolean(config.REDIS_CLUSTER_NODES) };
+export function queueLayoutOf(config: Pick<Config, "redis">): QueueLayout {
+  return { shards: config.redis.QUEUE_SHARDS, cluster: Boolean(config.redis.REDIS_CLUSTER_NODES) };
 }
 
 /** How many copies `queue` has. */

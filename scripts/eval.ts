@@ -20,6 +20,7 @@ import { allCorpusFiles, EVAL_DIR, loadQuestions } from "./eval/questions";
 import { evalSettings } from "./eval/settings";
 import { startEvalStack } from "./eval/ingested-corpus";
 import { evaluateGrounding, groundingFigures, groundingLine, groundingSection, loadGroundingQuestions } from "./eval/grounding";
+import { withTestTunables } from "../lib/test-tunables";
 
 const BASELINE = join(EVAL_DIR, "baseline.json");
 const RESULTS = join(EVAL_DIR, "results.md");
@@ -37,10 +38,9 @@ function selectQuestions() {
 
 const { corpus: questions, demo: demoQuestions } = selectQuestions();
 const fullRun = !process.env.EVAL_ONLY;
-// The harness's employees ask many questions a minute; the limits are covered by their own tests.
-Object.assign(process.env, { ...process.env, RATE_LIMIT_TUTOR_PER_MINUTE: "100000", RATE_LIMIT_UPLOADS_PER_MINUTE: "100000" });
-
 const { llm } = await startInfrastructure();
+// The harness's employees ask many questions a minute; the limits are covered by their own tests.
+Object.assign(process.env, withTestTunables(process.env, { RATE_LIMIT_TUTOR_PER_MINUTE: 100000, RATE_LIMIT_UPLOADS_PER_MINUTE: 100000 }));
 if (process.env.EVAL_LLM_BASE_URL) {
   process.env.LLM_BASE_URL = process.env.EVAL_LLM_BASE_URL;
   process.env.LLM_API_KEY = process.env.EVAL_LLM_API_KEY ?? "";

@@ -20,8 +20,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function createApp(deps: ServerDeps): Koa {
   // X-Forwarded-* decide the client IP (dev-login rate limit) and HTTPS (Secure cookies); only a proxy may set them.
-  // The client IP is read TRUST_PROXY_HOPS entries from the right: what our own proxies appended, never what the client wrote.
-  const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: deps.config.TRUST_PROXY_HOPS });
+  // The client IP is read as many entries from the right as TRUST_PROXY counts proxies: what our own proxies appended, never what the client wrote.
+  const app = new Koa({ proxy: deps.config.server.trustProxy, maxIpsCount: deps.config.server.trustProxyHops });
   const log = deps.log;
 
   app.use(async (ctx, next) => {
@@ -40,7 +40,7 @@ export function createApp(deps: ServerDeps): Koa {
       }
     });
   });
-  app.use(securityHeaders(deps.config));
+  app.use(securityHeaders(deps.config.server));
   app.use(deps.metrics.http());
   app.use(errorMiddleware(log));
   app.use(hostGuard(deps.config));

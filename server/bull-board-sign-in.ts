@@ -48,7 +48,7 @@ export class BoardSignIn {
   private readonly codes: BoardCodes;
 
   constructor(private readonly deps: ServerDeps) {
-    this.codes = new BoardCodes(deps.redis, deps.config.BOARD_CODE_TTL_SECONDS);
+    this.codes = new BoardCodes(deps.redis, deps.config.server.BOARD_CODE_TTL_SECONDS);
   }
 
   /** A single-use code for the bearer token this request was admitted with. */

@@ -26,7 +26,7 @@ export function mountBullBoard(app: Koa, deps: ServerDeps): void {
     queues: deps.producer.allCopies().map(
       ({ queue, shard }) =>
         new BullMQAdapter(deps.producer.queue(queue, shard), {
-          readOnlyMode: deps.config.BULL_BOARD_READ_ONLY,
+          readOnlyMode: deps.config.server.BULL_BOARD_READ_ONLY,
           ...(shard > 0 ? { prefix: `s${shard}-` } : {}),
         }),
     ),

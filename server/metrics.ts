@@ -235,7 +235,10 @@ export class ServerMetrics implements ReplayObserver {
   }
 
   /** GET /metrics (server/routes/ops.ts): the exposition, behind METRICS_TOKEN or dev-login. */
-  async serve(ctx: Context, { METRICS_TOKEN: token, DEV_LOGIN_ENABLED: devLogin }: Pick<Config, "METRICS_TOKEN" | "DEV_LOGIN_ENABLED">): Promise<void> {
+  async serve(
+    ctx: Context,
+    { METRICS_TOKEN: token, DEV_LOGIN_ENABLED: devLogin }: Pick<Config["server"], "METRICS_TOKEN"> & Pick<Config["auth"], "DEV_LOGIN_ENABLED">,
+  ): Promise<void> {
     if (!token && !devLogin) throw forbidden("Metrics are disabled: set METRICS_TOKEN and scrape with Authorization: Bearer <METRICS_TOKEN>");
     if (token && !hasOpsToken(ctx, token)) throw unauthorized("Metrics need Authorization: Bearer <METRICS_TOKEN>");
     ctx.set("Content-Type", this.registry.contentType);

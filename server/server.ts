@@ -29,15 +29,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, { port = config.PORT, host = config.HOST } = {}): Promise<RunningServer> {
+export async function startServer(config: Config, { port = config.server.PORT, host = config.server.HOST } = {}): Promise<RunningServer> {
   const log = componentLogger("server");
   const redisTarget = redisTargetOf(config);
-  await refuseIfDatabaseFull(requireSetting(config, "DATABASE_URL"), config.DATABASE_POOL_MAX);
+  await refuseIfDatabaseFull(requireSetting(config.database, "DATABASE_URL"), config.database.DATABASE_POOL_MAX);
   const db = createDb({
-    url: requireSetting(config, "DATABASE_URL"),
-    poolMax: config.DATABASE_POOL_MAX,
-    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
-    acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
+    url: requireSetting(config.database, "DATABASE_URL"),
+    poolMax: config.database.DATABASE_POOL_MAX,
+    statementTimeoutMs: config.database.DATABASE_STATEMENT_TIMEOUT_MS,
+    acquireTimeoutMs: config.database.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
   });
   await refuseSsoWithoutPublicUrl(config, db).catch(async (error: unknown) => {
     await db.destroy();
@@ -54,25 +54,25 @@ export async function startServer(config: Config, { port = config.PORT, host = c
     redis,
     producer,
     events: new TurnEventLog(redis, {
-      ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,
-      maxEvents: config.EVENT_STREAM_MAX_EVENTS,
+      ttlSeconds: config.redis.EVENT_STREAM_TTL_SECONDS,
+      maxEvents: config.redis.EVENT_STREAM_MAX_EVENTS,
       replicaWaitMs: replicaWaitMs(config),
     }),
     tokens: new TokenService(
       {
-        secret: requireSetting(config, "JWT_SECRET"),
-        ttlSeconds: config.JWT_TTL_SECONDS,
-        maxTtlSeconds: config.JWT_MAX_TTL_SECONDS,
-        issuer: config.JWT_ISSUER,
-        audience: config.JWT_AUDIENCE,
+        secret: requireSetting(config.auth, "JWT_SECRET"),
+        ttlSeconds: config.auth.JWT_TTL_SECONDS,
+        maxTtlSeconds: config.auth.JWT_MAX_TTL_SECONDS,
+        issuer: config.auth.JWT_ISSUER,
+        audience: config.auth.JWT_AUDIENCE,
       },
       new ProviderTokens(
         db,
         {
-          maxTtlSeconds: config.JWT_MAX_TTL_SECONDS,
-          httpTimeoutMs: config.OIDC_HTTP_TIMEOUT_MS,
-          jwksCooldownMs: config.OIDC_JWKS_COOLDOWN_SECONDS * 1000,
-          jwksMaxAgeMs: config.OIDC_JWKS_MAX_AGE_SECONDS * 1000,
+          maxTtlSeconds: config.auth.JWT_MAX_TTL_SECONDS,
+          httpTimeoutMs: config.auth.OIDC_HTTP_TIMEOUT_MS,
+          jwksCooldownMs: config.auth.OIDC_JWKS_COOLDOWN_SECONDS * 1000,
+          jwksMaxAgeMs: config.auth.OIDC_JWKS_MAX_AGE_SECONDS * 1000,
           http: outboundClientOf(config),
         },
         log.child({ component: "provider-tokens" }),
@@ -91,7 +91,7 @@ export async function startServer(config: Config, { port = config.PORT, host = c
   const address = httpServer.address() as AddressInfo;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
   log.info({ url }, "server listening");
-  if (config.DEV_LOGIN_ENABLED && !isLoopbackHost(host)) {
+  if (config.auth.DEV_LOGIN_ENABLED && !isLoopbackHost(host)) {
     log.warn({ host }, "dev-login is enabled on a non-loopback address: anyone who can reach this port can sign in as any user by email");
   }
 

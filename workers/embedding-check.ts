@@ -17,11 +17,11 @@ export class EmbeddingDimensionError extends Error {
   }
 }
 
-export async function checkEmbeddingDimensions(config: Config, db: Db, llm: LlmClient, log: Logger): Promise<void> {
+export async function checkEmbeddingDimensions(config: Pick<Config, "embedding">, db: Db, llm: LlmClient, log: Logger): Promise<void> {
   const column = await databaseVectorDimensions(db);
-  if (column !== null && column !== config.EMBEDDING_DIMENSIONS) {
+  if (column !== null && column !== config.embedding.EMBEDDING_DIMENSIONS) {
     throw new EmbeddingDimensionError(
-      `EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS} but the database column document_chunks.embedding is vector(${column}). ` +
+      `EMBEDDING_DIMENSIONS is ${config.embedding.EMBEDDING_DIMENSIONS} but the database column document_chunks.embedding is vector(${column}). ` +
         `Set EMBEDDING_DIMENSIONS=${column}, or migrate the column and re-embed every document (npm run reembed -- --alter-dimensions).`,
     );
   }
@@ -33,25 +33,25 @@ export async function checkEmbeddingDimensions(config: Config, db: Db, llm: LlmC
       log.warn({ err: error, provider: provider.label, model: provider.model }, "embedding endpoint unreachable at start-up; ingestion and search will retry");
       continue;
     }
-    if (!probe || probe.length === config.EMBEDDING_DIMENSIONS) {
-      if (index > 0 && provider.model !== config.EMBEDDING_MODEL)
+    if (!probe || probe.length === config.embedding.EMBEDDING_DIMENSIONS) {
+      if (index > 0 && provider.model !== config.embedding.EMBEDDING_MODEL)
         log.warn(
-          { provider: provider.label, model: provider.model, primary: config.EMBEDDING_MODEL },
+          { provider: provider.label, model: provider.model, primary: config.embedding.EMBEDDING_MODEL },
           "the fallback embedding model is another model of the same width: its question vectors will not match the stored chunks well",
         );
       continue;
     }
     if (index === 0) {
       throw new EmbeddingDimensionError(
-        `The embedding model ${config.EMBEDDING_MODEL} returns vectors of ${probe.length} dimensions but EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS}` +
-          `${column !== null ? ` (database column: vector(${column}))` : ""}. Use a model with ${config.EMBEDDING_DIMENSIONS} dimensions, ` +
+        `The embedding model ${config.embedding.EMBEDDING_MODEL} returns vectors of ${probe.length} dimensions but EMBEDDING_DIMENSIONS is ${config.embedding.EMBEDDING_DIMENSIONS}` +
+          `${column !== null ? ` (database column: vector(${column}))` : ""}. Use a model with ${config.embedding.EMBEDDING_DIMENSIONS} dimensions, ` +
           `or set EMBEDDING_DIMENSIONS=${probe.length} on a fresh database (or migrate the column and re-embed).`,
       );
     }
     // A fallback's vectors go into (and are searched against) the same column: only the same width can stand in.
     throw new EmbeddingDimensionError(
       `The fallback embedding provider ${provider.label} (EMBEDDING_FALLBACK_PROVIDERS[${index - 1}], model ${provider.model}) returns vectors of ` +
-        `${probe.length} dimensions but EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS}. A fallback must answer the same width as the ` +
+        `${probe.length} dimensions but EMBEDDING_DIMENSIONS is ${config.embedding.EMBEDDING_DIMENSIONS}. A fallback must answer the same width as the ` +
         `primary: give it the same model, or remove it from EMBEDDING_FALLBACK_PROVIDERS.`,
     );
   }

@@ -106,26 +106,26 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
   const log = componentLogger("worker");
   // One budget for the process's model-bound streams, whichever queue runs them.
   const modelBudget = modelStreamCeiling(1);
-  const selection = parseQueueSelection(config.WORKER_QUEUES, {
-    concurrency: config.WORKER_CONCURRENCY,
-    modelConcurrency: config.WORKER_MODEL_CONCURRENCY,
+  const selection = parseQueueSelection(config.workers.WORKER_QUEUES, {
+    concurrency: config.workers.WORKER_CONCURRENCY,
+    modelConcurrency: config.workers.WORKER_MODEL_CONCURRENCY,
     modelCeiling: () => modelBudget,
   });
   const redisTarget = redisTargetOf(config);
   const layout = queueLayoutOf(config);
   const db = createDb({
-    url: requireSetting(config, "DATABASE_URL"),
-    poolMax: config.DATABASE_POOL_MAX,
-    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    url: requireSetting(config.database, "DATABASE_URL"),
+    poolMax: config.database.DATABASE_POOL_MAX,
+    statementTimeoutMs: config.database.DATABASE_STATEMENT_TIMEOUT_MS,
   });
   const redis = createRedis(redisTarget, "worker", log);
   const replicaReads = await startReplicaReads(config, db, redis, log);
   // Behind Sentinel each event batch waits (WAIT 1) for a replica: on a connection of its own, so no other command queues behind it.
   const ownEventsRedis = replicaWaitMs(config) > 0 ? createRedis(redisTarget, "worker", log) : undefined;
   const llm = new LlmClient(config, {
-    usage: usageLogSink(db, { defaultMonthlyTokens: config.AI_MONTHLY_TOKENS_PER_ORG }),
+    usage: usageLogSink(db, { defaultMonthlyTokens: config.organisations.AI_MONTHLY_TOKENS_PER_ORG }),
     log,
-    queryCache: new QueryEmbeddingCache(redis, config.EMBEDDING_QUERY_CACHE_TTL_SECONDS, log),
+    queryCache: new QueryEmbeddingCache(redis, config.embedding.EMBEDDING_QUERY_CACHE_TTL_SECONDS, log),
     ...options.llm,
   });
   const deps: WorkerDeps = {
@@ -138,19 +138,19 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
     searchCaches: searchCaches(),
     producer: new JobProducer(redis, log, layout),
     events: new TurnEventLog(ownEventsRedis ?? redis, {
-      ttlSeconds: config.EVENT_STREAM_TTL_SECONDS,
-      maxEvents: config.EVENT_STREAM_MAX_EVENTS,
+      ttlSeconds: config.redis.EVENT_STREAM_TTL_SECONDS,
+      maxEvents: config.redis.EVENT_STREAM_MAX_EVENTS,
       replicaWaitMs: replicaWaitMs(config),
-      frameMs: config.STREAM_FRAME_MS,
+      frameMs: config.workers.STREAM_FRAME_MS,
     }),
     userEvents: new UserEventPublisher(redis),
   };
   try {
     await requireRedisVersion(redis);
-    await refuseIfDatabaseFull(requireSetting(config, "DATABASE_URL"), config.DATABASE_POOL_MAX);
+    await refuseIfDatabaseFull(requireSetting(config.database, "DATABASE_URL"), config.database.DATABASE_POOL_MAX);
     if (!options.skipEmbeddingCheck) await checkEmbeddingDimensions(config, db, llm, log);
     if (THREAD_BOUND.some((queue) => selection.has(queue))) {
-      await probeThreadPool(config, THREAD_PROBE_TIMEOUT_MS, log);
+      await probeThreadPool(config.ingestion, THREAD_PROBE_TIMEOUT_MS, log);
       void warmExtractionThreads(config, log);
     }
   } catch (error) {
@@ -173,12 +173,17 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
     const connection = createRedis(redisTarget, "worker", log);
     connections.push(connection);
     const copies = copiesOf(layout, queue);
-    const reserved = (FAIR_QUEUES as readonly string[]).includes(queue) ? config.FAIR_RESERVED_SLOTS : 0;
+    const reserved = (FAIR_QUEUES as readonly string[]).includes(queue) ? config.workers.FAIR_RESERVED_SLOTS : 0;
     const perCopy = Math.max(1, Math.ceil(("fixed" in concurrency ? concurrency.fixed : concurrency.adaptiveUpTo) / copies));
     return Array.from({ length: copies }, (_, shard) => {
       const normal = startWorker(queue, shard, connection, perCopy, (job, _token, attempt) => orgSlots.hold(queue, shard, job.data?.orgId, attempt));
       if ("adaptiveUpTo" in concurrency)
-        followed.push({ queue, worker: normal, limit: new AdaptiveLimit(perCopy, config.WORKER_LAG_TARGET_MS), running: () => orgSlots.running(queue, shard) });
+        followed.push({
+          queue,
+          worker: normal,
+          limit: new AdaptiveLimit(perCopy, config.workers.WORKER_LAG_TARGET_MS),
+          running: () => orgSlots.running(queue, shard),
+        });
       if (reserved === 0) return [normal];
       // "Every normal slot busy" counts the slots the copy has now: an adaptive copy's limit moves.
       return [
@@ -204,16 +209,16 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
         connection,
         prefix: queuePrefix(layout, queue, shard),
         concurrency,
-        lockDuration: config.WORKER_LOCK_DURATION_MS,
-        stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
-        maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+        lockDuration: config.workers.WORKER_LOCK_DURATION_MS,
+        stalledInterval: config.workers.WORKER_STALLED_INTERVAL_MS,
+        maxStalledCount: config.workers.WORKER_MAX_STALLED_COUNT,
         ...queueTelemetry(),
       },
     );
     worker.on("error", (error) => log.error({ err: error, queue }, "worker error"));
     // A job whose worker died too often fails without its handler running: give it its final word here.
     worker.on("failed", (job, error) => {
-      if (!job || !stalledOut(job, config.WORKER_MAX_STALLED_COUNT)) return;
+      if (!job || !stalledOut(job, config.workers.WORKER_MAX_STALLED_COUNT)) return;
       reportStalledOut(redis, queue);
       const parsed = parsePayload(queue, job.data);
       if (!parsed.success) return;
@@ -231,7 +236,7 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
   log.info(
     {
       queues: Object.fromEntries([...selection].map(([queue, concurrency]) => [queue, "fixed" in concurrency ? concurrency.fixed : concurrency])),
-      ...(followed.length > 0 ? { lagTargetMs: config.WORKER_LAG_TARGET_MS } : {}),
+      ...(followed.length > 0 ? { lagTargetMs: config.workers.WORKER_LAG_TARGET_MS } : {}),
     },
     "workers started",
   );
@@ -245,7 +250,7 @@ export async function startWorkers(config: Config, options: StartOptions = {}): 
       stopWatchingClients();
       stopFollowing();
       const closing = workers.map((worker) => worker.close());
-      await active.drain(config.WORKER_DRAIN_MS);
+      await active.drain(config.workers.WORKER_DRAIN_MS);
       await active.handBackAll();
       await Promise.all(workers.map((worker, i) => finishWorkerClose(worker, closing[i]!, log)));
       await closeThreadPool();
@@ -303,13 +308,13 @@ async function reportFailure<Q extends QueueName>(handler: JobHandler<Q>, contex
 async function pausedForDatabase(job: Job, error: unknown, deps: WorkerDeps, log: Logger): Promise<boolean> {
   if (error instanceof UnrecoverableError || error instanceof LlmError || !isDatabaseUnavailable(error)) return false;
   try {
-    await job.moveToDelayed(Date.now() + deps.config.WORKER_DATABASE_PAUSE_MS, job.token);
+    await job.moveToDelayed(Date.now() + deps.config.workers.WORKER_DATABASE_PAUSE_MS, job.token);
   } catch (moveError) {
     log.warn({ err: moveError }, "could not put the job back while the database is down; counting a failed attempt");
     return false;
   }
   log.warn(
-    { err: error, pauseMs: deps.config.WORKER_DATABASE_PAUSE_MS, attemptsMade: job.attemptsMade },
+    { err: error, pauseMs: deps.config.workers.WORKER_DATABASE_PAUSE_MS, attemptsMade: job.attemptsMade },
     "database unavailable; job put back without using an attempt",
   );
   return true;

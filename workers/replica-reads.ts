@@ -17,9 +17,13 @@ export interface ReplicaReads {
   close(): Promise<void>;
 }
 
-export async function startReplicaReads(config: Config, primary: Db, redis: Redis, log: Logger): Promise<ReplicaReads> {
-  const replica = config.DATABASE_READ_URL
-    ? createDb({ url: config.DATABASE_READ_URL, poolMax: config.DATABASE_POOL_MAX, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS })
+export async function startReplicaReads(config: Pick<Config, "database">, primary: Db, redis: Redis, log: Logger): Promise<ReplicaReads> {
+  const replica = config.database.DATABASE_READ_URL
+    ? createDb({
+        url: config.database.DATABASE_READ_URL,
+        poolMax: config.database.DATABASE_POOL_MAX,
+        statementTimeoutMs: config.database.DATABASE_STATEMENT_TIMEOUT_MS,
+      })
     : undefined;
   const tally: Record<ReadSkipReason, number> = { down: 0, lagging: 0 };
   const report = (): void => {
@@ -31,7 +35,7 @@ export async function startReplicaReads(config: Config, primary: Db, redis: Redi
   const router = new ReadRouter({
     primary,
     replica,
-    maxLagMs: config.DATABASE_READ_MAX_LAG_MS,
+    maxLagMs: config.database.DATABASE_READ_MAX_LAG_MS,
     onSkip: (reason) => tally[reason]++,
     onState: (state) =>
       state.usable

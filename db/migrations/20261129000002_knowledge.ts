@@ -29,7 +29,7 @@ async function ensurePgvector(knex: Knex): Promise<void> {
 
 export async function up(knex: Knex): Promise<void> {
   await ensurePgvector(knex);
-  const dimensions = getConfig().EMBEDDING_DIMENSIONS;
+  const dimensions = getConfig().embedding.EMBEDDING_DIMENSIONS;
 
   await knex.schema.createTable("document_chunks", (t) => {
     t.uuid("id").primary().defaultTo(knex.raw("gen_random_uuid()"));

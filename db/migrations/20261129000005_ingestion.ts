@@ -9,7 +9,7 @@ import type { Knex } from "knex";
 import { getConfig } from "../../lib/config";
 
 export async function up(knex: Knex): Promise<void> {
-  const dimensions = getConfig().EMBEDDING_DIMENSIONS;
+  const dimensions = getConfig().embedding.EMBEDDING_DIMENSIONS;
   await knex.schema.alterTable("documents", (t) => {
     t.integer("ingest_generation").notNullable().defaultTo(0);
     t.timestamp("processing_started_at", { useTz: true });

@@ -58,6 +58,8 @@ export const AUDIT_EVENT_NAMES = [
   "ai_credits.added",
   // The assistant's confirmed actions: one row per applied item (`details.tool` names the tool).
   "admin_action.item_applied",
+  // An operator changed an organisation's policy (commands/organisation-policy.ts).
+  "organization.policy_changed",
 ] as const;
 
 export type AuditEventName = (typeof AUDIT_EVENT_NAMES)[number];

@@ -63,7 +63,9 @@ async function processQueue(this: QueryQueue): Promise<void> {
           }),
         );
       } catch (error) {
-        if (process.env.PGLITE_DEBUG) process.stderr.write(`pglite message ${String.fromCharCode(type)} from #${item.handlerId} failed: ${String(error)}\n`);
+        // A debugging aid: the failure itself reaches the connection that sent the message.
+        if (process.env.LOG_LEVEL === "debug" || process.env.LOG_LEVEL === "trace")
+          process.stderr.write(`pglite message ${String.fromCharCode(type)} from #${item.handlerId} failed: ${String(error)}\n`);
         this.pinnedHandlerId = null;
         item.reject(error);
         continue;

@@ -38,7 +38,7 @@ const server = new PGLiteSocketServer({
   // The multiplexer needs more than one slot; each process's Knex pool takes up to its max.
   maxConnections: Number(values["max-connections"]),
 });
-if (process.env.PGLITE_PROTOCOL_LOCK !== "off") applyProtocolLock(server);
+applyProtocolLock(server);
 await server.start();
 process.stdout.write(`READY postgres://postgres:postgres@${values.host}:${values.port}/postgres\n`);
 

@@ -76,7 +76,7 @@ export class Supervisor {
       if (this.fastCrashes >= maxFastCrashes) {
         this.stopping = true;
         this.options.onGiveUp(
-          `${name} ${why}; it crashed ${this.fastCrashes} times in a row within a minute of starting, so it is not restarted again. Its output above says why; fix that and run npm start again (LAUNCHER_MAX_FAST_CRASHES sets the limit).`,
+          `${name} ${why}; it crashed ${this.fastCrashes} times in a row within a minute of starting, so it is not restarted again. Its output above says why; fix that and run npm start again.`,
         );
         return;
       }

@@ -5,11 +5,11 @@ import { OutboundClient } from "./client";
 
 const clients = new Map<string, OutboundClient>();
 
-export function outboundClientOf(config: Pick<Config, "OUTBOUND_ALLOWED_CIDRS">): OutboundClient {
-  let client = clients.get(config.OUTBOUND_ALLOWED_CIDRS);
+export function outboundClientOf(config: Pick<Config, "outbound">): OutboundClient {
+  let client = clients.get(config.outbound.OUTBOUND_ALLOWED_CIDRS);
   if (!client) {
-    client = new OutboundClient(new AddressPolicy(config.OUTBOUND_ALLOWED_CIDRS));
-    clients.set(config.OUTBOUND_ALLOWED_CIDRS, client);
+    client = new OutboundClient(new AddressPolicy(config.outbound.OUTBOUND_ALLOWED_CIDRS));
+    clients.set(config.outbound.OUTBOUND_ALLOWED_CIDRS, client);
   }
   return client;
 }

@@ -21,6 +21,8 @@ export const USAGE = `Usage: npm run org -- <command> [options]   (image: node d
   idp remove --org <slug|id>
   domain approve <slug|id> <domain>     (verified by the operator: do it once you know the domain is theirs)
   domain list <slug|id>
+  policy show <slug|id>                 (rate limits and the admin assistant's tool bounds, as set and as they apply)
+  policy set <slug|id> name=N[,name=N…] (name=default puts one back; names: npm run org -- policy show)
 
   --json prints the result as JSON. --client-secret - reads the secret from standard input.`;
 
@@ -77,10 +79,12 @@ const ALLOWED: Record<string, ReadonlyArray<keyof Values>> = {
   "idp remove": ["org"],
   "domain approve": [],
   "domain list": [],
+  "policy show": [],
+  "policy set": [],
 };
 
 /** The arguments each command takes after its name (`domain approve acme acme.com`). */
-const ARGUMENTS: Record<string, number> = { "domain approve": 2, "domain list": 1 };
+const ARGUMENTS: Record<string, number> = { "domain approve": 2, "domain list": 1, "policy show": 1, "policy set": 2 };
 
 export function required(values: Values, name: "name" | "admin-email" | "org" | "bytes" | "issuer" | "client-id" | "display-name"): string {
   const value = values[name]?.trim();
@@ -119,7 +123,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) return { help: true, exitCode: values.help ? 0 : 2 };
-  const grouped = positionals[0] === "idp" || positionals[0] === "domain";
+  const grouped = positionals[0] === "idp" || positionals[0] === "domain" || positionals[0] === "policy";
   const command = grouped ? `${positionals[0]} ${positionals[1] ?? ""}`.trim() : positionals[0]!;
   const allowed = ALLOWED[command];
   if (!allowed) throw new UsageError(`unknown command "${positionals.join(" ")}"`);

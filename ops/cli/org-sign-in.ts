@@ -20,7 +20,7 @@ export async function runSignInCommand(command: string, values: Values, session:
       const org = await organisationNamed(deps, required(values, "org"));
       const secret = values["client-secret"] === "-" ? readFileSync(0, "utf8").trim() : values["client-secret"];
       if (secret !== undefined && values["clear-client-secret"]) throw new UsageError("--client-secret and --clear-client-secret exclude each other");
-      if (secret !== undefined && !config.SECRETS_KEY)
+      if (secret !== undefined && !config.auth.SECRETS_KEY)
         throw new UsageError(
           "SECRETS_KEY is not set, so the client secret cannot be stored encrypted. Set SECRETS_KEY (at least 32 characters, the same value the server and workers use) and run this again.",
         );

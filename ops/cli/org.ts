@@ -2,7 +2,8 @@
  * `npm run org -- <command>` (in the image: `node dist/ops/cli/org.js <command>`): onboarding and
  * removing organisations without SQL (the command line: org-args.ts; sign-in set-up, `idp` and
  * `domain`: org-sign-in.ts). Each command calls the same code as the operator endpoints
- * (commands/organisations.ts, commands/organisation-identity-provider.ts, commands/organisation-domains.ts) and is audited the same
+ * (commands/organisations.ts, commands/organisation-identity-provider.ts, commands/organisation-domains.ts,
+ * commands/organisation-policy.ts: `policy`, org-policy.ts) and is audited the same
  * way, in OPS_ORG's organisation. Exit codes: 0 done, 1 refused or failed, 2 a usage mistake.
  */
 import { ConfigError, getConfig, requireSetting } from "../../lib/config";
@@ -18,6 +19,7 @@ import { JobProducer } from "../../queues/producer";
 import { changeOrganisation, createOrganisation, organisationNamed, requestOrganisationDeletion } from "../../commands/organisations";
 import { count, parseCommandLine, required, type Session, USAGE, UsageError, type Values } from "./org-args";
 import { printDeletion, printOrganisations, type Output } from "./org-output";
+import { runPolicyCommand } from "./org-policy";
 import { runSignInCommand } from "./org-sign-in";
 
 // Quiet unless asked: the commands' own log lines would interleave with what the CLI prints.
@@ -54,12 +56,15 @@ async function run(command: string, values: Values, session: Session, args: stri
       if (quota !== null && quota < 1024) throw new UsageError("--bytes must be at least 1024");
       const org = await changeOrganisation(deps, operator, required(values, "org"), { storage_quota_bytes: quota });
       out.result({ id: org.id, slug: org.slug, storage_quota_bytes: org.storage_quota_bytes }, [
-        `${org.slug}: storage quota ${org.storage_quota_bytes === null ? `default (ORG_STORAGE_QUOTA_BYTES, ${config.ORG_STORAGE_QUOTA_BYTES} bytes)` : `${org.storage_quota_bytes} bytes`}`,
+        `${org.slug}: storage quota ${org.storage_quota_bytes === null ? `default (ORG_STORAGE_QUOTA_BYTES, ${config.organisations.ORG_STORAGE_QUOTA_BYTES} bytes)` : `${org.storage_quota_bytes} bytes`}`,
       ]);
       return 0;
     }
     case "delete":
       return deleteOrganisation(values, session);
+    case "policy show":
+    case "policy set":
+      return runPolicyCommand(command, args, { deps, operator, out }, (problem) => new UsageError(problem));
     default:
       return runSignInCommand(command, values, { ...session, log }, args);
   }
@@ -116,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
   const embedded = useEmbeddedConnection(process.env);
   if (embedded && !values.json) process.stderr.write(`› using the product npm start is running (${embedded})\n`);
   const config = getConfig();
-  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: 2 });
+  const db = createDb({ url: requireSetting(config.database, "DATABASE_URL"), poolMax: 2 });
   const out: Output = values.json
     ? {
         result: (json) => process.stdout.write(`${JSON.stringify(json)}\n`),

@@ -6,7 +6,7 @@ import { prepareDatabase } from "./prepare-database";
 const log = componentLogger("db:prepare");
 try {
   const config = getConfig();
-  requireSetting(config, "DATABASE_URL");
+  requireSetting(config.database, "DATABASE_URL");
   const { migrations, demo } = await prepareDatabase(config, { seed: process.env.SEED_DEMO !== "false" });
   log.info({ migrations, demoOrg: demo?.orgId ?? null }, "database ready");
   process.exit(0);

@@ -10,7 +10,7 @@ import { seedDemoOrganisation, type DemoOrganisation } from "../../db/seeds/demo
 import { LlmClient } from "../../workers/llm/client";
 
 export async function prepareDatabase(config: Config, { seed = true } = {}): Promise<{ migrations: string[]; demo: DemoOrganisation | null }> {
-  const db = createDb({ url: config.DATABASE_URL!, poolMax: 4 });
+  const db = createDb({ url: config.database.DATABASE_URL!, poolMax: 4 });
   try {
     const migrations = await migrateLatest(db);
     if (!seed) return { migrations, demo: null };

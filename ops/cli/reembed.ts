@@ -22,19 +22,19 @@ const { values } = parseArgs({ options: { "alter-dimensions": { type: "boolean",
 
 async function main(): Promise<void> {
   const config = getConfig();
-  const db = createDb({ url: requireSetting(config, "DATABASE_URL"), poolMax: 2 });
+  const db = createDb({ url: requireSetting(config.database, "DATABASE_URL"), poolMax: 2 });
   const redis = createRedis(redisTargetOf(config), "worker", log);
   const producer = new JobProducer(redis, log, queueLayoutOf(config));
   try {
     const column = await databaseVectorDimensions(db);
-    if (column !== null && column !== config.EMBEDDING_DIMENSIONS) {
+    if (column !== null && column !== config.embedding.EMBEDDING_DIMENSIONS) {
       if (!values["alter-dimensions"]) {
         throw new Error(
-          `The database stores vector(${column}) but EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS}; rerun with --alter-dimensions to change the columns.`,
+          `The database stores vector(${column}) but EMBEDDING_DIMENSIONS is ${config.embedding.EMBEDDING_DIMENSIONS}; rerun with --alter-dimensions to change the columns.`,
         );
       }
-      await alterVectorDimensions(db, config.EMBEDDING_DIMENSIONS);
-      log.info({ from: column, to: config.EMBEDDING_DIMENSIONS }, "vector columns altered");
+      await alterVectorDimensions(db, config.embedding.EMBEDDING_DIMENSIONS);
+      log.info({ from: column, to: config.embedding.EMBEDDING_DIMENSIONS }, "vector columns altered");
     }
     const documents = await listIndexedDocuments(db, values.org);
     let queued = 0;

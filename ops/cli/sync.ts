@@ -14,7 +14,7 @@ import { HttpSyncApi } from "./sync-client";
 const USAGE = `Usage: npm run sync -- <folder> --org <slug> [--source <name>] [--url <server>] [--every 15m] [--concurrency 4] [--json]
 
   SKILLNET_KEY   an integration key of the organisation with the documents:write scope (required)
-  --url          the server (default SKILLNET_URL, else http://localhost:3000)
+  --url          the server (default http://localhost:3000)
   --source       names this folder's documents (external ids "<source>:<path>"); default: the folder's name.
                  A sync only ever removes documents of its own source.
   --every        run again after each pass (30s, 15m, 1h) until SIGTERM
@@ -56,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
   const concurrency = Number(values.concurrency ?? 4);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new UsageError("--concurrency must be 1 to 32");
   const every = values.every ? intervalMs(values.every) : undefined;
-  const url = (values.url ?? process.env.SKILLNET_URL ?? "http://localhost:3000").replace(/\/+$/, "");
+  const url = (values.url ?? "http://localhost:3000").replace(/\/+$/, "");
 
   const api = new HttpSyncApi(url, key);
   const { organisation } = await api.target();

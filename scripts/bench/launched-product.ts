@@ -17,6 +17,7 @@ import { pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
 import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher/embedded/child-process";
 import { endProbeWindow, killOnExit, processUsage, setBenchModel, type BenchModelSettings, type ProbeReport } from "./stack";
+import { TEST_TUNABLES_VARIABLE } from "../../lib/test-tunables";
 
 export interface LaunchedProduct {
   baseUrl: string;
@@ -88,7 +89,9 @@ export async function launchProduct(modelUrl: string, modelChild: ManagedChild, 
   let logLines = 0;
   const launcherEnv: Record<string, string> = {
     ...(process.env as Record<string, string>),
-    NODE_ENV: "development",
+    // Not production (dev-login is how the clients sign in); `test` so the launched processes take the
+    // bench's tunables below (they are constants otherwise, out of any deployment's reach).
+    NODE_ENV: "test",
     DATA_DIR: dataDir,
     PORT: String(port),
     HOST: "127.0.0.1",
@@ -100,12 +103,14 @@ export async function launchProduct(modelUrl: string, modelChild: ManagedChild, 
     LLM_MODEL: "bench-model",
     DEV_LOGIN_ENABLED: "true",
     // The bench's sessions are all one employee of one organisation: its per-user limits would be the load's, not the product's.
-    RATE_LIMIT_DEV_LOGIN_PER_MINUTE: "1000000",
-    RATE_LIMIT_TUTOR_PER_MINUTE: "1000000",
-    RATE_LIMIT_ORG_TUTOR_PER_MINUTE: "1000000",
-    RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: "1000000",
-    RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: "1000000",
-    SOCKET_MAX_PER_USER: "100000",
+    [TEST_TUNABLES_VARIABLE]: JSON.stringify({
+      RATE_LIMIT_DEV_LOGIN_PER_MINUTE: 1000000,
+      RATE_LIMIT_TUTOR_PER_MINUTE: 1000000,
+      RATE_LIMIT_ORG_TUTOR_PER_MINUTE: 1000000,
+      RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: 1000000,
+      RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: 1000000,
+      SOCKET_MAX_PER_USER: 100000,
+    }),
     AI_MONTHLY_TOKENS_PER_ORG: "100000000000",
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${PROBE}`.trim(),
     BENCH_PROBE_DIR: probeDir,

@@ -49,7 +49,7 @@ function cpuSeconds(): number {
 }
 
 async function measure(label: string, bytes: Buffer, format: DocumentFormat, units: number): Promise<string> {
-  const config = parseConfig({ ...process.env, OCR_MAX_PAGES: String(Math.max(units, 50)) });
+  const config = parseConfig(process.env, { overrides: { OCR_MAX_PAGES: Math.max(units, 50) } });
   const log = pino({ level: "silent" });
   // One untimed read warms the thread (pdf.js loaded, tesseract's data in the page cache).
   await extractInThread(bytes, format, config, log);

@@ -33,8 +33,8 @@ interface InProcess {
 
 function workerDeps(config: Config): WorkerDeps {
   const log = componentLogger("bench");
-  const redis = createRedis({ url: config.REDIS_URL! }, "worker", log);
-  const db = createDb({ url: config.DATABASE_URL!, poolMax: config.DATABASE_POOL_MAX });
+  const redis = createRedis({ url: config.redis.REDIS_URL! }, "worker", log);
+  const db = createDb({ url: config.database.DATABASE_URL!, poolMax: config.database.DATABASE_POOL_MAX });
   return {
     config,
     log,

@@ -18,6 +18,7 @@ import { startEmbeddedRedis } from "../../launcher/embedded/redis";
 import { startClusterDeployment, type ClusterDeployment } from "../../test/harness/redis-cluster";
 import { prepareDatabase } from "../../ops/cli/prepare-database";
 import { startBenchDatabase } from "./database";
+import { TEST_TUNABLES_VARIABLE } from "../../lib/test-tunables";
 
 export interface BenchProcess {
   role: string;
@@ -85,8 +86,9 @@ const PROBED = [...TSX, "--import", "./scripts/bench/probe.mjs", "--import", "./
 
 function baseEnv(redisUrl: string, databaseUrl: string, modelUrl: string): Record<string, string> {
   return {
-    // Not production: dev-login (how the clients sign in) is refused there.
-    NODE_ENV: "development",
+    // Not production: dev-login (how the clients sign in) is refused there; `test` so the processes take
+    // the bench's tunables below (they are constants otherwise, out of any deployment's reach).
+    NODE_ENV: "test",
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "silent",
     REDIS_URL: redisUrl,
     DATABASE_URL: databaseUrl,
@@ -97,16 +99,18 @@ function baseEnv(redisUrl: string, databaseUrl: string, modelUrl: string): Recor
     JWT_SECRET: randomBytes(24).toString("hex"),
     DEV_LOGIN_ENABLED: "true",
     HOST: "127.0.0.1",
-    // The benchmark is the load: no limit may refuse it.
-    RATE_LIMIT_DEV_LOGIN_PER_MINUTE: "1000000",
-    RATE_LIMIT_TUTOR_PER_MINUTE: "1000000",
-    RATE_LIMIT_ORG_TUTOR_PER_MINUTE: "1000000",
-    RATE_LIMIT_UPLOADS_PER_MINUTE: "1000000",
-    RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: "1000000",
-    RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: "1000000",
-    RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: "1000000",
-    // Every bench session is the same employee: the per-user socket cap would be the load's.
-    SOCKET_MAX_PER_USER: "100000",
+    // The benchmark is the load: no limit may refuse it. Every bench session is the same employee: the
+    // per-user socket cap would be the load's.
+    [TEST_TUNABLES_VARIABLE]: JSON.stringify({
+      RATE_LIMIT_DEV_LOGIN_PER_MINUTE: 1000000,
+      RATE_LIMIT_TUTOR_PER_MINUTE: 1000000,
+      RATE_LIMIT_ORG_TUTOR_PER_MINUTE: 1000000,
+      RATE_LIMIT_UPLOADS_PER_MINUTE: 1000000,
+      RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: 1000000,
+      RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: 1000000,
+      RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: 1000000,
+      SOCKET_MAX_PER_USER: 100000,
+    }),
     WORKER_CONCURRENCY: "8",
   };
 }

@@ -150,7 +150,7 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
   try {
     await migrateLatest(db);
     const config = getConfig();
-    const exactUpTo = config.RETRIEVAL_EXACT_MAX_CHUNKS;
+    const exactUpTo = config.retrieval.RETRIEVAL_EXACT_MAX_CHUNKS;
     const maker = new CorpusMaker(total);
     const sizes = orgSizes(total, ORGS);
     const orgs = await createOrgs(db, maker, sizes);
@@ -165,7 +165,7 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
     await insertChunks(db, maker, 2 * INSERT_BATCH, pick);
     const emptySeconds = await insertChunks(db, maker, probeRows, pick);
     const willBeLarge = orgs.filter((org) => org.size > exactUpTo);
-    for (const org of willBeLarge) await buildOrgVectorIndex(db, org.id, { memoryMb: config.VECTOR_INDEX_BUILD_MEMORY_MB });
+    for (const org of willBeLarge) await buildOrgVectorIndex(db, org.id, { memoryMb: config.retrieval.VECTOR_INDEX_BUILD_MEMORY_MB });
     const emptyIndexedSeconds = await insertChunks(db, maker, probeRows, pick, "direct");
     for (const org of willBeLarge) await db.raw(`DROP INDEX ${orgVectorIndexName(org.id)}`);
     tailDecisions = vectorTailDecisions();
@@ -315,7 +315,7 @@ export async function measureVectorSearch(databaseUrl: string, total: number, qu
         .join(" / ")}.`,
       "",
       `- **Load:** ${fmt(total - PROBES * probeRows)} rows in ${fmt(loadSeconds)} s (${fmt((total - PROBES * probeRows) / loadSeconds)} rows/s with generating the vectors, multi-row INSERTs of ${INSERT_BATCH}, before any HNSW index).`,
-      `- **Index builds** (the \`vector-indexes\` sweep, CREATE INDEX CONCURRENTLY, m 16, ef_construction 64, maintenance_work_mem ${config.VECTOR_INDEX_BUILD_MEMORY_MB} MB): ${build.value.built.length} of ${needing} organisations above the limit in ${fmt(build.ms / 1000)} s; the largest (${largest.written.toLocaleString("en")} chunks) alone ${fmt(largestBuild.ms / 1000)} s.`,
+      `- **Index builds** (the \`vector-indexes\` sweep, CREATE INDEX CONCURRENTLY, m 16, ef_construction 64, maintenance_work_mem ${config.retrieval.VECTOR_INDEX_BUILD_MEMORY_MB} MB): ${build.value.built.length} of ${needing} organisations above the limit in ${fmt(build.ms / 1000)} s; the largest (${largest.written.toLocaleString("en")} chunks) alone ${fmt(largestBuild.ms / 1000)} s.`,
       `- **Insert rate**, ${probeRows.toLocaleString("en")} rows a probe in batches of ${INSERT_BATCH}, the corpus's mix (${fmt((100 * willBeLarge.reduce((sum, org) => sum + org.size, 0)) / total)} % of rows into orgs above the limit). Empty table (no HNSW index yet): ${fmt(emptyRate)} rows/s. **Full table, as the product writes (new chunks of an indexed org into its tail): ${fmt(fullRate)} rows/s = ${fmt((100 * fullRate) / emptyRate)} %** of the empty table's (goal ≥ 80 %: ${fullRate >= 0.8 * emptyRate ? "met" : "**missed**"}). For comparison, straight into the graphs: full table ${fmt(directRate)} rows/s (${fmt((100 * directRate) / emptyRate)} %), from two connections at once ${fmt(concurrentRate)} rows/s (${fmt((100 * concurrentRate) / emptyRate)} %, wall time with generating the vectors); the empty table with those orgs' (empty) indexes ${fmt(emptyIndexedRate)} rows/s. Rows into orgs below the limit (no HNSW index) into the full table: ${fmt(probeRows / fullSmallSeconds)} rows/s = ${fmt((100 * probeRows) / fullSmallSeconds / emptyRate)} %.`,
       fold.value === 0
         ? "- **Fold:** no pending rows (no organisation above the limit received any)."

@@ -9,11 +9,11 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { configSchema } from "../../lib/config";
+import { environmentSchema } from "../../lib/config";
 
 export const COMPOSE_FILE = fileURLToPath(new URL("../../docker-compose.yml", import.meta.url));
 
-type Setting = keyof typeof configSchema.shape;
+type Setting = keyof typeof environmentSchema.shape;
 
 interface ComposeValue {
   value: string;
@@ -55,7 +55,7 @@ export const END = "  # END settings";
 
 /** The generated lines, one per setting of lib/config.ts, in the schema's order. */
 export function renderComposeSettings(): string {
-  const lines = Object.keys(configSchema.shape).flatMap((name) => {
+  const lines = Object.keys(environmentSchema.shape).flatMap((name) => {
     const fixed = COMPOSE_VALUES[name as Setting];
     if (!fixed) return [`  ${name}:`];
     return [...(fixed.note ? [`  # ${fixed.note}`] : []), `  ${name}: ${fixed.value}`];

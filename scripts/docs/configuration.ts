@@ -1,6 +1,7 @@
 /**
- * Writes docs/configuration.md from the config schemas in lib/config.ts (the product) and
- * launcher/settings.ts (`npm start` only): each setting's description is its `.describe()` text and its default is what the schema itself fills in, so
+ * Writes docs/configuration.md from the sections lib/config.ts composes (each module's settings.ts) and
+ * launcher/settings.ts (`npm start` only): each setting's description is its `.describe()` text, its reason to change is the section's
+ * `why`, and its default is what the schema itself fills in, so
  * the page cannot say something the code does not do. `npm run docs:config` rewrites the page, the
  * settings block of docker-compose.yml (./compose-env.ts) and the lists of accepted document formats
  * in README.md and docs/http-api.md (./document-formats.ts); tests fail when a committed copy is stale.
@@ -8,8 +9,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { configSchema } from "../../lib/config";
-import { launcherSchema } from "../../launcher/settings";
+import { environmentSchema, SECTIONS, type SectionName } from "../../lib/config";
+import type { AnySection } from "../../lib/settings-section";
+import { LAUNCHER_WHY, launcherSchema } from "../../launcher/settings";
 import { COMPOSE_FILE, renderComposeFile } from "./compose-env";
 import { FORMAT_LIST_FILES, renderFormatLists } from "./document-formats";
 
@@ -51,45 +53,159 @@ function cell(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ");
 }
 
-export function renderConfigurationPage(): string {
-  const rows = [...Object.entries(configSchema.shape), ...Object.entries(launcherSchema.shape)].map(([name, field]) => {
+interface OutsideVariable {
+  name: string;
+  default: string;
+  meaning: string;
+  why: string;
+}
+
+/**
+ * Environment variables read outside the schemas, each with why an operator would set it. They
+ * count towards the limit test/docs/environment-variables.test.ts keeps (60 in all), and that test
+ * fails when product code reads a variable that is on no list.
+ */
+export const READ_OUTSIDE: readonly OutsideVariable[] = [
+  {
+    name: "SEED_DEMO",
+    default: "`true`",
+    meaning: "`npm run db:prepare` seeds the demo organisation unless this is `false`. `docker-compose.yml` defaults it to `false`.",
+    why: "A deployment that must start empty (compose does) or a demo that wants the sample organisation.",
+  },
+  {
+    name: "SKILLNET_KEY",
+    default: "—",
+    meaning: "`npm run sync` only: the integration key (`documents:write`) the folder sync sends ([integrations](integrations.md)).",
+    why: "Required to run the folder sync; a variable, never a flag, so the key stays out of `ps` and shell history.",
+  },
+  {
+    name: "POSTGRES_PASSWORD",
+    default: "`skillnet`",
+    meaning: "`docker-compose.yml` only: goes into `DATABASE_URL` unescaped, so keep it URL-safe.",
+    why: "Any compose deployment reachable by others: the default password is public.",
+  },
+  {
+    name: "SKILLNET_TEST_TUNABLES",
+    default: "—",
+    meaning:
+      "Tests only, read only when `NODE_ENV=test`: a JSON object of tunables (below) for the processes a test spawns. A deployment cannot change a tunable this way.",
+    why: "Never in a deployment: the test suite shortens timeouts and limits with it.",
+  },
+];
+
+/** Standard variables read by a library, not by the product: listed, not counted. */
+const STANDARD = [
+  "`OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (tracing on), `OTEL_SDK_DISABLED`, `OTEL_TRACES_EXPORTER`, " +
+    "`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_*` and the rest of the OpenTelemetry " +
+    "specification, read by its SDK ([operations](operations.md#tracing-with-opentelemetry)); `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` " +
+    "puts questions and answers on model-call spans.",
+  "`TEST_LOG_LEVEL` (log level of the processes `npm test` starts) and the `BENCH_*`, `EVAL_*` knobs of `npm run bench` / `npm run eval`: " +
+    "development tools, read by the harness, never by the product.",
+];
+
+function environmentRows(shape: Record<string, z.ZodType>, why: Record<string, string>, source: string): string[] {
+  return Object.entries(shape).map(([name, field]) => {
     const description = field.description;
-    if (!description) throw new Error(`${name} has no .describe() text in lib/config.ts or launcher/settings.ts`);
-    return `| \`${name}\` | ${cell(defaultOf(field))} | ${cell(acceptsOf(field))} | ${cell(description)} |`;
+    if (!description) throw new Error(`${name} has no .describe() text in ${source}`);
+    if (!why[name]) throw new Error(`${name} has no reason to change it in ${source}`);
+    return `| \`${name}\` | ${cell(defaultOf(field))} | ${cell(acceptsOf(field))} | ${cell(description)} | ${cell(why[name])} |`;
   });
+}
+
+const HEADER = "| Variable | Default | Accepts | Meaning | Why you would change it |\n|---|---|---|---|---|";
+
+/** Where each section is declared (`config.retrieval` ← workers/tutor/retrieval/settings.ts); a new section without an entry does not compile. */
+const SECTION_FILES: Record<SectionName, string> = {
+  process: "lib/process-settings.ts",
+  server: "server/settings.ts",
+  database: "db/settings.ts",
+  redis: "queues/settings.ts",
+  llm: "workers/llm/settings.ts",
+  embedding: "workers/llm/embedding-settings.ts",
+  auth: "server/auth/settings.ts",
+  outbound: "lib/outbound/settings.ts",
+  workers: "workers/settings.ts",
+  ingestion: "workers/ingestion/settings.ts",
+  organisations: "commands/settings.ts",
+  rateLimits: "server/middleware/settings.ts",
+  sockets: "server/sockets/settings.ts",
+  retrieval: "workers/tutor/retrieval/settings.ts",
+  contentGaps: "workers/insights/settings.ts",
+  admin: "workers/admin/settings.ts",
+  dataLifecycle: "workers/maintenance/settings.ts",
+};
+
+export function renderConfigurationPage(): string {
+  const sections = (Object.entries(SECTIONS) as Array<[SectionName, AnySection]>).filter(([, section]) => Object.keys(section.environment.shape).length > 0);
+  const environment = sections
+    .map(
+      ([name, section]) =>
+        `### \`config.${name}\` ([${SECTION_FILES[name]}](../${SECTION_FILES[name]}))\n\n${HEADER}\n${environmentRows(section.environment.shape, section.why, SECTION_FILES[name]).join("\n")}`,
+    )
+    .join("\n\n");
+  const launcher = environmentRows(launcherSchema.shape, LAUNCHER_WHY, "launcher/settings.ts").join("\n");
+  const outside = READ_OUTSIDE.map((v) => `| \`${v.name}\` | ${v.default} | ${cell(v.meaning)} | ${cell(v.why)} |`).join("\n");
+  const tunables = (Object.entries(SECTIONS) as Array<[SectionName, AnySection]>)
+    .flatMap(([name, section]) =>
+      Object.entries(section.tunables.shape as Record<string, z.ZodType>).map(
+        ([tunable, field]) =>
+          `| ${tunable} | \`config.${name}\` ([${SECTION_FILES[name]}](../${SECTION_FILES[name]})) | ${cell(defaultOf(field))} | ${cell(field.description ?? "")} |`,
+      ),
+    )
+    .join("\n");
+  const count = Object.keys(environmentSchema.shape).length + Object.keys(launcherSchema.shape).length + READ_OUTSIDE.length;
   return `# Configuration
 
-<!-- Generated by \`npm run docs:config\` from lib/config.ts and launcher/settings.ts. Edit the schemas' .describe() texts there, not this page. -->
+<!-- Generated by \`npm run docs:config\` from lib/config.ts, the settings.ts beside each module and launcher/settings.ts. Edit the schemas' .describe() texts and \`why\` there, not this page. -->
+
+Settings have three homes ([architecture](architecture.md#where-a-setting-goes)): **environment variables** for facts about a
+deployment (below, ${count} in all), **constants** for what was measured or chosen for the product (the tunables at the end of this
+page: not read from the environment), and **organisation policy** in Postgres for what an operator sets per organisation
+(rate limits, the admin assistant's tool bounds, AI allowance, storage quota, retention: \`npm run org -- policy\`,
+\`/api/v1/ops/orgs/:id/policy\`).
 
 Every process (server, workers, scripts) reads its settings through \`getConfig()\` in
-[\`lib/config.ts\`](../lib/config.ts); the launcher's own settings (\`npm start\` only: \`DATA_DIR\`,
-\`EMBEDDED_*\`, \`LAUNCHER_MAX_FAST_CRASHES\`) are in [\`launcher/settings.ts\`](../launcher/settings.ts).
+[\`lib/config.ts\`](../lib/config.ts), which composes the sections each module declares beside itself; the launcher's own settings
+(\`npm start\` only: \`DATA_DIR\`, \`EMBEDDED_*\`) are in [\`launcher/settings.ts\`](../launcher/settings.ts).
 A bad value stops the process with one message that names every faulty variable. An empty value counts as unset only for variables with no default (URLs,
 keys, model overrides); elsewhere \`PORT=\` is an error, not the default. Copy
 [\`.env.example\`](../.env.example) for a commented template: \`npm start\` reads \`.env\` beside
 \`package.json\` (variables already set in the shell win), and Docker Compose reads it too:
-\`docker-compose.yml\` passes every setting below to its containers (the same command generates its list).
+\`docker-compose.yml\` passes every variable below to its containers (the same command generates its list).
+Variables an older release read and this one does not are listed, with what replaced each, in
+[operations](operations.md#settings-removed-in-the-settings-split); a process that still finds one set logs it at start-up.
 
 Switching models (embedding width, fallback chains, Ollama and vLLM): see the
 [README](../README.md#switching-to-a-real-model) and [operations](operations.md#models).
 
-## Settings
+## Environment variables
 
-| Variable | Default | Accepts | Meaning |
+${environment}
+
+### The launcher (\`npm start\` only)
+
+${HEADER}
+${launcher}
+
+### Read outside the schemas
+
+| Variable | Default | Meaning | Why you would change it |
 |---|---|---|---|
-${rows.join("\n")}
+${outside}
 
-## Read outside lib/config.ts
+### Standard, not counted
 
-These variables are read by scripts directly:
+${STANDARD.map((line) => `- ${line}`).join("\n")}
 
-| Variable | Default | Meaning |
-|---|---|---|
-| \`OFFLINE_LLM_PORT\` | \`11435\` | Port of \`npm run offline-llm\` when run on its own. \`npm start\` uses \`EMBEDDED_LLM_PORT\`. |
-| \`OFFLINE_LLM_HOST\` | \`HOST\`, else \`127.0.0.1\` | Bind address of \`npm run offline-llm\`. |
-| \`SEED_DEMO\` | \`true\` | \`npm run db:prepare\` seeds the demo organisation unless this is \`false\`. \`docker-compose.yml\` defaults it to \`false\`. |
-| \`POSTGRES_PASSWORD\` | \`skillnet\` | \`docker-compose.yml\` only: goes into \`DATABASE_URL\` unescaped, so keep it URL-safe. |
-| \`TEST_LOG_LEVEL\` | \`silent\` | Log level of the processes \`npm test\` starts. |
+## Tunables (constants, not environment variables)
+
+Measured or chosen for the product, declared beside their module with the measurement behind them; changing one is a code
+change with its evidence (\`npm run eval\`, \`npm run bench\`). The rate limits of chat, uploads, re-index and content gaps and the
+admin assistant's tool rounds and calls per round are the defaults of organisation policy.
+
+| Tunable | Section | Value | Meaning |
+|---|---|---|---|
+${tunables}
 `;
 }
 

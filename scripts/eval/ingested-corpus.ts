@@ -13,6 +13,7 @@ import { startInfrastructure, stopInfrastructure } from "../../test/harness/infr
 import { createEvalOrganisation, dropEvalOrganisation } from "./organisation";
 import { allCorpusFiles } from "./questions";
 import { ingestCorpus } from "./run";
+import { withTestTunables } from "../../lib/test-tunables";
 
 export interface IngestedCorpus {
   config: Config;
@@ -26,8 +27,9 @@ export interface IngestedCorpus {
 }
 
 export async function ingestedCorpus(): Promise<IngestedCorpus> {
-  Object.assign(process.env, { RATE_LIMIT_UPLOADS_PER_MINUTE: "100000", LLM_MODEL: "offline-extractive" });
+  Object.assign(process.env, { LLM_MODEL: "offline-extractive" });
   const { llm } = await startInfrastructure();
+  Object.assign(process.env, withTestTunables(process.env, { RATE_LIMIT_UPLOADS_PER_MINUTE: 100000 }));
   const { config, workers, server, db } = await startEvalStack();
   const org = await createEvalOrganisation(db, server.url, 1);
   const documents = await ingestCorpus(

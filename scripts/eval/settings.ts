@@ -5,13 +5,13 @@ import { KEEP, OVER_RETRIEVE, SIMILARITY_BLEND } from "../../workers/tutor/retri
 
 export function evalSettings(config: Config, realModel: boolean): Record<string, string | number> {
   return {
-    model: realModel ? `${config.LLM_MODEL} at ${config.LLM_BASE_URL}` : "offline extractive model (offline-model/), hashed embeddings",
+    model: realModel ? `${config.llm.LLM_MODEL} at ${config.llm.LLM_BASE_URL}` : "offline extractive model (offline-model/), hashed embeddings",
     // The offline model answers every embeddings request with hashed bag-of-words vectors, whatever EMBEDDING_MODEL names.
     embeddings: realModel
-      ? `${config.EMBEDDING_MODEL}, ${config.EMBEDDING_DIMENSIONS} dimensions`
-      : `${hashedEmbeddingModel(config.EMBEDDING_DIMENSIONS)} (offline hashed bag of words, standing in for ${config.EMBEDDING_MODEL}), ${config.EMBEDDING_DIMENSIONS} dimensions`,
-    chunking: `${config.CHUNK_STRATEGY}, ${config.CHUNK_TOKENS} tokens, ${config.CHUNK_OVERLAP_TOKENS} overlap`,
-    retrieval: `${config.RETRIEVAL_FUSION === "rrf" ? `reciprocal rank fusion (k ${config.RETRIEVAL_RRF_K})` : `weighted sum ${config.RETRIEVAL_VECTOR_WEIGHT} × cosine + ${Math.round((1 - config.RETRIEVAL_VECTOR_WEIGHT) * 100) / 100} × keyword rank`}, similarity floor ${config.RETRIEVAL_SIMILARITY_FLOOR}, keyword-coverage floor ${config.RETRIEVAL_KEYWORD_COVERAGE_FLOOR}, over-retrieve ${OVER_RETRIEVE}, keep ${KEEP}; a hit grounds at rarity-weighted coverage + ${SIMILARITY_BLEND} × cosine ≥ ${config.RETRIEVAL_GROUNDING_COVERAGE} or cosine ≥ ${config.RETRIEVAL_GROUNDING_SIMILARITY}`,
+      ? `${config.embedding.EMBEDDING_MODEL}, ${config.embedding.EMBEDDING_DIMENSIONS} dimensions`
+      : `${hashedEmbeddingModel(config.embedding.EMBEDDING_DIMENSIONS)} (offline hashed bag of words, standing in for ${config.embedding.EMBEDDING_MODEL}), ${config.embedding.EMBEDDING_DIMENSIONS} dimensions`,
+    chunking: `${config.ingestion.CHUNK_STRATEGY}, ${config.ingestion.CHUNK_TOKENS} tokens, ${config.ingestion.CHUNK_OVERLAP_TOKENS} overlap`,
+    retrieval: `${config.retrieval.RETRIEVAL_FUSION === "rrf" ? `reciprocal rank fusion (k ${config.retrieval.RETRIEVAL_RRF_K})` : `weighted sum ${config.retrieval.RETRIEVAL_VECTOR_WEIGHT} × cosine + ${Math.round((1 - config.retrieval.RETRIEVAL_VECTOR_WEIGHT) * 100) / 100} × keyword rank`}, similarity floor ${config.retrieval.RETRIEVAL_SIMILARITY_FLOOR}, keyword-coverage floor ${config.retrieval.RETRIEVAL_KEYWORD_COVERAGE_FLOOR}, over-retrieve ${OVER_RETRIEVE}, keep ${KEEP}; a hit grounds at rarity-weighted coverage + ${SIMILARITY_BLEND} × cosine ≥ ${config.retrieval.RETRIEVAL_GROUNDING_COVERAGE} or cosine ≥ ${config.retrieval.RETRIEVAL_GROUNDING_SIMILARITY}`,
     machine: `Node ${process.version}`,
   };
 }

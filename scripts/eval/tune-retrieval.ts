@@ -12,7 +12,7 @@ import { sourceTexts } from "./organisation";
 import { loadQuestions } from "./questions";
 import { passageRanks, recallAt5, reciprocalRank } from "./scoring";
 
-const VARIANTS: Array<[string, Partial<Config>]> = [
+const VARIANTS: Array<[string, Partial<Config["retrieval"]>]> = [
   ["weighted 0.7", {}],
   ["weighted 0.6", { RETRIEVAL_VECTOR_WEIGHT: 0.6 }],
   ["weighted 0.5", { RETRIEVAL_VECTOR_WEIGHT: 0.5 }],
@@ -30,10 +30,10 @@ const org = { orgId: corpus.orgId };
 const reader = { id: corpus.readerId };
 const answerable = loadQuestions().filter((q) => q.passages.length > 0);
 
-process.stdout.write(`chunks ${config.CHUNK_TOKENS}/${config.CHUNK_OVERLAP_TOKENS} ${config.CHUNK_STRATEGY}\n`);
+process.stdout.write(`chunks ${config.ingestion.CHUNK_TOKENS}/${config.ingestion.CHUNK_OVERLAP_TOKENS} ${config.ingestion.CHUNK_STRATEGY}\n`);
 const only = process.env.TUNE_ONLY?.split(",");
 for (const [name, overrides] of VARIANTS.filter(([name]) => !only || only.includes(name))) {
-  const deps = { ...corpus.deps, config: { ...config, ...overrides } };
+  const deps = { ...corpus.deps, config: { ...config, retrieval: { ...config.retrieval, ...overrides } } };
   const rows: Array<{ lang: string; kind: string; recall: number; rr: number; id: string }> = [];
   for (const q of answerable) {
     const found = await hybridSearch(deps, { orgId: org.orgId, userId: reader.id, question: q.question });

@@ -63,7 +63,7 @@ export function requireIntegrationKey(deps: Pick<ServerDeps, "db" | "redis" | "c
         },
       );
     }
-    await limiter.consume(key.id, { bucket: "integration", limit: deps.config.INTEGRATION_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 });
+    await limiter.consume(key.id, { bucket: "integration", limit: deps.config.rateLimits.INTEGRATION_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 });
     await touchIntegrationKey(deps.db, key);
     ctx.state.integration = {
       orgId: key.org_id,

@@ -10,23 +10,23 @@ import { forbidden } from "../errors";
 import { principalOf } from "./middleware";
 import type { Principal } from "./tokens";
 
-type OperatorDeps = { db: Db; config: Pick<Config, "OPS_ORG"> };
+type OperatorDeps = { db: Db; config: Pick<Config, "server"> };
 
 /** True when the caller is an admin of the operator organisation (OPS_ORG). */
 export async function isOperator(deps: OperatorDeps, principal: Principal): Promise<boolean> {
-  if (principal.role !== "admin" || !deps.config.OPS_ORG) return false;
-  return organisationHasSlug(deps.db, principal.orgId, deps.config.OPS_ORG);
+  if (principal.role !== "admin" || !deps.config.server.OPS_ORG) return false;
+  return organisationHasSlug(deps.db, principal.orgId, deps.config.server.OPS_ORG);
 }
 
 export function operatorOnlyMessage(deps: OperatorDeps): string {
-  return deps.config.OPS_ORG
+  return deps.config.server.OPS_ORG
     ? "Bull Board is for admins of the operator organisation (OPS_ORG) only"
     : "Bull Board is disabled: set OPS_ORG to the slug of the operator organisation";
 }
 
 /** The refusal of an operator endpoint of the API (`access: "operator"`). */
 export function operatorEndpointMessage(deps: OperatorDeps): string {
-  return deps.config.OPS_ORG
+  return deps.config.server.OPS_ORG
     ? "This endpoint is for admins of the operator organisation (OPS_ORG) only"
     : "Operator endpoints are disabled: set OPS_ORG to the slug of the operator organisation";
 }

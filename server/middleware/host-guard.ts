@@ -23,16 +23,16 @@ export function hostnameOf(header: string): string {
   return match ? canonicalHost(match[1]!) : "";
 }
 
-export function allowedHosts(config: { HOST: string; PUBLIC_URL?: string | undefined }): (hostname: string) => boolean {
+export function allowedHosts(server: { HOST: string; PUBLIC_URL?: string | undefined }): (hostname: string) => boolean {
   const named = new Set<string>();
-  if (!ANY_ADDRESS.has(config.HOST)) named.add(canonicalHost(config.HOST));
-  if (config.PUBLIC_URL) named.add(hostnameOf(new URL(config.PUBLIC_URL).host));
+  if (!ANY_ADDRESS.has(server.HOST)) named.add(canonicalHost(server.HOST));
+  if (server.PUBLIC_URL) named.add(hostnameOf(new URL(server.PUBLIC_URL).host));
   return (hostname) => hostname !== "" && (isLoopbackHost(hostname) || named.has(hostname));
 }
 
-export function hostGuard(config: { DEV_LOGIN_ENABLED: boolean; HOST: string; PUBLIC_URL?: string | undefined }): Middleware {
-  if (!config.DEV_LOGIN_ENABLED) return (_ctx, next) => next();
-  const allowed = allowedHosts(config);
+export function hostGuard(config: { auth: { DEV_LOGIN_ENABLED: boolean }; server: { HOST: string; PUBLIC_URL?: string | undefined } }): Middleware {
+  if (!config.auth.DEV_LOGIN_ENABLED) return (_ctx, next) => next();
+  const allowed = allowedHosts(config.server);
   return async (ctx, next) => {
     // Koa's ctx.host would read X-Forwarded-Host behind a proxy; the browser's own Host header is what rebinding forges.
     const hostname = hostnameOf(ctx.get("host"));

@@ -31,13 +31,13 @@ const BOARD_POLICY = [
 
 const isBoardPage = (path: string): boolean => path === LOGIN_PATH || path === BULL_BOARD_PATH || path.startsWith(`${BULL_BOARD_PATH}/`);
 
-export function securityHeaders(config: { HSTS_MAX_AGE_SECONDS: number }): Middleware {
+export function securityHeaders(server: { HSTS_MAX_AGE_SECONDS: number }): Middleware {
   return async (ctx, next) => {
     ctx.set("X-Content-Type-Options", "nosniff");
     ctx.set("X-Frame-Options", "DENY");
     ctx.set("Referrer-Policy", "no-referrer");
     ctx.set("Content-Security-Policy", isBoardPage(ctx.path) ? BOARD_POLICY : API_POLICY);
-    if (ctx.secure && config.HSTS_MAX_AGE_SECONDS > 0) ctx.set("Strict-Transport-Security", `max-age=${config.HSTS_MAX_AGE_SECONDS}`);
+    if (ctx.secure && server.HSTS_MAX_AGE_SECONDS > 0) ctx.set("Strict-Transport-Security", `max-age=${server.HSTS_MAX_AGE_SECONDS}`);
     await next();
   };
 }

@@ -24,7 +24,7 @@ export const devLoginBody = z.strictObject({ email: z.email({ error: "email must
 /** While dev-login is off these routes do not exist (404, before anything is read or counted). */
 function devLoginOn(deps: ServerDeps, refusal: string): Middleware {
   return async (_ctx, next) => {
-    if (!deps.config.DEV_LOGIN_ENABLED) throw new Refusal("not_found", "NOT_FOUND", refusal);
+    if (!deps.config.auth.DEV_LOGIN_ENABLED) throw new Refusal("not_found", "NOT_FOUND", refusal);
     await next();
   };
 }
@@ -44,7 +44,7 @@ export const authRoutes = [
     // Counted before the body is read and the user looked up, so guessing emails costs the same as using a known one.
     use: (deps) => [
       devLoginOn(deps, "dev-login is disabled (set DEV_LOGIN_ENABLED=true to enable it outside embedded mode)"),
-      perClientIp(deps.redis, { bucket: "dev-login", limit: deps.config.RATE_LIMIT_DEV_LOGIN_PER_MINUTE, windowMs: 60_000 }),
+      perClientIp(deps.redis, { bucket: "dev-login", limit: deps.config.rateLimits.RATE_LIMIT_DEV_LOGIN_PER_MINUTE, windowMs: 60_000 }),
     ],
     handler: async (ctx, { body }, deps) => {
       const user = await findUserByEmail(deps.db, body.email);

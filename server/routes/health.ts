@@ -55,7 +55,7 @@ export const healthRoutes = [
       ctx.body = {
         status: ready ? "ready" : "not_ready",
         checks: { redis: redis.ok ? "ok" : "down", postgres: postgres.ok ? "ok" : "down" },
-        ...(!ready && hasOpsToken(ctx, deps.config.METRICS_TOKEN) ? { details } : {}),
+        ...(!ready && hasOpsToken(ctx, deps.config.server.METRICS_TOKEN) ? { details } : {}),
       };
     },
   }),

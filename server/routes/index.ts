@@ -22,6 +22,7 @@ import { learningRoutes } from "./learning/routes";
 import { meRoutes } from "./me";
 import { opsRoutes } from "./ops";
 import { opsOrgRoutes } from "./ops-orgs/routes";
+import { opsOrgPolicyRoutes } from "./ops-org-policy/routes";
 import { passageRoutes } from "./passages/routes";
 import { peopleRoutes } from "./people/routes";
 import { retentionRoutes } from "./retention/routes";
@@ -73,5 +74,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...identityProviderRoutes,
   ...domainRoutes,
   ...opsOrgRoutes,
+  ...opsOrgPolicyRoutes,
   ...scimRoutes,
 ];

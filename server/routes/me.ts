@@ -28,7 +28,7 @@ export const meRoutes = [
       const user = await findUser(deps.db, principal.orgId, principal.userId);
       if (!user) throw unauthorized("The account no longer exists");
       // First of a fallback chain: the model that answers while it is healthy.
-      const chain = modelFor(deps.config, "generation")
+      const chain = modelFor(deps.config.llm, "generation")
         .split(",")
         .map((name) => name.trim());
       ctx.body = {
@@ -36,7 +36,7 @@ export const meRoutes = [
         organisation: { name: (await findOrganisationName(deps.db, principal.orgId)) ?? null },
         model: { name: chain[0], offline: chain[0] === OFFLINE_MODEL },
         operator: await isOperator(deps, principal),
-        ...(principal.role === "admin" ? { uploads: { max_bytes: deps.config.UPLOAD_MAX_BYTES, accepted_extensions: [...ALLOWED_EXTENSIONS] } } : {}),
+        ...(principal.role === "admin" ? { uploads: { max_bytes: deps.config.server.UPLOAD_MAX_BYTES, accepted_extensions: [...ALLOWED_EXTENSIONS] } } : {}),
       };
     },
   }),

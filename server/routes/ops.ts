@@ -14,7 +14,7 @@ export const opsRoutes = [
     access: "metrics",
     responses: { 200: { description: "Prometheus text exposition.", contentType: "text/plain" } },
     errors: ["FORBIDDEN"],
-    handler: (ctx, _input, deps) => deps.metrics.serve(ctx, deps.config),
+    handler: (ctx, _input, deps) => deps.metrics.serve(ctx, { ...deps.config.server, ...deps.config.auth }),
   }),
   defineRoute({
     method: "post",

@@ -33,7 +33,7 @@ export function scimCallerOf(ctx: Context): ScimCaller {
 
 /** This deployment's SCIM base URL: under PUBLIC_URL when set, else the origin the request came to. */
 export function scimBaseUrl(deps: Pick<ServerDeps, "config">, ctx: Context): string {
-  return `${(deps.config.PUBLIC_URL || `${ctx.protocol}://${ctx.host}`).replace(/\/+$/, "")}${SCIM_BASE_PATH}`;
+  return `${(deps.config.server.PUBLIC_URL || `${ctx.protocol}://${ctx.host}`).replace(/\/+$/, "")}${SCIM_BASE_PATH}`;
 }
 
 /** Sends a SCIM resource or message with its status. */
@@ -63,7 +63,7 @@ function authenticate(deps: ServerDeps): Middleware {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get("authorization"));
     const token = match?.[1] ? await findScimToken(deps.db, match[1]) : undefined;
     if (!token) throw scimError(401, undefined, "A valid SCIM bearer token is required: Authorization: Bearer <token> (Provisioning in the admin console)");
-    await limiter.consume(token.id, { bucket: "scim", limit: deps.config.SCIM_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 });
+    await limiter.consume(token.id, { bucket: "scim", limit: deps.config.rateLimits.SCIM_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 });
     await touchScimToken(deps.db, token);
     ctx.state.scim = { orgId: token.org_id, actor: { tokenId: token.id, hint: token.hint }, baseUrl: scimBaseUrl(deps, ctx) } satisfies ScimCaller;
     await next();

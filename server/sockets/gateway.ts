@@ -61,21 +61,25 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
   const limits = new SocketLimits(
     new RateLimiter(deps.redis),
     {
-      connectionsPerMinute: deps.config.RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE,
-      joinsPerMinute: deps.config.RATE_LIMIT_SOCKET_JOINS_PER_MINUTE,
-      eventsPerMinute: deps.config.RATE_LIMIT_SOCKET_EVENTS_PER_MINUTE,
+      connectionsPerMinute: deps.config.sockets.RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE,
+      joinsPerMinute: deps.config.sockets.RATE_LIMIT_SOCKET_JOINS_PER_MINUTE,
+      eventsPerMinute: deps.config.sockets.RATE_LIMIT_SOCKET_EVENTS_PER_MINUTE,
     },
     log,
   );
   const guard = new SocketEventGuard(
-    { burst: deps.config.SOCKET_EVENT_BURST, perSecond: deps.config.SOCKET_EVENTS_PER_SECOND, floodDisconnectAfter: deps.config.SOCKET_FLOOD_DISCONNECT_AFTER },
+    {
+      burst: deps.config.sockets.SOCKET_EVENT_BURST,
+      perSecond: deps.config.sockets.SOCKET_EVENTS_PER_SECOND,
+      floodDisconnectAfter: deps.config.sockets.SOCKET_FLOOD_DISCONNECT_AFTER,
+    },
     log,
   );
-  const cap = new SocketCap(deps.redis, deps.config.SOCKET_MAX_PER_USER, log);
+  const cap = new SocketCap(deps.redis, deps.config.sockets.SOCKET_MAX_PER_USER, log);
   cap.start(function* () {
     for (const socket of io.sockets.sockets.values()) if (socket.data.principal) yield { userId: socket.data.principal.userId, socketId: socket.id };
   });
-  const reauth = new SocketReauth(io, deps, log, deps.config.SOCKET_REAUTH_INTERVAL_MS);
+  const reauth = new SocketReauth(io, deps, log, deps.config.sockets.SOCKET_REAUTH_INTERVAL_MS);
   reauth.start();
 
   admitSockets(io, deps, limits, cap);

@@ -31,7 +31,7 @@ export function admitSockets(io: GatewayServer, deps: ServerDeps, limits: Socket
       return next(Object.assign(new Error(`RATE_LIMITED: ${refused.message}`), { data: { code: "RATE_LIMITED", retry_after: refused.details?.retry_after } }));
     const holder = { userId, socketId: socket.id };
     if (!(await cap.claim(holder, io.sockets.adapter.rooms.get(roomForUser(userId))?.size ?? 0))) {
-      const message = `TOO_MANY_SOCKETS: at most ${deps.config.SOCKET_MAX_PER_USER} open connections per user; close another tab or connection first`;
+      const message = `TOO_MANY_SOCKETS: at most ${deps.config.sockets.SOCKET_MAX_PER_USER} open connections per user; close another tab or connection first`;
       return next(Object.assign(new Error(message), { data: { code: "TOO_MANY_SOCKETS" } }));
     }
     const confirmed = await confirmOrRefuse(deps, signed).catch(() => null);

@@ -67,7 +67,7 @@ describe("audit events: one vocabulary, one writer, one event per command", func
     expect(await rowsOf(admin.id)).to.deep.equal([]);
 
     const invalid = await saveOrganisationIdentityProvider(
-      { db: db(), log: stack.server.deps.log, config: { SECRETS_KEY: undefined } },
+      { db: db(), log: stack.server.deps.log, config: { auth: { SECRETS_KEY: undefined } } },
       { via: "cli", userId: null },
       orgId,
       { display_name: "", issuer: "ftp://nowhere", client_id: "x", allowed_domains: ["not a domain"], claim_mapping: {}, jit_enabled: false, enabled: true },

@@ -27,7 +27,7 @@ describe("commands: uploading a document", function () {
       title: undefined,
       courseId: undefined,
       access: {},
-      defaultQuotaBytes: stack.config.ORG_STORAGE_QUOTA_BYTES,
+      defaultQuotaBytes: stack.config.organisations.ORG_STORAGE_QUOTA_BYTES,
     };
     const extract = deps.producer.queue("ingest-extract");
     const first = await uploadDocument(deps, { orgId, userId: admin.id }, upload);

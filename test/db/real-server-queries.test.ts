@@ -58,7 +58,7 @@ describe("queries on a real PostgreSQL server", function () {
     await db.raw("ANALYZE chat_messages");
 
     // One connection, so the statistics read back are this session's, flushed on demand.
-    const single = createDb({ url: stack.config.DATABASE_URL!, poolMax: 1 });
+    const single = createDb({ url: stack.config.database.DATABASE_URL!, poolMax: 1 });
     try {
       const scans = async (): Promise<number> => {
         await single.raw("SELECT pg_stat_force_next_flush()");

@@ -17,6 +17,7 @@ import { api, join, waitForTurnEnd } from "../harness/client";
 import { stackSuite } from "../support/suite";
 import { finalErrors, startOwnWorkers, stackWorker } from "../reliability/helpers";
 import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
+import { testEnv } from "../support/tunables";
 
 /** A session of our own that holds an ACCESS EXCLUSIVE lock on a table until released. */
 async function lockTable(url: string, table: string): Promise<{ release(): Promise<void> }> {
@@ -47,7 +48,7 @@ describe("on a real PostgreSQL server", function () {
 
   /** A second server on the stack's database and Redis with its own settings. */
   async function serverWith(overrides: Record<string, string>): Promise<RunningServer> {
-    const server = await startServer(parseConfig({ ...process.env, ...overrides }), { port: 0, host: "127.0.0.1" });
+    const server = await startServer(parseConfig(testEnv({ ...process.env, ...overrides })), { port: 0, host: "127.0.0.1" });
     servers.push(server);
     return server;
   }
@@ -57,7 +58,7 @@ describe("on a real PostgreSQL server", function () {
     const learner = await freshEmployee(stack);
     expect((await api(server.url, "GET", "/api/v1/me", { token: learner.token })).status).to.equal(200);
 
-    const lock = await lockTable(stack.config.DATABASE_URL!, "users");
+    const lock = await lockTable(stack.config.database.DATABASE_URL!, "users");
     try {
       const response = await api(server.url, "GET", "/api/v1/me", { token: learner.token });
       expect(response.status).to.equal(503);
@@ -83,7 +84,7 @@ describe("on a real PostgreSQL server", function () {
       expect(await join(learner.socket, { sessionId: posted.body.session_id })).to.include({ ok: true });
 
       // The turn's job reads the turn with a join on lessons before its first stage: hold that table.
-      lock = await lockTable(stack.config.DATABASE_URL!, "lessons");
+      lock = await lockTable(stack.config.database.DATABASE_URL!, "lessons");
       workers.push(await startOwnWorkers({ WORKER_QUEUES: "tutor-generate:1", DATABASE_STATEMENT_TIMEOUT_MS: "300" }));
 
       const events = await waitForTurnEnd(learner.events, turnId, 60_000);
@@ -139,7 +140,7 @@ describe("on a real PostgreSQL server", function () {
       expect(output).to.not.include("READY server");
       expect(output).to.include("all of its max_connections are in use").and.include("DATABASE_POOL_MAX (8)");
 
-      const refused = await startWorkers(parseConfig({ ...process.env, DATABASE_URL: cluster.url }), { skipEmbeddingCheck: true }).then(
+      const refused = await startWorkers(parseConfig(testEnv({ ...process.env, DATABASE_URL: cluster.url })), { skipEmbeddingCheck: true }).then(
         (running) => {
           workers.push(running);
           return undefined;

@@ -14,6 +14,7 @@ import { findFreePort, spawnUntilReady, type ManagedChild } from "../../launcher
 import { baseBackup, findPostgresServer, initCluster, startCluster, type RunningCluster } from "../../launcher/embedded/postgres-cluster";
 import { startEmbeddedRedis } from "../../launcher/embedded/redis";
 import { startScriptedLlm, type ScriptedLlm } from "./scripted-llm";
+import { TEST_TUNABLES_VARIABLE } from "../../lib/test-tunables";
 
 const children: ManagedChild[] = [];
 let tempDir: string | undefined;
@@ -145,29 +146,33 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
     EMBEDDING_DIMENSIONS: "384",
     JWT_SECRET: randomBytes(24).toString("hex"),
     DEV_LOGIN_ENABLED: "true",
-    // Suites sign in many users from 127.0.0.1; test/server/auth-hardening.test.ts covers the limit.
-    RATE_LIMIT_DEV_LOGIN_PER_MINUTE: "100000",
-    // Every suite shares the demo organisation; test/server/limits.test.ts covers these limits.
-    RATE_LIMIT_ORG_TUTOR_PER_MINUTE: "100000",
-    RATE_LIMIT_ORG_ADMIN_PER_MINUTE: "100000",
-    RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: "100000",
-    RATE_LIMIT_ORG_REINDEX_PER_MINUTE: "100000",
-    RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: "100000",
-    // Suites share the demo users and keep sockets open; test/server/sockets/event-limits.test.ts covers the cap.
-    SOCKET_MAX_PER_USER: "100000",
     OPS_ORG: "acme",
     // The test identity provider (test/harness/oidc-provider.ts) listens on loopback, which an admin-chosen URL may reach only
     // when the operator allows it; test/server/routes/sign-in/outbound-requests.test.ts runs servers without this allowance.
     OUTBOUND_ALLOWED_CIDRS: "127.0.0.0/8,::1/128",
-    // test/workers/maintenance/chat-retention.test.ts runs the retention sweep itself and reads the record it leaves.
-    RETENTION_SWEEP_INTERVAL_MS: "86400000",
     WORKER_CONCURRENCY: "4",
     // The stack's workers keep 16 model-bound slots, as suites count on (test/e2e/fair-queues.test.ts); the
     // load-following default is tested with workers of its own (test/workers/adaptive-concurrency-worker.test.ts).
     WORKER_MODEL_CONCURRENCY: "16",
-    // Suites count embedding calls per question and ask the demo organisation the same questions in any order;
-    // test/workers/llm/query-embeddings.test.ts and test/workers/tutor/local-model.test.ts turn the cache on.
-    EMBEDDING_QUERY_CACHE_TTL_SECONDS: "0",
+    // Tunables are constants, not environment variables: the stack's own values reach this process's
+    // parseConfig and every worker a suite spawns from process.env through one test-only variable.
+    [TEST_TUNABLES_VARIABLE]: JSON.stringify({
+      // Suites sign in many users from 127.0.0.1; test/server/auth-hardening.test.ts covers the limit.
+      RATE_LIMIT_DEV_LOGIN_PER_MINUTE: 100000,
+      // Every suite shares the demo organisation; test/server/limits.test.ts covers these limits.
+      RATE_LIMIT_ORG_TUTOR_PER_MINUTE: 100000,
+      RATE_LIMIT_ORG_ADMIN_PER_MINUTE: 100000,
+      RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: 100000,
+      RATE_LIMIT_ORG_REINDEX_PER_MINUTE: 100000,
+      RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: 100000,
+      // Suites share the demo users and keep sockets open; test/server/sockets/event-limits.test.ts covers the cap.
+      SOCKET_MAX_PER_USER: 100000,
+      // test/workers/maintenance/chat-retention.test.ts runs the retention sweep itself and reads the record it leaves.
+      RETENTION_SWEEP_INTERVAL_MS: 86400000,
+      // Suites count embedding calls per question and ask the demo organisation the same questions in any order;
+      // test/workers/llm/query-embeddings.test.ts and test/workers/tutor/local-model.test.ts turn the cache on.
+      EMBEDDING_QUERY_CACHE_TTL_SECONDS: 0,
+    }),
   };
   Object.assign(process.env, env);
   resetConfig();

@@ -18,13 +18,13 @@ describe("config", () => {
 
   it("applies defaults and per-use-case model overrides", () => {
     const config = parseConfig({ LLM_MODEL: "base-model", LLM_MODEL_ADMIN: "admin-model", LLM_API_KEY: "  sk-x\n" });
-    expect(config.PORT).to.equal(3000);
-    expect(config.EMBEDDING_MODEL).to.equal("intfloat/multilingual-e5-small");
-    expect(config.EMBEDDING_DIMENSIONS).to.equal(384);
-    expect(config.embeddingPrefixes).to.equal(true);
-    expect(modelFor(config, "admin")).to.equal("admin-model");
-    expect(modelFor(config, "generation")).to.equal("base-model");
-    expect(parseConfig({ EMBEDDING_MODEL: "text-embedding-3-small" }).embeddingPrefixes).to.equal(false);
+    expect(config.server.PORT).to.equal(3000);
+    expect(config.embedding.EMBEDDING_MODEL).to.equal("intfloat/multilingual-e5-small");
+    expect(config.embedding.EMBEDDING_DIMENSIONS).to.equal(384);
+    expect(config.embedding.embeddingPrefixes).to.equal(true);
+    expect(modelFor(config.llm, "admin")).to.equal("admin-model");
+    expect(modelFor(config.llm, "generation")).to.equal("base-model");
+    expect(parseConfig({ EMBEDDING_MODEL: "text-embedding-3-small" }).embedding.embeddingPrefixes).to.equal(false);
   });
 
   it("makes the server exit non-zero naming the bad variable", function () {

@@ -12,7 +12,7 @@ describe("logger: LOG_LEVEL only", function () {
 
   it("lets the offline model start and log while an unrelated product setting is invalid", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "offline-model/main.ts"], {
-      env: { PATH: process.env.PATH, PORT: "not-a-port", OFFLINE_LLM_PORT: "0", LOG_LEVEL: "info" },
+      env: { PATH: process.env.PATH, PORT: "not-a-port", EMBEDDED_LLM_PORT: "0", LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -34,7 +34,7 @@ describe("logger: LOG_LEVEL only", function () {
 
   it("fails on a bad LOG_LEVEL, naming it and every other bad variable", () => {
     const result = spawnSync(process.execPath, ["--import", "tsx", "offline-model/main.ts"], {
-      env: { PATH: process.env.PATH, PORT: "not-a-port", OFFLINE_LLM_PORT: "0", LOG_LEVEL: "shouting" },
+      env: { PATH: process.env.PATH, PORT: "not-a-port", EMBEDDED_LLM_PORT: "0", LOG_LEVEL: "shouting" },
       encoding: "utf8",
       timeout: 25_000,
     });

@@ -61,6 +61,11 @@ const TREE: Record<string, string> = {
   "ops/cli/fine.ts": 'import { stage } from "../../workers/stage";\nimport { name } from "../../queues/names";\nexport const fine = [stage, name];\n',
   "ops/cli/uses-server.ts": 'import { fine } from "../../server/routes/fine";\nexport const bad = fine;\n',
   "server/routes/uses-launcher.ts": 'import { fine } from "../../launcher/fine";\nexport const bad = fine;\n',
+  // Settings sections: lib/config.ts composes them (and imports nothing else of the product); a section imports lib/ only.
+  "workers/tutor/retrieval/settings.ts": 'import { word } from "../../../lib/words";\nexport const retrievalSettings = word;\n',
+  "lib/config.ts":
+    'import { retrievalSettings } from "../workers/tutor/retrieval/settings";\nimport { query } from "../db/query";\nexport const config = [retrievalSettings, query];\n',
+  "workers/settings.ts": 'import { query } from "../db/query";\nexport const bad = query;\n',
 };
 
 describe("lint: layer directions", function () {
@@ -94,6 +99,7 @@ describe("lint: layer directions", function () {
       "db/uses-operations.ts",
       "db/uses-queues.ts",
       "launcher/uses-worker.ts",
+      "lib/config.ts",
       "lib/uses-commands.ts",
       "lib/uses-db.ts",
       "offline-model/uses-db.ts",
@@ -110,6 +116,7 @@ describe("lint: layer directions", function () {
       "workers/admin/uses-server.ts",
       "workers/admin/uses-tutor.ts",
       "workers/maintenance/uses-tutor.ts",
+      "workers/settings.ts",
       "workers/turns/uses-admin.ts",
       "workers/turns/uses-tutor.ts",
       "workers/uses-server.ts",

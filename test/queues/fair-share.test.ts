@@ -29,7 +29,7 @@ describe("fair queues between organisations (queues/fair-share.ts)", function ()
   before(async function () {
     this.timeout(120_000);
     stack = await useStack();
-    redis = new Redis(stack.config.REDIS_URL!, { maxRetriesPerRequest: null });
+    redis = new Redis(stack.config.redis.REDIS_URL!, { maxRetriesPerRequest: null });
   });
   after(async () => {
     await Promise.all(opened.map((item) => item.close()));

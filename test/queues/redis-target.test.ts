@@ -2,15 +2,18 @@
 import { expect } from "chai";
 import { ConfigError, parseConfig } from "../../lib/config";
 import { redisOptions, redisTargetOf, replicaWaitMs } from "../../queues/connection";
+import { testEnv } from "../support/tunables";
 
 describe("Redis target (REDIS_URL or REDIS_SENTINELS)", () => {
   it("builds sentinel connections that keep retrying, with the master's credentials and TLS from REDIS_URL", () => {
-    const config = parseConfig({
-      REDIS_SENTINELS: "sentinel-a:26379,10.0.0.2:26380",
-      REDIS_SENTINEL_NAME: "queues",
-      REDIS_SENTINEL_PASSWORD: "sentinel-secret",
-      REDIS_URL: "rediss://app:p%40ss@ignored-host:1/2",
-    });
+    const config = parseConfig(
+      testEnv({
+        REDIS_SENTINELS: "sentinel-a:26379,10.0.0.2:26380",
+        REDIS_SENTINEL_NAME: "queues",
+        REDIS_SENTINEL_PASSWORD: "sentinel-secret",
+        REDIS_URL: "rediss://app:p%40ss@ignored-host:1/2",
+      }),
+    );
     const target = redisTargetOf(config);
     expect(target.sentinel).to.deep.equal({
       sentinels: [
@@ -38,15 +41,15 @@ describe("Redis target (REDIS_URL or REDIS_SENTINELS)", () => {
   });
 
   it("keeps a single Redis as before, and needs one of the two", () => {
-    const single = parseConfig({ REDIS_URL: "redis://cache:6380/1" });
+    const single = parseConfig(testEnv({ REDIS_URL: "redis://cache:6380/1" }));
     const options = redisOptions(redisTargetOf(single), "producer");
     expect(options).to.include({ host: "cache", port: 6380, db: 1, maxRetriesPerRequest: 1 });
     expect(options.sentinels).to.equal(undefined);
     expect(replicaWaitMs(single), "no WAIT on a single Redis").to.equal(0);
-    expect(() => redisTargetOf(parseConfig({}))).to.throw(ConfigError, /REDIS_URL/);
+    expect(() => redisTargetOf(parseConfig(testEnv({})))).to.throw(ConfigError, /REDIS_URL/);
   });
 
   it("rejects a malformed sentinel list by name", () => {
-    expect(() => parseConfig({ REDIS_SENTINELS: "sentinel-a, sentinel-b:26379" })).to.throw(ConfigError, /REDIS_SENTINELS/);
+    expect(() => parseConfig(testEnv({ REDIS_SENTINELS: "sentinel-a, sentinel-b:26379" }))).to.throw(ConfigError, /REDIS_SENTINELS/);
   });
 });

@@ -11,10 +11,11 @@ import type { Socket } from "socket.io-client";
 import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../harness/client";
 import type { Stack } from "../support/stack";
 import { scriptedResponder } from "../workers/tutor/helpers";
+import { testEnv } from "../support/tunables";
 
 /** Workers with `overrides` on top of the stack's environment; their own model cooldowns, so a tripped model stays local. */
 export function startOwnWorkers(overrides: Record<string, string>): Promise<RunningWorkers> {
-  const config = parseConfig({ ...process.env, ...overrides });
+  const config = parseConfig(testEnv({ ...process.env, ...overrides }));
   return startWorkers(config, { skipEmbeddingCheck: true, llm: { retry: { attempts: 2, baseDelayMs: 50, maxDelayMs: 200 }, cooldowns: new ModelCooldowns() } });
 }
 
@@ -24,7 +25,7 @@ export function startOwnWorkers(overrides: Record<string, string>): Promise<Runn
  */
 export async function spawnReadyWorker(stack: Stack, env: Record<string, string | undefined>, children: ChildProcess[]): Promise<ChildProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], {
-    env: { ...process.env, ...stack.env, ...env },
+    env: testEnv({ ...process.env, ...stack.env, ...env }),
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);

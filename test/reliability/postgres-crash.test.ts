@@ -20,6 +20,7 @@ import { api } from "../harness/client";
 import { stackSuite } from "../support/suite";
 import { generationRequestsFor } from "../workers/tutor/helpers";
 import { expectEndedOnce, finalText, streamLongAnswer } from "./helpers";
+import { testEnv } from "../support/tunables";
 
 const LONG_ANSWER = Array.from({ length: 40 }, (_, i) => `Step ${i + 1} of a return is described here.`).join(" ");
 
@@ -41,7 +42,7 @@ describe("the PostgreSQL server killed mid-turn", function () {
     redisDir = mkdtempSync(joinPath(tmpdir(), "skillnet-crash-redis-"));
     const ownRedis = await startEmbeddedRedis({ port: await findFreePort(), dataDir: redisDir, persistent: false, log: () => undefined });
     redis = ownRedis.child;
-    const config = parseConfig({ ...process.env, DATABASE_URL: cluster.url, REDIS_URL: ownRedis.url, WORKER_DATABASE_PAUSE_MS: "300" });
+    const config = parseConfig(testEnv({ ...process.env, DATABASE_URL: cluster.url, REDIS_URL: ownRedis.url, WORKER_DATABASE_PAUSE_MS: "300" }));
     await prepareDatabase(config);
     workers = await startWorkers(config, { llm: { retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 200 } } });
     server = await startServer(config, { port: 0, host: "127.0.0.1" });

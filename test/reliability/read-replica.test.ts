@@ -24,6 +24,7 @@ import { stackSuite } from "../support/suite";
 import { scriptedResponder } from "../workers/tutor/helpers";
 import { parseExposition, total } from "../server/metrics-helpers";
 import { finalErrors } from "./helpers";
+import { testEnv } from "../support/tunables";
 
 const STATS = { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "all" };
 const MAX_LAG_MS = 1_000;
@@ -62,7 +63,7 @@ describe("a Postgres read replica for retrieval and history", function () {
     replica = await startTestReplica(primary, { settings: STATS });
     onReplica = knexFactory({ client: "pg", connection: replica.url, pool: { min: 0, max: 2 } });
     await waitFor(async () => (await onReplica!.raw("select pg_is_in_recovery() as standby")).rows[0].standby === true, 30_000, "a hot standby");
-    const config = parseConfig({ ...base, DATABASE_READ_URL: replica.url, DATABASE_READ_MAX_LAG_MS: String(MAX_LAG_MS) });
+    const config = parseConfig(testEnv({ ...base, DATABASE_READ_URL: replica.url, DATABASE_READ_MAX_LAG_MS: String(MAX_LAG_MS) }));
     workers = await startWorkers(config, { skipEmbeddingCheck: true, llm: { retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 200 } } });
     server = await startServer(config, { port: 0, host: "127.0.0.1" });
     ({ token } = await login(server.url, "employee@example.com"));

@@ -21,6 +21,7 @@ import { makeMarkdown } from "../support/document-fixtures";
 import { stackSuite } from "../support/suite";
 import { unique } from "../workers/admin/helpers";
 import { askTutor } from "./helpers";
+import { testEnv } from "../support/tunables";
 
 /** A queue that serves again does so within seconds; one that is stuck never does. */
 const LIVENESS_MS = 30_000;
@@ -37,7 +38,7 @@ describe("Redis Cluster failover: every queue serves again", function () {
     this.timeout(120_000);
     cluster = await startClusterDeployment();
     await cluster.ready();
-    const config = parseConfig({ ...process.env, REDIS_URL: "", REDIS_CLUSTER_NODES: cluster.nodes, QUEUE_SHARDS: "3" });
+    const config = parseConfig(testEnv({ ...process.env, REDIS_URL: "", REDIS_CLUSTER_NODES: cluster.nodes, QUEUE_SHARDS: "3" }));
     workers = await startWorkers(config, { skipEmbeddingCheck: true, llm: { retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 200 } } });
     server = await startServer(config, { port: 0, host: "127.0.0.1" });
   });

@@ -22,6 +22,7 @@ import type { Stack } from "../support/stack";
 import { stackSuite } from "../support/suite";
 import { generationRequestsFor, scriptedResponder } from "../workers/tutor/helpers";
 import { askTutor, eventsOfTurn, expectEndedOnce, expectNextTurnAnswered, finalErrors, finalText, streamLongAnswer } from "./helpers";
+import { testEnv } from "../support/tunables";
 
 const LONG_ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the expense policy is explained here.`).join(" ");
 
@@ -37,7 +38,9 @@ describe("Redis Cluster: 3 primaries + 3 replicas, QUEUE_SHARDS=6", function () 
     cluster = await startClusterDeployment();
     await cluster.ready();
     // No REDIS_URL at all: the processes find Redis through the cluster's nodes only.
-    const config = parseConfig({ ...process.env, REDIS_URL: "", REDIS_CLUSTER_NODES: cluster.nodes, QUEUE_SHARDS: "6", RATE_LIMIT_TUTOR_PER_MINUTE: "200" });
+    const config = parseConfig(
+      testEnv({ ...process.env, REDIS_URL: "", REDIS_CLUSTER_NODES: cluster.nodes, QUEUE_SHARDS: "6", RATE_LIMIT_TUTOR_PER_MINUTE: "200" }),
+    );
     workers = await startWorkers(config, { skipEmbeddingCheck: true, llm: { retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 200 } } });
     server = await startServer(config, { port: 0, host: "127.0.0.1" });
     otherServer = await startServer(config, { port: 0, host: "127.0.0.1" });
@@ -187,13 +190,15 @@ describe("Redis Cluster: 3 primaries + 3 replicas, QUEUE_SHARDS=6", function () 
     const own = await startClusterDeployment();
     try {
       await own.ready();
-      const config = parseConfig({
-        ...process.env,
-        REDIS_URL: "",
-        REDIS_CLUSTER_NODES: own.nodes,
-        QUEUE_SHARDS: "6",
-        WORKER_QUEUES: "admin-plan,admin-actions",
-      });
+      const config = parseConfig(
+        testEnv({
+          ...process.env,
+          REDIS_URL: "",
+          REDIS_CLUSTER_NODES: own.nodes,
+          QUEUE_SHARDS: "6",
+          WORKER_QUEUES: "admin-plan,admin-actions",
+        }),
+      );
       const ownWorkers = await startWorkers(config, { skipEmbeddingCheck: true });
       const copy0 = queuePrefix({ shards: 6, cluster: true }, "admin-plan", 0);
       process.kill(await own.pidOf(await own.primaryFor(`${copy0}:admin-plan:marker`)), "SIGKILL");

@@ -15,6 +15,7 @@ import type { ReceivedEvent } from "../harness/client";
 import { stackSuite } from "../support/suite";
 import { generationRequestsFor } from "../workers/tutor/helpers";
 import { expectEndedOnce, expectNextTurnAnswered, finalText, streamLongAnswer } from "./helpers";
+import { testEnv } from "../support/tunables";
 
 const LONG_ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the expense policy is explained here.`).join(" ");
 
@@ -34,7 +35,7 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
     deployment = await startSentinelDeployment();
     await deployment.ready();
     // No REDIS_URL at all: the processes find Redis through the sentinels only.
-    const config = parseConfig({ ...process.env, REDIS_URL: "", REDIS_SENTINELS: deployment.sentinels, REDIS_SENTINEL_NAME: deployment.name });
+    const config = parseConfig(testEnv({ ...process.env, REDIS_URL: "", REDIS_SENTINELS: deployment.sentinels, REDIS_SENTINEL_NAME: deployment.name }));
     workers = await startWorkers(config, { skipEmbeddingCheck: true, llm: { retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 200 } } });
     server = await startServer(config, { port: 0, host: "127.0.0.1" });
   });

@@ -13,6 +13,7 @@ import { freshEmployee, generationRequestsFor, removeFreshEmployees, scriptedRes
 import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";
 import { assistantRows, eventsOfTurn, finalErrors, finalText, startOwnWorkers, stackWorker } from "./helpers";
 import { startTcpSwitch, targetOf, throughSwitch, type TcpSwitch } from "./tcp-switch";
+import { testEnv } from "../support/tunables";
 
 const LONG_ANSWER = Array.from({ length: 40 }, (_, i) => `Point ${i + 1} of the returns policy applies here.`).join(" ");
 
@@ -50,7 +51,7 @@ describe("every turn ends, and is answered once", function () {
   });
 
   it("a generate job whose worker dies more often than allowed ends with one error and a failed message", async () => {
-    const env: Record<string, string | undefined> = {
+    const env: Record<string, string | undefined> = testEnv({
       ...process.env,
       ...stack.env,
       WORKER_QUEUES: "tutor-generate:1",
@@ -59,7 +60,7 @@ describe("every turn ends, and is answered once", function () {
       // No hand-back at all: the first death exhausts the job's stalled count.
       WORKER_MAX_STALLED_COUNT: "0",
       LOG_LEVEL: "silent",
-    };
+    });
     const startWorker = () => {
       const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
       children.push(child);
@@ -131,10 +132,10 @@ describe("every turn ends, and is answered once", function () {
       ? "Postgres gone just before the final write of a stepped-down answer: stored once on the general rung, grounding_update sent again with the kept text"
       : "Postgres gone just before the final write: the job waits without using attempts and stores the kept answer once, with one model call";
     it(title, async () => {
-      tcpSwitch = await startTcpSwitch(targetOf(stack.config.DATABASE_URL!));
+      tcpSwitch = await startTcpSwitch(targetOf(stack.config.database.DATABASE_URL!));
       own = await startOwnWorkers({
         WORKER_QUEUES: "tutor-generate:1",
-        DATABASE_URL: throughSwitch(stack.config.DATABASE_URL!, tcpSwitch),
+        DATABASE_URL: throughSwitch(stack.config.database.DATABASE_URL!, tcpSwitch),
         WORKER_DATABASE_PAUSE_MS: "300",
       });
       // A question the returns manual answers, so the turn is grounded and may step down.

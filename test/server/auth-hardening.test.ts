@@ -15,6 +15,7 @@ import { chooseBindAddress, exposureBannerLine } from "../../launcher/bind-addre
 import { startServer, type RunningServer } from "../../server/server";
 import { api, connect, join } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
+import { testEnv } from "../support/tunables";
 
 interface Disconnection {
   reason: string;
@@ -78,9 +79,9 @@ describe("auth hardening", function () {
   describe("dev-login", () => {
     it("Dev login with NODE_ENV=production → refused at start", function () {
       this.timeout(30_000);
-      expect(() => parseConfig({ NODE_ENV: "production", DEV_LOGIN_ENABLED: "true" })).to.throw(ConfigError, /DEV_LOGIN_ENABLED.*production/);
-      expect(() => parseConfig({ NODE_ENV: "production", DEV_LOGIN_ENABLED: "false" })).not.to.throw();
-      expect(() => parseConfig({ NODE_ENV: "development", DEV_LOGIN_ENABLED: "true" })).not.to.throw();
+      expect(() => parseConfig(testEnv({ NODE_ENV: "production", DEV_LOGIN_ENABLED: "true" }))).to.throw(ConfigError, /DEV_LOGIN_ENABLED.*production/);
+      expect(() => parseConfig(testEnv({ NODE_ENV: "production", DEV_LOGIN_ENABLED: "false" }))).not.to.throw();
+      expect(() => parseConfig(testEnv({ NODE_ENV: "development", DEV_LOGIN_ENABLED: "true" }))).not.to.throw();
 
       const result = spawnSync(process.execPath, ["--import", "tsx", "server/main.ts"], {
         env: {
@@ -101,8 +102,8 @@ describe("auth hardening", function () {
     });
 
     it("refuses a dev-login token lifetime above the accepted maximum at start", () => {
-      expect(() => parseConfig({ JWT_TTL_SECONDS: "90000" })).to.throw(ConfigError, /JWT_TTL_SECONDS.*JWT_MAX_TTL_SECONDS/);
-      expect(parseConfig({ JWT_TTL_SECONDS: "90000", JWT_MAX_TTL_SECONDS: "90000" }).JWT_MAX_TTL_SECONDS).to.equal(90_000);
+      expect(() => parseConfig({}, { overrides: { JWT_TTL_SECONDS: "90000" } })).to.throw(ConfigError, /JWT_TTL_SECONDS.*JWT_MAX_TTL_SECONDS/);
+      expect(parseConfig({ JWT_MAX_TTL_SECONDS: "90000" }, { overrides: { JWT_TTL_SECONDS: "90000" } }).auth.JWT_MAX_TTL_SECONDS).to.equal(90_000);
     });
 
     it("npm start binds to loopback while dev-login is on, and warns loudly when HOST exposes it", () => {
@@ -156,7 +157,7 @@ describe("auth hardening", function () {
     });
 
     it("refuses a token whose lifetime exceeds JWT_MAX_TTL_SECONDS, or that has no iat", async () => {
-      const max = stack.config.JWT_MAX_TTL_SECONDS;
+      const max = stack.config.auth.JWT_MAX_TTL_SECONDS;
       const tooLong = await craft({ sub: userId, iat: now(), exp: now() + max + 60 });
       expect((await api(stack.baseUrl, "GET", "/api/v1/chat/sessions", { token: tooLong })).status).to.equal(401);
       const noIat = await craft({ sub: userId, exp: now() + 600 });
@@ -212,13 +213,15 @@ describe("auth hardening", function () {
     before(async function () {
       this.timeout(60_000);
       server = await startServer(
-        parseConfig({
-          ...process.env,
-          JWT_AUDIENCE: "skillnet-api",
-          SOCKET_REAUTH_INTERVAL_MS: "200",
-          TRUST_PROXY: "true",
-          RATE_LIMIT_DEV_LOGIN_PER_MINUTE: "3",
-        }),
+        parseConfig(
+          testEnv({
+            ...process.env,
+            JWT_AUDIENCE: "skillnet-api",
+            SOCKET_REAUTH_INTERVAL_MS: "200",
+            TRUST_PROXY: "true",
+            RATE_LIMIT_DEV_LOGIN_PER_MINUTE: "3",
+          }),
+        ),
         { port: 0, host: "127.0.0.1" },
       );
     });

@@ -17,6 +17,7 @@ import { makeTxt } from "../support/document-fixtures";
 import { useStack, type Stack } from "../support/stack";
 import { cleanUp, freshUser, type Person } from "../workers/admin/helpers";
 import { dropOrganisations } from "../support/organizations";
+import { testEnv } from "../support/tunables";
 
 describe("limits on costly requests", function () {
   this.timeout(60_000);
@@ -33,19 +34,21 @@ describe("limits on costly requests", function () {
     this.timeout(120_000);
     stack = await useStack();
     node = await startServer(
-      parseConfig({
-        ...process.env,
-        RATE_LIMIT_TUTOR_PER_MINUTE: "2",
-        RATE_LIMIT_ORG_TUTOR_PER_MINUTE: "3",
-        RATE_LIMIT_UPLOADS_PER_MINUTE: "2",
-        RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: "3",
-        RATE_LIMIT_REINDEX_PER_MINUTE: "1",
-        RATE_LIMIT_ORG_REINDEX_PER_MINUTE: "5",
-        RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: "3",
-        RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: "10",
-        // The burst below tests the join window; cutting a flooding socket is tested in sockets/event-limits.test.ts.
-        SOCKET_FLOOD_DISCONNECT_AFTER: "100000",
-      }),
+      parseConfig(
+        testEnv({
+          ...process.env,
+          RATE_LIMIT_TUTOR_PER_MINUTE: "2",
+          RATE_LIMIT_ORG_TUTOR_PER_MINUTE: "3",
+          RATE_LIMIT_UPLOADS_PER_MINUTE: "2",
+          RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: "3",
+          RATE_LIMIT_REINDEX_PER_MINUTE: "1",
+          RATE_LIMIT_ORG_REINDEX_PER_MINUTE: "5",
+          RATE_LIMIT_SOCKET_CONNECTIONS_PER_MINUTE: "3",
+          RATE_LIMIT_SOCKET_JOINS_PER_MINUTE: "10",
+          // The burst below tests the join window; cutting a flooding socket is tested in sockets/event-limits.test.ts.
+          SOCKET_FLOOD_DISCONNECT_AFTER: "100000",
+        }),
+      ),
       { port: 0, host: "127.0.0.1" },
     );
     const slug = `limits-${randomUUID().slice(0, 8)}`;

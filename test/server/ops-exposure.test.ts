@@ -13,7 +13,7 @@ import { expect } from "chai";
 import { Redis } from "ioredis";
 import Koa from "koa";
 import pino from "pino";
-import { parseConfig, type Config } from "../../lib/config";
+import { parseConfig } from "../../lib/config";
 import { findFreePort, type ManagedChild } from "../../launcher/embedded/child-process";
 import { startEmbeddedRedis } from "../../launcher/embedded/redis";
 import type { ServerDeps } from "../../server/deps";
@@ -26,6 +26,7 @@ import { opsRoutes } from "../../server/routes/ops";
 import { startServer, type RunningServer } from "../../server/server";
 import { api, login } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
+import { configWith, testEnv } from "../support/tunables";
 
 const silent = pino({ level: "silent" });
 
@@ -59,9 +60,9 @@ describe("operational exposure", function () {
 
   describe("/metrics", () => {
     const metricsFor = async ({ METRICS_TOKEN, DEV_LOGIN_ENABLED }: { METRICS_TOKEN?: string; DEV_LOGIN_ENABLED: boolean }) => {
-      const config: Pick<Config, "METRICS_TOKEN" | "DEV_LOGIN_ENABLED"> = { METRICS_TOKEN, DEV_LOGIN_ENABLED };
+      const config = configWith(stack.config, { METRICS_TOKEN, DEV_LOGIN_ENABLED });
       const metricsRoute = opsRoutes.filter((route) => route.path === "/metrics");
-      const served = await serve({ metrics: new ServerMetrics({ producer: stack.server.deps.producer }), config: config as Config }, metricsRoute);
+      const served = await serve({ metrics: new ServerMetrics({ producer: stack.server.deps.producer }), config }, metricsRoute);
       servers.push(served.server);
       return served.url;
     };
@@ -100,7 +101,7 @@ describe("operational exposure", function () {
         redis: { ping: () => Promise.reject(new Error(secretText)) },
         db: { raw: () => Promise.resolve({ rows: [] }) },
         log,
-        config: { METRICS_TOKEN: "ops-secret-456" },
+        config: { server: { METRICS_TOKEN: "ops-secret-456" } },
       } as unknown as Pick<ServerDeps, "redis" | "db" | "log" | "config">;
       const served = await serve(deps, healthRoutes);
       servers.push(served.server);
@@ -173,7 +174,7 @@ describe("operational exposure", function () {
       const issued = await api(stack.baseUrl, "POST", "/api/v1/ops/board-code", { token: admin });
       expect(issued.status).to.equal(201);
       expect(issued.body.url).to.equal(`/admin/queues?code=${issued.body.code}`);
-      expect(issued.body.expires_in_seconds).to.equal(stack.config.BOARD_CODE_TTL_SECONDS);
+      expect(issued.body.expires_in_seconds).to.equal(stack.config.server.BOARD_CODE_TTL_SECONDS);
       expect(JSON.stringify(issued.body)).not.to.include(admin);
 
       const redeemed = await api(stack.baseUrl, "GET", issued.body.url);
@@ -196,7 +197,7 @@ describe("operational exposure", function () {
       let server: RunningServer;
       before(async function () {
         this.timeout(60_000);
-        server = await startServer(parseConfig({ ...process.env, TRUST_PROXY: "true", BOARD_CODE_TTL_SECONDS: "1" }), { port: 0, host: "127.0.0.1" });
+        server = await startServer(parseConfig(testEnv({ ...process.env, TRUST_PROXY: "true", BOARD_CODE_TTL_SECONDS: "1" })), { port: 0, host: "127.0.0.1" });
       });
       after(async () => {
         await Promise.race([server?.close(), new Promise((resolve) => setTimeout(resolve, 5_000))]);
@@ -216,7 +217,7 @@ describe("operational exposure", function () {
       it("sends HSTS only when the trusted proxy says the request came over HTTPS", async () => {
         const overHttps = await api(server.url, "GET", "/api/v1/me", { token: admin, headers: { "x-forwarded-proto": "https" } });
         expect(overHttps.status).to.equal(200);
-        expect(overHttps.headers.get("strict-transport-security")).to.equal(`max-age=${stack.config.HSTS_MAX_AGE_SECONDS}`);
+        expect(overHttps.headers.get("strict-transport-security")).to.equal(`max-age=${stack.config.server.HSTS_MAX_AGE_SECONDS}`);
         expect((await api(server.url, "GET", "/admin/login", { headers: { "x-forwarded-proto": "https" } })).headers.get("strict-transport-security")).to.match(
           /^max-age=\d+$/,
         );
@@ -245,8 +246,8 @@ describe("operational exposure", function () {
     });
 
     /** The real app on its own port, with some settings changed. */
-    async function appWith(config: Partial<Config>): Promise<string> {
-      const server = createServer(createApp({ ...stack.server.deps, config: { ...stack.server.deps.config, ...config } }).callback());
+    async function appWith(config: Record<string, unknown>): Promise<string> {
+      const server = createServer(createApp({ ...stack.server.deps, config: configWith(stack.server.deps.config, config) }).callback());
       own.push(server);
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -321,7 +322,7 @@ describe("operational exposure", function () {
       const own = await startEmbeddedRedis({ port: await findFreePort(), dataDir: dir, persistent: false, maxmemory: "4mb", log: () => undefined });
       redis = own.child;
       client = new Redis(own.url);
-      server = await startServer(parseConfig({ ...process.env, REDIS_URL: own.url }), { port: 0, host: "127.0.0.1" });
+      server = await startServer(parseConfig(testEnv({ ...process.env, REDIS_URL: own.url })), { port: 0, host: "127.0.0.1" });
     });
     after(async () => {
       await Promise.race([server?.close(), new Promise((resolve) => setTimeout(resolve, 5_000))]);

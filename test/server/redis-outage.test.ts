@@ -13,6 +13,7 @@ import { startEmbeddedRedis } from "../../launcher/embedded/redis";
 import { startServer, type RunningServer } from "../../server/server";
 import { api, login } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
+import { testEnv } from "../support/tunables";
 
 describe("a Redis outage seen by the server", function () {
   this.timeout(60_000);
@@ -28,7 +29,7 @@ describe("a Redis outage seen by the server", function () {
     dir = mkdtempSync(join(tmpdir(), "skillnet-outage-"));
     const own = await startEmbeddedRedis({ port: await findFreePort(), dataDir: dir, persistent: false, log: () => undefined });
     redis = own.child;
-    server = await startServer(parseConfig({ ...process.env, REDIS_URL: own.url }), { port: 0, host: "127.0.0.1" });
+    server = await startServer(parseConfig(testEnv({ ...process.env, REDIS_URL: own.url })), { port: 0, host: "127.0.0.1" });
   });
   after(async () => {
     await Promise.race([server?.close(), new Promise((resolve) => setTimeout(resolve, 5_000))]);

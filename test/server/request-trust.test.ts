@@ -9,10 +9,10 @@ import { createServer, request, type Server } from "node:http";
 import { randomUUID, randomBytes } from "node:crypto";
 import { expect } from "chai";
 import { createApp } from "../../server/app";
-import type { ServerDeps } from "../../server/deps";
 import { api, join } from "../harness/client";
 import { startStack, type Stack } from "../support/stack";
 import { askAdmin, cleanUp, freshUser, scriptTurn } from "../workers/admin/helpers";
+import { configWith } from "../support/tunables";
 
 /** A raw request with an arbitrary Host header (fetch will not send a forged one). */
 function getWithHost(url: string, path: string, host: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; body: any }> {
@@ -42,15 +42,15 @@ describe("request trust: Host, proxies and roles", function () {
   });
 
   /** The real app on its own port, with some settings changed. */
-  async function appWith(config: Partial<ServerDeps["config"]>): Promise<string> {
-    const server = createServer(createApp({ ...stack.server.deps, config: { ...stack.server.deps.config, ...config } }).callback());
+  async function appWith(config: Record<string, unknown>): Promise<string> {
+    const server = createServer(createApp({ ...stack.server.deps, config: configWith(stack.server.deps.config, config) }).callback());
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
   it("while dev-login is on, refuses a foreign Host with 421 HOST_NOT_ALLOWED and serves loopback names and PUBLIC_URL's host", async () => {
-    expect(stack.config.DEV_LOGIN_ENABLED).to.equal(true);
+    expect(stack.config.auth.DEV_LOGIN_ENABLED).to.equal(true);
     const port = new URL(stack.baseUrl).port;
     const foreign = await getWithHost(stack.baseUrl, "/api/v1/auth/demo-users", `rebind.attacker.example:${port}`);
     expect(foreign.status).to.equal(421);
@@ -104,8 +104,8 @@ describe("request trust: Host, proxies and roles", function () {
     expect(signedIn.status).to.equal(200);
   });
 
-  it("with TRUST_PROXY, takes the client IP TRUST_PROXY_HOPS entries from the right of X-Forwarded-For", async () => {
-    const url = await appWith({ TRUST_PROXY: true, TRUST_PROXY_HOPS: 1, RATE_LIMIT_DEV_LOGIN_PER_MINUTE: 2 });
+  it("with TRUST_PROXY, takes the client IP as many entries from the right of X-Forwarded-For as it counts proxies", async () => {
+    const url = await appWith({ TRUST_PROXY: 1, RATE_LIMIT_DEV_LOGIN_PER_MINUTE: 2 });
     // A documentation-prefix IPv6 address of its own: another suite counting dev-logins per address in the shared Redis cannot pick the same one.
     const client = `2001:db8:${randomBytes(6).toString("hex").match(/.{4}/g)!.join(":")}::1`;
     const login = (spoofed: string) =>

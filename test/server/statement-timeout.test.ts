@@ -39,7 +39,7 @@ describe("Postgres statement timeout", function () {
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("sets DATABASE_STATEMENT_TIMEOUT_MS on the pooled connections (default 15 s)", async () => {
-    expect(stack.config.DATABASE_STATEMENT_TIMEOUT_MS).to.equal(15_000);
+    expect(stack.config.database.DATABASE_STATEMENT_TIMEOUT_MS).to.equal(15_000);
     const shown = await stack.server.deps.db.raw("SHOW statement_timeout");
     expect(shown.rows[0].statement_timeout).to.equal("15s");
     const worker = await stack.workers.deps.db.raw("SHOW statement_timeout");

@@ -16,6 +16,7 @@ import type { JobProducer } from "../../queues/producer";
 import type { WorkerDeps } from "../../workers/deps";
 import type { LlmClient } from "../../workers/llm/client";
 import { searchCaches } from "../../workers/search-caches";
+import { testEnv } from "./tunables";
 
 /** A member a logic test has no business using: any access throws, naming the real-stack alternative. */
 function absent<T>(what: string): T {
@@ -131,7 +132,7 @@ export function fakeCommandDeps(overrides: Partial<CommandDeps> = {}): FakeComma
 
 /** `WorkerDeps` in memory: config from `env` over the defaults, no engine, no model unless given. */
 export function fakeWorkerDeps(overrides: Partial<WorkerDeps> = {}, env: Record<string, string> = {}): FakeWorkerDeps {
-  const config: Config = parseConfig({ LOG_LEVEL: "silent", LLM_BASE_URL: "http://127.0.0.1:9/v1", ...env });
+  const config: Config = parseConfig(testEnv({ LOG_LEVEL: "silent", LLM_BASE_URL: "http://127.0.0.1:9/v1", ...env }));
   const commands = fakeCommandDeps();
   return {
     ...commands,

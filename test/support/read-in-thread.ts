@@ -11,8 +11,9 @@ import { extractionLimits } from "../../workers/ingestion/isolation";
 import { runInThread } from "../../workers/ingestion/isolation/thread-pool";
 import { memoryLogger } from "../workers/llm/helpers";
 import { expectNoLongBlock } from "./event-loop-block";
+import { testEnv } from "./tunables";
 
-const config = parseConfig({ ...process.env, EXTRACT_TIMEOUT_MS: "30000" });
+const config = parseConfig(testEnv({ ...process.env, EXTRACT_TIMEOUT_MS: "30000" }));
 const { log } = memoryLogger();
 
 export function readInThread(
@@ -21,5 +22,5 @@ export function readInThread(
   limits: ExtractionLimits = extractionLimits(config),
   what = `a ${format} file`,
 ): Promise<ExtractedDocument> {
-  return expectNoLongBlock(`reading ${what}`, () => runInThread<ExtractedDocument>("extract", { bytes, format, limits }, config, log));
+  return expectNoLongBlock(`reading ${what}`, () => runInThread<ExtractedDocument>("extract", { bytes, format, limits }, config.ingestion, log));
 }

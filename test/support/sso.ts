@@ -17,6 +17,7 @@ import { startTestIdentityProvider, type TestAccount, type TestIdentityProvider 
 import { api } from "../harness/client";
 import { dropOrganisations } from "./organizations";
 import type { Stack } from "./stack";
+import { testEnv } from "./tunables";
 
 export const CALLBACK = "/api/v1/auth/oidc/callback";
 
@@ -139,13 +140,15 @@ export const unique = (): string => randomUUID().slice(0, 8);
  * one client per organisation, and the two organisations, each with an admin and its provider saved.
  */
 export async function startSsoWorld(stack: Stack, options: { env?: Record<string, string>; accounts?: TestAccount[] } = {}): Promise<SsoWorld> {
-  const config = parseConfig({
-    ...process.env,
-    DEV_LOGIN_ENABLED: "false",
-    SECRETS_KEY: randomBytes(32).toString("hex"),
-    OIDC_HTTP_TIMEOUT_MS: "1500",
-    ...options.env,
-  });
+  const config = parseConfig(
+    testEnv({
+      ...process.env,
+      DEV_LOGIN_ENABLED: "false",
+      SECRETS_KEY: randomBytes(32).toString("hex"),
+      OIDC_HTTP_TIMEOUT_MS: "1500",
+      ...options.env,
+    }),
+  );
   const server = await startServer(config, { port: 0, host: "127.0.0.1" });
   const baseUrl = server.url;
   const db = stack.server.deps.db;
@@ -233,7 +236,7 @@ export function refresh(world: SsoWorld, jar: CookieJar, headers: Record<string,
 /** Stores an organisation's provider the way the operator's CLI does (no discovery, no secret): a fixture. */
 export async function storeIdentityProvider(db: Db, orgId: string, change: IdentityProviderChange): Promise<IdentityProviderRow> {
   return saveOrganisationIdentityProvider(
-    { db, log: pino({ level: "silent" }), config: { SECRETS_KEY: undefined } },
+    { db, log: pino({ level: "silent" }), config: { auth: { SECRETS_KEY: undefined } } },
     { via: "cli", userId: null },
     orgId,
     change,

@@ -74,7 +74,7 @@ describe("web: the admin console in Chromium", function () {
     const before = await page.locator(".document").count();
     await page
       .locator("#upload-input")
-      .setInputFiles({ name: "huge.txt", mimeType: "text/plain", buffer: Buffer.alloc(stack.config.UPLOAD_MAX_BYTES + 1, 97) });
+      .setInputFiles({ name: "huge.txt", mimeType: "text/plain", buffer: Buffer.alloc(stack.config.server.UPLOAD_MAX_BYTES + 1, 97) });
     await page.locator(".messages-box", { hasText: "over the 5.0 MB limit" }).waitFor();
     await page.locator("#upload-input").setInputFiles({ name: "tool.exe", mimeType: "application/octet-stream", buffer: Buffer.from("MZ") });
     await page.locator(".messages-box", { hasText: "this type is not accepted" }).waitFor();
@@ -84,7 +84,7 @@ describe("web: the admin console in Chromium", function () {
   it("shows the organisation's stored files against its quota, and says why an upload past it was refused", async () => {
     const meter = page.locator(".storage-usage");
     await meter.waitFor();
-    expect(Number(await meter.getAttribute("data-quota-bytes"))).to.equal(stack.config.ORG_STORAGE_QUOTA_BYTES);
+    expect(Number(await meter.getAttribute("data-quota-bytes"))).to.equal(stack.config.organisations.ORG_STORAGE_QUOTA_BYTES);
     expect(await meter.textContent()).to.match(/Storage: .+ of 1\.0 GB used/);
     const used = Number(await meter.getAttribute("data-used-bytes"));
     const organisation = stack.server.deps.db("organizations").where({ id: DEMO_IDS.orgId });

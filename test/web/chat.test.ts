@@ -286,19 +286,19 @@ describe("web: the employee chat in Chromium", function () {
       const limiter = new RateLimiter(stack.server.deps.redis);
       const fill = () =>
         limiter.consumeFor({ userId: learner.userId, orgId: stack.demo.orgId }, "tutor", {
-          perUser: stack.config.RATE_LIMIT_TUTOR_PER_MINUTE,
+          perUser: stack.config.rateLimits.RATE_LIMIT_TUTOR_PER_MINUTE,
           perOrganisation: 1_000_000,
         });
       let admitted = 0;
       while (
-        admitted <= stack.config.RATE_LIMIT_TUTOR_PER_MINUTE &&
+        admitted <= stack.config.rateLimits.RATE_LIMIT_TUTOR_PER_MINUTE &&
         (await fill().then(
           () => true,
           () => false,
         ))
       )
         admitted++;
-      expect(admitted, "the window is full").to.be.lessThan(stack.config.RATE_LIMIT_TUTOR_PER_MINUTE + 1);
+      expect(admitted, "the window is full").to.be.lessThan(stack.config.rateLimits.RATE_LIMIT_TUTOR_PER_MINUTE + 1);
       await ask(other.page, "Am I over the limit?");
       const limited = other.page.locator(".chat > .alert");
       await limited.waitFor();

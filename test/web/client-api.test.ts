@@ -12,6 +12,7 @@ import { createApp } from "../../server/app";
 import { api, login } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { freshEmployee, removeFreshEmployees } from "../workers/tutor/helpers";
+import { configWith } from "../support/tunables";
 
 describe("web client: serving and the API it uses", function () {
   this.timeout(60_000);
@@ -88,7 +89,7 @@ describe("web client: serving and the API it uses", function () {
     it("gives an admin the upload limits and says whether they may open Bull Board", async () => {
       const me = await api(stack.baseUrl, "GET", "/api/v1/me", { token: admin });
       expect(me.body.operator).to.equal(true);
-      expect(me.body.uploads.max_bytes).to.equal(stack.config.UPLOAD_MAX_BYTES);
+      expect(me.body.uploads.max_bytes).to.equal(stack.config.server.UPLOAD_MAX_BYTES);
       expect(me.body.uploads.accepted_extensions).to.include.members([".pdf", ".docx", ".md", ".csv"]);
     });
 
@@ -153,7 +154,7 @@ describe("web client: serving and the API it uses", function () {
     });
 
     it("does not exist with dev-login off, and then /api/v1/me reports the offline model plainly", async () => {
-      const deps = { ...stack.server.deps, config: { ...stack.config, DEV_LOGIN_ENABLED: false, LLM_MODEL: "offline-extractive" } };
+      const deps = { ...stack.server.deps, config: configWith(stack.config, { DEV_LOGIN_ENABLED: false, LLM_MODEL: "offline-extractive" }) };
       const server: Server = createServer(createApp(deps).callback());
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

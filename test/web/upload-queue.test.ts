@@ -44,7 +44,7 @@ describe("web: the admin console's upload queue", function () {
    * the window reopening `reopensInMs` from now (the limiter's counter for the window, with its expiry).
    */
   async function fillUploadWindow(free: number, reopensInMs: number): Promise<void> {
-    const taken = stack.config.RATE_LIMIT_UPLOADS_PER_MINUTE - free;
+    const taken = stack.config.rateLimits.RATE_LIMIT_UPLOADS_PER_MINUTE - free;
     await stack.server.deps.redis.set(windowKey, taken, "PX", reopensInMs);
   }
 

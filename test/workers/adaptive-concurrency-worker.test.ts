@@ -20,6 +20,7 @@ import { dropOrganisations } from "../support/organizations";
 import { useStack, type Stack } from "../support/stack";
 import { stackWorker } from "../reliability/helpers";
 import { freshEmployee, removeFreshEmployees, scriptedResponder, type Learner } from "./tutor/helpers";
+import { testEnv } from "../support/tunables";
 
 /** About 130 words at 50 ms a token: each answer streams for several seconds. */
 const LONG_ANSWER = Array.from({ length: 13 }, (_, i) => `Point ${i + 1} of the returns policy applies to this order.`).join(" ");
@@ -39,7 +40,7 @@ describe("model-bound concurrency that follows the load (workers/load-follower.t
 
   /** Workers of this test's own, on the stack's environment plus `overrides`, reading the injected lag. */
   const startOwn = (overrides: Record<string, string>) =>
-    startWorkers(parseConfig({ ...process.env, ...overrides }), {
+    startWorkers(parseConfig(testEnv({ ...process.env, ...overrides })), {
       skipEmbeddingCheck: true,
       lag,
       llm: { retry: { attempts: 2, baseDelayMs: 50, maxDelayMs: 200 }, cooldowns: new ModelCooldowns() },

@@ -36,7 +36,7 @@ describe("checkEmbeddingDimensions", function () {
     const { client, config } = makeClient(llm);
     const error = await rejection(checkEmbeddingDimensions(config, dbWithColumn(384), client, memoryLogger().log));
     expect(error).to.be.instanceOf(EmbeddingDimensionError);
-    expect(error.message).to.contain("768").and.to.contain("384").and.to.contain(config.EMBEDDING_MODEL);
+    expect(error.message).to.contain("768").and.to.contain("384").and.to.contain(config.embedding.EMBEDDING_MODEL);
   });
 
   it("refuses a setting that disagrees with the database column before asking the model", async () => {

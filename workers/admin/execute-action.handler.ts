@@ -23,7 +23,7 @@ export const executeActionHandler = defineHandler({
     // Not confirmed (or already finished or stopped, seen by an earlier delivery of this job): nothing to do.
     if (!action) return { skipped: true };
     const emit = deps.events.appendAction.bind(deps.events, action.id, action.user_id);
-    const { ADMIN_ACTION_BATCH_SIZE: batchSize, ADMIN_ACTION_BATCH_PAUSE_MS: pauseMs } = deps.config;
+    const { ADMIN_ACTION_BATCH_SIZE: batchSize, ADMIN_ACTION_BATCH_PAUSE_MS: pauseMs } = deps.config.admin;
     const stopped = () => {
       log.info({ actionId: action.id }, "admin action stopped; its remaining items were not run");
       return { status: "stopped" };

@@ -52,7 +52,7 @@ export class TurnProposals {
       args: action.args,
       preview: action.preview,
       estimate,
-      expiresAt: new Date(Date.now() + deps.config.ADMIN_ACTION_TTL_SECONDS * 1000),
+      expiresAt: new Date(Date.now() + deps.config.admin.ADMIN_ACTION_TTL_SECONDS * 1000),
       items: action.items,
     });
     this.proposed = row;

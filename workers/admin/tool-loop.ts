@@ -25,6 +25,7 @@ import { adminContextWindow, fitAdminRequest } from "./fit-request";
 import { ADMIN_TOOLS, runToolCall, type ToolGuard, type ToolRun } from "./tools";
 import type { ToolBreaker } from "./tools/resilience";
 import { toOpenAiTools, type ToolContext } from "./tools/tool";
+import { organisationPolicy } from "../../db/queries/organisation-policy";
 
 export interface ToolLoopResult {
   text: string;
@@ -72,26 +73,28 @@ function parsedArguments(raw: string): unknown {
 
 /** Throws the allowance refusal when the organisation has nothing left: the turn must not call the model again. */
 async function requireAllowance(deps: WorkerDeps, orgId: string): Promise<void> {
-  const state = await allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG);
+  const state = await allowanceState(deps.db, orgId, deps.config.organisations.AI_MONTHLY_TOKENS_PER_ORG);
   if (state.exhausted) throw allowanceExhaustedRefusal(state.resetsAt, "mid_turn");
 }
 
 export async function runToolLoop({ deps, events, tools, messages, prefix, writeBlocked, cancel, breaker }: ToolLoopInput): Promise<ToolLoopResult> {
   const { config } = deps;
-  const maxRounds = config.ADMIN_MAX_TOOL_ROUNDS;
-  const maxCalls = config.ADMIN_MAX_TOOL_CALLS_PER_ROUND;
+  // The organisation's own bounds (its policy; defaults ADMIN_MAX_TOOL_ROUNDS and ADMIN_MAX_TOOL_CALLS_PER_ROUND).
+  const policy = await organisationPolicy(deps.db, config, tools.orgId);
+  const maxRounds = policy.admin_tool_rounds;
+  const maxCalls = policy.admin_tool_calls_per_round;
   const guard: ToolGuard = {
     settings: {
-      retries: config.ADMIN_TOOL_RETRIES,
-      baseDelayMs: config.ADMIN_TOOL_RETRY_BASE_MS,
-      breakerFailures: config.ADMIN_TOOL_BREAKER_FAILURES,
-      breakerCooldownMs: config.ADMIN_TOOL_BREAKER_COOLDOWN_MS,
+      retries: config.admin.ADMIN_TOOL_RETRIES,
+      baseDelayMs: config.admin.ADMIN_TOOL_RETRY_BASE_MS,
+      breakerFailures: config.admin.ADMIN_TOOL_BREAKER_FAILURES,
+      breakerCooldownMs: config.admin.ADMIN_TOOL_BREAKER_COOLDOWN_MS,
     },
     ...(breaker ? { breaker } : {}),
   };
   // The admin's message is the last one given; what follows it is this turn's rounds.
   const currentIndex = messages.length - 1;
-  const window = adminContextWindow(config.LLM_CONTEXT_WINDOW, deps.llm.modelChain("admin"));
+  const window = adminContextWindow(config.llm.LLM_CONTEXT_WINDOW, deps.llm.modelChain("admin"));
   const runs: ToolLoopResult["runs"] = [];
   let text = prefix;
   let promptTokens = 0;

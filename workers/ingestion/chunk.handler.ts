@@ -39,7 +39,7 @@ export const chunkHandler = defineHandler({
       );
       await recordTiming(deps.db, data.orgId, data.documentId, { chunk_ms: performance.now() - started, chunk_wait_ms: thread.waitMs });
       log.info({ chunks: chunks.length }, "document chunked");
-      await deps.producer.enqueueIngestStage("ingest-embed", data, embedCost(chunks.length, deps.config.EMBED_BATCH_SIZE));
+      await deps.producer.enqueueIngestStage("ingest-embed", data, embedCost(chunks.length, deps.config.ingestion.EMBED_BATCH_SIZE));
       return { chunks: chunks.length };
     }),
   // A retry re-runs the stage as it is; only the final failure marks the document FAILED.

@@ -36,7 +36,7 @@ export const embedHandler = defineHandler({
 
       for (;;) {
         if (run.signal.aborted) return { aborted: true };
-        const batch = await nextUnembeddedDrafts(deps.db, data, deps.config.EMBED_BATCH_SIZE);
+        const batch = await nextUnembeddedDrafts(deps.db, data, deps.config.ingestion.EMBED_BATCH_SIZE);
         if (batch.length === 0) break;
         const texts = batch.map((row) => embeddingText(run.document.title, row.metadata?.heading, row.content));
         const vectors = await deps.llm.embed(texts, "passage", { orgId: data.orgId, userId: data.userId });

@@ -47,7 +47,7 @@ export interface StageRun {
 class IngestTimeout extends UnrecoverableError {}
 
 const timedOut = (deps: WorkerDeps): UnrecoverableError =>
-  new IngestTimeout(`Indexing took longer than ${Math.round(deps.config.INGEST_TIMEOUT_MS / 1000)} s and was stopped.`);
+  new IngestTimeout(`Indexing took longer than ${Math.round(deps.config.ingestion.INGEST_TIMEOUT_MS / 1000)} s and was stopped.`);
 
 export async function moveTo(
   deps: WorkerDeps,
@@ -112,7 +112,7 @@ export async function runStage<T>(deps: WorkerDeps, data: IngestPayload, stage: 
     const document = await findDocument(deps.db, data.orgId, data.documentId);
     if (!document || document.ingest_generation !== data.generation) throw new SupersededRun("document deleted or re-indexed since this job was queued");
     const startedAt = document.processing_started_at ? new Date(document.processing_started_at).getTime() : Date.now();
-    const remaining = startedAt + deps.config.INGEST_TIMEOUT_MS - Date.now();
+    const remaining = startedAt + deps.config.ingestion.INGEST_TIMEOUT_MS - Date.now();
     if (remaining <= 0) throw timedOut(deps);
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {

@@ -35,7 +35,7 @@ export const contentGapsHandler = defineHandler({
           last_asked: g.lastAsked.toISOString(),
         })),
       },
-      deps.config.CONTENT_GAP_CACHE_TTL_SECONDS,
+      deps.config.contentGaps.CONTENT_GAP_CACHE_TTL_SECONDS,
     );
     const ms = Math.round(performance.now() - started);
     log.info({ orgId: data.orgId, questions: questions.length, groups: groups.length, ms }, "content-gap report computed and cached");

@@ -35,7 +35,7 @@ export async function streamChat(
     const wire = wireRequest(provider, messages, options);
     return inModelSpan(chatRequest(context, provider, model, wire.messages, options), async (call) => {
       const started = performance.now();
-      const watch = new IdleWatch(deps.config.LLM_STREAM_IDLE_TIMEOUT_MS, options.signal);
+      const watch = new IdleWatch(deps.config.llm.LLM_STREAM_IDLE_TIMEOUT_MS, options.signal);
       const gate = wire.json ? new ProseGate() : undefined;
       const show = async (text: string): Promise<void> => {
         if (!text) return;

@@ -87,7 +87,7 @@ export class LlmClient {
 
   /** The primary provider's models for a use case, in order (a comma-separated setting is a fallback chain). */
   modelChain(useCase: LlmUseCase): string[] {
-    return splitChain(modelFor(this.config, useCase));
+    return splitChain(modelFor(this.config.llm, useCase));
   }
 
   async chat(context: CallContext, messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {

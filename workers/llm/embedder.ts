@@ -33,13 +33,13 @@ export class Embedder {
    */
   async embed(texts: string[], kind: "query" | "passage", context?: Omit<CallContext, "useCase"> & { useCase?: LlmUseCase }): Promise<number[][]> {
     if (texts.length === 0) return [];
-    const input = this.config.embeddingPrefixes ? texts.map((text) => `${kind}: ${text}`) : texts;
+    const input = this.config.embedding.embeddingPrefixes ? texts.map((text) => `${kind}: ${text}`) : texts;
     const cache = kind === "query" && context?.orgId ? this.queryCache : undefined;
     const orgId = context?.orgId ?? "";
     const userId = context?.userId ?? undefined;
-    const dimensions = this.config.EMBEDDING_DIMENSIONS;
+    const dimensions = this.config.embedding.EMBEDDING_DIMENSIONS;
     const cached = cache
-      ? await Promise.all(input.map((text) => cache.get({ orgId, userId, model: this.config.EMBEDDING_MODEL, dimensions, input: text })))
+      ? await Promise.all(input.map((text) => cache.get({ orgId, userId, model: this.config.embedding.EMBEDDING_MODEL, dimensions, input: text })))
       : [];
     const missing = input.flatMap((_text, index) => (cached[index] === undefined ? [index] : []));
     if (missing.length === 0) return cached as number[][];
@@ -61,7 +61,7 @@ export class Embedder {
    * fallback, so each provider's width is checked on its own.
    */
   async probeEmbedding(provider: EmbeddingProvider): Promise<number[] | undefined> {
-    const input = this.config.embeddingPrefixes ? ["query: dimension probe"] : ["dimension probe"];
+    const input = this.config.embedding.embeddingPrefixes ? ["query: dimension probe"] : ["dimension probe"];
     const [vector] = await this.policy.withRetries(
       () => this.embedOnce(provider, input, "query", undefined, false),
       this.embeddingCallOf(provider),
@@ -122,7 +122,7 @@ export class Embedder {
         call.answered({ model, promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: 0 });
         const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding as number[]);
         // A fallback that was down at start-up was never probed: its vectors must still fit the column.
-        const width = this.config.EMBEDDING_DIMENSIONS;
+        const width = this.config.embedding.EMBEDDING_DIMENSIONS;
         if (guardWidth && provider !== this.embeddingProviders[0] && vectors.some((vector) => vector.length !== width)) {
           this.cooldowns.trip(this.embeddingCallOf(provider).cooldownKey, "not_found");
           throw new LlmError(

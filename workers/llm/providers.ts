@@ -34,26 +34,26 @@ export const cleanKey = (key: string | undefined): string => (key ?? "").replace
 
 const hostOf = (url: string): string => new URL(url).host;
 
-const api = (config: Config, baseURL: string, key: string | undefined): OpenAI =>
-  new OpenAI({ maxRetries: 0, timeout: config.LLM_TIMEOUT_MS, baseURL, apiKey: cleanKey(key), fetch: modelFetch });
+const api = (config: Pick<Config, "llm" | "embedding">, baseURL: string, key: string | undefined): OpenAI =>
+  new OpenAI({ maxRetries: 0, timeout: config.llm.LLM_TIMEOUT_MS, baseURL, apiKey: cleanKey(key), fetch: modelFetch });
 
-export function chatProviders(config: Config): ChatProvider[] {
-  const baseURL = requireSetting(config, "LLM_BASE_URL");
+export function chatProviders(config: Pick<Config, "llm" | "embedding">): ChatProvider[] {
+  const baseURL = requireSetting(config.llm, "LLM_BASE_URL");
   const primary: ChatProvider = {
     label: hostOf(baseURL),
-    api: api(config, baseURL, config.LLM_API_KEY),
-    toolCalling: config.LLM_TOOL_CALLING,
-    models: (useCase) => modelFor(config, useCase),
+    api: api(config, baseURL, config.llm.LLM_API_KEY),
+    toolCalling: config.llm.LLM_TOOL_CALLING,
+    models: (useCase) => modelFor(config.llm, useCase),
     modelVariable: modelSettingOf,
     keyVariable: "LLM_API_KEY",
   };
-  const fallbacks = (config.LLM_FALLBACK_PROVIDERS ?? []).map((entry, index): ChatProvider => {
+  const fallbacks = (config.llm.LLM_FALLBACK_PROVIDERS ?? []).map((entry, index): ChatProvider => {
     const setting = `LLM_FALLBACK_PROVIDERS[${index}]`;
     return {
       label: entry.name ?? hostOf(entry.base_url),
       api: api(config, entry.base_url, entry.api_key),
-      toolCalling: entry.tool_calling ?? config.LLM_TOOL_CALLING,
-      models: (useCase) => entry.model ?? modelFor(config, useCase),
+      toolCalling: entry.tool_calling ?? config.llm.LLM_TOOL_CALLING,
+      models: (useCase) => entry.model ?? modelFor(config.llm, useCase),
       modelVariable: () => `${setting}.model`,
       keyVariable: `${setting}.api_key`,
     };
@@ -61,21 +61,21 @@ export function chatProviders(config: Config): ChatProvider[] {
   return [primary, ...fallbacks];
 }
 
-export function embeddingProviders(config: Config): EmbeddingProvider[] {
-  const baseURL = config.EMBEDDING_BASE_URL ?? requireSetting(config, "LLM_BASE_URL");
+export function embeddingProviders(config: Pick<Config, "llm" | "embedding">): EmbeddingProvider[] {
+  const baseURL = config.embedding.EMBEDDING_BASE_URL ?? requireSetting(config.llm, "LLM_BASE_URL");
   const primary: EmbeddingProvider = {
     label: hostOf(baseURL),
-    api: api(config, baseURL, config.EMBEDDING_API_KEY ?? config.LLM_API_KEY),
-    model: config.EMBEDDING_MODEL,
+    api: api(config, baseURL, config.embedding.EMBEDDING_API_KEY ?? config.llm.LLM_API_KEY),
+    model: config.embedding.EMBEDDING_MODEL,
     modelVariable: "EMBEDDING_MODEL",
     keyVariable: "EMBEDDING_API_KEY",
   };
-  const fallbacks = (config.EMBEDDING_FALLBACK_PROVIDERS ?? []).map((entry, index): EmbeddingProvider => {
+  const fallbacks = (config.embedding.EMBEDDING_FALLBACK_PROVIDERS ?? []).map((entry, index): EmbeddingProvider => {
     const setting = `EMBEDDING_FALLBACK_PROVIDERS[${index}]`;
     return {
       label: entry.name ?? hostOf(entry.base_url),
       api: api(config, entry.base_url, entry.api_key),
-      model: entry.model ?? config.EMBEDDING_MODEL,
+      model: entry.model ?? config.embedding.EMBEDDING_MODEL,
       modelVariable: `${setting}.model`,
       keyVariable: `${setting}.api_key`,
     };

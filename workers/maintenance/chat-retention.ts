@@ -33,7 +33,7 @@ export async function sweepChatRetention(
   deps: Pick<WorkerDeps, "db" | "redis" | "config">,
   options: { batchSessions?: number; maxBatches?: number } = {},
 ): Promise<RetentionSweep> {
-  const batchSessions = options.batchSessions ?? deps.config.RETENTION_SWEEP_BATCH_SESSIONS;
+  const batchSessions = options.batchSessions ?? deps.config.dataLifecycle.RETENTION_SWEEP_BATCH_SESSIONS;
   const maxBatches = options.maxBatches ?? RETENTION_BATCHES_PER_RUN;
   const sweep: RetentionSweep = { organisations: 0, unfinished: 0, batches: 0, sessions: 0, messages: 0, redisKeys: 0, usageRowsUnlinked: 0, deleted: [] };
   for (const { orgId, days } of await organisationsToSweep(deps.db)) {

@@ -10,7 +10,7 @@ import type { WorkerDeps } from "../deps";
 export const QUESTION_VECTOR_BATCH = 64;
 
 export async function embedPendingQuestions(deps: Pick<WorkerDeps, "db" | "llm" | "config">, limit = QUESTION_VECTOR_BATCH): Promise<number> {
-  const model = deps.config.EMBEDDING_MODEL;
+  const model = deps.config.embedding.EMBEDDING_MODEL;
   const pending = await listQuestionsToEmbed(deps.db, model, limit);
   const byOrg = new Map<string, PendingQuestion[]>();
   for (const question of pending) byOrg.set(question.orgId, [...(byOrg.get(question.orgId) ?? []), question]);

@@ -21,13 +21,13 @@ const VECTOR_INDEX_SWEEP_EVERY_MS = 20_000;
 /** Old finished imports are pruned after days: an hour late costs nothing. */
 const CATALOG_IMPORT_SWEEP_EVERY_MS = 60 * 60_000;
 
-export function maintenanceSchedule(config: Config): Record<MaintenanceTask, number> {
+export function maintenanceSchedule(config: Pick<Config, "workers" | "dataLifecycle">): Record<MaintenanceTask, number> {
   return {
-    "lost-turns": config.TURN_SWEEP_INTERVAL_MS,
+    "lost-turns": config.workers.TURN_SWEEP_INTERVAL_MS,
     "stuck-documents": DOCUMENT_SWEEP_EVERY_MS,
     "question-vectors": QUESTION_VECTOR_SWEEP_EVERY_MS,
     "vector-indexes": VECTOR_INDEX_SWEEP_EVERY_MS,
-    "chat-retention": config.RETENTION_SWEEP_INTERVAL_MS,
+    "chat-retention": config.dataLifecycle.RETENTION_SWEEP_INTERVAL_MS,
     "catalog-imports": CATALOG_IMPORT_SWEEP_EVERY_MS,
   };
 }

@@ -16,7 +16,7 @@ export const maintenanceHandler = defineHandler({
   queue: "maintenance",
   async perform({ data, deps, log }) {
     if (data.task === "lost-turns") {
-      const failed = await failLostTurns(deps, deps.config.TURN_DEADLINE_MS);
+      const failed = await failLostTurns(deps, deps.config.workers.TURN_DEADLINE_MS);
       log[failed > 0 ? "warn" : "debug"]({ task: data.task, count: failed }, "lost-turn sweep: turns failed with TURN_LOST");
       return { failed };
     }
@@ -43,7 +43,7 @@ export const maintenanceHandler = defineHandler({
       );
       return sweep;
     }
-    const failed = await failStuckDocuments(deps.db, deps.userEvents, deps.config.INGEST_TIMEOUT_MS);
+    const failed = await failStuckDocuments(deps.db, deps.userEvents, deps.config.ingestion.INGEST_TIMEOUT_MS);
     const requeued = await requeueUnqueuedDocuments(deps);
     log[failed + requeued > 0 ? "warn" : "debug"](
       { task: data.task, count: failed, requeued },

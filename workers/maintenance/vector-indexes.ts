@@ -61,13 +61,13 @@ export async function buildMissingVectorIndexes(
   if (dimensions === null || dimensions > HNSW_MAX_DIMENSIONS) return sweep;
   const started = performance.now();
   sweep.folded = await foldVectorTails(deps, budgets.foldMs);
-  const needing = await orgsNeedingVectorIndex(deps.db, deps.config.RETRIEVAL_EXACT_MAX_CHUNKS);
+  const needing = await orgsNeedingVectorIndex(deps.db, deps.config.retrieval.RETRIEVAL_EXACT_MAX_CHUNKS);
   for (const [index, { orgId }] of needing.entries()) {
     if (performance.now() - started > budgets.runMs) {
       sweep.pending = needing.length - index;
       break;
     }
-    const outcome: OrgVectorIndexBuild = await buildOrgVectorIndex(deps.db, orgId, { memoryMb: deps.config.VECTOR_INDEX_BUILD_MEMORY_MB });
+    const outcome: OrgVectorIndexBuild = await buildOrgVectorIndex(deps.db, orgId, { memoryMb: deps.config.retrieval.VECTOR_INDEX_BUILD_MEMORY_MB });
     if (outcome === "built") sweep.built.push(orgId);
     if (outcome === "locked") sweep.locked.push(orgId);
   }

@@ -67,7 +67,7 @@ function orgDeletion(deps: WorkerDeps, orgId: string): OperationSpec<Step, Delet
       "vector-indexes": ({ subject }) => dropIndexes(deps, subject),
       "redis-keys": ({ subject }) => purgeKeys(deps, subject),
       rows: ({ subject, progress }) =>
-        deleteOrgRowsInBatches(deps.db, subject, deps.config.ORG_DELETE_BATCH_ROWS, (table, removed) => progress({ table, batch: removed })),
+        deleteOrgRowsInBatches(deps.db, subject, deps.config.dataLifecycle.ORG_DELETE_BATCH_ROWS, (table, removed) => progress({ table, batch: removed })),
       leftovers: async ({ subject: deletion, count }) => {
         await count({ jobs: (await removeQueuedJobsOf(deps.producer, deletion.orgId)) + (await removeFinishedJobsOf(deps.producer, deletion.orgId)) });
         await dropIndexes(deps, deletion);

@@ -53,7 +53,7 @@ async function purgeJobs(deps: WorkerDeps, erasure: ErasureOfPerson, ids: Person
 /** Their keys, read from their ids while their rows still exist, and the keys of admins' turns whose messages name them. */
 async function purgeKeys(deps: WorkerDeps, erasure: ErasureOfPerson): Promise<void> {
   const ids = await personOwnedIds(deps.db, erasure.orgId, erasure.userId);
-  const adminTurns = await adminTurnsNamingPerson(deps.db, erasure, deps.config.PERSON_ERASE_BATCH_ROWS);
+  const adminTurns = await adminTurnsNamingPerson(deps.db, erasure, deps.config.dataLifecycle.PERSON_ERASE_BATCH_ROWS);
   await addErased(deps.db, erasure.id, { redis_keys: await removePersonKeys(deps.redis, ids, adminTurns) });
 }
 
@@ -74,8 +74,8 @@ async function settleJobs(deps: WorkerDeps, erasure: ErasureOfPerson, progress: 
 /** Their rows, then their mentions in admins' assistant sessions. */
 async function eraseRows(deps: WorkerDeps, erasure: ErasureOfPerson, progress: Progress): Promise<void> {
   const onBatch = (kind: string, count: number) => progress({ kind, batch: count });
-  await erasePersonRowsInBatches(deps.db, erasure, deps.config.PERSON_ERASE_BATCH_ROWS, onBatch);
-  await scrubAdminChats(deps.db, erasure, deps.config.PERSON_ERASE_BATCH_ROWS, onBatch);
+  await erasePersonRowsInBatches(deps.db, erasure, deps.config.dataLifecycle.PERSON_ERASE_BATCH_ROWS, onBatch);
+  await scrubAdminChats(deps.db, erasure, deps.config.dataLifecycle.PERSON_ERASE_BATCH_ROWS, onBatch);
 }
 
 /** The erasure as the step runner (operations/step-runner.ts) runs it, for the organisation of the job. */

@@ -39,7 +39,7 @@ function personExport(deps: WorkerDeps, orgId: string, log: Context["log"]): Ope
         if (!data) throw new OperationEnded("PERSON_GONE", "the person is no longer in the organisation");
         const started = performance.now();
         const { zip, counts } = await buildExportArchive(data, new Date());
-        await completeExport(deps.db, subject.id, zip, counts, deps.config.PERSON_EXPORT_TTL_HOURS);
+        await completeExport(deps.db, subject.id, zip, counts, deps.config.dataLifecycle.PERSON_EXPORT_TTL_HOURS);
         log.info(
           { exportId: subject.id, bytes: zip.length, buildMs: Math.round(performance.now() - started), droppedExpired: dropped, ...counts },
           "person export built",

@@ -87,10 +87,10 @@ function clientAuthentication(metadata: oidc.ServerMetadata, clientSecret: strin
  * an OpenID Provider, a forbidden address) the admin gets one answer, so the check cannot map
  * ports or services; the reason is logged with the request id.
  */
-export function discoveryCheck(deps: { config: Pick<Config, "OIDC_HTTP_TIMEOUT_MS" | "OUTBOUND_ALLOWED_CIDRS">; log: Logger }) {
+export function discoveryCheck(deps: { config: Pick<Config, "auth" | "outbound">; log: Logger }) {
   return async (credentials: ClientCredentials): Promise<void> => {
     try {
-      await discoverProvider(credentials, deps.config.OIDC_HTTP_TIMEOUT_MS, outboundClientOf(deps.config));
+      await discoverProvider(credentials, deps.config.auth.OIDC_HTTP_TIMEOUT_MS, outboundClientOf(deps.config));
     } catch (error) {
       deps.log.warn({ issuer: credentials.issuer, reason: describeProviderError(error) }, "identity provider discovery failed");
       throw new Refusal(

@@ -20,12 +20,12 @@ export class PublicUrlRequired extends Error {
 }
 
 /** Whether sign-in may build its URLs: anywhere but production, or with PUBLIC_URL. */
-export function signInUrlsKnown(config: Pick<Config, "NODE_ENV" | "PUBLIC_URL">): boolean {
-  return config.NODE_ENV !== "production" || Boolean(config.PUBLIC_URL);
+export function signInUrlsKnown(config: Pick<Config, "process" | "server">): boolean {
+  return config.process.NODE_ENV !== "production" || Boolean(config.server.PUBLIC_URL);
 }
 
 /** Throws PublicUrlRequired when a production server without PUBLIC_URL has an enabled identity provider. */
-export async function refuseSsoWithoutPublicUrl(config: Pick<Config, "NODE_ENV" | "PUBLIC_URL">, db: Db): Promise<void> {
+export async function refuseSsoWithoutPublicUrl(config: Pick<Config, "process" | "server">, db: Db): Promise<void> {
   if (signInUrlsKnown(config)) return;
   if ((await listEnabledIdentityProviders(db)).length > 0) throw new PublicUrlRequired();
 }

@@ -19,7 +19,7 @@ export function ssoOf(deps: ServerDeps): SsoServices {
   let services = byDeps.get(deps);
   if (!services) {
     services = {
-      clients: new ProviderClients(deps.config.SECRETS_KEY, deps.config.OIDC_HTTP_TIMEOUT_MS, outboundClientOf(deps.config)),
+      clients: new ProviderClients(deps.config.auth.SECRETS_KEY, deps.config.auth.OIDC_HTTP_TIMEOUT_MS, outboundClientOf(deps.config)),
       pending: new PendingSignIns(deps.redis),
     };
     byDeps.set(deps, services);

@@ -41,13 +41,13 @@ export function clearRefreshCookie(ctx: Context): void {
 }
 
 export async function startSession(ctx: Context, deps: ServerDeps, grant: { orgId: string; userId: string; providerId: string | null }): Promise<void> {
-  setRefreshCookie(ctx, await issueRefreshToken(deps.db, { ...grant, ttlSeconds: deps.config.REFRESH_TOKEN_TTL_SECONDS }));
+  setRefreshCookie(ctx, await issueRefreshToken(deps.db, { ...grant, ttlSeconds: deps.config.auth.REFRESH_TOKEN_TTL_SECONDS }));
 }
 
 /** The origin our pages are served from: PUBLIC_URL when set, else the request's own. */
 export function publicOrigin(ctx: Context, deps: Pick<ServerDeps, "config">): string {
   // Koa's ctx.origin is the Origin header; this is the request's own (proxy headers only under TRUST_PROXY).
-  return deps.config.PUBLIC_URL ? new URL(deps.config.PUBLIC_URL).origin : `${ctx.protocol}://${ctx.host}`;
+  return deps.config.server.PUBLIC_URL ? new URL(deps.config.server.PUBLIC_URL).origin : `${ctx.protocol}://${ctx.host}`;
 }
 
 export function requireSameSite(ctx: Context, deps: Pick<ServerDeps, "config">): void {

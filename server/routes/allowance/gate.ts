@@ -15,7 +15,7 @@ type AllowanceDeps = Pick<ServerDeps, "db" | "config">;
 const READ_AHEAD = "allowanceReadAhead";
 
 const readAllowance = (deps: AllowanceDeps, ctx: Context): Promise<AllowanceState> =>
-  allowanceState(deps.db, principalOf(ctx).orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG);
+  allowanceState(deps.db, principalOf(ctx).orgId, deps.config.organisations.AI_MONTHLY_TOKENS_PER_ORG);
 
 /**
  * Starts the read `requireAllowance` makes further down the chain, so it runs alongside the rate

@@ -22,7 +22,7 @@ export const allowanceRoutes = [
     responses: { 200: { description: "The allowance.", schema: allowanceResponse } },
     handler: async (ctx, _input, deps) => {
       const principal = principalOf(ctx);
-      ctx.body = presentAllowance(await allowanceState(deps.db, principal.orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG), principal.role);
+      ctx.body = presentAllowance(await allowanceState(deps.db, principal.orgId, deps.config.organisations.AI_MONTHLY_TOKENS_PER_ORG), principal.role);
     },
   }),
   defineRoute({
@@ -38,7 +38,7 @@ export const allowanceRoutes = [
     handler: async (ctx, { params: { orgId }, body }, deps) => {
       if (!(await organisationExists(deps.db, orgId))) throw notFound("Organisation");
       await setMonthlyAllowance(deps, { orgId, monthlyTokens: body.monthly_tokens, actorId: principalOf(ctx).userId });
-      ctx.body = presentAllowance(await allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG), "admin");
+      ctx.body = presentAllowance(await allowanceState(deps.db, orgId, deps.config.organisations.AI_MONTHLY_TOKENS_PER_ORG), "admin");
     },
   }),
   defineRoute({
@@ -55,7 +55,7 @@ export const allowanceRoutes = [
       if (!(await organisationExists(deps.db, orgId))) throw notFound("Organisation");
       await addCredits(deps, { orgId, tokens: body.tokens, note: body.note, actorId: principalOf(ctx).userId });
       ctx.status = 201;
-      ctx.body = presentAllowance(await allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG), "admin");
+      ctx.body = presentAllowance(await allowanceState(deps.db, orgId, deps.config.organisations.AI_MONTHLY_TOKENS_PER_ORG), "admin");
     },
   }),
 ];

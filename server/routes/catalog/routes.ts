@@ -219,12 +219,12 @@ export const catalogRoutes: ApiRoute[] = [
       const reserved = await reserveCatalogImport(deps, { orgId: caller.orgId, key: { id: caller.key.id, name: caller.key.name }, format });
       let parts: Buffer[];
       try {
-        parts = await readBodyParts(ctx, deps.config.CATALOG_IMPORT_MAX_BYTES);
+        parts = await readBodyParts(ctx, deps.config.server.CATALOG_IMPORT_MAX_BYTES);
       } catch (error) {
         await abandonCatalogImport(deps, reserved.id);
         throw error;
       }
-      const row = await receiveCatalogImport(deps, reserved, { parts, defaultQuotaBytes: deps.config.ORG_STORAGE_QUOTA_BYTES });
+      const row = await receiveCatalogImport(deps, reserved, { parts, defaultQuotaBytes: deps.config.organisations.ORG_STORAGE_QUOTA_BYTES });
       ctx.status = 202;
       ctx.set("Location", `/api/v1/integrations/catalog/imports/${row.id}`);
       ctx.body = { import: presentImport(row) };

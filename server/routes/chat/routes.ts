@@ -12,6 +12,7 @@ import { cancelTurn } from "../../../commands/cancel-turn";
 import { defineRoute } from "../define-route";
 import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "./schema";
 import { startAdminTurn, startTutorTurn } from "./start-turn";
+import { turnLimitsOf } from "../../middleware/organisation-limits";
 
 const ADMIN_TRANSCRIPTS = "Admin assistant conversations are for admins only";
 
@@ -21,14 +22,13 @@ const ADMIN_TRANSCRIPTS = "Admin assistant conversations are for admins only";
  */
 function onceWithinLimits(deps: ServerDeps, agent: "tutor" | "admin") {
   const limiter = new RateLimiter(deps.redis);
-  const limits =
-    agent === "tutor"
-      ? { perUser: deps.config.RATE_LIMIT_TUTOR_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_TUTOR_PER_MINUTE }
-      : { perUser: deps.config.RATE_LIMIT_ADMIN_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_ADMIN_PER_MINUTE };
   const once = idempotent(deps.redis, {
     scope: agent === "tutor" ? "chat" : "chat-admin",
     fingerprint: jsonFingerprint,
-    admit: (ctx) => limiter.consumeFor(principalOf(ctx), agent, limits),
+    admit: async (ctx) => {
+      const principal = principalOf(ctx);
+      return limiter.consumeFor(principal, agent, await turnLimitsOf(deps, principal.orgId, agent));
+    },
   });
   return [once, requireAllowance(deps)];
 }

@@ -19,21 +19,21 @@ import { presentDocument } from "./present";
 import { accessGiven, checkAccessCourse } from "./access";
 import { deleteDocumentQuery, documentParams, listDocumentsQuery, patchDocumentBody, uploadFields } from "./schema";
 import { acceptUpload, uploadFingerprint } from "./upload-document";
+import { documentLimitsOf } from "../../middleware/organisation-limits";
 
 // The body is read once: by the Idempotency-Key fingerprint when there is a key, else by the route.
 const readUpload = (deps: ServerDeps, ctx: Context): Promise<{ file: UploadedFile; fields: Record<string, string> }> =>
-  (ctx.state.upload ??= readSingleUpload(ctx, { field: "file", maxBytes: deps.config.UPLOAD_MAX_BYTES }));
+  (ctx.state.upload ??= readSingleUpload(ctx, { field: "file", maxBytes: deps.config.server.UPLOAD_MAX_BYTES }));
 
 function uploadOnce(deps: ServerDeps) {
   const limiter = new RateLimiter(deps.redis);
   return idempotent(deps.redis, {
     scope: "documents",
     // Before the body is read: a refused upload costs no parsing, storage or extraction; a replay costs no slot.
-    admit: (ctx) =>
-      limiter.consumeFor(principalOf(ctx), "upload", {
-        perUser: deps.config.RATE_LIMIT_UPLOADS_PER_MINUTE,
-        perOrganisation: deps.config.RATE_LIMIT_ORG_UPLOADS_PER_MINUTE,
-      }),
+    admit: async (ctx) => {
+      const principal = principalOf(ctx);
+      return limiter.consumeFor(principal, "upload", await documentLimitsOf(deps, principal.orgId, "upload"));
+    },
     fingerprint: async (ctx) => uploadFingerprint(await readUpload(deps, ctx)),
   });
 }
@@ -77,7 +77,7 @@ export const documentRoutes = [
       const orgId = principalOf(ctx).orgId;
       const [documents, storage] = await Promise.all([
         listDocuments(deps.db, orgId, status),
-        storageUsage(deps.db, orgId, deps.config.ORG_STORAGE_QUOTA_BYTES),
+        storageUsage(deps.db, orgId, deps.config.organisations.ORG_STORAGE_QUOTA_BYTES),
       ]);
       ctx.body = {
         documents: documents.map((document) => presentDocument(document)),
@@ -162,10 +162,10 @@ export const documentRoutes = [
     errors: ["NOT_FOUND", "NO_SOURCE_FILE", "QUEUE_UNAVAILABLE"],
     use: (deps) => {
       const limiter = new RateLimiter(deps.redis);
-      const limits = { perUser: deps.config.RATE_LIMIT_REINDEX_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_REINDEX_PER_MINUTE };
       return [
         async (ctx, next) => {
-          await limiter.consumeFor(principalOf(ctx), "reindex", limits);
+          const principal = principalOf(ctx);
+          await limiter.consumeFor(principal, "reindex", await documentLimitsOf(deps, principal.orgId, "reindex"));
           await next();
         },
       ];

@@ -29,7 +29,7 @@ export async function acceptUpload(deps: ServerDeps, principal: Principal, file:
     title: fields.title,
     courseId: fields.course_id,
     access,
-    defaultQuotaBytes: deps.config.ORG_STORAGE_QUOTA_BYTES,
+    defaultQuotaBytes: deps.config.organisations.ORG_STORAGE_QUOTA_BYTES,
   });
 }
 

@@ -11,6 +11,7 @@ import { principalOf } from "../../auth/middleware";
 import { RateLimiter } from "../../middleware/rate-limit";
 import { defineRoute } from "../define-route";
 import { contentGapsQuery, contentGapsResponse, sinceOf, withinRetention } from "./schema";
+import { contentGapLimitOf } from "../../middleware/organisation-limits";
 
 /** How soon the page asks again while a report is computed (seconds). */
 const RETRY_AFTER_SECONDS = 2;
@@ -34,10 +35,10 @@ export const insightsRoutes = [
     errors: ["CONTENT_GAP_REPORTS_EXHAUSTED"],
     use: (deps) => {
       const limiter = new RateLimiter(deps.redis);
-      const perAdmin = { bucket: "content-gaps", limit: deps.config.RATE_LIMIT_CONTENT_GAPS_PER_MINUTE, windowMs: 60_000 };
       return [
         async (ctx, next) => {
-          await limiter.consume(principalOf(ctx).userId, perAdmin, "user");
+          const { userId, orgId } = principalOf(ctx);
+          await limiter.consume(userId, { bucket: "content-gaps", limit: await contentGapLimitOf(deps, orgId), windowMs: 60_000 }, "user");
           await next();
         },
       ];
@@ -49,8 +50,8 @@ export const insightsRoutes = [
       const parameters = {
         orgId: principal.orgId,
         since: since.toISOString(),
-        similarity: deps.config.CONTENT_GAP_SIMILARITY,
-        model: deps.config.EMBEDDING_MODEL,
+        similarity: deps.config.contentGaps.CONTENT_GAP_SIMILARITY,
+        model: deps.config.embedding.EMBEDDING_MODEL,
       };
       const state = await requestContentGapReport(deps, parameters);
       const head = { status: state.status, since: parameters.since, similarity: parameters.similarity };

@@ -37,7 +37,7 @@ export async function usageReport(deps: ServerDeps, orgId: string, month: Return
     usageByModel(deps.db, orgId, month),
     usageByDay(deps.db, orgId, month),
     topUsers(deps.db, orgId, month, TOP_USERS),
-    allowanceState(deps.db, orgId, deps.config.AI_MONTHLY_TOKENS_PER_ORG, month.start),
+    allowanceState(deps.db, orgId, deps.config.organisations.AI_MONTHLY_TOKENS_PER_ORG, month.start),
   ]);
   const days = new Map(byDay.map((line) => [line.key, line]));
   return {

@@ -10,6 +10,7 @@ import type { Middleware } from "koa";
 import { integrationCallerOf } from "../../auth/integration-key";
 import type { ServerDeps } from "../../deps";
 import { RateLimiter } from "../../middleware/rate-limit";
+import { documentLimitsOf } from "../../middleware/organisation-limits";
 
 /** What the PUT's handler calls just before it would index a document again (nothing stored or queued yet). */
 export type ReindexAdmission = () => Promise<void>;
@@ -23,15 +24,14 @@ export function reindexAdmissionOf(ctx: Parameters<Middleware>[0]): ReindexAdmis
  * storage), and leaves the re-index admission for the handler, which alone knows whether the
  * bytes are new.
  */
-export function keyDocumentWindows(deps: Pick<ServerDeps, "redis" | "config">): Middleware {
+export function keyDocumentWindows(deps: Pick<ServerDeps, "redis" | "config" | "db">): Middleware {
   const limiter = new RateLimiter(deps.redis);
-  const uploads = { perUser: deps.config.RATE_LIMIT_UPLOADS_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_UPLOADS_PER_MINUTE };
-  const reindexes = { perUser: deps.config.RATE_LIMIT_REINDEX_PER_MINUTE, perOrganisation: deps.config.RATE_LIMIT_ORG_REINDEX_PER_MINUTE };
   return async (ctx, next) => {
     const caller = integrationCallerOf(ctx);
     const window = { userId: caller.key.id, orgId: caller.orgId };
-    await limiter.consumeFor(window, "upload", uploads);
-    ctx.state.admitReindex = (() => limiter.consumeFor(window, "reindex", reindexes)) satisfies ReindexAdmission;
+    await limiter.consumeFor(window, "upload", await documentLimitsOf(deps, caller.orgId, "upload"));
+    ctx.state.admitReindex = (async () =>
+      limiter.consumeFor(window, "reindex", await documentLimitsOf(deps, caller.orgId, "reindex"))) satisfies ReindexAdmission;
     await next();
   };
 }

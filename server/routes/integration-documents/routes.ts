@@ -77,7 +77,7 @@ export const integrationDocumentRoutes = [
     errors: ["FILE_TOO_LARGE", "STORAGE_QUOTA_EXCEEDED", "UNSUPPORTED_MEDIA_TYPE", "UNSUPPORTED_FILE_TYPE", "DOCUMENT_DUPLICATE", "QUEUE_UNAVAILABLE"],
     handler: async (ctx, { params: { external_id } }, deps) => {
       const caller = integrationCallerOf(ctx);
-      const { file, fields } = await readSingleUpload(ctx, { field: "file", maxBytes: deps.config.UPLOAD_MAX_BYTES });
+      const { file, fields } = await readSingleUpload(ctx, { field: "file", maxBytes: deps.config.server.UPLOAD_MAX_BYTES });
       const given = parseInput(putSourcedDocumentFields, fields, "body");
       const filename = (given.filename ?? file.originalname).replaceAll("\u0000", "").slice(0, 255) || "upload";
       const format = await acceptedFormat(file.buffer, filename);
@@ -90,7 +90,7 @@ export const integrationDocumentRoutes = [
         format,
         bytes: file.buffer,
         title: given.title,
-        defaultQuotaBytes: deps.config.ORG_STORAGE_QUOTA_BYTES,
+        defaultQuotaBytes: deps.config.organisations.ORG_STORAGE_QUOTA_BYTES,
         admitReindex: reindexAdmissionOf(ctx),
       });
       ctx.status = RESULT_STATUS[result];

@@ -35,7 +35,7 @@ export const signInRoutes = [
     access: "public",
     query: providersQuery,
     rateLimited: true,
-    use: (deps) => [perClientIp(deps.redis, { bucket: "sso-lookup", limit: deps.config.RATE_LIMIT_SIGN_IN_PER_MINUTE, windowMs: 60_000 })],
+    use: (deps) => [perClientIp(deps.redis, { bucket: "sso-lookup", limit: deps.config.rateLimits.RATE_LIMIT_SIGN_IN_PER_MINUTE, windowMs: 60_000 })],
     responses: { 200: { description: "The providers to offer.", schema: providersResponse } },
     handler: async (ctx, { query }, deps) => {
       let found: SignInProvider[] = [];
@@ -60,7 +60,7 @@ export const signInRoutes = [
     query: startQuery,
     rateLimited: true,
     // Counted before anything is stored: each start keeps a pending sign-in in Redis for 10 minutes.
-    use: (deps) => [perClientIp(deps.redis, { bucket: "sso-start", limit: deps.config.RATE_LIMIT_SIGN_IN_PER_MINUTE, windowMs: 60_000 })],
+    use: (deps) => [perClientIp(deps.redis, { bucket: "sso-start", limit: deps.config.rateLimits.RATE_LIMIT_SIGN_IN_PER_MINUTE, windowMs: 60_000 })],
     responses: {
       302: { description: "To the identity provider." },
       403: { description: "A page: the provider is unknown or disabled, or another site started the sign-in.", contentType: "text/html" },
@@ -138,10 +138,10 @@ export const signInRoutes = [
         userId: row.user_id,
         providerId: row.provider_id,
         familyId: row.family_id,
-        ttlSeconds: deps.config.REFRESH_TOKEN_TTL_SECONDS,
+        ttlSeconds: deps.config.auth.REFRESH_TOKEN_TTL_SECONDS,
       });
       setRefreshCookie(ctx, next);
-      const ttl = deps.config.ACCESS_TOKEN_TTL_SECONDS;
+      const ttl = deps.config.auth.ACCESS_TOKEN_TTL_SECONDS;
       ctx.set("Cache-Control", "no-store");
       ctx.body = {
         access_token: await deps.tokens.sign({ userId: user.id, orgId: user.org_id, role: user.role }, ttl),

@@ -14,6 +14,7 @@ import { buildMissingVectorIndexes } from "../../../workers/maintenance/vector-i
 import { forgetSearches } from "../../support/stack";
 import { stackSuite } from "../../support/suite";
 import { vectorTestDocument } from "../../support/vector-documents";
+import { configWith } from "../../support/tunables";
 
 const DIMENSIONS = 384;
 const THRESHOLD = 60;
@@ -40,7 +41,7 @@ describe("organisations' own vector indexes, built online", function () {
   });
   afterEach(() => forgetSearches(stack));
 
-  const sweepConfig = () => ({ ...stack.workers.deps.config, RETRIEVAL_EXACT_MAX_CHUNKS: THRESHOLD });
+  const sweepConfig = () => configWith(stack.workers.deps.config, { RETRIEVAL_EXACT_MAX_CHUNKS: THRESHOLD });
 
   async function newOrg(label: string): Promise<{ orgId: string; readerId: string }> {
     const db = stack.workers.deps.db;

@@ -19,6 +19,7 @@ import { buildMissingVectorIndexes } from "../../../workers/maintenance/vector-i
 import { forgetSearches } from "../../support/stack";
 import { stackSuite } from "../../support/suite";
 import { vectorTestDocument } from "../../support/vector-documents";
+import { configWith } from "../../support/tunables";
 
 const DIMENSIONS = 384;
 
@@ -61,7 +62,7 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     forgetSearches(stack);
   });
 
-  const sweepConfig = () => ({ ...stack.workers.deps.config, RETRIEVAL_EXACT_MAX_CHUNKS: THRESHOLD });
+  const sweepConfig = () => configWith(stack.workers.deps.config, { RETRIEVAL_EXACT_MAX_CHUNKS: THRESHOLD });
   const sweep = () => buildMissingVectorIndexes({ db: db(), config: sweepConfig() });
 
   async function newOrg(label: string): Promise<{ orgId: string; readerId: string }> {
@@ -154,7 +155,7 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
 
     // A worker folding 25 rows dies before its commit: a process of its own, SIGKILLed mid-transaction.
     const child = spawn(process.execPath, ["--import", "tsx", "-e", FOLD_THEN_HANG], {
-      env: { ...process.env, FOLD_DATABASE_URL: stack.workers.deps.config.DATABASE_URL, FOLD_ORG: orgId },
+      env: { ...process.env, FOLD_DATABASE_URL: stack.workers.deps.config.database.DATABASE_URL, FOLD_ORG: orgId },
       stdio: ["ignore", "pipe", "inherit"],
     });
     let backend = 0;

@@ -34,6 +34,11 @@ export async function providerTokens(issuer: string, app: ProviderClient, email:
     ...(app.resource ? { resource: app.resource } : {}),
   });
   const back = await followSignIn(new CookieJar(), start, { email, password }, (url) => url.href.startsWith(app.redirectUri));
-  const tokens = await client.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: state }, app.resource ? { resource: app.resource } : undefined);
+  const tokens = await client.authorizationCodeGrant(
+    config,
+    back,
+    { pkceCodeVerifier: verifier, expectedState: state },
+    app.resource ? { resource: app.resource } : undefined,
+  );
   return { access: tokens.access_token, id: tokens.id_token! };
 }

@@ -24,6 +24,7 @@ import { providerAccessToken, providerTokens, type ProviderClient } from "./prov
 import { ProviderTokens } from "../../../server/auth/provider-tokens";
 import { routeToken } from "../../../server/auth/token-claims";
 import { outboundClientOf } from "../../../lib/outbound/client-of-config";
+import { testEnv } from "../../support/tunables";
 
 const now = () => Math.floor(Date.now() / 1000);
 const AUDIENCE_B = "client-b";
@@ -171,7 +172,7 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     await provider.addAccount({ sub: dora.sub, email: dora.email, password: "dora's password" });
     const tokens = await providerTokens(provider.issuer, app, dora.email, "dora's password");
     // A server of its own, so its provider directory includes D's provider from the start.
-    const server = await startServer(parseConfig({ ...process.env }), { port: 0, host: "127.0.0.1" });
+    const server = await startServer(parseConfig(testEnv({ ...process.env })), { port: 0, host: "127.0.0.1" });
     try {
       await expectRefused(tokens.id, "TOKEN_TYPE", server.url);
       // Organisation A's people are untouched by D's provider: Ana's real access token still works there.
@@ -195,7 +196,7 @@ describe("identity-provider tokens at the API and the socket handshake", functio
   });
 
   it("refuses expired tokens, an iat in the future and a lifetime over JWT_MAX_TTL_SECONDS", async () => {
-    const max = stack.config.JWT_MAX_TTL_SECONDS;
+    const max = stack.config.auth.JWT_MAX_TTL_SECONDS;
     await expectRefused(await signed(people.ana.sub, { iat: now() - 600, exp: now() - 60 }), "TOKEN_EXPIRED");
     await expectRefused(await signed(people.ana.sub, { iat: now() + 3_600, exp: now() + 3_900 }), "TOKEN_LIFETIME");
     await expectRefused(await signed(people.ana.sub, { exp: now() + max + 60 }), "TOKEN_LIFETIME");
@@ -249,11 +250,11 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     const after = stack.server.deps.tokens.providerFetchCounts(provider.issuer);
     const fetched = after.jwks - before.jwks;
     console.log(
-      `      200 random-kid tokens in ${Math.round(elapsedMs)} ms: ${fetched} JWKS fetch(es) (cooldown ${stack.config.OIDC_JWKS_COOLDOWN_SECONDS} s); ` +
+      `      200 random-kid tokens in ${Math.round(elapsedMs)} ms: ${fetched} JWKS fetch(es) (cooldown ${stack.config.auth.OIDC_JWKS_COOLDOWN_SECONDS} s); ` +
         `valid requests meanwhile: max ${Math.round(Math.max(...latencies))} ms`,
     );
     expect(new Set(codes)).to.deep.equal(new Set(["TOKEN_KEY_UNKNOWN"]));
-    expect(fetched).to.be.at.most(Math.ceil(elapsedMs / 1000 / stack.config.OIDC_JWKS_COOLDOWN_SECONDS));
+    expect(fetched).to.be.at.most(Math.ceil(elapsedMs / 1000 / stack.config.auth.OIDC_JWKS_COOLDOWN_SECONDS));
     expect(Math.max(...latencies)).to.be.below(2_000);
   });
 
@@ -283,7 +284,7 @@ describe("identity-provider tokens at the API and the socket handshake", functio
     const unlinked = await signed(`nobody-${randomUUID()}`);
     const wrongAudience = await signed(people.ana.sub, { aud: "urn:someone-else:api" });
     for (const token of [unlinked, wrongAudience]) {
-      const route = routeToken(token, stack.config.JWT_ISSUER);
+      const route = routeToken(token, stack.config.auth.JWT_ISSUER);
       expect(route.to).to.equal("provider");
       if (route.to === "provider") expect((await verifier.verify(token, route)).ok).to.equal(false);
     }
@@ -323,7 +324,7 @@ describe("identity-provider tokens at the API and the socket handshake", functio
       const linked = await person(orgC, `carla-${randomUUID().slice(0, 6)}`, rotating.issuer, providerC.id);
       carla = { sub: linked.sub, id: linked.id };
       server = await startServer(
-        parseConfig({ ...process.env, OIDC_JWKS_COOLDOWN_SECONDS: "1", OIDC_JWKS_MAX_AGE_SECONDS: "2", OIDC_HTTP_TIMEOUT_MS: "800" }),
+        parseConfig(testEnv({ ...process.env, OIDC_JWKS_COOLDOWN_SECONDS: "1", OIDC_JWKS_MAX_AGE_SECONDS: "2", OIDC_HTTP_TIMEOUT_MS: "800" })),
         { port: 0, host: "127.0.0.1" },
       );
     });

@@ -124,7 +124,7 @@ describe("Idempotency-Key", function () {
     expect(first.status).to.equal(202);
     // Fill the employee's tutor window to its limit, as if they had just sent that many messages.
     const window = `skillnet:rate-window:tutor:user:${learner.userId}`;
-    const limit = stack.config.RATE_LIMIT_TUTOR_PER_MINUTE;
+    const limit = stack.config.rateLimits.RATE_LIMIT_TUTOR_PER_MINUTE;
     await stack.server.deps.redis.incrby(window, limit);
     const replay = await chat(learner, { message: `limited ${key}` }, key);
     expect(replay.status).to.equal(202);

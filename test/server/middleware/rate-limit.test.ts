@@ -41,7 +41,7 @@ describe("the tutor, complete: rate limit", function () {
 
   it("refuses the 31st message in a minute with 429 RATE_LIMITED and stores nothing for it; other users are still served", async () => {
     const learner = await freshEmployee(stack);
-    const limit = stack.config.RATE_LIMIT_TUTOR_PER_MINUTE;
+    const limit = stack.config.rateLimits.RATE_LIMIT_TUTOR_PER_MINUTE;
     expect(limit).to.equal(30);
 
     const accepted: string[] = [];

@@ -197,7 +197,10 @@ describe("sourced documents (/api/v1/integrations/documents)", function () {
       expect(tooBig.status).to.equal(409);
       expect(await documentOf(orgC, "q:a.txt")).to.include({ content_hash: bigger.body.document.content_hash, ingest_generation: 1 });
       expect(await documentOf(orgC, "q:b.txt")).to.equal(undefined);
-      const huge = await putSourced(stack.baseUrl, keyC.key, "q:huge.txt", { name: "huge.txt", bytes: Buffer.alloc(stack.config.UPLOAD_MAX_BYTES + 1, 0x61) });
+      const huge = await putSourced(stack.baseUrl, keyC.key, "q:huge.txt", {
+        name: "huge.txt",
+        bytes: Buffer.alloc(stack.config.server.UPLOAD_MAX_BYTES + 1, 0x61),
+      });
       expect(huge.status).to.equal(413);
       expect(huge.body.error.code).to.equal("FILE_TOO_LARGE");
     } finally {

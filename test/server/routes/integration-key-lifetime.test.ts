@@ -17,6 +17,7 @@ import { newIntegrationKey, putSourced } from "../../support/sourced-documents";
 import { stackSuite } from "../../support/suite";
 import { cleanUp, freshUser, type Person } from "../../workers/admin/helpers";
 import { freshOrganisation } from "./allowance/helpers";
+import { testEnv } from "../../support/tunables";
 
 const note = (marker: string): string => `# Note ${marker}\n\nThe travel policy reference ${marker} applies to every trip.\n`;
 
@@ -126,7 +127,7 @@ describe("integration keys: lifetime, cap and shared upload windows (F10)", func
     };
 
     before(async () => {
-      node = await startServer(parseConfig({ ...process.env, ...limits }), { port: 0, host: "127.0.0.1" });
+      node = await startServer(parseConfig(testEnv({ ...process.env, ...limits })), { port: 0, host: "127.0.0.1" });
     });
     after(async () => {
       await Promise.race([node?.close(), new Promise((resolve) => setTimeout(resolve, 5_000))]);

@@ -12,6 +12,7 @@ import { dropOrganisations } from "../../support/organizations";
 import { stackSuite } from "../../support/suite";
 import { cleanUp, freshUser, type Person } from "../../workers/admin/helpers";
 import { freshOrganisation } from "./allowance/helpers";
+import { testEnv } from "../../support/tunables";
 
 const LIMIT = 3;
 
@@ -31,7 +32,7 @@ describe("integration keys: INTEGRATION_RATE_LIMIT_PER_MINUTE (429 per key)", fu
   const people = (key: string) => api(node.url, "GET", "/api/v1/integrations/people", { token: key });
 
   before(async () => {
-    node = await startServer(parseConfig({ ...process.env, INTEGRATION_RATE_LIMIT_PER_MINUTE: String(LIMIT) }), { port: 0, host: "127.0.0.1" });
+    node = await startServer(parseConfig(testEnv({ ...process.env, INTEGRATION_RATE_LIMIT_PER_MINUTE: String(LIMIT) })), { port: 0, host: "127.0.0.1" });
     orgA = await freshOrganisation(stack, "Key limits A");
     orgB = await freshOrganisation(stack, "Key limits B");
     adminA = await freshUser(stack, { role: "admin", orgId: orgA });

@@ -18,6 +18,7 @@ import { api, connect } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { cleanUp, freshUser } from "../../workers/admin/helpers";
 import { dropOrganisations } from "../../support/organizations";
+import { testEnv } from "../../support/tunables";
 
 type Ack = { ok: boolean; error?: { code: string; message: string; retryAfter?: number } };
 type HandshakeError = Error & { data?: { code?: string } };
@@ -45,7 +46,7 @@ describe("socket event limits", function () {
   before(async function () {
     this.timeout(120_000);
     stack = await useStack();
-    const config = parseConfig({ ...process.env, ...LIMITS });
+    const config = parseConfig(testEnv({ ...process.env, ...LIMITS }));
     [nodeA, nodeB] = await Promise.all([startServer(config, { port: 0, host: "127.0.0.1" }), startServer(config, { port: 0, host: "127.0.0.1" })]);
     nodeA.deps.db.on("query", () => (queriesOnA += 1));
     [{ id: otherOrgId }] = await stack.server.deps

@@ -434,7 +434,7 @@ describe("admin assistant", function () {
     expect(turn.answer!.content).to.match(/Todavía no se ha cambiado nada/);
     expect(turn.answer!.metadata.language).to.equal("es");
 
-    const limit = stack.config.RATE_LIMIT_ADMIN_PER_MINUTE;
+    const limit = stack.config.rateLimits.RATE_LIMIT_ADMIN_PER_MINUTE;
     const statuses: number[] = [];
     for (let i = 0; i < limit; i++)
       statuses.push((await api(stack.baseUrl, "POST", "/api/v1/chat/admin", { token: admin.token, body: { message: "hola" } })).status);

@@ -12,6 +12,7 @@ import { offlineReply } from "../../../offline-model/offline-responder";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../../harness/client";
 import type { Stack } from "../../support/stack";
+import { testEnv } from "../../support/tunables";
 
 export const ADMIN_PROMPT_MARKER = "administration assistant of";
 
@@ -189,7 +190,7 @@ export async function waitForAction(
  * take the job over within seconds.
  */
 export function spawnSlowActionWorker(stack: Pick<Stack, "env">): ChildProcess {
-  const env = {
+  const env = testEnv({
     ...process.env,
     ...stack.env,
     WORKER_QUEUES: "admin-actions:1",
@@ -198,6 +199,6 @@ export function spawnSlowActionWorker(stack: Pick<Stack, "env">): ChildProcess {
     WORKER_LOCK_DURATION_MS: "2000",
     WORKER_STALLED_INTERVAL_MS: "1000",
     LOG_LEVEL: "silent",
-  };
+  });
   return spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
 }

@@ -12,6 +12,7 @@ import { stackSuite } from "../../support/suite";
 import { dropOrganisation, freshOrganisation } from "../../server/routes/allowance/helpers";
 import { FAST_RETRY } from "../llm/helpers";
 import { ADMIN_PROMPT_MARKER, askAdmin, cleanUp, freshUser, type Person } from "./helpers";
+import { configWith } from "../../support/tunables";
 
 const FENCED_CALL = 'Let me check the catalogue.\n```json\n{"tool_calls": [{"name": "list_courses", "arguments": {}}]}\n```';
 
@@ -25,7 +26,7 @@ describe("the admin assistant with JSON tool calls (LLM_TOOL_CALLING=json)", fun
 
   before(async () => {
     nativeClient = stack.workers.deps.llm;
-    stack.workers.deps.llm = new LlmClient({ ...stack.config, LLM_TOOL_CALLING: "json" }, { retry: FAST_RETRY, log: stack.workers.deps.log });
+    stack.workers.deps.llm = new LlmClient(configWith(stack.config, { LLM_TOOL_CALLING: "json" }), { retry: FAST_RETRY, log: stack.workers.deps.log });
     admin = await freshUser(stack, { role: "admin" });
     otherOrg = await freshOrganisation(stack, "JSON tools B");
     otherAdmin = await freshUser(stack, { role: "admin", orgId: otherOrg });

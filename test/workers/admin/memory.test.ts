@@ -45,11 +45,11 @@ describe("admin assistant memory (last 6 turns raw, a queued summary, fitted to 
 
   before(async () => {
     admin = await freshUser(stack, { role: "admin", name: "Memory Admin" });
-    previousWindow = stack.workers.deps.config.LLM_CONTEXT_WINDOW;
-    stack.workers.deps.config.LLM_CONTEXT_WINDOW = WINDOW;
+    previousWindow = stack.workers.deps.config.llm.LLM_CONTEXT_WINDOW;
+    stack.workers.deps.config.llm.LLM_CONTEXT_WINDOW = WINDOW;
   });
   after(async () => {
-    stack.workers.deps.config.LLM_CONTEXT_WINDOW = previousWindow;
+    stack.workers.deps.config.llm.LLM_CONTEXT_WINDOW = previousWindow;
     await cleanUp(stack);
   });
 
@@ -165,13 +165,13 @@ describe("admin assistant memory (last 6 turns raw, a queued summary, fitted to 
       return adminRequests(message);
     };
     // With a roomy window, the third request (both results) shows what the turn costs in full.
-    stack.workers.deps.config.LLM_CONTEXT_WINDOW = 100_000;
+    stack.workers.deps.config.llm.LLM_CONTEXT_WINDOW = 100_000;
     const roomy = await ask("Everyone and their skills, please.");
     expect(roomy).to.have.length(3);
     const full = promptTokensOf(roomy[2]!);
     // A window that holds the second request but not the third.
     const window = full + REPLY_RESERVE - 100;
-    stack.workers.deps.config.LLM_CONTEXT_WINDOW = window;
+    stack.workers.deps.config.llm.LLM_CONTEXT_WINDOW = window;
     try {
       const tight = await ask("Everyone and their skills, please, again.");
       expect(tight).to.have.length(3);
@@ -183,7 +183,7 @@ describe("admin assistant memory (last 6 turns raw, a queued summary, fitted to 
       expect(matrix).to.equal(tools(roomy[2]!)[1], "the current round's result is sent whole");
       expect(tools(tight[1]!)[0]).to.equal(tools(roomy[1]!)[0], "round 2 still had room for round 1's result");
     } finally {
-      stack.workers.deps.config.LLM_CONTEXT_WINDOW = WINDOW;
+      stack.workers.deps.config.llm.LLM_CONTEXT_WINDOW = WINDOW;
     }
   });
 });

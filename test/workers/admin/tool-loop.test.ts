@@ -24,6 +24,9 @@ import type { WorkerDeps } from "../../../workers/deps";
 import { useStack, type Stack } from "../../support/stack";
 import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
 import { makeClient } from "../llm/helpers";
+import { configWith } from "../../support/tunables";
+import { saveOrganisationPolicy } from "../../../db/queries/organisation-policy";
+import { dropOrganisation, freshOrganisation } from "../../server/routes/allowance/helpers";
 
 type Emitted = { event: TurnEventName; payload: any };
 
@@ -105,8 +108,8 @@ describe("the admin tool loop", function () {
     { role: "system", content: "You are the admin assistant." },
     { role: "user", content: "Which courses do we have?" },
   ];
-  const withRounds = (rounds: number): WorkerDeps => ({ ...deps, config: { ...deps.config, ADMIN_MAX_TOOL_ROUNDS: rounds } });
-  const withConfig = (overrides: Partial<WorkerDeps["config"]>): WorkerDeps => ({ ...deps, config: { ...deps.config, ...overrides } });
+  const withRounds = (rounds: number): WorkerDeps => ({ ...deps, config: configWith(deps.config, { ADMIN_MAX_TOOL_ROUNDS: rounds }) });
+  const withConfig = (overrides: Record<string, unknown>): WorkerDeps => ({ ...deps, config: configWith(deps.config, overrides) });
   const listCourses = { name: "list_courses", arguments: {} };
 
   it("runs at most 10 tool calls of one reply: the 11th and 12th get a result saying the limit, and are not run", async () => {
@@ -274,6 +277,31 @@ describe("the admin tool loop", function () {
     expect(result.rounds).to.equal(3);
     expect(result.runs).to.have.length(2, "no tool is run from the last round");
     expect(calls.map((request) => request.body.tool_choice ?? "auto")).to.deep.equal(["auto", "auto", "none"]);
+  });
+
+  it("bounds rounds and calls by the organisation's own policy, over the defaults", async () => {
+    const orgId = await freshOrganisation(stack, "Tool bounds");
+    try {
+      await stack.workers.deps.db.transaction((trx) => saveOrganisationPolicy(trx, orgId, { admin_tool_rounds: 1, admin_tool_calls_per_round: 2 }));
+      llm.setResponder(() => ({ toolCalls: [1, 2, 3].map((limit) => ({ name: "list_courses", arguments: { limit } })) }));
+      const { events } = recorder();
+      const result = await runToolLoop({ deps, events, tools: { ...tools, orgId }, messages: conversation(), prefix: "", writeBlocked: () => null });
+      const calls = llm.chatCalls();
+      expect(
+        calls.map((request) => request.body.tool_choice ?? "auto"),
+        "one round, then the answer",
+      ).to.deep.equal(["auto", "none"]);
+      expect(
+        result.runs.map((run) => [run.ok, run.error ?? null]),
+        "two calls run, the third answered with the limit",
+      ).to.deep.equal([
+        [true, null],
+        [true, null],
+        [false, callLimitResult(2)],
+      ]);
+    } finally {
+      await dropOrganisation(stack, orgId);
+    }
   });
 
   it("stops before its next model call once the turn is cancelled", async () => {

@@ -13,6 +13,7 @@ import { expectNoLongBlock } from "../../support/event-loop-block";
 import { useStack, type Stack } from "../../support/stack";
 import { ask, freshEmployee, removeFreshEmployees } from "../tutor/helpers";
 import { deeplyNestedHtml, docxBomb, docxWithDuplicate, markdownSpacedHeading, pptxWithDuplicate, pptxWithShapes, wideCsv } from "./hostile-fixtures";
+import { testEnv } from "../../support/tunables";
 
 type Doc = { id: string; status: string; error: string | null; error_code: string | null; counts: { chunks: number } };
 
@@ -138,7 +139,14 @@ describe("hostile files", function () {
       this.timeout(180_000);
       const inProcess = stack.workers.workers.find((worker) => worker.name === "ingest-extract")!;
       await inProcess.pause();
-      const env = { ...process.env, ...stack.env, WORKER_QUEUES: "ingest-extract:2", EXTRACT_TIMEOUT_MS: "400", EXTRACT_THREADS: "1", LOG_LEVEL: "silent" };
+      const env = testEnv({
+        ...process.env,
+        ...stack.env,
+        WORKER_QUEUES: "ingest-extract:2",
+        EXTRACT_TIMEOUT_MS: "400",
+        EXTRACT_THREADS: "1",
+        LOG_LEVEL: "silent",
+      });
       const worker = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
       try {
         const slow = await makePdf(

@@ -12,6 +12,7 @@ import { requeueUnqueuedDocuments } from "../../../workers/maintenance/unqueued-
 import { waitFor } from "../../harness/client";
 import { makeTxt } from "../../support/document-fixtures";
 import { useStack, type Stack } from "../../support/stack";
+import { configWith } from "../../support/tunables";
 
 describe("ingestion stage runner", function () {
   this.timeout(60_000);
@@ -26,7 +27,7 @@ describe("ingestion stage runner", function () {
   });
 
   it("stops a stage that hangs once the document's time is up, and aborts its work", async () => {
-    const short = { ...deps, config: { ...deps.config, INGEST_TIMEOUT_MS: 150 } } as WorkerDeps;
+    const short = { ...deps, config: configWith(deps.config, { INGEST_TIMEOUT_MS: 150 }) } as WorkerDeps;
     let signal: AbortSignal | undefined;
     const started = Date.now();
     const error = (await runStage(short, seeded(), (run) => {
@@ -108,7 +109,7 @@ describe("unqueued-document sweep", function () {
           mimeType: "text/plain",
           bytes: makeTxt(`The ${title} document says hello ${tag}.`),
           contentHash: `${title}-${tag}`,
-          defaultQuotaBytes: stack.config.ORG_STORAGE_QUOTA_BYTES,
+          defaultQuotaBytes: stack.config.organisations.ORG_STORAGE_QUOTA_BYTES,
           metadata: { format: "txt", title_source: "filename" },
           access: {},
           courseId: undefined,

@@ -18,6 +18,7 @@ import { extractInThread } from "../../../workers/ingestion/isolation";
 import { makeImagePdf, makePdf, makeScannedPdf, makeXlsx, rasterise } from "../../support/document-fixtures";
 import { readInThread } from "../../support/read-in-thread";
 import { memoryLogger } from "../llm/helpers";
+import { testEnv } from "../../support/tunables";
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/documents/${name}`, import.meta.url));
 
@@ -161,7 +162,7 @@ describe("OCR and spreadsheets", function () {
     });
 
     it("is a readable FAILED in the extraction thread too, not a thread failure", async () => {
-      const config = parseConfig({ ...process.env, OCR_TESSERACT_BIN: "/nonexistent/tesseract" });
+      const config = parseConfig(testEnv({ ...process.env, OCR_TESSERACT_BIN: "/nonexistent/tesseract" }));
       const error = await failure(extractInThread(fixture("lost-property.png"), "png", config, memoryLogger().log));
       expect(error.code).to.equal("OCR_UNAVAILABLE");
     });
@@ -186,10 +187,10 @@ describe("OCR and spreadsheets", function () {
     it("gives a file that needs OCR the OCR budget in the thread, not EXTRACT_TIMEOUT_MS", async () => {
       // A warm thread (pdf.js loaded) reaches the OCR in a few ms; the OCR itself takes seconds.
       await extractInThread(await makePdf([{ heading: "Warm", body: "Loads pdf.js in the thread." }]), "pdf", parseConfig(process.env), memoryLogger().log);
-      const config = parseConfig({ ...process.env, EXTRACT_TIMEOUT_MS: "1000" });
+      const config = parseConfig(testEnv({ ...process.env, EXTRACT_TIMEOUT_MS: "1000" }));
       const doc = await extractInThread(fixture("scanned-safety-notice.pdf"), "pdf", config, memoryLogger().log);
       expect(doc.fullText).to.include("Bay 14");
-      const ocrBound = parseConfig({ ...process.env, EXTRACT_TIMEOUT_MS: "1000", OCR_TIMEOUT_MS: "200", OCR_PAGE_TIMEOUT_MS: "100" });
+      const ocrBound = parseConfig(testEnv({ ...process.env, EXTRACT_TIMEOUT_MS: "1000", OCR_TIMEOUT_MS: "200", OCR_PAGE_TIMEOUT_MS: "100" }));
       const error = await failure(extractInThread(fixture("scanned-safety-notice.pdf"), "pdf", ocrBound, memoryLogger().log));
       expect(error.code).to.equal("EXTRACTION_TIMEOUT");
       expect(error.message).to.match(/OCR_(PAGE_)?TIMEOUT_MS/);

@@ -9,6 +9,7 @@ import { hybridSearch } from "../../../workers/tutor/retrieval/hybrid-search";
 import { api, connect, login, upload, waitFor } from "../../harness/client";
 import { corruptPdf, makeCsv, makeDocx, makeHtml, makeMarkdown, makePdf, makePptx, makeTxt } from "../../support/document-fixtures";
 import { useStack, type Stack } from "../../support/stack";
+import { testEnv } from "../../support/tunables";
 
 type Doc = { id: string; status: string; error: string | null; counts: { chunks: number } };
 
@@ -251,7 +252,7 @@ describe("document ingestion", function () {
     this.timeout(120_000);
     const inProcess = stack.workers.workers.find((worker) => worker.name === "ingest-embed")!;
     await inProcess.pause();
-    const env = {
+    const env = testEnv({
       ...process.env,
       ...stack.env,
       WORKER_QUEUES: "ingest-embed:1",
@@ -259,7 +260,7 @@ describe("document ingestion", function () {
       WORKER_LOCK_DURATION_MS: "2000",
       WORKER_STALLED_INTERVAL_MS: "1000",
       LOG_LEVEL: "silent",
-    };
+    });
     const startWorker = () => spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], { env, stdio: "ignore" });
     try {
       stack.llm.setEmbeddingDelay(400);

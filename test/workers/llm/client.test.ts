@@ -13,6 +13,7 @@ import { ModelCooldowns } from "../../../workers/llm/cooldowns";
 import { LlmError } from "../../../workers/llm/errors";
 import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
 import { FAST_RETRY, TEST_KEY, flushed, makeClient, memoryLogger, rejection } from "./helpers";
+import { configWith, testEnv } from "../../support/tunables";
 
 const QUESTION = [{ role: "user" as const, content: "How many days do I have to return an item?" }];
 
@@ -243,8 +244,8 @@ describe("LlmClient against a scripted provider", function () {
 
     it("sends exactly `Authorization: Bearer sk-abc` for a key pasted with whitespace", async () => {
       // Through the config (which trims) and straight into the client (which must clean on its own).
-      const fromEnv = parseConfig({ LLM_BASE_URL: llm.url, LLM_API_KEY: " sk-abc\n", LLM_MODEL: "scripted-model" });
-      const raw = { ...fromEnv, LLM_API_KEY: " sk-abc\n", EMBEDDING_API_KEY: "\tsk-emb \n" };
+      const fromEnv = parseConfig(testEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: " sk-abc\n", LLM_MODEL: "scripted-model" }));
+      const raw = configWith(fromEnv, { LLM_API_KEY: " sk-abc\n", EMBEDDING_API_KEY: "\tsk-emb \n" });
       for (const config of [fromEnv, raw]) {
         llm.reset();
         const client = new LlmClient(config, { retry: FAST_RETRY, cooldowns: new ModelCooldowns() });

@@ -6,6 +6,7 @@ import { LlmClient, type LlmClientOptions } from "../../../workers/llm/client";
 import type { UsageRecord } from "../../../workers/llm/usage-recorder";
 import { ModelCooldowns } from "../../../workers/llm/cooldowns";
 import type { ScriptedLlm } from "../../harness/scripted-llm";
+import { testEnv } from "../../support/tunables";
 
 export const TEST_KEY = "sk-unit-secret-key-9876543210abcdef";
 
@@ -33,7 +34,7 @@ export interface TestClient {
 }
 
 export function makeClient(llm: Pick<ScriptedLlm, "url">, env: Record<string, string> = {}, options: Partial<LlmClientOptions> = {}): TestClient {
-  const config = parseConfig({ LLM_BASE_URL: llm.url, LLM_API_KEY: TEST_KEY, LLM_MODEL: "scripted-model", LOG_LEVEL: "silent", ...env });
+  const config = parseConfig(testEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: TEST_KEY, LLM_MODEL: "scripted-model", LOG_LEVEL: "silent", ...env }));
   const rows: UsageRecord[] = [];
   const { log, lines } = memoryLogger();
   const cooldowns = options.cooldowns ?? new ModelCooldowns();

@@ -11,6 +11,7 @@ import { ModelCooldowns } from "../../../workers/llm/cooldowns";
 import type { LlmError } from "../../../workers/llm/errors";
 import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
 import { flushed, makeClient, rejection, TEST_KEY } from "./helpers";
+import { testEnv } from "../../support/tunables";
 
 const QUESTION = [{ role: "user" as const, content: "How many days do I have to return an item?" }];
 const BACKUP_KEY = "sk-backup-secret-0123456789abcdef";
@@ -210,7 +211,7 @@ describe("LlmClient across providers", function () {
     it("are refused when not a JSON array of providers, without echoing the value (it holds keys)", () => {
       const bad = (value: string) => {
         try {
-          parseConfig({ LLM_FALLBACK_PROVIDERS: value });
+          parseConfig(testEnv({ LLM_FALLBACK_PROVIDERS: value }));
         } catch (error) {
           expect(error).to.be.instanceOf(ConfigError);
           return (error as ConfigError).problems.join("\n");
@@ -227,12 +228,12 @@ describe("LlmClient across providers", function () {
     });
 
     it("keep the single-provider settings working unchanged when unset", () => {
-      const config = parseConfig({ LLM_BASE_URL: "https://one.example/v1", LLM_MODEL: "a,b" });
-      expect(config.LLM_FALLBACK_PROVIDERS).to.equal(undefined);
-      expect(config.EMBEDDING_FALLBACK_PROVIDERS).to.equal(undefined);
-      expect(config.LLM_TOOL_CALLING).to.equal("native");
-      const parsed = parseConfig({ LLM_FALLBACK_PROVIDERS: ` [{"base_url": "https://two.example/v1", "api_key": " sk-x\\n", "model": "m"}] ` });
-      expect(parsed.LLM_FALLBACK_PROVIDERS).to.deep.equal([{ base_url: "https://two.example/v1", api_key: "sk-x", model: "m" }]);
+      const config = parseConfig(testEnv({ LLM_BASE_URL: "https://one.example/v1", LLM_MODEL: "a,b" }));
+      expect(config.llm.LLM_FALLBACK_PROVIDERS).to.equal(undefined);
+      expect(config.embedding.EMBEDDING_FALLBACK_PROVIDERS).to.equal(undefined);
+      expect(config.llm.LLM_TOOL_CALLING).to.equal("native");
+      const parsed = parseConfig(testEnv({ LLM_FALLBACK_PROVIDERS: ` [{"base_url": "https://two.example/v1", "api_key": " sk-x\\n", "model": "m"}] ` }));
+      expect(parsed.llm.LLM_FALLBACK_PROVIDERS).to.deep.equal([{ base_url: "https://two.example/v1", api_key: "sk-x", model: "m" }]);
     });
   });
 });

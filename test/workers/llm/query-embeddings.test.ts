@@ -43,7 +43,12 @@ describe("the query-embedding cache", function () {
     expect(again[0]).to.have.length(first[0]!.length);
     again[0]!.forEach((value, index) => expect(value).to.be.closeTo(first[0]![index]!, 1e-6));
 
-    const key = cache.keyOf({ orgId: orgA, model: config.EMBEDDING_MODEL, dimensions: config.EMBEDDING_DIMENSIONS, input: `query: ${question}` });
+    const key = cache.keyOf({
+      orgId: orgA,
+      model: config.embedding.EMBEDDING_MODEL,
+      dimensions: config.embedding.EMBEDDING_DIMENSIONS,
+      input: `query: ${question}`,
+    });
     expect(key).to.match(new RegExp(`^skillnet:(\\{[^}]+\\}:)?query-embedding:${orgA}:[0-9a-f]{64}$`));
     expect(key, "the question's text is not in the key").not.to.contain("return");
     // Redis expires the entry (no clock of ours involved); then the question is embedded again.
@@ -94,7 +99,7 @@ describe("the query-embedding cache", function () {
     await llmClient.embed([question], "query", { orgId: orgA });
     await llmClient.embed([question], "query", { orgId: orgB });
     const keyOf = (orgId: string) =>
-      cache.keyOf({ orgId, model: config.EMBEDDING_MODEL, dimensions: config.EMBEDDING_DIMENSIONS, input: `query: ${question}` });
+      cache.keyOf({ orgId, model: config.embedding.EMBEDDING_MODEL, dimensions: config.embedding.EMBEDDING_DIMENSIONS, input: `query: ${question}` });
     const redis = stack.workers.deps.redis;
     expect(await redis.exists(keyOf(orgA), keyOf(orgB))).to.equal(2);
     await removeOwnedKeys(redis, stack.workers.deps.producer, { orgId: orgA, userIds: [], sessionIds: [], turnIds: [], actionIds: [] });

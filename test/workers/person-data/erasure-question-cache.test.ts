@@ -35,7 +35,7 @@ describe("person-data: an erasure removes the person's cached question embedding
     uncachedLlm = stack.workers.deps.llm;
     stack.workers.deps.llm = new LlmClient(stack.config, {
       retry: FAST_RETRY,
-      usage: usageLogSink(stack.server.deps.db, { defaultMonthlyTokens: stack.config.AI_MONTHLY_TOKENS_PER_ORG }),
+      usage: usageLogSink(stack.server.deps.db, { defaultMonthlyTokens: stack.config.organisations.AI_MONTHLY_TOKENS_PER_ORG }),
       queryCache: new QueryEmbeddingCache(stack.workers.deps.redis, 3600),
     });
   });

@@ -179,7 +179,7 @@ describe("person-data: an erased person can no longer be found anywhere", functi
     uncachedLlm = stack.workers.deps.llm;
     stack.workers.deps.llm = new LlmClient(stack.config, {
       retry: FAST_RETRY,
-      usage: usageLogSink(db(), { defaultMonthlyTokens: stack.config.AI_MONTHLY_TOKENS_PER_ORG }),
+      usage: usageLogSink(db(), { defaultMonthlyTokens: stack.config.organisations.AI_MONTHLY_TOKENS_PER_ORG }),
       queryCache: new QueryEmbeddingCache(stack.workers.deps.redis, 3600),
     });
 

@@ -396,11 +396,11 @@ describe("the tutor, complete: who can read what inside an organisation", functi
     // clears this floor, so only the keyword side (no other document has these words) could.
     let similarityFloor: number;
     before(() => {
-      similarityFloor = stack.workers.deps.config.RETRIEVAL_SIMILARITY_FLOOR;
-      (stack.workers.deps.config as { RETRIEVAL_SIMILARITY_FLOOR: number }).RETRIEVAL_SIMILARITY_FLOOR = 1.01;
+      similarityFloor = stack.workers.deps.config.retrieval.RETRIEVAL_SIMILARITY_FLOOR;
+      (stack.workers.deps.config.retrieval as { RETRIEVAL_SIMILARITY_FLOOR: number }).RETRIEVAL_SIMILARITY_FLOOR = 1.01;
     });
     after(() => {
-      (stack.workers.deps.config as { RETRIEVAL_SIMILARITY_FLOOR: number }).RETRIEVAL_SIMILARITY_FLOOR = similarityFloor;
+      (stack.workers.deps.config.retrieval as { RETRIEVAL_SIMILARITY_FLOOR: number }).RETRIEVAL_SIMILARITY_FLOOR = similarityFloor;
     });
 
     it("reads a restricted source document only for a reader of it", async () => {

@@ -12,6 +12,7 @@ import { type ScriptedLlm, startScriptedLlm } from "../../harness/scripted-llm";
 import { stackSuite } from "../../support/suite";
 import { FAST_RETRY } from "../llm/helpers";
 import { ask, signIn, type Learner } from "./helpers";
+import { testEnv } from "../../support/tunables";
 
 const BACKUP_KEY = "sk-backup-tutor-0123456789abcdef";
 
@@ -26,11 +27,13 @@ describe("a tutor turn while the primary model provider is down", function () {
     backup = await startScriptedLlm();
     employee = await signIn(stack, "employee@example.com");
     primaryClient = stack.workers.deps.llm;
-    const config = parseConfig({
-      ...process.env,
-      LLM_FALLBACK_PROVIDERS: JSON.stringify([{ name: "backup", base_url: backup.url, api_key: BACKUP_KEY, model: "backup-model" }]),
-      EMBEDDING_FALLBACK_PROVIDERS: JSON.stringify([{ name: "backup", base_url: backup.url, api_key: BACKUP_KEY }]),
-    });
+    const config = parseConfig(
+      testEnv({
+        ...process.env,
+        LLM_FALLBACK_PROVIDERS: JSON.stringify([{ name: "backup", base_url: backup.url, api_key: BACKUP_KEY, model: "backup-model" }]),
+        EMBEDDING_FALLBACK_PROVIDERS: JSON.stringify([{ name: "backup", base_url: backup.url, api_key: BACKUP_KEY }]),
+      }),
+    );
     stack.workers.deps.llm = new LlmClient(config, { retry: FAST_RETRY, cooldowns: new ModelCooldowns(() => now) });
   });
   after(async () => {

@@ -15,30 +15,30 @@ import { runInThread, type ThreadTiming, warmThreadPool } from "./thread-pool";
 
 export { closeThreadPool, ExtractionThreadError, ExtractionThreadsUnavailable, probeThreadPool, type ThreadTiming } from "./thread-pool";
 
-export function extractionLimits(config: Config): ExtractionLimits {
+export function extractionLimits(config: Pick<Config, "ingestion">): ExtractionLimits {
   return {
-    maxTextChars: config.EXTRACT_MAX_TEXT_CHARS,
-    zipMaxUncompressedBytes: config.ZIP_MAX_UNCOMPRESSED_BYTES,
-    zipMaxEntries: config.ZIP_MAX_ENTRIES,
-    xlsxMaxCells: config.XLSX_MAX_CELLS,
+    maxTextChars: config.ingestion.EXTRACT_MAX_TEXT_CHARS,
+    zipMaxUncompressedBytes: config.ingestion.ZIP_MAX_UNCOMPRESSED_BYTES,
+    zipMaxEntries: config.ingestion.ZIP_MAX_ENTRIES,
+    xlsxMaxCells: config.ingestion.XLSX_MAX_CELLS,
     ocr: {
-      languages: config.OCR_LANGUAGES,
-      maxPages: config.OCR_MAX_PAGES,
-      pageTimeoutMs: config.OCR_PAGE_TIMEOUT_MS,
-      timeoutMs: config.OCR_TIMEOUT_MS,
-      memoryMb: config.OCR_MEMORY_MB,
-      tesseract: config.OCR_TESSERACT_BIN,
-      pdftoppm: config.OCR_PDFTOPPM_BIN,
+      languages: config.ingestion.OCR_LANGUAGES,
+      maxPages: config.ingestion.OCR_MAX_PAGES,
+      pageTimeoutMs: config.ingestion.OCR_PAGE_TIMEOUT_MS,
+      timeoutMs: config.ingestion.OCR_TIMEOUT_MS,
+      memoryMb: config.ingestion.OCR_MEMORY_MB,
+      tesseract: config.ingestion.OCR_TESSERACT_BIN,
+      pdftoppm: config.ingestion.OCR_PDFTOPPM_BIN,
     },
   };
 }
 
-export function chunkingOptions(config: Config): ChunkingOptions {
+export function chunkingOptions(config: Pick<Config, "ingestion">): ChunkingOptions {
   return {
-    strategy: config.CHUNK_STRATEGY,
-    chunkTokens: config.CHUNK_TOKENS,
-    overlapTokens: config.CHUNK_OVERLAP_TOKENS,
-    maxChunks: config.INGEST_MAX_CHUNKS,
+    strategy: config.ingestion.CHUNK_STRATEGY,
+    chunkTokens: config.ingestion.CHUNK_TOKENS,
+    overlapTokens: config.ingestion.CHUNK_OVERLAP_TOKENS,
+    maxChunks: config.ingestion.INGEST_MAX_CHUNKS,
   };
 }
 
@@ -47,37 +47,37 @@ export function chunkingOptions(config: Config): ChunkingOptions {
  * Also says once, at start-up, when OCR is not installed: the worker runs without it, and only
  * scanned PDFs and images fail (OCR_UNAVAILABLE), so an operator should hear it before an upload does.
  */
-export function warmExtractionThreads(config: Config, log: Logger): Promise<void> {
-  const missing = [config.OCR_TESSERACT_BIN, config.OCR_PDFTOPPM_BIN].filter((program) => resolveProgram(program) === null);
+export function warmExtractionThreads(config: Pick<Config, "ingestion">, log: Logger): Promise<void> {
+  const missing = [config.ingestion.OCR_TESSERACT_BIN, config.ingestion.OCR_PDFTOPPM_BIN].filter((program) => resolveProgram(program) === null);
   if (missing.length > 0) {
     log.warn(
       { component: "extraction-threads", missing },
       "OCR is not installed: scanned PDFs and PNG/JPEG uploads will fail OCR_UNAVAILABLE (Debian: apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils)",
     );
   }
-  return warmThreadPool(config, { options: chunkingOptions(config) }, log);
+  return warmThreadPool(config.ingestion, { options: chunkingOptions(config) }, log);
 }
 
 export function extractInThread(
   bytes: Buffer,
   format: DocumentFormat,
-  config: Config,
+  config: Pick<Config, "ingestion">,
   log: Logger,
   signal?: AbortSignal,
   timing?: ThreadTiming,
 ): Promise<ExtractedDocument> {
-  return runInThread("extract", { bytes, format, limits: extractionLimits(config) }, config, log, signal, timing);
+  return runInThread("extract", { bytes, format, limits: extractionLimits(config) }, config.ingestion, log, signal, timing);
 }
 
 export function chunkInThread(
   document: ExtractedDocument,
   options: ChunkingOptions,
-  config: Config,
+  config: Pick<Config, "ingestion">,
   log: Logger,
   signal?: AbortSignal,
   timing?: ThreadTiming,
 ): Promise<Chunk[]> {
-  return runInThread("chunk", { document, options }, config, log, signal, timing);
+  return runInThread("chunk", { document, options }, config.ingestion, log, signal, timing);
 }
 
 /**
@@ -86,6 +86,6 @@ export function chunkInThread(
  * streams every organisation's answers and renews their jobs' locks. Bound by EXTRACT_TIMEOUT_MS
  * and EXTRACT_MEMORY_MB like a document (ExtractionError EXTRACTION_TIMEOUT / EXTRACTION_TOO_LARGE).
  */
-export function splitImportInThread(parts: Buffer[], format: ImportFormat, config: Config, log: Logger): Promise<PackedSplit> {
-  return runInThread("splitImport", { parts, format }, config, log);
+export function splitImportInThread(parts: Buffer[], format: ImportFormat, config: Pick<Config, "ingestion">, log: Logger): Promise<PackedSplit> {
+  return runInThread("splitImport", { parts, format }, config.ingestion, log);
 }

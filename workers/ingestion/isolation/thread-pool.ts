@@ -18,7 +18,7 @@ import { ExtractionError } from "../extract/types";
 import { threadExecArgv } from "./thread-flags";
 import type { Outcome, ThreadSignal } from "./thread-tasks";
 
-export type IsolationSettings = Pick<Config, "EXTRACT_TIMEOUT_MS" | "EXTRACT_MEMORY_MB" | "EXTRACT_THREADS">;
+export type IsolationSettings = Pick<Config["ingestion"], "EXTRACT_TIMEOUT_MS" | "EXTRACT_MEMORY_MB" | "EXTRACT_THREADS">;
 
 /**
  * Set by the compiled build (scripts/build.ts) to where it put the bundled thread-tasks, relative

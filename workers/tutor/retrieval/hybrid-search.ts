@@ -38,7 +38,7 @@ export async function hybridSearch(
   asked: { orgId: string; userId: string; question: string; language?: Language },
 ): Promise<Omit<RetrievedSource, "index">[]> {
   const { hits, relevance } = await candidateHits(deps, asked);
-  const floors = { coverage: deps.config.RETRIEVAL_GROUNDING_COVERAGE, similarity: deps.config.RETRIEVAL_GROUNDING_SIMILARITY };
+  const floors = { coverage: deps.config.retrieval.RETRIEVAL_GROUNDING_COVERAGE, similarity: deps.config.retrieval.RETRIEVAL_GROUNDING_SIMILARITY };
   return selectHits(hits.filter((hit) => grounds(hit, relevance, floors))).map(toSource);
 }
 
@@ -61,8 +61,8 @@ export async function candidateHits(
         reader,
         embedding: embedding!,
         limit: OVER_RETRIEVE,
-        minSimilarity: config.RETRIEVAL_SIMILARITY_FLOOR,
-        exactUpTo: config.RETRIEVAL_EXACT_MAX_CHUNKS,
+        minSimilarity: config.retrieval.RETRIEVAL_SIMILARITY_FLOOR,
+        exactUpTo: config.retrieval.RETRIEVAL_EXACT_MAX_CHUNKS,
         cache: deps.searchCaches.vectorSearch,
       }),
     ),
@@ -74,15 +74,19 @@ export async function candidateHits(
   // A text hit the words as written do not carry is still a candidate when it covers the question
   // as the judge reads it (stems, word families, clauses), naming nothing the organisation's
   // material never mentions (`coversAll`): an employee's own wording often shares few words as written.
-  const judged = (hit: ChunkHit) => relevance.coversAll(`${hit.metadata.heading ?? ""}\n${hit.content}`, config.RETRIEVAL_GROUNDING_COVERAGE);
+  const judged = (hit: ChunkHit) => relevance.coversAll(`${hit.metadata.heading ?? ""}\n${hit.content}`, config.retrieval.RETRIEVAL_GROUNDING_COVERAGE);
   const relevantText = textHits.filter(
-    (hit) => byVector.has(hit.id) || keywordCoverage(words, hit.content) >= config.RETRIEVAL_KEYWORD_COVERAGE_FLOOR || judged(hit),
+    (hit) => byVector.has(hit.id) || keywordCoverage(words, hit.content) >= config.retrieval.RETRIEVAL_KEYWORD_COVERAGE_FLOOR || judged(hit),
   );
   // The judge's own search finds passages that share the question's terms only in other words
   // ("item" for "product"). They join behind the others (no text rank): they fill places, and
   // never reorder what both searches agreed on.
   const widened = widenedHits.filter((hit) => !byVector.has(hit.id) && !byWords.has(hit.id) && judged(hit)).map((hit) => ({ ...hit, text_rank: 0 }));
-  const fusion: Fusion = { method: config.RETRIEVAL_FUSION, vectorWeight: config.RETRIEVAL_VECTOR_WEIGHT, rrfK: config.RETRIEVAL_RRF_K };
+  const fusion: Fusion = {
+    method: config.retrieval.RETRIEVAL_FUSION,
+    vectorWeight: config.retrieval.RETRIEVAL_VECTOR_WEIGHT,
+    rrfK: config.retrieval.RETRIEVAL_RRF_K,
+  };
   return { hits: combine(vectorHits, [...relevantText, ...widened], fusion), relevance };
 }
 

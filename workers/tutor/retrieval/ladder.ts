@@ -62,7 +62,7 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
           reader: turn,
           embedding: embedding!,
           limit: 5,
-          minSimilarity: deps.config.RETRIEVAL_SIMILARITY_FLOOR,
+          minSimilarity: deps.config.retrieval.RETRIEVAL_SIMILARITY_FLOOR,
           documentId,
         }),
       );
@@ -106,7 +106,7 @@ async function wholeDocument(deps: WorkerDeps, turn: TurnContext, budget: number
   const relevance = await relevanceFor(deps, turn.orgId, turn.question, turn.language);
   const candidates = await courseDocumentCandidates(deps.db, turn, { currentCourseId: turn.courseId, terms: relevance.terms.map((term) => term.query) });
   const maxChars = budget * CHARS_PER_TOKEN_CAP;
-  const floor = deps.config.RETRIEVAL_GROUNDING_COVERAGE;
+  const floor = deps.config.retrieval.RETRIEVAL_GROUNDING_COVERAGE;
   let chosen: { candidate: (typeof candidates)[number]; prefix: { text: string; cut: boolean } } | null = null;
   const current = candidates.find((candidate) => candidate.is_current);
   if (current) {

@@ -62,7 +62,7 @@ describe("documents: the organisation's storage quota", function () {
   it("leaves other organisations on the default quota", async () => {
     const demoAdmin = await login(stack.baseUrl, "admin@example.com");
     const listing = await api(stack.baseUrl, "GET", "/api/v1/documents", { token: demoAdmin.token });
-    expect(listing.body.storage.quota_bytes).to.equal(stack.config.ORG_STORAGE_QUOTA_BYTES);
+    expect(listing.body.storage.quota_bytes).to.equal(stack.config.organisations.ORG_STORAGE_QUOTA_BYTES);
     expect(listing.body.storage.used_bytes).to.be.a("number");
     const posted = await upload(stack.baseUrl, demoAdmin.token, file(7));
     expect(posted.status).to.equal(202);

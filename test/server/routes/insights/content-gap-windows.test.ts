@@ -19,6 +19,7 @@ import { dropOrganisations } from "../../../support/organizations";
 import { stackSuite } from "../../../support/suite";
 import { cleanUp, freshUser, type Person } from "../../../workers/admin/helpers";
 import { freshOrganisation } from "../allowance/helpers";
+import { configWith } from "../../../support/tunables";
 
 describe("content gaps: rounded windows and a cap on distinct reports per hour (F11)", function () {
   const stack = stackSuite(this, { timeoutMs: 60_000, resetModel: false });
@@ -40,7 +41,7 @@ describe("content gaps: rounded windows and a cap on distinct reports per hour (
   before(async () => {
     // The per-admin minute limit is another rule (tested in content-gaps.test.ts): high here, so the per-hour cap is what answers.
     server = createServer(
-      createApp({ ...stack.server.deps, config: { ...stack.server.deps.config, RATE_LIMIT_CONTENT_GAPS_PER_MINUTE: 1_000 } } as ServerDeps).callback(),
+      createApp({ ...stack.server.deps, config: configWith(stack.server.deps.config, { RATE_LIMIT_CONTENT_GAPS_PER_MINUTE: 1_000 }) } as ServerDeps).callback(),
     );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

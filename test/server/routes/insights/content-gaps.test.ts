@@ -22,6 +22,7 @@ import { useStack, type Stack } from "../../../support/stack";
 import { cleanUp, freshUser, type Person } from "../../../workers/admin/helpers";
 import { ask } from "../../../workers/tutor/helpers";
 import { asLearner as learner, dropOrganisation, freshOrganisation } from "../allowance/helpers";
+import { configWith } from "../../../support/tunables";
 
 const CAR = "How do I book a company car for a client visit?";
 const CAR_AGAIN = "How can I book a company car for client visits?";
@@ -202,7 +203,7 @@ describe("content gaps (GET /api/v1/admin/insights/content-gaps)", function () {
 
   it("is rate limited per admin (429 with Retry-After), before anything is read or queued", async () => {
     const server: Server = createServer(
-      createApp({ ...stack.server.deps, config: { ...stack.server.deps.config, RATE_LIMIT_CONTENT_GAPS_PER_MINUTE: 2 } } as ServerDeps).callback(),
+      createApp({ ...stack.server.deps, config: configWith(stack.server.deps.config, { RATE_LIMIT_CONTENT_GAPS_PER_MINUTE: 2 }) } as ServerDeps).callback(),
     );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {

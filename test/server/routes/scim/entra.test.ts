@@ -15,6 +15,7 @@ import { api, connect } from "../../../harness/client";
 import { dropOrganisations } from "../../../support/organizations";
 import { stackSuite } from "../../../support/suite";
 import { ENTERPRISE, GROUP_SCHEMA, PATCH_OP, USER_SCHEMA, auditActions, scim, scimOrganisation, type ScimOrg } from "./helpers";
+import { testEnv } from "../../../support/tunables";
 
 const MS_GROUP = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/Group";
 
@@ -214,7 +215,7 @@ describe("SCIM: Entra ID's provisioning requests", function () {
   });
 
   it("cuts a SCIM-deactivated person's socket at the next re-check and revokes their refresh tokens", async () => {
-    fastServer = await startServer(parseConfig({ ...process.env, SOCKET_REAUTH_INTERVAL_MS: "200" }), { port: 0, host: "127.0.0.1" });
+    fastServer = await startServer(parseConfig(testEnv({ ...process.env, SOCKET_REAUTH_INTERVAL_MS: "200" })), { port: 0, host: "127.0.0.1" });
     const { id } = await createUser("leaver", "ext-leaver");
     await issueRefreshToken(stack.server.deps.db, { orgId: entra.orgId, userId: id, providerId: null, ttlSeconds: 3600 });
     const socket = await connect(fastServer.url, await stack.server.deps.tokens.sign({ userId: id, orgId: entra.orgId, role: "employee" }));

@@ -11,6 +11,7 @@ import { api } from "../../../harness/client";
 import { dropOrganisations } from "../../../support/organizations";
 import { stackSuite } from "../../../support/suite";
 import { ERROR_SCHEMA, PATCH_OP, USER_SCHEMA, scim, scimOrganisation, type ScimOrg } from "./helpers";
+import { testEnv } from "../../../support/tunables";
 
 describe("SCIM: malformed and hostile input", function () {
   const stack = stackSuite(this, { resetModel: false });
@@ -149,7 +150,7 @@ describe("SCIM: malformed and hostile input", function () {
   });
 
   it("limits requests per token with a SCIM 429 and Retry-After", async () => {
-    limited = await startServer(parseConfig({ ...process.env, SCIM_RATE_LIMIT_PER_MINUTE: "3" }), { port: 0, host: "127.0.0.1" });
+    limited = await startServer(parseConfig(testEnv({ ...process.env, SCIM_RATE_LIMIT_PER_MINUTE: "3" })), { port: 0, host: "127.0.0.1" });
     const [spare, fresh] = await Promise.all([scimOrganisation(stack, "limited"), scimOrganisation(stack, "unlimited")]);
     try {
       for (let i = 0; i < 3; i += 1) expect((await scim(limited.url, spare.scimToken, "GET", "/Users")).status).to.equal(200);

@@ -266,7 +266,7 @@ describe("email domains: claimed by proof, not first come", function () {
     const ip = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
     const unknown = await lookup(`x@unknown-${unique()}.test`, ip);
     expect(unknown.body).to.deep.equal({ providers: [] });
-    const limit = world.server.deps.config.RATE_LIMIT_SIGN_IN_PER_MINUTE;
+    const limit = world.server.deps.config.rateLimits.RATE_LIMIT_SIGN_IN_PER_MINUTE;
     let last = unknown;
     for (let i = 1; i <= limit; i += 1) last = await lookup(`x@${world.a.domain}`, ip);
     expect([last.status, last.body.error?.code]).to.deep.equal([429, "RATE_LIMITED"]);

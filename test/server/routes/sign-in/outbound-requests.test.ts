@@ -19,6 +19,7 @@ import { expectNoLongBlock } from "../../../support/event-loop-block";
 import { startSsoWorld, type SsoWorld } from "../../../support/sso";
 import { stackSuite } from "../../../support/suite";
 import { DEMO_IDS } from "../../../../db/seeds/demo-ids";
+import { testEnv } from "../../../support/tunables";
 
 const PATH = "/api/v1/admin/identity-provider";
 
@@ -37,13 +38,15 @@ describe("requests to admin-chosen URLs (identity providers): guarded, bounded, 
 
   /** A server on the shared stack with these settings (dev-login off). */
   async function serverWith(env: Record<string, string>): Promise<RunningServer> {
-    const config = parseConfig({
-      ...process.env,
-      DEV_LOGIN_ENABLED: "false",
-      SECRETS_KEY: randomBytes(32).toString("hex"),
-      OIDC_HTTP_TIMEOUT_MS: "1500",
-      ...env,
-    });
+    const config = parseConfig(
+      testEnv({
+        ...process.env,
+        DEV_LOGIN_ENABLED: "false",
+        SECRETS_KEY: randomBytes(32).toString("hex"),
+        OIDC_HTTP_TIMEOUT_MS: "1500",
+        ...env,
+      }),
+    );
     const server = await startServer(config, { port: 0, host: "127.0.0.1" });
     ownServers.push(server);
     return server;
@@ -189,7 +192,7 @@ describe("requests to admin-chosen URLs (identity providers): guarded, bounded, 
     expect(cleared.status, JSON.stringify(cleared.body)).to.equal(200);
     expect(cleared.body.identity_provider.client_secret_set).to.equal(false);
     const b = await storedProvider(world.b.orgId);
-    expect(new SecretBox(world.server.deps.config.SECRETS_KEY!).open(b.client_secret_encrypted)).to.equal(world.b.clientSecret);
+    expect(new SecretBox(world.server.deps.config.auth.SECRETS_KEY!).open(b.client_secret_encrypted)).to.equal(world.b.clientSecret);
     const restored = await api(world.baseUrl, "PUT", PATH, { token: world.a.adminToken, body: world.a.settings() });
     expect(restored.status, JSON.stringify(restored.body)).to.equal(200);
   });

@@ -25,9 +25,10 @@ import { api, login, upload, waitFor } from "../../../harness/client";
 import { expectNoLongBlock } from "../../../support/event-loop-block";
 import { stackSuite } from "../../../support/suite";
 import { scrape, total } from "../../../server/metrics-helpers";
+import { testEnv } from "../../../support/tunables";
 
 const fixture = (name: string) => new URL(`./thread-fixtures/${name}`, import.meta.url);
-const settings = parseConfig({ ...process.env, EXTRACT_TIMEOUT_MS: "20000" });
+const settings = parseConfig(testEnv({ ...process.env, EXTRACT_TIMEOUT_MS: "20000" }));
 
 describe("extraction threads", function () {
   this.timeout(60_000);
@@ -72,7 +73,7 @@ describe("extraction threads", function () {
       );
       expect(failure, `attempt ${attempt + 1}`).to.be.instanceOf(ExtractionThreadError);
     }
-    const refused = await probeThreadPool(settings, 10_000, log).then(
+    const refused = await probeThreadPool(settings.ingestion, 10_000, log).then(
       () => null,
       (error: unknown) => error,
     );
@@ -86,7 +87,7 @@ describe("extraction threads", function () {
   it("that crash mid-task fail it with ExtractionThreadError", async () => {
     await useThreadEntry(fixture("crashes.mjs"));
     const { log } = memoryLogger();
-    await probeThreadPool(settings, 10_000, log);
+    await probeThreadPool(settings.ingestion, 10_000, log);
     const failure = await expectNoLongBlock("a task whose thread crashes", () =>
       extractInThread(Buffer.from("hello"), "txt", settings, log).catch((error: unknown) => error),
     );
@@ -149,7 +150,7 @@ describe("a document whose extraction threads fail", function () {
 
   it("makes a worker serving ingestion refuse to start", async () => {
     await useThreadEntry(fixture("cannot-start.mjs"));
-    const config = parseConfig({ ...process.env, WORKER_QUEUES: "ingest-extract:1" });
+    const config = parseConfig(testEnv({ ...process.env, WORKER_QUEUES: "ingest-extract:1" }));
     const refused = await startWorkers(config, { skipEmbeddingCheck: true }).then(
       async (running) => {
         await running.close();

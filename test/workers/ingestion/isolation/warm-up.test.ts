@@ -11,6 +11,7 @@ import { extractDocument } from "../../../../workers/ingestion/extract";
 import { chunkingOptions, closeThreadPool, warmExtractionThreads } from "../../../../workers/ingestion/isolation";
 import { warmUpPdf } from "../../../../workers/ingestion/isolation/warm-up";
 import { memoryLogger } from "../../llm/helpers";
+import { testEnv } from "../../../support/tunables";
 
 describe("extraction thread warm-up", function () {
   this.timeout(60_000);
@@ -29,7 +30,7 @@ describe("extraction thread warm-up", function () {
   });
 
   it("runs in the pool's threads, from their own entry, and reports it without a failure", async () => {
-    const config = parseConfig({ ...process.env, EXTRACT_THREADS: "2" });
+    const config = parseConfig(testEnv({ ...process.env, EXTRACT_THREADS: "2" }));
     const { log, lines } = memoryLogger();
     await warmExtractionThreads(config, log);
     const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
@@ -41,7 +42,7 @@ describe("extraction thread warm-up", function () {
   });
 
   it("warns once at start-up when OCR is not installed, and warms the threads all the same", async () => {
-    const config = parseConfig({ ...process.env, OCR_TESSERACT_BIN: "/nonexistent/tesseract" });
+    const config = parseConfig(testEnv({ ...process.env, OCR_TESSERACT_BIN: "/nonexistent/tesseract" }));
     const { log, lines } = memoryLogger();
     await warmExtractionThreads(config, log);
     const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string; missing?: string[] });

@@ -6,8 +6,9 @@
 import { parseConfig } from "../../../../../lib/config";
 import { componentLogger } from "../../../../../lib/logger";
 import { closeThreadPool, extractInThread } from "../../../../../workers/ingestion/isolation";
+import { testEnv } from "../../../../support/tunables";
 
-const config = parseConfig({ ...process.env, EXTRACT_TIMEOUT_MS: "20000" });
+const config = parseConfig(testEnv({ ...process.env, EXTRACT_TIMEOUT_MS: "20000" }));
 try {
   const extracted = await extractInThread(Buffer.from("Lockers are in room saffron."), "txt", config, componentLogger("worker"));
   process.stdout.write(`READ ${extracted.fullText.trim()}\n`);
