@@ -27,8 +27,10 @@ import {
   type ItemOutcome,
   type ItemTransaction,
 } from "../db/queries/admin-action-items";
+import type { Redis } from "ioredis";
 import type { AdminActionRow } from "../db/queries/admin-actions";
 import { ItemRejected } from "../lib/refusal";
+import { cutSocketsOnCommit } from "./cut-sockets";
 import { withTransaction } from "./transaction";
 import { isWriteTool, WRITE_TARGETS, type WriteTarget, type WriteTool } from "./write-targets";
 
@@ -113,7 +115,12 @@ function applierFor<T extends WriteTool>(tool: T, action: AdminActionRow): (trx:
  * `stopped` (with `whileRunning`) when the action was stopped before the item started.
  * Throws ItemRejected when the item cannot run; any other error is a fault worth retrying.
  */
-export async function applyActionItem(db: Db, action: AdminActionRow, itemId: string, options: { whileRunning?: boolean } = {}): Promise<ItemOutcome> {
+export async function applyActionItem(
+  db: Db,
+  action: AdminActionRow,
+  itemId: string,
+  options: { whileRunning?: boolean; redis?: Redis } = {},
+): Promise<ItemOutcome> {
   if (!isWriteTool(action.tool)) throw new ItemRejected(`unknown action tool ${action.tool}`);
   const apply = applierFor(action.tool, action);
   return withTransaction({ db }, async (trx) => {
@@ -123,6 +130,9 @@ export async function applyActionItem(db: Db, action: AdminActionRow, itemId: st
     if (!item) throw new ItemRejected("the item no longer exists");
     if (item.status === "done") return "already";
     const change = await apply(trx, item.target);
+    // A person the item deactivated loses their open sockets on every node once it commits.
+    if (options.redis && change.targetType === "user" && (change.after as { is_active?: boolean }).is_active === false)
+      cutSocketsOnCommit(trx, { redis: options.redis }, change.targetId);
     await recordAudit(trx, {
       name: "admin_action.item_applied",
       orgId: action.org_id,

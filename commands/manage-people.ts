@@ -34,9 +34,10 @@ import {
 } from "../db/queries/people-writes";
 import { Refusal } from "../lib/refusal";
 import type { CommandDeps } from "./deps";
+import { cutSocketsOnCommit } from "./cut-sockets";
 import { withTransaction } from "./transaction";
 
-type PeopleDeps = Pick<CommandDeps, "db" | "log">;
+type PeopleDeps = Pick<CommandDeps, "db" | "log" | "redis">;
 
 export async function createPerson(deps: PeopleDeps, request: { actorId: string; person: NewPerson }): Promise<{ id: string }> {
   const { person } = request;
@@ -113,7 +114,10 @@ export async function updatePerson(
     if (Object.keys(after).length === 0) return null;
     const { is_active: active, ...fields } = after;
     await updatePersonFields(trx, request.orgId, person.id, fields);
-    if (active === false) await deactivateUser(trx, request.orgId, person.id);
+    if (active === false) {
+      await deactivateUser(trx, request.orgId, person.id);
+      cutSocketsOnCommit(trx, deps, person.id);
+    }
     if (active === true) await reactivatePerson(trx, request.orgId, person.id);
     const audited = active === false ? "person.deactivated" : active === true ? "person.reactivated" : "person.updated";
     await recordAudit(trx, {

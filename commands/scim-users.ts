@@ -26,9 +26,10 @@ import type { ScimUserFields, ScimUserRow } from "../db/queries/scim-users";
 import { refusingDuplicates } from "../db/queries/unique-violation";
 import { Refusal } from "../lib/refusal";
 import type { CommandDeps } from "./deps";
+import { cutSocketsOnCommit } from "./cut-sockets";
 import { withTransaction } from "./transaction";
 
-type ScimDeps = Pick<CommandDeps, "db">;
+type ScimDeps = Pick<CommandDeps, "db" | "redis">;
 
 const taken = (): Refusal => new Refusal("conflict", "SCIM_UNIQUENESS", "userName or externalId is already in use by another person");
 /**
@@ -93,7 +94,10 @@ export async function updateScimUser(deps: ScimDeps, orgId: string, id: string, 
       const deactivated = before.is_active && !fields.is_active;
       const reactivated = !before.is_active && fields.is_active;
       const after = await updateScimUserRow(trx, orgId, id, fields, deactivated ? "deactivated" : reactivated ? "reactivated" : "unchanged");
-      if (deactivated) await revokeRefreshTokensOfUser(trx, orgId, id);
+      if (deactivated) {
+        await revokeRefreshTokensOfUser(trx, orgId, id);
+        cutSocketsOnCommit(trx, deps, id);
+      }
       const [was, is] = [audited(before), audited(after)];
       const changed = (Object.keys(is) as Array<keyof typeof is>).filter((key) => was[key] !== is[key]);
       if (changed.length > 0) {
@@ -124,6 +128,7 @@ export async function deleteScimUser(deps: ScimDeps, orgId: string, id: string, 
     for (const group of groups) await onLeft(trx, group, [id]);
     await markScimDeleted(trx, orgId, id, before.is_active);
     await revokeRefreshTokensOfUser(trx, orgId, id);
+    cutSocketsOnCommit(trx, deps, id);
     await recordAudit(trx, {
       name: "scim.user.deleted",
       orgId,

@@ -12,3 +12,12 @@ export type Transaction = Knex.Transaction;
 export function withTransaction<T>(deps: { db: Db }, work: (trx: Transaction) => Promise<T>): Promise<T> {
   return deps.db.transaction(work);
 }
+
+/**
+ * Runs `effect` once the transaction has committed, never if it rolls back: for what must not
+ * happen before the change is visible (cutting a leaver's sockets before the row says inactive
+ * would let a reconnect in through the handshake's database check).
+ */
+export function afterCommit(trx: Transaction, effect: () => void): void {
+  trx.executionPromise.then(effect, () => undefined);
+}

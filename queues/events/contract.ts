@@ -208,7 +208,7 @@ export interface RateLimitedEvent {
 
 /** Why a connected socket lost its authorisation; sign in again (a new token) to reconnect. */
 export interface AuthExpired {
-  code: "TOKEN_EXPIRED" | "ACCOUNT_INACTIVE";
+  code: "TOKEN_EXPIRED" | "ACCOUNT_INACTIVE" | "SIGNED_OUT";
   message: string;
 }
 
@@ -229,3 +229,5 @@ export type CancelAck = { ok: true; turnId: string } | { ok: false; error: { cod
 
 export const roomForSession = (sessionId: string): string => `session:${sessionId}`;
 export const roomForUser = (userId: string): string => `user:${userId}`;
+/** The sockets opened with one browser sign-in's tokens (its refresh family). */
+export const roomForSignIn = (signInId: string): string => `sign-in:${signInId}`;

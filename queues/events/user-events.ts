@@ -10,7 +10,7 @@ import { Emitter } from "@socket.io/redis-emitter";
 import type { Redis } from "ioredis";
 import type { DocumentStatus } from "../../lib/document-status";
 import { channelName } from "../keys";
-import { type AuthExpired, type CatalogImportEvent, type PersonDataEvent, roomForUser } from "./contract";
+import { type AuthExpired, type CatalogImportEvent, type PersonDataEvent, roomForSignIn, roomForUser } from "./contract";
 import { feedChannel, publishFeed } from "./feed";
 
 /** On a cluster: the feed of user-room events, `{room, event, data}` per message. */
@@ -27,6 +27,7 @@ export interface UserEventMessage {
 
 /** Why a socket whose account was deactivated, deleted or erased is cut (the gateway's re-check and `cutSockets` alike). */
 export const ACCOUNT_INACTIVE: AuthExpired = { code: "ACCOUNT_INACTIVE", message: "This account has been deactivated or deleted" };
+const SIGNED_OUT: AuthExpired = { code: "SIGNED_OUT", message: "This sign-in has ended; sign in again" };
 
 /** The adapter key the gateway uses; emitter and adapter must agree on it. */
 export const SOCKET_ADAPTER_KEY = "skillnet-socket.io";
@@ -62,7 +63,15 @@ export class UserEventPublisher {
    * request on). A socket a lost message misses is still cut by that re-check.
    */
   cutSockets(userId: string, reason: AuthExpired = ACCOUNT_INACTIVE): void {
-    const room = roomForUser(userId);
+    this.cutRoom(userId, roomForUser(userId), reason);
+  }
+
+  /** The same for the sockets of one browser sign-in of the user (signed out, or its refresh token reused). */
+  cutSignIn(userId: string, signInId: string): void {
+    this.cutRoom(userId, roomForSignIn(signInId), SIGNED_OUT);
+  }
+
+  private cutRoom(userId: string, room: string, reason: AuthExpired): void {
     if (this.emitter) {
       this.emitter.to(room).emit("auth_expired", reason);
       this.emitter.in(room).disconnectSockets(true);

@@ -38,6 +38,11 @@ export interface VerifiedToken {
    * a placeholder until the database step (`confirmOrRefuse`, server/auth/middleware.ts) reads the stored one.
    */
   identity?: ProviderIdentity;
+  /**
+   * The browser sign-in (refresh family) our token was minted for (`sid`), so ending that sign-in
+   * (sign-out, a reused refresh token) can cut the sockets opened with it; dev-login tokens have none.
+   */
+  signInId?: string;
 }
 
 /** A token's signature step: the caller, or the code it is refused with (`401`). */
@@ -54,9 +59,12 @@ export class TokenService {
     this.key = new TextEncoder().encode(settings.secret);
   }
 
-  /** `ttlSeconds`: the session's access tokens (ACCESS_TOKEN_TTL_SECONDS) live shorter than dev-login's. */
-  async sign(principal: Principal, ttlSeconds = this.settings.ttlSeconds): Promise<string> {
-    const jwt = new SignJWT({ org: principal.orgId, role: principal.role })
+  /**
+   * `ttlSeconds`: the session's access tokens (ACCESS_TOKEN_TTL_SECONDS) live shorter than dev-login's.
+   * `signInId`: the refresh family a browser session's token comes from (the `sid` claim).
+   */
+  async sign(principal: Principal, ttlSeconds = this.settings.ttlSeconds, signInId?: string): Promise<string> {
+    const jwt = new SignJWT({ org: principal.orgId, role: principal.role, ...(signInId ? { sid: signInId } : {}) })
       .setProtectedHeader({ alg: "HS256" })
       .setSubject(principal.userId)
       .setIssuer(this.settings.issuer)
@@ -119,7 +127,9 @@ export class TokenService {
       // An `iat` in the future would make a long-lived token look short.
       if (iat > Date.now() / 1000 + IAT_SKEW_SECONDS) return null;
       const parsed = principalSchema.safeParse({ userId: payload.sub, orgId: payload.org, role: payload.role });
-      return parsed.success ? { principal: parsed.data, expiresAt: exp * 1000 } : null;
+      if (!parsed.success) return null;
+      const signInId = z.uuid().safeParse(payload.sid);
+      return { principal: parsed.data, expiresAt: exp * 1000, ...(signInId.success ? { signInId: signInId.data } : {}) };
     } catch {
       return null;
     }

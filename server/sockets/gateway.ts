@@ -12,7 +12,7 @@ import { createAdapter, createShardedAdapter } from "@socket.io/redis-adapter";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Server, type Socket } from "socket.io";
-import { roomForUser, type ClientToServerEvents, type ServerToClientEvents } from "../../queues/events/contract";
+import { roomForSignIn, roomForUser, type ClientToServerEvents, type ServerToClientEvents } from "../../queues/events/contract";
 import type { ServerDeps } from "../deps";
 import { SocketReauth, type AuthenticatedSocketData } from "./reauth";
 import { TurnDelivery } from "./turn-delivery";
@@ -89,6 +89,7 @@ export async function attachGateway(httpServer: HttpServer, deps: ServerDeps, ma
     deps.metrics.sockets.inc();
     socket.once("disconnect", () => deps.metrics.sockets.dec());
     void socket.join(roomForUser(principal.userId));
+    if (socket.data.signInId) void socket.join(roomForSignIn(socket.data.signInId));
     reauth.track(socket);
     // Every event passes the socket's own token bucket first (event-guard.ts); then each handler
     // validates its payload, checks the user's shared window and cheap rules, and only then reads.

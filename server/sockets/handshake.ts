@@ -42,6 +42,7 @@ export function admitSockets(io: GatewayServer, deps: ServerDeps, limits: Socket
     const verified = confirmed.token;
     socket.data.principal = verified.principal;
     socket.data.expiresAt = verified.expiresAt;
+    if (verified.signInId) socket.data.signInId = verified.signInId;
     socket.once("disconnect", () => void cap.release(holder));
     next();
   });

@@ -18,6 +18,8 @@ export interface AuthenticatedSocketData {
   principal: Principal;
   /** Epoch ms at which the handshake token stops being valid. */
   expiresAt: number;
+  /** The browser sign-in the token came from (its sockets are cut together when it ends). */
+  signInId?: string;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the re-auth sweep serves sockets whatever their event maps

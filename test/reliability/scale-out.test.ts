@@ -12,6 +12,8 @@ import { expect } from "chai";
 import { io, type Socket } from "socket.io-client";
 import { api, connect, join, login, recordEvents, waitFor, waitForTurnEnd, type ReceivedEvent } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
+import { issueRefreshToken } from "../../db/queries/refresh-tokens";
+import { REFRESH_COOKIE } from "../../server/auth/sso/session";
 import { scriptedResponder } from "../workers/tutor/helpers";
 
 const TUTOR_QUEUES = ["tutor-generate"];
@@ -123,6 +125,97 @@ describe("two servers and two workers on one machine", function () {
     expect(rest[0]!.payload.seq).to.equal(lastSeq + 1);
     expect(await storedAnswer(turnId)).to.deep.equal([textOf(all)]);
     stack.llm.setTokenDelay(0);
+  });
+
+  /** A socket on `server` with what it was told when cut, and when it closed (epoch ms). */
+  async function watched(server: Node, accessToken: string): Promise<{ socket: Socket; told: Array<{ code: string }>; closedAt: () => number | undefined }> {
+    const socket = await connect(server.url, accessToken);
+    sockets.push(socket);
+    const told: Array<{ code: string }> = [];
+    let closedAt: number | undefined;
+    socket.on("auth_expired", (reason: { code: string }) => told.push(reason));
+    socket.on("disconnect", () => (closedAt ??= Date.now()));
+    return { socket, told, closedAt: () => closedAt };
+  }
+
+  it("cuts a deactivated person's sockets on both servers within a second, and no one else's", async () => {
+    const db = stack.server.deps.db;
+    const [leaver] = await db("users")
+      .insert({ org_id: stack.demo.orgId, email: `leaver-${Date.now()}@example.com`, name: "Lee Leaver", role: "employee", locale: "en" })
+      .returning(["id", "email"]);
+    const admin = await db("users").where({ id: stack.demo.adminId }).first("email");
+    const [leaverToken, adminToken] = [(await login(servers[0]!.url, leaver.email)).token, (await login(servers[0]!.url, admin.email)).token];
+    const onA = await watched(servers[0]!, leaverToken);
+    const onB = await watched(servers[1]!, leaverToken);
+    const colleague = await watched(servers[0]!, token);
+
+    // Deactivated through server B; the socket on A hears of it through Redis, not at the minute's re-check.
+    const deactivated = await api(servers[1]!.url, "PATCH", `/api/v1/admin/people/${leaver.id}`, { token: adminToken, body: { is_active: false } });
+    expect(deactivated.status, JSON.stringify(deactivated.body)).to.equal(200);
+    const answeredAt = Date.now();
+    await waitFor(() => onA.closedAt() !== undefined && onB.closedAt() !== undefined, 5_000, "both sockets cut");
+    for (const cut of [onA, onB]) {
+      expect(cut.told.map((reason) => reason.code)).to.deep.equal(["ACCOUNT_INACTIVE"]);
+      expect(cut.closedAt()! - answeredAt, "cut within a second of the deactivation").to.be.below(1_000);
+    }
+    expect(colleague.socket.connected, "a colleague's socket stays").to.equal(true);
+    const reconnect = await connect(servers[0]!.url, leaverToken).then(
+      () => "connected",
+      (error: { data?: { code?: string } }) => error.data?.code,
+    );
+    expect(reconnect, "nor can the leaver connect again").to.equal("UNAUTHORIZED");
+  });
+
+  it("ends only the sockets of a browser sign-in that is signed out or whose refresh token is reused, on both servers", async () => {
+    const db = stack.server.deps.db;
+    const employee = await db("users").where({ email: "employee@example.com", org_id: stack.demo.orgId }).first("id");
+    const grant = { orgId: stack.demo.orgId, userId: employee.id, providerId: null, ttlSeconds: 3_600 };
+    /** POST to a cookie route of `server` as the page does; the rotated cookie comes back in Set-Cookie. */
+    const cookiePost = async (server: Node, path: string, cookie: string) => {
+      const response = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { cookie: `${REFRESH_COOKIE}=${cookie}`, "x-requested-with": "skillnet", "content-type": "application/json" },
+        body: JSON.stringify({ return_to: "/" }),
+      });
+      const rotated = /skillnet_refresh=([^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
+      return { status: response.status, body: (await response.json()) as { access_token?: string }, rotated };
+    };
+    // Two sign-ins of the same person (two browsers), each refreshed once for an access token.
+    const first = await issueRefreshToken(db, grant);
+    const second = await issueRefreshToken(db, grant);
+    const firstRefresh = await cookiePost(servers[0]!, "/api/v1/auth/refresh", first.token);
+    const secondRefresh = await cookiePost(servers[1]!, "/api/v1/auth/refresh", second.token);
+    expect([firstRefresh.status, secondRefresh.status]).to.deep.equal([200, 200]);
+    const firstOnA = await watched(servers[0]!, firstRefresh.body.access_token!);
+    const firstOnB = await watched(servers[1]!, firstRefresh.body.access_token!);
+    const secondOnA = await watched(servers[0]!, secondRefresh.body.access_token!);
+    const secondOnB = await watched(servers[1]!, secondRefresh.body.access_token!);
+    const devLogin = await watched(servers[1]!, token);
+
+    // The first sign-in's cookie, spent a minute ago (past the grace two tabs refreshing at once get),
+    // presented again — a stolen copy: its family is revoked, and its sockets go.
+    await db("refresh_tokens")
+      .where({ family_id: first.familyId })
+      .whereNotNull("used_at")
+      .update({ used_at: db.raw("now() - interval '1 minute'") });
+    expect((await cookiePost(servers[1]!, "/api/v1/auth/refresh", first.token)).status).to.equal(401);
+    const reusedAt = Date.now();
+    await waitFor(() => firstOnA.closedAt() !== undefined && firstOnB.closedAt() !== undefined, 5_000, "the first sign-in's sockets cut");
+    for (const cut of [firstOnA, firstOnB]) {
+      expect(cut.told.map((reason) => reason.code)).to.deep.equal(["SIGNED_OUT"]);
+      expect(cut.closedAt()! - reusedAt).to.be.below(1_000);
+    }
+    expect(
+      [secondOnA, secondOnB, devLogin].map((kept) => kept.socket.connected),
+      "other sign-ins keep theirs",
+    ).to.deep.equal([true, true, true]);
+
+    // The second signs out on server A: its socket on B goes too; the person's dev-login socket stays.
+    expect((await cookiePost(servers[0]!, "/api/v1/auth/sign-out", secondRefresh.rotated!)).status).to.equal(200);
+    const signedOutAt = Date.now();
+    await waitFor(() => secondOnA.closedAt() !== undefined && secondOnB.closedAt() !== undefined, 5_000, "the second sign-in's sockets cut");
+    for (const cut of [secondOnA, secondOnB]) expect(cut.closedAt()! - signedOutAt).to.be.below(1_000);
+    expect(devLogin.socket.connected).to.equal(true);
   });
 
   it("when server A is stopped with SIGTERM, its client reconnects through the load balancer to B and resumes exactly", async () => {

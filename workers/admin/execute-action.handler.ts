@@ -34,7 +34,7 @@ export const executeActionHandler = defineHandler({
       if (batch.length === 0) break;
       for (const item of batch) {
         try {
-          if ((await applyActionItem(deps.db, action, item.id, { whileRunning: true })) === "stopped") return stopped();
+          if ((await applyActionItem(deps.db, action, item.id, { whileRunning: true, redis: deps.redis })) === "stopped") return stopped();
         } catch (error) {
           // The org changed under the item: record why and carry on. Anything else is a fault: retry the job.
           if (!(error instanceof ItemRejected)) throw error;

@@ -13,6 +13,7 @@ import { CALLBACK_PATH, completeSignIn, endSessionUrl, startSignIn } from "../..
 import { renderFailure } from "../../auth/sso/result-page";
 import { ssoOf } from "../../auth/sso/services";
 import { startedFromOurPages } from "../../auth/sso/start-origin";
+import { UserEventPublisher } from "../../../queues/events/user-events";
 import { CSRF_HEADER, REFRESH_COOKIE, clearRefreshCookie, requireSameSite, setRefreshCookie } from "../../auth/sso/session";
 import { perClientIp } from "../../middleware/rate-limit";
 import { defineRoute } from "../define-route";
@@ -119,8 +120,11 @@ export const signInRoutes = [
       const outcome = await spendRefreshToken(deps.db, presented);
       if (outcome.kind !== "spent") {
         clearRefreshCookie(ctx);
-        if (outcome.kind === "reused")
+        if (outcome.kind === "reused") {
           deps.log.warn({ orgId: outcome.row.org_id, userId: outcome.row.user_id, familyId: outcome.row.family_id }, "refresh token reused: family revoked");
+          // Whoever holds the stolen or the rightful copy, the sockets opened with this sign-in end too.
+          new UserEventPublisher(deps.redis).cutSignIn(outcome.row.user_id, outcome.row.family_id);
+        }
         throw refused(
           outcome.kind === "reused" ? "This sign-in was used elsewhere and has been ended: sign in again" : "Your sign-in has expired: sign in again",
         );
@@ -144,7 +148,7 @@ export const signInRoutes = [
       const ttl = deps.config.auth.ACCESS_TOKEN_TTL_SECONDS;
       ctx.set("Cache-Control", "no-store");
       ctx.body = {
-        access_token: await deps.tokens.sign({ userId: user.id, orgId: user.org_id, role: user.role }, ttl),
+        access_token: await deps.tokens.sign({ userId: user.id, orgId: user.org_id, role: user.role }, ttl, row.family_id),
         token_type: "Bearer",
         expires_in: ttl,
         user: { id: user.id, org_id: user.org_id, email: user.email, name: user.name, role: user.role },
@@ -167,7 +171,10 @@ export const signInRoutes = [
       requireSameSite(ctx, deps);
       const presented = ctx.cookies.get(REFRESH_COOKIE);
       const live = presented ? await findLiveRefreshToken(deps.db, presented) : undefined;
-      if (live) await revokeRefreshFamily(deps.db, live.family_id);
+      if (live) {
+        await revokeRefreshFamily(deps.db, live.family_id);
+        new UserEventPublisher(deps.redis).cutSignIn(live.user_id, live.family_id);
+      }
       clearRefreshCookie(ctx);
       ctx.body = { end_session_url: live?.provider_id ? await endSessionUrl(ctx, deps, live.provider_id, body.return_to) : null };
     },

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
-import { api, join, waitFor } from "../../harness/client";
+import { api, connect, join, waitFor } from "../../harness/client";
 import { useStack, type Stack } from "../../support/stack";
 import { actionOf, addEmployees, askAdmin, cleanUp, freshUser, scriptTurn, toolMessagesSent, unique, waitForAction, type Person } from "./helpers";
 import { dropOrganisations } from "../../support/organizations";
@@ -142,7 +142,7 @@ describe("admin assistant", function () {
     const [target] = await addEmployees(stack, "QA", [`Vera ${unique()}`]);
     const propose = async () => {
       scriptTurn(stack, { calls: [{ name: "deactivate_employee", arguments: { employee_id: target!.id } }], answer: "Confirm?" });
-      return askAdmin(stack, admin, `Deactivate ${target!.name}`);
+      return askAdmin(stack, admin, `Please deactivate the employee ${target!.name}`);
     };
     const first = await propose();
     const actionId = first.pending.actionId;
@@ -156,9 +156,15 @@ describe("admin assistant", function () {
     expect((await actionOf(stack, admin, actionId)).action.status).to.equal("rejected");
 
     const second = await propose();
+    // The employee has the page open: once the item commits, their socket is told and closed (not at the minute's re-check).
+    const targetSocket = await connect(stack.baseUrl, await stack.server.deps.tokens.sign({ userId: target!.id, orgId: DEMO_IDS.orgId, role: "employee" }));
+    const told: Array<{ code: string }> = [];
+    targetSocket.on("auth_expired", (reason: { code: string }) => told.push(reason));
     const confirmed = await askAdmin(stack, admin, "ok", second.sessionId);
     expect(confirmed.answer!.content).to.match(/^Confirmed/);
     await waitForAction(stack, admin, second.pending.actionId, ["completed"]);
+    await waitFor(() => !targetSocket.connected, 2_000, "the deactivated employee's socket cut");
+    expect(told.map((reason) => reason.code)).to.deep.equal(["ACCOUNT_INACTIVE"]);
     expect((await stack.server.deps.db("users").where({ id: target!.id }).first("is_active")).is_active).to.equal(false);
     const signIn = await api(stack.baseUrl, "POST", "/api/v1/auth/dev-login", {
       body: { email: (await stack.server.deps.db("users").where({ id: target!.id }).first("email")).email },

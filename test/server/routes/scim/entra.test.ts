@@ -234,4 +234,25 @@ describe("SCIM: Entra ID's provisioning requests", function () {
       socket.disconnect();
     }
   });
+
+  it("cuts a SCIM-deactivated and a SCIM-deleted person's sockets at once, long before the minute's re-check", async () => {
+    for (const [name, change] of [
+      ["quitter", (id: string) => call("PATCH", `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { active: false } }] })],
+      ["removed", (id: string) => call("DELETE", `/Users/${id}`)],
+    ] as const) {
+      const { id } = await createUser(name, `ext-${name}`);
+      const socket = await connect(stack.baseUrl, await stack.server.deps.tokens.sign({ userId: id, orgId: entra.orgId, role: "employee" }));
+      try {
+        const cut = new Promise<{ code?: string }>((resolve) => socket.once("auth_expired", resolve));
+        const gone = new Promise<number>((resolve) => socket.once("disconnect", () => resolve(Date.now())));
+        const answer = await change(id);
+        expect(answer.status, name).to.be.oneOf([200, 204]);
+        const answeredAt = Date.now();
+        expect((await cut).code, name).to.equal("ACCOUNT_INACTIVE");
+        expect((await gone) - answeredAt, `${name}: cut within a second`).to.be.below(1_000);
+      } finally {
+        socket.disconnect();
+      }
+    }
+  });
 });
