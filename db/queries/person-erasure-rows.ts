@@ -142,7 +142,9 @@ async function scrubMentions(db: Db, erasure: ErasureOfPerson, batch: ReturnType
   // A target that is not the person (an export of theirs: person.export_downloaded) stays: who did what to which record survives.
   await batch(
     "scrubbed.audit_log",
-    `UPDATE audit_log SET details = '{"scrubbed": "the person this named was erased"}'::jsonb, before = NULL, after = NULL,
+    // What kind of change it was stays (an assistant's item names its tool in details.tool).
+    `UPDATE audit_log SET details = jsonb_strip_nulls(jsonb_build_object('scrubbed', 'the person this named was erased', 'tool', details->'tool')),
+            before = NULL, after = NULL,
             target_id = CASE WHEN ${target.sql} THEN NULL ELSE target_id END
       WHERE ctid = ANY(ARRAY(SELECT ctid FROM audit_log WHERE org_id = ? AND (${audit.sql}) LIMIT ?))`,
     [...target.bindings, erasure.orgId, ...audit.bindings],

@@ -13,6 +13,8 @@ const SWEEP_WINDOW_DAYS = 90;
 export interface PendingQuestion {
   id: string;
   orgId: string;
+  /** Who asked: the question-embedding cache keeps an entry only with its asker (their erasure removes it). */
+  userId: string;
   content: string;
 }
 
@@ -28,8 +30,8 @@ export async function listQuestionsToEmbed(db: Db, model: string, limit: number)
     .andWhere((open) => open.whereNull("v.message_id").orWhereNot("v.model", model))
     .orderBy("q.created_at", "desc")
     .limit(limit)
-    .select("q.id", "q.org_id", "q.content");
-  return rows.map((row) => ({ id: row.id, orgId: row.org_id, content: row.content }));
+    .select("q.id", "q.org_id", "s.user_id", "q.content");
+  return rows.map((row) => ({ id: row.id, orgId: row.org_id, userId: row.user_id, content: row.content }));
 }
 
 export async function saveQuestionVectors(db: Db, model: string, vectors: Array<{ messageId: string; orgId: string; embedding: number[] }>): Promise<void> {

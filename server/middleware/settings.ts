@@ -23,14 +23,14 @@ export const rateLimitSettings = defineSection({
       .int()
       .min(1)
       .default(10)
-      .describe("dev-login attempts per client IP per sliding 60 s window (`429 RATE_LIMITED` past it)."),
+      .describe("dev-login attempts per client IP per 60 s window (fixed, from its first request) (`429 RATE_LIMITED` past it)."),
     SCIM_RATE_LIMIT_PER_MINUTE: z.coerce
       .number()
       .int()
       .min(1)
       .default(1200)
       .describe(
-        "SCIM requests (`/scim/v2`) per organisation's SCIM token per sliding 60 s window; past it a SCIM `429` with Retry-After, which " +
+        "SCIM requests (`/scim/v2`) per organisation's SCIM token per 60 s window (fixed, from its first request); past it a SCIM `429` with Retry-After, which " +
           "Okta and Entra ID honour. A full sync sends a few requests per person.",
       ),
     INTEGRATION_RATE_LIMIT_PER_MINUTE: z.coerce
@@ -39,10 +39,15 @@ export const rateLimitSettings = defineSection({
       .min(1)
       .default(600)
       .describe(
-        "Requests to the integration endpoints (`/api/v1/integrations`) per integration key per sliding 60 s window (`429 RATE_LIMITED` " +
+        "Requests to the integration endpoints (`/api/v1/integrations`) per integration key per 60 s window (fixed, from its first request) (`429 RATE_LIMITED` " +
           "with `retry_after` past it). A bulk import is one request however many records it carries.",
       ),
-    RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce.number().int().min(1).default(30).describe("Tutor messages (`POST /api/v1/chat`) per user per sliding 60 s window."),
+    RATE_LIMIT_TUTOR_PER_MINUTE: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(30)
+      .describe("Tutor messages (`POST /api/v1/chat`) per user per 60 s window (fixed, from its first request)."),
     RATE_LIMIT_ADMIN_PER_MINUTE: z.coerce.number().int().min(1).default(20).describe("Admin assistant turns (`POST /api/v1/chat/admin`) per admin per minute."),
     RATE_LIMIT_ORG_TUTOR_PER_MINUTE: z.coerce
       .number()

@@ -12,13 +12,18 @@ export const QUESTION_VECTOR_BATCH = 64;
 export async function embedPendingQuestions(deps: Pick<WorkerDeps, "db" | "llm" | "config">, limit = QUESTION_VECTOR_BATCH): Promise<number> {
   const model = deps.config.embedding.EMBEDDING_MODEL;
   const pending = await listQuestionsToEmbed(deps.db, model, limit);
-  const byOrg = new Map<string, PendingQuestion[]>();
-  for (const question of pending) byOrg.set(question.orgId, [...(byOrg.get(question.orgId) ?? []), question]);
-  for (const [orgId, questions] of byOrg) {
+  // One call per asker: a question's cache entry is kept with who asked it, so their erasure finds it.
+  const byAsker = new Map<string, PendingQuestion[]>();
+  for (const question of pending) {
+    const asker = `${question.orgId}:${question.userId}`;
+    byAsker.set(asker, [...(byAsker.get(asker) ?? []), question]);
+  }
+  for (const questions of byAsker.values()) {
+    const { orgId, userId } = questions[0]!;
     const vectors = await deps.llm.embed(
       questions.map((q) => q.content),
       "query",
-      { orgId },
+      { orgId, userId },
     );
     await saveQuestionVectors(
       deps.db,

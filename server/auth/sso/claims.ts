@@ -68,7 +68,10 @@ export function claimsMissing(claims: Record<string, unknown>, mapping: ClaimMap
  * (issuer, subject, audience, nonce, times) always wins; UserInfo fills in the person.
  */
 export function withUserInfo(idToken: Record<string, unknown>, userInfo: Record<string, unknown>): Record<string, unknown> {
-  return { ...userInfo, ...idToken };
+  const merged = { ...userInfo, ...idToken };
+  // `email_verified` vouches for the email of its own source: UserInfo's flag never vouches for the ID token's address.
+  if ("email" in idToken && !("email_verified" in idToken)) delete merged.email_verified;
+  return merged;
 }
 
 export function emailDomain(email: string): string | undefined {

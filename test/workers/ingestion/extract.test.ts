@@ -188,6 +188,11 @@ describe("extractDocument", () => {
       expect(doc.sections[0]!.text).to.equal('Columns: item, size\n\nitem: screen; size: 5" wide\nitem: cable\nitem: lamp; size: small; column 3: extra');
       expectReadable(await failure(extractDocument(Buffer.from('item,size\n"screen,5\n'), "csv")), /unterminated quoted field/);
     });
+
+    it('reads a quoted field written after a space (`a, "b, c"`) as one field, as spreadsheets export it', async () => {
+      const doc = await extractDocument(Buffer.from('name, full name, age\nann, "Smith, John", 42\n'), "csv");
+      expect(doc.sections[0]!.text).to.equal("Columns: name, full name, age\n\nname: ann; full name: Smith, John; age: 42");
+    });
   });
 
   describe("text", () => {

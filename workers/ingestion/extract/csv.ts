@@ -20,7 +20,7 @@ export const MAX_COLUMN_LABEL_CHARS = 60;
 export function parseCsv(text: string, delimiter: string): string[][] {
   let rows: string[][];
   try {
-    rows = parse(text, { delimiter, relax_quotes: true, relax_column_count: true, record_delimiter: ["\r\n", "\n", "\r"] });
+    rows = parse(text, { delimiter, ltrim: true, relax_quotes: true, relax_column_count: true, record_delimiter: ["\r\n", "\n", "\r"] });
   } catch (error) {
     if (error instanceof CsvError && error.code === "CSV_QUOTE_NOT_CLOSED") throw new ExtractionError("The CSV file has an unterminated quoted field", error);
     throw new ExtractionError("The CSV file could not be read", error);

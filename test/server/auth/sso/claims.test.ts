@@ -56,5 +56,9 @@ describe("sso claims mapping", () => {
   it("completes the ID token from UserInfo without letting UserInfo change who signed in", () => {
     const merged = withUserInfo({ iss: "https://idp", sub: "1", aud: "app", nonce: "n" }, { sub: "1", iss: "https://evil", email: "a@x.test", name: "Ana" });
     expect(merged).to.include({ iss: "https://idp", sub: "1", aud: "app", nonce: "n", email: "a@x.test", name: "Ana" });
+    // UserInfo's email_verified speaks of UserInfo's email, never of an address the ID token sent without a flag.
+    const unflagged = withUserInfo({ sub: "1", email: "ana@x.test" }, { sub: "1", email: "other@x.test", email_verified: true });
+    expect(unflagged).to.include({ email: "ana@x.test" }).and.not.have.property("email_verified");
+    expect(withUserInfo({ sub: "1" }, { sub: "1", email: "ana@x.test", email_verified: true })).to.include({ email: "ana@x.test", email_verified: true });
   });
 });
