@@ -6,10 +6,10 @@
  * must return k rows.
  */
 import { expect } from "chai";
-import { toVectorLiteral } from "../../../db/knex";
-import { vectorSearch, vectorSearchPlan } from "../../../db/queries/knowledge-search";
-import { buildOrgVectorIndex, orgVectorIndexName } from "../../../db/queries/org-vector-indexes";
-import { forgetSearches, useStack, type Stack } from "../../support/stack";
+import { toVectorLiteral } from "../../../../db/knex";
+import { vectorSearch, vectorSearchPlan } from "../../../../db/queries/knowledge-search";
+import { buildOrgVectorIndex, orgVectorIndexName } from "../../../../db/queries/org-vector-indexes";
+import { databaseSuite } from "../../../support/database";
 
 const DIMENSIONS = 384;
 const unit = (hot: number, jitter: number): number[] => {
@@ -19,29 +19,14 @@ const unit = (hot: number, jitter: number): number[] => {
 };
 
 describe("vector search under the org filter", function () {
-  this.timeout(120_000);
-  let stack: Stack;
-  const created: string[] = [];
-
-  before(async function () {
-    stack = await useStack();
-  });
-  after(async () => {
-    await stack.server.deps.db("organizations").whereIn("id", created).delete();
-  });
+  const lane = databaseSuite(this, { timeoutMs: 120_000 });
 
   /** A crowded org right next to the query and a quiet org of five chunks orthogonal to it, with a reader of the quiet one. */
   async function crowdAndQuiet(): Promise<{ quiet: string; readerId: string; version: string }> {
-    const db = stack.server.deps.db;
+    const db = lane.db;
     const version = (await db("pg_extension").where({ extname: "vector" }).first("extversion")).extversion as string;
-    const orgs = await db("organizations")
-      .insert([
-        { name: "Crowd", slug: `crowd-${Date.now()}` },
-        { name: "Quiet", slug: `quiet-${Date.now()}` },
-      ])
-      .returning("id");
-    created.push(...orgs.map((o: { id: string }) => o.id));
-    const [crowd, quiet] = orgs.map((o: { id: string }) => o.id) as [string, string];
+    const crowd = (await lane.build.buildOrg({ name: "Crowd" })).id;
+    const quiet = (await lane.build.buildOrg({ name: "Quiet" })).id;
     const insertDoc = async (orgId: string, n: number, hot: number) => {
       const [doc] = await db("documents")
         .insert({
@@ -66,17 +51,14 @@ describe("vector search under the org filter", function () {
     await insertDoc(crowd, 300, 0); // right next to the query
     await insertDoc(quiet, 5, 1); // orthogonal to it
     // Search runs as someone who may read the org's documents (db/queries/access.ts).
-    const [reader] = await db("users")
-      .insert({ org_id: quiet, email: `quiet-admin-${Date.now()}@example.com`, name: "Quiet Admin", role: "admin" })
-      .returning("id");
+    const reader = await lane.build.buildAdmin(quiet, { name: "Quiet Admin" });
     return { quiet, readerId: reader.id, version };
   }
 
   it("returns k rows for an org whose chunks are all far behind another org's, through the org's own index", async () => {
-    const db = stack.server.deps.db;
+    const db = lane.db;
     const { quiet, readerId, version } = await crowdAndQuiet();
     expect(await buildOrgVectorIndex(db, quiet, { memoryMb: 64 })).to.equal("built");
-    forgetSearches(stack);
     const options = { reader: { orgId: quiet, userId: readerId }, embedding: unit(0, 99), limit: 5, minSimilarity: -1, exactUpTo: 0 };
     // Make the planner walk the HNSW index (on a table this small it would sort exactly).
     const [{ path, plan }, hits] = await db.transaction(async (trx) => {
@@ -91,9 +73,8 @@ describe("vector search under the org filter", function () {
   });
 
   it("searches exactly an org of at most RETRIEVAL_EXACT_MAX_CHUNKS chunks, and a larger one until its own index is valid", async () => {
-    const db = stack.server.deps.db;
+    const db = lane.db;
     const { quiet, readerId } = await crowdAndQuiet();
-    forgetSearches(stack);
     const options = (exactUpTo: number) => ({ reader: { orgId: quiet, userId: readerId }, embedding: unit(0, 99), limit: 5, minSimilarity: -1, exactUpTo });
     // The planner pushed onto any index and iterative scans off: an index scan would find none of the quiet org's chunks.
     const [small, large, largePlan] = await db.transaction(async (trx) => {

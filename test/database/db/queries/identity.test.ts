@@ -4,7 +4,7 @@
  * and the refresh family rules hold when tokens are spent concurrently.
  */
 import { expect } from "chai";
-import { approveDomain } from "../../../commands/organisation-domains";
+import { approveDomain } from "../../../../commands/organisation-domains";
 import {
   deleteIdentityLinksOfUser,
   findIdentityLink,
@@ -12,27 +12,19 @@ import {
   findSignInProvidersByDomain,
   linkIdentity,
   saveIdentityProvider,
-} from "../../../db/queries/identity";
-import { issueRefreshToken, spendRefreshToken } from "../../../db/queries/refresh-tokens";
-import { dropOrganisations } from "../../support/organizations";
-import { unique } from "../../support/sso";
-import { stackSuite } from "../../support/suite";
+} from "../../../../db/queries/identity";
+import { issueRefreshToken, spendRefreshToken } from "../../../../db/queries/refresh-tokens";
+import { databaseSuite } from "../../../support/database";
+import { unique } from "../../../support/sso";
 
 describe("db/queries identity and refresh tokens", function () {
-  const stack = stackSuite(this, { resetModel: false });
-  const orgIds: string[] = [];
+  const lane = databaseSuite(this);
   const issuer = `https://accounts.shared-${unique()}.test`;
-  after(() => dropOrganisations(stack.server.deps.db, orgIds));
 
   async function orgWithProvider(domain: string) {
-    const db = stack.server.deps.db;
-    const [org] = await db("organizations")
-      .insert({ name: `Q ${unique()}`, slug: `q-${unique()}` })
-      .returning("id");
-    orgIds.push(org.id);
-    const [user] = await db("users")
-      .insert({ org_id: org.id, email: `p-${unique()}@${domain}`, name: "P", role: "employee", locale: "en" })
-      .returning("id");
+    const db = lane.db;
+    const org = await lane.build.buildOrg();
+    const user = await lane.build.buildPerson(org.id, { email: `p-${unique()}@${domain}`, name: "P" });
     const provider = await saveIdentityProvider(db, org.id, {
       display_name: "Shared",
       issuer,
@@ -50,14 +42,14 @@ describe("db/queries identity and refresh tokens", function () {
     const domain = `d${unique()}.test`;
     const a = await orgWithProvider(domain);
     const b = await orgWithProvider(`e${unique()}.test`);
-    const byIssuer = await findIdentityProvidersByIssuer(stack.server.deps.db, issuer);
+    const byIssuer = await findIdentityProvidersByIssuer(lane.db, issuer);
     expect(byIssuer.map((p) => p.org_id).sort()).to.deep.equal([a.orgId, b.orgId].sort());
     // Listed is not enough: a domain finds its provider once verified for the provider's organisation.
-    expect(await findSignInProvidersByDomain(stack.server.deps.db, domain)).to.deep.equal([]);
-    await approveDomain(stack.server.deps, { via: "cli" }, a.orgId, domain);
-    expect((await findSignInProvidersByDomain(stack.server.deps.db, domain.toUpperCase())).map((p) => p.id)).to.deep.equal([a.provider.id]);
+    expect(await findSignInProvidersByDomain(lane.db, domain)).to.deep.equal([]);
+    await approveDomain(lane.deps, { via: "cli" }, a.orgId, domain);
+    expect((await findSignInProvidersByDomain(lane.db, domain.toUpperCase())).map((p) => p.id)).to.deep.equal([a.provider.id]);
 
-    const db = stack.server.deps.db;
+    const db = lane.db;
     await linkIdentity(db, { org_id: a.orgId, user_id: a.userId, provider_id: a.provider.id, issuer, subject: "same-sub" });
     // A second link of the same (issuer, subject), even from the other organisation, keeps the first.
     const kept = await linkIdentity(db, { org_id: b.orgId, user_id: b.userId, provider_id: b.provider.id, issuer, subject: "same-sub" });
@@ -68,7 +60,7 @@ describe("db/queries identity and refresh tokens", function () {
   });
 
   it("spends a refresh token once under concurrency; a late replay revokes the family", async () => {
-    const db = stack.server.deps.db;
+    const db = lane.db;
     const a = await orgWithProvider(`f${unique()}.test`);
     const issued = await issueRefreshToken(db, { orgId: a.orgId, userId: a.userId, providerId: a.provider.id, ttlSeconds: 600 });
     const outcomes = await Promise.all([spendRefreshToken(db, issued.token), spendRefreshToken(db, issued.token)]);
