@@ -6,20 +6,20 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Redis } from "ioredis";
-import { TURN_EVENTS_CHANNEL, TurnEventLog, parseEnvelopes } from "../../../queues/events/turn-stream";
-import type { TurnEventEnvelope } from "../../../queues/events/contract";
-import { useStack, type Stack } from "../../support/stack";
+import { TURN_EVENTS_CHANNEL, TurnEventLog, parseEnvelopes } from "../../../../queues/events/turn-stream";
+import type { TurnEventEnvelope } from "../../../../queues/events/contract";
+import { type DatabaseLane, useDatabase } from "../../../support/database";
 
 describe("turn event log (batched appends)", function () {
   this.timeout(30_000);
-  let stack: Stack;
+  let lane: DatabaseLane;
   let subscriber: Redis;
   let messages: TurnEventEnvelope[][];
 
   before(async function () {
     this.timeout(120_000);
-    stack = await useStack();
-    subscriber = stack.server.deps.redis.duplicate();
+    lane = await useDatabase();
+    subscriber = lane.deps.redis.duplicate();
     await subscriber.subscribe(TURN_EVENTS_CHANNEL);
     subscriber.on("message", (_channel, message) => messages.push(parseEnvelopes(message)));
   });
@@ -46,7 +46,7 @@ describe("turn event log (batched appends)", function () {
   }
 
   it("sends events of many turns emitted together in one call and one message, numbered per turn", async () => {
-    const redis = stack.server.deps.redis.duplicate();
+    const redis = lane.deps.redis.duplicate();
     const counter = countScriptCalls(redis);
     const log = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000 });
     const sessionId = randomUUID();
@@ -93,7 +93,7 @@ describe("turn event log (batched appends)", function () {
 
   it("sends events emitted by separate callbacks of one event-loop phase in one call, not the first alone", async () => {
     // Two model streams' chunks are two I/O callbacks of one poll phase; two timers due together are the same shape.
-    const redis = stack.server.deps.redis.duplicate();
+    const redis = lane.deps.redis.duplicate();
     const counter = countScriptCalls(redis);
     const log = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000 });
     const sessionId = randomUUID();
@@ -115,7 +115,7 @@ describe("turn event log (batched appends)", function () {
   });
 
   it("joins tokens queued back to back into one event, and starts a new one after any other event", async () => {
-    const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000 });
+    const log = new TurnEventLog(lane.deps.redis, { ttlSeconds: 60, maxEvents: 1000 });
     const [sessionId, turnId] = [randomUUID(), randomUUID()];
     const sent = [log.appendToken(sessionId, turnId, "Hel"), log.appendToken(sessionId, turnId, "lo")];
     sent.push(log.append(sessionId, turnId, "stage", { stage: "generate", status: "restart" }) as Promise<number>);
@@ -133,11 +133,10 @@ describe("turn event log (batched appends)", function () {
   describe("frames (frameMs)", () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     /** A log whose frames last 10 s: only another event of the turn, or flushed(), sends a held token in a test's time. */
-    const longFrames = (framesFromStreams = 0) =>
-      new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000, framesFromStreams });
+    const longFrames = (framesFromStreams = 0) => new TurnEventLog(lane.deps.redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 10_000, framesFromStreams });
 
     it("sends a turn's first token at once, then gathers the tokens of each frame into one entry", async () => {
-      const redis = stack.server.deps.redis.duplicate();
+      const redis = lane.deps.redis.duplicate();
       const counter = countScriptCalls(redis);
       const log = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000, frameMs: 60, framesFromStreams: 0 });
       const [sessionId, turnId] = [randomUUID(), randomUUID()];
@@ -229,7 +228,7 @@ describe("turn event log (batched appends)", function () {
   });
 
   it("delivers every event of a long stream in order while calls overlap with new emits", async () => {
-    const log = new TurnEventLog(stack.server.deps.redis, { ttlSeconds: 60, maxEvents: 10_000 });
+    const log = new TurnEventLog(lane.deps.redis, { ttlSeconds: 60, maxEvents: 10_000 });
     const [sessionId, turnId] = [randomUUID(), randomUUID()];
     const words: string[] = [];
     for (let i = 0; i < 500; i++) {
@@ -262,7 +261,7 @@ describe("turn event log (batched appends)", function () {
   });
 
   it("behind Sentinel (replicaWaitMs): publishes after the append, once WAIT returned, with the same seqs", async () => {
-    const log = new TurnEventLog(stack.server.deps.redis.duplicate(), { ttlSeconds: 60, maxEvents: 1000, replicaWaitMs: 20 });
+    const log = new TurnEventLog(lane.deps.redis.duplicate(), { ttlSeconds: 60, maxEvents: 1000, replicaWaitMs: 20 });
     const sessionId = randomUUID();
     const turnId = randomUUID();
     const seqs = await Promise.all([
@@ -280,7 +279,7 @@ describe("turn event log (batched appends)", function () {
   });
 
   it("applies a batch sent twice once (a command resent after a dying master's lost reply), and answers as the first time", async () => {
-    const redis = stack.server.deps.redis.duplicate();
+    const redis = lane.deps.redis.duplicate();
     new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000, replicaWaitMs: 20 }); // defines the script on this connection
     const send = (redis as unknown as Record<string, (...args: string[]) => Promise<Array<number | string>>>).skillnetAppendEvents!.bind(redis);
     const turnId = randomUUID();

@@ -5,21 +5,21 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { requestTurnCancel } from "../../../queues/turn-keys";
-import { clearTurnState, isRedelivery, isTurnCancelled, keepCheckpoint, keptCheckpoints, TurnCancelWatcher } from "../../../workers/turns/turn-state";
-import { useStack, type Stack } from "../../support/stack";
+import { requestTurnCancel } from "../../../../queues/turn-keys";
+import { clearTurnState, isRedelivery, isTurnCancelled, keepCheckpoint, keptCheckpoints, TurnCancelWatcher } from "../../../../workers/turns/turn-state";
+import { type DatabaseLane, useDatabase } from "../../../support/database";
 
 describe("turn state", function () {
   this.timeout(30_000);
-  let stack: Stack;
+  let lane: DatabaseLane;
 
   before(async function () {
     this.timeout(120_000);
-    stack = await useStack();
+    lane = await useDatabase();
   });
 
   it("aborts the watched turn's signal within a poll, leaves other turns alone, and answers check() at once", async () => {
-    const redis = stack.server.deps.redis;
+    const redis = lane.deps.redis;
     const watcher = new TurnCancelWatcher(redis, 50);
     const [cancelled, untouched] = [randomUUID(), randomUUID()];
     const watch = watcher.watch(cancelled);
@@ -47,7 +47,7 @@ describe("turn state", function () {
   });
 
   it("keeps checkpoints under the turn, reads them in one call, and clears them all at the end while the cancel flag stays", async () => {
-    const redis = stack.server.deps.redis;
+    const redis = lane.deps.redis;
     const [turnId, other] = [randomUUID(), randomUUID()];
     expect(await keptCheckpoints(redis, turnId)).to.deep.equal({});
     await keepCheckpoint(redis, turnId, "intent", { intent: "chitchat", decidedBy: "heuristic" });

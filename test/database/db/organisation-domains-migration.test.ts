@@ -2,19 +2,19 @@
  * The migration that gives domains an owner (20261204211000_organisation_domains) on data as it
  * stood before: each domain a provider listed becomes verified (by the operator) only where that
  * organisation has people on it and no other organisation does; a squatted, shared or unused one
- * is pending. Run inside one transaction on the stack's database (down, the old data, up), then
+ * is pending. Run inside one transaction on the lane's database (down, the old data, up), then
  * rolled back, so nothing is left behind.
  */
 import { expect } from "chai";
 import type { Knex } from "knex";
-import * as migration from "../../db/migrations/20261204211000_organisation_domains";
-import { unique } from "../support/sso";
-import { stackSuite } from "../support/suite";
+import * as migration from "../../../db/migrations/20261204211000_organisation_domains";
+import { unique } from "../../support/sso";
+import { databaseSuite } from "../../support/database";
 
 class RolledBack extends Error {}
 
 describe("migration 20261204211000_organisation_domains: existing allowed domains", function () {
-  const stack = stackSuite(this, { resetModel: false });
+  const lane = databaseSuite(this);
 
   it("verifies a listed domain only where the listing organisation alone has people on it; the rest stay pending", async () => {
     const tag = unique();
@@ -22,7 +22,7 @@ describe("migration 20261204211000_organisation_domains: existing allowed domain
     let rows: Array<{ org_id: string; domain: string; status: string; method: string | null; token: string }> = [];
     let lister = "";
     let victim = "";
-    await stack.server.deps.db
+    await lane.deps.db
       .transaction(async (trx: Knex.Transaction) => {
         await migration.down(trx);
         const orgs = await trx("organizations")
@@ -57,6 +57,6 @@ describe("migration 20261204211000_organisation_domains: existing allowed domain
     });
     expect(new Set(rows.map((row) => row.token)).size, "a token of its own for each").to.equal(4);
     for (const row of rows) expect(row.token).to.match(/^[0-9a-f]{64}$/);
-    expect(await stack.server.deps.db("organizations").where({ id: lister }).first(), "rolled back").to.equal(undefined);
+    expect(await lane.deps.db("organizations").where({ id: lister }).first(), "rolled back").to.equal(undefined);
   });
 });

@@ -8,8 +8,8 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
-import { FairShare } from "../../queues/fair-share";
-import { useStack, type Stack } from "../support/stack";
+import { FairShare } from "../../../queues/fair-share";
+import { type DatabaseLane, useDatabase } from "../../support/database";
 
 interface Probe {
   queue: Queue;
@@ -22,14 +22,14 @@ interface Probe {
 
 describe("fair queues between organisations (queues/fair-share.ts)", function () {
   this.timeout(30_000);
-  let stack: Stack;
+  let lane: DatabaseLane;
   let redis: Redis;
   const opened: Array<Queue | Worker> = [];
 
   before(async function () {
     this.timeout(120_000);
-    stack = await useStack();
-    redis = new Redis(stack.config.REDIS_URL!, { maxRetriesPerRequest: null });
+    lane = await useDatabase();
+    redis = new Redis(lane.config.REDIS_URL!, { maxRetriesPerRequest: null });
   });
   after(async () => {
     await Promise.all(opened.map((item) => item.close()));

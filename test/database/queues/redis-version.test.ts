@@ -1,7 +1,7 @@
 /** Workers refuse a Redis older than the event logs need, by the version INFO reports. */
 import { expect } from "chai";
-import { MIN_REDIS_VERSION, redisVersionOf, requireRedisVersion, versionAtLeast } from "../../queues/connection";
-import { useStack } from "../support/stack";
+import { MIN_REDIS_VERSION, redisVersionOf, requireRedisVersion, versionAtLeast } from "../../../queues/connection";
+import { useDatabase } from "../../support/database";
 
 describe("the Redis version the event logs need", () => {
   it("reads redis_version from INFO server", () => {
@@ -19,8 +19,8 @@ describe("the Redis version the event logs need", () => {
 
   it("accepts the Redis the suite runs against and refuses an older one, naming both versions", async function () {
     this.timeout(120_000);
-    const stack = await useStack();
-    const redis = stack.workers.deps.redis;
+    const lane = await useDatabase();
+    const redis = lane.deps.redis;
     await requireRedisVersion(redis);
     const pretending = Object.create(redis, { info: { value: async () => "# Server\r\nredis_version:6.2.14\r\n" } });
     const refused = await requireRedisVersion(pretending).catch((error: Error) => error);
