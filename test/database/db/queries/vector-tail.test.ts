@@ -11,14 +11,13 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { expect } from "chai";
-import { publishChunkDrafts, replaceChunkDrafts, saveDraftEmbeddings } from "../../../db/queries/chunk-drafts";
-import { vectorSearch, vectorSearchPlan, type VectorSearchOptions } from "../../../db/queries/knowledge-search";
-import { legacyOrgVectorIndexName, orgVectorIndexName, orgVectorIndexState } from "../../../db/queries/org-vector-indexes";
-import { testDatabaseEngine } from "../../harness/infrastructure";
-import { buildMissingVectorIndexes } from "../../../workers/maintenance/vector-indexes";
-import { forgetSearches } from "../../support/stack";
-import { stackSuite } from "../../support/suite";
-import { vectorTestDocument } from "../../support/vector-documents";
+import { publishChunkDrafts, replaceChunkDrafts, saveDraftEmbeddings } from "../../../../db/queries/chunk-drafts";
+import { vectorSearch, vectorSearchPlan, type VectorSearchOptions } from "../../../../db/queries/knowledge-search";
+import { legacyOrgVectorIndexName, orgVectorIndexName, orgVectorIndexState } from "../../../../db/queries/org-vector-indexes";
+import { testDatabaseEngine } from "../../../harness/infrastructure";
+import { buildMissingVectorIndexes } from "../../../../workers/maintenance/vector-indexes";
+import { databaseSuite } from "../../../support/database";
+import { vectorTestDocument } from "../../../support/vector-documents";
 
 const DIMENSIONS = 384;
 
@@ -42,9 +41,9 @@ function vectorNear(centre: number, seed: number, spread = 0.03): number[] {
 }
 
 describe("the vector tail: chunks searchable at once, folded into the graph later", function () {
-  const stack = stackSuite(this, { timeoutMs: 120_000 });
+  const lane = databaseSuite(this, { timeoutMs: 120_000 });
   const created: string[] = [];
-  const db = () => stack.workers.deps.db;
+  const db = () => lane.deps.db;
 
   before(function () {
     if (testDatabaseEngine() !== "server") this.skip();
@@ -57,22 +56,14 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     }
     await db()("organizations").whereIn("id", created).delete();
   });
-  afterEach(() => {
-    forgetSearches(stack);
-  });
 
-  const sweepConfig = () => ({ ...stack.workers.deps.config, RETRIEVAL_EXACT_MAX_CHUNKS: THRESHOLD });
+  const sweepConfig = () => ({ ...lane.deps.config, RETRIEVAL_EXACT_MAX_CHUNKS: THRESHOLD });
   const sweep = () => buildMissingVectorIndexes({ db: db(), config: sweepConfig() });
 
   async function newOrg(label: string): Promise<{ orgId: string; readerId: string }> {
-    const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-    const [org] = await db()("organizations")
-      .insert({ name: label, slug: `${label}-${stamp}` })
-      .returning("id");
+    const org = await lane.build.buildOrg({ name: label });
     created.push(org.id);
-    const [reader] = await db()("users")
-      .insert({ org_id: org.id, email: `${label}-${stamp}@example.com`, name: label, role: "admin" })
-      .returning("id");
+    const reader = await lane.build.buildAdmin(org.id, { name: label });
     return { orgId: org.id, readerId: reader.id };
   }
 
@@ -108,7 +99,6 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     exactUpTo,
   });
   const idsOf = async (options: VectorSearchOptions) => {
-    forgetSearches(stack);
     return (await vectorSearch(db(), options)).map((hit) => hit.id).sort();
   };
   /** The true ten nearest: exact search forced (no org is that large). */
@@ -121,12 +111,9 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     expect(await pendingOf(orgId), "no index yet: nothing pending").to.equal(0);
     expect((await sweep()).built).to.include(orgId);
     expect(await orgVectorIndexState(db(), orgId)).to.equal("valid");
-
-    forgetSearches(stack);
     const fresh = await publishDocument(orgId, 30, 3, 2);
     expect(await pendingOf(orgId), "published into an indexed org: pending, outside the graph").to.equal(30);
     const options = searchOf(orgId, readerId, 7);
-    forgetSearches(stack);
     expect((await vectorSearchPlan(db(), options)).path).to.equal("org-index");
     const before = await idsOf(options);
     expect(before).to.have.length(10);
@@ -136,7 +123,6 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     const swept = await sweep();
     expect(swept.folded).to.equal(30);
     expect(await pendingOf(orgId)).to.equal(0);
-    forgetSearches(stack);
     const { plan } = await vectorSearchPlan(db(), options);
     expect(plan).to.include(`Index Scan using ${orgVectorIndexName(orgId)}`);
     expect(await idsOf(options), "after the fold the graph finds them").to.deep.equal(before);
@@ -146,7 +132,6 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     const { orgId, readerId } = await newOrg("crash");
     await publishDocument(orgId, 80, 40, 3);
     await sweep();
-    forgetSearches(stack);
     await publishDocument(orgId, 40, 3, 4);
     expect(await pendingOf(orgId)).to.equal(40);
     const options = searchOf(orgId, readerId, 8);
@@ -154,7 +139,7 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
 
     // A worker folding 25 rows dies before its commit: a process of its own, SIGKILLed mid-transaction.
     const child = spawn(process.execPath, ["--import", "tsx", "-e", FOLD_THEN_HANG], {
-      env: { ...process.env, FOLD_DATABASE_URL: stack.workers.deps.config.DATABASE_URL, FOLD_ORG: orgId },
+      env: { ...process.env, FOLD_DATABASE_URL: lane.deps.config.DATABASE_URL, FOLD_ORG: orgId },
       stdio: ["ignore", "pipe", "inherit"],
     });
     let backend = 0;
@@ -185,13 +170,11 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     await publishDocument(near.orgId, 80, 50, 5);
     await publishDocument(far.orgId, 80, 200, 6);
     await sweep();
-    forgetSearches(stack);
     await publishDocument(near.orgId, 40, 3, 7); // right at the query, pending
     await publishDocument(far.orgId, 20, 201, 8); // far from it, pending
     expect(await pendingOf(near.orgId)).to.equal(40);
 
     const options = searchOf(far.orgId, far.readerId, 9);
-    forgetSearches(stack);
     expect((await vectorSearchPlan(db(), options)).path).to.equal("org-index");
     const hits = await vectorSearch(db(), options);
     expect(hits).to.have.length(10);
@@ -213,7 +196,6 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     await db().raw(`CREATE INDEX ${legacy} ON document_chunks USING hnsw (embedding vector_cosine_ops) WHERE org_id = '${orgId}'::uuid`);
     const options = searchOf(orgId, readerId, 11);
     const exact = await exactIdsOf(options);
-    forgetSearches(stack);
     const before = await db().transaction(async (trx) => {
       await trx.raw("SET LOCAL enable_sort = off");
       return vectorSearchPlan(trx, options);
@@ -225,7 +207,6 @@ describe("the vector tail: chunks searchable at once, folded into the graph late
     expect((await sweep()).built).to.include(orgId);
     const { rows } = await db().raw("SELECT 1 FROM pg_class WHERE relname = ?", [legacy]);
     expect(rows, "the first layout's index is dropped once its replacement is valid").to.have.length(0);
-    forgetSearches(stack);
     expect((await vectorSearchPlan(db(), options)).path).to.equal("org-index");
     expect(await idsOf(options)).to.deep.equal(exact);
   });

@@ -6,14 +6,13 @@
  * CREATE INDEX CONCURRENTLY and its waits are the real server's: skipped on the PGlite lane.
  */
 import { expect } from "chai";
-import { toVectorLiteral } from "../../../db/knex";
-import { vectorSearch, vectorSearchPlan, type VectorSearchOptions } from "../../../db/queries/knowledge-search";
-import { buildOrgVectorIndex, orgVectorIndexName, orgVectorIndexState } from "../../../db/queries/org-vector-indexes";
-import { testDatabaseEngine } from "../../harness/infrastructure";
-import { buildMissingVectorIndexes } from "../../../workers/maintenance/vector-indexes";
-import { forgetSearches } from "../../support/stack";
-import { stackSuite } from "../../support/suite";
-import { vectorTestDocument } from "../../support/vector-documents";
+import { toVectorLiteral } from "../../../../db/knex";
+import { vectorSearch, vectorSearchPlan, type VectorSearchOptions } from "../../../../db/queries/knowledge-search";
+import { buildOrgVectorIndex, orgVectorIndexName, orgVectorIndexState } from "../../../../db/queries/org-vector-indexes";
+import { testDatabaseEngine } from "../../../harness/infrastructure";
+import { buildMissingVectorIndexes } from "../../../../workers/maintenance/vector-indexes";
+import { databaseSuite } from "../../../support/database";
+import { vectorTestDocument } from "../../../support/vector-documents";
 
 const DIMENSIONS = 384;
 const THRESHOLD = 60;
@@ -26,7 +25,7 @@ function vectorNear(centre: number, seed: number): number[] {
 }
 
 describe("organisations' own vector indexes, built online", function () {
-  const stack = stackSuite(this, { timeoutMs: 120_000 });
+  const lane = databaseSuite(this, { timeoutMs: 120_000 });
   const created: string[] = [];
 
   before(function () {
@@ -34,30 +33,23 @@ describe("organisations' own vector indexes, built online", function () {
   });
   after(async () => {
     if (created.length === 0) return;
-    const db = stack.workers.deps.db;
+    const db = lane.deps.db;
     for (const orgId of created) await db.raw(`DROP INDEX IF EXISTS ${orgVectorIndexName(orgId)}`);
     await db("organizations").whereIn("id", created).delete();
   });
-  afterEach(() => forgetSearches(stack));
 
-  const sweepConfig = () => ({ ...stack.workers.deps.config, RETRIEVAL_EXACT_MAX_CHUNKS: THRESHOLD });
+  const sweepConfig = () => ({ ...lane.deps.config, RETRIEVAL_EXACT_MAX_CHUNKS: THRESHOLD });
 
   async function newOrg(label: string): Promise<{ orgId: string; readerId: string }> {
-    const db = stack.workers.deps.db;
-    const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-    const [org] = await db("organizations")
-      .insert({ name: label, slug: `${label}-${stamp}` })
-      .returning("id");
+    const org = await lane.build.buildOrg({ name: label });
     created.push(org.id);
-    const [reader] = await db("users")
-      .insert({ org_id: org.id, email: `${label}-${stamp}@example.com`, name: label, role: "admin" })
-      .returning("id");
+    const reader = await lane.build.buildAdmin(org.id, { name: label });
     return { orgId: org.id, readerId: reader.id };
   }
 
   /** A published document of `count` chunks around `centre` (chunk_count set, as publishChunkDrafts does). */
   async function addDocument(orgId: string, count: number, centre: number, seed: number): Promise<void> {
-    const db = stack.workers.deps.db;
+    const db = lane.deps.db;
     const [doc] = await db("documents")
       .insert(vectorTestDocument(orgId, centre, seed, { status: "COMPLETED", chunk_count: count }))
       .returning("id");
@@ -79,13 +71,12 @@ describe("organisations' own vector indexes, built online", function () {
     exactUpTo: THRESHOLD,
   });
   const idsOf = async (options: VectorSearchOptions) => {
-    forgetSearches(stack);
-    return (await vectorSearch(stack.workers.deps.db, options)).map((hit) => hit.id).sort();
+    return (await vectorSearch(lane.deps.db, options)).map((hit) => hit.id).sort();
   };
 
   /** A transaction holding an old snapshot: CREATE INDEX CONCURRENTLY waits for it before the index becomes valid. */
   async function holdSnapshot(): Promise<{ release(): Promise<void> }> {
-    const db = stack.workers.deps.db;
+    const db = lane.deps.db;
     const trx = await db.transaction({ isolationLevel: "repeatable read" });
     await trx.raw("SELECT count(*) FROM document_chunks");
     return {
@@ -97,7 +88,7 @@ describe("organisations' own vector indexes, built online", function () {
 
   /** Until the build of `name` is waiting (for the held snapshot), returns its backend's pid. */
   async function builderWaiting(name: string): Promise<number> {
-    const db = stack.workers.deps.db;
+    const db = lane.deps.db;
     for (let attempt = 0; attempt < 600; attempt++) {
       const { rows } = await db.raw("SELECT pid FROM pg_stat_activity WHERE query LIKE ? AND wait_event_type = 'Lock'", [`CREATE INDEX CONCURRENTLY%${name}%`]);
       if (rows.length > 0) return rows[0].pid as number;
@@ -107,7 +98,7 @@ describe("organisations' own vector indexes, built online", function () {
   }
 
   it("builds an organisation's index once it passes the limit, and its search then goes through that index", async () => {
-    const db = stack.workers.deps.db;
+    const db = lane.deps.db;
     const { orgId, readerId } = await newOrg("growing");
     await addDocument(orgId, THRESHOLD - 10, 3, 1);
     await buildMissingVectorIndexes({ db, config: sweepConfig() });
@@ -119,15 +110,13 @@ describe("organisations' own vector indexes, built online", function () {
     expect(await orgVectorIndexState(db, orgId)).to.equal("valid");
     const again = await buildMissingVectorIndexes({ db, config: sweepConfig() });
     expect(again.built, "a second sweep has nothing to do").to.not.include(orgId);
-
-    forgetSearches(stack);
     const { path, plan } = await vectorSearchPlan(db, searchOf(orgId, readerId, 7));
     expect(path).to.equal("org-index");
     expect(plan, "the planner proves the partial index covers the query").to.include(`Index Scan using ${orgVectorIndexName(orgId)}`);
   });
 
   it("answers the same before, during and after the build: exact until the index is valid", async () => {
-    const db = stack.workers.deps.db;
+    const db = lane.deps.db;
     const { orgId, readerId } = await newOrg("steady");
     for (let d = 0; d < 4; d++) await addDocument(orgId, 30, 3 + (d % 2), 10 + d);
     const options = searchOf(orgId, readerId, 8);
@@ -139,7 +128,6 @@ describe("organisations' own vector indexes, built online", function () {
     try {
       await builderWaiting(orgVectorIndexName(orgId));
       expect(await orgVectorIndexState(db, orgId), "mid-build the index exists but is not valid").to.equal("building-or-invalid");
-      forgetSearches(stack);
       expect((await vectorSearchPlan(db, options)).path, "an invalid index is not searched").to.equal("exact");
       expect(await idsOf(options)).to.deep.equal(before);
       expect(await buildOrgVectorIndex(db, orgId, { memoryMb: 64 }), "a second builder backs off").to.equal("locked");
@@ -147,13 +135,12 @@ describe("organisations' own vector indexes, built online", function () {
       await snapshot.release();
     }
     expect(await building).to.equal("built");
-    forgetSearches(stack);
     expect((await vectorSearchPlan(db, options)).path).to.equal("org-index");
     expect(await idsOf(options)).to.deep.equal(before);
   });
 
   it("drops an interrupted build's invalid index and builds it again", async () => {
-    const db = stack.workers.deps.db;
+    const db = lane.deps.db;
     const { orgId, readerId } = await newOrg("interrupted");
     await addDocument(orgId, 100, 3, 20);
     const options = searchOf(orgId, readerId, 9);
@@ -178,13 +165,12 @@ describe("organisations' own vector indexes, built online", function () {
     const sweep = await buildMissingVectorIndexes({ db, config: sweepConfig() });
     expect(sweep.built).to.include(orgId);
     expect(await orgVectorIndexState(db, orgId)).to.equal("valid");
-    forgetSearches(stack);
     expect((await vectorSearchPlan(db, options)).path).to.equal("org-index");
     expect(await idsOf(options)).to.deep.equal(exact);
   });
 
   it("never reaches another organisation's chunks through an index, however much nearer they are", async () => {
-    const db = stack.workers.deps.db;
+    const db = lane.deps.db;
     const near = await newOrg("near");
     const far = await newOrg("far");
     await addDocument(near.orgId, 120, 3, 30); // right at the query
@@ -192,8 +178,6 @@ describe("organisations' own vector indexes, built online", function () {
     await buildMissingVectorIndexes({ db, config: sweepConfig() });
     expect(await orgVectorIndexState(db, near.orgId)).to.equal("valid");
     expect(await orgVectorIndexState(db, far.orgId)).to.equal("valid");
-
-    forgetSearches(stack);
     const options = searchOf(far.orgId, far.readerId, 10);
     // On a table this small the planner may rather sort; made to walk the index, it must still stay inside the org.
     const [{ path, plan }, hits] = await db.transaction(async (trx) => {
