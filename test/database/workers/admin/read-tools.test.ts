@@ -7,10 +7,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { runToolCall } from "../../../workers/admin/tools";
-import type { ToolContext } from "../../../workers/admin/tools/tool";
-import { stackSuite } from "../../support/suite";
-import { dropOrganisation, freshOrganisation } from "../../server/routes/allowance/helpers";
+import { runToolCall } from "../../../../workers/admin/tools";
+import type { ToolContext } from "../../../../workers/admin/tools/tool";
+import { databaseSuite } from "../../../support/database";
 
 const DAY = 86_400_000;
 
@@ -24,8 +23,8 @@ interface SeededOrg {
 }
 
 describe("admin read tools on two organisations (matrix, gaps, course stats, alerts, mentorship)", function () {
-  const stack = stackSuite(this, { timeoutMs: 30_000, resetModel: false });
-  const db = () => stack.server.deps.db;
+  const lane = databaseSuite(this, { timeoutMs: 30_000 });
+  const db = () => lane.deps.db;
   let a: SeededOrg;
   let b: SeededOrg;
 
@@ -35,7 +34,7 @@ describe("admin read tools on two organisations (matrix, gaps, course stats, ale
    * (Forklift 5: counted nowhere). `tag` keeps names and titles apart between the two orgs.
    */
   async function seed(tag: string): Promise<SeededOrg> {
-    const orgId = await freshOrganisation(stack, `Read tools ${tag}`);
+    const orgId = (await lane.build.buildOrg({ name: `Read tools ${tag}` })).id;
     const person = async (name: string, role = "employee", active = true) => {
       const [row] = await db()("users")
         .insert({
@@ -101,9 +100,6 @@ describe("admin read tools on two organisations (matrix, gaps, course stats, ale
   before(async () => {
     a = await seed("A");
     b = await seed("B");
-  });
-  after(async () => {
-    for (const org of [a, b]) if (org) await dropOrganisation(stack, org.orgId);
   });
 
   const context = (org: SeededOrg): ToolContext => ({
