@@ -1,25 +1,25 @@
 /**
- * The upload and re-index commands against the real stack: the same bytes twice give one
+ * The upload and re-index commands against the database lane: the same bytes twice give one
  * document and one queued extract stage; a re-index queues the next generation's.
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { reindexDocument } from "../../commands/reindex-document";
-import { uploadDocument } from "../../commands/upload-document";
-import { deleteDocument } from "../../db/queries/document-lifecycle";
-import { DEMO_IDS } from "../../db/seeds/demo-ids";
-import { ingestStageJobId } from "../../queues/job-ids";
-import { stackSuite } from "../support/suite";
-import { freshPerson, removePeople } from "./helpers";
-
-const orgId = DEMO_IDS.orgId;
+import { reindexDocument } from "../../../commands/reindex-document";
+import { uploadDocument } from "../../../commands/upload-document";
+import { deleteDocument } from "../../../db/queries/document-lifecycle";
+import { ingestStageJobId } from "../../../queues/job-ids";
+import { commandSuite, freshPerson } from "./helpers";
 
 describe("commands: uploading a document", function () {
-  const stack = stackSuite(this, { cleanUp: removePeople });
+  const lane = commandSuite(this);
+  let orgId: string;
+  before(() => {
+    orgId = lane.orgId;
+  });
 
   it("stores new bytes and queues their extract stage once; the same bytes again are the same document, nothing queued", async () => {
-    const admin = await freshPerson(stack, "admin");
-    const deps = stack.server.deps;
+    const admin = await freshPerson(lane, "admin");
+    const deps = lane.deps;
     const upload = {
       filename: "handbook.txt",
       format: "txt" as const,
@@ -27,7 +27,7 @@ describe("commands: uploading a document", function () {
       title: undefined,
       courseId: undefined,
       access: {},
-      defaultQuotaBytes: stack.config.ORG_STORAGE_QUOTA_BYTES,
+      defaultQuotaBytes: lane.config.ORG_STORAGE_QUOTA_BYTES,
     };
     const extract = deps.producer.queue("ingest-extract");
     const first = await uploadDocument(deps, { orgId, userId: admin.id }, upload);

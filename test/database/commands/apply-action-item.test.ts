@@ -4,19 +4,19 @@
  * commands/apply-action-item.ts), and an item runs once, through its tool's schema.
  */
 import { expect } from "chai";
-import { APPLIERS, applyActionItem } from "../../commands/apply-action-item";
-import { WRITE_TARGETS } from "../../commands/write-targets";
-import { ItemRejected } from "../../lib/refusal";
-import { createPendingAction, findAction, listActionItems } from "../../db/queries/admin-actions";
-import { DEMO_IDS } from "../../db/seeds/demo-ids";
-import { WRITE_TOOLS } from "../../workers/admin/tools/write-tools";
-import { stackSuite } from "../support/suite";
-import { adminSession, freshPerson, pendingDeactivation, removePeople } from "./helpers";
-
-const orgId = DEMO_IDS.orgId;
+import { APPLIERS, applyActionItem } from "../../../commands/apply-action-item";
+import { WRITE_TARGETS } from "../../../commands/write-targets";
+import { ItemRejected } from "../../../lib/refusal";
+import { createPendingAction, findAction, listActionItems } from "../../../db/queries/admin-actions";
+import { WRITE_TOOLS } from "../../../workers/admin/tools/write-tools";
+import { commandSuite, adminSession, freshPerson, pendingDeactivation } from "./helpers";
 
 describe("commands: applying an admin action item", function () {
-  const stack = stackSuite(this, { cleanUp: removePeople });
+  const lane = commandSuite(this);
+  let orgId: string;
+  before(() => {
+    orgId = lane.orgId;
+  });
 
   it("has one applier and one target schema for each write tool, and nothing else", () => {
     const tools = WRITE_TOOLS.map((tool) => tool.name).sort();
@@ -25,10 +25,10 @@ describe("commands: applying an admin action item", function () {
   });
 
   it("applies an item once (audited), then reports it already done", async () => {
-    const admin = await freshPerson(stack, "admin");
-    const target = await freshPerson(stack);
-    const action = await pendingDeactivation(stack, admin.id, target);
-    const db = stack.server.deps.db;
+    const admin = await freshPerson(lane, "admin");
+    const target = await freshPerson(lane);
+    const action = await pendingDeactivation(lane, admin.id, target);
+    const db = lane.deps.db;
     const [item] = await listActionItems(db, orgId, action.id);
     expect(await applyActionItem(db, action, item!.id)).to.equal("applied");
     expect(await applyActionItem(db, action, item!.id)).to.equal("already");
@@ -37,9 +37,9 @@ describe("commands: applying an admin action item", function () {
   });
 
   it("refuses, with a reason, an item whose target is not its tool's shape or whose tool is unknown, changing nothing", async () => {
-    const admin = await freshPerson(stack, "admin");
-    const { sessionId, turnId } = await adminSession(stack, admin.id);
-    const db = stack.server.deps.db;
+    const admin = await freshPerson(lane, "admin");
+    const { sessionId, turnId } = await adminSession(lane, admin.id);
+    const db = lane.deps.db;
     const action = await createPendingAction(db, {
       orgId,
       userId: admin.id,
