@@ -5,11 +5,11 @@
 #   database  test/database/**   PostgreSQL + Redis (no server, workers, model) budget 180 s
 #   stack     every other folder the whole product: real Redis, a throwaway PostgreSQL cluster with
 #             pgvector (the production engine; scripts/ensure-postgres.sh installs it), BullMQ
-#             workers, the scripted model server; the crash/outage/failover suites last
+#             workers, the scripted model server; run as two processes split by folder (stack1, stack2)
 #   pglite    the suites the `npm start` fallback must pass (tutor, ingestion, admin, web) again on PGlite
-# The stack lane runs from the start; the others run beside it, one after another (two cores).
-# Each lane's time and the whole run's (set-up included) are checked against their budgets: one
-# over fails the build, naming the lane.                                   whole run budget 720 s
+# Two streams of lanes run side by side (below). Each lane's time and the whole run's (set-up
+# included) are checked against their budgets: one over fails the build, naming the lane, its time
+# and its budget.                                                          whole run budget 720 s
 #   TEST_POSTGRES=pglite npm test   every lane on PGlite only (no PostgreSQL server needed)
 #   npm test -- <files or flags>    only those, each file in its folder's lane, on TEST_POSTGRES
 #                                   (default: the real server); no budgets
@@ -39,7 +39,8 @@ if [ "$#" -gt 0 ]; then
       -*) flags+=("$arg") ;;
       test/unit/* | ./test/unit/*) files[unit]+="$arg"$'\n' ;;
       test/database/* | ./test/database/*) files[database]+="$arg"$'\n' ;;
-      *) files[stack]+="$arg"$'\n' ;;
+      test/* | ./test/* | *.ts) files[stack]+="$arg"$'\n' ;;
+      *) flags+=("$arg") ;; # a flag's value (--grep words, --timeout 5000)
     esac
   done
   status=0
@@ -52,12 +53,18 @@ if [ "$#" -gt 0 ]; then
   exit "$status"
 fi
 
-# The lanes of the whole run: name, budget in seconds, engine, mocha arguments.
-stack_specs=("test/!(unit|database|reliability)/**/*.test.ts" "test/reliability/**/*.test.ts")
-# The fallback's suites: the two pages people use on it (the tutor and the console); the other browser
-# suites run on the server only. Left to the server too (their subject is not the database): file
-# extraction in its threads (hostile files, OCR, thread failures and warm-up) and the confirmation's
-# races across BullMQ hand-backs.
+# The whole run: the stack lane in two processes split by folder (about half the time each), and the
+# lighter lanes, as two streams side by side (two cores); every process starts its own Redis,
+# PostgreSQL, model server and ports, so none sees another's. The crash, outage and failover suites
+# run last in their process: what they leave behind while it winds down cannot touch the others.
+#   stream 1: stack 1/2 (ops, launcher, e2e, ingestion, reliability), then pglite
+#   stream 2: unit, database, then stack 2/2 (every other folder)
+stack1_specs=("test/{ops,launcher,e2e}/**/*.test.ts" "test/workers/ingestion/**/*.test.ts" "test/reliability/**/*.test.ts")
+stack2_specs=("test/!(unit|database|reliability|ops|launcher|e2e|workers)/**/*.test.ts" "test/workers/*.test.ts" "test/workers/!(ingestion)/**/*.test.ts")
+# The fallback's suites on PGlite: the two pages people use on it (the tutor and the console); the
+# other browser suites run on the server only. Left to the server too (their subject is not the
+# database): file extraction in its threads (hostile files, OCR, thread failures and warm-up) and
+# the confirmation's races across BullMQ hand-backs.
 pglite_specs=(
   "test/workers/{tutor,ingestion,admin}/**/*.test.ts" "test/database/workers/{tutor,ingestion,admin}/**/*.test.ts"
   "test/server/routes/documents/**/*.test.ts" "test/server/middleware/rate-limit.test.ts" "test/web/{admin,chat}.test.ts"
@@ -70,45 +77,46 @@ logs=$(mktemp -d "${TMPDIR:-/tmp}/skillnet-test-lanes-XXXXXX")
 declare -A took=() outcome=()
 trap 'jobs -p | xargs -r kill 2>/dev/null || true' EXIT
 
-# Runs one lane (as its own mocha process, its log in $logs), then records its time and exit status.
+# Runs one lane as its own mocha process, its output in $logs/<lane>.log, then records its time and exit status.
 run_lane() {
-  local lane=$1 db=$2
+  local lane=$1 db=$2 name
   shift 2
+  # A stack shard is the stack lane; the pglite lane mixes folders (.mocharc.cjs then names no lane).
+  case "$lane" in stack*) name=stack ;; pglite) name="" ;; *) name=$lane ;; esac
   local from
   from=$(date +%s)
   set +e
-  # The pglite lane mixes folders: .mocharc.cjs then names no lane, and each helper starts what its suite asks for.
-  SKILLNET_TEST_LANE=$([ "$lane" = pglite ] || echo "$lane") TEST_POSTGRES=$db "$mocha" "$@" >"$logs/$lane.log" 2>&1
-  echo "$? $(($(date +%s) - from))" >"$logs/$lane.result"
+  SKILLNET_TEST_LANE=$name TEST_POSTGRES=$db "$mocha" "$@" >"$logs/$lane.log" 2>&1
+  local status=$?
   set -e
+  local seconds=$(($(date +%s) - from))
+  echo "$status $seconds" >"$logs/$lane.result"
+  echo "› the $lane lane ended in $seconds s ($([ "$status" = 0 ] && echo passed || echo "FAILED, exit $status"))"
 }
 
-report_lane() {
-  local lane=$1
-  read -r outcome[$lane] took[$lane] <"$logs/$lane.result"
-  echo "━━━ the $lane lane ($engine): ${took[$lane]} s, exit ${outcome[$lane]} ━━━"
-  cat "$logs/$lane.log"
-}
-
-echo "› lanes: stack ($engine; PostgreSQL $(
-  [ "$engine" = server ] && "$(bash scripts/ensure-postgres.sh --check | sed 's/^PG_BINDIR=//')/postgres" --version | sed 's/^postgres (PostgreSQL) //' || echo "n/a"
-)) beside unit, database$([ "$engine" = server ] && echo ", pglite"); logs in $logs"
-run_lane stack "$engine" "${stack_specs[@]}" &
-stack_pid=$!
-lanes=(unit database)
-run_lane unit "$engine" "test/unit/**/*.test.ts"
-report_lane unit
-run_lane database "$engine" "test/database/**/*.test.ts"
-report_lane database
-if [ "$engine" = server ]; then
-  lanes+=(pglite)
-  run_lane pglite pglite "${pglite_specs[@]}"
-  report_lane pglite
-fi
-wait "$stack_pid" || true
-report_lane stack
-lanes+=(stack)
+lanes=(unit database stack1 stack2)
+echo "› lanes on $engine$([ "$engine" = server ] && echo " (PostgreSQL $("$(bash scripts/ensure-postgres.sh --check | sed 's/^PG_BINDIR=//')/postgres" --version | sed 's/^postgres (PostgreSQL) //'))"), two streams side by side:"
+echo "  stream 1: stack1$([ "$engine" = server ] && echo ", pglite")    stream 2: unit, database, stack2    (logs follow when all have ended)"
+(
+  run_lane stack1 "$engine" "${stack1_specs[@]}"
+  if [ "$engine" = server ]; then run_lane pglite pglite "${pglite_specs[@]}"; fi
+) &
+stream1=$!
+(
+  run_lane unit "$engine" "test/unit/**/*.test.ts"
+  run_lane database "$engine" "test/database/**/*.test.ts"
+  run_lane stack2 "$engine" "${stack2_specs[@]}"
+) &
+stream2=$!
+wait "$stream1" "$stream2" || true
 trap - EXIT
+[ "$engine" = server ] && lanes+=(pglite)
+for lane in "${lanes[@]}"; do
+  if [ ! -f "$logs/$lane.result" ]; then echo "1 0" >"$logs/$lane.result"; fi
+  read -r "outcome[$lane]" "took[$lane]" <"$logs/$lane.result"
+  echo "━━━ the $lane lane ($([ "$lane" = pglite ] && echo pglite || echo "$engine")): ${took[$lane]} s, exit ${outcome[$lane]} ━━━"
+  cat "$logs/$lane.log" 2>/dev/null || true
+done
 
 total=$(($(date +%s) - started))
 failed=0
