@@ -57,8 +57,9 @@ fi
 # lighter lanes, as two streams side by side (two cores); every process starts its own Redis,
 # PostgreSQL, model server and ports, so none sees another's. The crash, outage and failover suites
 # run last in their process: what they leave behind while it winds down cannot touch the others.
+# The unit lane runs first and alone (seconds; its budget is checked without the others' load), then:
 #   stream 1: stack 1/2 (ops, launcher, e2e, reliability), then pglite
-#   stream 2: unit, database, then stack 2/2 (every other folder)
+#   stream 2: database, then stack 2/2 (every other folder)
 # (balanced on a profile of the whole run: each stream about half of it)
 stack1_specs=("test/{ops,launcher,e2e}/**/*.test.ts" "test/reliability/**/*.test.ts")
 stack2_specs=("test/!(unit|database|reliability|ops|launcher|e2e)/**/*.test.ts")
@@ -96,15 +97,15 @@ run_lane() {
 }
 
 lanes=(unit database stack1 stack2)
-echo "› lanes on $engine$([ "$engine" = server ] && echo " (PostgreSQL $("$(bash scripts/ensure-postgres.sh --check | sed 's/^PG_BINDIR=//')/postgres" --version | sed 's/^postgres (PostgreSQL) //'))"), two streams side by side:"
-echo "  stream 1: stack1$([ "$engine" = server ] && echo ", pglite")    stream 2: unit, database, stack2    (logs follow when all have ended)"
+echo "› lanes on $engine$([ "$engine" = server ] && echo " (PostgreSQL $("$(bash scripts/ensure-postgres.sh --check | sed 's/^PG_BINDIR=//')/postgres" --version | sed 's/^postgres (PostgreSQL) //'))"): unit, then two streams side by side:"
+echo "  stream 1: stack1$([ "$engine" = server ] && echo ", pglite")    stream 2: database, stack2    (logs follow when all have ended)"
+run_lane unit "$engine" "test/unit/**/*.test.ts"
 (
   run_lane stack1 "$engine" "${stack1_specs[@]}"
   if [ "$engine" = server ]; then run_lane pglite pglite "${pglite_specs[@]}"; fi
 ) &
 stream1=$!
 (
-  run_lane unit "$engine" "test/unit/**/*.test.ts"
   run_lane database "$engine" "test/database/**/*.test.ts"
   run_lane stack2 "$engine" "${stack2_specs[@]}"
 ) &
