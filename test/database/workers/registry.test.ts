@@ -7,15 +7,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { HANDLERS } from "../../workers/handlers";
-import { parseQueueSelection } from "../../workers/host";
-import { QUEUE_NAMES, QUEUE_PREFIX } from "../../queues/names";
-import { createRedis } from "../../queues/connection";
-import { TUTOR_TURN_JOB_NAME, tutorTurnJobId } from "../../queues/job-ids";
-import { JobProducer } from "../../queues/producer";
-import { useStack } from "../support/stack";
+import { HANDLERS } from "../../../workers/handlers";
+import { parseQueueSelection } from "../../../workers/host";
+import { QUEUE_NAMES, QUEUE_PREFIX } from "../../../queues/names";
+import { createRedis } from "../../../queues/connection";
+import { TUTOR_TURN_JOB_NAME, tutorTurnJobId } from "../../../queues/job-ids";
+import { JobProducer } from "../../../queues/producer";
+import { useDatabase } from "../../support/database";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url)).replace(/\/$/, "");
 
 describe("worker registry", () => {
   it("files every queue's handler under that queue, and a missing or misfiled handler does not type-check", function () {
@@ -96,11 +96,11 @@ describe("tutor turns under load", function () {
 
   before(async function () {
     this.timeout(120_000);
-    const stack = await useStack();
-    // A database index of its own, so the stack's workers never see these jobs.
-    redis = createRedis({ url: `${stack.env.REDIS_URL}/7` }, "worker", stack.server.deps.log);
+    const lane = await useDatabase();
+    // A database index of its own, so no other suite's jobs are ever seen here.
+    redis = createRedis({ url: `${lane.config.REDIS_URL}/7` }, "worker", lane.deps.log);
     await redis.flushdb();
-    producer = new JobProducer(redis, stack.server.deps.log);
+    producer = new JobProducer(redis, lane.deps.log);
   });
   after(async () => {
     await Promise.all(workers.map((worker) => worker.close()));
