@@ -3,7 +3,7 @@
  * apart and reads them. It has no model behind it: it recognises a task by a phrase and finds
  * the question, the sources and the turns by their labels. Both sides build on these constants,
  * so changing a prompt's wording here changes what the offline model looks for, and
- * test/lib/prompt-markers.test.ts builds each real prompt and checks the offline model still
+ * test/unit/lib/prompt-markers.test.ts builds each real prompt and checks the offline model still
  * answers it with the right task.
  */
 

@@ -5,7 +5,7 @@
  * Most are passed bare (`NAME:`: set in the container only when set for compose, so the process
  * applies its own default); the few below have a value that belongs to the containers (their
  * network, a production default, a required secret). `npm run docs:config` rewrites the block;
- * test/docs/compose-env.test.ts fails when the committed file is stale or misses a setting.
+ * test/unit/docs/compose-env.test.ts fails when the committed file is stale or misses a setting.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -2,7 +2,7 @@
  * The lists of accepted document formats in the docs, generated from lib/document-formats.ts: the
  * text between `<!-- formats -->` and `<!-- /formats -->` is the formats' names, the text between
  * `<!-- extensions -->` and `<!-- /extensions -->` their extensions. `npm run docs:config` rewrites
- * them; test/docs/document-formats.test.ts fails when one is stale.
+ * them; test/unit/docs/document-formats.test.ts fails when one is stale.
  */
 import { fileURLToPath } from "node:url";
 import { ALLOWED_EXTENSIONS, UPLOAD_FORMATS_TEXT } from "../../lib/document-formats";

@@ -2,7 +2,7 @@
  * How one tutor answer is judged against its question: which grounding source holds the answer
  * passage (recall@5, reciprocal rank), whether every `[n]` points at a given source that supports
  * its sentence, refusals, and the answer's language. Pure functions, so they are unit-tested
- * without a stack (test/scripts/eval/scoring.test.ts).
+ * without a stack (test/unit/scripts/eval/scoring.test.ts).
  */
 import { detectLanguage } from "../../lib/language-detection";
 import { words } from "../../offline-model/text";

@@ -2,7 +2,7 @@
  * The pure half of checking a token from an identity provider: which verifier a token goes to
  * (by its unverified `iss`), which algorithms a provider may use, how a jose failure reads as one
  * of our refusal codes, and the life bound every token shares. No I/O here, so it is unit-tested
- * (test/server/auth/token-claims.test.ts) and the refusals happen before any fetch.
+ * (test/unit/server/auth/token-claims.test.ts) and the refusals happen before any fetch.
  */
 import { decodeJwt, decodeProtectedHeader, errors } from "jose";
 

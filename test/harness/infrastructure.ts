@@ -124,14 +124,22 @@ async function startTestPostgres(): Promise<{ url: string; stop(): Promise<void>
 
 let stopPostgres: (() => Promise<void>) | undefined;
 
-/** Infrastructure only (Redis, Postgres, model server), for tests that start their own processes. */
-export async function startInfrastructure(): Promise<{ env: Record<string, string>; llm: ScriptedLlm }> {
+/** An address nothing listens on: the database lane has no model, and a call that reaches for one fails at once. */
+const NO_MODEL_URL = "http://127.0.0.1:9/v1";
+
+/**
+ * Infrastructure only (Redis, Postgres, model server), for tests that start their own processes;
+ * `{ model: false }` leaves the model out (the database lane: test/support/database.ts).
+ */
+export async function startInfrastructure(): Promise<{ env: Record<string, string>; llm: ScriptedLlm }>;
+export async function startInfrastructure(options: { model: false }): Promise<{ env: Record<string, string>; llm: null }>;
+export async function startInfrastructure({ model = true }: { model?: boolean } = {}): Promise<{ env: Record<string, string>; llm: ScriptedLlm | null }> {
   tempDir = mkdtempSync(join(tmpdir(), "skillnet-test-"));
   const noop = (): void => undefined;
   const [redis, postgres, llm] = await Promise.all([
     findFreePort().then((port) => startEmbeddedRedis({ port, dataDir: join(tempDir!, "redis"), persistent: false, log: noop, exitWithParent: true })),
     startTestPostgres(),
-    startScriptedLlm(),
+    model ? startScriptedLlm() : Promise.resolve(null),
   ]);
   children.push(redis.child);
   stopPostgres = postgres.stop;
@@ -140,7 +148,7 @@ export async function startInfrastructure(): Promise<{ env: Record<string, strin
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     REDIS_URL: redis.url,
     DATABASE_URL: postgres.url,
-    LLM_BASE_URL: llm.url,
+    LLM_BASE_URL: llm?.url ?? NO_MODEL_URL,
     LLM_API_KEY: "sk-test-secret-key-0123456789",
     LLM_MODEL: "scripted-model",
     EMBEDDING_DIMENSIONS: "384",

@@ -13,6 +13,8 @@ import { mkdir, mkdtemp, readFile, rename, rm, unlink, utimes, writeFile } from 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { expect } from "chai";
+import { parseConfig } from "../../lib/config";
+import { type RunningServer, startServer } from "../../server/server";
 import { waitFor } from "../harness/client";
 import { dropOrganisations } from "../support/organizations";
 import { newIntegrationKey } from "../support/sourced-documents";
@@ -57,6 +59,13 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
   let otherAdmin: Person;
   /** The folder as it should be mirrored: path → sha256 of its bytes. */
   const expected = new Map<string, string>();
+  /**
+   * The server the CLI talks to: the stack's, with a test-length upload window per key. At the
+   * production 120 uploads a minute the 500-file first pass spent four minutes waiting out 429s;
+   * the limits themselves are tested in test/server/limits.test.ts and the CLI's wait for a 429 in
+   * test/unit/ops/sync-client.test.ts.
+   */
+  let server: RunningServer;
 
   const write = async (path: string, text: string) => {
     await mkdir(dirname(join(folder, path)), { recursive: true });
@@ -65,7 +74,7 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
   };
   const sync = async (args: string[] = [], target = folder) => {
     const { key } = await newIntegrationKey(stack, admin.token, ["documents:write"]);
-    return startSync([target, "--org", slug, "--source", "handbook", "--url", stack.baseUrl, ...args], key);
+    return startSync([target, "--org", slug, "--source", "handbook", "--url", server.url, ...args], key);
   };
   const syncJson = async () => {
     const run = await (await sync(["--json"])).done;
@@ -87,6 +96,10 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
   };
 
   before(async () => {
+    server = await startServer(parseConfig({ ...process.env, RATE_LIMIT_UPLOADS_PER_MINUTE: "100000", RATE_LIMIT_REINDEX_PER_MINUTE: "100000" }), {
+      port: 0,
+      host: "127.0.0.1",
+    });
     orgId = await freshOrganisation(stack, "Sync CLI");
     otherOrg = await freshOrganisation(stack, "Sync CLI other");
     slug = (await db()("organizations").where({ id: orgId }).first("slug")).slug;
@@ -109,6 +122,7 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
   after(async () => {
     process.stdout.write(`      folder sync figures: ${JSON.stringify(figures)}\n`);
     await rm(folder, { recursive: true, force: true });
+    await Promise.race([server?.close(), new Promise((resolve) => setTimeout(resolve, 5_000))]);
     await cleanUp(stack);
     await dropOrganisations(db(), [orgId, otherOrg]);
   });
@@ -221,7 +235,7 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
     const notes = await mkdtemp(join(tmpdir(), "skillnet-sync-notes-"));
     const runNotes = async () => {
       const { key } = await newIntegrationKey(stack, admin.token, ["documents:write"]);
-      const run = await startSync([notes, "--org", slug, "--source", "notes", "--url", stack.baseUrl, "--json"], key).done;
+      const run = await startSync([notes, "--org", slug, "--source", "notes", "--url", server.url, "--json"], key).done;
       expect(run.code, run.stderr).to.equal(0);
       return JSON.parse(run.stdout);
     };
@@ -286,11 +300,11 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
 
   it("refuses a key of another organisation before touching anything (exit 1), and a usage mistake (exit 2)", async () => {
     const { key } = await newIntegrationKey(stack, otherAdmin.token, ["documents:write"]);
-    const wrong = await startSync([folder, "--org", slug, "--source", "handbook", "--url", stack.baseUrl], key).done;
+    const wrong = await startSync([folder, "--org", slug, "--source", "handbook", "--url", server.url], key).done;
     expect(wrong.code).to.equal(1);
     expect(wrong.stderr).to.include("This key belongs to");
     expect(await db()("documents").where({ org_id: otherOrg }).count("* as n").first()).to.deep.equal({ n: "0" });
-    const usage = await startSync([folder, "--url", stack.baseUrl], key).done;
+    const usage = await startSync([folder, "--url", server.url], key).done;
     expect(usage.code).to.equal(2);
     expect(usage.stderr).to.include("--org is required");
   });

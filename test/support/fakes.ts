@@ -1,9 +1,10 @@
 /**
  * Small in-memory stand-ins for `CommandDeps` and `WorkerDeps`, for tests of logic that needs
  * no engine: what a command or handler decides, enqueues and announces. Nothing here opens a
- * socket. A test that needs Postgres or Redis (a query, a lock, a script, a job crossing
- * processes) uses the real stack (test/support/suite.ts) instead; touching `db` or `redis` on
- * a fake throws and says so, rather than passing against something that is not the engine.
+ * socket. A test that needs Postgres or Redis (a query, a lock, a script) belongs to the database
+ * lane (test/database, test/support/database.ts), one with a job crossing processes to the stack
+ * (test/support/suite.ts); touching `db` or `redis` on a fake throws and says so, rather than
+ * passing against something that is not the engine.
  */
 import { pino } from "pino";
 import type { CommandDeps } from "../../commands/deps";
@@ -24,7 +25,7 @@ function absent<T>(what: string): T {
     get(_, key) {
       if (key === "then") return undefined; // not a thenable: `await deps` must not trip it
       throw new Error(
-        `${what}.${String(key)} is not available in a logic test: use the real stack (test/support/suite.ts stackSuite) for what crosses an engine`,
+        `${what}.${String(key)} is not available in a logic test: use the database lane (test/support/database.ts databaseSuite) or the stack (test/support/suite.ts stackSuite) for what crosses an engine`,
       );
     },
   }) as T;

@@ -4,13 +4,16 @@
  * then the HTTP/Socket.IO server and the BullMQ workers in this process.
  */
 import { parseConfig, type Config } from "../../lib/config";
-import { startInfrastructure, stopInfrastructure } from "../harness/infrastructure";
+import { startInfrastructure } from "../harness/infrastructure";
 import type { ScriptedLlm } from "../harness/scripted-llm";
 import { prepareDatabase } from "../../ops/cli/prepare-database";
 import type { DemoOrganisation } from "../../db/seeds/demo-org";
 import { startServer, type RunningServer } from "../../server/server";
 import { startWorkers, type RunningWorkers } from "../../workers/host";
 import { searchCaches } from "../../workers/search-caches";
+import { JOB_OPTIONS } from "../../queues/job-options";
+import { infrastructureOnce, stopInfrastructureOnce } from "./infrastructure-once";
+import { refuseOutsideLane } from "./lanes";
 
 /** Infrastructure only (Redis, Postgres, model server), for tests that start their own processes. */
 export { startInfrastructure };
@@ -35,19 +38,38 @@ export interface Stack {
 interface SharedStack {
   starting?: Promise<Stack>;
   running?: Stack;
-  /** Stops the infrastructure, from the module instance that started it. */
-  stopInfrastructure?: () => Promise<void>;
 }
 const shared: SharedStack = ((globalThis as { __skillnetTestStack?: SharedStack }).__skillnetTestStack ??= {});
 
+/** How much shorter a failed job's wait before its next attempt is in the stack than in production. */
+const TEST_BACKOFF_DIVISOR = 20;
+const shortened = new WeakSet<object>();
+
+/**
+ * Test-length waits between a failed job's attempts: the same attempts and exponential shape, each
+ * delay a twentieth (production's 2 s is 100 ms), so a suite that waits for a job to exhaust its
+ * retries (an embedding service that refuses, an erasure that keeps failing) waits ~1.5 s instead
+ * of ~30 s. The options are stored with each job when it is queued, so workers in child processes
+ * honour them too.
+ */
+function shortenJobBackoffs(): void {
+  for (const options of Object.values(JOB_OPTIONS)) {
+    const backoff = options.backoff;
+    if (shortened.has(options) || typeof backoff !== "object" || !backoff.delay) continue;
+    options.backoff = { ...backoff, delay: Math.max(1, Math.round(backoff.delay / TEST_BACKOFF_DIVISOR)) };
+    shortened.add(options);
+  }
+}
+
 export function useStack(): Promise<Stack> {
-  // `npm run test:unit` lists logic suites only (.mocharc.unit.cjs): one that reaches for the stack is misfiled.
-  if (process.env.SKILLNET_TEST_UNIT)
-    return Promise.reject(new Error("a suite of `npm run test:unit` started the stack: move it to the full run, or give it fakes (test/support/fakes.ts)"));
+  // The unit and database lanes (test/unit, test/database) run without it: a suite there that reaches for it is misfiled.
+  const refusal = refuseOutsideLane("the stack");
+  if (refusal) return Promise.reject(refusal);
   shared.starting ??= (async () => {
-    shared.stopInfrastructure = stopInfrastructure;
-    const { env, llm } = await startInfrastructure();
+    const { env, llm } = await infrastructureOnce();
+    if (!llm) throw new Error("the infrastructure was started without the scripted model (database lane only), so the stack cannot start in this process");
     const config = parseConfig(process.env);
+    shortenJobBackoffs();
     const { demo } = await prepareDatabase(config);
     const workers = await startWorkers(config, { llm: { retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 200 } } });
     const server = await startServer(config, { port: 0, host: "127.0.0.1" });
@@ -64,7 +86,7 @@ export async function stopStack(): Promise<void> {
     await running.workers.close().catch(() => undefined);
     await running.llm.close().catch(() => undefined);
   }
-  await (shared.stopInfrastructure ?? stopInfrastructure)();
+  await stopInfrastructureOnce();
 }
 
 /** A `before` hook that starts (or reuses) the stack, allowing for a cold start, and hands it to the suite. */
