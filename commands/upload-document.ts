@@ -8,7 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import { createUploadedDocument, setCourseSourceDocument, StorageQuotaExceeded } from "../db/queries/document-lifecycle";
-import { findDocumentByHash, updateDocumentAccess, type DocumentAccess, type DocumentRow } from "../db/queries/documents";
+import { updateDocumentAccess } from "../db/queries/document-writes";
+import { findDocumentByHash, type DocumentAccess, type DocumentRow } from "../db/queries/documents";
 import { MIME_TYPES, type DocumentFormat } from "../lib/document-formats";
 import type { CommandDeps } from "./deps";
 import { withTransaction } from "./transaction";

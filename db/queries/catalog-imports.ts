@@ -252,17 +252,6 @@ export async function completeCatalogImport(db: Db, importId: string): Promise<v
   });
 }
 
-/**
- * The records endpoint: each record in its own transaction, so one refused record leaves the
- * others applied; answers one outcome per record, in the request's order.
- */
-export async function applyCatalogRecords(db: Db, orgId: string, records: CatalogRecord[]): Promise<Applied[]> {
-  const cache = new ReferenceCache();
-  const outcomes: Applied[] = [];
-  for (const record of records) outcomes.push(await db.transaction((trx) => applyCatalogRecord(trx, orgId, record, cache)));
-  return outcomes;
-}
-
 /** The bytes an organisation's imports hold until they end (the file, then its records), counted in its storage. */
 export async function heldImportBytes(db: Db, orgId: string): Promise<number> {
   const row = await db("catalog_imports")
