@@ -84,6 +84,7 @@ export const integrationDocumentRoutes = [
       const format = await acceptedFormat(file.buffer, filename);
       const { document, result } = await putSourcedDocument(deps, {
         orgId: caller.orgId,
+        actor: integrationActor(caller),
         // The key's creator, an active admin right now (the key is refused otherwise): never a demoted one.
         uploaderId: caller.creatorId,
         externalId: external_id,
