@@ -8,8 +8,8 @@
  * - a value import from a `db/queries/*-writes` module (`import type` is fine: a row's shape is
  *   not a write);
  * - an import of a function that writes from any other db/queries module (a mixed module: its
- *   exported function's body calls `.insert(`, `.update(`, `.del(`, `.delete(`, `.increment(` or
- *   `.decrement(`), unless the name is in `TECHNICAL_WRITES` below, the documented list of
+ *   exported function's own text calls `.insert(`, `.update(`, `.del(`, `.delete(`,
+ *   `.increment(`, `.decrement(` or `.transaction(`), unless the name is in `TECHNICAL_WRITES` below, the documented list of
  *   bookkeeping that no person decides and so goes unaudited;
  * - an import of `commands/transaction` (a route that opens a command's transaction is a command
  *   written in the wrong place);
@@ -40,8 +40,9 @@ export const TECHNICAL_WRITES: Record<string, string> = {
   "db/queries/scim-tokens:touchScimToken": "the SCIM token's last_used_at, stamped on each request it authenticates",
   "db/queries/refresh-tokens:issueRefreshToken": "a sign-in's refresh token: the session's own rotation bookkeeping",
   "db/queries/refresh-tokens:spendRefreshToken": "refresh-token rotation: the spent token is marked used",
-  "db/queries/refresh-tokens:revokeRefreshFamily": "a reused refresh token or a sign-out ends that sign-in's token family",
-  "db/queries/refresh-tokens:revokeRefreshTokensOfUser": "signing out everywhere ends the person's token families",
+  "db/queries/refresh-tokens:revokeRefreshFamily": "a sign-out ends that sign-in's token family",
+  "db/queries/refresh-tokens:revokeRefreshTokensOfUser":
+    "a refresh that finds the person deactivated ends all their families (the deactivation is the audited change)",
 };
 
 /** A write call on a query builder (`.del()` and `.delete()` included). */
