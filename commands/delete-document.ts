@@ -26,7 +26,8 @@ export async function deleteOrgDocument(
         { courses },
       );
     }
-    await deleteDocument(trx, input.orgId, input.documentId);
+    // Deleted by another request since the read: that one recorded the event.
+    if (!(await deleteDocument(trx, input.orgId, input.documentId))) throw Refusal.notFound("Document");
     await recordAudit(trx, {
       name: "document.deleted",
       orgId: input.orgId,
