@@ -70,8 +70,9 @@ export function writingExports(source: string): Set<string> {
   return writing;
 }
 
-/** The value names an import clause brings in (`{ a, type B, c as d }` → a, c). */
-function importedValues(clause: string): string[] {
+/** The value names an import clause brings in (`{ a, type B, c as d }` → a, c); a namespace import (`* as q`) brings in all of `exported`. */
+function importedValues(clause: string, exported: Set<string>): string[] {
+  if (clause.trim().startsWith("*")) return [...exported];
   if (!clause.trim().startsWith("{")) return [];
   return clause
     .replace(/^\s*\{|\}\s*$/g, "")
@@ -112,7 +113,7 @@ export function findRouteWrites(file: string, source: string, readModule: Module
     if (/^db\/queries\/[\w-]+$/.test(mixed) && !mixed.endsWith("-writes") && !typeKeyword) {
       const moduleSource = readModule(mixed);
       const writing = moduleSource === undefined ? new Set<string>() : writingExports(moduleSource);
-      for (const name of importedValues(clause))
+      for (const name of importedValues(clause, writing))
         if (writing.has(name) && !(`${mixed}:${name}` in TECHNICAL_WRITES))
           found.push({ ...at, why: `${name} writes (db/queries module with writes): call the command that owns the write (commands/)` });
     }

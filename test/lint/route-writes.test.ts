@@ -70,6 +70,12 @@ describe("lint: routes import only read functions of db/queries", function () {
     expect(found.map((f) => [f.line, f.why.split(" ")[0]])).to.deep.equal([[1, "deleteNote"]]);
     const reads = 'import { findNote, type Note } from "../../../db/queries/notes";\nimport type { deleteNote } from "../../../db/queries/notes";';
     expect(findRouteWrites("server/routes/notes/routes.ts", reads, modules)).to.deep.equal([]);
+    const everything = 'import * as notes from "../../../db/queries/notes";';
+    expect(findRouteWrites("server/routes/notes/routes.ts", everything, modules).map((f) => f.why.split(" ")[0])).to.deep.equal([
+      "deleteNote",
+      "touchNote",
+      "saveNotes",
+    ]);
   });
 
   it("lets the listed technical writes through, each with its reason, and nothing else of their module", () => {
