@@ -16,7 +16,7 @@ import {
   type ImportProblemCode,
   type ProblemCounts,
 } from "../../lib/catalog-import-problems";
-import { parseCatalogRecord, type CatalogRecord } from "../../lib/catalog-records";
+import { parseCatalogRecord } from "../../lib/catalog-records";
 import type { Db } from "../knex";
 import { applyCatalogRecord, ReferenceCache, type Applied } from "./catalog-writes";
 import { addOperationCounts, completeOperation, type OperationRecord, parseOperation } from "./operations";

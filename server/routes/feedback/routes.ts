@@ -6,7 +6,6 @@ import { rateOwnAnswer } from "../../../commands/rate-answer";
  */
 import { listSessionFeedback, type FeedbackRow } from "../../../db/queries/chat-feedback";
 import { principalOf } from "../../auth/middleware";
-import { notFound } from "../../errors";
 import { defineRoute } from "../define-route";
 import { feedbackResponse, messageParams, postFeedbackBody, sessionFeedbackParams, sessionFeedbackResponse } from "./schema";
 
