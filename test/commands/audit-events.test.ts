@@ -19,6 +19,7 @@ import { stopAction } from "../../commands/stop-action";
 import { uploadDocument } from "../../commands/upload-document";
 import { saveOrganisationIdentityProvider } from "../../commands/organisation-identity-provider";
 import { withTransaction } from "../../commands/transaction";
+import { findAction } from "../../db/queries/admin-actions";
 import { AUDIT_EVENT_NAMES, recordAudit } from "../../db/queries/audit-log";
 import { updatePersonFields } from "../../db/queries/people-writes";
 import { DEMO_IDS } from "../../db/seeds/demo-ids";
@@ -146,6 +147,9 @@ describe("audit events: one vocabulary, one writer, one event per command", func
     await db()("admin_actions").where({ id: action.id }).update({ status: "confirmed" });
     expect((await stopAction(deps, { orgId, actionId: action.id, stoppedBy: admin.id })).kind).to.equal("stopped");
     expect((await resumeAction(deps, { orgId, actionId: action.id, resumerId: admin.id })).kind).to.equal("resumed");
+    // The resumed run is queued and runs now: let it end before the suite removes its people.
+    for (let wait = 0; wait < 100 && !["completed", "partial", "failed"].includes((await findAction(db(), orgId, action.id))?.status ?? ""); wait++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const rows = await db()("audit_log").where({ org_id: orgId, target_id: action.id }).orderBy("created_at").select("action", "actor_id");
     expect(rows).to.deep.equal([
       { action: "admin_action.proposed", actor_id: admin.id },
