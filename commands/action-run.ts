@@ -1,9 +1,12 @@
 /**
  * What the assistant's action run records besides its items (each item is
  * commands/apply-action-item.ts): a proposal stored pending with its frozen items, an item that
- * could not run, and a run that ran out of attempts. Each is one transaction of its own; none is
- * audited (the audit trail is the items applied: `admin_action.item_applied`).
+ * could not run, and a run that ran out of attempts. Each is one transaction of its own. The
+ * proposal records `admin_action.proposed` (made for the admin whose turn asked); an item's failure
+ * and an abandoned run are the run's own progress, not anyone's decision, and record nothing (what
+ * was applied is `admin_action.item_applied`).
  */
+import { recordAudit } from "../db/queries/audit-log";
 import { abandonRun, markItemFailed } from "../db/queries/admin-action-stop";
 import { type AdminActionRow, createPendingAction, type NewAction } from "../db/queries/admin-actions";
 import type { CommandDeps } from "./deps";
@@ -13,7 +16,17 @@ type RunDeps = Pick<CommandDeps, "db">;
 
 /** The proposal and its frozen items, pending the admin's confirmation. */
 export function proposeAction(deps: RunDeps, action: NewAction): Promise<AdminActionRow> {
-  return withTransaction(deps, (trx) => createPendingAction(trx, action));
+  return withTransaction(deps, async (trx) => {
+    const row = await createPendingAction(trx, action);
+    await recordAudit(trx, {
+      name: "admin_action.proposed",
+      orgId: action.orgId,
+      actor: { type: "person", id: action.userId },
+      target: { type: "admin_action", id: row.id },
+      after: { status: row.status, tool: action.tool, items: action.items.length },
+    });
+    return row;
+  });
 }
 
 /** Records that an item could not run; false when the action was stopped first (then the item stays not run). */

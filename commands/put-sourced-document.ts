@@ -12,9 +12,11 @@
  *
  * Bytes equal to another document of the org (UNIQUE(org_id, content_hash)) are refused with
  * `409 DOCUMENT_DUPLICATE` naming it, and nothing changes: one copy of a text is indexed once, and
- * a PUT never takes over a document another id (or an admin's upload) owns.
+ * a PUT never takes over a document another id (or an admin's upload) owns. A created document
+ * records `document.uploaded`, a new version `document.version_uploaded`, each in its transaction.
  */
 import { createHash } from "node:crypto";
+import { type AuditActor, recordAudit } from "../db/queries/audit-log";
 import { createUploadedDocument, StorageQuotaExceeded } from "../db/queries/document-lifecycle";
 import { findDocumentByExternalId, storeNewVersion } from "../db/queries/document-sources";
 import { findDocumentByHash, type DocumentRow } from "../db/queries/documents";
@@ -25,12 +27,14 @@ import type { CommandDeps } from "./deps";
 import { withTransaction } from "./transaction";
 import { queueIngestion } from "./queue-ingestion";
 import { reindexDocument } from "./reindex-document";
-import { quotaRefusal } from "./upload-document";
+import { quotaRefusal, uploadedEvent } from "./upload-document";
 
 export type SourcedPutResult = "created" | "updated" | "unchanged" | "retried";
 
 export interface SourcedVersion {
   orgId: string;
+  /** Who pushed it (the integration key), named by the audit event. */
+  actor: AuditActor;
   /** Whose document it is (documents.uploaded_by) and whose room hears its progress. */
   uploaderId: string;
   externalId: string;
@@ -74,8 +78,8 @@ export async function putSourcedDocument(
   try {
     if (current) {
       await version.admitReindex();
-      const stored = await withTransaction(deps, (trx) =>
-        storeNewVersion(trx, {
+      const stored = await withTransaction(deps, async (trx) => {
+        const row = await storeNewVersion(trx, {
           orgId,
           documentId: current.id,
           bytes: version.bytes,
@@ -85,16 +89,26 @@ export async function putSourcedDocument(
           metadata,
           title: version.title,
           defaultQuotaBytes: version.defaultQuotaBytes,
-        }),
-      );
+        });
+        if (row)
+          await recordAudit(trx, {
+            name: "document.version_uploaded",
+            orgId,
+            actor: version.actor,
+            target: { type: "document", id: row.id },
+            before: { content_hash: current.content_hash, filename: current.filename, size_bytes: current.size_bytes },
+            after: { content_hash: row.content_hash, filename: row.filename, size_bytes: row.size_bytes },
+          });
+        return row;
+      });
       // Deleted between the two reads: the id is unknown again, so this PUT creates it.
       if (stored) {
         await queueIngestion(deps, stored, version.uploaderId);
         return { document: stored, result: "updated" };
       }
     }
-    const created = await withTransaction(deps, (trx) =>
-      createUploadedDocument(trx, {
+    const created = await withTransaction(deps, async (trx) => {
+      const row = await createUploadedDocument(trx, {
         orgId,
         uploadedBy: version.uploaderId,
         title: version.title ?? version.filename.replace(/\.[^.]+$/, ""),
@@ -106,8 +120,10 @@ export async function putSourcedDocument(
         access: {},
         externalId: version.externalId,
         defaultQuotaBytes: version.defaultQuotaBytes,
-      }),
-    );
+      });
+      await recordAudit(trx, uploadedEvent(row, version.actor));
+      return row;
+    });
     await queueIngestion(deps, created, version.uploaderId);
     return { document: created, result: "created" };
   } catch (error) {

@@ -1,8 +1,9 @@
 /**
  * Resuming a partial or failed admin action: its failed items go back to pending and a new run
- * is queued. A queue that refuses leaves it as it was (the items fail again with the reason and
+ * is queued; the reopening records `admin_action.resumed` in its transaction. A queue that refuses leaves it as it was (the items fail again with the reason and
  * the action is partial/failed, resumable later) and the command fails with QUEUE_UNAVAILABLE.
  */
+import { recordAudit } from "../db/queries/audit-log";
 import { failPendingItems, finishAction, reopenForResume, type AdminActionRow } from "../db/queries/admin-actions";
 import type { CommandDeps } from "./deps";
 import { queueActionRun } from "./queue-action-run";
@@ -13,7 +14,18 @@ export type ResumeOutcome = { kind: "resumed"; action: AdminActionRow } | Transi
 
 export async function resumeAction(deps: CommandDeps, request: { orgId: string; actionId: string; resumerId: string }): Promise<ResumeOutcome> {
   const { orgId, actionId, resumerId } = request;
-  const reopened = await withTransaction(deps, (trx) => reopenForResume(trx, orgId, actionId, resumerId));
+  const reopened = await withTransaction(deps, async (trx) => {
+    const reopen = await reopenForResume(trx, orgId, actionId, resumerId);
+    if (reopen.ok)
+      await recordAudit(trx, {
+        name: "admin_action.resumed",
+        orgId,
+        actor: { type: "person", id: resumerId },
+        target: { type: "admin_action", id: actionId },
+        after: { status: reopen.action.status },
+      });
+    return reopen;
+  });
   if (!reopened.ok) return { kind: "refused", transition: reopened };
   await queueActionRun(deps, reopened.action, {
     log: "could not queue a resumed action; left resumable",

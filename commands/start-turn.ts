@@ -9,7 +9,8 @@
 import { randomUUID } from "node:crypto";
 import { deleteMessage } from "../db/queries/chat-messages";
 import { storeAdminQuestion, storeQuestion, type QuestionValues, type StoredQuestion } from "../db/queries/chat-questions";
-import { deleteOwnedSession, type Owner } from "../db/queries/chat-sessions";
+import { deleteOwnedSession } from "../db/queries/chat-session-writes";
+import type { Owner } from "../db/queries/chat-sessions";
 import { addToLogContext } from "../lib/logger";
 import type { CommandDeps } from "./deps";
 import { Refusal } from "../lib/refusal";

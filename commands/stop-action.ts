@@ -4,8 +4,10 @@
  * items not started are not run and stay pending, what is done stays done and audited; the
  * action ends `stopped` and the card hears it at once, whether or not a worker is alive to see
  * the stop (admin-action-stop.ts says why the stop holds on every worker). A stop that finds
- * every item already run ends the action as the run would have (`finished`).
+ * every item already run ends the action as the run would have (`finished`). Either way the
+ * admin's stop records `admin_action.stopped` (with the status it ended in) in its transaction.
  */
+import { recordAudit } from "../db/queries/audit-log";
 import { stopRunningAction } from "../db/queries/admin-action-stop";
 import type { AdminActionRow } from "../db/queries/admin-actions";
 import { announceActionDone } from "./action-done";
@@ -16,7 +18,18 @@ import type { TransitionRefused } from "./transition-refused";
 export type StopOutcome = { kind: "stopped" | "finished"; action: AdminActionRow } | TransitionRefused;
 
 export async function stopAction(deps: CommandDeps, request: { orgId: string; actionId: string; stoppedBy: string }): Promise<StopOutcome> {
-  const result = await withTransaction(deps, (trx) => stopRunningAction(trx, request.orgId, request.actionId, request.stoppedBy));
+  const result = await withTransaction(deps, async (trx) => {
+    const stop = await stopRunningAction(trx, request.orgId, request.actionId, request.stoppedBy);
+    if (stop.ok)
+      await recordAudit(trx, {
+        name: "admin_action.stopped",
+        orgId: request.orgId,
+        actor: { type: "person", id: request.stoppedBy },
+        target: { type: "admin_action", id: request.actionId },
+        after: { status: stop.action.status, done: stop.action.done },
+      });
+    return stop;
+  });
   if (!result.ok) return { kind: "refused", transition: result };
   // The stop is committed: a card that missed the event reads the stopped action on its next load.
   await announceActionDone(deps, result.action).catch((error: unknown) =>

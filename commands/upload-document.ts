@@ -4,11 +4,14 @@
  * with the duplicate apply to it) and nothing is queued. New bytes are stored with the document
  * row in one transaction, within the organisation's storage quota (`409 STORAGE_QUOTA_EXCEEDED`
  * past it, nothing stored), then the extract stage is queued. The caller has already checked the
- * file's type and the course and restrictions it names.
+ * file's type and the course and restrictions it names. A new document records `document.uploaded`
+ * in its transaction; a duplicate stores nothing new and records nothing.
  */
 import { createHash } from "node:crypto";
+import { type AuditActor, type AuditEvent, recordAudit } from "../db/queries/audit-log";
 import { createUploadedDocument, setCourseSourceDocument, StorageQuotaExceeded } from "../db/queries/document-lifecycle";
-import { findDocumentByHash, updateDocumentAccess, type DocumentAccess, type DocumentRow } from "../db/queries/documents";
+import { updateDocumentAccess } from "../db/queries/document-writes";
+import { findDocumentByHash, type DocumentAccess, type DocumentRow } from "../db/queries/documents";
 import { MIME_TYPES, type DocumentFormat } from "../lib/document-formats";
 import type { CommandDeps } from "./deps";
 import { withTransaction } from "./transaction";
@@ -47,8 +50,8 @@ export async function uploadDocument(deps: CommandDeps, uploader: { orgId: strin
 
   let document: DocumentRow;
   try {
-    document = await withTransaction(deps, (trx) =>
-      createUploadedDocument(trx, {
+    document = await withTransaction(deps, async (trx) => {
+      const created = await createUploadedDocument(trx, {
         orgId,
         uploadedBy: uploader.userId,
         title: upload.title ?? upload.filename.replace(/\.[^.]+$/, ""),
@@ -61,8 +64,10 @@ export async function uploadDocument(deps: CommandDeps, uploader: { orgId: strin
         access: upload.access,
         courseId: upload.courseId,
         defaultQuotaBytes: upload.defaultQuotaBytes,
-      }),
-    );
+      });
+      await recordAudit(trx, uploadedEvent(created, { type: "person", id: uploader.userId }));
+      return created;
+    });
   } catch (error) {
     if (error instanceof StorageQuotaExceeded) throw quotaRefusal(error);
     // Two identical uploads raced; the other one won. Answer with its document.
@@ -74,6 +79,17 @@ export async function uploadDocument(deps: CommandDeps, uploader: { orgId: strin
   }
   await queueIngestion(deps, document, uploader.userId);
   return { document, duplicate: false };
+}
+
+/** `document.uploaded`: a new document's row and file are stored (a duplicate's bytes store nothing and record nothing). */
+export function uploadedEvent(document: DocumentRow, actor: AuditActor): AuditEvent {
+  return {
+    name: "document.uploaded",
+    orgId: document.org_id,
+    actor,
+    target: { type: "document", id: document.id },
+    after: { title: document.title, filename: document.filename, size_bytes: document.size_bytes, external_id: document.external_id },
+  };
 }
 
 /** `409 STORAGE_QUOTA_EXCEEDED`: what is used, the quota, and what the file would need. */

@@ -56,6 +56,18 @@ export const AUDIT_EVENT_NAMES = [
   "retention.updated",
   "ai_allowance.updated",
   "ai_credits.added",
+  // Documents: an admin's or an integration key's changes (an upload or new version, by whoever sent it).
+  "document.uploaded",
+  "document.version_uploaded",
+  "document.access_changed",
+  "document.renamed",
+  "document.deleted",
+  // A person's own chats.
+  "chat_session.deleted",
+  // The assistant's proposals: made for an admin, stopped and resumed by one.
+  "admin_action.proposed",
+  "admin_action.stopped",
+  "admin_action.resumed",
   // The assistant's confirmed actions: one row per applied item (`details.tool` names the tool).
   "admin_action.item_applied",
   // An operator changed an organisation's policy (commands/organisation-policy.ts).

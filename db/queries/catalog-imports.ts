@@ -16,7 +16,7 @@ import {
   type ImportProblemCode,
   type ProblemCounts,
 } from "../../lib/catalog-import-problems";
-import { parseCatalogRecord, type CatalogRecord } from "../../lib/catalog-records";
+import { parseCatalogRecord } from "../../lib/catalog-records";
 import type { Db } from "../knex";
 import { applyCatalogRecord, ReferenceCache, type Applied } from "./catalog-writes";
 import { addOperationCounts, completeOperation, type OperationRecord, parseOperation } from "./operations";
@@ -250,17 +250,6 @@ export async function completeCatalogImport(db: Db, importId: string): Promise<v
     await dropImportData(trx, importId);
     await completeOperation(trx, "catalog_imports", importId);
   });
-}
-
-/**
- * The records endpoint: each record in its own transaction, so one refused record leaves the
- * others applied; answers one outcome per record, in the request's order.
- */
-export async function applyCatalogRecords(db: Db, orgId: string, records: CatalogRecord[]): Promise<Applied[]> {
-  const cache = new ReferenceCache();
-  const outcomes: Applied[] = [];
-  for (const record of records) outcomes.push(await db.transaction((trx) => applyCatalogRecord(trx, orgId, record, cache)));
-  return outcomes;
 }
 
 /** The bytes an organisation's imports hold until they end (the file, then its records), counted in its storage. */

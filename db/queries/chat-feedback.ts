@@ -16,7 +16,7 @@ export interface FeedbackRow {
   updated_at: Date;
 }
 
-const COLUMNS = ["message_id", "rating", "comment", "rung", "updated_at"] as const;
+export const FEEDBACK_COLUMNS = ["message_id", "rating", "comment", "rung", "updated_at"] as const;
 
 /** The caller's own assistant message (its metadata: rung, sources…); undefined when it is not theirs or not an answer. */
 export async function findOwnAnswer(db: Db, owner: { orgId: string; userId: string }, messageId: string) {
@@ -27,36 +27,10 @@ export async function findOwnAnswer(db: Db, owner: { orgId: string; userId: stri
   return answer && { metadata: readMetadata(answer.metadata) };
 }
 
-/** Stores (or replaces) the rating; undefined when the message is not the caller's own answer. */
-export async function rateAnswer(
-  db: Db,
-  owner: { orgId: string; userId: string },
-  input: { messageId: string; rating: Rating; comment: string | null },
-): Promise<FeedbackRow | undefined> {
-  const answer = await findOwnAnswer(db, owner, input.messageId);
-  if (!answer) return undefined;
-  const rung = answer.metadata.rung ?? null;
-  const sources = answer.metadata.sources ?? [];
-  const [row] = await db("chat_feedback")
-    .insert({
-      org_id: owner.orgId,
-      message_id: input.messageId,
-      user_id: owner.userId,
-      rating: input.rating,
-      comment: input.comment,
-      rung,
-      sources: JSON.stringify(sources),
-    })
-    .onConflict("message_id")
-    .merge({ rating: input.rating, comment: input.comment, updated_at: db.fn.now() })
-    .returning([...COLUMNS]);
-  return row as FeedbackRow;
-}
-
 /** The caller's ratings in one of their sessions (empty for a session that is not theirs). */
 export async function listSessionFeedback(db: Db, owner: { orgId: string; userId: string }, sessionId: string): Promise<FeedbackRow[]> {
   return db("chat_feedback as f")
     .join("chat_messages as m", "m.id", "f.message_id")
     .where({ "f.org_id": owner.orgId, "f.user_id": owner.userId, "m.session_id": sessionId })
-    .select(COLUMNS.map((column) => `f.${column}`));
+    .select(FEEDBACK_COLUMNS.map((column) => `f.${column}`));
 }

@@ -58,12 +58,6 @@ export async function touchSession(db: Db, orgId: string, sessionId: string, con
     .update({ updated_at: db.fn.now(), ...(context ? { context } : {}) });
 }
 
-/** Deletes a session and (by cascade) its messages; false when it is not the caller's. */
-export async function deleteOwnedSession(db: Db, owner: Owner, sessionId: string): Promise<boolean> {
-  const deleted = await db("chat_sessions").where({ id: sessionId, org_id: owner.orgId, user_id: owner.userId }).delete();
-  return deleted > 0;
-}
-
 export async function saveSummary(db: Db, orgId: string, sessionId: string, summary: string, turnCount: number): Promise<void> {
   await db("chat_sessions").where({ id: sessionId, org_id: orgId }).update({ summary, summary_turn_count: turnCount });
 }

@@ -108,11 +108,6 @@ export async function startReindex(db: Db, orgId: string, documentId: string): P
   return row;
 }
 
-/** Chunks, drafts and the stored file go with the row (ON DELETE CASCADE); courses detach. */
-export async function deleteDocument(db: Db, orgId: string, documentId: string): Promise<void> {
-  await db("documents").where({ id: documentId, org_id: orgId }).delete();
-}
-
 /**
  * Fails every document still being indexed past the deadline. Spans organisations on purpose:
  * it is the maintenance sweep, it reads no content, and returns who to tell about each row.

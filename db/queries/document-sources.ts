@@ -108,16 +108,3 @@ export async function storeNewVersion(trx: Knex.Transaction, version: NewVersion
   }
   return row;
 }
-
-/**
- * Gives a document another external id (its file was renamed or moved at the source), keeping
- * its chunks and vectors. Undefined when the org has no document of `from`; a `to` another
- * document holds fails on the org's unique external id (23505).
- */
-export async function renameSourcedDocument(db: Db, orgId: string, from: string, to: string): Promise<DocumentRow | undefined> {
-  const [row] = (await db("documents")
-    .where({ org_id: orgId, external_id: from })
-    .update({ external_id: to, updated_at: db.fn.now() })
-    .returning("id")) as Array<{ id: string }>;
-  return row ? findDocument(db, orgId, row.id) : undefined;
-}

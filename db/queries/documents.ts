@@ -37,7 +37,7 @@ export interface DocumentAccess {
   restricted_course_id: string | null;
 }
 
-const SUMMARY_COLUMNS = [
+export const SUMMARY_COLUMNS = [
   "id",
   "org_id",
   "uploaded_by",
@@ -73,15 +73,6 @@ export async function listDocuments(db: Db, orgId: string, status?: DocumentStat
   const query = db("documents").select(SUMMARY_COLUMNS).where({ org_id: orgId }).orderBy("created_at", "desc").limit(200);
   if (status) query.andWhere({ status });
   return query;
-}
-
-/** Changes who may read a document (only the keys given); undefined when it is not in the org. */
-export async function updateDocumentAccess(db: Db, orgId: string, documentId: string, access: Partial<DocumentAccess>): Promise<DocumentRow | undefined> {
-  const [row] = await db("documents")
-    .where({ id: documentId, org_id: orgId })
-    .update({ ...access, updated_at: db.fn.now() })
-    .returning(SUMMARY_COLUMNS);
-  return row as DocumentRow | undefined;
 }
 
 export async function coursesUsingDocument(db: Db, orgId: string, documentId: string): Promise<Array<{ id: string; title: string }>> {

@@ -9,6 +9,7 @@
  * A request with a write scope leaves one audit row, whatever its outcome. Keys are not JWTs, so
  * every other route (chat, the admin assistant) refuses them by construction.
  */
+import type { AuditActor } from "../../db/queries/audit-log";
 import type { Context, Middleware, Next } from "koa";
 import { recordIntegrationWrite } from "../../commands/integration-keys";
 import { findLiveIntegrationKey, touchIntegrationKey, type IntegrationKeyRow } from "../../db/queries/integration-keys";
@@ -85,4 +86,9 @@ export function requireIntegrationKey(deps: Pick<ServerDeps, "db" | "redis" | "c
       );
     }
   };
+}
+
+/** The key as an audit event's actor (the admin who created it is not the one acting). */
+export function integrationActor(caller: IntegrationCaller): AuditActor {
+  return { type: "integration_key", id: caller.key.id, personId: null, name: caller.key.name, hint: caller.key.hint };
 }

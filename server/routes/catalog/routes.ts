@@ -1,3 +1,4 @@
+import { applyCatalogRecords } from "../../../commands/apply-catalog-records";
 /**
  * The catalog and progress API (`catalog:write`): an integration writes its courses, modules,
  * lessons, skills, enrolments and progress by its own ids — one record (PUT/DELETE), up to a
@@ -7,7 +8,7 @@
  */
 import type { Context } from "koa";
 import type { z } from "zod";
-import { applyCatalogRecords, findCatalogImport, importProblems, listCatalogImports, type CatalogImportRow } from "../../../db/queries/catalog-imports";
+import { findCatalogImport, importProblems, listCatalogImports, type CatalogImportRow } from "../../../db/queries/catalog-imports";
 import type { Applied } from "../../../db/queries/catalog-writes";
 import { abandonCatalogImport, receiveCatalogImport, reserveCatalogImport } from "../../../commands/receive-catalog-import";
 import type { ImportFormat } from "../../../lib/catalog-import-file";
@@ -66,7 +67,7 @@ function refusalOf(problem: RecordProblem): Refusal {
 }
 
 async function applyOne(ctx: Context, record: CatalogRecord, externalId: string, deps: ServerDeps): Promise<void> {
-  const [applied] = await applyCatalogRecords(deps.db, integrationCallerOf(ctx).orgId, [record]);
+  const [applied] = await applyCatalogRecords(deps, integrationCallerOf(ctx).orgId, [record]);
   if (!applied!.ok) throw refusalOf(applied!.problem);
   ctx.status = applied!.result === "created" ? 201 : 200;
   ctx.body = { type: record.type, external_id: externalId, result: applied!.result };
@@ -174,7 +175,7 @@ export const catalogRoutes: ApiRoute[] = [
     handler: async (ctx, { body }, deps) => {
       const parsed = body.records.map(parseCatalogRecord);
       const valid = parsed.flatMap((p) => (p.ok ? [p.record] : []));
-      const applied = await applyCatalogRecords(deps.db, integrationCallerOf(ctx).orgId, valid);
+      const applied = await applyCatalogRecords(deps, integrationCallerOf(ctx).orgId, valid);
       const counts = { created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0 };
       let next = 0;
       const results = parsed.map((p, index) => {

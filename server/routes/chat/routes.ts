@@ -1,5 +1,6 @@
+import { deleteChatSession } from "../../../commands/delete-chat-session";
 /** The chat API: start (idempotently) or cancel a tutor or admin assistant turn, list sessions and messages, delete a session. */
-import { deleteOwnedSession, findOwnedSession, listOwnedSessions } from "../../../db/queries/chat-sessions";
+import { findOwnedSession, listOwnedSessions } from "../../../db/queries/chat-sessions";
 import { isSessionMessage, listSessionMessagePage } from "../../../db/queries/chat-messages";
 import { principalOf } from "../../auth/middleware";
 import { badRequest, forbidden, notFound } from "../../errors";
@@ -168,9 +169,7 @@ export const chatRoutes = [
     errors: ["NOT_FOUND"],
     handler: async (ctx, { params: { id } }, deps) => {
       const principal = principalOf(ctx);
-      const deleted = await deleteOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, id);
-      if (!deleted) throw notFound("Chat session");
-      await deps.events.forgetSession(id);
+      await deleteChatSession(deps, { orgId: principal.orgId, userId: principal.userId }, id);
       ctx.status = 204;
     },
   }),

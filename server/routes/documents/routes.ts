@@ -1,8 +1,10 @@
 /** The documents API (admins): upload, list, inspect, restrict, delete and re-index company material. */
 import { hasStoredFile } from "../../../db/queries/document-files";
 import { reindexDocument } from "../../../commands/reindex-document";
-import { deleteDocument, storageUsage } from "../../../db/queries/document-lifecycle";
-import { coursesUsingDocument, findDocument, listDocuments, updateDocumentAccess } from "../../../db/queries/documents";
+import { storageUsage } from "../../../db/queries/document-lifecycle";
+import { coursesUsingDocument, findDocument, listDocuments } from "../../../db/queries/documents";
+import { changeDocumentAccess } from "../../../commands/change-document-access";
+import { deleteOrgDocument } from "../../../commands/delete-document";
 import { UPLOAD_FORMATS_TEXT } from "../../../lib/document-formats";
 import { principalOf } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
@@ -115,8 +117,7 @@ export const documentRoutes = [
       const orgId = principalOf(ctx).orgId;
       const access = accessGiven(body);
       await checkAccessCourse(deps, orgId, access);
-      const document = await updateDocumentAccess(deps.db, orgId, id, access);
-      if (!document) throw notFound("Document");
+      const document = await changeDocumentAccess(deps, { orgId, documentId: id, actorId: principalOf(ctx).userId, access });
       ctx.body = presentDocument(document, { courses: await coursesUsingDocument(deps.db, orgId, id) });
     },
   }),
@@ -132,21 +133,8 @@ export const documentRoutes = [
     responses: { 204: { description: "Deleted." } },
     errors: ["NOT_FOUND", "DOCUMENT_IN_USE"],
     handler: async (ctx, { params: { id }, query: { force } }, deps) => {
-      const orgId = principalOf(ctx).orgId;
-      const document = await findDocument(deps.db, orgId, id);
-      if (!document) throw notFound("Document");
-      const courses = await coursesUsingDocument(deps.db, orgId, id);
-      if (courses.length > 0 && force !== "true") {
-        throw new Refusal(
-          "conflict",
-          "DOCUMENT_IN_USE",
-          `This document is the source of ${courses.map((c) => `"${c.title}"`).join(", ")}; delete with ?force=true to detach it`,
-          {
-            courses,
-          },
-        );
-      }
-      await deleteDocument(deps.db, orgId, id);
+      const principal = principalOf(ctx);
+      await deleteOrgDocument(deps, { orgId: principal.orgId, documentId: id, actor: { type: "person", id: principal.userId }, force: force === "true" });
       ctx.status = 204;
     },
   }),

@@ -1,11 +1,11 @@
+import { rateOwnAnswer } from "../../../commands/rate-answer";
 /**
  * Answer feedback: the owner of a session rates an assistant answer up or down, with an optional
  * comment; rating again replaces. Anyone else's message, or a question, is 404 (not 403), so ids
  * of other people's messages reveal nothing.
  */
-import { listSessionFeedback, rateAnswer, type FeedbackRow } from "../../../db/queries/chat-feedback";
+import { listSessionFeedback, type FeedbackRow } from "../../../db/queries/chat-feedback";
 import { principalOf } from "../../auth/middleware";
-import { notFound } from "../../errors";
 import { defineRoute } from "../define-route";
 import { feedbackResponse, messageParams, postFeedbackBody, sessionFeedbackParams, sessionFeedbackResponse } from "./schema";
 
@@ -31,8 +31,7 @@ export const feedbackRoutes = [
     errors: ["NOT_FOUND"],
     handler: async (ctx, { params: { id }, body }, deps) => {
       const comment = body.comment?.trim() || null;
-      const row = await rateAnswer(deps.db, principalOf(ctx), { messageId: id, rating: body.rating, comment });
-      if (!row) throw notFound("Answer");
+      const row = await rateOwnAnswer(deps, principalOf(ctx), { messageId: id, rating: body.rating, comment });
       ctx.body = { feedback: present(row) };
     },
   }),

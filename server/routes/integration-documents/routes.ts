@@ -5,14 +5,13 @@
  * docs/integrations.md ("Documents from their source").
  */
 import { putSourcedDocument } from "../../../commands/put-sourced-document";
-import { deleteDocument } from "../../../db/queries/document-lifecycle";
-import { findDocumentByExternalId, listSourcedDocuments, renameSourcedDocument, type SourcedDocument } from "../../../db/queries/document-sources";
-import { refusingDuplicates } from "../../../db/queries/unique-violation";
+import { deleteOrgDocument } from "../../../commands/delete-document";
+import { renameDocumentSource } from "../../../commands/rename-sourced-document";
+import { findDocumentByExternalId, listSourcedDocuments, type SourcedDocument } from "../../../db/queries/document-sources";
 import type { DocumentRow } from "../../../db/queries/documents";
 import { findOrganisation } from "../../../db/queries/organizations";
 import { UPLOAD_FORMATS_TEXT } from "../../../lib/document-formats";
-import { Refusal } from "../../../lib/refusal";
-import { integrationCallerOf } from "../../auth/integration-key";
+import { integrationActor, integrationCallerOf } from "../../auth/integration-key";
 import { notFound } from "../../errors";
 import { parseInput } from "../../validation";
 import { defineRoute } from "../define-route";
@@ -83,6 +82,7 @@ export const integrationDocumentRoutes = [
       const format = await acceptedFormat(file.buffer, filename);
       const { document, result } = await putSourcedDocument(deps, {
         orgId: caller.orgId,
+        actor: integrationActor(caller),
         // The key's creator, an active admin right now (the key is refused otherwise): never a demoted one.
         uploaderId: caller.creatorId,
         externalId: external_id,
@@ -109,12 +109,8 @@ export const integrationDocumentRoutes = [
     responses: { 200: { description: "The document under its new id.", schema: sourcedDocumentResponse } },
     errors: ["NOT_FOUND", "EXTERNAL_ID_TAKEN"],
     handler: async (ctx, { params: { external_id }, body }, deps) => {
-      const { orgId } = integrationCallerOf(ctx);
-      const taken = () => new Refusal("conflict", "EXTERNAL_ID_TAKEN", `Another document already has the external_id "${body.external_id}"`);
-      const holder = body.external_id === external_id ? undefined : await findDocumentByExternalId(deps.db, orgId, body.external_id);
-      if (holder) throw taken();
-      const document = await refusingDuplicates(taken, () => renameSourcedDocument(deps.db, orgId, external_id, body.external_id));
-      if (!document) throw notFound("Document");
+      const caller = integrationCallerOf(ctx);
+      const document = await renameDocumentSource(deps, { orgId: caller.orgId, from: external_id, to: body.external_id, actor: integrationActor(caller) });
       ctx.body = { document: present(document) };
     },
   }),
@@ -129,10 +125,11 @@ export const integrationDocumentRoutes = [
     responses: { 204: { description: "Removed." } },
     errors: ["NOT_FOUND"],
     handler: async (ctx, { params: { external_id } }, deps) => {
-      const { orgId } = integrationCallerOf(ctx);
-      const document = await findDocumentByExternalId(deps.db, orgId, external_id);
+      const caller = integrationCallerOf(ctx);
+      const document = await findDocumentByExternalId(deps.db, caller.orgId, external_id);
       if (!document) throw notFound("Document");
-      await deleteDocument(deps.db, orgId, document.id);
+      // The source removed its file: a course it was the source of detaches, as the summary says.
+      await deleteOrgDocument(deps, { orgId: caller.orgId, documentId: document.id, actor: integrationActor(caller), force: true });
       ctx.status = 204;
     },
   }),

@@ -41,19 +41,22 @@ describe("commands: applying an admin action item", function () {
     const admin = await freshPerson(lane, "admin");
     const { sessionId, turnId } = await adminSession(lane, admin.id);
     const db = lane.deps.db;
-    const action = await proposeAction({ db }, {
-      orgId,
-      userId: admin.id,
-      sessionId,
-      turnId,
-      tool: "verify_skill",
-      args: {},
-      preview: "Set a level.",
-      estimate: { items: 1, writes: 3, seconds: 1 },
-      expiresAt: new Date(Date.now() + 3600_000),
-      // A level the tool's schema never lets through: the applier must not write it.
-      items: [{ target: { user_id: admin.id, skill_id: admin.id, level: 9 }, label: "bad", before: null, after: null }],
-    });
+    const action = await proposeAction(
+      { db },
+      {
+        orgId,
+        userId: admin.id,
+        sessionId,
+        turnId,
+        tool: "verify_skill",
+        args: {},
+        preview: "Set a level.",
+        estimate: { items: 1, writes: 3, seconds: 1 },
+        expiresAt: new Date(Date.now() + 3600_000),
+        // A level the tool's schema never lets through: the applier must not write it.
+        items: [{ target: { user_id: admin.id, skill_id: admin.id, level: 9 }, label: "bad", before: null, after: null }],
+      },
+    );
     const [item] = await listActionItems(db, orgId, action.id);
     const malformed = await applyActionItem(db, action, item!.id).catch((error: unknown) => error);
     expect(malformed).to.be.instanceOf(ItemRejected);

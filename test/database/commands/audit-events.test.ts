@@ -1,20 +1,29 @@
 /**
  * The audit vocabulary and its one writer: every name is `<aggregate>.<past-tense verb>` and
  * listed once; nothing but db/queries/audit-log.ts inserts into `audit_log`; and a command
- * records exactly one event in its own transaction — none when it is refused or fails.
+ * records exactly one event in its own transaction — none when it is refused or fails. The
+ * document, chat-session and admin-action commands each record theirs once per change.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
+import { randomUUID } from "node:crypto";
+import { changeDocumentAccess } from "../../../commands/change-document-access";
+import { deleteChatSession } from "../../../commands/delete-chat-session";
+import { deleteOrgDocument } from "../../../commands/delete-document";
 import { updatePerson } from "../../../commands/manage-people";
+import { putSourcedDocument } from "../../../commands/put-sourced-document";
+import { renameDocumentSource } from "../../../commands/rename-sourced-document";
+import { resumeAction } from "../../../commands/resume-action";
+import { stopAction } from "../../../commands/stop-action";
+import { uploadDocument } from "../../../commands/upload-document";
 import { saveOrganisationIdentityProvider } from "../../../commands/organisation-identity-provider";
 import { withTransaction } from "../../../commands/transaction";
 import { AUDIT_EVENT_NAMES, recordAudit } from "../../../db/queries/audit-log";
 import { updatePersonFields } from "../../../db/queries/people-writes";
 import { Refusal } from "../../../lib/refusal";
 import { sourceFilesUnder } from "../../../scripts/lint/source-files";
-import { commandSuite, freshPerson } from "./helpers";
-
+import { adminSession, commandSuite, freshPerson, pendingDeactivation } from "./helpers";
 
 describe("audit events: one vocabulary, one writer, one event per command", function () {
   const lane = commandSuite(this);
@@ -41,7 +50,12 @@ describe("audit events: one vocabulary, one writer, one event per command", func
   it("records exactly one event for a people update, in its transaction, with what changed", async () => {
     const admin = await freshPerson(lane, "admin");
     const person = await freshPerson(lane);
-    const result = await updatePerson(lane.deps, { orgId: lane.orgId, actorId: admin.id, personId: person.id, update: { name: "Renamed Once", is_active: false } });
+    const result = await updatePerson(lane.deps, {
+      orgId: lane.orgId,
+      actorId: admin.id,
+      personId: person.id,
+      update: { name: "Renamed Once", is_active: false },
+    });
     expect(result).to.deep.equal({ changed: true });
     const rows = await rowsOf(person.id);
     expect(rows.map((row) => row.action)).to.deep.equal(["person.deactivated"]);
@@ -50,6 +64,95 @@ describe("audit events: one vocabulary, one writer, one event per command", func
     // Nothing to change: nothing recorded.
     await updatePerson(lane.deps, { orgId: lane.orgId, actorId: admin.id, personId: person.id, update: { name: "Renamed Once" } });
     expect(await rowsOf(person.id)).to.have.length(1);
+  });
+
+  it("records one event per document command: upload, new version, access change, rename, delete", async () => {
+    const admin = await freshPerson(lane, "admin");
+    const deps = lane.deps;
+    const defaultQuotaBytes = lane.config.organisations.ORG_STORAGE_QUOTA_BYTES;
+    const person = { type: "person" as const, id: admin.id };
+    const key = { type: "integration_key" as const, id: randomUUID(), personId: null, name: "sync", hint: "skn_…abcd" };
+    const bytes = (text: string) => Buffer.from(`Audit ${randomUUID()}: ${text}`);
+    const uploaded = await uploadDocument(
+      deps,
+      { orgId: lane.orgId, userId: admin.id },
+      {
+        filename: "audit.txt",
+        format: "txt",
+        bytes: bytes("uploaded"),
+        title: undefined,
+        courseId: undefined,
+        access: {},
+        defaultQuotaBytes,
+      },
+    );
+    const sourced = {
+      orgId: lane.orgId,
+      actor: key,
+      uploaderId: admin.id,
+      externalId: `audit/${randomUUID()}.txt`,
+      filename: "s.txt",
+      format: "txt" as const,
+      title: undefined,
+      defaultQuotaBytes,
+      admitReindex: async () => undefined,
+    };
+    const created = await putSourcedDocument(deps, { ...sourced, bytes: bytes("first") });
+    try {
+      await putSourcedDocument(deps, { ...sourced, bytes: bytes("second") });
+      await changeDocumentAccess(deps, { orgId: lane.orgId, documentId: uploaded.document.id, actorId: admin.id, access: { restricted_departments: ["QA"] } });
+      await renameDocumentSource(deps, { orgId: lane.orgId, from: sourced.externalId, to: `${sourced.externalId}.moved`, actor: key });
+      const gone = await renameDocumentSource(deps, { orgId: lane.orgId, from: sourced.externalId, to: "elsewhere", actor: key }).catch((e: unknown) => e);
+      expect(gone).to.be.instanceOf(Refusal).and.to.include({ code: "NOT_FOUND" });
+      await deleteOrgDocument(deps, { orgId: lane.orgId, documentId: uploaded.document.id, actor: person, force: false });
+      const missing = await deleteOrgDocument(deps, { orgId: lane.orgId, documentId: uploaded.document.id, actor: person, force: false }).catch(
+        (e: unknown) => e,
+      );
+      expect(missing).to.be.instanceOf(Refusal).and.to.include({ code: "NOT_FOUND" });
+
+      expect((await rowsOf(uploaded.document.id)).map((row) => row.action)).to.deep.equal(["document.uploaded", "document.access_changed", "document.deleted"]);
+      const access = (await rowsOf(uploaded.document.id))[1]!;
+      expect(access.before).to.deep.equal({ restricted_departments: null });
+      expect(access.after).to.deep.equal({ restricted_departments: ["QA"] });
+      const trail = await db()("audit_log")
+        .where({ org_id: lane.orgId, target_id: created.document.id })
+        .orderBy("created_at")
+        .select("action", "actor_id", "details");
+      expect(trail.map((row) => row.action)).to.deep.equal(["document.uploaded", "document.version_uploaded", "document.renamed"]);
+      expect(trail.every((row) => row.actor_id === null && row.details.actor.id === key.id)).to.equal(true);
+    } finally {
+      await db()("documents").whereIn("id", [uploaded.document.id, created.document.id]).delete();
+    }
+  });
+
+  it("records one event when a person deletes their chat session, none when it is not theirs", async () => {
+    const owner = await freshPerson(lane);
+    const other = await freshPerson(lane);
+    const { sessionId } = await adminSession(lane, owner.id);
+    const refused = await deleteChatSession(lane.deps, { orgId: lane.orgId, userId: other.id }, sessionId).catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(Refusal).and.to.include({ code: "NOT_FOUND" });
+    await deleteChatSession(lane.deps, { orgId: lane.orgId, userId: owner.id }, sessionId);
+    const rows = await db()("audit_log").where({ org_id: lane.orgId, target_id: sessionId }).select("action", "actor_id");
+    expect(rows).to.deep.equal([{ action: "chat_session.deleted", actor_id: owner.id }]);
+  });
+
+  it("records one event for an admin action's proposal, stop and resume; none for a refused stop", async () => {
+    const admin = await freshPerson(lane, "admin");
+    const action = await pendingDeactivation(lane, admin.id, await freshPerson(lane));
+    const deps = lane.deps;
+    const refused = await stopAction(deps, { orgId: lane.orgId, actionId: action.id, stoppedBy: admin.id });
+    expect(refused.kind).to.equal("refused");
+    // Confirmed, with no run queued yet: stoppable without a worker racing the stop.
+    await db()("admin_actions").where({ id: action.id }).update({ status: "confirmed" });
+    expect((await stopAction(deps, { orgId: lane.orgId, actionId: action.id, stoppedBy: admin.id })).kind).to.equal("stopped");
+    expect((await resumeAction(deps, { orgId: lane.orgId, actionId: action.id, resumerId: admin.id })).kind).to.equal("resumed");
+    // The resumed run is queued; the database lane runs no workers, so it stays queued.
+    const rows = await db()("audit_log").where({ org_id: lane.orgId, target_id: action.id }).orderBy("created_at").select("action", "actor_id");
+    expect(rows).to.deep.equal([
+      { action: "admin_action.proposed", actor_id: admin.id },
+      { action: "admin_action.stopped", actor_id: admin.id },
+      { action: "admin_action.resumed", actor_id: admin.id },
+    ]);
   });
 
   it("records nothing for a refused command", async () => {

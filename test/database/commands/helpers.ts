@@ -55,18 +55,21 @@ export async function pendingDeactivation(lane: CommandLane, adminId: string, ta
   const items: NewActionItem[] = [
     { target: { user_id: target.id }, label: `${target.name}: deactivate`, before: { is_active: true }, after: { is_active: false } },
   ];
-  return proposeAction({ db: lane.deps.db }, {
-    orgId: lane.orgId,
-    userId: adminId,
-    sessionId,
-    turnId,
-    tool: "deactivate_employee",
-    args: { employee_id: target.id },
-    preview: `Deactivate ${target.name}.`,
-    estimate: { items: 1, writes: 3, seconds: 1 },
-    expiresAt: new Date(Date.now() + 3600_000),
-    items,
-  });
+  return proposeAction(
+    { db: lane.deps.db },
+    {
+      orgId: lane.orgId,
+      userId: adminId,
+      sessionId,
+      turnId,
+      tool: "deactivate_employee",
+      args: { employee_id: target.id },
+      preview: `Deactivate ${target.name}.`,
+      estimate: { items: 1, writes: 3, seconds: 1 },
+      expiresAt: new Date(Date.now() + 3600_000),
+      items,
+    },
+  );
 }
 
 /** A producer on its own connection, cut: every enqueue is refused, as when Redis drops the server's queue connection. */

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { reindexDocument } from "../../../commands/reindex-document";
 import { uploadDocument } from "../../../commands/upload-document";
-import { deleteDocument } from "../../../db/queries/document-lifecycle";
+import { deleteDocument } from "../../../db/queries/document-writes";
 import { ingestStageJobId } from "../../../queues/job-ids";
 import { commandSuite, freshPerson } from "./helpers";
 
