@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { expect } from "chai";
 import { parseConfig } from "../../lib/config";
+import { testEnv } from "../support/tunables";
 import { type RunningServer, startServer } from "../../server/server";
 import { waitFor } from "../harness/client";
 import { dropOrganisations } from "../support/organizations";
@@ -96,10 +97,21 @@ describe("ops/cli/sync.ts (npm run sync)", function () {
   };
 
   before(async () => {
-    server = await startServer(parseConfig({ ...process.env, RATE_LIMIT_UPLOADS_PER_MINUTE: "100000", RATE_LIMIT_REINDEX_PER_MINUTE: "100000" }), {
-      port: 0,
-      host: "127.0.0.1",
-    });
+    server = await startServer(
+      parseConfig(
+        testEnv({
+          ...process.env,
+          RATE_LIMIT_UPLOADS_PER_MINUTE: "100000",
+          RATE_LIMIT_ORG_UPLOADS_PER_MINUTE: "100000",
+          RATE_LIMIT_REINDEX_PER_MINUTE: "100000",
+          RATE_LIMIT_ORG_REINDEX_PER_MINUTE: "100000",
+        }),
+      ),
+      {
+        port: 0,
+        host: "127.0.0.1",
+      },
+    );
     orgId = await freshOrganisation(stack, "Sync CLI");
     otherOrg = await freshOrganisation(stack, "Sync CLI other");
     slug = (await db()("organizations").where({ id: orgId }).first("slug")).slug;
