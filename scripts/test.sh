@@ -58,11 +58,11 @@ fi
 # PostgreSQL, model server and ports, so none sees another's. The crash, outage and failover suites
 # run last in their process: what they leave behind while it winds down cannot touch the others.
 # The unit lane runs first and alone (seconds; its budget is checked without the others' load), then:
-#   stream 1: stack 1/2 (ops, launcher, e2e, reliability), then pglite
+#   stream 1: stack 1/2 (launcher, e2e, reliability), then pglite
 #   stream 2: database, then stack 2/2 (every other folder)
 # (balanced on a profile of the whole run: each stream about half of it)
-stack1_specs=("test/{ops,launcher,e2e}/**/*.test.ts" "test/reliability/**/*.test.ts")
-stack2_specs=("test/!(unit|database|reliability|ops|launcher|e2e)/**/*.test.ts")
+stack1_specs=("test/{launcher,e2e}/**/*.test.ts" "test/reliability/**/*.test.ts")
+stack2_specs=("test/!(unit|database|reliability|launcher|e2e)/**/*.test.ts")
 # The fallback's suites on PGlite: the two pages people use on it (the tutor and the console); the
 # other browser suites run on the server only. Left to the server too (their subject is not the
 # database): file extraction in its threads (hostile files, OCR, thread failures and warm-up) and

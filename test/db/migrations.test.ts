@@ -54,6 +54,7 @@ const APP_TABLES = [
   "person_exports",
   "person_erasures",
   "organisation_domains",
+  "org_policies",
 ];
 /**
  * Beside the tenant tables above: the record of organisation deletions, which names the organisation it removed in `target_org_id` and outlives it;
