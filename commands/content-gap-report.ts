@@ -12,6 +12,9 @@ import { admitReportWindow, type CachedReport, CONTENT_GAP_WINDOWS_PER_HOUR, rea
 import { Refusal } from "../lib/refusal";
 import type { CommandDeps } from "./deps";
 
+/** How long the same report (window and fingerprint) is queued once, however its job ended. */
+const REPORT_DEDUPLICATION_MS = 60_000;
+
 export type ReportState = { status: "ready"; report: CachedReport } | { status: "refreshing"; report: CachedReport } | { status: "computing" };
 
 export async function requestContentGapReport(deps: CommandDeps, parameters: ReportParameters): Promise<ReportState> {
@@ -28,6 +31,9 @@ export async function requestContentGapReport(deps: CommandDeps, parameters: Rep
     );
   }
   const id = `${reportKey(false, parameters)}:${fingerprint}`;
-  await deps.producer.enqueue("content-gaps", { ...parameters, fingerprint }, { deduplication: { id } });
+  // Deduplicated for a minute, not only while the job runs: a request that read no report just
+  // before the job wrote it and completed would otherwise queue the same computation again. A new
+  // question, rating or deactivation changes the fingerprint, so the id, and is never held back.
+  await deps.producer.enqueue("content-gaps", { ...parameters, fingerprint }, { deduplication: { id, ttl: REPORT_DEDUPLICATION_MS } });
   return cached ? { status: "refreshing", report: cached } : { status: "computing" };
 }
