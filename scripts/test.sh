@@ -69,7 +69,7 @@ stack2_specs=("test/!(unit|database|reliability|launcher|e2e)/**/*.test.ts")
 # the confirmation's races across BullMQ hand-backs.
 pglite_specs=(
   "test/workers/{tutor,ingestion,admin}/**/*.test.ts" "test/database/workers/{tutor,ingestion,admin}/**/*.test.ts"
-  "test/server/routes/documents/**/*.test.ts" "test/server/middleware/rate-limit.test.ts" "test/web/{admin,chat}.test.ts"
+  "test/server/routes/documents/**/*.test.ts" "test/server/middleware/rate-limit.test.ts" "test/web/admin.test.ts" "test/web/chat.test.ts"
   --ignore "test/workers/ingestion/{hostile-files,ocr-and-spreadsheets}.test.ts" --ignore "test/workers/ingestion/isolation/*.test.ts"
   --ignore "test/workers/admin/confirm-guard.test.ts"
 )

@@ -258,6 +258,17 @@ describe("web: allowance, feedback, citations, usage and content gaps in Chromiu
     const card = page.locator(".action-card");
     await card.locator("button", { hasText: "Confirm" }).waitFor({ timeout: 20_000 });
     const answerText = page.locator("li.msg.assistant .answer-text").last();
+    // The card can arrive while the answer's last line (the proposal's footer) is still streaming.
+    await page
+      .waitForFunction(
+        () => {
+          const texts = document.querySelectorAll("li.msg.assistant .answer-text");
+          return texts.length > 0 && texts[texts.length - 1].textContent.includes("Nothing has changed yet");
+        },
+        undefined,
+        { timeout: 10_000 },
+      )
+      .catch(() => undefined);
     expect(await answerText.textContent()).to.include("Nothing has changed yet");
 
     await card.locator("button", { hasText: "Confirm" }).click();
