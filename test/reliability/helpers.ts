@@ -88,6 +88,10 @@ export async function askTutor(baseUrl: string, token: string, question: string,
   return { sessionId: posted.body.session_id, turnId: posted.body.turn_id };
 }
 
+function askOnce(serverUrl: string, turn: StreamingTurn) {
+  return api(serverUrl, "POST", "/api/v1/chat", { token: turn.token, body: { message: "And what about travel?", session_id: turn.sessionId } });
+}
+
 /** A long answer under way on an employee's socket, for a failover suite to break something mid-answer. */
 export interface StreamingTurn {
   token: string;
@@ -138,7 +142,16 @@ export async function expectEndedOnce(received: ReceivedEvent[], turnId: string)
 /** After a failover: the next turn of the session, with the model at full speed again, ends with one `done` and no final error. */
 export async function expectNextTurnAnswered(stack: Stack, serverUrl: string, turn: StreamingTurn): Promise<void> {
   stack.llm.setTokenDelay(0);
-  const next = await askTutor(serverUrl, turn.token, "And what about travel?", turn.sessionId);
+  // Right after a failover the server may still be reconnecting: it answers 503 SERVICE_UNAVAILABLE
+  // ("nothing was changed … retry shortly"), and a client asks again. The next turn must be taken within 15 s.
+  const deadline = Date.now() + 15_000;
+  let posted = await askOnce(serverUrl, turn);
+  while (posted.status === 503 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    posted = await askOnce(serverUrl, turn);
+  }
+  expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
+  const next = { sessionId: posted.body.session_id as string, turnId: posted.body.turn_id as string };
   const nextEvents = await waitForTurnEnd(turn.received, next.turnId, 60_000);
   expect(nextEvents.filter((e) => e.event === "done")).to.have.length(1);
   expect(finalErrors(nextEvents)).to.have.length(0);
