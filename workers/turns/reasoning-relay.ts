@@ -1,0 +1,30 @@
+/**
+ * A reasoning model's thinking on its way to the person: each piece the model client hands over
+ * (`ChatOptions.onReasoning`) becomes a `reasoning` event of the turn, apart from the answer's
+ * tokens. Nothing here keeps it: the stored answer, its summary, citations and the next turn's
+ * history are built from the answer alone (docs/architecture.md, "Reasoning models").
+ */
+import type { TurnEmitter } from "./turn-emitter";
+
+/** Cleans streamed text as it passes (the tutor's answer guard: no recited prompt, no citation of a source not given). */
+export interface StreamCleaner {
+  push(text: string): string;
+  end(): string;
+}
+
+export interface ReasoningRelay {
+  /** For `ChatOptions.onReasoning`. */
+  onReasoning: (text: string) => Promise<void>;
+  /** Sends what the cleaner still held; call once the stream ended. */
+  end: () => Promise<void>;
+}
+
+export function reasoningRelay(events: TurnEmitter, cleaner?: StreamCleaner): ReasoningRelay {
+  const send = async (content: string): Promise<void> => {
+    if (content) await events.emit("reasoning", { content });
+  };
+  return {
+    onReasoning: (text) => send(cleaner ? cleaner.push(text) : text),
+    end: () => send(cleaner?.end() ?? ""),
+  };
+}
