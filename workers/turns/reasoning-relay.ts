@@ -15,16 +15,29 @@ export interface StreamCleaner {
 export interface ReasoningRelay {
   /** For `ChatOptions.onReasoning`. */
   onReasoning: (text: string) => Promise<void>;
-  /** Sends what the cleaner still held; call once the stream ended. */
-  end: () => Promise<void>;
+  /**
+   * Sends what the cleaner still held back: before the answer's first token (so the thinking is
+   * whole before the answer starts) and once the stream ended. Whitespace alone is not sent.
+   */
+  flush: () => Promise<void>;
 }
 
 export function reasoningRelay(events: TurnEmitter, cleaner?: StreamCleaner): ReasoningRelay {
+  let held = false;
   const send = async (content: string): Promise<void> => {
     if (content) await events.emit("reasoning", { content });
   };
   return {
-    onReasoning: (text) => send(cleaner ? cleaner.push(text) : text),
-    end: () => send(cleaner?.end() ?? ""),
+    onReasoning: (text) => {
+      if (!cleaner) return send(text);
+      held = true;
+      return send(cleaner.push(text));
+    },
+    flush: () => {
+      if (!held || !cleaner) return Promise.resolve();
+      held = false;
+      const rest = cleaner.end();
+      return rest.trim() ? send(rest) : Promise.resolve();
+    },
   };
 }

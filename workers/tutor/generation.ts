@@ -63,6 +63,7 @@ export async function generate(
         onReasoning: thinking.onReasoning,
       },
       async (content) => {
+        await thinking.flush();
         const shown = guard.push(content);
         await announceStepDown();
         if (shown) await events.emit("token", { content: shown });
@@ -75,7 +76,7 @@ export async function generate(
   } finally {
     cancel.stop();
   }
-  await thinking.end();
+  await thinking.flush();
   const tail = guard.end();
   await announceStepDown();
   if (tail) await events.emit("token", { content: tail });
