@@ -12,7 +12,7 @@ import type { CallPolicy } from "./call-policy";
 import { proseBeforeJson, readJsonReply, wireRequest } from "./json-tools";
 import { inModelSpan, type ModelRequest } from "./model-span";
 import type { ChatProvider } from "./providers";
-import { REASONING_ALLOWANCE_TOKENS, type ReasoningModels } from "./reasoning-budget";
+import type { ReasoningModels } from "./reasoning-budget";
 import { splitReasoning, type TextDelta } from "./reasoning-split";
 import { countMessageTokens, countTokens } from "./tokens";
 import { asCountable, type UsageRecorder } from "./usage-recorder";
@@ -40,14 +40,19 @@ export async function completeChat(deps: ChatCallDeps, context: CallContext, mes
           temperature: options.temperature,
           ...(wire.tools ? { tools: wire.tools } : {}),
         });
-      const budget = deps.reasoning.replyTokens(provider, model, options.maxTokens);
+      const budget = deps.reasoning.replyTokens(deps.config, provider, model, options.maxTokens, wire.messages.map(asCountable));
       let response = await ask(budget);
       let split = splitReasoning((response.choices[0]?.message ?? {}) as TextDelta);
       if (split.reasoning) deps.reasoning.note(provider, model);
-      if (budget !== undefined && budget === options.maxTokens && ranOutThinking(response, split)) {
+      // Known to think only now (this reply): asked again with room to, when the window leaves any.
+      const roomier =
+        budget === options.maxTokens && ranOutThinking(response, split)
+          ? deps.reasoning.replyTokens(deps.config, provider, model, budget, wire.messages.map(asCountable))
+          : undefined;
+      if (roomier !== undefined && budget !== undefined && roomier > budget) {
         // Charged apart from the call asked again (usage keeps the first row of a call key).
         await deps.usage.record(context, usageOf(response, model, wire.messages), performance.now() - started, false, { messages, ranOutThinking: true });
-        response = await ask(budget + REASONING_ALLOWANCE_TOKENS);
+        response = await ask(roomier);
         split = splitReasoning((response.choices[0]?.message ?? {}) as TextDelta);
       }
       const message = response.choices[0]?.message;
@@ -63,7 +68,8 @@ export async function completeChat(deps: ChatCallDeps, context: CallContext, mes
         toolCalls,
         ...usageOf(response, model, wire.messages),
       };
-      call.answered({ ...result, output: message && { ...message, content: raw } });
+      // The trace's output is the answer, as stored: not the thinking.
+      call.answered({ ...result, output: message && { ...message, content: raw, reasoning_content: undefined, reasoning: undefined } });
       await deps.usage.record(context, result, performance.now() - started, false, messages);
       return result;
     });

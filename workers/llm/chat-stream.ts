@@ -71,7 +71,7 @@ export async function streamChat(
             {
               model,
               messages: wire.messages,
-              max_tokens: deps.reasoning.replyTokens(provider, model, options.maxTokens),
+              max_tokens: deps.reasoning.replyTokens(deps.config, provider, model, options.maxTokens, wire.messages.map(asCountable)),
               temperature: options.temperature,
               stream: true,
               stream_options: { include_usage: true },

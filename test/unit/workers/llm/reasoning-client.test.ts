@@ -8,6 +8,7 @@
 import { expect } from "chai";
 import type { ChatCompletionTool } from "openai/resources/chat/completions";
 import { REASONING_ALLOWANCE_TOKENS } from "../../../../workers/llm/reasoning-budget";
+import { countMessageTokens } from "../../../../workers/llm/tokens";
 import { DEFAULT_THINKING, THINKING_SENTINEL } from "../../../harness/scripted-reasoning";
 import { type ScriptedLlm, startScriptedLlm } from "../../../harness/scripted-llm";
 import { makeClient } from "../../../workers/llm/helpers";
@@ -113,6 +114,19 @@ describe("LlmClient with a reasoning model", function () {
     ).to.deep.equal([20 + REASONING_ALLOWANCE_TOKENS]);
     await client.stream({ useCase: "generation" }, QUESTION, { maxTokens: 2_000 }, () => {});
     expect(llm.chatCalls().at(-1)!.body.max_tokens, "streams too").to.equal(2_000 + REASONING_ALLOWANCE_TOKENS);
+  });
+
+  it("never gives room to think past the context window (vLLM refuses prompt + max_tokens beyond it)", async () => {
+    llm.setReasoning({ as: "think" });
+    llm.setResponder(() => ({ content: "in_course" }));
+    const { client } = makeClient(llm, { LLM_CONTEXT_WINDOW: "2048" });
+    const result = await client.chat({ useCase: "tutor" }, QUESTION, { maxTokens: 60, temperature: 0 });
+    expect(result.content).to.equal("in_course");
+    const [first, again] = llm.chatCalls().map((call) => call.body.max_tokens as number);
+    expect(first).to.equal(60);
+    expect(again)
+      .to.be.greaterThan(60)
+      .and.at.most(2_048 - countMessageTokens(QUESTION));
   });
 
   it("sends a model that never thought exactly the budget its caller asked for", async () => {
