@@ -103,6 +103,8 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
   let model = "";
   let rounds = 0;
   let cancelled = false;
+  // A reasoning model's thinking is shown apart from the answer and never kept (nor sent back in the next round).
+  const thinking = reasoningRelay(events);
   for (let round = 1; round <= maxRounds + 1; round++) {
     if (await cancel?.check()) {
       cancelled = true;
@@ -118,8 +120,7 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
       deps.log.info({ round, window, fittedTokens: fit.promptTokens, elidedResults, droppedTurns, cutResults }, "admin request fitted to the context window");
     }
     let result;
-    // A reasoning model's thinking is shown apart from the answer and never kept (nor sent back in the next round).
-    const thinking = reasoningRelay(events);
+    thinking.nextCall();
     try {
       result = await deps.llm.stream(
         { useCase: "admin", orgId: tools.orgId, userId: tools.userId },

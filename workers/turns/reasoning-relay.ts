@@ -20,12 +20,20 @@ export interface ReasoningRelay {
    * whole before the answer starts) and once the stream ended. Whitespace alone is not sent.
    */
   flush: () => Promise<void>;
+  /** A next model call of the turn begins (an admin turn's next round): its thinking is set apart from the last one's. */
+  nextCall: () => void;
 }
 
 export function reasoningRelay(events: TurnEmitter, cleaner?: StreamCleaner): ReasoningRelay {
   let held = false;
+  let sent = false;
+  let apart = false;
   const send = async (content: string): Promise<void> => {
-    if (content) await events.emit("reasoning", { content });
+    if (!content) return;
+    const separated = apart && sent ? `\n\n${content.trimStart()}` : content;
+    apart = false;
+    sent = true;
+    await events.emit("reasoning", { content: separated });
   };
   return {
     onReasoning: (text) => {
@@ -38,6 +46,9 @@ export function reasoningRelay(events: TurnEmitter, cleaner?: StreamCleaner): Re
       held = false;
       const rest = cleaner.end();
       return rest.trim() ? send(rest) : Promise.resolve();
+    },
+    nextCall: () => {
+      apart = true;
     },
   };
 }
