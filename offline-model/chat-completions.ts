@@ -6,8 +6,9 @@
 import type { ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ChatMessage, ChatReply, ChatRequest, ResponseFormat, ToolDefinition } from "./responder";
+import { messageFields, textDeltas } from "./reasoning-wire";
 import { messageText } from "./text";
-import { HttpError, estimateTokens, sendJson, splitArguments, splitTokens } from "./wire";
+import { HttpError, estimateTokens, sendJson, splitArguments } from "./wire";
 
 export interface ChatOptions {
   reply: ChatReply;
@@ -44,7 +45,8 @@ export function parseChatRequest(body: unknown): ChatRequest & { includeUsage: b
 function usageFor(request: ChatRequest, reply: ChatReply) {
   const promptText = request.messages.map((message) => messageText(message)).join("\n");
   const prompt = Math.max(1, estimateTokens(promptText) + (request.tools ? estimateTokens(JSON.stringify(request.tools)) : 0));
-  const completion = estimateTokens(reply.content ?? "") + (reply.toolCalls ? estimateTokens(JSON.stringify(reply.toolCalls)) : 0);
+  const completion =
+    estimateTokens(`${reply.reasoning ?? ""} ${reply.content ?? ""}`) + (reply.toolCalls ? estimateTokens(JSON.stringify(reply.toolCalls)) : 0);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
@@ -54,6 +56,10 @@ function toolCallsFor(reply: ChatReply, completionId: string) {
     type: "function" as const,
     function: { name: call.name, arguments: JSON.stringify(call.arguments ?? {}) },
   }));
+}
+
+function finishReason(reply: ChatReply, hasToolCalls: boolean): string {
+  return reply.finishReason ?? (hasToolCalls ? "tool_calls" : "stop");
 }
 
 export async function handleChatCompletion(res: ServerResponse, request: ChatRequest & { includeUsage: boolean }, options: ChatOptions): Promise<void> {
@@ -69,7 +75,7 @@ export async function handleChatCompletion(res: ServerResponse, request: ChatReq
   const toolCalls = toolCallsFor(reply, id);
   const message = {
     role: "assistant",
-    content: reply.content ?? (toolCalls.length > 0 ? null : ""),
+    ...messageFields(reply, toolCalls.length > 0),
     refusal: null,
     ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
   };
@@ -78,7 +84,7 @@ export async function handleChatCompletion(res: ServerResponse, request: ChatReq
     object: "chat.completion",
     created,
     model: request.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop" }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(reply, toolCalls.length > 0) }],
     usage: usageFor(request, reply),
     system_fingerprint: null,
   });
@@ -141,8 +147,8 @@ async function streamCompletion(
     await goSilent();
     return;
   }
-  for (const piece of splitTokens(reply.content ?? "")) {
-    if (!(await token({ content: piece }))) return;
+  for (const delta of textDeltas(reply)) {
+    if (!(await token(delta))) return;
   }
   for (const [index, call] of toolCalls.entries()) {
     if (!(await token({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }))) return;
@@ -150,7 +156,7 @@ async function streamCompletion(
       if (!(await token({ tool_calls: [{ index, function: { arguments: piece } }] }))) return;
     }
   }
-  if (!(await chunk({}, toolCalls.length > 0 ? "tool_calls" : "stop"))) return;
+  if (!(await chunk({}, finishReason(reply, toolCalls.length > 0)))) return;
   if (request.includeUsage) {
     const usage = usageFor(request, reply);
     await write(JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.model, system_fingerprint: null, choices: [], usage }));

@@ -64,6 +64,11 @@ export interface ToolCallReply {
 export interface ChatReply {
   content?: string;
   toolCalls?: ToolCallReply[];
+  /** A reasoning model's thinking before the answer, sent as `reasoningAs` says (reasoning-wire.ts). */
+  reasoning?: string;
+  reasoningAs?: "reasoning_content" | "reasoning" | "think";
+  /** `length`: the reply was cut at its token limit (the finish reason sent instead of stop/tool_calls). */
+  finishReason?: "length";
 }
 
 export interface Responder {

@@ -89,6 +89,11 @@ export interface TurnEventPayloads {
    */
   grounding_update: { rung: "general"; source: "none"; sources: GroundingSource[]; from: GroundingRung; reason: "sources_do_not_answer" };
   token: { content: string };
+  /**
+   * A reasoning model's thinking, as it streams, apart from the answer's `token`s: shown to the
+   * person (collapsed), never stored with the answer. Only models that think send it.
+   */
+  reasoning: { content: string };
   citations: { citations: Citation[] };
   suggestions: { suggestions: string[] };
   /** Tutor turns carry the retrieval figures; admin turns the tool-call count and any action proposed. */

@@ -10,6 +10,7 @@ import { createOfflineResponder } from "../../offline-model/offline-responder";
 import { hashedEmbeddingModel } from "../../offline-model/hashed-embeddings";
 import { type HttpFault, type Interception, type LlmRequest, startLlmServer } from "../../offline-model/protocol";
 import type { ChatReply, ChatRequest } from "../../offline-model/responder";
+import { type ReasoningMode, withThinking } from "./scripted-reasoning";
 
 export interface RecordedRequest {
   method: string;
@@ -62,6 +63,8 @@ export interface ScriptedLlm {
   enqueueReply(...replies: ScriptedReply[]): void;
   /** Replaces the offline model as the default for chat completions; `null` restores it. */
   setResponder(fn: ScriptedResponder | null): void;
+  /** Every chat reply thinks first, as a reasoning model does (scripted-reasoning.ts), until `null`. */
+  setReasoning(mode: ReasoningMode | null): void;
   /** Every embeddings request answers this status until `null`. */
   failEmbeddings(status: number | null): void;
   /** Forces every returned vector to this length (to test dimension checks); `null` restores. */
@@ -93,6 +96,9 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
   const modelFaults = new Map<string, number>();
   let tokenDelay = options.tokenDelayMs ?? 0;
   let override: ScriptedResponder | null = null;
+  let reasoning: ReasoningMode | null = null;
+  const thinking = (reply: ChatReply, body: unknown): ChatReply =>
+    reasoning ? withThinking(reply, reasoning, (body as { max_tokens?: unknown } | undefined)?.max_tokens) : reply;
   let embeddingFault: number | null = null;
   let forcedDimensions: number | null = null;
   let embeddingDelay = 0;
@@ -108,9 +114,9 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
     const next = queue.shift();
     if (!next) return undefined;
     if (isFault(next)) return { fault: faultFor(next) };
-    if ("cutAfterTokens" in next) return { reply: { content: next.content }, cutAfterTokens: next.cutAfterTokens };
-    if ("silentAfterTokens" in next) return { reply: { content: next.content }, silentAfterTokens: next.silentAfterTokens };
-    return { reply: next };
+    if ("cutAfterTokens" in next) return { reply: thinking({ content: next.content }, body), cutAfterTokens: next.cutAfterTokens };
+    if ("silentAfterTokens" in next) return { reply: thinking({ content: next.content }, body), silentAfterTokens: next.silentAfterTokens };
+    return { reply: thinking(next, body) };
   };
 
   const server = await startLlmServer({
@@ -121,7 +127,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
     intercept,
     log: componentLogger("scripted-llm"),
     responder: {
-      reply: (request) => (override ? override(request) : offline.reply(request)),
+      reply: async (request) => thinking(await (override ? override(request) : offline.reply(request)), request),
       embed: async (texts, dimensions, model) => {
         if (embeddingDelay > 0) await new Promise((resolve) => setTimeout(resolve, embeddingDelay));
         return offline.embed(texts, forcedDimensions ?? dimensions, model);
@@ -140,6 +146,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
       modelFaults.clear();
       tokenDelay = options.tokenDelayMs ?? 0;
       override = null;
+      reasoning = null;
       embeddingFault = null;
       forcedDimensions = null;
       embeddingDelay = 0;
@@ -155,6 +162,9 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
     },
     setResponder(fn) {
       override = fn;
+    },
+    setReasoning(mode) {
+      reasoning = mode;
     },
     failEmbeddings(status) {
       embeddingFault = status;

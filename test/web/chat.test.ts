@@ -1,7 +1,7 @@
 /**
  * The employee chat in real Chromium against the real stack (scripted model): sign in, ask and
- * watch the answer stream with its badge and citations, follow a suggestion, survive a dropped
- * connection mid-answer, switch sessions, render a hostile answer inert, and fit a 360 px phone.
+ * watch the answer stream with its badge and citations, follow a suggestion, see a reasoning
+ * model's thinking collapsed apart from its answer, survive a dropped connection mid-answer, switch sessions, render a hostile answer inert, and fit a 360 px phone.
  */
 import { mkdirSync } from "node:fs";
 import { expect } from "chai";
@@ -10,6 +10,7 @@ import { api } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { RateLimiter } from "../../server/middleware/rate-limit";
 import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";
+import { THINKING_SENTINEL } from "../harness/scripted-reasoning";
 import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
 import { answerStreaming, launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 
@@ -152,6 +153,37 @@ describe("web: the employee chat in Chromium", function () {
       mkdirSync("docs/screenshots", { recursive: true });
       await page.screenshot({ path: "docs/screenshots/chat.png" });
     }
+  });
+
+  it("shows a reasoning model's thinking collapsed above its answer, opens it on a click, and keeps it out of the answer", async () => {
+    expect(await page.locator("details.reasoning").count(), "no disclosure for a model that does not think").to.equal(0);
+    stack.llm.setReasoning({ as: "think" });
+    stack.llm.setTokenDelay(4);
+    await page.locator(".new-session").click();
+    await ask(page, "How long is the returns window for customers?");
+    const answer = page.locator("li.msg.assistant").last();
+    const disclosure = answer.locator("details.reasoning");
+    await disclosure.waitFor({ timeout: 20_000 });
+    expect(await disclosure.evaluate((element) => element.open), "collapsed while it streams").to.equal(false);
+    expect(await answer.locator(".reasoning-text").isVisible()).to.equal(false);
+    await lastAnswerDone(page);
+    stack.llm.setTokenDelay(0);
+    expect(await disclosure.evaluate((element) => element.open), "still collapsed once answered").to.equal(false);
+    expect(await disclosure.locator("summary").textContent()).to.equal("Reasoning");
+    const text = (await answer.locator(".answer-text").textContent()) ?? "";
+    expect(text).to.contain("30").and.not.contain(THINKING_SENTINEL);
+    expect(text).to.not.contain("think>");
+    await disclosure.locator("summary").click();
+    expect(await answer.locator(".reasoning-text").isVisible()).to.equal(true);
+    expect(await answer.locator(".reasoning-text").textContent())
+      .to.contain(THINKING_SENTINEL)
+      .and.contain('{"intent": "off_topic"}');
+    const token = (await page.evaluate(() => sessionStorage.getItem("skillnet.token")))!;
+    const sessionId = (await api(stack.baseUrl, "GET", "/api/v1/chat/sessions?agent_type=tutor", { token })).body.sessions[0].id;
+    expect(await storedAnswer(stack, token, sessionId, (await answer.getAttribute("data-turn-id"))!)).to.not.contain(THINKING_SENTINEL);
+    stack.llm.reset();
+    // The workers' client learnt the scripted model thinks: the next tests see it as it was.
+    stack.workers.deps.llm.reasoningModels.clear();
   });
 
   it("resumes an answer after the connection drops mid-stream: the final text equals the stored answer, once", async () => {

@@ -18,6 +18,7 @@ import type { CancelWatch } from "../turns/turn-state";
 import type { ChatMessage } from "../llm/client";
 import { StreamCancelled } from "../llm/stream-watch";
 import type { TurnEmitter } from "../turns/turn-emitter";
+import { reasoningRelay } from "../turns/reasoning-relay";
 import { allowanceState } from "../../db/queries/ai-allowance";
 import { allowanceExhaustedRefusal } from "../../lib/refusal";
 import { countTokens } from "../llm/tokens";
@@ -102,6 +103,8 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
   let model = "";
   let rounds = 0;
   let cancelled = false;
+  // A reasoning model's thinking is shown apart from the answer and never kept (nor sent back in the next round).
+  const thinking = reasoningRelay(events);
   for (let round = 1; round <= maxRounds + 1; round++) {
     if (await cancel?.check()) {
       cancelled = true;
@@ -117,6 +120,7 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
       deps.log.info({ round, window, fittedTokens: fit.promptTokens, elidedResults, droppedTurns, cutResults }, "admin request fitted to the context window");
     }
     let result;
+    thinking.nextCall();
     try {
       result = await deps.llm.stream(
         { useCase: "admin", orgId: tools.orgId, userId: tools.userId },
@@ -127,6 +131,7 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
           tools: OPENAI_TOOLS,
           ...(lastChance ? { toolChoice: "none" as const } : {}),
           ...(cancel ? { signal: cancel.signal } : {}),
+          onReasoning: thinking.onReasoning,
         },
         async (piece) => {
           const content = separator + piece;

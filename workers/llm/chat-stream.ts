@@ -1,14 +1,15 @@
 /**
  * A chat completion streamed to the caller: the SSE body decoded a whole read at a time
  * (sse-frames.ts), silence watched (stream-watch.ts), tool-call deltas put together, text that
- * may be a JSON tool call held back (json-tools.ts), and the usage of an answered or abandoned
- * stream recorded.
+ * may be a JSON tool call held back (json-tools.ts), a reasoning model's thinking kept apart from
+ * the answer (reasoning-split.ts), and the usage of an answered or abandoned stream recorded.
  */
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { CallContext, ChatMessage, ChatOptions, ChatResult, ToolCall } from "./client";
 import { type ChatCallDeps, chatRequest } from "./chat-completion";
 import { ProseGate, readJsonReply, wireRequest } from "./json-tools";
 import { inModelSpan } from "./model-span";
+import { ReasoningSplitter, type TextDelta } from "./reasoning-split";
 import { readSseFrames } from "./sse-frames";
 import { CallbackFailure, IdleWatch, StreamCancelled } from "./stream-watch";
 import { countMessageTokens, countTokens } from "./tokens";
@@ -21,7 +22,8 @@ import { asCountable } from "./usage-recorder";
  * provider; after it, the stream is not restarted here (the caller already showed text): the
  * error surfaces with `partial: true`. With `options.tools` the model may answer with tool
  * calls instead of (or after) text; in JSON tool mode text that may be a tool call is held
- * back until the reply is read.
+ * back until the reply is read. A reasoning model's thinking goes to `options.onReasoning` (it
+ * counts as shown, like a token) and never into the result's content.
  */
 export async function streamChat(
   deps: ChatCallDeps,
@@ -46,7 +48,18 @@ export async function streamChat(
           throw new CallbackFailure(error);
         }
       };
+      const thinking = async (text: string): Promise<void> => {
+        if (!text || !options.onReasoning) return;
+        markPartial();
+        try {
+          await options.onReasoning(text);
+        } catch (error) {
+          throw new CallbackFailure(error);
+        }
+      };
+      const splitter = new ReasoningSplitter();
       let content = "";
+      let reasoning = "";
       let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
       let sent = false;
       try {
@@ -58,7 +71,7 @@ export async function streamChat(
             {
               model,
               messages: wire.messages,
-              max_tokens: options.maxTokens,
+              max_tokens: deps.reasoning.replyTokens(deps.config, provider, model, options.maxTokens, wire.messages.map(asCountable)),
               temperature: options.temperature,
               stream: true,
               stream_options: { include_usage: true },
@@ -77,6 +90,7 @@ export async function streamChat(
           call.firstChunk();
           // One read often carries many chunks: their text goes to the caller in one piece.
           let text = "";
+          let thought = "";
           for (const chunk of chunks) {
             if (chunk.usage) usage = chunk.usage;
             const delta = chunk.choices[0]?.delta;
@@ -87,16 +101,32 @@ export async function streamChat(
               if (piece.function?.name) toolCall.name += piece.function.name;
               if (piece.function?.arguments) toolCall.arguments += piece.function.arguments;
             }
-            if (delta.content) text += delta.content;
+            const split = splitter.push(delta as TextDelta);
+            text += split.answer;
+            thought += split.reasoning;
           }
-          if (!text) return;
+          if (thought) {
+            if (!reasoning) deps.reasoning.note(provider, model);
+            reasoning += thought;
+          }
           content += text;
-          const shown = gate ? gate.push(text) : text;
-          if (shown) return show(shown);
+          const shown = text && gate ? gate.push(text) : text;
+          if (!thought) return shown ? show(shown) : undefined;
+          return shown ? thinking(thought).then(() => show(shown)) : thinking(thought);
         });
         // An abort that lands after the last read still ends the call as cancelled (or silent), not as an answer.
         const stoppedEarly = watch.reason(content);
         if (stoppedEarly) throw stoppedEarly;
+        // Characters held in case they began a tag go where they were heading.
+        const tail = splitter.end();
+        if (tail.reasoning) {
+          reasoning += tail.reasoning;
+          await thinking(tail.reasoning);
+        }
+        if (tail.answer) {
+          content += tail.answer;
+          await show(gate ? gate.push(tail.answer) : tail.answer);
+        }
         let reply = { content, toolCalls: calls.filter((call) => call?.name) };
         if (gate) {
           reply = readJsonReply(content, gate.shown, options, provider, model, context.useCase);
@@ -107,7 +137,7 @@ export async function streamChat(
           ...reply,
           model,
           promptTokens: usage?.prompt_tokens ?? countMessageTokens(wire.messages.map(asCountable)),
-          completionTokens: usage?.completion_tokens ?? countTokens(content + calls.map((call) => call.arguments).join("")),
+          completionTokens: usage?.completion_tokens ?? countTokens(reasoning + content + calls.map((call) => call.arguments).join("")),
         };
         call.answered({ ...result, output: { role: "assistant", content, tool_calls: result.toolCalls } });
         await deps.usage.record(context, result, performance.now() - started, true, messages);
@@ -120,7 +150,7 @@ export async function streamChat(
           const spent = {
             model,
             promptTokens: usage?.prompt_tokens ?? countMessageTokens(wire.messages.map(asCountable)),
-            completionTokens: usage?.completion_tokens ?? countTokens(content),
+            completionTokens: usage?.completion_tokens ?? countTokens(reasoning + content),
           };
           // Keyed apart from a finished call of the same request: a retry that sends the same messages
           // and finishes must still be charged in full (record_llm_usage keeps the first row of a key).

@@ -15,6 +15,7 @@ import { streamChat } from "./chat-stream";
 import { ModelCooldowns } from "./cooldowns";
 import { Embedder } from "./embedder";
 import { chatProviders, type EmbeddingProvider, embeddingProviders } from "./providers";
+import { ReasoningModels } from "./reasoning-budget";
 import type { QueryEmbeddingCache } from "./query-embeddings";
 import { UsageRecorder, type UsageSink } from "./usage-recorder";
 
@@ -34,6 +35,11 @@ export interface ChatOptions {
   toolChoice?: "auto" | "none";
   /** Aborts the call (a cancelled turn): the stream stops and `StreamCancelled` is thrown. */
   signal?: AbortSignal;
+  /**
+   * Streamed calls: a reasoning model's thinking as it arrives, apart from the answer `onToken`
+   * gets (reasoning-split.ts). Without it the thinking is dropped; it is never in the result.
+   */
+  onReasoning?: (text: string) => Promise<void> | void;
 }
 
 export interface ToolCall {
@@ -66,6 +72,8 @@ export class LlmClient {
   readonly embeddingProviders: EmbeddingProvider[];
   /** This client's breaker: every call through it skips a provider+model that just failed (tests clear it between cases). */
   readonly cooldowns: ModelCooldowns;
+  /** The models this client saw thinking before they answer (reasoning-budget.ts); tests that switch thinking off clear it. */
+  readonly reasoningModels = new ReasoningModels();
   /** The primary provider first, then LLM_FALLBACK_PROVIDERS in order (providers.ts), with the policy and usage every chat call shares. */
   private readonly chats: ChatCallDeps;
   private readonly embedder: Embedder;
@@ -81,7 +89,7 @@ export class LlmClient {
     const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
     const policy = new CallPolicy(this.cooldowns, retry, sleep, options.log);
     const usage = new UsageRecorder(options.usage, options.log);
-    this.chats = { config, chatProviders: chats, policy, usage };
+    this.chats = { config, chatProviders: chats, policy, usage, reasoning: this.reasoningModels };
     this.embedder = new Embedder(config, this.embeddingProviders, this.cooldowns, policy, usage, options.queryCache, options.log);
   }
 

@@ -154,6 +154,8 @@ function readNodeFrames<Event>(incoming: IncomingMessage, decoder: SseDecoder<Ev
     // The HTTP parser hands over each chunk of the chunked body on its own, all within the socket
     // read that carried them: they are gathered and handled once that read is done, as one frame.
     let reads: Buffer[] = [];
+    /** The newest frame `onFrame` has not finished with: the reading ends only after it (the body may end first). */
+    let inFlight: Promise<void> | undefined;
     const handleRead = (): void => {
       const chunks = reads;
       reads = [];
@@ -168,9 +170,11 @@ function readNodeFrames<Event>(incoming: IncomingMessage, decoder: SseDecoder<Ev
       }
       if (!pending) return;
       incoming.pause();
-      pending.then(() => {
+      const frame = pending.then(() => {
+        if (inFlight === frame) inFlight = undefined;
         if (!settled) incoming.resume();
       }, fail);
+      inFlight = frame;
     };
     incoming.on("data", (bytes: Buffer) => {
       if (reads.push(bytes) === 1) queueMicrotask(handleRead);
@@ -178,11 +182,15 @@ function readNodeFrames<Event>(incoming: IncomingMessage, decoder: SseDecoder<Ev
     let ended = false;
     incoming.once("end", () => {
       ended = true;
-      // After the last read's frame, which waits on the microtask queue.
+      // After the last read's frame, which waits on the microtask queue, and after the caller is done with it.
       queueMicrotask(() => {
-        if (settled) return;
-        settled = true;
-        resolve();
+        const finish = (): void => {
+          if (settled) return;
+          settled = true;
+          resolve();
+        };
+        if (inFlight) void inFlight.then(finish);
+        else finish();
       });
     });
     incoming.once("error", fail);

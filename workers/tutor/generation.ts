@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { WorkerDeps } from "../deps";
 import { StreamCancelled } from "../llm/stream-watch";
 import { unrecoverableIfConfig } from "../turns/stage-failure";
+import { reasoningRelay } from "../turns/reasoning-relay";
 import { watchCancel } from "../turns/turn-state";
 import type { TurnEmitter } from "../turns/turn-emitter";
 import { AnswerGuard } from "./answer-guard";
@@ -36,7 +37,10 @@ export async function generate(
   const messages = await buildTutorMessages(deps, turn, retrieval, model);
   const started = performance.now();
   const systemPrompt = messages[0]?.role === "system" && typeof messages[0].content === "string" ? messages[0].content : "";
-  const guard = new AnswerGuard(new Set(retrieval.sources.map((source) => source.index)), systemPrompt, { stepDown: canStepDown(retrieval) });
+  const sourceIndices = new Set(retrieval.sources.map((source) => source.index));
+  const guard = new AnswerGuard(sourceIndices, systemPrompt, { stepDown: canStepDown(retrieval) });
+  // A reasoning model's thinking is shown apart, under the same guard, and kept nowhere (a step-down marker in it steps nothing down).
+  const thinking = reasoningRelay(events, new AnswerGuard(sourceIndices, systemPrompt));
   let stepDownAnnounced = false;
   // Before the first token shown after the marker, so the client changes the badge before the text arrives.
   const announceStepDown = async () => {
@@ -52,8 +56,14 @@ export async function generate(
     result = await deps.llm.stream(
       { useCase: "generation", orgId: turn.orgId, userId: turn.userId },
       messages,
-      { temperature: 0.3, maxTokens: 2_000, signal: abort ? AbortSignal.any([cancel.signal, abort]) : cancel.signal },
+      {
+        temperature: 0.3,
+        maxTokens: 2_000,
+        signal: abort ? AbortSignal.any([cancel.signal, abort]) : cancel.signal,
+        onReasoning: thinking.onReasoning,
+      },
       async (content) => {
+        await thinking.flush();
         const shown = guard.push(content);
         await announceStepDown();
         if (shown) await events.emit("token", { content: shown });
@@ -66,6 +76,7 @@ export async function generate(
   } finally {
     cancel.stop();
   }
+  await thinking.flush();
   const tail = guard.end();
   await announceStepDown();
   if (tail) await events.emit("token", { content: tail });

@@ -59,8 +59,9 @@ function joinTokens(events: HeldEvent[]): HeldEvent[] {
   const joined: HeldEvent[] = [];
   for (const next of events) {
     const last = joined.at(-1);
-    if (next.event === "token" && last?.event === "token")
-      joined[joined.length - 1] = { event: "token", payload: { content: last.payload.content + next.payload.content } };
+    // Thinking (a reasoning model's `reasoning` events) joins the same way.
+    if ((next.event === "token" || next.event === "reasoning") && last?.event === next.event)
+      joined[joined.length - 1] = { event: next.event, payload: { content: last.payload.content + next.payload.content } };
     else joined.push(next);
   }
   return joined;

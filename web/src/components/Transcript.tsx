@@ -13,10 +13,13 @@ import { Citations, RungBadge, Suggestions, citationAnchor } from "./AnswerParts
 import { FeedbackThumbs, useSessionFeedback } from "./FeedbackThumbs";
 import { PassageViewer, citedIndex } from "./PassageViewer";
 import { Markdown } from "./Markdown";
+import { ReasoningDisclosure } from "./ReasoningDisclosure";
 
 export interface AnswerView {
   turnId: string;
   text: string;
+  /** A live turn's thinking (reasoning models); stored answers have none. */
+  reasoning?: string;
   rung?: Rung;
   citations: Citation[];
   suggestions: string[];
@@ -111,10 +114,11 @@ function AssistantBubble({
       <div class="answer-head">
         <span class="sr-only">Answer: </span>
         {view.rung && <RungBadge rung={view.rung} />}
-        {view.status === "streaming" && !view.text && <span class="thinking">Thinking…</span>}
+        {view.status === "streaming" && !view.text && !view.reasoning && <span class="thinking">Thinking…</span>}
         {view.status === "cancelled" && <span class="badge stopped">stopped</span>}
       </div>
       {extras?.(view)}
+      <ReasoningDisclosure text={view.reasoning} thinking={view.status === "streaming" && !view.text} />
       {view.text && (
         <Markdown class="markdown answer-text" text={currentText(view, settled)} linking={{ indices, anchorFor: (i) => citationAnchor(view.turnId, i) }} />
       )}

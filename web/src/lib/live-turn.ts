@@ -1,7 +1,7 @@
 /**
  * One streaming turn as the socket delivers it. Events are applied once each, in `seq` order
  * (a replay after a reconnect may repeat what was already seen; those are skipped), and
- * `stage … restart` drops the partial text because the server is generating it again.
+ * `stage … restart` drops the partial text (and thinking) because the server is generating it again.
  */
 import type { Citation, PendingAction, Rung, ToolCall, TurnError } from "./types";
 
@@ -10,6 +10,8 @@ export interface LiveTurn {
   sessionId: string;
   lastSeq: number;
   text: string;
+  /** A reasoning model's thinking so far (`reasoning` events): shown apart, never part of `text`. */
+  reasoning: string;
   rung?: Rung;
   citations: Citation[];
   suggestions: string[];
@@ -34,6 +36,7 @@ export const TURN_EVENTS = [
   "grounding",
   "grounding_update",
   "token",
+  "reasoning",
   "citations",
   "suggestions",
   "done",
@@ -45,7 +48,7 @@ export const TURN_EVENTS = [
 export type TurnEventName = (typeof TURN_EVENTS)[number];
 
 export function newTurn(sessionId: string, turnId: string): LiveTurn {
-  return { turnId, sessionId, lastSeq: 0, text: "", citations: [], suggestions: [], status: "streaming", tools: [] };
+  return { turnId, sessionId, lastSeq: 0, text: "", reasoning: "", citations: [], suggestions: [], status: "streaming", tools: [] };
 }
 
 /** The turn after one event; the same object when the event was already applied. */
@@ -56,6 +59,7 @@ export function applyEvent(turn: LiveTurn, name: TurnEventName, event: TurnEvent
     case "stage":
       if (event.status === "restart") {
         next.text = "";
+        next.reasoning = "";
         next.error = undefined;
       }
       break;
@@ -71,6 +75,9 @@ export function applyEvent(turn: LiveTurn, name: TurnEventName, event: TurnEvent
       next.text = turn.text + String(event.content ?? "");
       // Text flowing again means a retry announced by `error {willRetry}` is under way.
       if (turn.error?.willRetry) next.error = undefined;
+      break;
+    case "reasoning":
+      next.reasoning = turn.reasoning + String(event.content ?? "");
       break;
     case "citations":
       next.citations = (event.citations as Citation[]) ?? [];

@@ -67,7 +67,7 @@ describe("LlmClient.stream() reading the model's bytes", function () {
     shown = undefined;
   });
 
-  const streamWith = (onToken: (text: string) => void) => makeClient({ url }).client.stream({ useCase: "tutor" }, QUESTION, {}, onToken);
+  const streamWith = (onToken: (text: string) => Promise<void> | void) => makeClient({ url }).client.stream({ useCase: "tutor" }, QUESTION, {}, onToken);
 
   it("calls onToken once for the chunks one read carried, with their text joined", async () => {
     scripts.push((res) => {
@@ -98,6 +98,17 @@ describe("LlmClient.stream() reading the model's bytes", function () {
     });
     expect(tokens).to.deep.equal(["You have", " thirty", " days."]);
     expect(result.content).to.equal("You have thirty days.");
+  });
+
+  it("returns only once onToken is done with the last read, also when the body ended in that read", async () => {
+    scripts.push((res) => void res.end(sse(delta("Thirty")) + sse(delta(" days.")) + sse("[DONE]")));
+    const handled: string[] = [];
+    const result = await streamWith(async (text) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      handled.push(text);
+    });
+    expect(handled, "the caller had finished with the text before the call returned").to.deep.equal(["Thirty days."]);
+    expect(result.content).to.equal("Thirty days.");
   });
 
   it("retries a stream whose first event is an error event, and answers from the retry", async () => {
