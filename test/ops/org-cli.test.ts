@@ -127,44 +127,6 @@ describe("ops/cli/org.ts (npm run org)", function () {
     expect(await db()("identity_providers").where({ org_id: orgId }).first()).to.equal(undefined);
   });
 
-  it("keeps several providers: idp add and list, set and remove by --id, and refuses to guess without --id", async () => {
-    const provider = (name: string, domain: string) => [
-      "--org",
-      slug,
-      "--issuer",
-      `https://${name}.delta.example`,
-      "--client-id",
-      name,
-      "--display-name",
-      `Delta ${name}`,
-      "--domains",
-      domain,
-    ];
-    const staff = `staff-${suffix}.example`;
-    const contractors = `contractors-${suffix}.example`;
-    const first = await runOrgCli(stack, ["idp", "set", ...provider("entra", staff), "--json"]);
-    expect(first.code, first.stderr).to.equal(0);
-    const second = await runOrgCli(stack, ["idp", "add", ...provider("google", contractors), "--json"]);
-    expect(second.code, second.stderr).to.equal(0);
-    const [entraId, googleId] = [JSON.parse(first.stdout).id, JSON.parse(second.stdout).id];
-    // Independent of one another, so run together (each run starts a process).
-    const [listed, guessed, byId] = await Promise.all([
-      runOrgCli(stack, ["idp", "list", "--org", slug]),
-      runOrgCli(stack, ["idp", "set", ...provider("entra", staff)]),
-      runOrgCli(stack, ["idp", "set", "--id", googleId, ...provider("google", contractors), "--jit"]),
-    ]);
-    expect(listed.stdout.trim().split("\n")).to.deep.equal([
-      `${entraId}  Delta entra  https://entra.delta.example  domains: ${staff}`,
-      `${googleId}  Delta google  https://google.delta.example  domains: ${contractors}`,
-    ]);
-    expect([guessed.code, guessed.stderr.includes("(SEVERAL_IDENTITY_PROVIDERS)")]).to.deep.equal([1, true]);
-    expect(byId.code, byId.stderr).to.equal(0);
-    expect(await db()("identity_providers").where({ org_id: orgId }).orderBy("display_name").pluck("jit_enabled")).to.deep.equal([false, true]);
-
-    expect((await runOrgCli(stack, ["idp", "remove", "--org", slug, "--id", googleId])).code).to.equal(0);
-    expect(await db()("identity_providers").where({ org_id: orgId }).pluck("id")).to.deep.equal([entraId]);
-  });
-
   it("approves a domain for an organisation (domain approve), never a public mail domain, and lists them (domain list)", async () => {
     const domain = `approved-${suffix}.example`;
     const approved = await runOrgCli(stack, ["domain", "approve", slug, domain.toUpperCase()]);
