@@ -54,6 +54,8 @@ export function SignInSettings() {
 
   const saved = (view: ProviderView, created: boolean): void => {
     setProviders((current) => (created ? [...(current ?? []), view] : (current ?? []).map((p) => (p.id === view.id ? view : p))));
+    // A new provider's form opens afresh under its id, so the page says it was added.
+    if (created) setMessage({ kind: "notice", text: `Added ${view.display_name}.` });
     setEditing(view.id);
   };
   const remove = async (view: ProviderView): Promise<void> => {
