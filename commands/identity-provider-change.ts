@@ -1,7 +1,9 @@
 /**
  * What an identity provider change may say, checked once for every caller: the admin's and the
  * operator's API (whose request body is this schema) and the CLI (`npm run org -- idp set`),
- * so a change the API refuses is refused from the CLI too.
+ * so a change the API refuses is refused from the CLI too. A change names its protocol; each
+ * protocol is one variant of the union (`protocol` absent: OpenID Connect, as before there was a
+ * choice).
  */
 import { z } from "zod";
 import { claimMappingSchema } from "../db/queries/identity";
@@ -9,7 +11,8 @@ import { Refusal } from "../lib/refusal";
 
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
-export const identityProviderChangeSchema = z.strictObject({
+export const oidcProviderChangeSchema = z.strictObject({
+  protocol: z.literal("oidc").default("oidc").describe("OpenID Connect (the default)."),
   display_name: z.string().trim().min(1).max(100).describe('Shown on the sign-in button: "Sign in with <display_name>".'),
   issuer: z
     .url({ protocol: /^https?$/, error: "issuer must be an http(s) URL" })
@@ -37,12 +40,16 @@ export const identityProviderChangeSchema = z.strictObject({
     .default([])
     .describe(
       "Email domains this provider signs in (exact match) and that find it on the sign-in page, once verified for the organisation " +
-        "(a listed domain that is not verified does nothing). One another organisation verified is refused (`409 DOMAIN_CLAIMED`).",
+        "(a listed domain that is not verified does nothing). One another organisation verified is refused (`409 DOMAIN_CLAIMED`); " +
+        "one another enabled provider of the organisation lists is refused (`409 DOMAIN_HAS_PROVIDER`).",
     ),
   claim_mapping: claimMappingSchema.strict().default({}),
   jit_enabled: z.boolean().default(false).describe("Create the employee at their first sign-in from an allowed domain."),
   enabled: z.boolean().default(true),
 });
+
+/** Every protocol's change, told apart by `protocol`. */
+export const identityProviderChangeSchema = z.discriminatedUnion("protocol", [oidcProviderChangeSchema]);
 
 export type IdentityProviderChange = z.input<typeof identityProviderChangeSchema>;
 

@@ -1,135 +1,116 @@
 /**
- * An organisation's identity provider is stored and removed here, and only here: the admin's
- * route, the operator's route and the CLI (`npm run org -- idp …`) call these, so a change is
- * validated, written and audited once, the same way whoever makes it.
+ * An organisation's identity providers are stored and removed here, and only here: the admin's
+ * routes, the operator's routes and the CLI (`npm run org -- idp …`) call these, so a change is
+ * validated, written and audited once, the same way whoever makes it. An organisation may have
+ * several providers (staff on one, contractors on another), each signing in its own email domains;
+ * the rules a change must keep are in identity-provider-rules.ts.
+ *
+ * A provider is addressed by its id within the organisation (another organisation's id is not
+ * found, as an unknown one), or as the organisation's only one: the single-provider API and
+ * `idp set` without `--id` create one when there is none and change it when there is one, and are
+ * refused (`409 SEVERAL_IDENTITY_PROVIDERS`) once there are several, rather than guess.
  *
  * The client secret is write-only and sealed with SECRETS_KEY (lib/secret-box.ts) before it
- * reaches the database; nothing here returns or logs it. It was given for one issuer and one
- * client: a change of `issuer` or `client_id` must give it again or clear it
- * (`422 CLIENT_SECRET_REQUIRED`), or re-pointing the issuer would send the stored secret to
- * whoever answers there.
- *
- * A provider's `allowed_domains` may list domains the organisation has not verified
- * (organisation-domains.ts): they do nothing until verified. One another organisation has
- * verified is refused (`409 DOMAIN_CLAIMED`, checked under the domain claims' lock), since it
- * could never be this organisation's. Turning a provider off ends the browser sessions it began.
- *
- * Each change is audited in the organisation's own audit log (`identity_provider.created`,
- * `.updated`, `.removed`, before/after without the secret, `details.via` api or cli), in the same
- * transaction as the change.
+ * reaches the database; nothing here returns or logs it. Turning a provider off, or removing it,
+ * ends the browser sessions it began. Each change is audited in the organisation's own audit log
+ * (`identity_provider.created`, `.updated`, `.removed`, before/after without the secret,
+ * `details.via` api or cli), in the same transaction as the change.
  */
 import type { Config } from "../lib/config";
 import { Refusal } from "../lib/refusal";
-import { SecretBox } from "../lib/secret-box";
-import { recordAudit, type AuditActor, type AuditEventName } from "../db/queries/audit-log";
-import { findIdentityProviderOfOrg, type IdentityProviderRow } from "../db/queries/identity";
-import { deleteIdentityProvider, lockIdentityProviderOfOrg, upsertIdentityProvider } from "../db/queries/identity-provider-writes";
-import { domainsVerifiedElsewhere, lockDomainClaims } from "../db/queries/organisation-domains";
+import { findIdentityProviderOfOrg, listIdentityProvidersOfOrg, type IdentityProviderRow } from "../db/queries/identity";
+import { deleteIdentityProvider, insertIdentityProvider, lockIdentityProvidersOfOrg, updateIdentityProvider } from "../db/queries/identity-provider-writes";
 import type { CommandDeps } from "./deps";
 import { type IdentityProviderChange, validIdentityProviderChange } from "./identity-provider-change";
-import { type Transaction, withTransaction } from "./transaction";
+import {
+  type IdentityProviderActor,
+  recordProviderChange,
+  refuseDomainsClaimedElsewhere,
+  refuseDomainsOfAnotherProvider,
+  refuseProviderLimit,
+  refuseSecretCarriedOver,
+  secretBox,
+  type ValidChange,
+} from "./identity-provider-rules";
+import { withTransaction } from "./transaction";
 
 /** Everything a provider is, as a change states it; `client_secret` undefined keeps the stored one, null removes it. */
-export type { IdentityProviderChange };
-
-/** Who changes it: an admin or the operator through the API, or the operator's CLI (no person). */
-export interface IdentityProviderActor {
-  via: "api" | "cli";
-  userId: string | null;
-}
+export type { IdentityProviderChange, IdentityProviderActor };
 
 /** What the provider is asked before it is stored; throws when it cannot be used (the routes discover it, the CLI does not). */
 export type ProviderCheck = (credentials: { issuer: string; clientId: string; clientSecret: string | null }) => Promise<void>;
 
-type ValidChange = ReturnType<typeof validIdentityProviderChange>;
-
 export type IdentityProviderDeps = Pick<CommandDeps, "db" | "log"> & { config: { auth: Pick<Config["auth"], "SECRETS_KEY"> }; checkProvider?: ProviderCheck };
 
-function secretBox(deps: IdentityProviderDeps): SecretBox {
-  if (!deps.config.auth.SECRETS_KEY)
+/** Which provider a change is for: a new one, one by id, or the organisation's only one (created when there is none). */
+export type ProviderTarget = { kind: "new" } | { kind: "id"; id: string } | { kind: "sole" };
+
+const notFound = () => Refusal.notFound("Identity provider");
+
+/** The one provider of an organisation that has at most one; several is a refusal, not a guess. */
+export function soleProvider(providers: readonly IdentityProviderRow[]): IdentityProviderRow | undefined {
+  if (providers.length > 1)
     throw new Refusal(
-      "unavailable",
-      "SECRETS_KEY_MISSING",
-      "SECRETS_KEY is not set, so the client secret cannot be stored encrypted. Set SECRETS_KEY (at least 32 characters, the same value the server and workers use; npm start generates one).",
+      "conflict",
+      "SEVERAL_IDENTITY_PROVIDERS",
+      `The organisation has ${providers.length} identity providers: address one by its id (/api/v1/admin/identity-providers/{id}, or --id in the CLI).`,
+      { provider_ids: providers.map((provider) => provider.id) },
     );
-  return new SecretBox(deps.config.auth.SECRETS_KEY);
+  return providers[0];
 }
 
-/** A stored secret belongs to the issuer and client it was given for: moving either needs it again (or none). */
-function refuseSecretCarriedOver(change: ValidChange, stored: IdentityProviderRow | undefined): void {
-  if (!stored?.client_secret_encrypted || change.client_secret !== undefined) return;
-  if (change.issuer === stored.issuer && change.client_id === stored.client_id) return;
-  throw new Refusal(
-    "unprocessable",
-    "CLIENT_SECRET_REQUIRED",
-    "The issuer or client id changed: give the client secret again (client_secret, or --client-secret), or clear it (null) for a public client. The stored one is only sent to the issuer it was given for.",
-  );
+/** The provider the target names among the organisation's; a missing id is 404. */
+function targeted(target: ProviderTarget, providers: readonly IdentityProviderRow[]): IdentityProviderRow | undefined {
+  if (target.kind === "new") return undefined;
+  if (target.kind === "sole") return soleProvider(providers);
+  const found = providers.find((provider) => provider.id === target.id);
+  if (!found) throw notFound();
+  return found;
+}
+
+async function storedProvider(deps: IdentityProviderDeps, orgId: string, target: ProviderTarget): Promise<IdentityProviderRow | undefined> {
+  if (target.kind === "new") return undefined;
+  if (target.kind === "sole") return soleProvider(await listIdentityProvidersOfOrg(deps.db, orgId));
+  const found = await findIdentityProviderOfOrg(deps.db, orgId, target.id);
+  if (!found) throw notFound();
+  return found;
 }
 
 /** The secret discovery is tried with: the new one, the stored one, or none. */
 function effectiveSecret(deps: IdentityProviderDeps, change: ValidChange, stored: IdentityProviderRow | undefined): string | null {
   if (change.client_secret !== undefined) return change.client_secret;
-  return stored?.client_secret_encrypted ? secretBox(deps).open(stored.client_secret_encrypted) : null;
+  return stored?.client_secret_encrypted ? secretBox(deps.config).open(stored.client_secret_encrypted) : null;
 }
 
-/** The settings as the API shows them: everything but the sealed secret, which is only said to be set. */
-function auditView(row: IdentityProviderRow | undefined): Record<string, unknown> | null {
-  if (!row) return null;
-  const { client_secret_encrypted, created_at: _created, updated_at: _updated, ...rest } = row;
-  return { ...rest, client_secret_set: client_secret_encrypted !== null };
-}
-
-async function recordProviderChange(
-  trx: Transaction,
-  name: AuditEventName,
-  actor: IdentityProviderActor,
-  before: IdentityProviderRow | undefined,
-  after: IdentityProviderRow | undefined,
-): Promise<void> {
-  const row = (after ?? before)!;
-  const who: AuditActor = actor.userId ? { type: "person", id: actor.userId } : { type: "operator" };
-  await recordAudit(trx, {
-    name,
-    orgId: row.org_id,
-    actor: who,
-    target: { type: "identity_provider", id: row.id },
-    before: auditView(before),
-    after: auditView(after),
-    details: { via: actor.via },
-  });
-}
-
-/** A domain another organisation verified could never sign people in here; read under the claims' lock. */
-async function refuseDomainsClaimedElsewhere(trx: Transaction, orgId: string, domains: string[]): Promise<void> {
-  await lockDomainClaims(trx);
-  const taken = await domainsVerifiedElsewhere(trx, orgId, domains);
-  if (taken.length === 0) return;
-  throw new Refusal("conflict", "DOMAIN_CLAIMED", `${taken.join(", ")} is verified by another organisation; a domain signs people in to one organisation only`);
-}
-
-export async function saveOrganisationIdentityProvider(
+/** Creates or changes the provider the target names, after asking the provider (checkProvider) outside the transaction. */
+export async function saveIdentityProvider(
   deps: IdentityProviderDeps,
   actor: IdentityProviderActor,
   orgId: string,
+  target: ProviderTarget,
   request: IdentityProviderChange,
 ): Promise<IdentityProviderRow> {
   const change = validIdentityProviderChange(request);
-  const stored = await findIdentityProviderOfOrg(deps.db, orgId);
+  const stored = await storedProvider(deps, orgId, target);
   refuseSecretCarriedOver(change, stored);
-  const { client_secret: secret, ...settings } = change;
+  const { protocol: _protocol, client_secret: secret, ...settings } = change;
   const domains = [...new Set(settings.allowed_domains.map((domain) => domain.toLowerCase()))];
-  const sealed = typeof secret === "string" ? secretBox(deps).seal(secret) : secret;
+  const sealed = typeof secret === "string" ? secretBox(deps.config).seal(secret) : secret;
   await deps.checkProvider?.({ issuer: change.issuer, clientId: change.client_id, clientSecret: effectiveSecret(deps, change, stored) });
   const saved = await withTransaction(deps, async (trx) => {
-    const before = await lockIdentityProviderOfOrg(trx, orgId);
-    // Checked again under the lock: a secret stored while discovery ran must not follow a new issuer.
+    const providers = await lockIdentityProvidersOfOrg(trx, orgId);
+    // Read again under the lock: a provider removed, added or re-pointed while discovery ran counts as it is now.
+    const before = targeted(target, providers);
     refuseSecretCarriedOver(change, before);
+    if (!before) refuseProviderLimit(providers.length);
     await refuseDomainsClaimedElsewhere(trx, orgId, domains);
-    const row = await upsertIdentityProvider(trx, orgId, {
-      ...settings,
-      allowed_domains: domains,
-      ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}),
-    });
+    if (settings.enabled)
+      refuseDomainsOfAnotherProvider(
+        providers.filter((provider) => provider.id !== before?.id),
+        domains,
+      );
+    const values = { ...settings, allowed_domains: domains, ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}) };
+    const row = before ? await updateIdentityProvider(trx, before.id, values) : await insertIdentityProvider(trx, orgId, values);
     await recordProviderChange(trx, before ? "identity_provider.updated" : "identity_provider.created", actor, before, row);
     return row;
   });
@@ -137,19 +118,31 @@ export async function saveOrganisationIdentityProvider(
   return saved;
 }
 
-/** Removes it (its links and the browser sessions it began go with it); false when there was none. */
-export async function removeOrganisationIdentityProvider(
+/** The single-provider form: creates the organisation's provider when it has none, changes it when it has one. */
+export function saveOrganisationIdentityProvider(
+  deps: IdentityProviderDeps,
+  actor: IdentityProviderActor,
+  orgId: string,
+  request: IdentityProviderChange,
+): Promise<IdentityProviderRow> {
+  return saveIdentityProvider(deps, actor, orgId, { kind: "sole" }, request);
+}
+
+/** Removes the provider the target names (its links and the browser sessions it began go with it); false when there was none. */
+export async function removeIdentityProvider(
   deps: Pick<IdentityProviderDeps, "db" | "log">,
   actor: IdentityProviderActor,
   orgId: string,
+  target: Exclude<ProviderTarget, { kind: "new" }>,
 ): Promise<boolean> {
   const removed = await withTransaction(deps, async (trx) => {
-    const before = await lockIdentityProviderOfOrg(trx, orgId);
-    if (!before) return false;
+    const providers = await lockIdentityProvidersOfOrg(trx, orgId);
+    const before = target.kind === "sole" ? soleProvider(providers) : providers.find((provider) => provider.id === target.id);
+    if (!before) return undefined;
     await deleteIdentityProvider(trx, before.id);
     await recordProviderChange(trx, "identity_provider.removed", actor, before, undefined);
-    return true;
+    return before;
   });
-  if (removed) deps.log.info({ orgId, via: actor.via }, "identity provider removed");
-  return removed;
+  if (removed) deps.log.info({ orgId, providerId: removed.id, via: actor.via }, "identity provider removed");
+  return removed !== undefined;
 }

@@ -1,12 +1,13 @@
 /**
- * An organisation's identity provider as written, inside the transaction of
+ * An organisation's identity providers as written, inside the transaction of
  * commands/organisation-identity-provider.ts (which checks the rules: the secret follows its
- * issuer, no domain another organisation verified). Nothing here opens a transaction.
+ * issuer, no domain another organisation verified, one enabled provider per domain within the
+ * organisation). Nothing here opens a transaction.
  */
 import type { Knex } from "knex";
 import {
-  findIdentityProviderOfOrg,
   IDENTITY_PROVIDER_COLUMNS,
+  listIdentityProvidersOfOrg,
   parseIdentityProviderRow,
   type IdentityProviderRow,
   type IdentityProviderSettings,
@@ -14,23 +15,32 @@ import {
 import { revokeRefreshTokensBegunBy } from "./refresh-tokens";
 
 /**
- * The organisation's provider read under a lock on its organisation's row: a change that checked
- * the stored secret against it cannot be overtaken by another change committing meanwhile.
+ * The organisation's providers read under a lock on its organisation's row: a change that checked
+ * the stored secret or the other providers' domains against them cannot be overtaken by another
+ * change of the same organisation committing meanwhile.
  */
-export async function lockIdentityProviderOfOrg(trx: Knex.Transaction, orgId: string): Promise<IdentityProviderRow | undefined> {
+export async function lockIdentityProvidersOfOrg(trx: Knex.Transaction, orgId: string): Promise<IdentityProviderRow[]> {
   await trx("organizations").where({ id: orgId }).forUpdate().first("id");
-  return findIdentityProviderOfOrg(trx, orgId);
+  return listIdentityProvidersOfOrg(trx, orgId);
 }
 
-/** Stores the organisation's provider as given (domains already lower-cased and unique). Turning it off ends the browser sessions it began. */
-export async function upsertIdentityProvider(trx: Knex.Transaction, orgId: string, settings: IdentityProviderSettings): Promise<IdentityProviderRow> {
-  const values = { ...settings, claim_mapping: JSON.stringify(settings.claim_mapping) };
+const columnsOf = (settings: IdentityProviderSettings) => ({ ...settings, claim_mapping: JSON.stringify(settings.claim_mapping) });
+
+/** A new provider of the organisation (domains already lower-cased and unique). */
+export async function insertIdentityProvider(trx: Knex.Transaction, orgId: string, settings: IdentityProviderSettings): Promise<IdentityProviderRow> {
   const [row] = await trx("identity_providers")
-    .insert({ org_id: orgId, ...values })
-    .onConflict("org_id")
-    .merge({ ...values, updated_at: trx.fn.now() })
+    .insert({ org_id: orgId, ...columnsOf(settings) })
     .returning(IDENTITY_PROVIDER_COLUMNS);
-  if (!settings.enabled) await revokeRefreshTokensBegunBy(trx, row.id as string);
+  return parseIdentityProviderRow(row)!;
+}
+
+/** Stores a provider's settings as given. Turning it off ends the browser sessions it began. */
+export async function updateIdentityProvider(trx: Knex.Transaction, providerId: string, settings: IdentityProviderSettings): Promise<IdentityProviderRow> {
+  const [row] = await trx("identity_providers")
+    .where({ id: providerId })
+    .update({ ...columnsOf(settings), updated_at: trx.fn.now() })
+    .returning(IDENTITY_PROVIDER_COLUMNS);
+  if (!settings.enabled) await revokeRefreshTokensBegunBy(trx, providerId);
   return parseIdentityProviderRow(row)!;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Identity providers (one per organisation) and the links from a provider's (issuer, subject)
+ * Identity providers (several per organisation, each signing in its own email domains) and the links from a provider's (issuer, subject)
  * to a person, as read. A provider's token finds its person only through a link, never through a
  * claim naming an organisation. The client secret is stored sealed (lib/secret-box.ts); rows read
  * here carry the sealed form and callers that answer the API leave it out. Writes:
@@ -65,8 +65,15 @@ export function parseIdentityProviderRow(row: Record<string, unknown> | undefine
   return { ...(row as unknown as IdentityProviderRow), claim_mapping: mapping.success ? mapping.data : {} };
 }
 
-export async function findIdentityProviderOfOrg(db: Db, orgId: string): Promise<IdentityProviderRow | undefined> {
-  return parseIdentityProviderRow(await db("identity_providers").select(IDENTITY_PROVIDER_COLUMNS).where({ org_id: orgId }).first());
+/** The organisation's providers, by name (then age, so the order is stable). */
+export async function listIdentityProvidersOfOrg(db: Db, orgId: string): Promise<IdentityProviderRow[]> {
+  const rows = await db("identity_providers").select(IDENTITY_PROVIDER_COLUMNS).where({ org_id: orgId }).orderBy(["display_name", "created_at", "id"]);
+  return rows.map((row) => parseIdentityProviderRow(row)!);
+}
+
+/** One provider of this organisation; another organisation's id finds nothing, as an unknown one does. */
+export async function findIdentityProviderOfOrg(db: Db, orgId: string, providerId: string): Promise<IdentityProviderRow | undefined> {
+  return parseIdentityProviderRow(await db("identity_providers").select(IDENTITY_PROVIDER_COLUMNS).where({ org_id: orgId, id: providerId }).first());
 }
 
 export async function findIdentityProvider(db: Db, providerId: string): Promise<IdentityProviderRow | undefined> {
@@ -115,17 +122,20 @@ export async function findIdentityLink(db: Db, issuer: string, subject: string):
   return db("identity_links").select("id", "org_id", "user_id", "provider_id", "issuer", "subject").where({ issuer, subject }).first();
 }
 
-/** What the sign-in button needs of an enabled provider. */
+/** What the sign-in button needs of an enabled provider; a row without `protocol` is OpenID Connect. */
 export interface SignInProvider {
   id: string;
   display_name: string;
+  protocol?: "oidc" | "saml";
 }
+
+const SIGN_IN_COLUMNS = ["p.id", "p.display_name"];
 
 /**
  * The enabled provider that signs in this email domain: one that lists it, of the organisation
- * that has verified it (one at most). A disabled provider, or a domain listed but not verified by
- * the provider's own organisation, finds nothing (review F2: no phishing button for a domain
- * someone else listed).
+ * that has verified it (one at most, and one enabled provider of it at most lists the domain). A
+ * disabled provider, or a domain listed but not verified by the provider's own organisation, finds
+ * nothing (review F2: no phishing button for a domain someone else listed).
  */
 export async function findSignInProvidersByDomain(db: Db, domain: string): Promise<SignInProvider[]> {
   const lower = domain.toLowerCase();
@@ -133,7 +143,7 @@ export async function findSignInProvidersByDomain(db: Db, domain: string): Promi
     .join("organisation_domains as d", function () {
       this.on("d.org_id", "p.org_id").andOnVal("d.status", "verified");
     })
-    .select("p.id", "p.display_name")
+    .select(SIGN_IN_COLUMNS)
     .where({ "p.enabled": true, "d.domain": lower })
     .whereRaw("? = ANY(p.allowed_domains)", [lower])
     .orderBy("p.display_name")
@@ -143,8 +153,27 @@ export async function findSignInProvidersByDomain(db: Db, domain: string): Promi
 export async function findSignInProvidersByOrgSlug(db: Db, slug: string): Promise<SignInProvider[]> {
   return db("identity_providers as p")
     .join("organizations as o", "o.id", "p.org_id")
-    .select("p.id", "p.display_name")
-    .where({ "o.slug": slug, "p.enabled": true });
+    .select(SIGN_IN_COLUMNS)
+    .where({ "o.slug": slug, "p.enabled": true })
+    .orderBy("p.display_name")
+    .limit(20);
+}
+
+/**
+ * Every enabled provider of the organisation that has verified this email domain, for an address
+ * on it that no provider lists: the page then offers the organisation's ways in. An unverified
+ * domain (pending, or only listed) finds nothing, so the lookup never names the providers of an
+ * organisation the domain does not belong to.
+ */
+export async function findSignInProvidersOfDomainOwner(db: Db, domain: string): Promise<SignInProvider[]> {
+  return db("identity_providers as p")
+    .join("organisation_domains as d", function () {
+      this.on("d.org_id", "p.org_id").andOnVal("d.status", "verified");
+    })
+    .select(SIGN_IN_COLUMNS)
+    .where({ "p.enabled": true, "d.domain": domain.toLowerCase() })
+    .orderBy("p.display_name")
+    .limit(20);
 }
 
 /** The fields a sign-in may set on a person from the provider's claims; unset ones are left alone. */

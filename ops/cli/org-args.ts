@@ -15,10 +15,13 @@ export const USAGE = `Usage: npm run org -- <command> [options]   (image: node d
   rename --org <slug|id> --name "New name"
   quota --org <slug|id> --bytes <N|default>
   delete --org <slug|id> --confirm <slug> [--no-wait]
-  idp set --org <slug|id> --issuer URL --client-id ID [--client-secret S|-|--clear-client-secret] --display-name "Acme SSO"
-          [--domains a.com,b.com] [--jit] [--admin-groups g1,g2] [--groups-claim groups] [--trust-email]
-  idp show --org <slug|id>
-  idp remove --org <slug|id>
+  idp list --org <slug|id>              (an organisation may have several providers, each with its own domains)
+  idp set --org <slug|id> [--id <provider id>] --issuer URL --client-id ID [--client-secret S|-|--clear-client-secret]
+          --display-name "Acme SSO" [--domains a.com,b.com] [--jit] [--admin-groups g1,g2] [--groups-claim groups] [--trust-email]
+          (without --id: the organisation's only provider, created when there is none)
+  idp add --org <slug|id> …             (another provider: the options of idp set, without --id)
+  idp show --org <slug|id> [--id <provider id>]
+  idp remove --org <slug|id> [--id <provider id>]
   domain approve <slug|id> <domain>     (verified by the operator: do it once you know the domain is theirs)
   domain list <slug|id>
   policy show <slug|id>                 (rate limits and the admin assistant's tool bounds, as set and as they apply)
@@ -35,6 +38,7 @@ const OPTIONS = {
   "admin-email": { type: "string" },
   "admin-name": { type: "string" },
   org: { type: "string" },
+  id: { type: "string" },
   confirm: { type: "string" },
   bytes: { type: "string" },
   limit: { type: "string" },
@@ -64,6 +68,7 @@ const ALLOWED: Record<string, ReadonlyArray<keyof Values>> = {
   delete: ["org", "confirm", "no-wait"],
   "idp set": [
     "org",
+    "id",
     "issuer",
     "client-id",
     "client-secret",
@@ -75,8 +80,22 @@ const ALLOWED: Record<string, ReadonlyArray<keyof Values>> = {
     "groups-claim",
     "trust-email",
   ],
-  "idp show": ["org"],
-  "idp remove": ["org"],
+  "idp add": [
+    "org",
+    "issuer",
+    "client-id",
+    "client-secret",
+    "clear-client-secret",
+    "display-name",
+    "domains",
+    "jit",
+    "admin-groups",
+    "groups-claim",
+    "trust-email",
+  ],
+  "idp list": ["org"],
+  "idp show": ["org", "id"],
+  "idp remove": ["org", "id"],
   "domain approve": [],
   "domain list": [],
   "policy show": [],

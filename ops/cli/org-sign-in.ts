@@ -1,23 +1,51 @@
 /**
- * The sign-in set-up commands of `npm run org`: `idp set|show|remove` (commands/organisation-identity-provider.ts,
- * validated as the API validates a change) and `domain approve|list` (commands/organisation-domains.ts).
+ * The sign-in set-up commands of `npm run org`: `idp list|add|set|show|remove`
+ * (commands/organisation-identity-provider.ts, validated as the API validates a change) and
+ * `domain approve|list` (commands/organisation-domains.ts). An organisation may have several
+ * providers: `--id` names one; without it `set`, `show` and `remove` mean the organisation's only
+ * provider (`set` creates it when there is none) and are refused when it has several.
  */
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { approveDomain } from "../../commands/organisation-domains";
-import { removeOrganisationIdentityProvider, saveOrganisationIdentityProvider } from "../../commands/organisation-identity-provider";
+import { type ProviderTarget, removeIdentityProvider, saveIdentityProvider, soleProvider } from "../../commands/organisation-identity-provider";
 import { organisationNamed } from "../../commands/organisations";
-import { findIdentityProviderOfOrg } from "../../db/queries/identity";
+import type { Db } from "../../db/knex";
+import { findIdentityProviderOfOrg, listIdentityProvidersOfOrg, type IdentityProviderRow } from "../../db/queries/identity";
 import { listOrganisationDomains } from "../../db/queries/organisation-domains";
+import { Refusal } from "../../lib/refusal";
 import { list, required, type Session, UsageError, type Values } from "./org-args";
 import { identityProviderChange, shownProvider } from "./org-identity-provider";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `--id` when given, else the organisation's only provider (`add`: always a new one). */
+function targetOf(command: string, values: Values): ProviderTarget {
+  if (command === "idp add") return { kind: "new" };
+  if (values.id === undefined) return { kind: "sole" };
+  if (!UUID.test(values.id)) throw new UsageError(`--id takes a provider's id (a UUID, see idp list), got "${values.id}"`);
+  return { kind: "id", id: values.id.toLowerCase() };
+}
+
+async function providerTargeted(db: Db, orgId: string, target: ProviderTarget): Promise<IdentityProviderRow | undefined> {
+  if (target.kind === "new") return undefined;
+  if (target.kind === "sole") return soleProvider(await listIdentityProvidersOfOrg(db, orgId));
+  const found = await findIdentityProviderOfOrg(db, orgId, target.id);
+  if (!found) throw Refusal.notFound("Identity provider");
+  return found;
+}
+
+const summaryLine = (provider: IdentityProviderRow): string =>
+  `${provider.id}  ${provider.display_name}  ${provider.issuer}  domains: ${provider.allowed_domains.join(", ") || "none"}${provider.enabled ? "" : "  (off)"}`;
 
 export async function runSignInCommand(command: string, values: Values, session: Session & { log: Logger }, args: string[]): Promise<number> {
   const { db, config, out, operator, log } = session;
   const deps = { db, log, config };
   switch (command) {
+    case "idp add":
     case "idp set": {
       const org = await organisationNamed(deps, required(values, "org"));
+      const target = targetOf(command, values);
       const secret = values["client-secret"] === "-" ? readFileSync(0, "utf8").trim() : values["client-secret"];
       if (secret !== undefined && values["clear-client-secret"]) throw new UsageError("--client-secret and --clear-client-secret exclude each other");
       if (secret !== undefined && !config.auth.SECRETS_KEY)
@@ -38,20 +66,27 @@ export async function runSignInCommand(command: string, values: Values, session:
             ...(values["trust-email"] ? { trust_email: true } : {}),
           },
         },
-        await findIdentityProviderOfOrg(db, org.id),
+        await providerTargeted(db, org.id, target),
       );
       // The operator types these domains, so they count as approved by the operator (verified, like
       // `domain approve`): onboarding keeps working without a TXT record (docs/single-sign-on.md).
       for (const domain of new Set(change.allowed_domains.map((d) => d.trim().toLowerCase()))) await approveDomain(deps, operator, org.id, domain);
-      const saved = await saveOrganisationIdentityProvider(deps, { via: "cli", userId: null }, org.id, change);
+      const saved = await saveIdentityProvider(deps, { via: "cli", userId: null }, org.id, target, change);
       const provider = shownProvider(saved);
       out.result(provider, [
-        `${values.org}: identity provider "${provider.display_name}" stored (${provider.issuer}, client secret ${provider.has_client_secret ? "set" : "none"})`,
+        `${values.org}: identity provider "${provider.display_name}" stored (${provider.issuer}, client secret ${provider.has_client_secret ? "set" : "none"}, id ${provider.id})`,
       ]);
       return 0;
     }
+    case "idp list": {
+      const org = await organisationNamed(deps, required(values, "org"));
+      const providers = await listIdentityProvidersOfOrg(db, org.id);
+      out.table(providers.map(shownProvider), providers.length === 0 ? [`${values.org} has no identity provider`] : providers.map(summaryLine));
+      return 0;
+    }
     case "idp show": {
-      const row = await findIdentityProviderOfOrg(db, (await organisationNamed(deps, required(values, "org"))).id);
+      const org = await organisationNamed(deps, required(values, "org"));
+      const row = await providerTargeted(db, org.id, targetOf(command, values));
       const provider = row && shownProvider(row);
       if (!provider) {
         out.result(null, [`${values.org} has no identity provider`]);
@@ -82,7 +117,9 @@ export async function runSignInCommand(command: string, values: Values, session:
     }
     case "idp remove": {
       const org = await organisationNamed(deps, required(values, "org"));
-      const removed = await removeOrganisationIdentityProvider(deps, { via: "cli", userId: null }, org.id);
+      const target = targetOf(command, values) as Exclude<ProviderTarget, { kind: "new" }>;
+      const removed = await removeIdentityProvider(deps, { via: "cli", userId: null }, org.id, target);
+      if (!removed && target.kind === "id") throw Refusal.notFound("Identity provider");
       out.result({ removed }, [removed ? `${values.org}: identity provider removed` : `${values.org} had no identity provider`]);
       return 0;
     }

@@ -47,6 +47,18 @@ export const ERROR_CODES = {
     status: 409,
     when: "Claiming an email domain (adding, verifying or approving it, or listing it in a provider's `allowed_domains`) that another organisation has verified: a domain signs people in to one organisation only. Nothing is stored.",
   },
+  DOMAIN_HAS_PROVIDER: {
+    status: 409,
+    when: "Saving an enabled identity provider that lists an email domain another enabled provider of the organisation lists: a domain signs in through one provider of an organisation. Adds `provider_id` (the other provider) and `domains`. Nothing is stored.",
+  },
+  SEVERAL_IDENTITY_PROVIDERS: {
+    status: 409,
+    when: "The single-provider routes (`/identity-provider`) of an organisation that has several providers: address one by its id (`/identity-providers/{providerId}`). Adds `provider_ids`. Nothing is changed.",
+  },
+  IDENTITY_PROVIDER_LIMIT: {
+    status: 409,
+    when: "Adding an identity provider to an organisation that has the most it may have (adds `limit`); remove one first.",
+  },
   DOMAIN_IN_USE: {
     status: 409,
     when: "Adding an email domain on which people of another organisation already have addresses while this one has none; the platform operator may approve it after checking who owns it. Nothing is stored.",

@@ -13,6 +13,7 @@ import { documentRoutes } from "./documents/routes";
 import { feedbackRoutes } from "./feedback/routes";
 import { healthRoutes } from "./health";
 import { domainRoutes } from "./identity-provider/domains";
+import { identityProvidersRoutes } from "./identity-provider/providers";
 import { identityProviderRoutes } from "./identity-provider/routes";
 import { insightsRoutes } from "./insights/routes";
 import { integrationDocumentRoutes } from "./integration-documents/routes";
@@ -72,6 +73,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...integrationDocumentRoutes,
   ...opsRoutes,
   ...identityProviderRoutes,
+  ...identityProvidersRoutes,
   ...domainRoutes,
   ...opsOrgRoutes,
   ...opsOrgPolicyRoutes,

@@ -8,7 +8,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import pino from "pino";
 import { approveDomain } from "../../commands/organisation-domains";
-import { type IdentityProviderChange, saveOrganisationIdentityProvider } from "../../commands/organisation-identity-provider";
+import { type IdentityProviderChange, type ProviderTarget, saveIdentityProvider } from "../../commands/organisation-identity-provider";
 import type { Db } from "../../db/knex";
 import type { IdentityProviderRow } from "../../db/queries/identity";
 import { parseConfig } from "../../lib/config";
@@ -233,12 +233,21 @@ export function refresh(world: SsoWorld, jar: CookieJar, headers: Record<string,
   return hop(jar, new URL("/api/v1/auth/refresh", world.baseUrl), { method: "POST", headers });
 }
 
-/** Stores an organisation's provider the way the operator's CLI does (no discovery, no secret): a fixture. */
-export async function storeIdentityProvider(db: Db, orgId: string, change: IdentityProviderChange): Promise<IdentityProviderRow> {
-  return saveOrganisationIdentityProvider(
+/**
+ * Stores an organisation's provider the way the operator's CLI does (no discovery, no secret): a
+ * fixture. By default the organisation's only one (created or changed); `{ kind: "new" }` adds another.
+ */
+export async function storeIdentityProvider(
+  db: Db,
+  orgId: string,
+  change: IdentityProviderChange,
+  target: ProviderTarget = { kind: "sole" },
+): Promise<IdentityProviderRow> {
+  return saveIdentityProvider(
     { db, log: pino({ level: "silent" }), config: { auth: { SECRETS_KEY: undefined } } },
     { via: "cli", userId: null },
     orgId,
+    target,
     change,
   );
 }

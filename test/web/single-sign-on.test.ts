@@ -4,13 +4,16 @@
  * provider's page, lands in the tutor and gets a streamed answer; a reload keeps the session
  * (the refresh cookie; the access token only in memory); sign-out ends it at the provider too;
  * an admin does the same into the console and verifies an email domain (a DNS server of the
- * test's own answers the TXT record); a deactivated employee is thrown out.
+ * test's own answers the TXT record); a deactivated employee is thrown out. With a second provider
+ * for contractors, the page offers the one of the email's domain, lists both from the
+ * organisation's link, and the console lists them with a form per protocol.
  */
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { countingServer } from "../support/counting-server";
 import { startTestDnsServer, type TestDnsServer } from "../support/dns-server";
-import { startPathOf, startSsoWorld, type SsoWorld } from "../support/sso";
+import { approveDomain } from "../../commands/organisation-domains";
+import { startPathOf, startSsoWorld, storeIdentityProvider, unique, type SsoWorld } from "../support/sso";
 import { stackSuite } from "../support/suite";
 import { scriptedResponder } from "../workers/tutor/helpers";
 import { answerStreaming, launchBrowser, openPage, type WatchedPage } from "./browser";
@@ -243,6 +246,63 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
     // that throws the page out (CI saw the session list's); anything else is unexpected.
     expect(unexpected().filter((failure) => !failure.startsWith("401 "))).to.deep.equal([]);
     await db("users").where({ id: people.employee.id }).update({ is_active: true });
+    await watched.context.close();
+  });
+
+  it("offers the provider of the email's domain, lists an organisation's several, and the console lists them with a form per protocol", async () => {
+    const db = stack.server.deps.db;
+    const contractors = `contractors-${unique()}.test`;
+    await approveDomain(world.server.deps, { via: "cli" }, world.a.orgId, contractors);
+    const second = await storeIdentityProvider(
+      db,
+      world.a.orgId,
+      {
+        display_name: "Contractors Google",
+        issuer: "https://accounts.contractors.example",
+        client_id: "contractors",
+        allowed_domains: [contractors],
+      },
+      { kind: "new" },
+    );
+    const watched = await openPage(browser);
+    const unexpected = watchOurs(watched, world.baseUrl);
+    const { page } = watched;
+    const providerButtons = () => page.locator("button.provider-button").allTextContents();
+    await page.goto(`${world.baseUrl}/`);
+    await page.getByLabel("Work email").fill(`cleo@${contractors}`);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.locator(`button[data-provider="${second.id}"]`).waitFor();
+    expect(await providerButtons(), "the contractors' domain: its provider only").to.deep.equal(["Sign in with Contractors Google"]);
+    expect(await page.locator("#choose-provider").count()).to.equal(0);
+
+    await page.goto(`${world.baseUrl}/admin?org=${world.a.slug}`);
+    await page.locator("#choose-provider").waitFor();
+    expect((await providerButtons()).sort()).to.deep.equal(["Sign in with Contractors Google", `Sign in with ${world.a.settings().display_name}`].sort());
+    await page.getByRole("button", { name: `Sign in with ${world.a.settings().display_name}` }).click();
+    await page.waitForURL(/\/interaction\//);
+    await page.locator('input[name="email"]').fill(people.admin.email);
+    await page.locator('input[name="password"]').fill(people.admin.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
+
+    await page.getByRole("link", { name: "Sign-in" }).click();
+    const rows = page.locator(".provider-rows li");
+    await rows.nth(1).waitFor();
+    expect(await rows.locator(".provider-name").allTextContents()).to.deep.equal(["Contractors Google", world.a.settings().display_name]);
+    expect(await page.locator(".provider-form").count(), "several: no form until one is chosen").to.equal(0);
+    await page.getByRole("button", { name: "Edit Contractors Google" }).click();
+    expect(await page.locator('.provider-form input[name="issuer"]').inputValue()).to.equal("https://accounts.contractors.example");
+    await page.getByRole("button", { name: "Add a provider" }).click();
+    await page.getByLabel("SAML 2.0").check();
+    expect(await page.locator('.provider-form input[name="idp_metadata_url"]').count()).to.equal(1);
+    expect(await page.locator('.provider-form input[name="issuer"]').count(), "no OIDC fields on the SAML form").to.equal(0);
+    expect(await page.locator('.provider-form input[name="allow_idp_initiated"]').isChecked(), "IdP-initiated sign-in off by default").to.equal(false);
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Remove Contractors Google" }).click();
+    await page.locator(`.provider-rows li[data-provider-id="${second.id}"]`).waitFor({ state: "detached" });
+    expect(await db("identity_providers").where({ org_id: world.a.orgId }).pluck("display_name")).to.deep.equal([world.a.settings().display_name]);
+    expect(unexpected()).to.deep.equal([]);
     await watched.context.close();
   });
 });

@@ -1,25 +1,38 @@
 /**
- * The identity-provider settings: the organisation's admin for their own organisation, the
- * operator for any. Every change is audited (audit_log); the client secret is write-only.
+ * The single-provider form of the identity-provider settings, kept for organisations with at most
+ * one provider (and the clients written before there could be several): the admin for their own
+ * organisation, the operator for any. Once an organisation has several providers these answer
+ * `409 SEVERAL_IDENTITY_PROVIDERS` and the by-id routes (providers.ts) are the way. Every change
+ * is audited (audit_log); the client secret is write-only.
  */
+import { soleProvider } from "../../../commands/organisation-identity-provider";
 import { organisationExists } from "../../../db/queries/ai-allowance";
-import { findIdentityProviderOfOrg } from "../../../db/queries/identity";
+import { listIdentityProvidersOfOrg } from "../../../db/queries/identity";
 import { listOrganisationDomains } from "../../../db/queries/organisation-domains";
 import { principalOf } from "../../auth/middleware";
 import { ssoOf } from "../../auth/sso/services";
 import { notFound } from "../../errors";
 import { orgParams } from "../allowance/schema";
+import type { ServerDeps } from "../../deps";
 import { defineRoute } from "../define-route";
 import { identityProviderBody, identityProviderResponse, testSignInResponse } from "./schema";
 import { presentProvider, removeProviderSettings, saveProviderSettings } from "./settings";
 
-const TAG = "identity provider";
-const SAVE_ERRORS = ["PROVIDER_UNREACHABLE", "CLIENT_SECRET_REQUIRED", "SECRETS_KEY_MISSING", "DOMAIN_CLAIMED"] as const;
-const PUT_DESCRIPTION =
+export const TAG = "identity provider";
+export const SAVE_ERRORS = ["PROVIDER_UNREACHABLE", "CLIENT_SECRET_REQUIRED", "SECRETS_KEY_MISSING", "DOMAIN_CLAIMED", "DOMAIN_HAS_PROVIDER"] as const;
+const SOLE =
+  " For an organisation with at most one provider; with several it answers `409 SEVERAL_IDENTITY_PROVIDERS`: use `/identity-providers/{providerId}`.";
+export const PUT_DESCRIPTION =
   "Discovers the issuer first (bounded by OIDC_HTTP_TIMEOUT_MS, through the outbound guard: public addresses only unless " +
   "OUTBOUND_ALLOWED_CIDRS allows more) and refuses one that cannot be reached or is not an OpenID Provider with one generic " +
   "`422 PROVIDER_UNREACHABLE` (nothing saved; the reason is in the server log). `client_secret` is write-only: omitted keeps the stored " +
   "one, but only for the same `issuer` and `client_id` (a change of either without it is `422 CLIENT_SECRET_REQUIRED`).";
+
+/** A single-use test start for this provider (the callback reports instead of signing in). */
+export async function testStartUrl(deps: ServerDeps, providerId: string, actorId: string): Promise<string> {
+  const ticket = await ssoOf(deps).pending.issueTestTicket(providerId, actorId);
+  return `/api/v1/auth/oidc/${providerId}/start?return_to=/admin&test=${ticket}`;
+}
 
 export const identityProviderRoutes = [
   defineRoute({
@@ -27,11 +40,13 @@ export const identityProviderRoutes = [
     path: "/api/v1/admin/identity-provider",
     tag: TAG,
     summary: "The organisation's identity provider (sign-in settings)",
+    description: `The single-provider form.${SOLE}`,
     access: "admin",
     responses: { 200: { description: "The settings, or null when none is configured.", schema: identityProviderResponse } },
+    errors: ["SEVERAL_IDENTITY_PROVIDERS"],
     handler: async (ctx, _input, deps) => {
       const orgId = principalOf(ctx).orgId;
-      ctx.body = presentProvider(ctx, deps, await findIdentityProviderOfOrg(deps.db, orgId), await listOrganisationDomains(deps.db, orgId));
+      ctx.body = presentProvider(ctx, deps, soleProvider(await listIdentityProvidersOfOrg(deps.db, orgId)), await listOrganisationDomains(deps.db, orgId));
     },
   }),
   defineRoute({
@@ -39,14 +54,14 @@ export const identityProviderRoutes = [
     path: "/api/v1/admin/identity-provider",
     tag: TAG,
     summary: "Configure the organisation's identity provider (audited)",
-    description: PUT_DESCRIPTION,
+    description: `Creates it when there is none, else changes it. ${PUT_DESCRIPTION}${SOLE}`,
     access: "admin",
     body: identityProviderBody,
     responses: { 200: { description: "The saved settings.", schema: identityProviderResponse } },
-    errors: [...SAVE_ERRORS],
+    errors: [...SAVE_ERRORS, "SEVERAL_IDENTITY_PROVIDERS"],
     handler: async (ctx, { body }, deps) => {
       const principal = principalOf(ctx);
-      await saveProviderSettings(ctx, deps, principal.orgId, body, principal.userId);
+      await saveProviderSettings(ctx, deps, principal.orgId, { kind: "sole" }, body, principal.userId);
     },
   }),
   defineRoute({
@@ -54,13 +69,13 @@ export const identityProviderRoutes = [
     path: "/api/v1/admin/identity-provider",
     tag: TAG,
     summary: "Remove the organisation's identity provider (audited)",
-    description: "Its identity links go with it; people keep their accounts.",
+    description: `Its identity links go with it; people keep their accounts.${SOLE}`,
     access: "admin",
     responses: { 204: { description: "Removed." } },
-    errors: ["NOT_FOUND"],
+    errors: ["NOT_FOUND", "SEVERAL_IDENTITY_PROVIDERS"],
     handler: async (ctx, _input, deps) => {
       const principal = principalOf(ctx);
-      await removeProviderSettings(ctx, deps, principal.orgId, principal.userId);
+      await removeProviderSettings(ctx, deps, principal.orgId, { kind: "sole" }, principal.userId);
     },
   }),
   defineRoute({
@@ -70,17 +85,16 @@ export const identityProviderRoutes = [
     summary: "Start a test sign-in",
     description:
       "Returns a start URL that runs the sign-in in test mode: the provider's login, then a page listing the claims that came back and " +
-      "which person they would map to. Nobody is signed in and nothing is changed. Works while the provider is disabled.",
+      `which person they would map to. Nobody is signed in and nothing is changed. Works while the provider is disabled.${SOLE}`,
     access: "admin",
     responses: { 201: { description: "The URL to open.", schema: testSignInResponse } },
-    errors: ["NOT_FOUND"],
+    errors: ["NOT_FOUND", "SEVERAL_IDENTITY_PROVIDERS"],
     handler: async (ctx, _input, deps) => {
       const principal = principalOf(ctx);
-      const provider = await findIdentityProviderOfOrg(deps.db, principal.orgId);
+      const provider = soleProvider(await listIdentityProvidersOfOrg(deps.db, principal.orgId));
       if (!provider) throw notFound("Identity provider");
-      const ticket = await ssoOf(deps).pending.issueTestTicket(provider.id, principal.userId);
       ctx.status = 201;
-      ctx.body = { start_url: `/api/v1/auth/oidc/${provider.id}/start?return_to=/admin&test=${ticket}` };
+      ctx.body = { start_url: await testStartUrl(deps, provider.id, principal.userId) };
     },
   }),
   defineRoute({
@@ -88,13 +102,14 @@ export const identityProviderRoutes = [
     path: "/api/v1/ops/orgs/:orgId/identity-provider",
     tag: "ops",
     summary: "An organisation's identity provider",
+    description: `The single-provider form.${SOLE}`,
     access: "operator",
     params: orgParams,
     responses: { 200: { description: "The settings, or null.", schema: identityProviderResponse } },
-    errors: ["NOT_FOUND"],
+    errors: ["NOT_FOUND", "SEVERAL_IDENTITY_PROVIDERS"],
     handler: async (ctx, { params: { orgId } }, deps) => {
       if (!(await organisationExists(deps.db, orgId))) throw notFound("Organisation");
-      ctx.body = presentProvider(ctx, deps, await findIdentityProviderOfOrg(deps.db, orgId), await listOrganisationDomains(deps.db, orgId));
+      ctx.body = presentProvider(ctx, deps, soleProvider(await listIdentityProvidersOfOrg(deps.db, orgId)), await listOrganisationDomains(deps.db, orgId));
     },
   }),
   defineRoute({
@@ -102,15 +117,15 @@ export const identityProviderRoutes = [
     path: "/api/v1/ops/orgs/:orgId/identity-provider",
     tag: "ops",
     summary: "Configure an organisation's identity provider (audited)",
-    description: PUT_DESCRIPTION,
+    description: `Creates it when there is none, else changes it. ${PUT_DESCRIPTION}${SOLE}`,
     access: "operator",
     params: orgParams,
     body: identityProviderBody,
     responses: { 200: { description: "The saved settings.", schema: identityProviderResponse } },
-    errors: ["NOT_FOUND", ...SAVE_ERRORS],
+    errors: ["NOT_FOUND", ...SAVE_ERRORS, "SEVERAL_IDENTITY_PROVIDERS"],
     handler: async (ctx, { params: { orgId }, body }, deps) => {
       if (!(await organisationExists(deps.db, orgId))) throw notFound("Organisation");
-      await saveProviderSettings(ctx, deps, orgId, body, principalOf(ctx).userId);
+      await saveProviderSettings(ctx, deps, orgId, { kind: "sole" }, body, principalOf(ctx).userId);
     },
   }),
   defineRoute({
@@ -118,13 +133,14 @@ export const identityProviderRoutes = [
     path: "/api/v1/ops/orgs/:orgId/identity-provider",
     tag: "ops",
     summary: "Remove an organisation's identity provider (audited)",
+    description: `The single-provider form.${SOLE}`,
     access: "operator",
     params: orgParams,
     responses: { 204: { description: "Removed." } },
-    errors: ["NOT_FOUND"],
+    errors: ["NOT_FOUND", "SEVERAL_IDENTITY_PROVIDERS"],
     handler: async (ctx, { params: { orgId } }, deps) => {
       if (!(await organisationExists(deps.db, orgId))) throw notFound("Organisation");
-      await removeProviderSettings(ctx, deps, orgId, principalOf(ctx).userId);
+      await removeProviderSettings(ctx, deps, orgId, { kind: "sole" }, principalOf(ctx).userId);
     },
   }),
 ];

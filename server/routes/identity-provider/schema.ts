@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { identityProviderChangeSchema } from "../../../commands/identity-provider-change";
 import { claimMappingSchema } from "../../../db/queries/identity";
+import { orgParams } from "../allowance/schema";
 
 /** The change as the command validates it, for the admin, the operator and the CLI alike. */
 export const identityProviderBody = identityProviderChangeSchema;
@@ -9,6 +10,7 @@ export const identityProviderBody = identityProviderChangeSchema;
 export const identityProviderView = z.strictObject({
   id: z.uuid(),
   org_id: z.uuid(),
+  protocol: z.enum(["oidc", "saml"]),
   display_name: z.string(),
   issuer: z.string(),
   client_id: z.string(),
@@ -29,6 +31,17 @@ export const identityProviderView = z.strictObject({
 });
 
 export const identityProviderResponse = z.strictObject({ identity_provider: identityProviderView.nullable() });
+
+/** One provider, answered by the by-id routes (never null: a missing one is 404). */
+export const savedProviderResponse = z.strictObject({ identity_provider: identityProviderView });
+
+export const identityProvidersResponse = z.strictObject({
+  identity_providers: z.array(identityProviderView).describe("The organisation's providers, by name."),
+});
+
+export const providerParams = z.object({ providerId: z.uuid({ error: "providerId must be a UUID" }) });
+
+export const orgProviderParams = orgParams.extend(providerParams.shape);
 
 export const testSignInResponse = z.strictObject({
   start_url: z.string().describe("Open it in the browser: it runs the sign-in in test mode (reports the claims, signs nobody in). Single use, 5 minutes."),

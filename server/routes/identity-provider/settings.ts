@@ -1,5 +1,5 @@
 /**
- * Saving an organisation's identity provider, for its admin and for the operator alike, through
+ * Saving an organisation's identity providers, for its admin and for the operator alike, through
  * commands/organisation-identity-provider.ts: the issuer is discovered first (bounded by
  * OIDC_HTTP_TIMEOUT_MS and the outbound guard), so a mistyped or unreachable one is refused with
  * `422 PROVIDER_UNREACHABLE` instead of breaking sign-in later; the client secret is sealed and
@@ -7,8 +7,8 @@
  */
 import type { Context } from "koa";
 import type { z } from "zod";
-import { removeOrganisationIdentityProvider, saveOrganisationIdentityProvider } from "../../../commands/organisation-identity-provider";
-import type { IdentityProviderRow } from "../../../db/queries/identity";
+import { type ProviderTarget, removeIdentityProvider, saveIdentityProvider } from "../../../commands/organisation-identity-provider";
+import { listIdentityProvidersOfOrg, type IdentityProviderRow } from "../../../db/queries/identity";
 import { listOrganisationDomains, type OrganisationDomainRow } from "../../../db/queries/organisation-domains";
 import { Refusal } from "../../../lib/refusal";
 import { CALLBACK_PATH } from "../../auth/sso/flow";
@@ -18,42 +18,58 @@ import type { ServerDeps } from "../../deps";
 import type { identityProviderBody, identityProviderView } from "./schema";
 
 type Body = z.output<typeof identityProviderBody>;
+type View = z.input<typeof identityProviderView>;
 
 export function presentProvider(
   ctx: Context,
   deps: ServerDeps,
   row: IdentityProviderRow | undefined,
   claims: readonly OrganisationDomainRow[] = [],
-): { identity_provider: z.input<typeof identityProviderView> | null } {
-  if (!row) return { identity_provider: null };
+): { identity_provider: View | null } {
+  return { identity_provider: row ? providerView(ctx, deps, row, claims) : null };
+}
+
+/** Every provider of the organisation, each with its domains' standing. */
+export async function presentProviders(ctx: Context, deps: ServerDeps, orgId: string): Promise<{ identity_providers: View[] }> {
+  const [rows, claims] = await Promise.all([listIdentityProvidersOfOrg(deps.db, orgId), listOrganisationDomains(deps.db, orgId)]);
+  return { identity_providers: rows.map((row) => providerView(ctx, deps, row, claims)) };
+}
+
+function providerView(ctx: Context, deps: ServerDeps, row: IdentityProviderRow, claims: readonly OrganisationDomainRow[]): View {
   const standing = (domain: string) => claims.find((claim) => claim.domain === domain)?.status ?? "not_claimed";
   return {
-    identity_provider: {
-      id: row.id,
-      org_id: row.org_id,
-      display_name: row.display_name,
-      issuer: row.issuer,
-      client_id: row.client_id,
-      client_secret_set: row.client_secret_encrypted !== null,
-      api_audience: row.api_audience,
-      allowed_domains: row.allowed_domains,
-      allowed_domain_status: Object.fromEntries(row.allowed_domains.map((domain) => [domain, standing(domain)])),
-      claim_mapping: row.claim_mapping,
-      jit_enabled: row.jit_enabled,
-      enabled: row.enabled,
-      redirect_uri: `${publicOrigin(ctx, deps)}${CALLBACK_PATH}`,
-      updated_at: row.updated_at.toISOString(),
-    },
+    id: row.id,
+    org_id: row.org_id,
+    protocol: "oidc",
+    display_name: row.display_name,
+    issuer: row.issuer,
+    client_id: row.client_id,
+    client_secret_set: row.client_secret_encrypted !== null,
+    api_audience: row.api_audience,
+    allowed_domains: row.allowed_domains,
+    allowed_domain_status: Object.fromEntries(row.allowed_domains.map((domain) => [domain, standing(domain)])),
+    claim_mapping: row.claim_mapping,
+    jit_enabled: row.jit_enabled,
+    enabled: row.enabled,
+    redirect_uri: `${publicOrigin(ctx, deps)}${CALLBACK_PATH}`,
+    updated_at: row.updated_at.toISOString(),
   };
 }
 
-/** The change the body states; the body's defaults (api_audience null, enabled true) are the API's. */
-export async function saveProviderSettings(ctx: Context, deps: ServerDeps, orgId: string, body: Body, actorId: string): Promise<void> {
-  const saved = await saveOrganisationIdentityProvider({ ...deps, checkProvider: discoveryCheck(deps) }, { via: "api", userId: actorId }, orgId, body);
+/** The change the body states; the body's defaults (api_audience null, enabled true) are the API's. A new provider answers 201. */
+export async function saveProviderSettings(ctx: Context, deps: ServerDeps, orgId: string, target: ProviderTarget, body: Body, actorId: string): Promise<void> {
+  const saved = await saveIdentityProvider({ ...deps, checkProvider: discoveryCheck(deps) }, { via: "api", userId: actorId }, orgId, target, body);
+  if (target.kind === "new") ctx.status = 201;
   ctx.body = presentProvider(ctx, deps, saved, await listOrganisationDomains(deps.db, orgId));
 }
 
-export async function removeProviderSettings(ctx: Context, deps: ServerDeps, orgId: string, actorId: string): Promise<void> {
-  if (!(await removeOrganisationIdentityProvider(deps, { via: "api", userId: actorId }, orgId))) throw Refusal.notFound("Identity provider");
+export async function removeProviderSettings(
+  ctx: Context,
+  deps: ServerDeps,
+  orgId: string,
+  target: Exclude<ProviderTarget, { kind: "new" }>,
+  actorId: string,
+): Promise<void> {
+  if (!(await removeIdentityProvider(deps, { via: "api", userId: actorId }, orgId, target))) throw Refusal.notFound("Identity provider");
   ctx.status = 204;
 }

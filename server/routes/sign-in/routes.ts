@@ -3,15 +3,15 @@
  * provider for an email or an organisation, start the flow, the provider's callback, refresh the
  * access token from the cookie, sign out. See server/auth/sso/ and docs/single-sign-on.md.
  */
-import { findIdentityProvider, findSignInProvidersByDomain, findSignInProvidersByOrgSlug, type SignInProvider } from "../../../db/queries/identity";
+import { findIdentityProvider } from "../../../db/queries/identity";
 import { findLiveRefreshToken, issueRefreshToken, revokeRefreshFamily, revokeRefreshTokensOfUser, spendRefreshToken } from "../../../db/queries/refresh-tokens";
 import { findUser } from "../../../db/queries/users";
 import { Refusal } from "../../../lib/refusal";
-import { emailDomain } from "../../auth/sso/claims";
 import { SignInFailure } from "../../auth/sso/failures";
 import { CALLBACK_PATH, completeSignIn, endSessionUrl, startSignIn } from "../../auth/sso/flow";
 import { renderFailure } from "../../auth/sso/result-page";
 import { ssoOf } from "../../auth/sso/services";
+import { findSignInChoices } from "../../auth/sso/sign-in-choices";
 import { startedFromOurPages } from "../../auth/sso/start-origin";
 import { UserEventPublisher } from "../../../queues/events/user-events";
 import { CSRF_HEADER, REFRESH_COOKIE, clearRefreshCookie, requireSameSite, setRefreshCookie } from "../../auth/sso/session";
@@ -20,7 +20,6 @@ import { defineRoute } from "../define-route";
 import { callbackQuery, providersQuery, providersResponse, refreshResponse, signOutBody, signOutResponse, startParams, startQuery } from "./schema";
 
 const TAG = "auth";
-const startUrl = (id: string) => `/api/v1/auth/oidc/${id}/start`;
 const refused = (message: string) => new Refusal("unauthenticated", "REFRESH_TOKEN_INVALID", message);
 
 export const signInRoutes = [
@@ -30,20 +29,17 @@ export const signInRoutes = [
     tag: TAG,
     summary: "The sign-in buttons for a work email or an organisation",
     description:
-      "By the email's domain (an enabled provider that lists it, of the organisation that verified it) or the organisation's slug " +
-      "(its enabled provider). An unknown, unverified or disabled one gets the same shape with an empty list. Limited per client IP " +
-      "(RATE_LIMIT_SIGN_IN_PER_MINUTE, counted apart from sign-in starts), so it cannot be used to list customers' domains in bulk.",
+      "By the email's domain: the enabled provider that lists it, of the organisation that verified it; when none of that " +
+      "organisation's providers lists the domain, all its enabled providers to choose from. By the organisation's slug: its enabled " +
+      "providers. An unknown, unverified or disabled one gets the same shape with an empty list. Limited per client IP (RATE_LIMIT_SIGN_IN_PER_MINUTE, counted apart from sign-in " +
+      "starts), so it cannot be used to list customers' domains in bulk.",
     access: "public",
     query: providersQuery,
     rateLimited: true,
     use: (deps) => [perClientIp(deps.redis, { bucket: "sso-lookup", limit: deps.config.rateLimits.RATE_LIMIT_SIGN_IN_PER_MINUTE, windowMs: 60_000 })],
     responses: { 200: { description: "The providers to offer.", schema: providersResponse } },
     handler: async (ctx, { query }, deps) => {
-      let found: SignInProvider[] = [];
-      const domain = query.email ? emailDomain(query.email) : undefined;
-      if (domain) found = await findSignInProvidersByDomain(deps.db, domain);
-      else if (query.org) found = await findSignInProvidersByOrgSlug(deps.db, query.org);
-      ctx.body = { providers: found.map((p) => ({ id: p.id, display_name: p.display_name, start_url: startUrl(p.id) })) };
+      ctx.body = await findSignInChoices(deps.db, query);
     },
   }),
   defineRoute({

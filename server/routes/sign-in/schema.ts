@@ -8,7 +8,16 @@ export const providersQuery = z.object({
 });
 
 export const providersResponse = z.strictObject({
-  providers: z.array(z.strictObject({ id: z.uuid(), display_name: z.string(), start_url: z.string() })),
+  providers: z
+    .array(
+      z.strictObject({
+        id: z.uuid(),
+        display_name: z.string(),
+        protocol: z.enum(["oidc", "saml"]),
+        start_url: z.string().describe("Open it (with `?return_to=/` or `/admin`) to start signing in with this provider."),
+      }),
+    )
+    .describe("One provider when one signs in the email's domain; else the organisation's, to choose from; empty when there is none to offer."),
 });
 
 export const startParams = z.object({ providerId: z.uuid({ error: "providerId must be a UUID" }) });

@@ -74,7 +74,7 @@ const CLI_FLAGS: Record<string, { required: string[]; optional: string[]; bare: 
   create: { required: ["--name", "--admin-email"], optional: ["--slug"], bare: [] },
   "idp set": {
     required: ["--org", "--issuer", "--client-id", "--client-secret", "--display-name", "--domains"],
-    optional: ["--admin-groups", "--groups-claim"],
+    optional: ["--admin-groups", "--groups-claim", "--id"],
     bare: ["--jit", "--trust-email", "--clear-client-secret"],
   },
 };

@@ -1,249 +1,115 @@
 /**
- * The console's sign-in settings: the organisation's identity provider (OpenID Connect). The
- * client secret is write-only: the page only learns whether one is stored, and leaving the field
- * empty keeps it. "Test sign-in" runs the provider's login in a new tab and reports which claims
- * came back and whom they would sign in, without signing anyone in.
+ * The console's sign-in settings: the organisation's identity providers (OpenID Connect or SAML
+ * 2.0), several if the company has several ways in (staff on one, contractors on another), each
+ * with its own email domains; then the organisation's domains. An organisation with one provider
+ * sees its settings at once; with several, the list, and the form of the one chosen.
  */
 import { useEffect, useState } from "preact/hooks";
 import { ConsolePage } from "../components/ConsolePage";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import type { ProviderView } from "./identity-provider-form";
+import { ProviderForm } from "./ProviderForm";
 import { SignInDomains } from "./SignInDomains";
 
-interface ProviderView {
-  display_name: string;
-  issuer: string;
-  client_id: string;
-  client_secret_set: boolean;
-  allowed_domains: string[];
-  allowed_domain_status: Record<string, "verified" | "pending" | "not_claimed">;
-  claim_mapping: { email?: string; name?: string; department?: string; groups?: string; admin_groups?: string[]; trust_email?: boolean };
-  jit_enabled: boolean;
-  enabled: boolean;
-  redirect_uri: string;
-}
+const BASE = "/api/v1/admin/identity-providers";
 
-interface Form {
-  display_name: string;
-  issuer: string;
-  client_id: string;
-  client_secret: string;
-  allowed_domains: string;
-  groups_claim: string;
-  admin_groups: string;
-  department_claim: string;
-  email_claim: string;
-  name_claim: string;
-  trust_email: boolean;
-  jit_enabled: boolean;
-  enabled: boolean;
-}
+/** What the form below the list shows: nothing, a new provider, or a saved one by id. */
+type Editing = null | "new" | string;
 
-const EMPTY: Form = {
-  display_name: "",
-  issuer: "",
-  client_id: "",
-  client_secret: "",
-  allowed_domains: "",
-  groups_claim: "",
-  admin_groups: "",
-  department_claim: "",
-  email_claim: "",
-  name_claim: "",
-  trust_email: false,
-  jit_enabled: false,
-  enabled: true,
-};
-
-const list = (text: string): string[] =>
-  text
-    .split(/[\s,]+/)
-    .map((item) => item.trim())
-    .filter(Boolean);
-
-const unverified = (view: ProviderView): string[] => view.allowed_domains.filter((domain) => view.allowed_domain_status[domain] !== "verified");
-
-function formOf(view: ProviderView): Form {
-  return {
-    display_name: view.display_name,
-    issuer: view.issuer,
-    client_id: view.client_id,
-    client_secret: "",
-    allowed_domains: view.allowed_domains.join(", "),
-    groups_claim: view.claim_mapping.groups ?? "",
-    admin_groups: (view.claim_mapping.admin_groups ?? []).join(", "),
-    department_claim: view.claim_mapping.department ?? "",
-    email_claim: view.claim_mapping.email ?? "",
-    name_claim: view.claim_mapping.name ?? "",
-    trust_email: view.claim_mapping.trust_email ?? false,
-    jit_enabled: view.jit_enabled,
-    enabled: view.enabled,
-  };
-}
-
-function bodyOf(form: Form): Record<string, unknown> {
-  const mapping: Record<string, unknown> = {};
-  if (form.groups_claim.trim()) mapping.groups = form.groups_claim.trim();
-  if (form.department_claim.trim()) mapping.department = form.department_claim.trim();
-  if (list(form.admin_groups).length > 0) mapping.admin_groups = list(form.admin_groups);
-  if (form.email_claim.trim()) mapping.email = form.email_claim.trim();
-  if (form.name_claim.trim()) mapping.name = form.name_claim.trim();
-  if (form.trust_email) mapping.trust_email = true;
-  return {
-    display_name: form.display_name,
-    issuer: form.issuer.trim(),
-    client_id: form.client_id.trim(),
-    // Empty keeps the stored secret: the page never has it to send back.
-    ...(form.client_secret ? { client_secret: form.client_secret } : {}),
-    allowed_domains: list(form.allowed_domains),
-    claim_mapping: mapping,
-    jit_enabled: form.jit_enabled,
-    enabled: form.enabled,
-  };
+function ProviderRow({ view, busy, onEdit, onRemove }: { view: ProviderView; busy: boolean; onEdit: () => void; onRemove: () => void }) {
+  return (
+    <li data-provider-id={view.id} data-protocol={view.protocol}>
+      <span class="provider-name">{view.display_name}</span>
+      <span class="provider-meta">
+        {view.protocol === "saml" ? "SAML 2.0" : "OpenID Connect"} · {view.allowed_domains.length > 0 ? view.allowed_domains.join(", ") : "no domains"}
+        {view.enabled ? "" : " · off"}
+      </span>
+      <button type="button" class="link-button" disabled={busy} aria-label={`Edit ${view.display_name}`} onClick={onEdit}>
+        Edit
+      </button>
+      <button type="button" class="link-button" disabled={busy} aria-label={`Remove ${view.display_name}`} onClick={onRemove}>
+        Remove
+      </button>
+    </li>
+  );
 }
 
 export function SignInSettings() {
-  const [saved, setSaved] = useState<ProviderView | null | undefined>(undefined);
-  const [form, setForm] = useState<Form>(EMPTY);
+  const [providers, setProviders] = useState<ProviderView[] | undefined>(undefined);
+  const [editing, setEditing] = useState<Editing>(null);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ kind: "alert" | "notice"; text: string } | null>(null);
 
-  const show = (view: ProviderView | null): void => {
-    setSaved(view);
-    setForm(view ? formOf(view) : EMPTY);
-  };
-
   useEffect(() => {
     api
-      .get<{ identity_provider: ProviderView | null }>("/api/v1/admin/identity-provider")
-      .then((body) => show(body.identity_provider))
+      .get<{ identity_providers: ProviderView[] }>(BASE)
+      .then((body) => {
+        setProviders(body.identity_providers);
+        // One provider: its settings at once; none: the form to add the first.
+        if (body.identity_providers.length <= 1) setEditing(body.identity_providers[0]?.id ?? "new");
+      })
       .catch((error) => setMessage({ kind: "alert", text: describeApiError(error) }));
   }, []);
 
-  const run = async (work: () => Promise<void>): Promise<void> => {
+  const saved = (view: ProviderView, created: boolean): void => {
+    setProviders((current) => (created ? [...(current ?? []), view] : (current ?? []).map((p) => (p.id === view.id ? view : p))));
+    // A new provider's form opens afresh under its id, so the page says it was added.
+    if (created) setMessage({ kind: "notice", text: `Added ${view.display_name}.` });
+    setEditing(view.id);
+  };
+  const remove = async (view: ProviderView): Promise<void> => {
+    if (!confirm(`Remove ${view.display_name}? People signed in with it keep their accounts but cannot sign in with it any more.`)) return;
     setBusy(true);
     setMessage(null);
     try {
-      await work();
+      await api.del(`${BASE}/${view.id}`);
+      setProviders((current) => (current ?? []).filter((p) => p.id !== view.id));
+      if (editing === view.id) setEditing(null);
+      setMessage({ kind: "notice", text: `Removed ${view.display_name}.` });
     } catch (error) {
       setMessage({ kind: "alert", text: describeApiError(error) });
     } finally {
       setBusy(false);
     }
   };
-
-  const save = () =>
-    run(async () => {
-      const body = await api.put<{ identity_provider: ProviderView }>("/api/v1/admin/identity-provider", bodyOf(form));
-      show(body.identity_provider);
-      setMessage({ kind: "notice", text: "Saved. The issuer answered its discovery document." });
-    });
-  const remove = () =>
-    run(async () => {
-      if (!confirm("Remove the identity provider? People signed in with it keep their accounts but cannot sign in with it any more.")) return;
-      await api.del("/api/v1/admin/identity-provider");
-      show(null);
-      setMessage({ kind: "notice", text: "Removed." });
-    });
-  const test = () =>
-    run(async () => {
-      const { start_url } = await api.post<{ start_url: string }>("/api/v1/admin/identity-provider/test");
-      window.open(start_url, "_blank", "noopener");
-    });
-
-  const field = (name: keyof Form, label: string, options: { hint?: string; placeholder?: string; required?: boolean } = {}) => (
-    <label class="setting">
-      <span>{label}</span>
-      <input
-        name={name}
-        type="text"
-        value={String(form[name])}
-        placeholder={options.placeholder}
-        required={options.required}
-        autocomplete="off"
-        onInput={(e) => setForm({ ...form, [name]: e.currentTarget.value })}
-      />
-      {options.hint && <small class="hint">{options.hint}</small>}
-    </label>
-  );
-  const checkbox = (name: "jit_enabled" | "enabled" | "trust_email", label: string) => (
-    <label class="setting-check">
-      <input name={name} type="checkbox" checked={form[name]} onChange={(e) => setForm({ ...form, [name]: e.currentTarget.checked })} /> {label}
-    </label>
-  );
+  const editedView = providers?.find((p) => p.id === editing) ?? null;
 
   return (
     <ConsolePage label="Sign-in settings" name="sign-in-settings">
       <h1>Sign-in</h1>
       <p class="hint">
-        Your people sign in with your company's identity provider (OpenID Connect: Entra ID, Okta, Google, Keycloak…). Register the redirect URI below at the
-        provider.
+        Your people sign in with your company's identity provider: OpenID Connect (Entra ID, Okta, Google, Keycloak…) or SAML 2.0 (ADFS, Shibboleth…). Several
+        providers can sign in different email domains, e.g. staff on one and contractors on another.
       </p>
       {message && (
         <p class={message.kind} role={message.kind === "alert" ? "alert" : "status"}>
           {message.text}
         </p>
       )}
-      {saved === undefined ? (
+      {providers === undefined ? (
         <p aria-live="polite">Loading…</p>
       ) : (
-        <form
-          class="settings-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void save();
-          }}
-        >
-          {saved && (
-            <p>
-              Redirect URI: <code>{saved.redirect_uri}</code>
-            </p>
+        <section class="identity-providers" aria-labelledby="identity-providers-title">
+          <h2 id="identity-providers-title">Identity providers</h2>
+          {providers.length === 0 ? (
+            <p class="hint">None yet.</p>
+          ) : (
+            <ul class="provider-rows">
+              {providers.map((view) => (
+                <ProviderRow key={view.id} view={view} busy={busy} onEdit={() => setEditing(view.id)} onRemove={() => void remove(view)} />
+              ))}
+            </ul>
           )}
-          {field("display_name", "Name on the sign-in button", { required: true, placeholder: "Contoso Entra ID" })}
-          {field("issuer", "Issuer URL", { required: true, placeholder: "https://login.example.com/realms/acme" })}
-          {field("client_id", "Client ID", { required: true })}
-          <label class="setting">
-            <span>Client secret</span>
-            <input
-              name="client_secret"
-              type="password"
-              value={form.client_secret}
-              placeholder={saved?.client_secret_set ? "Stored (leave empty to keep it)" : ""}
-              autocomplete="new-password"
-              onInput={(e) => setForm({ ...form, client_secret: e.currentTarget.value })}
-            />
-            <small class="hint">Stored encrypted and never shown again. Give it again when you change the issuer or client ID.</small>
-          </label>
-          {field("allowed_domains", "Allowed email domains", {
-            hint: "Comma-separated, e.g. example.com, example.co.uk. Each signs people in once verified (Domains, below).",
-          })}
-          {saved && unverified(saved).length > 0 && (
-            <p class="notice unverified-domains">Not verified yet, so they sign nobody in: {unverified(saved).join(", ")}.</p>
-          )}
-          {field("groups_claim", "Groups claim", { placeholder: "groups" })}
-          {field("admin_groups", "Admin groups", { hint: "Members of any of these groups are admins; empty: roles are managed here." })}
-          {field("department_claim", "Department claim", { placeholder: "department" })}
-          {field("email_claim", "Email claim", { placeholder: "email", hint: "Entra ID without a mail attribute: preferred_username or upn." })}
-          {field("name_claim", "Name claim", { placeholder: "name" })}
-          {checkbox("trust_email", "The provider vouches for the email claim without email_verified (Entra ID)")}
-          {checkbox("jit_enabled", "Create people at their first sign-in (just in time)")}
-          {checkbox("enabled", "Sign-in with this provider is on")}
           <p class="actions">
-            <button type="submit" disabled={busy}>
-              Save
+            <button type="button" disabled={busy || editing === "new"} onClick={() => setEditing("new")}>
+              Add a provider
             </button>
-            {saved && (
-              <>
-                <button type="button" disabled={busy} onClick={() => void test()}>
-                  Test sign-in
-                </button>
-                <button type="button" class="link-button" disabled={busy} onClick={() => void remove()}>
-                  Remove
-                </button>
-              </>
-            )}
           </p>
-        </form>
+          {editing !== null && (editing === "new" || editedView) && (
+            <ProviderForm key={editing} saved={editedView} onSaved={saved} onCancel={providers.length > 0 ? () => setEditing(null) : undefined} />
+          )}
+        </section>
       )}
       <SignInDomains />
     </ConsolePage>

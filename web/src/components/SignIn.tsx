@@ -1,6 +1,8 @@
 /**
  * Sign-in. With the company's identity provider: the person types their work email (or opens a
- * link with `?org=<slug>`), the page finds the provider and offers "Sign in with <provider>";
+ * link with `?org=<slug>`), the page finds the provider and offers "Sign in with <provider>" (the
+ * one that signs in the email's domain; or, for an organisation with several and no match, each
+ * of them to choose from);
  * the provider's page takes the password and the browser comes back signed in (a refresh cookie;
  * no token ever passes through a URL or this page). While dev-login is on (the embedded demo) it
  * also lists the demo users to pick from.
@@ -19,6 +21,7 @@ interface DemoUser {
 interface Provider {
   id: string;
   display_name: string;
+  protocol: "oidc" | "saml";
   start_url: string;
 }
 
@@ -73,11 +76,21 @@ function CompanySignIn({ returnTo, devLogin }: { returnTo: "/" | "/admin"; devLo
           {org ? "This organisation has no sign-in provider set up." : "No company sign-in is set up for this email domain."} Ask your organisation's admin.
         </p>
       )}
+      {providers && providers.length > 1 && (
+        <p class="hint" id="choose-provider">
+          Your organisation has several ways to sign in: choose the one your account is with.
+        </p>
+      )}
       {providers && providers.length > 0 && (
-        <ul class="user-list">
+        <ul class="user-list provider-list">
           {providers.map((provider) => (
             <li key={provider.id}>
-              <button type="button" class="provider-button" onClick={() => location.assign(`${provider.start_url}?return_to=${encodeURIComponent(returnTo)}`)}>
+              <button
+                type="button"
+                class="provider-button"
+                data-provider={provider.id}
+                onClick={() => location.assign(`${provider.start_url}?return_to=${encodeURIComponent(returnTo)}`)}
+              >
                 <span class="user-name">Sign in with {provider.display_name}</span>
               </button>
             </li>

@@ -1,0 +1,53 @@
+/**
+ * The ways in the sign-in page offers, from a work email or an organisation's sign-in link:
+ *
+ * - the email's domain is verified by an organisation and one of its enabled providers lists it:
+ *   that provider (one at most: commands/identity-provider-rules.ts);
+ * - the domain is verified by an organisation but none of its providers lists it: every enabled
+ *   provider of that organisation, to choose from;
+ * - `?org=<slug>`: every enabled provider of that organisation;
+ * - anything else (an unknown, pending or only-listed domain, an organisation with no enabled
+ *   provider): the same answer, an empty list, whatever the reason.
+ *
+ * Only a verified domain answers, so the lookup never lists the providers of an organisation the
+ * address does not belong to.
+ */
+import type { Db } from "../../../db/knex";
+import { findSignInProvidersByDomain, findSignInProvidersByOrgSlug, findSignInProvidersOfDomainOwner, type SignInProvider } from "../../../db/queries/identity";
+import { emailDomain } from "./claims";
+
+export type SignInProtocol = "oidc" | "saml";
+
+export interface SignInChoice {
+  id: string;
+  display_name: string;
+  protocol: SignInProtocol;
+  start_url: string;
+}
+
+export interface SignInChoices {
+  providers: SignInChoice[];
+}
+
+/** Where the browser starts signing in with a provider of this protocol. */
+export function startUrlOf(protocol: SignInProtocol, providerId: string): string {
+  return protocol === "saml" ? `/auth/saml/${providerId}/start` : `/api/v1/auth/oidc/${providerId}/start`;
+}
+
+function choices(found: readonly SignInProvider[]): SignInChoices {
+  return {
+    providers: found.map((provider) => {
+      const protocol = provider.protocol ?? "oidc";
+      return { id: provider.id, display_name: provider.display_name, protocol, start_url: startUrlOf(protocol, provider.id) };
+    }),
+  };
+}
+
+export async function findSignInChoices(db: Db, query: { email?: string; org?: string }): Promise<SignInChoices> {
+  const domain = query.email ? emailDomain(query.email) : undefined;
+  if (domain) {
+    const listed = await findSignInProvidersByDomain(db, domain);
+    return choices(listed.length > 0 ? listed : await findSignInProvidersOfDomainOwner(db, domain));
+  }
+  return choices(query.org ? await findSignInProvidersByOrgSlug(db, query.org) : []);
+}
