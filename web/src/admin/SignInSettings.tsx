@@ -8,6 +8,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ConsolePage } from "../components/ConsolePage";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { t, useT } from "../lib/i18n";
 import { SignInDomains } from "./SignInDomains";
 
 interface ProviderView {
@@ -103,6 +104,7 @@ function bodyOf(form: Form): Record<string, unknown> {
 }
 
 export function SignInSettings() {
+  useT();
   const [saved, setSaved] = useState<ProviderView | null | undefined>(undefined);
   const [form, setForm] = useState<Form>(EMPTY);
   const [busy, setBusy] = useState(false);
@@ -136,14 +138,14 @@ export function SignInSettings() {
     run(async () => {
       const body = await api.put<{ identity_provider: ProviderView }>("/api/v1/admin/identity-provider", bodyOf(form));
       show(body.identity_provider);
-      setMessage({ kind: "notice", text: "Saved. The issuer answered its discovery document." });
+      setMessage({ kind: "notice", text: t("idp.saved") });
     });
   const remove = () =>
     run(async () => {
-      if (!confirm("Remove the identity provider? People signed in with it keep their accounts but cannot sign in with it any more.")) return;
+      if (!confirm(t("idp.confirmRemove"))) return;
       await api.del("/api/v1/admin/identity-provider");
       show(null);
-      setMessage({ kind: "notice", text: "Removed." });
+      setMessage({ kind: "notice", text: t("idp.removed") });
     });
   const test = () =>
     run(async () => {
@@ -173,19 +175,16 @@ export function SignInSettings() {
   );
 
   return (
-    <ConsolePage label="Sign-in settings" name="sign-in-settings">
-      <h1>Sign-in</h1>
-      <p class="hint">
-        Your people sign in with your company's identity provider (OpenID Connect: Entra ID, Okta, Google, Keycloak…). Register the redirect URI below at the
-        provider.
-      </p>
+    <ConsolePage label={t("idp.label")} name="sign-in-settings">
+      <h1>{t("nav.signIn")}</h1>
+      <p class="hint">{t("idp.intro")}</p>
       {message && (
         <p class={message.kind} role={message.kind === "alert" ? "alert" : "status"}>
           {message.text}
         </p>
       )}
       {saved === undefined ? (
-        <p aria-live="polite">Loading…</p>
+        <p aria-live="polite">{t("common.loading")}</p>
       ) : (
         <form
           class="settings-form"
@@ -196,49 +195,45 @@ export function SignInSettings() {
         >
           {saved && (
             <p>
-              Redirect URI: <code>{saved.redirect_uri}</code>
+              {t("idp.redirectUri")} <code>{saved.redirect_uri}</code>
             </p>
           )}
-          {field("display_name", "Name on the sign-in button", { required: true, placeholder: "Contoso Entra ID" })}
-          {field("issuer", "Issuer URL", { required: true, placeholder: "https://login.example.com/realms/acme" })}
-          {field("client_id", "Client ID", { required: true })}
+          {field("display_name", t("idp.displayName"), { required: true, placeholder: t("idp.displayName.placeholder") })}
+          {field("issuer", t("idp.issuer"), { required: true, placeholder: "https://login.example.com/realms/acme" })}
+          {field("client_id", t("idp.clientId"), { required: true })}
           <label class="setting">
-            <span>Client secret</span>
+            <span>{t("idp.clientSecret")}</span>
             <input
               name="client_secret"
               type="password"
               value={form.client_secret}
-              placeholder={saved?.client_secret_set ? "Stored (leave empty to keep it)" : ""}
+              placeholder={saved?.client_secret_set ? t("idp.clientSecret.stored") : ""}
               autocomplete="new-password"
               onInput={(e) => setForm({ ...form, client_secret: e.currentTarget.value })}
             />
-            <small class="hint">Stored encrypted and never shown again. Give it again when you change the issuer or client ID.</small>
+            <small class="hint">{t("idp.clientSecret.hint")}</small>
           </label>
-          {field("allowed_domains", "Allowed email domains", {
-            hint: "Comma-separated, e.g. example.com, example.co.uk. Each signs people in once verified (Domains, below).",
-          })}
-          {saved && unverified(saved).length > 0 && (
-            <p class="notice unverified-domains">Not verified yet, so they sign nobody in: {unverified(saved).join(", ")}.</p>
-          )}
-          {field("groups_claim", "Groups claim", { placeholder: "groups" })}
-          {field("admin_groups", "Admin groups", { hint: "Members of any of these groups are admins; empty: roles are managed here." })}
-          {field("department_claim", "Department claim", { placeholder: "department" })}
-          {field("email_claim", "Email claim", { placeholder: "email", hint: "Entra ID without a mail attribute: preferred_username or upn." })}
-          {field("name_claim", "Name claim", { placeholder: "name" })}
-          {checkbox("trust_email", "The provider vouches for the email claim without email_verified (Entra ID)")}
-          {checkbox("jit_enabled", "Create people at their first sign-in (just in time)")}
-          {checkbox("enabled", "Sign-in with this provider is on")}
+          {field("allowed_domains", t("idp.allowedDomains"), { hint: t("idp.allowedDomains.hint") })}
+          {saved && unverified(saved).length > 0 && <p class="notice unverified-domains">{t("idp.unverified", { domains: unverified(saved).join(", ") })}</p>}
+          {field("groups_claim", t("idp.groupsClaim"), { placeholder: "groups" })}
+          {field("admin_groups", t("idp.adminGroups"), { hint: t("idp.adminGroups.hint") })}
+          {field("department_claim", t("idp.departmentClaim"), { placeholder: "department" })}
+          {field("email_claim", t("idp.emailClaim"), { placeholder: "email", hint: t("idp.emailClaim.hint") })}
+          {field("name_claim", t("idp.nameClaim"), { placeholder: "name" })}
+          {checkbox("trust_email", t("idp.trustEmail"))}
+          {checkbox("jit_enabled", t("idp.jit"))}
+          {checkbox("enabled", t("idp.enabled"))}
           <p class="actions">
             <button type="submit" disabled={busy}>
-              Save
+              {t("common.save")}
             </button>
             {saved && (
               <>
                 <button type="button" disabled={busy} onClick={() => void test()}>
-                  Test sign-in
+                  {t("idp.test")}
                 </button>
                 <button type="button" class="link-button" disabled={busy} onClick={() => void remove()}>
-                  Remove
+                  {t("common.remove")}
                 </button>
               </>
             )}

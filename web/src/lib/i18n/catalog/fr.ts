@@ -1,0 +1,3 @@
+import { type Catalog, en } from "./en";
+
+export const fr: Catalog = { ...en };
