@@ -82,9 +82,7 @@ export function Provisioning() {
             )}
             <p class="token-status">
               {token ? (
-                <>
-                  <Msg id="scim.token.exists" values={{ hint: <code>{token.hint}</code>, created: when(token.created_at), used: when(token.last_used_at) }} />
-                </>
+                <Msg id="scim.token.exists" values={{ hint: <code>{token.hint}</code>, created: when(token.created_at), used: when(token.last_used_at) }} />
               ) : (
                 t("scim.token.none")
               )}

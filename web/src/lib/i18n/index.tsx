@@ -40,10 +40,6 @@ export function useLanguageNow(language: PageLanguage): void {
   if (typeof document !== "undefined") document.documentElement.lang = language;
 }
 
-export function currentLanguage(): PageLanguage {
-  return current.locale as PageLanguage;
-}
-
 /** A message as plain text (for attributes, confirm dialogs and sentences built outside components). */
 export function t(id: MessageId, values?: Values): string {
   return String(current.formatMessage({ id }, values as Record<string, string | number | Date>));
