@@ -31,6 +31,7 @@ export const de: Catalog = {
   "common.more": "Mehr",
   "common.unknownReason": "unbekannter Grund",
   "language.switch": "Sprache",
+  "page.noscript": "Diese Seite benötigt JavaScript.",
 
   "error.wait.moment": "Warten Sie einen Moment und versuchen Sie es erneut.",
   "error.wait.seconds": "Versuchen Sie es in {seconds, plural, one {# Sekunde} other {# Sekunden}} erneut.",

@@ -34,6 +34,7 @@ export const en = {
   "common.more": "More",
   "common.unknownReason": "unknown reason",
   "language.switch": "Language",
+  "page.noscript": "This page needs JavaScript.",
 
   // Errors from the API and the socket
   "error.wait.moment": "Wait a moment and try again.",

@@ -31,6 +31,7 @@ export const es: Catalog = {
   "common.more": "Más",
   "common.unknownReason": "motivo desconocido",
   "language.switch": "Idioma",
+  "page.noscript": "Esta página necesita JavaScript.",
 
   "error.wait.moment": "Espera un momento y vuelve a intentarlo.",
   "error.wait.seconds": "Vuelve a intentarlo dentro de {seconds, plural, one {# segundo} other {# segundos}}.",

@@ -31,6 +31,7 @@ export const fr: Catalog = {
   "common.more": "Plus",
   "common.unknownReason": "raison inconnue",
   "language.switch": "Langue",
+  "page.noscript": "Cette page nécessite JavaScript.",
 
   "error.wait.moment": "Patientez un instant puis réessayez.",
   "error.wait.seconds": "Réessayez dans {seconds, plural, one {# seconde} other {# secondes}}.",

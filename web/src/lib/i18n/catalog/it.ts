@@ -31,6 +31,7 @@ export const it: Catalog = {
   "common.more": "Altro",
   "common.unknownReason": "motivo sconosciuto",
   "language.switch": "Lingua",
+  "page.noscript": "Questa pagina richiede JavaScript.",
 
   "error.wait.moment": "Attendi un momento e riprova.",
   "error.wait.seconds": "Riprova tra {seconds, plural, one {# secondo} other {# secondi}}.",

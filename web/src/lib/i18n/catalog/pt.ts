@@ -31,6 +31,7 @@ export const pt: Catalog = {
   "common.more": "Mais",
   "common.unknownReason": "motivo desconhecido",
   "language.switch": "Idioma",
+  "page.noscript": "Esta página precisa de JavaScript.",
 
   "error.wait.moment": "Aguarde um momento e tente novamente.",
   "error.wait.seconds": "Tente novamente dentro de {seconds, plural, one {# segundo} other {# segundos}}.",
