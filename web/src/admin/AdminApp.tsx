@@ -35,13 +35,13 @@ const TAB_LABELS = {
 } as const satisfies Record<Tab, MessageId>;
 /**
  * The navigation in groups, so ten sections (and Bull Board, and the way back to the tutor) read
- * as four short rows of related pages rather than one long line; Operations ends with Bull Board.
+ * as four short runs of related pages rather than one long line; Operations ends with Bull Board.
  */
 const GROUPS: ReadonlyArray<{ name: MessageId; tabs: readonly Tab[] }> = [
   { name: "nav.group.learning", tabs: ["assistant", "gaps"] },
   { name: "nav.group.content", tabs: ["documents", "imports"] },
-  { name: "nav.group.people", tabs: ["people", "sign-in", "provisioning", "integration-keys"] },
   { name: "nav.group.operations", tabs: ["usage", "retention"] },
+  { name: "nav.group.people", tabs: ["people", "sign-in", "provisioning", "integration-keys"] },
 ];
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 

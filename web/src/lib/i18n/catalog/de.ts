@@ -201,7 +201,7 @@ export const de: Catalog = {
   "people.added": "{name} wurde hinzugefügt.",
   "people.search": "Suchen",
   "people.search.placeholder": "Name oder E-Mail",
-  "people.arrivedVia": "Hinzugekommen über",
+  "people.arrivedVia": "Herkunft",
   "people.empty.filtered": "Niemand entspricht diesen Filtern.",
   "people.empty": "Noch keine Personen in der Organisation.",
   "people.lastSignIn": "Letzte Anmeldung",
