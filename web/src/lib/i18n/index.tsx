@@ -35,7 +35,7 @@ function intlFor(language: PageLanguage): IntlShape<ComponentChildren> {
 let current: IntlShape<ComponentChildren> = intlFor(DEFAULT_PAGE_LANGUAGE);
 
 /** Makes `language` the page's language (the provider calls this before drawing). */
-export function useLanguageNow(language: PageLanguage): void {
+export function applyPageLanguage(language: PageLanguage): void {
   if (current.locale !== language) current = intlFor(language);
   if (typeof document !== "undefined") document.documentElement.lang = language;
 }

@@ -9,7 +9,7 @@ import type { ComponentChildren } from "preact";
 import { createContext } from "preact";
 import { useContext, useEffect, useState } from "preact/hooks";
 import { PAGE_LANGUAGES, type PageLanguage, pageLanguageOf, resolvePageLanguage } from "../../../../lib/page-language";
-import { LanguageContext, useLanguageNow, useT } from "./index";
+import { LanguageContext, applyPageLanguage, useT } from "./index";
 
 const STORE_KEY = "skillnet.language";
 
@@ -53,10 +53,10 @@ let saver: ((language: PageLanguage) => Promise<void>) | undefined;
 
 export function LanguageProvider({ children }: { children: ComponentChildren }) {
   const [language, setLanguage] = useState<PageLanguage>(browserLanguage);
-  useLanguageNow(language);
+  applyPageLanguage(language);
   const choice: Choice = {
     choose(next, { save = true } = {}) {
-      useLanguageNow(next);
+      applyPageLanguage(next);
       setLanguage(next);
       if (!save) return;
       remember(next);
