@@ -39,6 +39,7 @@ import * as operationRecords from "./migrations/20261205020000_operation_records
 import * as catalogImportRecords from "./migrations/20261205020100_catalog_import_records";
 import * as organisationPolicy from "./migrations/20261205030000_organisation_policy";
 import * as severalIdentityProviders from "./migrations/20261206020000_several_identity_providers";
+import * as pageLocale from "./migrations/20261206030000_page_locale";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -82,6 +83,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261205020100_catalog_import_records", migration: catalogImportRecords },
   { name: "20261205030000_organisation_policy", migration: organisationPolicy },
   { name: "20261206020000_several_identity_providers", migration: severalIdentityProviders },
+  { name: "20261206030000_page_locale", migration: pageLocale },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

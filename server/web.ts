@@ -9,7 +9,9 @@ import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Context, Middleware } from "koa";
+import { acceptedTags, type PageLanguage, resolvePageLanguage } from "../lib/page-language";
 import { Refusal } from "../lib/refusal";
+import { CATALOGS } from "../web/src/lib/i18n/catalog";
 
 export const WEB_DIST = fileURLToPath(new URL("../web/dist", import.meta.url));
 
@@ -47,6 +49,13 @@ function setPageHeaders(ctx: Context): void {
   ctx.set("Content-Security-Policy", contentSecurityPolicy(ctx.host));
 }
 
+/** The built page (written with `lang="en"`) in the reader's language: the `lang` attribute screen readers and hyphenation follow. */
+export function withLanguage(html: string, language: PageLanguage): string {
+  return html
+    .replace(/<html lang="[a-z]{2}">/, `<html lang="${language}">`)
+    .replace(/<noscript>[^<]*<\/noscript>/, `<noscript>${CATALOGS[language]["page.noscript"]}</noscript>`);
+}
+
 async function readBuilt(file: string): Promise<Buffer | undefined> {
   try {
     return await readFile(join(WEB_DIST, file));
@@ -67,8 +76,10 @@ export function serveWeb(): Middleware {
       setPageHeaders(ctx);
       // Pages name the current hashed assets, so they are always revalidated.
       ctx.set("Cache-Control", "no-cache");
+      // Before the script knows who signs in, the page's language is the browser's (the script then follows the person's).
+      ctx.set("Vary", "Accept-Language");
       ctx.type = "text/html; charset=utf-8";
-      ctx.body = html;
+      ctx.body = withLanguage(html.toString("utf8"), resolvePageLanguage(acceptedTags(ctx.get("accept-language"))));
       return;
     }
     const asset = ASSET.exec(ctx.path);

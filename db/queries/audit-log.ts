@@ -17,6 +17,8 @@ export const AUDIT_EVENT_NAMES = [
   "person.reactivated",
   "person.provisioned",
   "person.role_synced",
+  // The person chose the language of their pages.
+  "person.page_language_changed",
   // A person's data (the long operations write these through the same writer).
   "person.export_requested",
   "person.export_downloaded",

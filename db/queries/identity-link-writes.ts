@@ -3,6 +3,7 @@
  * updates from the provider's claims, as written inside the transaction of
  * commands/sign-in-people.ts. Nothing here opens a transaction or decides who may sign in.
  */
+import { statedPageLocale } from "./page-locale-writes";
 import type { Db } from "../knex";
 import { findIdentityLink, type ClaimedProfile, type IdentityLinkRow, type ProvisionedUser } from "./identity";
 
@@ -34,6 +35,7 @@ export async function insertJitPerson(db: Db, orgId: string, email: string, prof
       name: profile.name ?? email.split("@")[0],
       department: profile.department ?? null,
       role: profile.role ?? "employee",
+      ...(profile.locale ? { locale: profile.locale, page_locale: profile.locale } : {}),
       provisioned_via: "jit",
     })
     .returning(["id", "org_id", "email", "name", "role", "is_active"]);
@@ -55,6 +57,9 @@ export async function findJitWinner(db: Db, orgId: string, email: string): Promi
 /** Applies the provider's fields to the person; returns their role before (undefined: no such person). */
 export async function updatePersonFromClaims(db: Db, orgId: string, userId: string, changes: ClaimedProfile): Promise<string | undefined> {
   const before = await db("users").select("role").where({ id: userId, org_id: orgId }).first();
-  await db("users").where({ id: userId, org_id: orgId }).update(changes);
+  const { locale, ...rest } = changes;
+  await db("users")
+    .where({ id: userId, org_id: orgId })
+    .update({ ...rest, ...(locale ? { locale, page_locale: statedPageLocale(db, locale) } : {}) });
   return before?.role;
 }

@@ -181,6 +181,8 @@ export interface ClaimedProfile {
   name?: string;
   department?: string | null;
   role?: "admin" | "employee";
+  /** ISO 639-1, from the standard `locale` claim: the person's language (the tutor's fallback, and their pages' until they choose). */
+  locale?: string;
 }
 
 export interface ProvisionedUser {

@@ -4,10 +4,13 @@
  * here opens a transaction.
  */
 import type { Knex } from "knex";
+import { statedPageLocale } from "./page-locale-writes";
 import type { ScimGroupRow } from "./scim-groups";
 import { SCIM_USER_COLUMNS, type ScimUserFields, type ScimUserRow, visibleScimUsers } from "./scim-users";
 
 const writable = (fields: ScimUserFields) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<ScimUserFields>;
+/** `preferredLanguage` also states the language of the person's pages, unless they chose one themselves. */
+const statedLanguage = (trx: Knex.Transaction, fields: ScimUserFields) => (fields.locale ? { page_locale: statedPageLocale(trx, fields.locale) } : {});
 
 /** Whoever has the address, in any organisation, with whether SCIM removed them or their erasure was asked for. */
 export async function holderOfEmail(
@@ -25,7 +28,14 @@ export async function emailHeldByOther(trx: Knex.Transaction, email: string, use
 /** A new employee as SCIM provisions them. */
 export async function insertScimUser(trx: Knex.Transaction, orgId: string, fields: ScimUserFields): Promise<ScimUserRow> {
   const [row] = await trx("users")
-    .insert({ ...writable(fields), deactivated_at: fields.is_active ? null : trx.fn.now(), org_id: orgId, role: "employee", provisioned_via: "scim" })
+    .insert({
+      ...writable(fields),
+      ...(fields.locale ? { page_locale: fields.locale } : {}),
+      deactivated_at: fields.is_active ? null : trx.fn.now(),
+      org_id: orgId,
+      role: "employee",
+      provisioned_via: "scim",
+    })
     .returning(SCIM_USER_COLUMNS);
   return row as ScimUserRow;
 }
@@ -34,7 +44,7 @@ export async function insertScimUser(trx: Knex.Transaction, orgId: string, field
 export async function restoreScimUser(trx: Knex.Transaction, userId: string, fields: ScimUserFields): Promise<ScimUserRow> {
   const [row] = await trx("users")
     .where({ id: userId })
-    .update({ ...writable(fields), deactivated_at: fields.is_active ? null : trx.fn.now(), scim_deleted_at: null })
+    .update({ ...writable(fields), ...statedLanguage(trx, fields), deactivated_at: fields.is_active ? null : trx.fn.now(), scim_deleted_at: null })
     .returning(SCIM_USER_COLUMNS);
   return row as ScimUserRow;
 }
@@ -54,7 +64,7 @@ export async function updateScimUserRow(
   const stamp = activation === "deactivated" ? { deactivated_at: trx.fn.now() } : activation === "reactivated" ? { deactivated_at: null } : {};
   const [row] = await trx("users")
     .where({ id: userId, org_id: orgId })
-    .update({ ...writable(fields), ...stamp })
+    .update({ ...writable(fields), ...statedLanguage(trx, fields), ...stamp })
     .returning(SCIM_USER_COLUMNS);
   return row as ScimUserRow;
 }

@@ -21,6 +21,11 @@ export interface UserRow {
   is_active: boolean;
 }
 
+/** A user with the language of their pages: stated by them or their identity system, else null. */
+export interface UserWithPageLocale extends UserRow {
+  page_locale: string | null;
+}
+
 /** Sign-in lookup: emails are unique across the platform and stored lower-case. */
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
   return db<UserRow>("users")
@@ -30,9 +35,9 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
     .first();
 }
 
-export async function findUser(db: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
-  return db<UserRow>("users")
-    .select("id", "org_id", "email", "name", "role", "department", "locale", "is_active")
+export async function findUser(db: Db, orgId: string, userId: string): Promise<UserWithPageLocale | undefined> {
+  return db<UserWithPageLocale>("users")
+    .select("id", "org_id", "email", "name", "role", "department", "locale", "is_active", "page_locale")
     .where({ id: userId, org_id: orgId })
     .whereIn("org_id", organisationNotDeleting(db))
     .first();

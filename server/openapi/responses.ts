@@ -2,6 +2,7 @@
  * Response shapes of the HTTP API, for the OpenAPI document. Strict objects, so the API test that
  * parses real responses with them fails when a route adds, drops or retypes a field.
  */
+import { PAGE_LANGUAGES } from "../../lib/page-language";
 import { z } from "zod";
 import { DOCUMENT_STATUSES } from "../../lib/document-status";
 import { ACTION_STATUSES } from "../../queues/events/contract";
@@ -39,7 +40,15 @@ export const demoUsersResponse = z.strictObject({
 });
 
 export const meResponse = z.strictObject({
-  user,
+  user: user.extend({
+    page_locale: z
+      .enum(PAGE_LANGUAGES)
+      .nullable()
+      .describe("The language the person chose for the pages, or that their identity provider or SCIM stated; null when nobody did."),
+  }),
+  page_language: z
+    .enum(PAGE_LANGUAGES)
+    .describe("The language to draw the pages in: `user.page_locale`, else the request's Accept-Language, else English (lib/page-language.ts)."),
   organisation: z.strictObject({ name: z.string().nullable() }),
   model: z.strictObject({ name: z.string(), offline: z.boolean().describe("The bundled offline-extractive stand-in, not a real LLM.") }),
   operator: z.boolean().describe("Whether the caller may open Bull Board."),
@@ -189,3 +198,8 @@ export const readyResponse = z.strictObject({
 });
 
 export const boardLoginForm = z.object({ token: z.string().describe("An operator admin's JWT.") });
+
+export const pageLanguageResponse = z.strictObject({
+  page_locale: z.enum(PAGE_LANGUAGES).nullable(),
+  page_language: z.enum(PAGE_LANGUAGES),
+});

@@ -28,8 +28,9 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
 }
 
-export async function openPage(browser: Browser, viewport = { width: 1280, height: 860 }): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport });
+/** A page in a new context; `locale` (a BCP 47 tag) sets the browser's languages and its Accept-Language header. */
+export async function openPage(browser: Browser, viewport = { width: 1280, height: 860 }, locale = "en-US"): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport, locale });
   const page = await context.newPage();
   const consoleErrors: string[] = [];
   const dialogs: string[] = [];

@@ -347,6 +347,45 @@ describe("web: the employee chat in Chromium", function () {
     }
   });
 
+  it("speaks French to a French browser from the sign-in page on, and German once switched, across a reload (saved to the profile)", async () => {
+    const learner = await freshEmployee(stack, { locale: "fr" });
+    const french = await openPage(browser, undefined, "fr-FR");
+    try {
+      const { page: fr } = french;
+      await fr.goto(stack.baseUrl);
+      await fr.getByRole("heading", { name: "Tuteur : connexion" }).waitFor();
+      expect(await fr.locator("html").getAttribute("lang")).to.equal("fr");
+      await fr.getByLabel("E-mail professionnel").waitFor();
+      await fr.evaluate((token: string) => sessionStorage.setItem("skillnet.token", token), learner.token);
+      await fr.reload();
+      await fr.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
+      expect(await fr.getByRole("button", { name: "Se déconnecter" }).count()).to.equal(1);
+      const input = fr.getByLabel("Message", { exact: true });
+      expect(await input.getAttribute("placeholder")).to.equal("Posez une question… (Entrée pour envoyer, Maj+Entrée pour aller à la ligne)");
+      await input.fill(QUESTION);
+      await input.press("Enter");
+      const answer = await lastAnswerDone(fr);
+      expect(await answer.locator(".badge[data-rung]").textContent()).to.be.oneOf(["source de l’entreprise", "document entier", "connaissances générales"]);
+      await answer.getByRole("button", { name: "Utile", exact: true }).waitFor();
+
+      await fr.locator("select.language-switch").selectOption("de");
+      await fr.getByRole("button", { name: "Abmelden" }).waitFor();
+      expect(await fr.locator("html").getAttribute("lang")).to.equal("de");
+      await fr.waitForFunction(() => document.title === "skillnet Tutor");
+      // Saved to the profile, so it follows the person to another browser: not only this one's storage.
+      const me = await api(stack.baseUrl, "GET", "/api/v1/me", { token: learner.token, headers: { "accept-language": "fr-FR" } });
+      expect(me.body.user.page_locale).to.equal("de");
+      expect(me.body.page_language).to.equal("de");
+      await fr.reload();
+      await fr.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
+      await fr.getByRole("button", { name: "Abmelden" }).waitFor();
+      expect(await fr.getByLabel("Nachricht", { exact: true }).getAttribute("placeholder")).to.match(/^Stellen Sie eine Frage/);
+      expect(french.consoleErrors).to.deep.equal([]);
+    } finally {
+      await french.context.close();
+    }
+  });
+
   it("fits a 360 px phone without horizontal scrolling", async () => {
     const phone = await openPage(browser, { width: 360, height: 740 });
     try {

@@ -49,6 +49,14 @@ describe("web client: serving and the API it uses", function () {
       }
     });
 
+    it("writes the page's lang and noscript line in the browser's language, and varies the page on Accept-Language", async () => {
+      const german = await api(stack.baseUrl, "GET", "/admin", { headers: { "accept-language": "zh-CN,de-AT;q=0.9,en;q=0.5" } });
+      expect(String(german.body)).to.include('<html lang="de">').and.include("<noscript>Diese Seite benötigt JavaScript.</noscript>");
+      expect(german.headers.get("vary")).to.match(/accept-language/i);
+      const chinese = await api(stack.baseUrl, "GET", "/", { headers: { "accept-language": "zh-CN" } });
+      expect(String(chinese.body)).to.include('<html lang="en">').and.include("<noscript>This page needs JavaScript.</noscript>");
+    });
+
     it("serves hashed assets with their content type and a year-long immutable cache", async () => {
       const page = String((await api(stack.baseUrl, "GET", "/")).body);
       const script = /src="(\/app\/[^"]+\.js)"/.exec(page)![1]!;
@@ -91,6 +99,27 @@ describe("web client: serving and the API it uses", function () {
       expect(me.body.operator).to.equal(true);
       expect(me.body.uploads.max_bytes).to.equal(stack.config.server.UPLOAD_MAX_BYTES);
       expect(me.body.uploads.accepted_extensions).to.include.members([".pdf", ".docx", ".md", ".csv"]);
+    });
+
+    it("says which language to draw the pages in: the person's choice (PATCH, validated), else Accept-Language, else English", async () => {
+      const learner = await freshEmployee(stack, { locale: "es" });
+      const get = (acceptLanguage: string) => api(stack.baseUrl, "GET", "/api/v1/me", { token: learner.token, headers: { "accept-language": acceptLanguage } });
+      // users.locale (Spanish, the tutor's fallback) does not choose the pages: the browser does.
+      expect((await get("pt-BR,en;q=0.8")).body).to.deep.include({ page_language: "pt" });
+      expect((await get("zh-CN")).body.page_language).to.equal("en");
+      expect((await get("pt-BR")).body.user).to.include({ locale: "es", page_locale: null });
+      const chosen = await api(stack.baseUrl, "PATCH", "/api/v1/me", { token: learner.token, body: { page_locale: "it" }, headers: { "accept-language": "fr" } });
+      expect(chosen.status).to.equal(200);
+      expect(chosen.body).to.deep.equal({ page_locale: "it", page_language: "it" });
+      expect((await get("pt-BR")).body).to.deep.include({ page_language: "it" });
+      for (const body of [{ page_locale: "zh" }, { page_locale: "de-AT" }, { page_locale: "it", role: "admin" }, {}]) {
+        const refused = await api(stack.baseUrl, "PATCH", "/api/v1/me", { token: learner.token, body });
+        expect(refused.status, JSON.stringify(body)).to.equal(400);
+        expect(refused.body.error.code).to.equal("VALIDATION_ERROR");
+      }
+      const forgotten = await api(stack.baseUrl, "PATCH", "/api/v1/me", { token: learner.token, body: { page_locale: null }, headers: { "accept-language": "de" } });
+      expect(forgotten.body).to.deep.equal({ page_locale: null, page_language: "de" });
+      expect((await api(stack.baseUrl, "PATCH", "/api/v1/me", { body: { page_locale: "de" } })).status).to.equal(401);
     });
 
     it("refuses a caller without a token", async () => {

@@ -9,7 +9,8 @@ import { mkdirSync } from "node:fs";
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { useStack, type Stack } from "../support/stack";
-import { cleanUp, freshUser } from "../workers/admin/helpers";
+import { api } from "../harness/client";
+import { addEmployees, cleanUp, freshUser } from "../workers/admin/helpers";
 import { launchBrowser, openPage, signInWithToken, type WatchedPage } from "./browser";
 
 declare const document: any;
@@ -79,6 +80,75 @@ describe("web: the console pages share one layout, and icons need no font", func
       expect(watched.consoleErrors).to.deep.equal([]);
     });
   }
+
+  it("draws the console in German at 1280 px: grouped navigation on screen, no header, name or link broken inside a word", async () => {
+    const admin = await freshUser(stack, { role: "admin" });
+    // The admin's own choice, saved as the page's switch saves it; the browser itself is English.
+    expect((await api(stack.baseUrl, "PATCH", "/api/v1/me", { token: admin.token, body: { page_locale: "de" } })).status).to.equal(200);
+    const department = "Qualitätssicherung und Prozessoptimierung";
+    await addEmployees(stack, department, ["Maximiliane Schwarzenberger-Hohenlohe", "Bartholomäus Oberländer-Wittgenstein"]);
+    watched = await openPage(browser, { width: 1280, height: 860 });
+    const { page } = watched;
+    await signInWithToken(page, stack.baseUrl, admin.token, "/admin#people");
+    await page.getByRole("link", { name: "Personen", exact: true }).waitFor();
+    await page.locator("input[type=search]").fill("Maximiliane");
+    await page.locator(".people-table tbody tr", { hasText: "Schwarzenberger" }).waitFor();
+    expect(await page.locator("html").getAttribute("lang")).to.equal("de");
+    expect(await page.locator(".tab-group-name").allTextContents()).to.deep.equal(["Lernen", "Inhalte", "Betrieb", "Personen und Zugang"]);
+    expect(await page.getByRole("columnheader").allTextContents()).to.include.members(["Herkunft", "Letzte Anmeldung", "Abteilung"]);
+
+    // tsx keeps function names with a `__name` helper the page does not have: give it one.
+    await page.evaluate("globalThis.__name = (fn) => fn");
+    const layout = await page.evaluate(() => {
+      /** Words of an element that the browser drew on more than one line (a break inside the word). */
+      const brokenWords = (element: any): string[] => {
+        const broken: string[] = [];
+        const walker = document.createTreeWalker(element, 4);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          // A word, or one part of a hyphenated one: a line may break after a hyphen, never inside a part.
+          for (const match of (node.textContent as string).matchAll(/[^\s-]+-?/g)) {
+            const range = document.createRange();
+            range.setStart(node, match.index);
+            range.setEnd(node, match.index + match[0].length);
+            const lines = new Set([...range.getClientRects()].map((rect: any) => Math.round(rect.top)));
+            if (lines.size > 1) broken.push(match[0]);
+          }
+        }
+        return broken;
+      };
+      const nav = document.querySelector("nav.tabs");
+      const items = [...nav.querySelectorAll("a, button, .tab-group-name")];
+      return {
+        viewport: document.documentElement.clientWidth,
+        pageWidth: document.documentElement.scrollWidth,
+        navOverflow: nav.scrollWidth - nav.clientWidth,
+        navItemsOff: items
+          .filter((item: any) => item.getBoundingClientRect().right > document.documentElement.clientWidth)
+          .map((item: any) => item.textContent),
+        navItemsWrapped: items
+          .filter((item: any) => item.getClientRects().length > 1 || item.getBoundingClientRect().height > 40)
+          .map((item: any) => item.textContent),
+        navHeight: nav.getBoundingClientRect().height,
+        linkHeight: nav.querySelector("a").getBoundingClientRect().height,
+        brokenHeaders: [...document.querySelectorAll(".people-table th")].flatMap(brokenWords),
+        brokenNames: [
+          ...document.querySelectorAll(".people-table .person-name, .people-table td[data-label='Department'], .people-table td[data-label='Active']"),
+        ].flatMap(brokenWords),
+        tableOverflow:
+          document.querySelector(".people-table").getBoundingClientRect().right - document.querySelector("main.console-page").getBoundingClientRect().right,
+      };
+    });
+    expect(layout.pageWidth, "no horizontal scrolling").to.be.at.most(layout.viewport);
+    expect(layout.navOverflow, "the navigation fits its bar").to.be.at.most(0);
+    expect(layout.navItemsOff, "every section is on screen").to.deep.equal([]);
+    expect(layout.navItemsWrapped, "no section name breaks across lines").to.deep.equal([]);
+    expect(layout.navHeight, "four groups and the way back to the tutor in at most two rows").to.be.below(3 * layout.linkHeight + 24);
+    expect(layout.brokenHeaders, "headers").to.deep.equal([]);
+    expect(layout.brokenNames, "names, departments and states").to.deep.equal([]);
+    expect(layout.tableOverflow, "the table stays in its column").to.be.at.most(1);
+    await screenshot(page, "admin-people-de");
+    expect(watched.consoleErrors).to.deep.equal([]);
+  });
 
   it("draws the feedback buttons as SVG icons of a real size, with no emoji in them", async () => {
     const employee = await freshUser(stack);

@@ -4,6 +4,7 @@
  * standard ones. No I/O, so the rules are unit-tested on their own.
  */
 import type { ClaimMapping, ClaimedProfile } from "../../../db/queries/identity";
+import { isLanguageCode } from "../../../lib/language";
 
 export interface MappedClaims {
   issuer: string;
@@ -37,6 +38,9 @@ export function mapClaims(claims: Record<string, unknown>, mapping: ClaimMapping
   if (name) profile.name = name;
   const departmentClaim = mapping.department ?? "department";
   if (departmentClaim in claims) profile.department = text(claims[departmentClaim]) ?? null;
+  // OpenID Connect's `locale` is a BCP 47 tag ("fr-CA", some providers "fr_CA"): its language is what the product keeps.
+  const language = text(claims.locale)?.toLowerCase().split(/[-_]/)[0];
+  if (language && isLanguageCode(language)) profile.locale = language;
   // Without admin groups the provider does not decide roles: an admin made in the console stays one.
   if (adminGroups.length > 0) profile.role = groups.some((group) => adminGroups.includes(group)) ? "admin" : "employee";
   return {

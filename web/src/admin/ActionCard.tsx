@@ -8,6 +8,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { t, useT } from "../lib/i18n";
 import type { LiveSocket } from "../lib/socket";
 import type { ActionItemState, PendingAction } from "../lib/types";
 import { Icon } from "../components/Icon";
@@ -40,12 +41,15 @@ interface ActionEvent {
 const FINAL = new Set(["completed", "partial", "failed", "stopped", "rejected", "expired"]);
 const RUNNING = new Set(["confirmed", "running"]);
 
-const count = (n: number): string => n.toLocaleString("en-US");
-
 /** The same sentence the assistant writes when a stop is typed in the chat (workers/admin/replies.ts). */
 function stoppedSummary(action: { total: number; done: number; failed: number; not_run: number }): string {
-  const failed = action.failed > 0 ? `, ${count(action.failed)} failed` : "";
-  return `Stopped after ${count(action.done + action.failed)} of ${count(action.total)}: ${count(action.done)} done${failed}, ${count(action.not_run)} not run.`;
+  return t("action.stoppedSummary", {
+    reached: action.done + action.failed,
+    total: action.total,
+    done: action.done,
+    failed: action.failed,
+    notRun: action.not_run,
+  });
 }
 
 export function ActionCard({
@@ -60,6 +64,7 @@ export function ActionCard({
   /** Called once the action is no longer pending (confirmed, rejected, running, finished…). */
   onSettled?: (actionId: string) => void;
 }) {
+  useT();
   const [detail, setDetail] = useState<ActionDetail | null>(null);
   const [status, setStatus] = useState<string>("pending");
   const [counts, setCounts] = useState<{ done: number; failed: number; total: number } | null>(null);
@@ -129,18 +134,18 @@ export function ActionCard({
   const showChecklist = status !== "pending" && status !== "rejected" && status !== "expired";
 
   return (
-    <section class={`action-card status-${status}`} aria-label="Proposed change" data-action-id={actionId}>
+    <section class={`action-card status-${status}`} aria-label={t("action.label")} data-action-id={actionId}>
       <header>
         <span class="badge">{detail?.action.tool ?? pending?.tool}</span>
         <span class="action-status" data-status={status}>
-          {status}
+          {t("action.status", { status })}
         </span>
       </header>
       <p class="action-preview">{preview}</p>
       <p class="hint">
-        {total} item{total === 1 ? "" : "s"}
-        {estimate ? ` · ${estimate.writes} writes · about ${Math.max(1, Math.round(estimate.seconds))} s` : ""}
-        {counts && showChecklist ? ` · ${counts.done} done, ${counts.failed} failed` : ""}
+        {t("action.items", { total })}
+        {estimate ? ` · ${t("action.estimate", { writes: estimate.writes, seconds: Math.max(1, Math.round(estimate.seconds)) })}` : ""}
+        {counts && showChecklist ? ` · ${t("action.progress", { done: counts.done, failed: counts.failed })}` : ""}
       </p>
       <ol class={showChecklist ? "checklist" : "item-preview"}>
         {items.map((item) => (
@@ -157,7 +162,7 @@ export function ActionCard({
               )}
             </span>
             <span>{item.label}</span>
-            {item.status && showChecklist && <span class="sr-only"> ({item.status})</span>}
+            {item.status && showChecklist && <span class="sr-only"> ({t("action.status", { status: item.status })})</span>}
             {item.error && <span class="item-error"> — {item.error}</span>}
           </li>
         ))}
@@ -171,26 +176,26 @@ export function ActionCard({
         {status === "pending" && (
           <>
             <button type="button" class="primary" disabled={busy} onClick={() => void act("confirm")}>
-              Confirm
+              {t("common.confirm")}
             </button>
             <button type="button" disabled={busy} onClick={() => void act("reject")}>
-              Reject
+              {t("action.reject")}
             </button>
           </>
         )}
         {RUNNING.has(status) && (
           <button type="button" class="danger" disabled={busy} onClick={() => void act("stop")}>
-            Stop
+            {t("composer.stop")}
           </button>
         )}
         {(status === "partial" || status === "failed") && (
           <button type="button" disabled={busy} onClick={() => void act("resume")}>
-            Resume failed items
+            {t("action.resumeFailed")}
           </button>
         )}
         {status === "stopped" && (
           <button type="button" disabled={busy} onClick={() => void act("resume")}>
-            Resume
+            {t("action.resume")}
           </button>
         )}
       </div>
@@ -199,7 +204,9 @@ export function ActionCard({
           {stoppedSummary(detail.action)}
         </p>
       )}
-      {FINAL.has(status) && status !== "rejected" && status !== "expired" && status !== "stopped" && <p class="hint">Finished: {status}.</p>}
+      {FINAL.has(status) && status !== "rejected" && status !== "expired" && status !== "stopped" && (
+        <p class="hint">{t("action.finished", { status: t("action.status", { status }) })}</p>
+      )}
     </section>
   );
 }

@@ -6,32 +6,26 @@
 import { useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { useT } from "../lib/i18n";
+import { LANGUAGE_AUTONYMS } from "../lib/i18n/language-choice";
 import { Choice } from "./Choice";
 import type { Person } from "./people-labels";
 
-const ROLES = [
-  ["employee", "Employee"],
-  ["admin", "Admin"],
-] as const;
+const ROLES = ["employee", "admin"] as const;
 /** The tutor's fallback language for a message too short to tell; any ISO 639-1 code is accepted, these have the tutor's fixed sentences. */
-const LOCALES = [
-  ["en", "English"],
-  ["es", "Español"],
-  ["fr", "Français"],
-  ["de", "Deutsch"],
-  ["pt", "Português"],
-] as const;
+const LOCALES = ["en", "es", "fr", "de", "pt", "it"] as const;
 
 interface Draft {
   email: string;
   name: string;
   department: string;
-  role: (typeof ROLES)[number][0];
-  locale: (typeof LOCALES)[number][0];
+  role: (typeof ROLES)[number];
+  locale: (typeof LOCALES)[number];
 }
 const EMPTY: Draft = { email: "", name: "", department: "", role: "employee", locale: "en" };
 
 export function AddPerson({ onAdded }: { onAdded: (person: Person) => void }) {
+  const { t } = useT();
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState(EMPTY);
   const [error, setError] = useState<string | null>(null);
@@ -61,24 +55,36 @@ export function AddPerson({ onAdded }: { onAdded: (person: Person) => void }) {
     return (
       <p>
         <button type="button" class="primary" onClick={() => setOpen(true)}>
-          Add person
+          {t("people.add.open")}
         </button>
       </p>
     );
   return (
-    <form class="add-person" onSubmit={(e) => void submit(e)} aria-label="Add a person">
-      <h2>Add a person</h2>
+    <form class="add-person" onSubmit={(e) => void submit(e)} aria-label={t("people.add.title")}>
+      <h2>{t("people.add.title")}</h2>
       <label>
-        Email <input type="email" name="email" required maxLength={254} autoComplete="off" {...field("email")} />
+        {t("common.email")} <input type="email" name="email" required maxLength={254} autoComplete="off" {...field("email")} />
       </label>
       <label>
-        Name <input type="text" name="name" required maxLength={200} {...field("name")} />
+        {t("common.name")} <input type="text" name="name" required maxLength={200} {...field("name")} />
       </label>
       <label>
-        Department <input type="text" name="department" maxLength={120} {...field("department")} />
+        {t("common.department")} <input type="text" name="department" maxLength={120} {...field("department")} />
       </label>
-      <Choice label="Role" name="role" value={form.role} options={ROLES} onChange={(role) => setForm({ ...form, role })} />
-      <Choice label="Language" name="locale" value={form.locale} options={LOCALES} onChange={(locale) => setForm({ ...form, locale })} />
+      <Choice
+        label={t("common.role")}
+        name="role"
+        value={form.role}
+        options={ROLES.map((role) => [role, t(role === "admin" ? "common.admin" : "common.employee")] as const)}
+        onChange={(role) => setForm({ ...form, role })}
+      />
+      <Choice
+        label={t("people.add.language")}
+        name="locale"
+        value={form.locale}
+        options={LOCALES.map((locale) => [locale, LANGUAGE_AUTONYMS[locale]] as const)}
+        onChange={(locale) => setForm({ ...form, locale })}
+      />
       {error && (
         <p class="alert" role="alert">
           {error}
@@ -86,7 +92,7 @@ export function AddPerson({ onAdded }: { onAdded: (person: Person) => void }) {
       )}
       <div class="add-person-actions">
         <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Adding…" : "Add"}
+          {t(busy ? "people.add.adding" : "people.add.submit")}
         </button>
         <button
           type="button"
@@ -96,7 +102,7 @@ export function AddPerson({ onAdded }: { onAdded: (person: Person) => void }) {
             setError(null);
           }}
         >
-          Cancel
+          {t("common.cancel")}
         </button>
       </div>
     </form>

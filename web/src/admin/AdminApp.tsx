@@ -2,6 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { type MessageId, useT } from "../lib/i18n";
 import { AllowanceNotice, useAllowance } from "../components/AllowanceNotice";
 import type { SignedIn } from "../components/Shell";
 import { ConsolePage } from "../components/ConsolePage";
@@ -19,22 +20,33 @@ import { SignInSettings } from "./SignInSettings";
 type Tab = "documents" | "assistant" | "gaps" | "usage" | "people" | "sign-in" | "provisioning" | "integration-keys" | "imports" | "retention";
 
 const TABS: readonly Tab[] = ["documents", "assistant", "gaps", "usage", "people", "sign-in", "provisioning", "integration-keys", "imports", "retention"];
-/** Each section's name in the navigation, in the order of TABS. */
-const TAB_LABELS: Record<Tab, string> = {
-  documents: "Documents",
-  assistant: "Assistant",
-  gaps: "Content gaps",
-  usage: "Usage",
-  people: "People",
-  "sign-in": "Sign-in",
-  provisioning: "Provisioning",
-  "integration-keys": "Integration keys",
-  imports: "Imports",
-  retention: "Retention",
-};
+/** Each section's name in the navigation. */
+const TAB_LABELS = {
+  documents: "nav.documents",
+  assistant: "nav.assistant",
+  gaps: "nav.gaps",
+  usage: "nav.usage",
+  people: "nav.people",
+  "sign-in": "nav.signIn",
+  provisioning: "nav.provisioning",
+  "integration-keys": "nav.integrationKeys",
+  imports: "nav.imports",
+  retention: "nav.retention",
+} as const satisfies Record<Tab, MessageId>;
+/**
+ * The navigation in groups, so ten sections (and Bull Board, and the way back to the tutor) read
+ * as four short runs of related pages rather than one long line; Operations ends with Bull Board.
+ */
+const GROUPS: ReadonlyArray<{ name: MessageId; tabs: readonly Tab[] }> = [
+  { name: "nav.group.learning", tabs: ["assistant", "gaps"] },
+  { name: "nav.group.content", tabs: ["documents", "imports"] },
+  { name: "nav.group.operations", tabs: ["usage", "retention"] },
+  { name: "nav.group.people", tabs: ["people", "sign-in", "provisioning", "integration-keys"] },
+];
 const tabFromHash = (): Tab => TABS.find((tab) => location.hash === `#${tab}`) ?? "documents";
 
 export function AdminApp(signedIn: SignedIn) {
+  const { t } = useT();
   const [tab, setTab] = useState<Tab>(tabFromHash());
   const [boardError, setBoardError] = useState<string | null>(null);
   const allowance = useAllowance(tab);
@@ -58,18 +70,27 @@ export function AdminApp(signedIn: SignedIn) {
 
   return (
     <>
-      <nav class="tabs" aria-label="Console sections">
-        {TABS.map((name) => (
-          <a key={name} href={`#${name}`} aria-current={tab === name ? "page" : undefined}>
-            {TAB_LABELS[name]}
-          </a>
+      <nav class="tabs" aria-label={t("nav.label")}>
+        {GROUPS.map((group) => (
+          <div key={group.name} class="tab-group" role="group" aria-labelledby={`tab-group-${group.name}`}>
+            <span class="tab-group-name" id={`tab-group-${group.name}`}>
+              {t(group.name)}
+            </span>
+            {group.tabs.map((name) => (
+              <a key={name} href={`#${name}`} aria-current={tab === name ? "page" : undefined}>
+                {t(TAB_LABELS[name])}
+              </a>
+            ))}
+            {group.name === "nav.group.operations" && signedIn.me.operator && (
+              <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
+                {t("nav.board")}
+              </button>
+            )}
+          </div>
         ))}
-        {signedIn.me.operator && (
-          <button type="button" class="link-button board-link" onClick={() => void openBoard()}>
-            Queues (Bull Board)
-          </button>
-        )}
-        <a href="/">Tutor</a>
+        <a class="tab-tutor" href="/">
+          {t("nav.tutor")}
+        </a>
       </nav>
       <AllowanceNotice allowance={allowance} admin />
       {boardError && (
@@ -79,7 +100,7 @@ export function AdminApp(signedIn: SignedIn) {
       )}
       {tab === "documents" && <Documents me={signedIn.me} live={signedIn.live} />}
       {tab === "assistant" && (
-        <ConsolePage label="Assistant" name="assistant" width="full">
+        <ConsolePage label={t("nav.assistant")} name="assistant" width="full">
           <Assistant {...signedIn} />
         </ConsolePage>
       )}

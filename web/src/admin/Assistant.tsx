@@ -8,6 +8,7 @@ import { Transcript, type AnswerView } from "../components/Transcript";
 import { useConversation } from "../lib/use-conversation";
 import { ActionCard } from "./ActionCard";
 import { Icon } from "../components/Icon";
+import { formatNumber, useT } from "../lib/i18n";
 
 function argumentsText(args: unknown): string {
   const text = typeof args === "string" ? args : JSON.stringify(args);
@@ -15,6 +16,7 @@ function argumentsText(args: unknown): string {
 }
 
 export function Assistant({ live }: SignedIn) {
+  const { t: tr } = useT();
   const conversation = useConversation(live, "admin");
   const [settled, setSettled] = useState<ReadonlySet<string>>(new Set());
   const [reloaded, setReloaded] = useState<ReadonlySet<string>>(new Set());
@@ -30,7 +32,7 @@ export function Assistant({ live }: SignedIn) {
   const extras = (view: AnswerView) => (
     <>
       {view.tools.length > 0 && (
-        <ul class="tool-cards" aria-label="Tools used">
+        <ul class="tool-cards" aria-label={tr("assistant.tools")}>
           {view.tools.map((t) => (
             <li key={t.callId} class={`tool-card ${t.result ? (t.result.ok ? "ok" : "failed") : "running"}`}>
               <code class="tool-name">{t.tool}</code> <span class="tool-args">{argumentsText(t.arguments)}</span>
@@ -39,12 +41,12 @@ export function Assistant({ live }: SignedIn) {
                   t.result.ok ? (
                     <>
                       {" "}
-                      <Icon name="check" /> {t.result.ms} ms
+                      <Icon name="check" /> {formatNumber(t.result.ms)} ms
                     </>
                   ) : (
                     <>
                       {" "}
-                      <Icon name="cross" /> {t.result.error ?? "failed"}
+                      <Icon name="cross" /> {t.result.error ?? tr("assistant.toolFailed")}
                     </>
                   )
                 ) : (
@@ -62,17 +64,17 @@ export function Assistant({ live }: SignedIn) {
     <div class="workspace">
       <aside class="side">
         <SessionList
-          label="Assistant conversations"
+          label={tr("assistant.conversations")}
           sessions={conversation.sessions}
           current={conversation.sessionId}
           onOpen={(id) => void conversation.open(id)}
           onNew={() => void conversation.open(null)}
           onDelete={(s) => {
-            if (confirm(`Delete the conversation "${s.title}"?`)) void conversation.remove(s.id);
+            if (confirm(tr("assistant.confirmDelete", { title: s.title }))) void conversation.remove(s.id);
           }}
         />
       </aside>
-      <main class="chat" aria-label="Admin assistant">
+      <main class="chat" aria-label={tr("assistant.label")}>
         <Transcript
           conversation={conversation}
           onSuggestion={(text) => void conversation.send(text)}
@@ -80,8 +82,8 @@ export function Assistant({ live }: SignedIn) {
           settled={settled}
           empty={
             <>
-              <h2>Ask the assistant</h2>
-              <p>For example: “who knows returns handling?” or “assign Returns Essentials to everyone in Sales”. Changes wait for your confirmation.</p>
+              <h2>{tr("assistant.empty.title")}</h2>
+              <p>{tr("assistant.empty.text")}</p>
             </>
           }
         />
@@ -92,7 +94,7 @@ export function Assistant({ live }: SignedIn) {
           busy={conversation.sending || Boolean(conversation.streaming)}
           streaming={Boolean(conversation.streaming)}
           onStop={conversation.streaming ? () => void conversation.stop(conversation.streaming!.turnId) : undefined}
-          placeholder="Ask about people, skills and courses…"
+          placeholder={tr("assistant.placeholder")}
         />
       </main>
     </div>

@@ -7,14 +7,16 @@ import { ConsolePage } from "../components/ConsolePage";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { formatDay, t, useT } from "../lib/i18n";
 import type { ContentGapsBody } from "../../../server/routes/insights/schema";
 import "../insights.css";
 
 type GapGroup = ContentGapsBody["groups"][number];
 
-const when = (iso: string): string => new Date(iso).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
+const when = (iso: string): string => formatDay(iso, { day: "numeric", month: "short", year: "numeric" });
 
 function UploadFor({ group, accept }: { group: GapGroup; accept: string }) {
+  useT();
   const input = useRef<HTMLInputElement>(null);
   const [state, setState] = useState<{ busy: boolean; message: string | null; failed: boolean }>({ busy: false, message: null, failed: false });
   const send = async (file: File): Promise<void> => {
@@ -25,7 +27,7 @@ function UploadFor({ group, accept }: { group: GapGroup; accept: string }) {
       await api.upload("/api/v1/documents", form);
       setState({
         busy: false,
-        message: `Uploaded ${file.name}; it is being indexed. This group leaves the list once the tutor answers it from company material.`,
+        message: t("gaps.uploaded", { file: file.name }),
         failed: false,
       });
     } catch (error) {
@@ -35,14 +37,14 @@ function UploadFor({ group, accept }: { group: GapGroup; accept: string }) {
   return (
     <div class="gap-upload">
       <button type="button" disabled={state.busy} onClick={() => input.current?.click()}>
-        {state.busy ? "Uploading…" : "Upload a document that answers this"}
+        {t(state.busy ? "gaps.uploading" : "gaps.upload")}
       </button>
       <input
         ref={input}
         class="sr-only"
         type="file"
         accept={accept}
-        aria-label={`Upload a document that answers: ${group.examples[0] ?? ""}`}
+        aria-label={t("gaps.uploadFor", { question: group.examples[0] ?? "" })}
         onChange={(event) => {
           const file = event.currentTarget.files?.[0];
           event.currentTarget.value = "";
@@ -62,6 +64,7 @@ function UploadFor({ group, accept }: { group: GapGroup; accept: string }) {
 const MAX_POLLS = 30;
 
 export function ContentGaps({ accept }: { accept: string }) {
+  useT();
   const [groups, setGroups] = useState<GapGroup[] | null>(null);
   const [status, setStatus] = useState<ContentGapsBody["status"] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -74,7 +77,7 @@ export function ContentGaps({ accept }: { accept: string }) {
         setStatus(body.status);
         if (body.status !== "computing") setGroups(body.groups);
         if (body.status === "ready") return;
-        if (poll.current.count >= MAX_POLLS) return setError("The report is taking longer than usual; press Refresh to ask again.");
+        if (poll.current.count >= MAX_POLLS) return setError(t("gaps.slow"));
         poll.current.count += 1;
         poll.current.timer = setTimeout(fetchReport, (body.retry_after ?? 2) * 1000);
       })
@@ -92,27 +95,26 @@ export function ContentGaps({ accept }: { accept: string }) {
   }, []);
 
   return (
-    <ConsolePage label="Content gaps" name="insights content-gaps">
-      <h1>Content gaps</h1>
+    <ConsolePage label={t("nav.gaps")} name="insights content-gaps">
+      <h1>{t("nav.gaps")}</h1>
       <p class="hint">
-        Questions of the last 30 days that the tutor answered from general knowledge, or that were rated down, grouped by meaning. The groups asked by the most
-        people come first. New questions appear within about half a minute.{" "}
+        {t("gaps.intro")}{" "}
         <button type="button" class="link-button" onClick={load}>
-          Refresh
+          {t("common.refresh")}
         </button>
       </p>
       {error && <p class="alert">{error}</p>}
       {status === "computing" && (
         <p class="notice" role="status" data-report-status="computing">
-          Working out the report… this takes a few seconds for a busy organisation.
+          {t("gaps.computing")}
         </p>
       )}
       {status === "refreshing" && (
         <p class="notice" role="status" data-report-status="refreshing">
-          New questions or ratings came in: updating the report below.
+          {t("gaps.refreshing")}
         </p>
       )}
-      {status !== "computing" && groups?.length === 0 && <p class="empty">No gaps: every recent question was answered from your company's material.</p>}
+      {status !== "computing" && groups?.length === 0 && <p class="empty">{t("gaps.empty")}</p>}
       {groups?.map((group) => (
         <section class="gap-group" key={group.id} data-group-id={group.id} aria-label={group.examples[0]}>
           <h2>“{group.examples[0]}”</h2>
@@ -124,11 +126,10 @@ export function ContentGaps({ accept }: { accept: string }) {
             </ul>
           )}
           <p class="gap-meta">
-            <span class="gap-count">
-              {group.count} {group.count === 1 ? "question" : "questions"} from {group.employees} {group.employees === 1 ? "person" : "people"}
-            </span>
+            <span class="gap-count">{t("gaps.count", { questions: group.count, people: group.employees })}</span>
             {group.departments.length > 0 && ` · ${group.departments.join(", ")}`}
-            {group.languages.length > 0 && ` · ${group.languages.join(", ")}`} · first {when(group.first_asked)}, last {when(group.last_asked)}
+            {group.languages.length > 0 && ` · ${group.languages.join(", ")}`} ·{" "}
+            {t("gaps.when", { first: when(group.first_asked), last: when(group.last_asked) })}
           </p>
           <UploadFor group={group} accept={accept} />
         </section>

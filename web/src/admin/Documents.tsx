@@ -8,6 +8,7 @@ import { ConsolePage } from "../components/ConsolePage";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, api } from "../lib/api";
 import { describeApiError, formatBytes } from "../lib/errors";
+import { formatNumber, t, useT } from "../lib/i18n";
 import type { LiveSocket } from "../lib/socket";
 import type { DocumentInfo, Me } from "../lib/types";
 import { UploadQueue, type QueueView, type SentUpload } from "./upload-queue";
@@ -31,11 +32,16 @@ interface Storage {
 }
 
 function StorageUsage({ storage }: { storage: Storage }) {
+  useT();
   const share = storage.quota_bytes > 0 ? storage.used_bytes / storage.quota_bytes : 1;
   return (
     <p class={`storage-usage${share >= 0.9 ? " nearly-full" : ""}`} data-used-bytes={storage.used_bytes} data-quota-bytes={storage.quota_bytes}>
-      <meter min={0} max={storage.quota_bytes} value={storage.used_bytes} high={storage.quota_bytes * 0.9} aria-label="Document storage used" /> Storage:{" "}
-      {formatBytes(storage.used_bytes)} of {formatBytes(storage.quota_bytes)} used ({Math.round(share * 100)} %)
+      <meter min={0} max={storage.quota_bytes} value={storage.used_bytes} high={storage.quota_bytes * 0.9} aria-label={t("documents.storage.label")} />{" "}
+      {t("documents.storage", {
+        used: formatBytes(storage.used_bytes),
+        quota: formatBytes(storage.quota_bytes),
+        share: formatNumber(share, { style: "percent" }),
+      })}
     </p>
   );
 }
@@ -46,6 +52,7 @@ function extensionOf(name: string): string {
 }
 
 export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
+  useT();
   const limits = me.uploads ?? { max_bytes: 5 * 1024 * 1024, accepted_extensions: [] };
   const [documents, setDocuments] = useState<DocumentInfo[]>([]);
   const [progress, setProgress] = useState<Record<string, { done: number; total: number }>>({});
@@ -126,17 +133,17 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
   const upload = (files: File[]): void => {
     const acceptable = files.filter((file) => {
       if (file.size > limits.max_bytes) {
-        say(`${file.name} is ${formatBytes(file.size)}, over the ${formatBytes(limits.max_bytes)} limit: not uploaded.`);
+        say(t("documents.tooLarge", { file: file.name, size: formatBytes(file.size), limit: formatBytes(limits.max_bytes) }));
         return false;
       }
       if (limits.accepted_extensions.length && !limits.accepted_extensions.includes(extensionOf(file.name))) {
-        say(`${file.name}: this type is not accepted (allowed: ${limits.accepted_extensions.join(" ")}).`);
+        say(t("documents.wrongType", { file: file.name, allowed: limits.accepted_extensions.join(" ") }));
         return false;
       }
       return true;
     });
     const { alreadySent } = queue.add(acceptable);
-    if (alreadySent.length) say(`${alreadySent.length} ${alreadySent.length === 1 ? "file was" : "files were"} already uploaded from this browser: skipped.`);
+    if (alreadySent.length) say(t("documents.alreadySent", { count: alreadySent.length }));
   };
 
   const reindex = async (doc: DocumentInfo): Promise<void> => {
@@ -144,17 +151,17 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
       await api.post(`/api/v1/documents/${doc.id}/reindex`);
       await refreshOne(doc.id);
     } catch (error) {
-      say(`${doc.title}: ${describeApiError(error, "re-index requests")}`);
+      say(`${doc.title}: ${describeApiError(error, "reindex")}`);
     }
   };
 
   const remove = async (doc: DocumentInfo): Promise<void> => {
-    if (!confirm(`Delete "${doc.title}" and its chunks? The tutor stops using it at once.`)) return;
+    if (!confirm(t("documents.confirmDelete", { title: doc.title }))) return;
     try {
       await api.del(`/api/v1/documents/${doc.id}`);
     } catch (error) {
       if (!(error instanceof ApiError && error.code === "DOCUMENT_IN_USE")) return say(`${doc.title}: ${describeApiError(error)}`);
-      if (!confirm(`${error.message}. Delete it anyway and detach it from those courses?`)) return;
+      if (!confirm(t("documents.confirmForce", { reason: error.message }))) return;
       try {
         await api.del(`/api/v1/documents/${doc.id}?force=true`);
       } catch (forced) {
@@ -166,7 +173,7 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
   };
 
   return (
-    <ConsolePage label="Documents" name="documents">
+    <ConsolePage label={t("nav.documents")} name="documents">
       <UploadZone limits={limits} onFiles={upload} />
       <UploadQueuePanel view={queueView} onClear={() => queue.clearFinished()} />
       <div class="messages-box" role="status" aria-live="polite">
@@ -174,10 +181,10 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
           <p key={i}>{m}</p>
         ))}
       </div>
-      <h2 id="documents-title">Documents</h2>
+      <h2 id="documents-title">{t("nav.documents")}</h2>
       {storage && <StorageUsage storage={storage} />}
       {documents.length === 0 ? (
-        <p class="hint">No documents yet.</p>
+        <p class="hint">{t("documents.empty")}</p>
       ) : (
         <ul class="document-list">
           {documents.map((doc) => {
@@ -188,37 +195,37 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
                 <div class="doc-main">
                   <span class="doc-title">{doc.title}</span>
                   <span class="doc-meta">
-                    {doc.filename ?? "seeded text"}
-                    {doc.size_bytes ? ` · ${formatBytes(doc.size_bytes)}` : ""} · {doc.counts.chunks} chunks
+                    {doc.filename ?? t("documents.seeded")}
+                    {doc.size_bytes ? ` · ${formatBytes(doc.size_bytes)}` : ""} · {t("documents.chunks", { count: doc.counts.chunks })}
                     {/* A finished document without chunks is not broken: the tutor reads its whole text (the document rung). */}
                     {doc.status === "COMPLETED" && doc.counts.chunks === 0 && (
-                      <span class="read-whole" title="Not split into passages: when a question needs it, the tutor reads the whole text">
+                      <span class="read-whole" title={t("documents.readWhole.title")}>
                         {" "}
-                        · read whole by the tutor
+                        · {t("documents.readWhole")}
                       </span>
                     )}
                   </span>
                 </div>
                 <div class="doc-status">
                   <span class={`status-pill ${doc.status.toLowerCase()}`} data-status={doc.status}>
-                    {doc.status}
+                    {t("documents.status", { status: doc.status })}
                     {doc.status === "EMBEDDING" && embedding ? ` ${embedding.done}/${embedding.total}` : ""}
                   </span>
                   {doc.status !== "FAILED" && doc.status !== "COMPLETED" && (
-                    <progress max={STEPS.length - 1} value={Math.max(step, 0)} aria-label={`${doc.title}: ${doc.status}`} />
+                    <progress max={STEPS.length - 1} value={Math.max(step, 0)} aria-label={`${doc.title}: ${t("documents.status", { status: doc.status })}`} />
                   )}
                   {doc.status === "FAILED" && (
                     <p class="doc-error" role="alert">
-                      {doc.error ?? "Indexing failed."} {doc.error_code && <code>{doc.error_code}</code>}
+                      {doc.error ?? t("documents.failed")} {doc.error_code && <code>{doc.error_code}</code>}
                     </p>
                   )}
                 </div>
                 <div class="doc-actions">
-                  <button type="button" onClick={() => void reindex(doc)} aria-label={`Re-index ${doc.title}`}>
-                    Re-index
+                  <button type="button" onClick={() => void reindex(doc)} aria-label={t("documents.reindexName", { title: doc.title })}>
+                    {t("documents.reindex")}
                   </button>
-                  <button type="button" class="danger" onClick={() => void remove(doc)} aria-label={`Delete ${doc.title}`}>
-                    Delete
+                  <button type="button" class="danger" onClick={() => void remove(doc)} aria-label={t("documents.deleteName", { title: doc.title })}>
+                    {t("common.delete")}
                   </button>
                 </div>
               </li>

@@ -9,6 +9,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ConsolePage } from "../components/ConsolePage";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { formatMoment, type MessageId, Msg, t, useT } from "../lib/i18n";
 import type { LiveSocket } from "../lib/socket";
 import type { CatalogImportEvent } from "../../../queues/events/contract";
 import type { CatalogImportBody } from "../../../server/routes/catalog/schema";
@@ -20,23 +21,21 @@ interface Problem {
   message: string;
 }
 
-const when = (value: string | null): string => (value ? new Date(value).toLocaleString() : "—");
+const when = (value: string | null): string => (value ? formatMoment(value) : "—");
 
-const STATUS_LABEL: Record<CatalogImportBody["status"], string> = {
-  receiving: "Receiving",
-  received: "Waiting",
-  applying: "Applying",
-  completed: "Completed",
-  failed: "Failed",
+const STATUS_LABEL: Record<CatalogImportBody["status"], MessageId> = {
+  receiving: "imports.status.receiving",
+  received: "imports.status.received",
+  applying: "imports.status.applying",
+  completed: "imports.status.completed",
+  failed: "imports.status.failed",
 };
 
 function outcome(item: CatalogImportBody): string {
-  if (item.status === "failed") return item.error ?? "Failed";
-  if (item.status !== "completed") return item.total === null ? "Reading the file…" : `${item.done} of ${item.total} records`;
-  if (!item.changed)
-    return `Nothing changed: all ${item.counts.unchanged} records were already so${item.counts.failed ? `; ${item.counts.failed} refused` : ""}.`;
-  const { created, updated, unchanged, deleted, failed } = item.counts;
-  return `${created} created, ${updated} updated, ${unchanged} unchanged, ${deleted} deleted, ${failed} refused.`;
+  if (item.status === "failed") return item.error ?? t("imports.status.failed");
+  if (item.status !== "completed") return item.total === null ? t("imports.reading") : t("imports.progress", { done: item.done, total: item.total });
+  if (!item.changed) return t("imports.unchanged", { unchanged: item.counts.unchanged, failed: item.counts.failed });
+  return t("imports.counts", { ...item.counts });
 }
 
 /** "and N more": refused records past the first ones kept, which the import only counted (per code). */
@@ -45,14 +44,11 @@ function OmittedProblems({ omitted }: { omitted: CatalogImportBody["problems_omi
   const byCode = Object.entries(omitted.by_code)
     .map(([code, n]) => `${code} ${n}`)
     .join(", ");
-  return (
-    <p class="import-omitted">
-      …and {omitted.total} more refused records, counted but not kept ({byCode}).
-    </p>
-  );
+  return <p class="import-omitted">{t("imports.omitted", { total: omitted.total, byCode })}</p>;
 }
 
 function ProblemList({ importId, omitted }: { importId: string; omitted: CatalogImportBody["problems_omitted"] }) {
+  useT();
   const [problems, setProblems] = useState<Problem[] | null>(null);
   const [next, setNext] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -67,17 +63,17 @@ function ProblemList({ importId, omitted }: { importId: string; omitted: Catalog
   };
   useEffect(() => load(0), [importId]);
   if (error) return <p class="alert">{error}</p>;
-  if (!problems) return <p>Loading…</p>;
-  if (problems.length === 0) return omitted.total > 0 ? <OmittedProblems omitted={omitted} /> : <p>No record was refused.</p>;
+  if (!problems) return <p>{t("common.loading")}</p>;
+  if (problems.length === 0) return omitted.total > 0 ? <OmittedProblems omitted={omitted} /> : <p>{t("imports.noneRefused")}</p>;
   return (
     <>
       <table class="import-problems">
-        <caption>Refused records</caption>
+        <caption>{t("imports.refused")}</caption>
         <thead>
           <tr>
-            <th class="num">Line</th>
-            <th>Code</th>
-            <th>Reason</th>
+            <th class="num">{t("imports.line")}</th>
+            <th>{t("imports.code")}</th>
+            <th>{t("imports.reason")}</th>
           </tr>
         </thead>
         <tbody>
@@ -94,7 +90,7 @@ function ProblemList({ importId, omitted }: { importId: string; omitted: Catalog
       </table>
       {next !== null && (
         <button type="button" onClick={() => load(next)}>
-          More
+          {t("common.more")}
         </button>
       )}
       <OmittedProblems omitted={omitted} />
@@ -103,6 +99,7 @@ function ProblemList({ importId, omitted }: { importId: string; omitted: Catalog
 }
 
 export function Imports({ live }: { live: LiveSocket }) {
+  useT();
   const [imports, setImports] = useState<CatalogImportBody[] | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -145,22 +142,21 @@ export function Imports({ live }: { live: LiveSocket }) {
   }, [live]);
 
   return (
-    <ConsolePage label="Imports" name="imports">
-      <h1>Catalog imports</h1>
+    <ConsolePage label={t("nav.imports")} name="imports">
+      <h1>{t("imports.title")}</h1>
       <p>
-        Courses, lessons, enrolments and progress sent by your integrations in bulk (the project's <code>docs/integrations.md</code> shows how). Each record is
-        applied whole or refused with its line and reason; sending the same file again changes nothing.
+        <Msg id="imports.intro" values={{ doc: <code>docs/integrations.md</code> }} />
       </p>
       {error && <p class="alert">{error}</p>}
-      {imports && imports.length === 0 && <p>No import yet. An integration key with the catalog:write scope sends one.</p>}
+      {imports && imports.length === 0 && <p>{t("imports.empty")}</p>}
       {imports && imports.length > 0 && (
         <table class="imports">
           <thead>
             <tr>
-              <th>Received</th>
-              <th>Key</th>
-              <th>Status</th>
-              <th>Result</th>
+              <th>{t("imports.received")}</th>
+              <th>{t("common.key")}</th>
+              <th>{t("common.status")}</th>
+              <th>{t("imports.result")}</th>
               <th />
             </tr>
           </thead>
@@ -169,16 +165,16 @@ export function Imports({ live }: { live: LiveSocket }) {
               <Fragment key={item.id}>
                 <tr data-import={item.id}>
                   <td>{when(item.created_at)}</td>
-                  <td>{item.key_name ?? "(revoked key)"}</td>
+                  <td>{item.key_name ?? t("imports.revokedKey")}</td>
                   <td>
-                    <span class={`status-pill ${item.status}`}>{STATUS_LABEL[item.status]}</span>
-                    {item.status === "applying" && item.total ? <progress max={item.total} value={item.done} aria-label="Records applied" /> : null}
+                    <span class={`status-pill ${item.status}`}>{t(STATUS_LABEL[item.status])}</span>
+                    {item.status === "applying" && item.total ? <progress max={item.total} value={item.done} aria-label={t("imports.applied")} /> : null}
                   </td>
                   <td>{outcome(item)}</td>
                   <td>
                     {(item.counts.failed > 0 || item.status === "failed") && (
                       <button type="button" aria-expanded={open === item.id} onClick={() => setOpen(open === item.id ? null : item.id)}>
-                        {open === item.id ? "Hide refused" : "Refused records"}
+                        {t(open === item.id ? "imports.hideRefused" : "imports.refused")}
                       </button>
                     )}
                   </td>

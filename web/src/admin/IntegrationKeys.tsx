@@ -6,27 +6,37 @@
  * still works; revoking asks first, and the key is refused from then on. See docs/integrations.md.
  */
 import { useEffect, useState } from "preact/hooks";
-import { INTEGRATION_SCOPE_DESCRIPTIONS, INTEGRATION_SCOPES, type IntegrationScope } from "../../../lib/integration-scopes";
+import { INTEGRATION_SCOPES, type IntegrationScope } from "../../../lib/integration-scopes";
 import type { IntegrationKeyBody, ListedIntegrationKeyBody } from "../../../server/routes/integration-keys/schema";
 import { ConsolePage } from "../components/ConsolePage";
 import { CopyField } from "../components/CopyField";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { formatMoment, type MessageId, t, useT } from "../lib/i18n";
 
-const when = (iso: string | null, never = "never"): string => (iso ? new Date(iso).toLocaleString() : never);
+const when = (iso: string | null): string => (iso ? formatMoment(iso) : t("common.never"));
+
+/** What each scope lets a key do, in the reader's language (the API's own descriptions are English: lib/integration-scopes.ts). */
+const SCOPE_DESCRIPTIONS: Record<IntegrationScope, MessageId> = {
+  "catalog:write": "keys.scope.catalogWrite",
+  "documents:write": "keys.scope.documentsWrite",
+  "usage:read": "keys.scope.usageRead",
+  "people:read": "keys.scope.peopleRead",
+};
 
 function statusOf(key: ListedIntegrationKeyBody): string {
-  if (key.revoked_at) return `Revoked ${when(key.revoked_at)}`;
-  if (key.expires_at && Date.parse(key.expires_at) <= Date.now()) return "Expired";
+  if (key.revoked_at) return t("keys.revokedAt", { when: when(key.revoked_at) });
+  if (key.expires_at && Date.parse(key.expires_at) <= Date.now()) return t("keys.expired");
   // A key lives no longer than its creator's admin role: say why it stopped, and that it still counts.
-  if (!key.creator_is_admin) return "Refused: its creator is no longer an admin (revoke it)";
-  return "Active";
+  if (!key.creator_is_admin) return t("keys.creatorNotAdmin");
+  return t("common.active");
 }
 
 /** The end of the chosen day where the admin is: a key "until 31 March" works all that day. */
 const endOfDay = (date: string): string => new Date(`${date}T23:59:59`).toISOString();
 
 export function IntegrationKeys() {
+  useT();
   const [keys, setKeys] = useState<ListedIntegrationKeyBody[] | null>(null);
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<IntegrationScope[]>([]);
@@ -75,12 +85,9 @@ export function IntegrationKeys() {
   const toggle = (scope: IntegrationScope, on: boolean) => setScopes(INTEGRATION_SCOPES.filter((s) => (s === scope ? on : scopes.includes(s))));
 
   return (
-    <ConsolePage label="Integration keys" name="integration-keys">
-      <h1>Integration keys</h1>
-      <p class="hint">
-        Keys let your own systems (a learning platform, an HR system, a document mirror) call the integration API. A key opens the integration endpoints only,
-        with the scopes you give it, never chat or the assistant.
-      </p>
+    <ConsolePage label={t("nav.integrationKeys")} name="integration-keys">
+      <h1>{t("nav.integrationKeys")}</h1>
+      <p class="hint">{t("keys.intro")}</p>
       {error && (
         <p class="alert" role="alert">
           {error}
@@ -88,64 +95,72 @@ export function IntegrationKeys() {
       )}
       {created && (
         <div class="notice new-token" role="status">
-          <CopyField label="New integration key" value={created.key} />
+          <CopyField label={t("keys.new")} value={created.key} />
           <p>
-            Copy the key for “{created.name}” now: you will not see it again. Only its last four characters are kept to tell it apart.{" "}
+            {t("keys.copyNow", { name: created.name })}{" "}
             <button type="button" class="link-button" onClick={() => setCreated(null)}>
-              Done
+              {t("common.done")}
             </button>
           </p>
         </div>
       )}
       <form
         class="settings-form"
-        aria-label="Create an integration key"
+        aria-label={t("keys.create.label")}
         onSubmit={(event) => {
           event.preventDefault();
           void create();
         }}
       >
-        <h2>Create a key</h2>
+        <h2>{t("keys.create.title")}</h2>
         <label class="setting">
-          <span>Name</span>
-          <input name="name" type="text" value={name} required maxLength={100} placeholder="LMS nightly sync" onInput={(e) => setName(e.currentTarget.value)} />
+          <span>{t("common.name")}</span>
+          <input
+            name="name"
+            type="text"
+            value={name}
+            required
+            maxLength={100}
+            placeholder={t("keys.name.placeholder")}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </label>
         <fieldset class="setting">
-          <legend>Scopes</legend>
+          <legend>{t("keys.scopes")}</legend>
           {INTEGRATION_SCOPES.map((scope) => (
             <label class="setting-check" key={scope}>
               <input type="checkbox" name="scopes" value={scope} checked={scopes.includes(scope)} onChange={(e) => toggle(scope, e.currentTarget.checked)} />{" "}
-              <code>{scope}</code> <small class="hint">{INTEGRATION_SCOPE_DESCRIPTIONS[scope]}</small>
+              <code>{scope}</code> <small class="hint">{t(SCOPE_DESCRIPTIONS[scope])}</small>
             </label>
           ))}
         </fieldset>
         <label class="setting">
-          <span>Expires (optional)</span>
+          <span>{t("keys.expires.optional")}</span>
           <input name="expires" type="date" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />
-          <small class="hint">The key works until the end of that day; leave empty for a key that does not expire.</small>
+          <small class="hint">{t("keys.expires.hint")}</small>
         </label>
         <p class="actions">
           <button type="submit" disabled={busy || scopes.length === 0 || name.trim() === ""}>
-            Create key
+            {t("keys.create.submit")}
           </button>
         </p>
       </form>
-      <section aria-label="Keys">
-        <h2>Keys</h2>
+      <section aria-label={t("keys.list")}>
+        <h2>{t("keys.list")}</h2>
         {keys === null ? (
-          <p aria-live="polite">Loading…</p>
+          <p aria-live="polite">{t("common.loading")}</p>
         ) : keys.length === 0 ? (
-          <p class="hint">No keys yet.</p>
+          <p class="hint">{t("keys.empty")}</p>
         ) : (
           <table>
             <thead>
               <tr>
-                <th>Name</th>
-                <th>Key</th>
-                <th>Scopes</th>
-                <th>Last used</th>
-                <th>Expires</th>
-                <th>Status</th>
+                <th>{t("common.name")}</th>
+                <th>{t("common.key")}</th>
+                <th>{t("keys.scopes")}</th>
+                <th>{t("keys.lastUsed")}</th>
+                <th>{t("keys.expires")}</th>
+                <th>{t("common.status")}</th>
                 <th />
               </tr>
             </thead>
@@ -162,18 +177,18 @@ export function IntegrationKeys() {
                   <td class="key-status">{statusOf(key)}</td>
                   <td>
                     {key.revoked_at ? null : revoking === key.id ? (
-                      <span class="revoke-confirm" role="group" aria-label={`Revoke ${key.name}?`}>
-                        Requests with it are refused at once.{" "}
+                      <span class="revoke-confirm" role="group" aria-label={t("keys.revokeQuestion", { name: key.name })}>
+                        {t("keys.revokeWarning")}{" "}
                         <button type="button" class="danger" disabled={busy} onClick={() => void revoke(key)}>
-                          Revoke now
+                          {t("keys.revokeNow")}
                         </button>{" "}
                         <button type="button" onClick={() => setRevoking(null)}>
-                          Cancel
+                          {t("common.cancel")}
                         </button>
                       </span>
                     ) : (
-                      <button type="button" class="danger" aria-label={`Revoke ${key.name}`} onClick={() => setRevoking(key.id)}>
-                        Revoke
+                      <button type="button" class="danger" aria-label={t("keys.revokeName", { name: key.name })} onClick={() => setRevoking(key.id)}>
+                        {t("keys.revoke")}
                       </button>
                     )}
                   </td>

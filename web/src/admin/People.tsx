@@ -8,6 +8,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ConsolePage } from "../components/ConsolePage";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { type MessageId, useT } from "../lib/i18n";
 import type { Me } from "../lib/types";
 import type { PeopleBody } from "../../../server/routes/people/schema";
 import { AddPerson } from "./AddPerson";
@@ -37,17 +38,17 @@ function queryOf(filters: Filters): string {
 }
 
 const ROLE_FILTER = [
-  ["", "Any"],
-  ["employee", "Employees"],
-  ["admin", "Admins"],
-] as const;
+  ["", "common.any"],
+  ["employee", "people.filter.employees"],
+  ["admin", "people.filter.admins"],
+] as const satisfies ReadonlyArray<readonly [string, MessageId]>;
 const ACTIVE_FILTER = [
-  ["", "Any"],
-  ["true", "Active"],
-  ["false", "Deactivated"],
-] as const;
-const VIA_FILTER: ReadonlyArray<readonly ["" | ArrivedVia, string]> = [
-  ["", "Any"],
+  ["", "common.any"],
+  ["true", "common.active"],
+  ["false", "common.deactivated"],
+] as const satisfies ReadonlyArray<readonly [string, MessageId]>;
+const VIA_FILTER: ReadonlyArray<readonly ["" | ArrivedVia, MessageId]> = [
+  ["", "common.any"],
   ...Object.keys(ARRIVED_VIA)
     .filter((via): via is ArrivedVia => via in ARRIVED_VIA)
     .map((via) => [via, ARRIVED_VIA[via].label] as const),
@@ -64,6 +65,8 @@ function useSettled<T>(value: T, delayMs: number): T {
 }
 
 export function People({ me }: { me: Me }) {
+  const { t } = useT();
+  const translated = <T extends string>(options: ReadonlyArray<readonly [T, MessageId]>) => options.map(([value, id]) => [value, t(id)] as const);
   const [typed, setTyped] = useState("");
   const search = useSettled(typed, SEARCH_DELAY_MS);
   const [filters, setFilters] = useState<Omit<Filters, "search">>({ role: "", active: "", via: "", offset: 0 });
@@ -98,7 +101,7 @@ export function People({ me }: { me: Me }) {
     try {
       const { person: now } = await api.patch<{ person: Person }>(`/api/v1/admin/people/${person.id}`, update);
       setListing((l) => l && { ...l, people: l.people.map((p) => (p.id === now.id ? now : p)) });
-      setNotice(`${now.name} is now ${now.is_active ? (now.role === "admin" ? "an active admin" : "an active employee") : "deactivated"}.`);
+      setNotice(t("people.nowIs", { name: now.name, state: now.is_active ? now.role : "deactivated" }));
       setError(null);
       return true;
     } catch (caught) {
@@ -110,22 +113,22 @@ export function People({ me }: { me: Me }) {
   const people = listing?.people ?? [];
   const filtered = Boolean(search.trim() || filters.role || filters.active || filters.via);
   return (
-    <ConsolePage label="People" name="people">
-      <h1>People</h1>
+    <ConsolePage label={t("nav.people")} name="people">
+      <h1>{t("nav.people")}</h1>
       <AddPerson
         onAdded={(person) => {
-          setNotice(`${person.name} was added.`);
+          setNotice(t("people.added", { name: person.name }));
           setReloads((n) => n + 1);
         }}
       />
       <div class="people-filters" role="search">
         <label>
-          Search
-          <input type="search" placeholder="Name or email" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />
+          {t("people.search")}
+          <input type="search" placeholder={t("people.search.placeholder")} value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />
         </label>
-        <Choice label="Role" value={filters.role} options={ROLE_FILTER} onChange={(role) => filter({ role })} />
-        <Choice label="Status" value={filters.active} options={ACTIVE_FILTER} onChange={(active) => filter({ active })} />
-        <Choice label="Arrived via" value={filters.via} options={VIA_FILTER} onChange={(via) => filter({ via })} />
+        <Choice label={t("common.role")} value={filters.role} options={translated(ROLE_FILTER)} onChange={(role) => filter({ role })} />
+        <Choice label={t("common.status")} value={filters.active} options={translated(ACTIVE_FILTER)} onChange={(active) => filter({ active })} />
+        <Choice label={t("people.arrivedVia")} value={filters.via} options={translated(VIA_FILTER)} onChange={(via) => filter({ via })} />
       </div>
       <p class="people-status" role="status" aria-live="polite">
         {notice}
@@ -135,20 +138,20 @@ export function People({ me }: { me: Me }) {
           {error}
         </p>
       )}
-      {listing && people.length === 0 && <p class="hint people-empty">{filtered ? "No one matches these filters." : "No people in the organisation yet."}</p>}
+      {listing && people.length === 0 && <p class="hint people-empty">{t(filtered ? "people.empty.filtered" : "people.empty")}</p>}
       {people.length > 0 && (
         <table class="people-table">
           <thead>
             <tr>
-              <th>Name</th>
-              <th>Email</th>
-              <th>Role</th>
-              <th>Department</th>
-              <th>Active</th>
-              <th>Arrived via</th>
-              <th>Last sign-in</th>
+              <th>{t("common.name")}</th>
+              <th>{t("common.email")}</th>
+              <th>{t("common.role")}</th>
+              <th>{t("common.department")}</th>
+              <th>{t("common.active")}</th>
+              <th>{t("people.arrivedVia")}</th>
+              <th>{t("people.lastSignIn")}</th>
               <th>
-                <span class="sr-only">Actions</span>
+                <span class="sr-only">{t("people.actions")}</span>
               </th>
             </tr>
           </thead>
@@ -160,7 +163,7 @@ export function People({ me }: { me: Me }) {
                 isMe={person.id === me.user.id}
                 onChange={(update) => change(person, update)}
                 onErased={() => {
-                  setNotice(`${person.name}'s data was erased.`);
+                  setNotice(t("people.erased", { name: person.name }));
                   setReloads((n) => n + 1);
                 }}
                 onError={setError}
@@ -171,12 +174,12 @@ export function People({ me }: { me: Me }) {
       )}
       {listing && listing.total > 0 && (
         <p class="people-paging">
-          {listing.offset + 1}–{listing.offset + people.length} of {listing.total}{" "}
+          {t("people.paging", { from: listing.offset + 1, to: listing.offset + people.length, total: listing.total })}{" "}
           <button type="button" disabled={listing.offset === 0} onClick={() => setFilters((f) => ({ ...f, offset: Math.max(0, f.offset - PAGE) }))}>
-            Previous
+            {t("people.previous")}
           </button>{" "}
           <button type="button" disabled={listing.next_offset === null} onClick={() => setFilters((f) => ({ ...f, offset: listing.next_offset ?? f.offset }))}>
-            Next
+            {t("people.next")}
           </button>
         </p>
       )}

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { type ExportStatus, followJob, saveArchive } from "../lib/data-export";
 import { describeApiError } from "../lib/errors";
+import { t, useT } from "../lib/i18n";
 import type { Person } from "./people-labels";
 
 interface ErasureStatus {
@@ -16,9 +17,10 @@ interface ErasureStatus {
   error: string | null;
 }
 
-const archiveName = (person: Person) => `data-${person.name.replace(/[^\p{L}\p{N}]+/gu, "-").toLowerCase()}.zip`;
+const archiveName = (person: Person) => `${t("personData.fileName")}-${person.name.replace(/[^\p{L}\p{N}]+/gu, "-").toLowerCase()}.zip`;
 
 export function PersonData({ person, onErased, onError }: { person: Person; onErased: () => void; onError: (message: string | null) => void }) {
+  useT();
   const [exported, setExported] = useState<ExportStatus | null>(null);
   const [erasure, setErasure] = useState<ErasureStatus | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -54,7 +56,7 @@ export function PersonData({ person, onErased, onError }: { person: Person; onEr
       setErasure(started);
       const ended = await follow(async () => (await api.get<{ erasure: ErasureStatus }>(`${base}/erasure`)).erasure, setErasure);
       if (ended?.status === "completed") onErased();
-      else if (ended) onError(`The erasure failed: ${ended.error ?? "unknown reason"}. Erase again to resume it.`);
+      else if (ended) onError(t("personData.erasureFailed", { reason: ended.error ?? t("common.unknownReason") }));
     } catch (caught) {
       onError(describeApiError(caught));
     }
@@ -63,19 +65,26 @@ export function PersonData({ person, onErased, onError }: { person: Person; onEr
   if (erasure)
     return (
       <span class="person-data-progress" role="status">
-        {erasure.status === "failed" ? "Erasure failed" : `Erasing… ${erasure.step ?? "queued"}`}
+        {erasure.status === "failed"
+          ? t("personData.erasureFailedShort")
+          : t("personData.erasing", { step: erasure.step ?? t("action.status", { status: "queued" }) })}
       </span>
     );
   if (confirming)
     return (
-      <div class="confirm-step" role="group" aria-label={`Confirm erasing ${person.name}`}>
-        <span>Erase {person.name}'s chats, ratings, sign-in links and exports? This cannot be undone. Type their email to confirm:</span>
-        <input type="text" aria-label={`Email of ${person.name}`} value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />
+      <div class="confirm-step" role="group" aria-label={t("personData.confirmErase", { name: person.name })}>
+        <span>{t("personData.eraseQuestion", { name: person.name })}</span>
+        <input
+          type="text"
+          aria-label={t("personData.emailOf", { name: person.name })}
+          value={typed}
+          onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
+        />
         <button type="button" class="danger" disabled={typed.trim().toLowerCase() !== person.email} onClick={() => void erase()}>
-          Erase
+          {t("personData.erase")}
         </button>{" "}
         <button type="button" onClick={() => setConfirming(false)}>
-          Cancel
+          {t("common.cancel")}
         </button>
       </div>
     );
@@ -84,31 +93,31 @@ export function PersonData({ person, onErased, onError }: { person: Person; onEr
       {exported?.status === "completed" && exported.download_url ? (
         <button
           type="button"
-          aria-label={`Download ${person.name}'s data`}
+          aria-label={t("personData.downloadName", { name: person.name })}
           onClick={() => void saveArchive(exported.download_url!, archiveName(person)).catch((caught: Error) => onError(caught.message))}
         >
-          Download data
+          {t("personData.download")}
         </button>
       ) : (
         <button
           type="button"
-          aria-label={`Export ${person.name}'s data`}
+          aria-label={t("personData.exportName", { name: person.name })}
           disabled={exported?.status === "queued" || exported?.status === "running"}
           onClick={() => void startExport()}
         >
-          {exported?.status === "queued" || exported?.status === "running" ? "Exporting…" : "Export data"}
+          {t(exported?.status === "queued" || exported?.status === "running" ? "personData.exporting" : "personData.export")}
         </button>
       )}{" "}
       <button
         type="button"
         class="danger"
-        aria-label={`Erase ${person.name}'s data`}
+        aria-label={t("personData.eraseName", { name: person.name })}
         onClick={() => {
           setTyped("");
           setConfirming(true);
         }}
       >
-        Erase…
+        {t("personData.eraseOpen")}
       </button>
     </span>
   );

@@ -6,6 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import { Icon } from "../components/Icon";
+import { formatMoment, t, useT } from "../lib/i18n";
 import { ARRIVED_VIA, LAST_SIGN_IN_TITLE, lastSignIn, type Person } from "./people-labels";
 import { PersonData } from "./PersonData";
 
@@ -17,11 +18,8 @@ export interface RowChange {
 }
 
 function question(person: Person, pending: Pending): string {
-  if (pending.kind === "role")
-    return pending.role === "admin" ? `Make ${person.name} an admin of the organisation?` : `Make ${person.name} an employee (no console access)?`;
-  return pending.active
-    ? `Reactivate ${person.name}? They can sign in again.`
-    : `Deactivate ${person.name}? They are signed out everywhere and cannot sign in; their chats stay.`;
+  if (pending.kind === "role") return t(pending.role === "admin" ? "person.makeAdmin" : "person.makeEmployee", { name: person.name });
+  return t(pending.active ? "person.reactivateQuestion" : "person.deactivateQuestion", { name: person.name });
 }
 
 export interface RowHandlers {
@@ -31,6 +29,7 @@ export interface RowHandlers {
 }
 
 export function PersonRow({ person, isMe, onChange, onErased, onError }: { person: Person; isMe: boolean } & RowHandlers) {
+  useT();
   const [pending, setPending] = useState<Pending | null>(null);
   const [busy, setBusy] = useState(false);
   const via = ARRIVED_VIA[person.provisioned_via];
@@ -47,7 +46,7 @@ export function PersonRow({ person, isMe, onChange, onErased, onError }: { perso
     <tr class={`person${person.is_active ? "" : " inactive"}`} data-person-id={person.id} data-email={person.email}>
       <td data-label="Name">
         <span class="person-name">{person.name}</span>
-        {isMe && <span class="hint"> (you)</span>}
+        {isMe && <span class="hint"> ({t("person.you")})</span>}
         {person.job_title && <span class="hint person-title"> · {person.job_title}</span>}
       </td>
       <td data-label="Email" class="person-email">
@@ -55,44 +54,44 @@ export function PersonRow({ person, isMe, onChange, onErased, onError }: { perso
       </td>
       <td data-label="Role">
         <select
-          aria-label={`Role of ${person.name}`}
+          aria-label={t("person.roleOf", { name: person.name })}
           value={pending?.kind === "role" ? pending.role : person.role}
           disabled={isMe || busy || Boolean(person.erased_at)}
-          title={isMe ? "Another admin can change your role" : undefined}
+          title={isMe ? t("person.ownRole") : undefined}
           onChange={(e) => {
             const role = (e.target as HTMLSelectElement).value === "admin" ? "admin" : "employee";
             setPending(role === person.role ? null : { kind: "role", role });
           }}
         >
-          <option value="employee">Employee</option>
-          <option value="admin">Admin</option>
+          <option value="employee">{t("common.employee")}</option>
+          <option value="admin">{t("common.admin")}</option>
         </select>
       </td>
       <td data-label="Department">{person.department ?? <span class="hint">—</span>}</td>
       <td data-label="Active" data-active={String(person.is_active)}>
-        <Icon name={person.is_active ? "check" : "cross"} /> {person.is_active ? "Active" : "Deactivated"}
+        <Icon name={person.is_active ? "check" : "cross"} /> {t(person.is_active ? "common.active" : "common.deactivated")}
       </td>
       <td data-label="Arrived via">
-        <span class={`badge arrived-via via-${person.provisioned_via}`} data-via={person.provisioned_via} title={via.title}>
-          {via.label}
+        <span class={`badge arrived-via via-${person.provisioned_via}`} data-via={person.provisioned_via} title={t(via.title)}>
+          {t(via.label)}
         </span>
       </td>
-      <td data-label="Last sign-in" class="hint" title={LAST_SIGN_IN_TITLE}>
+      <td data-label="Last sign-in" class="hint" title={t(LAST_SIGN_IN_TITLE)}>
         {lastSignIn(person)}
       </td>
       <td data-label="" class="person-actions">
         {person.erased_at ? (
-          <span class="badge person-erased" title={`Data erased ${new Date(person.erased_at).toLocaleString()}`}>
-            Data erased
+          <span class="badge person-erased" title={t("person.erasedAt", { when: formatMoment(person.erased_at) })}>
+            {t("person.erased")}
           </span>
         ) : pending ? (
-          <div class="confirm-step" role="group" aria-label={`Confirm the change to ${person.name}`}>
+          <div class="confirm-step" role="group" aria-label={t("person.confirmChange", { name: person.name })}>
             <span>{question(person, pending)}</span>{" "}
             <button type="button" class={pending.kind === "active" && !pending.active ? "danger" : "primary"} disabled={busy} onClick={() => void confirm()}>
-              Confirm
+              {t("common.confirm")}
             </button>{" "}
             <button type="button" disabled={busy} onClick={() => setPending(null)}>
-              Cancel
+              {t("common.cancel")}
             </button>
           </div>
         ) : (
@@ -101,10 +100,10 @@ export function PersonRow({ person, isMe, onChange, onErased, onError }: { perso
               <button
                 type="button"
                 class={person.is_active ? "danger" : undefined}
-                aria-label={`${person.is_active ? "Deactivate" : "Reactivate"} ${person.name}`}
+                aria-label={t(person.is_active ? "person.deactivateName" : "person.reactivateName", { name: person.name })}
                 onClick={() => setPending({ kind: "active", active: !person.is_active })}
               >
-                {person.is_active ? "Deactivate" : "Reactivate"}
+                {t(person.is_active ? "person.deactivate" : "person.reactivate")}
               </button>{" "}
               <PersonData person={person} onErased={onErased} onError={onError} />
             </>

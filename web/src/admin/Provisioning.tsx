@@ -9,18 +9,20 @@ import { ConsolePage } from "../components/ConsolePage";
 import { CopyField } from "../components/CopyField";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { formatMoment, type MessageId, Msg, t, useT } from "../lib/i18n";
 
 type Mapping = ScimGroupSummary["mapping"];
 
-const MAPPINGS: ReadonlyArray<{ value: string; mapping: Mapping; label: string }> = [
-  { value: "", mapping: null, label: "Nothing" },
-  { value: "department", mapping: "department", label: "Department (the group's name)" },
-  { value: "admin", mapping: "admin", label: "Admin role" },
+const MAPPINGS: ReadonlyArray<{ value: string; mapping: Mapping; label: MessageId }> = [
+  { value: "", mapping: null, label: "scim.mapping.nothing" },
+  { value: "department", mapping: "department", label: "scim.mapping.department" },
+  { value: "admin", mapping: "admin", label: "scim.mapping.admin" },
 ];
 
-const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString() : "never");
+const when = (iso: string | null): string => (iso ? formatMoment(iso) : t("common.never"));
 
 export function Provisioning() {
+  useT();
   const [settings, setSettings] = useState<ScimSettings | null>(null);
   const [issued, setIssued] = useState<IssuedScimToken | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -56,12 +58,9 @@ export function Provisioning() {
 
   const token = settings?.token ?? null;
   return (
-    <ConsolePage label="Provisioning" name="provisioning">
-      <h1>Provisioning (SCIM)</h1>
-      <p class="hint">
-        Your identity system (Okta, Entra ID, …) creates, updates and removes people and groups here. Enter the base URL and the token in its SCIM provisioning
-        settings.
-      </p>
+    <ConsolePage label={t("nav.provisioning")} name="provisioning">
+      <h1>{t("scim.title")}</h1>
+      <p class="hint">{t("scim.intro")}</p>
       {error && (
         <p class="alert" role="alert">
           {error}
@@ -69,58 +68,59 @@ export function Provisioning() {
       )}
       {settings && (
         <>
-          <CopyField label="SCIM base URL" value={settings.base_url} />
-          <section aria-label="SCIM token">
-            <h2>Token</h2>
+          <CopyField label={t("scim.baseUrl")} value={settings.base_url} />
+          <section aria-label={t("scim.token.label")}>
+            <h2>{t("scim.token")}</h2>
             {issued && (
               <div class="notice new-token" role="status">
-                <CopyField label="New SCIM token" value={issued.token} />
-                <p>Copy it now: it is not shown again.{issued.rotated ? " The previous token no longer works." : ""}</p>
+                <CopyField label={t("scim.token.new")} value={issued.token} />
+                <p>
+                  {t("scim.token.copyNow")}
+                  {issued.rotated ? ` ${t("scim.token.previousGone")}` : ""}
+                </p>
               </div>
             )}
             <p class="token-status">
               {token ? (
-                <>
-                  A token ending in <code>{token.hint}</code> exists, created {when(token.created_at)}, last used {when(token.last_used_at)}.
-                </>
+                <Msg id="scim.token.exists" values={{ hint: <code>{token.hint}</code>, created: when(token.created_at), used: when(token.last_used_at) }} />
               ) : (
-                "No token: the identity system cannot provision anyone."
+                t("scim.token.none")
               )}
             </p>
             {confirming ? (
               <p>
-                The current token stops working at once.{" "}
+                {t("scim.token.rotateWarning")}{" "}
                 <button type="button" onClick={() => void createToken()}>
-                  Rotate now
+                  {t("scim.token.rotateNow")}
                 </button>{" "}
                 <button type="button" onClick={() => setConfirming(false)}>
-                  Cancel
+                  {t("common.cancel")}
                 </button>
               </p>
             ) : (
               <p>
                 <button type="button" onClick={() => (token ? setConfirming(true) : void createToken())}>
-                  {token ? "Rotate token" : "Create token"}
+                  {t(token ? "scim.token.rotate" : "scim.token.create")}
                 </button>{" "}
                 {token && (
                   <button type="button" class="danger" onClick={() => void revokeToken()}>
-                    Revoke token
+                    {t("scim.token.revoke")}
                   </button>
                 )}
               </p>
             )}
           </section>
-          <section aria-label="Groups">
-            <h2>Groups</h2>
+          <section aria-label={t("scim.groups")}>
+            <h2>{t("scim.groups")}</h2>
             {settings.groups.length === 0 ? (
-              <p class="hint">No groups provisioned yet. Groups your identity system pushes appear here; choose what each one means.</p>
+              <p class="hint">{t("scim.groups.empty")}</p>
             ) : (
               <table>
                 <thead>
                   <tr>
-                    <th>Group</th>
-                    <th class="num">Members</th>
-                    <th>Gives its members</th>
+                    <th>{t("scim.group")}</th>
+                    <th class="num">{t("scim.members")}</th>
+                    <th>{t("scim.gives")}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -130,13 +130,13 @@ export function Provisioning() {
                       <td class="num">{group.member_count}</td>
                       <td>
                         <select
-                          aria-label={`What ${group.display_name} gives its members`}
+                          aria-label={t("scim.givesName", { name: group.display_name })}
                           value={group.mapping ?? ""}
                           onChange={(e) => void map(group, MAPPINGS.find((m) => m.value === (e.target as HTMLSelectElement).value)?.mapping ?? null)}
                         >
                           {MAPPINGS.map((m) => (
                             <option key={m.value} value={m.value}>
-                              {m.label}
+                              {t(m.label)}
                             </option>
                           ))}
                         </select>

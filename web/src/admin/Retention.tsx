@@ -8,10 +8,10 @@ import type { RetentionBody } from "../../../server/routes/retention/schema";
 import { ConsolePage } from "../components/ConsolePage";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
-
-const chats = (count: number): string => `${count} ${count === 1 ? "chat" : "chats"}`;
+import { formatMoment, t, useT } from "../lib/i18n";
 
 export function Retention() {
+  useT();
   const [saved, setSaved] = useState<RetentionBody | null>(null);
   const [keepForever, setKeepForever] = useState(true);
   const [days, setDays] = useState("365");
@@ -37,7 +37,7 @@ export function Retention() {
       // The server checks the number (1 to 3650 whole days) and says what is wrong with it.
       const value = keepForever ? null : days.trim() === "" ? Number.NaN : Number(days);
       show(await api.put<RetentionBody>("/api/v1/admin/retention", { chat_retention_days: Number.isNaN(value) ? days : value }));
-      setMessage({ kind: "notice", text: keepForever ? "Saved: chats are kept forever." : `Saved: chats idle for more than ${value} days will be deleted.` });
+      setMessage({ kind: "notice", text: keepForever ? t("retention.savedForever") : t("retention.savedDays", { days: value }) });
     } catch (caught) {
       setMessage({ kind: "alert", text: describeApiError(caught) });
     } finally {
@@ -46,65 +46,63 @@ export function Retention() {
   };
 
   return (
-    <ConsolePage label="Chat retention" name="retention">
-      <h1>Chat retention</h1>
-      <p class="hint">
-        How long your organisation keeps its chats, tutor and assistant alike. A chat idle for longer is deleted with its messages, ratings and what the
-        content-gap report learnt from it; usage figures stay for billing.
-      </p>
+    <ConsolePage label={t("retention.title")} name="retention">
+      <h1>{t("retention.title")}</h1>
+      <p class="hint">{t("retention.intro")}</p>
       {message && (
         <p class={message.kind} role={message.kind === "alert" ? "alert" : "status"}>
           {message.text}
         </p>
       )}
       {saved === null ? (
-        <p aria-live="polite">Loading…</p>
+        <p aria-live="polite">{t("common.loading")}</p>
       ) : (
         <>
           <form
             class="settings-form"
-            aria-label="Retention setting"
+            aria-label={t("retention.setting")}
             onSubmit={(event) => {
               event.preventDefault();
               void save();
             }}
           >
             <label class="setting-check">
-              <input type="radio" name="retention" checked={keepForever} onChange={() => setKeepForever(true)} /> Keep chats forever
+              <input type="radio" name="retention" checked={keepForever} onChange={() => setKeepForever(true)} /> {t("retention.forever")}
             </label>
             <label class="setting-check">
-              <input type="radio" name="retention" checked={!keepForever} onChange={() => setKeepForever(false)} /> Delete chats idle for more than{" "}
+              <input type="radio" name="retention" checked={!keepForever} onChange={() => setKeepForever(false)} /> {t("retention.deleteAfter.before")}{" "}
               <input
                 name="days"
                 class="days-input"
                 type="text"
                 inputMode="numeric"
                 size={5}
-                aria-label="Days"
+                aria-label={t("retention.days.label")}
                 value={days}
                 disabled={keepForever}
                 onInput={(e) => setDays(e.currentTarget.value)}
               />{" "}
-              days
+              {t("retention.deleteAfter.after")}
             </label>
             <p class="actions">
               <button type="submit" disabled={busy}>
-                Save
+                {t("common.save")}
               </button>
             </p>
           </form>
-          <section aria-label="Last sweep">
-            <h2>Last sweep</h2>
+          <section aria-label={t("retention.lastSweep")}>
+            <h2>{t("retention.lastSweep")}</h2>
             <p class="sweep-status">
               {saved.last_sweep
-                ? `Last sweep ${new Date(saved.last_sweep.finished_at).toLocaleString()}: deleted ${chats(saved.last_sweep.sessions)} (${saved.last_sweep.messages} messages).`
-                : "No sweep has run for this organisation yet."}
+                ? t("retention.lastSweep.result", {
+                    when: formatMoment(saved.last_sweep.finished_at),
+                    chats: saved.last_sweep.sessions,
+                    messages: saved.last_sweep.messages,
+                  })
+                : t("retention.noSweep")}
             </p>
             {saved.sweep_in_progress && (
-              <p class="hint">
-                A sweep started {new Date(saved.sweep_in_progress.started_at).toLocaleString()} is going on: {chats(saved.sweep_in_progress.sessions)} deleted
-                so far.
-              </p>
+              <p class="hint">{t("retention.sweeping", { when: formatMoment(saved.sweep_in_progress.started_at), chats: saved.sweep_in_progress.sessions })}</p>
             )}
           </section>
         </>

@@ -7,6 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { t, useT } from "../lib/i18n";
 
 interface DomainView {
   id: string;
@@ -20,11 +21,12 @@ interface DomainView {
 const BASE = "/api/v1/admin/identity-provider/domains";
 
 function standing(domain: DomainView): string {
-  if (domain.status === "pending") return "Pending: publish the TXT record, then verify";
-  return domain.method === "operator" ? "Verified (approved by the platform operator)" : "Verified (DNS)";
+  if (domain.status === "pending") return t("domains.pending");
+  return t(domain.method === "operator" ? "domains.verified.operator" : "domains.verified.dns");
 }
 
 export function SignInDomains() {
+  useT();
   const [domains, setDomains] = useState<DomainView[] | undefined>(undefined);
   const [typed, setTyped] = useState("");
   const [busy, setBusy] = useState(false);
@@ -54,28 +56,24 @@ export function SignInDomains() {
     run(async () => {
       const { domain } = await api.post<{ domain: DomainView }>(BASE, { domain: typed.trim() });
       setTyped("");
-      return `${domain.domain} added. Publish its TXT record at your DNS host, then press Verify.`;
+      return t("domains.added", { domain: domain.domain });
     });
   const verify = (domain: DomainView) =>
     run(async () => {
       await api.post(`${BASE}/${domain.id}/verify`);
-      return `${domain.domain} is verified.`;
+      return t("domains.isVerified", { domain: domain.domain });
     });
   const remove = (domain: DomainView) =>
     run(async () => {
-      if (!confirm(`Remove ${domain.domain}? Its people can no longer sign in by it here until it is verified again.`)) return "Nothing removed.";
+      if (!confirm(t("domains.confirmRemove", { domain: domain.domain }))) return t("domains.nothingRemoved");
       await api.del(`${BASE}/${domain.id}`);
-      return `${domain.domain} removed.`;
+      return t("domains.removed", { domain: domain.domain });
     });
 
   return (
     <section class="sign-in-domains" aria-labelledby="sign-in-domains-title">
-      <h2 id="sign-in-domains-title">Domains</h2>
-      <p class="hint">
-        Your provider signs people in only for email domains your organisation has verified. Add a domain, publish the TXT record shown at the company's DNS
-        host (where the domain's records are managed, not at Entra ID, Okta, Google or Keycloak), then press Verify. Public mail domains (gmail.com…) cannot be
-        added.
-      </p>
+      <h2 id="sign-in-domains-title">{t("domains.title")}</h2>
+      <p class="hint">{t("domains.intro")}</p>
       {message && (
         <p class={message.kind} role={message.kind === "alert" ? "alert" : "status"}>
           {message.text}
@@ -89,7 +87,7 @@ export function SignInDomains() {
         }}
       >
         <label class="setting">
-          <span>Email domain</span>
+          <span>{t("domains.emailDomain")}</span>
           <input
             name="new_domain"
             type="text"
@@ -101,13 +99,13 @@ export function SignInDomains() {
           />
         </label>
         <button type="submit" disabled={busy}>
-          Add domain
+          {t("domains.add")}
         </button>
       </form>
       {domains === undefined ? (
-        <p aria-live="polite">Loading…</p>
+        <p aria-live="polite">{t("common.loading")}</p>
       ) : domains.length === 0 ? (
-        <p class="hint">No domain yet.</p>
+        <p class="hint">{t("domains.empty")}</p>
       ) : (
         <ul class="domain-list">
           {domains.map((domain) => (
@@ -115,13 +113,13 @@ export function SignInDomains() {
               <strong>{domain.domain}</strong> <span class="badge domain-status">{standing(domain)}</span>
               {domain.status === "pending" && (
                 <dl class="txt-record">
-                  <dt>Record name</dt>
+                  <dt>{t("domains.recordName")}</dt>
                   <dd>
                     <code class="txt-name">{domain.txt_record.name}</code>
                   </dd>
-                  <dt>Type</dt>
+                  <dt>{t("domains.type")}</dt>
                   <dd>TXT</dd>
-                  <dt>Value</dt>
+                  <dt>{t("domains.value")}</dt>
                   <dd>
                     <code class="txt-value">{domain.txt_record.value}</code>
                   </dd>
@@ -130,11 +128,11 @@ export function SignInDomains() {
               <p class="actions">
                 {domain.status === "pending" && (
                   <button type="button" disabled={busy} onClick={() => void verify(domain)}>
-                    Verify {domain.domain}
+                    {t("domains.verify", { domain: domain.domain })}
                   </button>
                 )}
                 <button type="button" class="link-button" disabled={busy} onClick={() => void remove(domain)}>
-                  Remove {domain.domain}
+                  {t("domains.remove", { domain: domain.domain })}
                 </button>
               </p>
             </li>

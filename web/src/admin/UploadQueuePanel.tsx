@@ -4,6 +4,7 @@
  * reload (a page cannot keep files across one).
  */
 import { useEffect, useState } from "preact/hooks";
+import { t, useT } from "../lib/i18n";
 import type { QueueView, UploadEntry, UploadState } from "./upload-queue";
 
 const SHOWN_NAMES = 12;
@@ -14,11 +15,12 @@ function countOf(entries: UploadEntry[], state: UploadState): number {
 
 function names(entries: UploadEntry[]): string {
   const shown = entries.slice(0, SHOWN_NAMES).map((entry) => entry.name);
-  return entries.length > SHOWN_NAMES ? `${shown.join(", ")} and ${entries.length - SHOWN_NAMES} more` : shown.join(", ");
+  return entries.length > SHOWN_NAMES ? t("queue.andMore", { names: shown.join(", "), more: entries.length - SHOWN_NAMES }) : shown.join(", ");
 }
 
 export function UploadQueuePanel({ view, onClear }: { view: QueueView; onClear: () => void }) {
   // A countdown while paused: re-render every second until the queue sends again.
+  useT();
   const [, setTick] = useState(0);
   useEffect(() => {
     if (!view.pausedUntil) return;
@@ -40,23 +42,16 @@ export function UploadQueuePanel({ view, onClear }: { view: QueueView; onClear: 
   const duplicates = entries.filter((entry) => entry.note === "duplicate").length;
   const busy = counts.waiting + counts.uploading > 0;
   return (
-    <section class="upload-queue" aria-label="Upload queue">
+    <section class="upload-queue" aria-label={t("queue.label")}>
       <p class="queue-counts" role="status" data-waiting={counts.waiting} data-uploading={counts.uploading} data-done={counts.done} data-failed={counts.failed}>
-        <span>Waiting {counts.waiting}</span> · <span>Uploading {counts.uploading}</span> · <span>Done {counts.done}</span>
-        {duplicates > 0 && ` (${duplicates} already there)`} · <span>Failed {counts.failed}</span>
+        <span>{t("queue.waiting", { count: counts.waiting })}</span> · <span>{t("queue.uploading", { count: counts.uploading })}</span> ·{" "}
+        <span>{t("queue.done", { count: counts.done })}</span>
+        {duplicates > 0 && ` (${t("queue.duplicates", { count: duplicates })})`} · <span>{t("queue.failed", { count: counts.failed })}</span>
       </p>
-      {pausedUntil && (
-        <p class="hint queue-paused">
-          The server's upload limit was reached: the next file goes in {Math.max(1, Math.ceil((pausedUntil - Date.now()) / 1000))} s. Keep this page open;
-          nothing needs re-sending.
-        </p>
-      )}
+      {pausedUntil && <p class="hint queue-paused">{t("queue.paused", { seconds: Math.max(1, Math.ceil((pausedUntil - Date.now()) / 1000)) })}</p>}
       {reselect.length > 0 && (
         <div class="queue-reselect" role="alert" data-reselect={reselect.length}>
-          <p>
-            {reselect.length} {reselect.length === 1 ? "file was" : "files were"} not sent before the page was reloaded, and a page cannot keep files across a
-            reload. Choose or drop {reselect.length === 1 ? "it" : "them"} again (the same folder is fine: files already sent are skipped):
-          </p>
+          <p>{t("queue.reselect", { count: reselect.length })}</p>
           <p class="queue-names">{names(reselect)}</p>
         </div>
       )}
@@ -71,7 +66,7 @@ export function UploadQueuePanel({ view, onClear }: { view: QueueView; onClear: 
       )}
       {!busy && (
         <button type="button" class="link-button" onClick={onClear}>
-          Clear this list
+          {t("queue.clear")}
         </button>
       )}
     </section>

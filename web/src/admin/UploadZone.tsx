@@ -4,6 +4,7 @@
  */
 import { useRef, useState } from "preact/hooks";
 import { formatBytes } from "../lib/errors";
+import { Msg, useT } from "../lib/i18n";
 
 export function UploadZone({
   limits,
@@ -13,6 +14,7 @@ export function UploadZone({
   /** Files are queued (upload-queue.ts), so more may be added while others are still being sent. */
   onFiles: (files: File[]) => void;
 }) {
+  const { t } = useT();
   const [over, setOver] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   return (
@@ -31,16 +33,21 @@ export function UploadZone({
         if (files.length) onFiles(files);
       }}
     >
-      <h2 id="upload-title">Upload documents</h2>
+      <h2 id="upload-title">{t("upload.title")}</h2>
       <p>
-        Drop files here or{" "}
-        <button type="button" class="link-button" onClick={() => input.current?.click()}>
-          choose files
-        </button>
-        .
+        <Msg
+          id="upload.drop"
+          values={{
+            choose: (chunks) => (
+              <button type="button" class="link-button" onClick={() => input.current?.click()}>
+                {chunks}
+              </button>
+            ),
+          }}
+        />
       </p>
       <p class="hint" id="upload-limits">
-        Up to {formatBytes(limits.max_bytes)} each · {limits.accepted_extensions.join(" ")}
+        {t("upload.limits", { size: formatBytes(limits.max_bytes) })} · {limits.accepted_extensions.join(" ")}
       </p>
       <input
         ref={input}
@@ -49,7 +56,7 @@ export function UploadZone({
         type="file"
         multiple
         accept={limits.accepted_extensions.join(",")}
-        aria-label="Choose documents to upload"
+        aria-label={t("upload.choose")}
         aria-describedby="upload-limits"
         onChange={(event) => {
           const files = [...(event.currentTarget.files ?? [])];

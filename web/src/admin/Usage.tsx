@@ -8,11 +8,12 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { api, fetchWithToken } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { formatDay, formatUsd, type MessageId, Msg, t, useT } from "../lib/i18n";
 import { tokens } from "../components/AllowanceNotice";
 import type { UsageBody } from "../../../server/routes/insights/schema";
 import "../insights.css";
 
-const usd = (value: number): string => `$${value.toFixed(value < 1 ? 4 : 2)}`;
+const usd = formatUsd;
 const thisMonth = (): string => new Date().toISOString().slice(0, 7);
 
 function DailyChart({ days }: { days: UsageBody["by_day"] }) {
@@ -25,7 +26,7 @@ function DailyChart({ days }: { days: UsageBody["by_day"] }) {
         width: Math.max(320, Math.min(900, holder.current.clientWidth - 16)),
         height: 220,
         scales: { x: { time: true } },
-        series: [{}, { label: "Tokens", stroke: "#2f5bd3", fill: "rgba(47, 91, 211, 0.25)", paths: uPlot.paths.bars?.({ size: [0.7, 40] }) }],
+        series: [{}, { label: t("usage.tokens"), stroke: "#2f5bd3", fill: "rgba(47, 91, 211, 0.25)", paths: uPlot.paths.bars?.({ size: [0.7, 40] }) }],
         axes: [{}, { values: (_u, splits) => splits.map((v) => tokens(v)) }],
         legend: { show: true },
       },
@@ -34,19 +35,30 @@ function DailyChart({ days }: { days: UsageBody["by_day"] }) {
     );
     return () => plot.destroy();
   }, [days]);
-  return <div class="chart" ref={holder} role="img" aria-label="Tokens per day" />;
+  return <div class="chart" ref={holder} role="img" aria-label={t("usage.perDay")} />;
 }
 
-function Table<T extends UsageBody["totals"]>({ caption, column, rows, label }: { caption: string; column: string; rows: T[]; label: (row: T) => string }) {
+function Table<T extends UsageBody["totals"]>({
+  caption,
+  column,
+  rows,
+  label,
+}: {
+  caption: MessageId;
+  column: MessageId;
+  rows: T[];
+  label: (row: T) => string;
+}) {
+  useT();
   return (
     <table>
-      <caption>{caption}</caption>
+      <caption>{t(caption)}</caption>
       <thead>
         <tr>
-          <th>{column}</th>
-          <th class="num">Calls</th>
-          <th class="num">Tokens</th>
-          <th class="num">Est. cost</th>
+          <th>{t(column)}</th>
+          <th class="num">{t("usage.calls")}</th>
+          <th class="num">{t("usage.tokens")}</th>
+          <th class="num">{t("usage.cost")}</th>
         </tr>
       </thead>
       <tbody>
@@ -66,7 +78,7 @@ function Table<T extends UsageBody["totals"]>({ caption, column, rows, label }: 
 /** The CSV needs the bearer token, so it is fetched and saved through a blob link. */
 async function downloadCsv(month: string): Promise<void> {
   const response = await fetchWithToken(`/api/v1/admin/usage/csv?month=${month}`);
-  if (!response.ok) throw new Error(`The export failed (${response.status}).`);
+  if (!response.ok) throw new Error(t("usage.exportFailed", { status: response.status }));
   const link = document.createElement("a");
   link.href = URL.createObjectURL(await response.blob());
   link.download = `ai-usage-${month}.csv`;
@@ -74,6 +86,7 @@ async function downloadCsv(month: string): Promise<void> {
 }
 
 export function Usage() {
+  useT();
   const [month, setMonth] = useState(thisMonth());
   const [report, setReport] = useState<UsageBody | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -87,29 +100,44 @@ export function Usage() {
 
   const allowance = report?.allowance;
   return (
-    <ConsolePage label="AI usage" name="insights usage">
-      <h1>AI usage</h1>
+    <ConsolePage label={t("usage.title")} name="insights usage">
+      <h1>{t("usage.title")}</h1>
       <p>
         <label>
-          Month <input type="month" value={month} max={thisMonth()} onChange={(e) => setMonth((e.target as HTMLInputElement).value || thisMonth())} />
+          {t("usage.month")}{" "}
+          <input type="month" value={month} max={thisMonth()} onChange={(e) => setMonth((e.target as HTMLInputElement).value || thisMonth())} />
         </label>{" "}
         <button type="button" onClick={() => void downloadCsv(month).catch((caught) => setError(String((caught as Error).message)))}>
-          Export CSV
+          {t("usage.exportCsv")}
         </button>
       </p>
       {error && <p class="alert">{error}</p>}
       {report && allowance && (
         <>
           <p class="usage-summary">
-            <strong>{tokens(report.totals.tokens)}</strong> tokens in {tokens(report.totals.calls)} model calls, estimated {usd(report.totals.cost_usd)}.{" "}
+            <Msg
+              id="usage.summary"
+              values={{
+                tokens: report.totals.tokens,
+                calls: report.totals.calls,
+                cost: usd(report.totals.cost_usd),
+                strong: (chunks) => <strong>{chunks}</strong>,
+              }}
+            />{" "}
             {allowance.unlimited
-              ? "The allowance is unlimited."
-              : `Allowance ${tokens(allowance.monthly_tokens)} a month: ${tokens(allowance.used_tokens)} used, ${tokens(allowance.remaining_tokens ?? 0)} left (credits ${tokens(allowance.credit_balance)}); resets ${new Date(allowance.resets_at).toLocaleDateString(undefined, { timeZone: "UTC" })}.`}
+              ? t("usage.unlimited")
+              : t("usage.allowance", {
+                  monthly: tokens(allowance.monthly_tokens),
+                  used: tokens(allowance.used_tokens),
+                  left: tokens(allowance.remaining_tokens ?? 0),
+                  credits: tokens(allowance.credit_balance),
+                  date: formatDay(allowance.resets_at, { year: "numeric", month: "numeric", day: "numeric", timeZone: "UTC" }),
+                })}
           </p>
           <DailyChart days={report.by_day} />
-          <Table caption="By use case" column="Use case" rows={report.by_use_case} label={(r) => r.use_case} />
-          <Table caption="By model" column="Model" rows={report.by_model} label={(r) => r.model} />
-          <Table caption="Top users" column="Person" rows={report.top_users} label={(r) => r.name ?? r.email ?? r.user_id} />
+          <Table caption="usage.byUseCase" column="usage.useCase" rows={report.by_use_case} label={(r) => r.use_case} />
+          <Table caption="usage.byModel" column="usage.model" rows={report.by_model} label={(r) => r.model} />
+          <Table caption="usage.topUsers" column="usage.person" rows={report.top_users} label={(r) => r.name ?? r.email ?? r.user_id} />
         </>
       )}
     </ConsolePage>

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { useT } from "../lib/i18n";
 import type { SignedIn } from "../components/Shell";
 import { AllowanceNotice, useAllowance } from "../components/AllowanceNotice";
 import { Composer } from "../components/Composer";
@@ -13,6 +14,7 @@ import type { PickableCourse } from "../lib/types";
 import { ContextPicker, type ChatContext } from "./ContextPicker";
 
 export function ChatApp({ live, me }: SignedIn) {
+  const { t } = useT();
   const conversation = useConversation(live, "tutor");
   const allowance = useAllowance(conversation.error);
   const [courses, setCourses] = useState<PickableCourse[]>([]);
@@ -48,21 +50,21 @@ export function ChatApp({ live, me }: SignedIn) {
   return (
     <div class={`workspace ${showSessions ? "sessions-open" : ""}`}>
       <button type="button" class="toggle-sessions" aria-expanded={showSessions} aria-controls="session-panel" onClick={() => setShowSessions(!showSessions)}>
-        Conversations
+        {t("chat.conversations")}
       </button>
       <aside id="session-panel" class="side">
         <SessionList
-          label="Your conversations"
+          label={t("chat.yourConversations")}
           sessions={conversation.sessions}
           current={conversation.sessionId}
           onOpen={openSession}
           onNew={() => openSession(null)}
           onDelete={(s) => {
-            if (confirm(`Delete the conversation "${s.title}"? This cannot be undone.`)) void conversation.remove(s.id);
+            if (confirm(t("chat.confirmDelete", { title: s.title }))) void conversation.remove(s.id);
           }}
         />
       </aside>
-      <main class="chat" aria-label="Tutor chat">
+      <main class="chat" aria-label={t("chat.label")}>
         <ContextPicker courses={courses} value={context} onChange={setContext} />
         {courseError && <p class="notice">{courseError}</p>}
         <Transcript
@@ -70,8 +72,8 @@ export function ChatApp({ live, me }: SignedIn) {
           onSuggestion={(text) => void send(text)}
           empty={
             <>
-              <h1>Ask the tutor</h1>
-              <p>Questions about your courses and your company's material get answers with numbered sources.</p>
+              <h1>{t("chat.empty.title")}</h1>
+              <p>{t("chat.empty.text")}</p>
             </>
           }
         />
@@ -82,7 +84,7 @@ export function ChatApp({ live, me }: SignedIn) {
           busy={conversation.sending}
           streaming={Boolean(conversation.streaming)}
           onStop={conversation.streaming ? () => void conversation.stop(conversation.streaming!.turnId) : undefined}
-          placeholder="Ask a question… (Enter sends, Shift+Enter for a new line)"
+          placeholder={t("chat.placeholder")}
         />
       </main>
     </div>

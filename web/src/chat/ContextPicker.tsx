@@ -2,6 +2,7 @@
  * The course (and lesson) the tutor should answer within, from the courses the caller may use
  * (GET /api/v1/learning/courses). "No course" asks across all the company's material.
  */
+import { useT } from "../lib/i18n";
 import type { PickableCourse } from "../lib/types";
 
 export interface ChatContext {
@@ -20,14 +21,15 @@ export function ContextPicker({
   onChange: (next: ChatContext) => void;
   disabled?: boolean;
 }) {
+  const { t } = useT();
   const course = courses.find((c) => c.id === value.course_id);
   return (
     <fieldset class="context-picker" disabled={disabled}>
-      <legend class="sr-only">Context</legend>
+      <legend class="sr-only">{t("context.legend")}</legend>
       <label>
-        <span>Course</span>
+        <span>{t("context.course")}</span>
         <select value={value.course_id ?? ""} onChange={(e) => onChange(e.currentTarget.value ? { course_id: e.currentTarget.value } : {})}>
-          <option value="">All company material</option>
+          <option value="">{t("context.allMaterial")}</option>
           {courses.map((c) => (
             <option key={c.id} value={c.id}>
               {c.title}
@@ -37,12 +39,12 @@ export function ContextPicker({
       </label>
       {course && course.lessons.length > 0 && (
         <label>
-          <span>Lesson</span>
+          <span>{t("context.lesson")}</span>
           <select
             value={value.lesson_id ?? ""}
             onChange={(e) => onChange({ course_id: course.id, ...(e.currentTarget.value ? { lesson_id: e.currentTarget.value } : {}) })}
           >
-            <option value="">Whole course</option>
+            <option value="">{t("context.wholeCourse")}</option>
             {course.lessons.map((l) => (
               <option key={l.id} value={l.id}>
                 {l.module_title} · {l.title}

@@ -7,8 +7,10 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "../lib/api";
 import { type ExportStatus, followJob, saveArchive } from "../lib/data-export";
 import { describeApiError } from "../lib/errors";
+import { useT } from "../lib/i18n";
 
 export function MyData() {
+  const { t } = useT();
   const [state, setState] = useState<"idle" | "building" | "failed">("idle");
   const [message, setMessage] = useState<string | null>(null);
   const alive = useRef(true);
@@ -30,8 +32,8 @@ export function MyData() {
         () => alive.current,
       );
       if (!ended) return;
-      if (ended.status !== "completed" || !ended.download_url) throw new Error(`The export failed: ${ended.error ?? "unknown reason"}. Try again.`);
-      await saveArchive(ended.download_url, "my-skillnet-data.zip");
+      if (ended.status !== "completed" || !ended.download_url) throw new Error(t("myData.failed", { reason: ended.error ?? t("common.unknownReason") }));
+      await saveArchive(ended.download_url, `${t("myData.fileName")}.zip`);
       setState("idle");
     } catch (caught) {
       setState("failed");
@@ -42,7 +44,7 @@ export function MyData() {
   return (
     <span class="my-data">
       <button type="button" class="link-button" disabled={state === "building"} onClick={() => void download()}>
-        {state === "building" ? "Preparing your data…" : "Download my data"}
+        {t(state === "building" ? "myData.preparing" : "myData.download")}
       </button>
       {message && (
         <span class="alert" role="alert">

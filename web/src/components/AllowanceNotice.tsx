@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
+import { formatDay, formatNumber, useT } from "../lib/i18n";
 
 export interface Allowance {
   status: "available" | "exhausted";
@@ -15,8 +16,8 @@ export interface Allowance {
   remaining_tokens?: number | null;
 }
 
-const day = (iso: string): string => new Date(iso).toLocaleDateString(undefined, { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
-export const tokens = (n: number): string => n.toLocaleString();
+const day = (iso: string): string => formatDay(iso, { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
+export const tokens = (n: number): string => formatNumber(n);
 
 /** Re-reads the allowance whenever `refreshKey` changes (after a refused send, say). */
 export function useAllowance(refreshKey?: unknown): Allowance | null {
@@ -31,21 +32,23 @@ export function useAllowance(refreshKey?: unknown): Allowance | null {
 }
 
 export function AllowanceNotice({ allowance, admin }: { allowance: Allowance | null; admin: boolean }) {
+  const { t } = useT();
   if (!allowance) return null;
   if (allowance.status === "exhausted") {
     return (
       <p class="alert allowance-paused" role="status" data-allowance="exhausted">
-        {admin
-          ? `Your organisation's AI allowance for this month is used up: the tutor and the assistant are paused until ${day(allowance.resets_at)}, or until an operator adds credits.`
-          : `The tutor is paused until ${day(allowance.resets_at)}: your organisation has used this month's AI allowance. Ask your administrator if you need it sooner.`}
+        {t(admin ? "allowance.exhausted.admin" : "allowance.exhausted.employee", { date: day(allowance.resets_at) })}
       </p>
     );
   }
   if (!admin || allowance.unlimited || allowance.remaining_tokens == null) return null;
   return (
     <p class="notice allowance-left" data-allowance="available">
-      AI allowance: {tokens(allowance.remaining_tokens)} tokens left this month
-      {allowance.credit_balance ? ` (credits included: ${tokens(allowance.credit_balance)})` : ""}; resets on {day(allowance.resets_at)}.
+      {t("allowance.left", {
+        tokens: allowance.remaining_tokens,
+        credits: allowance.credit_balance ? tokens(allowance.credit_balance) : "none",
+        date: day(allowance.resets_at),
+      })}
     </p>
   );
 }

@@ -1,17 +1,19 @@
 /** Pieces of an answer: the grounding badge, the numbered citations and the suggestion chips. */
+import { useT } from "../lib/i18n";
 import type { Citation, Rung } from "../lib/types";
 
-const RUNG_LABELS: Record<Rung, { label: string; title: string }> = {
-  chunks: { label: "company source", title: "Answered from passages of your company's material" },
-  document: { label: "whole document", title: "Answered from one whole company document" },
-  general: { label: "general knowledge", title: "No company material matched: answered from general knowledge" },
-};
+const RUNG_LABELS = {
+  chunks: { label: "rung.chunks", title: "rung.chunks.title" },
+  document: { label: "rung.document", title: "rung.document.title" },
+  general: { label: "rung.general", title: "rung.general.title" },
+} as const satisfies Record<Rung, { label: string; title: string }>;
 
 export function RungBadge({ rung }: { rung: Rung }) {
+  const { t } = useT();
   const info = RUNG_LABELS[rung];
   return (
-    <span class={`badge rung-${rung}`} title={info.title} data-rung={rung}>
-      {info.label}
+    <span class={`badge rung-${rung}`} title={t(info.title)} data-rung={rung}>
+      {t(info.label)}
     </span>
   );
 }
@@ -20,10 +22,11 @@ export const citationAnchor = (turnId: string, index: number): string => `cite-$
 
 /** `onOpen` (answers stored with a message id) makes each source open its passage. */
 export function Citations({ turnId, citations, onOpen }: { turnId: string; citations: Citation[]; onOpen?: (index: number) => void }) {
+  const { t } = useT();
   if (citations.length === 0) return null;
   return (
-    <section class="citations" aria-label="Sources">
-      <h3>Sources</h3>
+    <section class="citations" aria-label={t("answer.sources")}>
+      <h3>{t("answer.sources")}</h3>
       <ol>
         {citations.map((c) => (
           <li key={c.index} id={citationAnchor(turnId, c.index)} value={c.index} tabIndex={-1}>
@@ -35,7 +38,7 @@ export function Citations({ turnId, citations, onOpen }: { turnId: string; citat
               <span class="doc">{c.document}</span>
             )}
             {c.section ? <span class="section"> · {c.section}</span> : null}
-            {c.page ? <span class="page"> · p. {c.page}</span> : null}
+            {c.page ? <span class="page"> · {t("answer.page", { page: c.page })}</span> : null}
           </li>
         ))}
       </ol>
@@ -44,9 +47,10 @@ export function Citations({ turnId, citations, onOpen }: { turnId: string; citat
 }
 
 export function Suggestions({ suggestions, onPick, disabled }: { suggestions: string[]; onPick: (text: string) => void; disabled?: boolean }) {
+  const { t } = useT();
   if (suggestions.length === 0) return null;
   return (
-    <div class="suggestions" role="group" aria-label="Suggested follow-ups">
+    <div class="suggestions" role="group" aria-label={t("answer.suggestions")}>
       {suggestions.map((s) => (
         <button type="button" class="chip" key={s} disabled={disabled} onClick={() => onPick(s)}>
           {s}

@@ -1,5 +1,6 @@
 /** The message box: Enter sends, Shift+Enter makes a new line; Stop appears while an answer streams. */
 import { useState } from "preact/hooks";
+import { formatNumber, useT } from "../lib/i18n";
 
 export const MAX_MESSAGE_CHARS = 10_000;
 
@@ -16,6 +17,7 @@ export function Composer({
   streaming: boolean;
   placeholder: string;
 }) {
+  const { t } = useT();
   const [text, setText] = useState("");
   const tooLong = text.length > MAX_MESSAGE_CHARS;
 
@@ -36,7 +38,7 @@ export function Composer({
       }}
     >
       <label for="message-input" class="sr-only">
-        Message
+        {t("composer.message")}
       </label>
       <textarea
         id="message-input"
@@ -54,17 +56,17 @@ export function Composer({
       />
       {tooLong && (
         <p id="message-too-long" class="alert" role="alert">
-          Messages can be at most {MAX_MESSAGE_CHARS.toLocaleString()} characters ({text.length.toLocaleString()} now).
+          {t("composer.tooLong", { max: formatNumber(MAX_MESSAGE_CHARS), now: formatNumber(text.length) })}
         </p>
       )}
       <div class="composer-actions">
         {streaming && onStop && (
           <button type="button" class="stop" onClick={onStop}>
-            Stop
+            {t("composer.stop")}
           </button>
         )}
         <button type="submit" disabled={busy || !text.trim() || tooLong}>
-          Send
+          {t("common.send")}
         </button>
       </div>
     </form>

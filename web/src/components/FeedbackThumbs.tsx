@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { useT } from "../lib/i18n";
 import { Icon } from "./Icon";
 import "../insights.css";
 
@@ -30,6 +31,7 @@ export function useSessionFeedback(sessionId: string | null) {
 }
 
 export function FeedbackThumbs({ messageId, rating, onRated }: { messageId: string; rating?: Rating; onRated: (rating: Rating) => void }) {
+  const { t } = useT();
   const [asking, setAsking] = useState(false);
   const [comment, setComment] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -49,25 +51,25 @@ export function FeedbackThumbs({ messageId, rating, onRated }: { messageId: stri
   };
 
   return (
-    <div class="feedback" role="group" aria-label="Rate this answer">
-      <button type="button" class="thumb" aria-pressed={rating === "up"} title="Helpful" onClick={() => void send("up")}>
+    <div class="feedback" role="group" aria-label={t("feedback.rate")}>
+      <button type="button" class="thumb" aria-pressed={rating === "up"} title={t("feedback.helpful")} onClick={() => void send("up")}>
         <Icon name="thumbs-up" />
-        <span class="sr-only">Helpful</span>
+        <span class="sr-only">{t("feedback.helpful")}</span>
       </button>
       <button
         type="button"
         class="thumb"
         aria-pressed={rating === "down"}
-        title="Not helpful"
+        title={t("feedback.notHelpful")}
         onClick={() => {
           setAsking(true);
           void send("down", undefined, false);
         }}
       >
         <Icon name="thumbs-down" />
-        <span class="sr-only">Not helpful</span>
+        <span class="sr-only">{t("feedback.notHelpful")}</span>
       </button>
-      {thanked && !asking && <span class="feedback-thanks">Thanks for the feedback.</span>}
+      {thanked && !asking && <span class="feedback-thanks">{t("feedback.thanks")}</span>}
       {asking && (
         <form
           class="feedback-comment"
@@ -77,10 +79,10 @@ export function FeedbackThumbs({ messageId, rating, onRated }: { messageId: stri
           }}
         >
           <label>
-            What was missing? (optional)
+            {t("feedback.whatMissing")}
             <textarea maxLength={1000} value={comment} onInput={(e) => setComment((e.target as HTMLTextAreaElement).value)} />
           </label>
-          <button type="submit">Send</button>
+          <button type="submit">{t("common.send")}</button>
         </form>
       )}
       {error && <span class="alert">{error}</span>}

@@ -6,23 +6,27 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, fetchWithToken } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { t, useT } from "../lib/i18n";
 import type { PassageBody } from "../../../server/routes/passages/schema";
 import "../insights.css";
 
 function pages(p: PassageBody): string | null {
   if (p.page_start === null) return null;
-  return p.page_end !== null && p.page_end !== p.page_start ? `pp. ${p.page_start}–${p.page_end}` : `p. ${p.page_start}`;
+  return p.page_end !== null && p.page_end !== p.page_start
+    ? t("passage.pages", { from: p.page_start, to: p.page_end })
+    : t("answer.page", { page: p.page_start });
 }
 
 /** The original is fetched with the bearer token (a plain link could not carry it) and opened as a blob. */
 async function openOriginal(url: string): Promise<void> {
   const response = await fetchWithToken(url);
-  if (!response.ok) throw new ApiError(response.status, "NOT_FOUND", "That document is not available to you any more.");
+  if (!response.ok) throw new ApiError(response.status, "NOT_FOUND", t("passage.documentGone"));
   const blob = await response.blob();
   window.open(URL.createObjectURL(blob), "_blank", "noopener");
 }
 
 export function PassageViewer({ messageId, index, onClose }: { messageId: string; index: number; onClose: () => void }) {
+  useT();
   const [passage, setPassage] = useState<PassageBody | null>(null);
   const [error, setError] = useState<string | null>(null);
   const panel = useRef<HTMLElement>(null);
@@ -32,41 +36,35 @@ export function PassageViewer({ messageId, index, onClose }: { messageId: string
     api
       .get<PassageBody>(`/api/v1/chat/messages/${messageId}/passage?index=${index}`)
       .then(setPassage)
-      .catch((caught) =>
-        setError(
-          caught instanceof ApiError && caught.status === 404
-            ? "This source is no longer available to you (it was changed, removed or restricted)."
-            : describeApiError(caught),
-        ),
-      );
+      .catch((caught) => setError(caught instanceof ApiError && caught.status === 404 ? t("passage.gone") : describeApiError(caught)));
   }, [messageId, index]);
   useEffect(() => panel.current?.focus(), [passage, error]);
 
   const where = passage ? [passage.heading, pages(passage)].filter(Boolean).join(" · ") : "";
   return (
-    <section class="passage" aria-label={`Source ${index}`} tabIndex={-1} ref={panel} data-index={index}>
+    <section class="passage" aria-label={t("passage.label", { index })} tabIndex={-1} ref={panel} data-index={index}>
       <header>
         <strong>
-          [{index}] {passage?.title ?? "Source"}
+          [{index}] {passage?.title ?? t("passage.source")}
         </strong>{" "}
         <button type="button" class="link-button" onClick={onClose}>
-          Close
+          {t("common.close")}
         </button>
       </header>
-      {!passage && !error && <p class="hint">Loading the passage…</p>}
+      {!passage && !error && <p class="hint">{t("passage.loading")}</p>}
       {error && <p class="alert">{error}</p>}
       {passage && (
         <>
           {where && <p class="passage-where">{where}</p>}
           <blockquote class="passage-text">{passage.text}</blockquote>
-          {passage.truncated && <p class="hint">The beginning of the document, which is what the tutor read first.</p>}
+          {passage.truncated && <p class="hint">{t("passage.truncated")}</p>}
           {passage.original_url && (
             <button
               type="button"
               class="open-original"
               onClick={() => void openOriginal(passage.original_url!).catch((caught) => setError(describeApiError(caught)))}
             >
-              Open the original document
+              {t("passage.openOriginal")}
             </button>
           )}
         </>

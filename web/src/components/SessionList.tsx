@@ -1,4 +1,5 @@
 /** The caller's sessions, most recent first: open one, start a new one, delete one. */
+import { useT } from "../lib/i18n";
 import type { SessionSummary } from "../lib/types";
 
 export function SessionList({
@@ -16,19 +17,26 @@ export function SessionList({
   onDelete: (session: SessionSummary) => void;
   label: string;
 }) {
+  const { t } = useT();
   return (
     <nav class="sessions" aria-label={label}>
       <button type="button" class="new-session" onClick={onNew}>
-        + New chat
+        {t("sessions.new")}
       </button>
-      {sessions.length === 0 && <p class="hint">No conversations yet.</p>}
+      {sessions.length === 0 && <p class="hint">{t("sessions.empty")}</p>}
       <ul>
         {sessions.map((s) => (
           <li key={s.id} class={s.id === current ? "current" : ""}>
             <button type="button" class="session-open" aria-current={s.id === current ? "true" : undefined} onClick={() => onOpen(s.id)} title={s.title}>
-              {s.title || "Untitled"}
+              {s.title || t("sessions.untitled")}
             </button>
-            <button type="button" class="session-delete" aria-label={`Delete conversation: ${s.title}`} title="Delete" onClick={() => onDelete(s)}>
+            <button
+              type="button"
+              class="session-delete"
+              aria-label={t("sessions.delete", { title: s.title })}
+              title={t("common.delete")}
+              onClick={() => onDelete(s)}
+            >
               ×
             </button>
           </li>

@@ -7,6 +7,8 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, whenUnauthorized } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { type MessageId, Msg, t, useT } from "../lib/i18n";
+import { LanguageSwitch, useSignedInLanguage } from "../lib/i18n/language-choice";
 import { endSession, mayHaveSession, refreshSession } from "../lib/session";
 import { openSocket, type ConnectionState, type LiveSocket } from "../lib/socket";
 import { tokenStore } from "../lib/token-store";
@@ -18,7 +20,11 @@ export interface SignedIn {
   live: LiveSocket;
 }
 
-const CONNECTION_LABELS: Record<ConnectionState, string> = { connected: "Live", connecting: "Reconnecting…", offline: "Offline" };
+const CONNECTION_LABELS = {
+  connected: "shell.connection.live",
+  connecting: "shell.connection.reconnecting",
+  offline: "shell.connection.offline",
+} as const satisfies Record<ConnectionState, string>;
 
 export function Shell({
   title,
@@ -26,7 +32,8 @@ export function Shell({
   nav,
   children,
 }: {
-  title: string;
+  /** The page's name in the top bar and the window title. */
+  title: MessageId;
   role?: "admin";
   nav?: ComponentChildren;
   children: (signedIn: SignedIn) => ComponentChildren;
@@ -39,6 +46,13 @@ export function Shell({
   const [live, setLive] = useState<LiveSocket | null>(null);
   const [connection, setConnection] = useState<ConnectionState>("connecting");
   const [notice, setNotice] = useState<string | null>(null);
+  useT();
+  useEffect(() => {
+    document.title = t(title);
+  });
+  useSignedInLanguage(me, async (language) => {
+    await api.patch("/api/v1/me", { page_locale: language });
+  });
 
   /** The session ended without the person asking (expired, deactivated): back to sign-in with why. */
   const signedOut = (message: string | null = null): void => {
@@ -55,7 +69,7 @@ export function Shell({
     if (providerLogout) location.assign(providerLogout);
   };
 
-  useEffect(() => whenUnauthorized(() => signedOut("Your sign-in has expired or is no longer valid. Sign in again.")), []);
+  useEffect(() => whenUnauthorized(() => signedOut(t("shell.expired"))), []);
 
   useEffect(() => {
     if (phase !== "checking") return;
@@ -87,12 +101,15 @@ export function Shell({
   if (phase === "checking")
     return (
       <p class="loading" aria-live="polite">
-        Loading…
+        {t("common.loading")}
       </p>
     );
   if (phase === "signed-out") {
     return (
       <>
+        <p class="sign-in-language">
+          <LanguageSwitch />
+        </p>
         {notice && (
           <p class="alert" role="alert">
             {notice}
@@ -113,21 +130,26 @@ export function Shell({
   if (!me || !live)
     return (
       <p class="loading" aria-live="polite">
-        Loading…
+        {t("common.loading")}
       </p>
     );
   if (role && me.user.role !== role) {
     return (
       <main class="sign-in">
-        <h1>{title}</h1>
-        <p role="alert">
-          This console is for admins; {me.user.name} is signed in as an {me.user.role}.
-        </p>
+        <h1>{t(title)}</h1>
+        <p role="alert">{t("shell.adminsOnly", { name: me.user.name, role: me.user.role })}</p>
         <p>
-          <a href="/">Open the tutor</a> or{" "}
-          <button type="button" onClick={() => void signOut()}>
-            sign in as someone else
-          </button>
+          <Msg
+            id="shell.openTutorOrSwitch"
+            values={{
+              tutor: (chunks) => <a href="/">{chunks}</a>,
+              other: (chunks) => (
+                <button type="button" onClick={() => void signOut()}>
+                  {chunks}
+                </button>
+              ),
+            }}
+          />
         </p>
       </main>
     );
@@ -136,23 +158,23 @@ export function Shell({
   return (
     <div class="app">
       <header class="topbar">
-        <span class="brand">{title}</span>
+        <span class="brand">{t(title)}</span>
         {nav}
         <span class={`connection ${connection}`} role="status" aria-live="polite">
-          {CONNECTION_LABELS[connection]}
+          {t(CONNECTION_LABELS[connection])}
         </span>
         <span class="who">
           {me.user.name}
           {me.organisation.name ? ` · ${me.organisation.name}` : ""}
         </span>
+        <LanguageSwitch />
         <button type="button" class="link-button" onClick={() => void signOut()}>
-          Sign out
+          {t("shell.signOut")}
         </button>
       </header>
       {me.model.offline && (
         <p class="banner offline-model" role="note">
-          Answers come from the <strong>offline model</strong> (<code>{me.model.name}</code>): it repeats sentences of your company's material and is not a real
-          language model.
+          <Msg id="shell.offlineModel" values={{ strong: (chunks) => <strong>{chunks}</strong>, model: <code>{me.model.name}</code> }} />
         </p>
       )}
       {children({ me, live })}

@@ -10,6 +10,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
+import { useT } from "../lib/i18n";
 
 interface DemoUser {
   email: string;
@@ -26,6 +27,7 @@ interface Provider {
 }
 
 function CompanySignIn({ returnTo, devLogin }: { returnTo: "/" | "/admin"; devLogin: boolean }) {
+  const { t } = useT();
   const org = new URLSearchParams(location.search).get("org");
   const [email, setEmail] = useState("");
   const [providers, setProviders] = useState<Provider[] | null>(null);
@@ -50,7 +52,7 @@ function CompanySignIn({ returnTo, devLogin }: { returnTo: "/" | "/admin"; devLo
 
   return (
     <section aria-labelledby="company-sign-in-title">
-      <h2 id="company-sign-in-title">{devLogin ? "Or sign in with your company account" : "Sign in with your company account"}</h2>
+      <h2 id="company-sign-in-title">{t(devLogin ? "signIn.company.or" : "signIn.company")}</h2>
       {!org && (
         <form
           class="token-form"
@@ -59,10 +61,10 @@ function CompanySignIn({ returnTo, devLogin }: { returnTo: "/" | "/admin"; devLo
             if (email.trim()) void find(`email=${encodeURIComponent(email.trim())}`);
           }}
         >
-          <label for="work-email">Work email</label>
+          <label for="work-email">{t("signIn.workEmail")}</label>
           <input id="work-email" type="email" autocomplete="username" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required />
           <button type="submit" disabled={busy}>
-            Continue
+            {t("signIn.continue")}
           </button>
         </form>
       )}
@@ -73,12 +75,12 @@ function CompanySignIn({ returnTo, devLogin }: { returnTo: "/" | "/admin"; devLo
       )}
       {providers && providers.length === 0 && (
         <p class="notice" role="status">
-          {org ? "This organisation has no sign-in provider set up." : "No company sign-in is set up for this email domain."} Ask your organisation's admin.
+          {t(org ? "signIn.noProvider.org" : "signIn.noProvider.domain")} {t("signIn.askAdmin")}
         </p>
       )}
       {providers && providers.length > 1 && (
         <p class="hint" id="choose-provider">
-          Your organisation has several ways to sign in: choose the one your account is with.
+          {t("signIn.chooseProvider")}
         </p>
       )}
       {providers && providers.length > 0 && (
@@ -91,7 +93,7 @@ function CompanySignIn({ returnTo, devLogin }: { returnTo: "/" | "/admin"; devLo
                 data-provider={provider.id}
                 onClick={() => location.assign(`${provider.start_url}?return_to=${encodeURIComponent(returnTo)}`)}
               >
-                <span class="user-name">Sign in with {provider.display_name}</span>
+                <span class="user-name">{t("signIn.with", { provider: provider.display_name })}</span>
               </button>
             </li>
           ))}
@@ -102,6 +104,7 @@ function CompanySignIn({ returnTo, devLogin }: { returnTo: "/" | "/admin"; devLo
 }
 
 export function SignIn({ onToken, role }: { onToken: (token: string) => void; role?: "admin" }) {
+  const { t } = useT();
   const [users, setUsers] = useState<DemoUser[] | null | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -131,24 +134,24 @@ export function SignIn({ onToken, role }: { onToken: (token: string) => void; ro
 
   return (
     <main class="sign-in" aria-labelledby="sign-in-title">
-      <h1 id="sign-in-title">{role === "admin" ? "Admin console" : "Tutor"}: sign in</h1>
+      <h1 id="sign-in-title">{t(role === "admin" ? "signIn.title.admin" : "signIn.title.tutor")}</h1>
       {error && (
         <p class="alert" role="alert">
           {error}
         </p>
       )}
-      {users === undefined && <p aria-live="polite">Loading…</p>}
+      {users === undefined && <p aria-live="polite">{t("common.loading")}</p>}
       {users && users.length > 0 && (
         <section aria-labelledby="demo-users-title">
-          <h2 id="demo-users-title">Demo users</h2>
-          <p class="hint">Dev login is on, so you can sign in as any demo user. Never leave it on where others can reach the server.</p>
+          <h2 id="demo-users-title">{t("signIn.demoUsers")}</h2>
+          <p class="hint">{t("signIn.devLoginHint")}</p>
           <ul class="user-list">
             {users.map((user) => (
               <li key={user.email}>
                 <button type="button" disabled={busy} onClick={() => void signInAs(user.email)} data-email={user.email}>
                   <span class="user-name">{user.name}</span>
                   <span class="user-meta">
-                    {user.role}
+                    {t(user.role === "admin" ? "common.admin" : "common.employee")}
                     {user.department ? ` · ${user.department}` : ""} · {user.email}
                   </span>
                 </button>

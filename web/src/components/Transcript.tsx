@@ -6,6 +6,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { describeTurnError } from "../lib/errors";
+import { t, useT } from "../lib/i18n";
 import type { LiveTurn } from "../lib/live-turn";
 import type { Conversation } from "../lib/use-conversation";
 import type { Citation, Rung, StoredMessage, ToolCall, TurnError } from "../lib/types";
@@ -71,7 +72,7 @@ function fromLive(turn: LiveTurn): AnswerView {
 function UserBubble({ text }: { text: string }) {
   return (
     <li class="msg user">
-      <span class="sr-only">You said: </span>
+      <span class="sr-only">{t("transcript.youSaid")} </span>
       <p class="user-text">{text}</p>
     </li>
   );
@@ -94,6 +95,7 @@ function AssistantBubble({
   busy: boolean;
   feedback: ReturnType<typeof useSessionFeedback>;
 }) {
+  useT();
   const indices = new Set(view.citations.map((c) => c.index));
   const [opened, setOpened] = useState<number | null>(null);
   const openable = view.status === "done" && view.messageId ? setOpened : undefined;
@@ -112,10 +114,10 @@ function AssistantBubble({
   return (
     <li ref={bubble} class={`msg assistant ${view.status}`} data-turn-id={view.turnId} aria-busy={view.status === "streaming"}>
       <div class="answer-head">
-        <span class="sr-only">Answer: </span>
+        <span class="sr-only">{t("transcript.answer")} </span>
         {view.rung && <RungBadge rung={view.rung} />}
-        {view.status === "streaming" && !view.text && !view.reasoning && <span class="thinking">Thinking…</span>}
-        {view.status === "cancelled" && <span class="badge stopped">stopped</span>}
+        {view.status === "streaming" && !view.text && !view.reasoning && <span class="thinking">{t("transcript.thinking")}</span>}
+        {view.status === "cancelled" && <span class="badge stopped">{t("transcript.stopped")}</span>}
       </div>
       {extras?.(view)}
       <ReasoningDisclosure text={view.reasoning} thinking={view.status === "streaming" && !view.text} />
@@ -151,6 +153,7 @@ export function Transcript({
   extras?: (view: AnswerView) => ComponentChildren;
   empty: ComponentChildren;
 }) {
+  useT();
   const { history, outgoing, live } = conversation;
   const feedback = useSessionFeedback(conversation.sessionId);
   const rows: Array<{ key: string; user?: string; answer?: AnswerView }> = [];
@@ -185,11 +188,11 @@ export function Transcript({
     <div class="transcript">
       {conversation.hasMore && (
         <button type="button" class="load-earlier" onClick={() => void conversation.loadEarlier()}>
-          Load earlier messages
+          {t("transcript.loadEarlier")}
         </button>
       )}
       {rows.length === 0 && !conversation.loading ? <div class="empty">{empty}</div> : null}
-      <ol class="messages" aria-live="polite" aria-label="Conversation">
+      <ol class="messages" aria-live="polite" aria-label={t("transcript.label")}>
         {rows.map((row) =>
           row.user !== undefined ? (
             <UserBubble key={row.key} text={row.user} />

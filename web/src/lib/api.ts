@@ -2,6 +2,7 @@
  * The public HTTP API as the browser uses it: JSON in and out, the bearer token from the tab's
  * session, and every failure as an ApiError carrying the API's stable `{code, message}`.
  */
+import { t } from "./i18n";
 import { hasCookieSession, refreshSession } from "./session";
 import { tokenStore } from "./token-store";
 
@@ -43,7 +44,7 @@ export async function request<T>(method: string, path: string, body?: unknown | 
   try {
     response = await fetch(path, { method, headers, body: payload });
   } catch {
-    throw new ApiError(0, "NETWORK_ERROR", "The server could not be reached. Check your connection and try again.");
+    throw new ApiError(0, "NETWORK_ERROR", t("error.network"));
   }
   if (response.status === 204) return undefined as T;
   const text = await response.text();
@@ -55,7 +56,7 @@ export async function request<T>(method: string, path: string, body?: unknown | 
   }
   if (!response.ok) {
     const error = (parsed as { error?: { code?: string; message?: string } & Record<string, unknown> } | undefined)?.error;
-    const { code = `HTTP_${response.status}`, message = `The server answered ${response.status}`, ...details } = error ?? {};
+    const { code = `HTTP_${response.status}`, message = t("error.httpStatus", { status: response.status }), ...details } = error ?? {};
     // A single sign-on's token may have run out while the tab slept: refresh once from the cookie and try again.
     if (response.status === 401 && token && !retried && hasCookieSession() && (await refreshSession())) return request<T>(method, path, body, true);
     if (response.status === 401 && token) onUnauthorized?.();

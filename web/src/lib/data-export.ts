@@ -3,6 +3,7 @@
  * export or erasure until its job ends, and save a zip that needs the bearer token.
  */
 import { fetchWithToken } from "./api";
+import { t } from "./i18n";
 
 const POLL_MS = 1_000;
 
@@ -27,7 +28,7 @@ export async function followJob<T extends { status: string }>(read: () => Promis
 /** Fetches the archive with the tab's token and saves it through a blob link as `filename`. */
 export async function saveArchive(url: string, filename: string): Promise<void> {
   const response = await fetchWithToken(url);
-  if (!response.ok) throw new Error(`The download failed (${response.status}).`);
+  if (!response.ok) throw new Error(t("error.downloadFailed", { status: response.status }));
   const link = document.createElement("a");
   link.href = URL.createObjectURL(await response.blob());
   link.download = filename;

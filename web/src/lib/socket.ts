@@ -5,6 +5,7 @@
  * at once (rather than waiting for a heartbeat to time out) and opened again when it is back.
  */
 import { io, type Socket } from "socket.io-client";
+import { t } from "./i18n";
 import { hasCookieSession, refreshSession } from "./session";
 import { tokenStore } from "./token-store";
 
@@ -59,7 +60,7 @@ export function openSocket(onAuthFailure: (message: string) => void): LiveSocket
   };
   socket.on("connect_error", (error: Error & { data?: { code?: string; retry_after?: number } }) => {
     const code = error.data?.code;
-    if (code === "UNAUTHORIZED") return void reauthenticate("Your sign-in is no longer valid. Sign in again.");
+    if (code === "UNAUTHORIZED") return void reauthenticate(t("error.signInInvalid"));
     setState(navigator.onLine ? "connecting" : "offline");
     if (code === "RATE_LIMITED" || code === "TOO_MANY_SOCKETS") connectLater(error.data?.retry_after ?? 15);
   });

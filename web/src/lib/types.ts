@@ -6,7 +6,18 @@ export type { Citation };
 export type Rung = GroundingRung;
 export type PendingAction = ActionPendingPayload;
 export interface Me {
-  user: { id: string; org_id: string; email: string; name: string; role: "admin" | "employee"; department: string | null; locale: "es" | "en" };
+  user: {
+    id: string;
+    org_id: string;
+    email: string;
+    name: string;
+    role: "admin" | "employee";
+    department: string | null;
+    locale: string;
+    page_locale: string | null;
+  };
+  /** The pages' language for this person (lib/page-language.ts): their choice, what their provider stated, else Accept-Language. */
+  page_language: string;
   organisation: { name: string | null };
   model: { name: string; offline: boolean };
   operator: boolean;

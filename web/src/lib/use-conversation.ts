@@ -7,6 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api";
 import { describeApiError } from "./errors";
+import { t } from "./i18n";
 import { TURN_EVENTS, applyEvent, newTurn, type LiveTurn, type TurnEventName, type TurnEventPayload } from "./live-turn";
 import type { LiveSocket } from "./socket";
 import type { MessagePage, SessionSummary, StoredMessage, TurnStarted } from "./types";
@@ -76,7 +77,7 @@ export function useConversation(live: LiveSocket, agent: Agent): Conversation {
       .emit("join", request, (timeout: Error | null, ack?: { ok: boolean; error?: { code: string; message: string; retryAfter?: number } }) => {
         if (timeout || !ack) return; // the next reconnection joins again
         if (!ack.ok && ack.error)
-          setError(ack.error.code === "RATE_LIMITED" ? `Too many reconnects; wait ${ack.error.retryAfter ?? 60} seconds.` : ack.error.message);
+          setError(ack.error.code === "RATE_LIMITED" ? t("error.tooManyReconnects", { seconds: ack.error.retryAfter ?? 60 }) : ack.error.message);
       });
   }, [live]);
 
@@ -193,7 +194,7 @@ export function useConversation(live: LiveSocket, agent: Agent): Conversation {
     } catch (caught) {
       const code = (caught as { code?: string }).code;
       // Already over: `done` (or its replay) tells how it ended, so there is nothing to say.
-      if (code !== "TURN_ALREADY_FINISHED") setError(code === "NOT_FOUND" ? "This answer can no longer be stopped." : describeApiError(caught));
+      if (code !== "TURN_ALREADY_FINISHED") setError(code === "NOT_FOUND" ? t("error.cannotStop") : describeApiError(caught));
     }
   };
 

@@ -34,6 +34,13 @@ describe("sso claims mapping", () => {
     expect(mapClaims({ ...base, email_verified: undefined }, { trust_email: true }).emailVerified).to.equal(true);
   });
 
+  it("reads the standard locale claim as its language (fr-CA and fr_CA → fr), and ignores one that is not a language", () => {
+    expect(mapClaims({ ...base, locale: "fr-CA" }, {}).profile.locale).to.equal("fr");
+    expect(mapClaims({ ...base, locale: "DE_at" }, {}).profile.locale).to.equal("de");
+    expect(mapClaims({ ...base, locale: "zh-Hant" }, {}).profile.locale).to.equal("zh");
+    for (const locale of ["", "english", 42, null]) expect(mapClaims({ ...base, locale }, {}).profile, String(locale)).not.to.have.property("locale");
+  });
+
   it("matches email domains exactly", () => {
     expect(emailDomain("a@b.example")).to.equal("b.example");
     expect(emailDomain("nobody")).to.equal(undefined);

@@ -1,0 +1,102 @@
+/**
+ * The pages' words in the reader's language (ICU MessageFormat through @formatjs/intl): `t` for a
+ * plain string, `rich` for a message with markup, and dates, numbers and sizes in the language's
+ * own format. The catalogs are typed modules (./catalog), so an id English has and another
+ * language lacks does not compile. One language is current for the whole page: code outside
+ * components (error sentences, the upload queue's notes) reads it when it runs, and components
+ * that call `useT()` draw again when the reader switches. Which language: lib/page-language.ts.
+ */
+import { createIntl, createIntlCache, type IntlShape } from "@formatjs/intl";
+import { type ComponentChildren, createContext } from "preact";
+import { useContext } from "preact/hooks";
+import { DEFAULT_PAGE_LANGUAGE, type PageLanguage } from "../../../../lib/page-language";
+import { CATALOGS } from "./catalog";
+import type { MessageId } from "./catalog/en";
+
+export type { MessageId } from "./catalog/en";
+export type Values = Record<string, string | number | Date | null | undefined>;
+type RichValues = Record<string, string | number | ComponentChildren | ((chunks: ComponentChildren[]) => ComponentChildren)>;
+
+const cache = createIntlCache();
+
+function intlFor(language: PageLanguage): IntlShape<ComponentChildren> {
+  return createIntl<ComponentChildren>(
+    {
+      locale: language,
+      messages: CATALOGS[language],
+      defaultLocale: DEFAULT_PAGE_LANGUAGE,
+      // A missing message cannot happen (the catalogs are typed); a bad value is shown as the id rather than breaking the page.
+      onError: (error) => console.warn(`i18n: ${error.message}`),
+    },
+    cache,
+  );
+}
+
+let current: IntlShape<ComponentChildren> = intlFor(DEFAULT_PAGE_LANGUAGE);
+
+/** Makes `language` the page's language (the provider calls this before drawing). */
+export function applyPageLanguage(language: PageLanguage): void {
+  if (current.locale !== language) current = intlFor(language);
+  if (typeof document !== "undefined") document.documentElement.lang = language;
+}
+
+/** A message as plain text (for attributes, confirm dialogs and sentences built outside components). */
+export function t(id: MessageId, values?: Values): string {
+  return String(current.formatMessage({ id }, values as Record<string, string | number | Date>));
+}
+
+/** A message with markup: `<b>…</b>` in the catalog becomes what `values.b` makes of its chunks. */
+export function rich(id: MessageId, values: RichValues): ComponentChildren {
+  return current.formatMessage({ id }, values as never) as ComponentChildren;
+}
+
+/** A date in the reader's language (15 March 2026 / 15 mars 2026). */
+export function formatDay(value: string | number | Date, options: Intl.DateTimeFormatOptions = { day: "numeric", month: "long", year: "numeric" }): string {
+  return current.formatDate(value, options);
+}
+
+/** A moment with its time, medium date and short time. */
+export function formatMoment(value: string | number | Date): string {
+  return current.formatDate(value, { dateStyle: "medium", timeStyle: "short" });
+}
+
+export function formatNumber(value: number, options?: Parameters<IntlShape["formatNumber"]>[1]): string {
+  return current.formatNumber(value, options);
+}
+
+/** A size in bytes in the reader's units and decimal mark ("1.5 MB", "1,5 Mo" is not used: SI symbols everywhere). */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes)) return "?";
+  const units: Array<[number, string, number]> = [
+    [1024 ** 3, "GB", 1],
+    [1024 ** 2, "MB", 1],
+    [1024, "kB", bytes < 10 * 1024 ? 1 : 0],
+  ];
+  for (const [size, unit, digits] of units) {
+    if (bytes >= size) return `${formatNumber(bytes / size, { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${unit}`;
+  }
+  return `${formatNumber(bytes)} B`;
+}
+
+/** An amount in US dollars, as the usage report estimates it. */
+export function formatUsd(value: number): string {
+  const digits = value < 1 ? 4 : 2;
+  return formatNumber(value, { style: "currency", currency: "USD", minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Which language is current, so components that read it draw again when it changes. */
+export const LanguageContext = createContext<PageLanguage>(DEFAULT_PAGE_LANGUAGE);
+
+const TOOLS = { t, rich, formatDay, formatMoment, formatNumber, formatBytes, formatUsd };
+
+/** The translation tools, subscribed to the page's language. */
+export function useT(): typeof TOOLS & { language: PageLanguage } {
+  const language = useContext(LanguageContext);
+  return { ...TOOLS, language };
+}
+
+/** A message with markup as a component: `<Msg id="…" values={{ b: (c) => <strong>{c}</strong> }} />`. */
+export function Msg({ id, values = {} }: { id: MessageId; values?: RichValues }) {
+  useContext(LanguageContext);
+  return <>{rich(id, values)}</>;
+}
