@@ -105,7 +105,7 @@ export const portuguese = {
     submit: "submeter entregar",
     approval: "aprovar aprovado autorizar",
     wedding: "casamento casar",
-    colleague: "colega colegas colaborador colaboradores funcionário",
+    colleague: "colega colegas funcionário funcionario funcionários",
     day: "dia dias diário",
     week: "semana semanas",
     month: "meses",

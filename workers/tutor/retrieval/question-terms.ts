@@ -158,7 +158,8 @@ export function contentTermsOf(question: string, language?: Language): QuestionT
         for (const form of [...operands(folded), ...operands(termStem(member))]) term.operands.add(form);
       }
       // The same workplace concept in the other languages' words, matched by their crude stems as family members are.
-      for (const translation of workplaceTranslations(plain, language, termStem)) {
+      // Only for a key term: an everyday word says little about what a question is about, in any language.
+      for (const translation of everyday ? [] : workplaceTranslations(plain, language, termStem)) {
         const folded = termStem(normalise(translation));
         term.forms.add(folded);
         for (const form of [...operands(folded), ...operands(termStem(translation))]) term.operands.add(form);

@@ -80,8 +80,17 @@ function conceptsOf(folded: string, language: Language | undefined, crudeStem: (
  * writes them so); none when the word names no workplace concept.
  */
 export function workplaceTranslations(folded: string, language: Language | undefined, crudeStem: (word: string) => string): string[] {
-  return [...new Set(conceptsOf(folded, language, crudeStem).flatMap((concept) => concept.members))];
+  return [...new Set(conceptsOf(folded, language, crudeStem).flatMap((concept) => concept.members))].filter((member) => !tooCommon.has(foldAccents(member)));
 }
+
+/**
+ * Words some pack counts as function, frame or everyday words ("leave", a verb as much as a
+ * holiday in English): too common in their own language to stand for a concept in another's text,
+ * so they meet a question in no other language (they still name the concept when asked in).
+ */
+const tooCommon: ReadonlySet<string> = new Set(
+  PACKS.flatMap((pack) => [...pack.grounding.stopWords, ...pack.grounding.frameWords, ...pack.grounding.everydayWords]),
+);
 
 /** Whether the word names a place (a country the company works in): it says where a question is asked from, not what it is about. */
 export function namesPlace(folded: string, language: Language | undefined, crudeStem: (word: string) => string): boolean {
