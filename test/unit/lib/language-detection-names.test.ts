@@ -50,7 +50,13 @@ const TELLING: Record<string, string[]> = {
 
 /** Commands of one or two words besides names and ids: too short to tell, so the profile's language decides. */
 const TERSE: Record<string, string[]> = {
-  en: ["Deactivate Vera e0f9a1b2", "Deactivate Vera", "Enroll Marco Rossi in Forklift Safety", "Archive course c12", "Reset password for ana.lopez@example.com"],
+  en: [
+    "Deactivate Vera e0f9a1b2",
+    "Deactivate Vera",
+    "Enroll Marco Rossi in Forklift Safety",
+    "Archive course c12",
+    "Reset password for ana.lopez@example.com",
+  ],
   es: ["Desactiva a Vera e0f9a1b2", "Inscribe a Marco Rossi", "Archiva el curso c12", "Reactiva ana.lopez@example.com"],
   fr: ["Désactive Vera e0f9a1b2", "Inscris Marco Rossi", "Archive le cours c12", "Réactive ana.lopez@example.com"],
   de: ["Deaktiviere Vera e0f9a1b2", "Marco Rossi einschreiben", "Kurs c12 archivieren", "Reaktiviere ana.lopez@example.com"],
