@@ -85,11 +85,12 @@ const COMPATIBLE_MARGIN = 0.1;
  * The language the text is in, when the text says so by itself; `undefined` when it is too short
  * or too mixed to tell. Used for the session's earlier messages, which only count when they are clear.
  */
-export function languageOf(written: string): Language | undefined {
-  const { text, setAside } = withoutNames(written);
+export function languageOf(text: string): Language | undefined {
   const short = shortPhraseLanguage(text);
   if (short) return short;
-  if (setAside && wordCount(text) < MIN_TELLING_WORDS) return undefined;
+  // A message that is mostly names and ids tells nothing; otherwise it is read whole, as quoted material is (offline-answer.ts).
+  const named = withoutNames(text);
+  if (named.setAside && wordCount(named.text) < MIN_TELLING_WORDS) return undefined;
   const result = eld.detect(text);
   return result.language && result.isReliable() ? result.language : undefined;
 }
