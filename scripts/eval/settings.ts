@@ -1,4 +1,5 @@
 /** The settings a results page records, so two runs can be told apart and compared fairly. */
+import { cpus, totalmem } from "node:os";
 import type { Config } from "../../lib/config";
 import { hashedEmbeddingModel } from "../../offline-model/hashed-embeddings";
 import { KEEP, OVER_RETRIEVE, SIMILARITY_BLEND } from "../../workers/tutor/retrieval/hybrid-search";
@@ -14,6 +15,6 @@ export function evalSettings(config: Config, realModel: boolean): Record<string,
         : `${hashedEmbeddingModel(config.embedding.EMBEDDING_DIMENSIONS)} (offline hashed bag of words, standing in for ${config.embedding.EMBEDDING_MODEL}), ${config.embedding.EMBEDDING_DIMENSIONS} dimensions`,
     chunking: `${config.ingestion.CHUNK_STRATEGY}, ${config.ingestion.CHUNK_TOKENS} tokens, ${config.ingestion.CHUNK_OVERLAP_TOKENS} overlap`,
     retrieval: `${config.retrieval.RETRIEVAL_FUSION === "rrf" ? `reciprocal rank fusion (k ${config.retrieval.RETRIEVAL_RRF_K})` : `weighted sum ${config.retrieval.RETRIEVAL_VECTOR_WEIGHT} × cosine + ${Math.round((1 - config.retrieval.RETRIEVAL_VECTOR_WEIGHT) * 100) / 100} × keyword rank`}, similarity floor ${config.retrieval.RETRIEVAL_SIMILARITY_FLOOR}, keyword-coverage floor ${config.retrieval.RETRIEVAL_KEYWORD_COVERAGE_FLOOR}, over-retrieve ${OVER_RETRIEVE}, keep ${KEEP}; a hit grounds at rarity-weighted coverage + ${SIMILARITY_BLEND} × cosine ≥ ${config.retrieval.RETRIEVAL_GROUNDING_COVERAGE} or cosine ≥ ${config.retrieval.RETRIEVAL_GROUNDING_SIMILARITY}`,
-    machine: `Node ${process.version}`,
+    machine: `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB`,
   };
 }
