@@ -100,7 +100,7 @@ export const english = {
     timeOff: "lieu compensate compensated",
     advance: "advance beforehand before",
     work: "work working",
-    leave: "leave holiday holidays vacation",
+    leave: "leave vacation vacations",
     sick: "sick ill illness sickness",
     medicalNote: "doctor medical certificate",
     overtime: "overtime",

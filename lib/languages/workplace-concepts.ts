@@ -4,8 +4,8 @@
  * "leave" in an English policy and "Urlaub" in a German one. A closed list, so the compiler
  * refuses a pack that lacks a concept. The concepts are the subjects company material is about
  * (leave, sickness, expenses, travel, working time, IT security, safety, training) and the units
- * and places such questions name; a word that stands for a different thing in another language
- * ("vol", theft and flight in French) is left out rather than guessed.
+ * and places such questions name; a word that stands for two things ("vol", theft and flight in
+ * French; "holiday", time off and the season in English) is left out rather than guessed.
  */
 export const WORKPLACE_CONCEPTS = [
   "timeOff",

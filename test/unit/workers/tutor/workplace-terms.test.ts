@@ -28,8 +28,8 @@ describe("workplace terms: the judge across languages (units)", () => {
   it("meets a key term with the other languages' words for its concept, in the text and in the search", () => {
     // Forms are the judge's crude stems, capped at eight letters ("vacaci" for "vacaciones").
     const conges = term("Combien de jours de congés payés ai-je ?", "fr", "cong");
-    expect(conges.forms).to.include.members(["holiday", "urlaub", "vacaci", "ferie"]);
-    expect(conges.query).to.include("urlaub").and.include("holiday");
+    expect(conges.forms).to.include.members(["vacation", "urlaub", "vacaci", "ferie"]);
+    expect(conges.query).to.include("urlaub").and.include("vacation");
     const overtime = term("Do overtime hours get paid out?", "en", "overtime");
     expect(overtime.query, "accented spellings for the simple text config").to.include("überstun:*");
     // Its own language's inflections too: "viajo" is the concept of "viajar".
