@@ -36,6 +36,48 @@ function shortPhraseLanguage(text: string): Language | undefined {
   return matches.length === 1 ? matches[0]?.[0] : undefined;
 }
 
+/** Messages of at most this many words are read without their names and ids (`withoutNames`). */
+const SHORT_MESSAGE_WORDS = 12;
+
+/** Fewer words than this left once names and ids are set aside: too few to tell a language by. */
+const MIN_TELLING_WORDS = 4;
+
+/** A token that identifies rather than says: it holds a digit ("e0f9a1b2", "c12"), or is an email address or a link. */
+const isIdentifier = (token: string): boolean => /\d/u.test(token) || token.includes("@") || /^(?:https?:\/\/|www\.)/iu.test(token);
+
+/** A capitalised token that does not open a sentence ("Vera", "Bianchi's", "ADHS"). */
+const isCapitalisedWithin = (tokens: readonly string[], i: number): boolean =>
+  i > 0 && !/[.!?:]$/u.test(tokens[i - 1]!) && /^\p{Lu}/u.test(tokens[i]!.replace(/^[^\p{L}]+/u, ""));
+
+/**
+ * Whether a token names or identifies rather than says: an id, an email or a link, or a
+ * capitalised word within a sentence that reads as a name — one of a run ("Marco Rossi",
+ * "Forklift Safety"), the word after a command's verb ("Deactivate Vera"), or one beside an id
+ * ("Vera e0f9a1b2"). A lone capitalised noun further on is German's way of writing nouns ("wo
+ * ist das Formular") and stays. N-grams read names and ids as whatever language they look like:
+ * "Deactivate Vera e0f9a1b2" scored as Italian.
+ */
+function namesOrIdentifies(tokens: readonly string[], i: number): boolean {
+  if (isIdentifier(tokens[i]!)) return true;
+  if (!isCapitalisedWithin(tokens, i)) return false;
+  const beside = [i - 1, i + 1].filter((j) => j >= 0 && j < tokens.length);
+  return i === 1 || beside.some((j) => isCapitalisedWithin(tokens, j) || isIdentifier(tokens[j]!));
+}
+
+/**
+ * A short message without its names and ids, and whether any were set aside; a longer one as
+ * it is (n-grams are not misled by a few names among many words).
+ */
+function withoutNames(text: string): { text: string; setAside: boolean } {
+  const tokens = text.split(/\s+/).filter(Boolean);
+  if (tokens.length > SHORT_MESSAGE_WORDS) return { text, setAside: false };
+  const kept = tokens.filter((_, i) => !namesOrIdentifies(tokens, i));
+  return { text: kept.join(" "), setAside: kept.length < tokens.length };
+}
+
+/** Words (runs of letters) of a text. */
+const wordCount = (text: string): number => text.match(/\p{L}+/gu)?.length ?? 0;
+
 /** How far behind the best score a fallback may be and still count as what the text is written in. */
 const COMPATIBLE_MARGIN = 0.1;
 
@@ -46,21 +88,29 @@ const COMPATIBLE_MARGIN = 0.1;
 export function languageOf(text: string): Language | undefined {
   const short = shortPhraseLanguage(text);
   if (short) return short;
+  // A message that is mostly names and ids tells nothing; otherwise it is read whole, as quoted material is (offline-answer.ts).
+  const named = withoutNames(text);
+  if (named.setAside && wordCount(named.text) < MIN_TELLING_WORDS) return undefined;
   const result = eld.detect(text);
   return result.language && result.isReliable() ? result.language : undefined;
 }
 
 /**
- * The language to answer `text` in. A short greeting is read from its words; the library decides
+ * The language to answer `text` in. A short message is read without its names and ids
+ * (`withoutNames`); when that leaves too few words to tell, the first fallback decides. A short
+ * greeting is read from its words; the library decides
  * when it is sure; otherwise the first fallback the text is compatible with (scored within a small
  * margin of the best guess), then a clear best guess of two words or more, then the first fallback,
  * then English. Fallbacks that are not ISO 639-1 codes (a missing locale) are skipped.
  */
-export function detectLanguage(text: string, ...fallbacks: Array<string | null | undefined>): Language {
+export function detectLanguage(written: string, ...fallbacks: Array<string | null | undefined>): Language {
   const chain = fallbacks.filter(isLanguageCode);
+  const { text, setAside } = withoutNames(written);
   const short = shortPhraseLanguage(text);
   if (short) return short;
-  const result = eld.detect(text);
+  // "Deactivate Vera e0f9a1b2" is one word of language: the conversation's or the profile's language decides.
+  if (setAside && wordCount(text) < MIN_TELLING_WORDS && chain[0]) return chain[0];
+  const result = eld.detect(wordCount(text) > 0 ? text : written);
   if (result.language && result.isReliable()) return result.language;
   const ranked = Object.entries(result.getScores()).sort(([, a], [, b]) => b - a);
   const best = ranked[0]?.[1] ?? 0;

@@ -9,6 +9,10 @@
  *   EVAL_EMBEDDING_MODEL, EVAL_EMBEDDING_DIMENSIONS       unless these name another one)
  *   EVAL_ONLY=quick | <id,id,…>                           a subset of the questions (ids of eval/grounding.json too)
  *   EVAL_ONLY=grounding                                   only the demo organisation's grounding set (no corpus)
+ *   EVAL_ONLY=languages | languages:tuning                only the language set (eval/languages.json), or its tuning split
+ *   EMBEDDING_BASE_URL, EMBEDDING_API_KEY, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS
+ *                                                         an OpenAI-compatible embedding server (a multilingual model)
+ *                                                         instead of the offline model's hashed embeddings
  *   CHUNK_*, RETRIEVAL_*                                   as in lib/config.ts, to compare settings
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,6 +25,8 @@ import { evalSettings } from "./eval/settings";
 import { startEvalStack } from "./eval/ingested-corpus";
 import { evaluateGrounding, groundingFigures, groundingLine, groundingSection, loadGroundingQuestions } from "./eval/grounding";
 import { withTestTunables } from "../lib/test-tunables";
+import { evaluateLanguages, loadLanguageQuestions } from "./eval/languages";
+import { figuresByLanguage, languageGoalMisses, languageLines, languageSection } from "./eval/language-figures";
 
 const BASELINE = join(EVAL_DIR, "baseline.json");
 const RESULTS = join(EVAL_DIR, "results.md");
@@ -28,17 +34,27 @@ const RESULTS = join(EVAL_DIR, "results.md");
 function selectQuestions() {
   const all = loadQuestions();
   const demo = loadGroundingQuestions();
+  const languages = loadLanguageQuestions();
   const only = process.env.EVAL_ONLY;
-  if (!only) return { corpus: all, demo };
-  if (only === "quick") return { corpus: all.filter((q) => q.quick), demo: [] };
-  if (only === "grounding") return { corpus: [], demo };
+  if (!only) return { corpus: all, demo, languages };
+  if (only === "quick") return { corpus: all.filter((q) => q.quick), demo: [], languages: [] };
+  if (only === "grounding") return { corpus: [], demo, languages: [] };
+  if (only === "languages") return { corpus: [], demo: [], languages };
+  if (only === "languages:tuning") return { corpus: [], demo: [], languages: languages.filter((q) => q.split === "tuning") };
   const ids = new Set(only.split(","));
-  return { corpus: all.filter((q) => ids.has(q.id)), demo: demo.filter((q) => ids.has(q.id)) };
+  return { corpus: all.filter((q) => ids.has(q.id)), demo: demo.filter((q) => ids.has(q.id)), languages: languages.filter((q) => ids.has(q.id)) };
 }
 
-const { corpus: questions, demo: demoQuestions } = selectQuestions();
+const { corpus: questions, demo: demoQuestions, languages: languageQuestions } = selectQuestions();
 const fullRun = !process.env.EVAL_ONLY;
+// An embedding server of the caller's (a multilingual model), kept over the test stack's defaults.
+const embeddingServer = Object.fromEntries(
+  ["EMBEDDING_BASE_URL", "EMBEDDING_API_KEY", "EMBEDDING_MODEL", "EMBEDDING_DIMENSIONS", "EMBEDDING_PREFIXES"].flatMap((name) =>
+    process.env[name] ? [[name, process.env[name]!]] : [],
+  ),
+);
 const { llm } = await startInfrastructure();
+if (embeddingServer.EMBEDDING_BASE_URL) Object.assign(process.env, embeddingServer);
 // The harness's employees ask many questions a minute; the limits are covered by their own tests.
 Object.assign(process.env, withTestTunables(process.env, { RATE_LIMIT_TUTOR_PER_MINUTE: 100000, RATE_LIMIT_UPLOADS_PER_MINUTE: 100000 }));
 if (process.env.EVAL_LLM_BASE_URL) {
@@ -52,6 +68,8 @@ if (process.env.EVAL_LLM_BASE_URL) {
   process.env.LLM_MODEL = "offline-extractive";
 }
 const { config, workers, server, db } = await startEvalStack();
+const embeddingsUsed = evalSettings(config, Boolean(process.env.EVAL_LLM_BASE_URL)).embeddings as string;
+process.stdout.write(`embeddings: ${embeddingsUsed}\n`);
 
 // Every run ingests the whole corpus, so a subset meets the same distractors as the full set.
 const {
@@ -64,6 +82,8 @@ const {
   : { documents: [], results: [], ingestMs: 0, cost: { cpuMsPerTurn: {} } };
 // The demo organisation's set, on the material npm start seeds (eval/grounding.json).
 const demoResults = demoQuestions.length > 0 ? await evaluateGrounding(db, server.url, demoQuestions) : [];
+// The language set, on company material in six languages in an organisation of its own (eval/languages.json).
+const languageResults = languageQuestions.length > 0 ? await evaluateLanguages(db, server.url, languageQuestions) : [];
 
 await server.close();
 await workers.close();
@@ -87,16 +107,35 @@ if (demoResults.length > 0) {
     if ((r.question.kind === "trap") === (r.rung !== "general") || (r.question.kind === "covered" && r.misleading))
       process.stdout.write(`  ${r.question.id} → ${r.rung}: ${r.question.question} | ${r.sources.map((s) => s.document).join(", ") || "no sources"}\n`);
 }
+if (languageResults.length > 0) {
+  const byLanguage = figuresByLanguage(languageResults);
+  const misses = languageGoalMisses(byLanguage);
+  process.stdout.write(`\nlanguages (${embeddingsUsed}):\n${languageLines(byLanguage)}\n  goal: ${misses.length === 0 ? "met" : misses.join("; ")}\n`);
+  for (const r of languageResults)
+    if (r.misleading || (r.question.passages.length > 0 && r.rung === "general") || r.refused)
+      process.stdout.write(
+        `  ${r.question.id} → ${r.rung}${r.misleading ? " misleading" : ""}: ${r.question.question} | ${r.sources.map((s) => s.document).join(", ") || "no sources"}\n`,
+      );
+}
 if (fullRun) {
   const tuning = join(EVAL_DIR, "tuning.md");
-  const grounding = groundingSection(demoResults, previous?.grounding);
+  const splitOf = new Map(languageQuestions.map((q) => [q.id, q.split]));
+  const grounding = `${groundingSection(demoResults, previous?.grounding)}\n${languageSection({
+    embeddings: embeddingsUsed,
+    all: languageResults,
+    tuning: languageResults.filter((r) => splitOf.get(r.question.id) === "tuning"),
+    heldOut: languageResults.filter((r) => splitOf.get(r.question.id) === "held-out"),
+  })}`;
   writeFileSync(
     RESULTS,
     resultsPage({ date, settings, documents, results, previous, grounding, notes: existsSync(tuning) ? readFileSync(tuning, "utf8") : undefined }),
   );
   process.stdout.write(`\nWrote eval/results.md\n`);
   if (process.argv.includes("--update-baseline") || !previous) {
-    writeFileSync(BASELINE, `${JSON.stringify(toBaseline(results, settings, date, groundingFigures(demoResults)), null, 2)}\n`);
+    writeFileSync(
+      BASELINE,
+      `${JSON.stringify(toBaseline(results, settings, date, groundingFigures(demoResults), figuresByLanguage(languageResults)), null, 2)}\n`,
+    );
     process.stdout.write(`Wrote eval/baseline.json\n`);
   }
 }

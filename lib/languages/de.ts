@@ -27,18 +27,21 @@ export const german = {
     stopWords: wordList(
       `der die das den dem des ein eine einen einem einer eines und oder in im an am auf aus bei mit nach von vor zu zum zur fur uber unter
       ich du er sie es wir ihr mein meine meinen meiner mich mir dich dir sich ist sind bin bist war habe hast hat haben kann konnen was
-      wie wo wann welche welcher welches wer warum wieviel viele gibt nicht kein keine als wenn ob dass um war wird werden wurde`,
+      wie wo wann welche welcher welches wer warum wieviel viele gibt nicht kein keine als wenn ob dass um war wird werden wurde
+      uns unser unsere unserem unseren unserer euch ihm ihn ihnen denn doch mal ja aber beim vom ins bis seit durch gegen ohne also dann da hier dort so viel vielen furs man pro`,
     ),
     frameWords: wordList(
       `firma unternehmen organisation betrieb sagt sagen erklaren erklart bedeutet wissen weiss brauche brauchen muss mussen soll sollen
       darf durfen mochte will wollen machen mache tun gilt gelten regel regeln ding dinge genau laut jeder jede jedes alle alles andere
-      anderen sehr schon noch nur man neue neuen gut beste erlaubt auch`,
+      anderen sehr schon noch nur man neue neuen gut beste erlaubt auch
+      eigentlich lange lang bekomme bekommen bekommt kriege kriegen`,
     ),
     everydayWords: wordList(
       `tag tage tagen woche wochen monat monate monaten jahr jahre jahren stunde stunden minute minuten zeit heute morgen abend nacht
       wochenende bringen mitbringen gehen kommen geben schicken senden fragen ausfullen helfen formular formulare team teams person
       personen leute jemand art typ teil ort nummer liste information informationen frage problem fall erste erster letzte letzter
-      nachste schnell bald mal eins zwei drei vier funf sechs sieben acht neun zehn hundert`,
+      nachste schnell bald mal eins zwei drei vier funf sechs sieben acht neun zehn hundert
+      januar februar marz april mai juni juli august september oktober november dezember`,
     ),
     wordFamilies: [
       "produkt artikel erzeugnis",
@@ -54,6 +57,7 @@ export const german = {
       "ruckgabe rückgabe zuruckgeben zurückgeben zuruckzugeben zurückzugeben zurucksenden zurücksenden zuruckbringen zurückbringen",
       "schulung schulungen kurs kurse weiterbildung fortbildung training",
       "urlaub urlaubstage ferien",
+      "kernzeit kernzeiten kernarbeitszeit",
       "frist zeitraum",
     ],
     // A separable verb with "zurück" is a return, whatever stands between ("bringe den Artikel zurück").
@@ -65,6 +69,62 @@ export const german = {
     ],
     clauseJoiners: wordList("und oder auch"),
     questionWords: wordList("was wie welche welcher welches wann wo wer warum wieviel kann darf muss soll gibt"),
+  },
+  workplaceTerms: {
+    timeOff: "freizeitausgleich ausgleich ausgeglichen",
+    advance: "vorher vorab",
+    work: "arbeit arbeiten arbeite",
+    leave: "urlaub urlaubstage ferien",
+    sick: "krank krankheit krankmeldung",
+    medicalNote: "arzt attest krankschreibung",
+    overtime: "überstunden uberstunden mehrarbeit",
+    rest: "pause pausen",
+    expenses: "kosten spesen auslagen",
+    receipt: "quittung beleg kassenbon rechnung",
+    refund: "erstattung erstatten erstattet",
+    pay: "zahlen zahlt bezahlt ausgezahlt auszahlung",
+    salary: "gehalt lohn",
+    hotel: "hotel übernachtung ubernachtung",
+    night: "nacht nächte",
+    meal: "mahlzeit mahlzeiten verpflegung",
+    allowance: "pauschale tagegeld",
+    trip: "reise reisen dienstreise",
+    booking: "buchen buchung",
+    abroad: "ausland",
+    car: "auto pkw",
+    distance: "kilometer",
+    password: "passwort kennwort",
+    computer: "laptop notebook rechner computer",
+    phone: "handy telefon",
+    loss: "verloren gestohlen diebstahl",
+    email: "mail email",
+    suspicious: "verdächtig verdachtig seltsam komisch",
+    attachment: "anhang anhänge",
+    training: "schulung kurs kurse training",
+    probation: "probezeit",
+    manager: "führungskraft fuhrungskraft vorgesetzte chef",
+    safety: "sicherheit schutz",
+    equipment: "ausrüstung ausrustung",
+    forklift: "gabelstapler stapler",
+    warehouse: "lager",
+    speed: "geschwindigkeit",
+    accident: "unfall",
+    notify: "melden benachrichtigen informieren",
+    submit: "einreichen abgeben",
+    approval: "genehmigen genehmigt genehmigung",
+    wedding: "hochzeit heirat heiraten",
+    colleague: "kollege kollegen mitarbeiter beschäftigte",
+    day: "tag tage täglich taglich",
+    week: "woche wochen",
+    month: "monat monate",
+    year: "jahr jahre jährlich",
+    hour: "stunde stunden",
+    minute: "minute minuten",
+    france: "frankreich französisch",
+    germany: "deutschland deutsch deutsche",
+    spain: "spanien spanisch",
+    portugal: "portugal portugiesisch",
+    italy: "italien italienisch",
   },
   stem: stemmer,
   judgeStems: true,

@@ -47,19 +47,22 @@ export const spanish = {
   grounding: {
     stopWords: wordList(
       `que el la los las de del y en es por para como cual cuales cuantos cuantas cuando un una unos mi mis se con sobre donde lo al me te su
-      sus hay puedo tengo son esta este o si no`,
+      sus hay puedo tengo son esta este o si no
+      oye pues`,
     ),
     frameWords: wordList(
       `empresa empresas compania organizacion dice dicen decir explica explican significa saber sabes necesito quiero queremos usar
       pasa ocurre forma manera mejor bueno buena nuevo nueva hacer hace hago debo debe deben tiene tienen cosa cosas exactamente segun
       cada todo todos toda todas otro otra otros otras mas muy tambien ya sin entre hasta desde porque pero ni usa usan uso ser estar esta
-      estan fue era han ha puede pueden quien quienes cuanto cuanta adonde yo permite permitido`,
+      estan fue era han ha puede pueden quien quienes cuanto cuanta adonde yo permite permitido
+      quiero queria saber`,
     ),
     everydayWords: wordList(
       `dia dias semana semanas mes meses ano anos hora horas minuto minutos tiempo hoy manana noche
       llevar llevo lleva traer ir voy va venir poner pedir dar da dan doy enviar mandar rellenar ayudar
       formulario formularios equipo equipos persona personas gente alguien tipo tipos parte lugar numero lista informacion pregunta problema caso
-      primero primera ultimo ultima siguiente rapido pronto vez veces uno dos tres cuatro cinco seis siete ocho nueve diez cien`,
+      primero primera ultimo ultima siguiente rapido pronto vez veces uno dos tres cuatro cinco seis siete ocho nueve diez cien
+      enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre`,
     ),
     wordFamilies: [
       "producto articulo artículo mercancia mercancía",
@@ -74,12 +77,71 @@ export const spanish = {
       "renovar renueva renuevan renovada renovación renovacion",
       "velocidad rápido rapido",
     ],
-    // "llevar puesto" is wearing: "llevar".
-    phraseRewrites: [[/\b(?:llevar|llevo|lleva|llevamos|llevan)\s+puest[oa]s?\b/giu, "llevar"]],
+    // "llevar puesto" is wearing: "llevar"; "ponerse malo" is falling ill.
+    phraseRewrites: [
+      [/\b(?:llevar|llevo|lleva|llevamos|llevan)\s+puest[oa]s?\b/giu, "llevar"],
+      [/\b(?:me\s+|te\s+|se\s+)?(?:ponerse|ponerme|pongo|pone|puse|puso|pongas|ponga)\s+mal[oa]\b/giu, "enfermo"],
+    ],
     clauseJoiners: wordList("y o además ademas"),
     questionWords: wordList(
       "qué que cómo como cuánto cuánta cuántos cuántas cuanto cuantos cuál cual cuáles dónde donde adónde cuándo cuando quién quien puedo puede debo hay tengo tiene",
     ),
+  },
+  workplaceTerms: {
+    timeOff: "compensar compensación compensacion compensadas",
+    advance: "antelación antelacion anticipación anticipacion",
+    work: "trabajo trabajar",
+    leave: "vacaciones",
+    sick: "enfermo enferma enfermedad",
+    medicalNote: "médico medico justificante",
+    overtime: "extras",
+    rest: "pausa descanso",
+    expenses: "gastos",
+    receipt: "recibo tique ticket factura",
+    refund: "reembolso reembolsar reembolsan",
+    pay: "pagar pagado pagan",
+    salary: "salario sueldo",
+    hotel: "hotel alojamiento",
+    night: "noche noches",
+    meal: "comida comidas",
+    allowance: "dieta dietas",
+    trip: "viaje viajes viajar",
+    booking: "reservar reserva",
+    abroad: "extranjero",
+    car: "coche",
+    distance: "kilómetro kilometro",
+    password: "contraseña contrasena",
+    computer: "portátil portatil ordenador",
+    phone: "móvil movil teléfono telefono",
+    loss: "perdido perder robado robo",
+    email: "correo email",
+    suspicious: "sospechoso extraño extrano raro",
+    attachment: "adjunto adjuntos",
+    training: "formación formacion curso cursos",
+    probation: "prueba",
+    manager: "responsable jefe jefa",
+    safety: "seguridad protección proteccion",
+    equipment: "equipo equipamiento",
+    forklift: "carretilla carretillas",
+    warehouse: "almacén almacen",
+    speed: "velocidad",
+    accident: "accidente",
+    notify: "avisar avisa avise informar comunicar",
+    submit: "presentar entregar",
+    approval: "aprobar aprobado autorizar",
+    wedding: "boda matrimonio casarse",
+    colleague: "compañero compañeros companero empleado empleados",
+    day: "día dia días dias diario",
+    week: "semana semanas",
+    month: "meses",
+    year: "año años ano anual",
+    hour: "hora horas",
+    minute: "minuto minutos",
+    france: "francia francés frances",
+    germany: "alemania alemán aleman",
+    spain: "españa espana español",
+    portugal: "portugal portugués portugues",
+    italy: "italia italiano",
   },
   stem: stemmer,
   judgeStems: false,

@@ -26,18 +26,21 @@ export const french = {
     stopWords: wordList(
       `le la les un une des du de au aux et ou en dans sur sous pour par avec sans ce cet cette ces mon ma mes ton ta tes son sa ses notre
       nos votre vos leur leurs je tu il elle on nous vous ils elles me te se est sont ai as avons avez ont suis es qui que qu quoi quel
-      quelle quels quelles comment quand combien pourquoi si ne pas plus il y`,
+      quelle quels quelles comment quand combien pourquoi si ne pas plus il y
+      moi toi lui eux chez pendant avant apres vers entre rien quelque quelques meme alors donc car mais comme trop peu beaucoup encore jamais toujours ici ca cela ceci celui celle ceux celles dont cest quest jai ya`,
     ),
     frameWords: wordList(
       `entreprise entreprises societe organisation dit disent dire explique expliquer signifie savoir sais besoin faut dois doit doivent
       peux peut peuvent puis faire fait utiliser passe maniere facon mieux bon bonne nouveau nouvelle chose choses exactement selon chaque
-      tout tous toute toutes autre autres tres aussi deja entre jusqu depuis parce mais ni etre etait avoir droit permis autorise regle regles`,
+      tout tous toute toutes autre autres tres aussi deja entre jusqu depuis parce mais ni etre etait avoir droit permis autorise regle regles
+      bonjour salut voudrais voudrait veux veut aimerais demander fais prends prend prendre ai as`,
     ),
     everydayWords: wordList(
       `jour jours semaine semaines mois an ans annee annees heure heures minute minutes temps aujourd hui demain matin soir nuit
       apporter amener aller venir mettre envoyer demander remplir aider formulaire formulaires equipe equipes personne personnes gens
       type types partie lieu numero liste information informations question probleme cas premier premiere dernier derniere prochain
-      rapide vite bientot fois deux trois quatre cinq six sept huit neuf dix cent`,
+      rapide vite bientot fois deux trois quatre cinq six sept huit neuf dix cent
+      janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre`,
     ),
     wordFamilies: [
       "produit article marchandise",
@@ -58,6 +61,62 @@ export const french = {
     phraseRewrites: [],
     clauseJoiners: wordList("et ou aussi"),
     questionWords: wordList("que quoi qu quel quelle quels quelles comment combien quand où ou qui pourquoi est puis dois peux faut"),
+  },
+  workplaceTerms: {
+    timeOff: "récupérer recuperer récupérées recuperees récupération recuperation",
+    advance: "avance",
+    work: "travail travailler",
+    leave: "congé congés conge conges vacances",
+    sick: "malade maladie",
+    medicalNote: "médecin medecin certificat",
+    overtime: "supplémentaires supplementaires sup",
+    rest: "pause pauses",
+    expenses: "frais",
+    receipt: "reçu recu ticket facture justificatif",
+    refund: "rembourser remboursement remboursé rembourse",
+    pay: "payer payé payée payées",
+    salary: "salaire",
+    hotel: "hôtel hotel",
+    night: "nuit nuits nuitée",
+    meal: "repas resto restaurant",
+    allowance: "indemnité indemnite",
+    trip: "déplacement deplacement voyage",
+    booking: "réserver reserver réservation",
+    abroad: "étranger etranger",
+    car: "voiture",
+    distance: "kilomètre kilometre",
+    password: "mdp password",
+    computer: "ordinateur pc",
+    phone: "téléphone telephone",
+    loss: "perdu perdre volé vole",
+    email: "mail courriel email",
+    suspicious: "suspect suspicieux bizarre louche",
+    attachment: "jointe jointes",
+    training: "formation cours stage",
+    probation: "essai",
+    manager: "manager responsable chef",
+    safety: "sécurité securite protection",
+    equipment: "équipement equipement",
+    forklift: "chariot chariots",
+    warehouse: "entrepôt entrepot",
+    speed: "vitesse",
+    accident: "accident",
+    notify: "prévenir prevenir avertir signaler",
+    submit: "soumettre déposer deposer",
+    approval: "approuver approuvé valider",
+    wedding: "mariage marier marie",
+    colleague: "collègue collègues collegue salarié salarie salariés",
+    day: "jour jours journalier",
+    week: "semaine semaines",
+    month: "mois",
+    year: "ans année annee annuel",
+    hour: "heure heures",
+    minute: "minute minutes",
+    france: "france français francais",
+    germany: "allemagne allemand allemands",
+    spain: "espagne espagnol",
+    portugal: "portugal portugais",
+    italy: "italie italien",
   },
   stem: stemmer,
   judgeStems: true,

@@ -9,6 +9,7 @@
  */
 import type { CatalogLanguage, Messages } from "../messages";
 import type { SensitiveTopic } from "../sensitive-topics";
+import type { WorkplaceConcept } from "./workplace-concepts";
 
 /** A language the product speaks: it has a pack and fixed sentences. */
 export type SupportedLanguage = CatalogLanguage;
@@ -75,6 +76,13 @@ export interface LanguagePack {
   progressPhrases: readonly string[];
   confirmation: ConfirmationWords;
   grounding: GroundingWords;
+  /**
+   * The workplace concepts in this language's words (workplace-concepts.ts), space-separated, as
+   * written (accented spellings where Postgres needs them): the grounding judge meets a question's
+   * word with every language's words for its concept, so material in one language answers a
+   * question in another.
+   */
+  workplaceTerms: Readonly<Record<WorkplaceConcept, string>>;
   /** The Snowball stemmer of the language, applied to folded words. */
   stem: Stemmer;
   /**

@@ -26,18 +26,21 @@ export const portuguese = {
     stopWords: wordList(
       `o a os as um uma uns umas de do da dos das em no na nos nas por pelo pela para com sem sobre e ou que qual quais quanto quantos
       quantas como quando onde quem porque meu minha meus minhas seu sua seus suas eu voce ele ela eles elas me se te lhe sao esta estao
-      tem ha posso pode isso isto esse essa este nao sim mais`,
+      tem ha posso pode isso isto esse essa este nao sim mais
+      pra pro ao aos na no nas nos da do das dos num numa pelo pela meu minha meus minhas seu sua nosso nossa lhe mesmo mesma ainda ja tambem so muito pouco isso isto aquilo aqui ali la tenho tem temos tive teve entao mas`,
     ),
     frameWords: wordList(
       `empresa empresas companhia organizacao diz dizem dizer explica explicar significa saber sei preciso precisa quero queremos usar
       acontece forma maneira melhor bom boa novo nova fazer faz faco devo deve devem tenho coisa coisas exatamente segundo cada todo
-      todos toda todas outro outra outros outras muito tambem ja entre ate desde mas nem ser estar foi era podem permitido permite regra regras`,
+      todos toda todas outro outra outros outras muito tambem ja entre ate desde mas nem ser estar foi era podem permitido permite regra regras
+      fazer faco faz posso pode podem preciso precisa quero queria saber`,
     ),
     everydayWords: wordList(
       `dia dias semana semanas mes meses ano anos hora horas minuto minutos tempo hoje amanha noite levar trazer ir vou vai vir colocar
       pedir dar enviar mandar preencher ajudar formulario formularios equipe equipa equipes pessoa pessoas gente alguem tipo tipos parte
       lugar numero lista informacao pergunta problema caso primeiro primeira ultimo ultima proximo rapido logo vez vezes um dois tres
-      quatro cinco seis sete oito nove dez cem`,
+      quatro cinco seis sete oito nove dez cem
+      janeiro fevereiro marco abril maio junho julho agosto setembro outubro novembro dezembro`,
     ),
     wordFamilies: [
       "produto artigo mercadoria",
@@ -58,6 +61,62 @@ export const portuguese = {
     phraseRewrites: [],
     clauseJoiners: wordList("e ou também tambem"),
     questionWords: wordList("que qual quais quanto quantos quantas como quando onde quem porque posso devo pode tenho existe"),
+  },
+  workplaceTerms: {
+    timeOff: "compensar compensação compensacao folga",
+    advance: "antecedência antecedencia",
+    work: "trabalho trabalhar",
+    leave: "férias ferias",
+    sick: "doente doença doenca",
+    medicalNote: "médico medico atestado",
+    overtime: "extraordinárias extraordinarias",
+    rest: "pausa intervalo",
+    expenses: "despesas",
+    receipt: "recibo talão talao fatura",
+    refund: "reembolso reembolsar reembolsado",
+    pay: "pagar pago pagos",
+    salary: "salário salario ordenado",
+    hotel: "hotel alojamento",
+    night: "noite noites",
+    meal: "refeição refeicao refeições",
+    allowance: "subsídio subsidio",
+    trip: "viagem viagens viajar",
+    booking: "reservar reserva",
+    abroad: "estrangeiro",
+    car: "carro",
+    distance: "quilómetro quilometro",
+    password: "senha",
+    computer: "portátil portatil computador",
+    phone: "telemóvel telemovel telefone celular",
+    loss: "perdi perdido roubado roubo",
+    email: "email correio",
+    suspicious: "suspeito estranho",
+    attachment: "anexo anexos",
+    training: "formação formacao treinamento curso",
+    probation: "experimental experiência experiencia",
+    manager: "chefe gestor responsável responsavel",
+    safety: "segurança seguranca proteção protecao",
+    equipment: "equipamento",
+    forklift: "empilhador empilhadeira",
+    warehouse: "armazém armazem",
+    speed: "velocidade",
+    accident: "acidente",
+    notify: "avisar comunicar reportar",
+    submit: "submeter entregar",
+    approval: "aprovar aprovado autorizar",
+    wedding: "casamento casar",
+    colleague: "colega colegas funcionário funcionario funcionários",
+    day: "dia dias diário",
+    week: "semana semanas",
+    month: "meses",
+    year: "ano anos anual",
+    hour: "hora horas",
+    minute: "minuto minutos",
+    france: "frança franca francês",
+    germany: "alemanha alemão alemao",
+    spain: "espanha espanhol",
+    portugal: "portugal português portugues",
+    italy: "itália italia italiano",
   },
   stem: stemmer,
   judgeStems: true,

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { CATALOG_LANGUAGES } from "../../lib/messages";
 
 /** The repository's eval/ folder, wherever the command is run from. */
 export const EVAL_DIR = fileURLToPath(new URL("../../eval", import.meta.url));
@@ -20,8 +21,9 @@ const passage = z.object({
 
 const question = z.object({
   id: z.string().min(1),
-  kind: z.enum(["fact", "table", "two-passage", "paraphrase", "no-answer", "decoy", "spanish", "cross-language", "trap", "covered"]),
-  lang: z.enum(["en", "es"]),
+  kind: z.enum(["fact", "table", "two-passage", "paraphrase", "no-answer", "decoy", "spanish", "cross-language", "trap", "covered", "off-topic"]),
+  /** The language the question is asked in (eval/questions.json and grounding.json: English and Spanish; eval/languages.json: all six). */
+  lang: z.enum(CATALOG_LANGUAGES),
   quick: z.boolean(),
   question: z.string().min(3),
   rung: z.enum(["chunks", "general"]),

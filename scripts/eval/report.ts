@@ -3,6 +3,7 @@
  * quick CI subset, all), the committed baseline they are compared with, and the results page.
  */
 import type { GroundingFigures } from "./grounding";
+import type { LanguageFigures } from "./language-figures";
 import type { IngestedDocument, QuestionResult } from "./run";
 
 export interface GroupFigures {
@@ -47,6 +48,8 @@ export interface Baseline {
   perQuestion: Record<string, { recall: number; reciprocalRank: number }>;
   /** Both rates of the demo organisation's grounding set (scripts/eval/grounding.ts); absent in older baselines. */
   grounding?: GroundingFigures;
+  /** The language set's figures per language of the question (scripts/eval/language-figures.ts); absent in older baselines. */
+  languages?: Record<string, LanguageFigures>;
 }
 
 const percentile = (values: number[], p: number): number => {
@@ -91,13 +94,20 @@ export function groupFigures(results: QuestionResult[]): Partial<Record<GroupNam
   return groups;
 }
 
-export function toBaseline(results: QuestionResult[], settings: Baseline["settings"], date: string, grounding?: GroundingFigures): Baseline {
+export function toBaseline(
+  results: QuestionResult[],
+  settings: Baseline["settings"],
+  date: string,
+  grounding?: GroundingFigures,
+  languages?: Record<string, LanguageFigures>,
+): Baseline {
   return {
     date,
     settings,
     groups: groupFigures(results),
     perQuestion: Object.fromEntries(results.map((r) => [r.question.id, { recall: r.recall, reciprocalRank: round(r.reciprocalRank, 3) }])),
     ...(grounding ? { grounding } : {}),
+    ...(languages && Object.keys(languages).length > 0 ? { languages } : {}),
   };
 }
 

@@ -64,7 +64,13 @@ export interface QuestionResult {
 }
 
 /** Uploads every file (a few at a time) and waits until each is COMPLETED or FAILED. */
-export async function ingestCorpus(baseUrl: string, adminTokens: string[], files: string[], timeoutMs = 600_000): Promise<IngestedDocument[]> {
+export async function ingestCorpus(
+  baseUrl: string,
+  adminTokens: string[],
+  files: string[],
+  timeoutMs = 600_000,
+  dir = CORPUS_DIR,
+): Promise<IngestedDocument[]> {
   const results: IngestedDocument[] = [];
   let next = 0;
   async function worker(): Promise<void> {
@@ -73,7 +79,7 @@ export async function ingestCorpus(baseUrl: string, adminTokens: string[], files
       const file = files[next++]!;
       const started = performance.now();
       const name = file.split("/").at(-1)!;
-      const response = await upload(baseUrl, adminToken, { name, bytes: readFileSync(join(CORPUS_DIR, file)), type: MIME[name.slice(name.lastIndexOf("."))] });
+      const response = await upload(baseUrl, adminToken, { name, bytes: readFileSync(join(dir, file)), type: MIME[name.slice(name.lastIndexOf("."))] });
       if (response.status !== 202 && response.status !== 200)
         throw new Error(`eval: uploading ${file} answered ${response.status}: ${JSON.stringify(response.body)}`);
       const documentId = response.body.document_id as string;

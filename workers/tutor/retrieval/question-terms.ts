@@ -13,6 +13,7 @@ import type { Language } from "../../../lib/language";
 import { packFor, type SupportedLanguage } from "../../../lib/languages";
 import { normalise, perJudgeLanguage, searchTerms } from "../language";
 import { familyOf, isEveryday, rewritePhrases } from "./word-families";
+import { namesPlace, workplaceTranslations } from "./workplace-terms";
 
 export interface QuestionTerm {
   /** Folded (accent-free, lower-case) stem of the question's word. */
@@ -33,11 +34,17 @@ export interface QuestionTerm {
 
 /**
  * Words that frame a question rather than name its subject, beyond the stop words language.ts
- * already drops: the packs' `frameWords`. "company" and "empresa" name the organisation every
+ * already drops: the packs' `frameWords`, and their greetings and thanks ("Bonjour, je voudrais…"). "company" and "empresa" name the organisation every
  * question is asked of; the verbs ask for an answer without saying what it is; the rest are
  * function words.
  */
-const frameWordsOf = perJudgeLanguage((packs) => new Set(packs.flatMap((pack) => pack.grounding.frameWords)));
+const frameWordsOf = perJudgeLanguage(
+  (packs) =>
+    new Set([...packs.flatMap((pack) => pack.grounding.frameWords), ...packs.flatMap((pack) => [...pack.greetings, ...pack.thanks]).filter(isOneWord)]),
+);
+
+/** A greeting or thanks of one word ("bonjour", "thanks"): a question opened with one is not about it. A phrase's words ("good day") may be. */
+const isOneWord = (phrase: string): boolean => !phrase.includes(" ");
 
 /** Longest stem kept: enough to tell words apart, short enough that derived forms still meet. */
 const MAX_STEM = 8;
@@ -137,8 +144,9 @@ export function contentTermsOf(question: string, language?: Language): QuestionT
       const plain = normalise(lexeme);
       const stem = termStem(plain);
       if (plain.length <= 1 || frameWords.has(plain) || frameWords.has(stem)) continue;
-      // An amount or a count ("350 EUR", "three weeks ago") is a detail of the question, not its subject.
-      const everyday = isEveryday(plain, language) || /^\d+$/.test(plain);
+      // An amount or a count ("350 EUR", "three weeks ago") is a detail of the question, not its subject; so is
+      // the country it is asked from, which a site's own policy seldom names ("in Germany" of the German rules).
+      const everyday = isEveryday(plain, language) || /^\d+$/.test(plain) || namesPlace(plain, language, termStem);
       const term = byStem.get(stem) ?? { forms: new Set([stem]), operands: new Set<string>(), stems: new Set<string>(), everyday, clause: index };
       for (const form of operands(stem)) term.operands.add(form);
       for (const form of operands(termStem(lexeme))) term.operands.add(form);
@@ -148,6 +156,13 @@ export function contentTermsOf(question: string, language?: Language): QuestionT
         const folded = termStem(normalise(member));
         term.forms.add(folded);
         for (const form of [...operands(folded), ...operands(termStem(member))]) term.operands.add(form);
+      }
+      // The same workplace concept in the other languages' words, matched by their crude stems as family members are.
+      // Only for a key term: an everyday word says little about what a question is about, in any language.
+      for (const translation of everyday ? [] : workplaceTranslations(plain, language, termStem)) {
+        const folded = termStem(normalise(translation));
+        term.forms.add(folded);
+        for (const form of [...operands(folded), ...operands(termStem(translation))]) term.operands.add(form);
       }
       if (snowball) {
         for (const word of [plain, ...members.map(normalise)]) {
