@@ -12,7 +12,7 @@ import { watchCancel } from "../turns/turn-state";
 import type { TurnEmitter } from "../turns/turn-emitter";
 import { AnswerGuard } from "./answer-guard";
 import type { KeptAnswer } from "./checkpoints";
-import { buildTutorMessages } from "./conversation";
+import { buildTutorMessages, tutorBudgets } from "./conversation";
 import type { RetrievalOutcome } from "./retrieval/types";
 import { canStepDown, stepDownUpdate } from "./step-down";
 import type { TurnContext } from "./turn-context";
@@ -32,8 +32,7 @@ export async function generate(
   log: Logger,
   abort?: AbortSignal,
 ): Promise<KeptAnswer> {
-  const model = deps.llm.modelChain("generation")[0] ?? "";
-  const messages = await buildTutorMessages(deps, turn, retrieval, model);
+  const messages = await buildTutorMessages(deps, turn, retrieval);
   const started = performance.now();
   const systemPrompt = messages[0]?.role === "system" && typeof messages[0].content === "string" ? messages[0].content : "";
   const guard = new AnswerGuard(new Set(retrieval.sources.map((source) => source.index)), systemPrompt, { stepDown: canStepDown(retrieval) });
@@ -52,7 +51,7 @@ export async function generate(
     result = await deps.llm.stream(
       { useCase: "generation", orgId: turn.orgId, userId: turn.userId },
       messages,
-      { temperature: 0.3, maxTokens: 2_000, signal: abort ? AbortSignal.any([cancel.signal, abort]) : cancel.signal },
+      { temperature: 0.3, maxTokens: tutorBudgets(deps).generationReserve, signal: abort ? AbortSignal.any([cancel.signal, abort]) : cancel.signal },
       async (content) => {
         const shown = guard.push(content);
         await announceStepDown();
