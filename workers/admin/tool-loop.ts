@@ -22,6 +22,7 @@ import { allowanceState } from "../../db/queries/ai-allowance";
 import { allowanceExhaustedRefusal } from "../../lib/refusal";
 import { countTokens } from "../llm/tokens";
 import { adminContextWindow, fitAdminRequest } from "./fit-request";
+import { ADMIN_TEMPERATURE } from "./prompts";
 import { ADMIN_TOOLS, runToolCall, type ToolGuard, type ToolRun } from "./tools";
 import type { ToolBreaker } from "./tools/resilience";
 import { toOpenAiTools, type ToolContext } from "./tools/tool";
@@ -122,7 +123,7 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
         { useCase: "admin", orgId: tools.orgId, userId: tools.userId },
         fit.messages,
         {
-          temperature: 0.2,
+          temperature: ADMIN_TEMPERATURE,
           maxTokens: REPLY_TOKENS,
           tools: OPENAI_TOOLS,
           ...(lastChance ? { toolChoice: "none" as const } : {}),
