@@ -74,6 +74,8 @@ const shape = {
   action_decision: text,
   action_shown: text,
   latency_ms: count,
+  // A message of its own, written when an action's run ends: which action, and how it ended.
+  action_outcome: field(z.object({ action_id: z.string(), status: z.string() })),
   // How a turn ended other than answered.
   cancelled: field(z.boolean()),
   cancelled_during: text,
