@@ -61,6 +61,8 @@ const shape = {
   sources: field(z.array(storedSource)),
   stepped_down: field(z.object({ from: rung, reason: z.literal("sources_do_not_answer"), retrieved: z.number() })),
   truncated: field(z.boolean()),
+  // A grounded answer that first cited nothing was asked for again: "cited" or "uncited" after that retry.
+  cite_retry: text,
   citations: field(z.array(storedSource)),
   suggestions: field(z.array(z.string())),
   retrieval_latency_ms: count,
