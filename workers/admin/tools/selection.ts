@@ -1,5 +1,5 @@
 /**
- * Which tools a turn's requests carry. Thirteen tools' JSON Schema is about 2,000 tokens in every
+ * Which tools a turn's requests carry. Thirteen tools' JSON Schema is about 1,800 tokens in every
  * round, and a model offered a deactivation tool for a question about course completion
  * sometimes reaches for it; the reference designs send only the tools relevant to the message
  * (plus a few always). Here relevance is read from the words of the admin's message and of their
