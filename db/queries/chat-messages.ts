@@ -172,6 +172,16 @@ function beforeTurn(db: Db, orgId: string, sessionId: string, turnId: string) {
     });
 }
 
+/** The language of the session's latest answer (stored in its metadata), if any. */
+export async function latestAnswerLanguage(db: Db, orgId: string, sessionId: string): Promise<string | undefined> {
+  const row = await db("chat_messages")
+    .where({ org_id: orgId, session_id: sessionId, role: "assistant" })
+    .whereRaw("metadata->>'language' IS NOT NULL")
+    .orderBy("created_at", "desc")
+    .first(db.raw("metadata->>'language' AS language"));
+  return typeof row?.language === "string" ? row.language : undefined;
+}
+
 /** Removes one message (a turn whose job could not be queued is undone). */
 export async function deleteMessage(db: Db, orgId: string, messageId: string): Promise<void> {
   await db("chat_messages").where({ id: messageId, org_id: orgId }).delete();

@@ -61,6 +61,8 @@ const shape = {
   sources: field(z.array(storedSource)),
   stepped_down: field(z.object({ from: rung, reason: z.literal("sources_do_not_answer"), retrieved: z.number() })),
   truncated: field(z.boolean()),
+  // A grounded answer that first cited nothing was asked for again: "cited" or "uncited" after that retry.
+  cite_retry: text,
   citations: field(z.array(storedSource)),
   suggestions: field(z.array(z.string())),
   retrieval_latency_ms: count,
@@ -74,6 +76,8 @@ const shape = {
   action_decision: text,
   action_shown: text,
   latency_ms: count,
+  // A message of its own, written when an action's run ends: which action, and how it ended.
+  action_outcome: field(z.object({ action_id: z.string(), status: z.string() })),
   // How a turn ended other than answered.
   cancelled: field(z.boolean()),
   cancelled_during: text,

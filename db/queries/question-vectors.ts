@@ -18,8 +18,8 @@ export interface PendingQuestion {
   content: string;
 }
 
-/** Answered tutor questions of the last 90 days without a vector of `model`, newest first. */
-export async function listQuestionsToEmbed(db: Db, model: string, limit: number): Promise<PendingQuestion[]> {
+/** Answered tutor questions of the last 90 days without a vector of `model`, newest first, outside the organisations left out. */
+export async function listQuestionsToEmbed(db: Db, model: string, limit: number, leaveOut: string[] = []): Promise<PendingQuestion[]> {
   const rows = await db("chat_messages as q")
     .join("chat_sessions as s", (on) => on.on("s.id", "q.session_id").andOn("s.org_id", "q.org_id"))
     .join("chat_messages as a", (on) => on.on("a.turn_id", "q.turn_id").andOn("a.org_id", "q.org_id").andOnVal("a.role", "assistant"))
@@ -28,6 +28,9 @@ export async function listQuestionsToEmbed(db: Db, model: string, limit: number)
     .andWhere("q.created_at", ">=", db.raw(`now() - interval '${SWEEP_WINDOW_DAYS} days'`))
     .andWhereRaw("coalesce(a.metadata->>'intent', '') <> ALL(?)", [[...NOT_ABOUT_MATERIAL]])
     .andWhere((open) => open.whereNull("v.message_id").orWhereNot("v.model", model))
+    .andWhere((outside) => {
+      if (leaveOut.length > 0) outside.whereNotIn("q.org_id", leaveOut);
+    })
     .orderBy("q.created_at", "desc")
     .limit(limit)
     .select("q.id", "q.org_id", "s.user_id", "q.content");

@@ -64,8 +64,7 @@ async function stagesInProcess(deps: WorkerDeps, user: { orgId: string; userId: 
   const retrieve = performance.now() - t0;
   t0 = performance.now();
   turn = await loadTurnContext(deps, payload);
-  const model = deps.llm.modelChain("generation")[0] ?? "";
-  const messages = await buildTutorMessages(deps, turn, retrieval, model);
+  const messages = await buildTutorMessages(deps, turn, retrieval);
   let generate = 0;
   await deps.llm.stream({ useCase: "generation", orgId: turn.orgId, userId: turn.userId }, messages, { temperature: 0.3, maxTokens: 2_000 }, () => {
     if (!generate) generate = performance.now() - t0;

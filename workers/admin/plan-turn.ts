@@ -13,6 +13,8 @@ import type { CancelledOutcome, PlanNext, PlannedOutcome } from "./outcome";
 import { TurnProposals } from "./proposals";
 import { replies, say } from "./replies";
 import { runToolLoop, type ToolLoopResult } from "./tool-loop";
+import { ADMIN_TOOLS } from "./tools";
+import { selectTools } from "./tools/selection";
 import type { ToolContext } from "./tools/tool";
 import type { AdminTurnContext } from "./turn-context";
 
@@ -31,6 +33,13 @@ export async function planTurn(deps: WorkerDeps, turn: AdminTurnContext, events:
     today: todayOf(now),
     propose: (action) => proposals.propose(action),
   };
+  // The tools relevant to this message, the core ones, and the one of an action awaiting an answer.
+  const offered = selectTools(ADMIN_TOOLS, {
+    message: turn.message,
+    previousMessage: turn.history.at(-1)?.user,
+    inUse: stillPending ? [stillPending.tool] : [],
+  });
+  deps.log.debug({ turnId: turn.turnId, tools: offered.map((tool) => tool.name) }, "admin tools offered for the turn");
   const cancel = watchCancel(deps.redis, turn.turnId);
   let loop: ToolLoopResult;
   let cancelled: boolean;
@@ -43,6 +52,7 @@ export async function planTurn(deps: WorkerDeps, turn: AdminTurnContext, events:
       prefix: next.prefix,
       writeBlocked: () => (proposals.proposed || stillPending ? replies.writeBlocked(turn.language) : null),
       cancel,
+      offered,
     });
     // One last look: a cancel that lands after the model finished still withdraws this turn's proposal.
     cancelled = loop.cancelled || (await cancel.check());

@@ -12,7 +12,7 @@
  * the rest are answered with the limit; a tool failing on a database blip is retried and, if it
  * keeps failing, switched off for a cool-down (tools/resilience.ts).
  */
-import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { WorkerDeps } from "../deps";
 import type { CancelWatch } from "../turns/turn-state";
 import type { ChatMessage } from "../llm/client";
@@ -23,9 +23,10 @@ import { allowanceState } from "../../db/queries/ai-allowance";
 import { allowanceExhaustedRefusal } from "../../lib/refusal";
 import { countTokens } from "../llm/tokens";
 import { adminContextWindow, fitAdminRequest } from "./fit-request";
+import { ADMIN_TEMPERATURE } from "./prompts";
 import { ADMIN_TOOLS, runToolCall, type ToolGuard, type ToolRun } from "./tools";
 import type { ToolBreaker } from "./tools/resilience";
-import { toOpenAiTools, type ToolContext } from "./tools/tool";
+import { toOpenAiTools, type AdminTool, type ToolContext } from "./tools/tool";
 import { organisationPolicy } from "../../db/queries/organisation-policy";
 
 export interface ToolLoopResult {
@@ -52,11 +53,22 @@ export interface ToolLoopInput {
   cancel?: CancelWatch;
   /** The tool breaker; the worker process's own unless a test brings one. */
   breaker?: ToolBreaker;
+  /** The tools this turn's requests carry (tools/selection.ts); every tool when unset. */
+  offered?: readonly AdminTool[];
 }
 
-const OPENAI_TOOLS = toOpenAiTools(ADMIN_TOOLS);
-/** What the tools' JSON Schema costs in every request: counted once. */
-const TOOLS_TOKENS = countTokens(JSON.stringify(OPENAI_TOOLS));
+/** Each offered set's `tools` field and what its JSON Schema costs in every request: built and counted once per set. */
+const toolSets = new Map<string, { openAi: ChatCompletionTool[]; tokens: number }>();
+function toolSetOf(offered: readonly AdminTool[]): { openAi: ChatCompletionTool[]; tokens: number } {
+  const key = offered.map((tool) => tool.name).join(",");
+  let set = toolSets.get(key);
+  if (!set) {
+    const openAi = toOpenAiTools(offered);
+    set = { openAi, tokens: countTokens(JSON.stringify(openAi)) };
+    toolSets.set(key, set);
+  }
+  return set;
+}
 /** The reply's share of the window (the request's max_tokens). */
 const REPLY_TOKENS = 1_500;
 
@@ -78,8 +90,9 @@ async function requireAllowance(deps: WorkerDeps, orgId: string): Promise<void> 
   if (state.exhausted) throw allowanceExhaustedRefusal(state.resetsAt, "mid_turn");
 }
 
-export async function runToolLoop({ deps, events, tools, messages, prefix, writeBlocked, cancel, breaker }: ToolLoopInput): Promise<ToolLoopResult> {
+export async function runToolLoop({ deps, events, tools, messages, prefix, writeBlocked, cancel, breaker, offered }: ToolLoopInput): Promise<ToolLoopResult> {
   const { config } = deps;
+  const { openAi: OPENAI_TOOLS, tokens: TOOLS_TOKENS } = toolSetOf(offered ?? ADMIN_TOOLS);
   // The organisation's own bounds (its policy; defaults ADMIN_MAX_TOOL_ROUNDS and ADMIN_MAX_TOOL_CALLS_PER_ROUND).
   const policy = await organisationPolicy(deps.db, config, tools.orgId);
   const maxRounds = policy.admin_tool_rounds;
@@ -126,7 +139,7 @@ export async function runToolLoop({ deps, events, tools, messages, prefix, write
         { useCase: "admin", orgId: tools.orgId, userId: tools.userId },
         fit.messages,
         {
-          temperature: 0.2,
+          temperature: ADMIN_TEMPERATURE,
           maxTokens: REPLY_TOKENS,
           tools: OPENAI_TOOLS,
           ...(lastChance ? { toolChoice: "none" as const } : {}),

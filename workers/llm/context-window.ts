@@ -36,11 +36,12 @@ export function contextWindowOf(model: string): number {
 
 /**
  * Keeps the system message (first, when present) and the latest message whole, then as much
- * recent history as fits in `window - reserve`. Returns a new array.
+ * recent history as fits in `window - reserve`. `window` is a number of tokens, or a model
+ * whose window is looked up by name. Returns a new array.
  */
-export function fitMessagesToContext<M extends CountableMessage>(messages: M[], model: string, reserve = RESPONSE_RESERVE): M[] {
+export function fitMessagesToContext<M extends CountableMessage>(messages: M[], window: string | number, reserve = RESPONSE_RESERVE): M[] {
   if (messages.length === 0) return [];
-  const budget = contextWindowOf(model) - reserve;
+  const budget = (typeof window === "number" ? window : contextWindowOf(window)) - reserve;
   if (messageTokensAtMost(messages) <= budget || countMessageTokens(messages) <= budget) return [...messages];
   const system = messages[0]!.role === "system" ? messages[0]! : undefined;
   const latest = messages[messages.length - 1]!;

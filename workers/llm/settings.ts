@@ -53,7 +53,7 @@ export const llmSettings = defineSection({
     LLM_CONTEXT_WINDOW: z
       .preprocess((value) => (value === "" ? undefined : value), z.coerce.number().int().min(2_048).optional())
       .describe(
-        "The model's context window in tokens, for the admin assistant's requests (history, tools and tool results are fitted into it). " +
+        "The model's context window in tokens: the tutor's budgets (history, sources, the reply) and the admin assistant's requests (history, tools and tool results) are fitted into it. " +
           "Unset: looked up from the model's name (8,192 for a name it does not know); set it for a local model served with a smaller window.",
       ),
   },

@@ -21,9 +21,12 @@ export const maintenanceHandler = defineHandler({
       return { failed };
     }
     if (data.task === "question-vectors") {
-      const embedded = await embedPendingQuestions(deps);
-      log.debug({ task: data.task, count: embedded }, "question-vector sweep: tutor questions embedded");
-      return { embedded };
+      const sweep = await embedPendingQuestions(deps);
+      log.debug({ task: data.task, count: sweep.embedded }, "question-vector sweep: tutor questions embedded");
+      if (sweep.allowanceSpent.length > 0) {
+        log.info({ task: data.task, orgIds: sweep.allowanceSpent }, "question-vector sweep: organisations whose AI allowance is spent were not embedded");
+      }
+      return { embedded: sweep.embedded, allowanceSpent: sweep.allowanceSpent.length };
     }
     if (data.task === "chat-retention") {
       const sweep = await sweepChatRetention(deps);

@@ -22,13 +22,24 @@ export interface Turn {
   assistant: string | null;
 }
 
-/** Groups complete messages into turns, oldest first. */
-export function toTurns(messages: Pick<ChatMessageRow, "role" | "content" | "turn_id">[]): Turn[] {
+/**
+ * Groups complete messages into turns, oldest first. A message an admin action wrote when its run
+ * ended (`action_outcome`, a turn with no question) joins the answer of the turn before it, so
+ * the prompt and the summary read it where it happened, and turns still count questions.
+ */
+export function toTurns(messages: Array<Pick<ChatMessageRow, "role" | "content" | "turn_id"> & { metadata?: { action_outcome?: unknown } }>): Turn[] {
   const turns = new Map<string, Turn>();
+  let latest: Turn | undefined;
   for (const message of messages) {
+    if (message.role === "assistant" && message.metadata?.action_outcome && !turns.has(message.turn_id)) {
+      if (latest) latest.assistant = latest.assistant ? `${latest.assistant}\n\n${message.content}` : message.content;
+      continue;
+    }
     const turn = turns.get(message.turn_id) ?? { user: "", assistant: null };
+    if (turn.user || message.role === "user") latest = turn;
     if (message.role === "user") turn.user = message.content;
-    else turn.assistant = message.content;
+    // An outcome folded in before this turn's own answer was stored follows that answer.
+    else turn.assistant = turn.assistant ? `${message.content}\n\n${turn.assistant}` : message.content;
     turns.set(message.turn_id, turn);
   }
   return [...turns.values()].filter((turn) => turn.user);

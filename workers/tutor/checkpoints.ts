@@ -45,6 +45,8 @@ const keptAnswer = z.object({
   generationLatencyMs: z.number(),
   /** The model stepped down (step-down.ts) from this rung: the answer is general knowledge. */
   steppedDownFrom: rung.optional(),
+  /** The first answer cited nothing and was asked for again: whether the second one cited (generation.ts). */
+  citeRetry: z.enum(["cited", "uncited"]).optional(),
 });
 /** A finished answer waiting to be stored. */
 export type KeptAnswer = z.infer<typeof keptAnswer>;

@@ -11,12 +11,18 @@ import { fitMessagesToContext } from "../llm/context-window";
 import { countTokensRemembered, tokensAtMost } from "../llm/tokens";
 import { HISTORY_WINDOW_TURNS, rawWindow, toTurns } from "../turns/history";
 import { tutorSystemPrompt, tutorUserMessage } from "./prompts";
-import { budgetsFor } from "./retrieval/budgets";
+import { budgetsFor, tutorContextWindow, type TokenBudgets } from "./retrieval/budgets";
 import type { RetrievalOutcome } from "./retrieval/types";
 import type { TurnContext } from "./turn-context";
 
-export async function buildTutorMessages(deps: WorkerDeps, turn: TurnContext, retrieval: RetrievalOutcome, model: string): Promise<ChatMessage[]> {
-  const budgets = budgetsFor(model);
+/** The tutor's budgets for this deployment: from LLM_CONTEXT_WINDOW, else the generation models' names. */
+export function tutorBudgets(deps: Pick<WorkerDeps, "config" | "llm">): TokenBudgets & { window: number } {
+  const window = tutorContextWindow(deps.config.llm.LLM_CONTEXT_WINDOW, deps.llm.modelChain("generation"));
+  return { ...budgetsFor(window), window };
+}
+
+export async function buildTutorMessages(deps: WorkerDeps, turn: TurnContext, retrieval: RetrievalOutcome): Promise<ChatMessage[]> {
+  const budgets = tutorBudgets(deps);
   const [session, earlier] = await Promise.all([
     findSessionInOrg(deps.db, turn.orgId, turn.sessionId),
     // Earlier turns only, never this turn's question: a replica a moment behind serves them (docs/operations.md).
@@ -47,5 +53,5 @@ export async function buildTutorMessages(deps: WorkerDeps, turn: TurnContext, re
     history.unshift(...pair);
   }
   messages.push(...history, { role: "user", content: tutorUserMessage(turn.question, retrieval.sources) });
-  return fitMessagesToContext(messages as Array<ChatMessage & { role: string; content: string }>, model, budgets.generationReserve);
+  return fitMessagesToContext(messages as Array<ChatMessage & { role: string; content: string }>, budgets.window, budgets.generationReserve);
 }

@@ -198,6 +198,7 @@ async function generateStage(
         ? { stepped_down: { from: generated.steppedDownFrom, reason: "sources_do_not_answer", retrieved: retrieval.sources.length } }
         : {}),
       truncated: retrieval.truncated,
+      ...(generated.citeRetry ? { cite_retry: generated.citeRetry } : {}),
       citations,
       suggestions,
       model: generated.model,

@@ -2,7 +2,8 @@
  * The tutor's answer from the model: streamed to the turn's emitter, cleaned as it goes
  * (citations only of the given sources, no recited prompt, the model's step-down turned into a
  * `grounding_update`). The emitter may hold what it is given (speculation.ts): this module never
- * knows whether the client already sees the answer, so it neither keeps nor stores it.
+ * knows whether the client already sees the answer, so it neither keeps nor stores it. A grounded
+ * answer that cites nothing is asked for once more (cite-retry.ts).
  */
 import type { Logger } from "pino";
 import type { WorkerDeps } from "../deps";
@@ -12,8 +13,9 @@ import { reasoningRelay } from "../turns/reasoning-relay";
 import { watchCancel } from "../turns/turn-state";
 import type { TurnEmitter } from "../turns/turn-emitter";
 import { AnswerGuard } from "./answer-guard";
+import { citedAnswer } from "./cite-retry";
 import type { KeptAnswer } from "./checkpoints";
-import { buildTutorMessages } from "./conversation";
+import { buildTutorMessages, tutorBudgets } from "./conversation";
 import type { RetrievalOutcome } from "./retrieval/types";
 import { canStepDown, stepDownUpdate } from "./step-down";
 import type { TurnContext } from "./turn-context";
@@ -33,8 +35,8 @@ export async function generate(
   log: Logger,
   abort?: AbortSignal,
 ): Promise<KeptAnswer> {
-  const model = deps.llm.modelChain("generation")[0] ?? "";
-  const messages = await buildTutorMessages(deps, turn, retrieval, model);
+  const messages = await buildTutorMessages(deps, turn, retrieval);
+  const maxTokens = tutorBudgets(deps).generationReserve;
   const started = performance.now();
   const systemPrompt = messages[0]?.role === "system" && typeof messages[0].content === "string" ? messages[0].content : "";
   const sourceIndices = new Set(retrieval.sources.map((source) => source.index));
@@ -58,7 +60,7 @@ export async function generate(
       messages,
       {
         temperature: 0.3,
-        maxTokens: 2_000,
+        maxTokens,
         signal: abort ? AbortSignal.any([cancel.signal, abort]) : cancel.signal,
         onReasoning: thinking.onReasoning,
       },
@@ -83,12 +85,15 @@ export async function generate(
   if (guard.steppedDown) log.info({ from: retrieval.rung }, "the model stepped down: its sources do not answer, the turn is general knowledge");
   else if (guard.text !== result.content)
     log.warn({ removedChars: result.content.length - guard.text.length }, "answer cleaned: invalid citation markers or recited instructions removed");
-  return {
+  const first: KeptAnswer = {
     text: guard.text,
     model: result.model,
     promptTokens: result.promptTokens,
     completionTokens: result.completionTokens,
-    generationLatencyMs: Math.round(performance.now() - started),
+    generationLatencyMs: 0,
     ...(guard.steppedDown ? { steppedDownFrom: retrieval.rung } : {}),
   };
+  // A grounded answer that cites nothing is asked for once more (cite-retry.ts).
+  const answer = await citedAnswer({ deps, turn, retrieval, messages, first, events, log, maxTokens, abort });
+  return { ...answer, generationLatencyMs: Math.round(performance.now() - started) };
 }

@@ -6,6 +6,8 @@
 import { expect } from "chai";
 import { DEMO_IDS } from "../../../db/seeds/demo-ids";
 import { stackSuite } from "../../support/suite";
+import type { ChatRequest } from "../../../offline-model/responder";
+import { CITE_INSTRUCTION } from "../../../workers/tutor/cite-retry";
 import { ask, freshEmployee, removeFreshEmployees, generationRequestsFor, promptOf, scriptedResponder, type Learner } from "./helpers";
 
 describe("the tutor, complete: the answer", function () {
@@ -89,5 +91,62 @@ describe("the tutor, complete: the answer", function () {
     for (const source of turn.grounding.sources) expect(prompt).to.include(`[${source.index}] ${source.document}`);
     for (const citation of turn.citations) expect(turn.grounding.sources.map((s) => s.index)).to.include(citation.index);
     expect(turn.citations.length).to.be.greaterThan(0);
+  });
+
+  describe("a grounded answer that cites nothing", () => {
+    const question = "How many days do customers have to bring back an item for a refund?";
+    const uncited = "Customers have thirty days to bring an item back for a refund.";
+    const cited = "Customers have thirty days to bring an item back for a refund [1].";
+    /** The streamed answer cites nothing; the retry (the cite instruction last) answers `retry`. */
+    function script(retry: string): void {
+      const fallback = scriptedResponder({ label: "cross_course" });
+      stack.llm.setResponder((request: ChatRequest) => {
+        const last = request.messages.at(-1);
+        if (!request.stream && last?.role === "user" && last.content === CITE_INSTRUCTION) return { content: retry };
+        if (request.stream && promptOf(request).includes(question)) return { content: uncited };
+        return fallback(request);
+      });
+    }
+    const retries = () =>
+      stack.llm.chatCalls().filter((call) => call.body?.messages?.at(-1)?.content === CITE_INSTRUCTION && promptOf(call).includes(question));
+    afterEach(() => stack.llm.setResponder(null));
+
+    it("is asked for once more with the instruction to cite, and the employee is left with the cited answer only", async () => {
+      script(cited);
+      const turn = await ask(stack, await newLearner(), question);
+      expect(turn.grounding.rung).to.equal("chunks");
+      expect(generationRequestsFor(stack, question), "one streamed answer").to.have.length(1);
+      const [retry] = retries();
+      expect(retry, "one retry").to.exist;
+      expect(retry!.body.messages.at(-2)).to.deep.include({ role: "assistant", content: uncited });
+      // The first answer streamed; `restart` tells the client to drop it; the cited one follows as one token.
+      const restart = turn.events.findIndex((e) => e.event === "stage" && e.payload.stage === "generate" && e.payload.status === "restart");
+      expect(restart, "restart announced").to.be.greaterThan(0);
+      const textOf = (events: typeof turn.events) =>
+        events
+          .filter((e) => e.event === "token")
+          .map((e) => e.payload.content)
+          .join("");
+      expect(textOf(turn.events.slice(0, restart))).to.equal(uncited);
+      expect(textOf(turn.events.slice(restart))).to.equal(cited);
+      expect(turn.answer?.content).to.equal(cited);
+      expect(turn.answer?.metadata.cite_retry).to.equal("cited");
+      expect(turn.citations.map((c) => c.index)).to.deep.equal([1]);
+    });
+
+    it("delivers a second uncited answer as it is, flagged, with nothing shown twice", async () => {
+      script("Thirty days, from the purchase date.");
+      const turn = await ask(stack, await newLearner(), question);
+      expect(retries(), "asked once more, only once").to.have.length(1);
+      expect(turn.names.filter((name) => name === "stage").length).to.be.greaterThan(0);
+      expect(
+        turn.events.some((e) => e.event === "stage" && e.payload.status === "restart"),
+        "no restart",
+      ).to.equal(false);
+      expect(turn.tokens).to.equal(uncited);
+      expect(turn.answer?.content).to.equal(uncited);
+      expect(turn.answer?.metadata.cite_retry).to.equal("uncited");
+      expect(turn.citations).to.deep.equal([]);
+    });
   });
 });

@@ -5,6 +5,7 @@
  */
 import { expect } from "chai";
 import { waitFor } from "../../harness/client";
+import { countMessageTokens } from "../../../workers/llm/tokens";
 import { useStack, type Stack } from "../../support/stack";
 import {
   SUMMARY_MARKER,
@@ -144,5 +145,23 @@ describe("the tutor, complete: conversation memory", function () {
     // Each later turn queued another refresh; let them fail too before the breaker is reset.
     await Promise.all([failed(2), failed(3)]);
     expect((await row()).summary).to.equal(null);
+  });
+
+  it("sizes the prompt and the reply for LLM_CONTEXT_WINDOW: a 3K window gets a trimmed prompt, not a refusal", async () => {
+    const previous = stack.workers.deps.config.llm.LLM_CONTEXT_WINDOW;
+    stack.workers.deps.config.llm.LLM_CONTEXT_WINDOW = 3_072;
+    try {
+      const { say } = await session();
+      for (let n = 1; n <= 3; n++) await say(n);
+      const last = await say(4);
+      expect(last.answer?.status).to.equal("complete");
+      const [generation] = generationRequestsFor(stack, QUESTIONS[3]!);
+      const body = generation!.body as { messages: Array<{ role: string; content: string }>; max_tokens: number };
+      expect(body.max_tokens, "the reply's reserve shrinks with the window").to.equal(768);
+      expect(countMessageTokens(body.messages) + body.max_tokens).to.be.at.most(3_072);
+      expect(body.messages.at(-1)!.content).to.include(QUESTIONS[3]);
+    } finally {
+      stack.workers.deps.config.llm.LLM_CONTEXT_WINDOW = previous;
+    }
   });
 });

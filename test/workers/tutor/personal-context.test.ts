@@ -1,7 +1,8 @@
 /**
  * Personal context and guardrails (issue 34, point 6) on the real stack. With the scripted model:
  * the prompt names the employee (first name), the course and lesson in context, keeps answers to
- * three or four paragraphs, forbids other employees' personal data and carries the rule for
+ * three or four paragraphs unless a detailed explanation is asked, adapts to the employee's level
+ * and explains again another way when they seem confused, forbids other employees' personal data and carries the rule for
  * health topics; the progress rung gives the model only the asker's own data, never a colleague's
  * nor another organisation's. End to end with the offline model: a question about ADHD gets a
  * supportive, non-diagnostic reply pointing to HR or a professional, in the employee's language,
@@ -46,6 +47,10 @@ describe("the tutor's personal context and guardrails", function () {
     expect(system).to.not.include("Quiroga");
     expect(system).to.include('They are studying the course "Returns Essentials", lesson "Counting the 30 days".');
     expect(system).to.include("three or four short paragraphs at most");
+    expect(system).to.include("unless the employee asks for a detailed explanation");
+    expect(system).to.match(/Pitch each explanation at the employee's level/);
+    expect(system).to.match(/When the employee seems confused or asks again, do not repeat yourself: explain it another way/);
+    expect(generation!.body.temperature).to.equal(0.3);
     expect(system).to.include("Never reveal personal data about any other employee");
     expect(system).to.match(/medical, mental-health, disability or neurodivergence topics .*never diagnose .*point them to HR .*qualified professional/);
   });

@@ -13,7 +13,7 @@ import type { WorkerDeps } from "../../deps";
 import { countTokens, tokensAtMost, truncateToTokens } from "../../llm/tokens";
 import type { Intent } from "../intent";
 import type { TurnContext } from "../turn-context";
-import { budgetsFor } from "./budgets";
+import { budgetsFor, tutorContextWindow } from "./budgets";
 import { passagesOf } from "./document-passages";
 import { hybridSearch, toSource } from "./hybrid-search";
 import { pageIndexSearch, type ModuleChoice } from "./page-index";
@@ -34,7 +34,7 @@ type Source = Omit<RetrievedSource, "index">;
 /** `modules`: the course's modules already chosen for the question (stages.ts chooses them while the model classifies). */
 export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, intent: Intent, modules?: ModuleChoice): Promise<RetrievalOutcome> {
   const started = performance.now();
-  const budget = budgetsFor(deps.llm.modelChain("generation")[0] ?? "").retrievedContext;
+  const budget = budgetsFor(tutorContextWindow(deps.config.llm.LLM_CONTEXT_WINDOW, deps.llm.modelChain("generation"))).retrievedContext;
   const finish = (partial: Omit<RetrievalOutcome, "latencyMs" | "intent">): RetrievalOutcome => ({
     ...partial,
     intent,

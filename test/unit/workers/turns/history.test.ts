@@ -1,6 +1,6 @@
 /** Conversation memory: turns, the raw window and when a summary is due (workers/turns/history.ts). */
 import { expect } from "chai";
-import { rawWindow, summaryDue, toTurns, type Turn } from "../../../../workers/turns/history";
+import { rawWindow, summaryDue, toTurns, transcript, SPEAKERS, type Turn } from "../../../../workers/turns/history";
 
 describe("conversation memory", () => {
   const turns = (n: number): Turn[] => Array.from({ length: n }, (_, i) => ({ user: `q${i + 1}`, assistant: `a${i + 1}` }));
@@ -33,5 +33,25 @@ describe("conversation memory", () => {
       { user: "first?", assistant: "one" },
       { user: "third?", assistant: null },
     ]);
+  });
+
+  it("folds an action's outcome message into the answer before it, so the prompt and the summary read it and turns still count questions", () => {
+    const outcome = { action_outcome: { action_id: "a1", status: "completed" } };
+    const turns = toTurns([
+      { turn_id: "t1", role: "user", content: "assign it" },
+      { turn_id: "t1", role: "assistant", content: "Shall I?" },
+      { turn_id: "t2", role: "user", content: "yes" },
+      { turn_id: "t2", role: "assistant", content: "Confirmed. Running." },
+      { turn_id: "o1", role: "assistant", content: "The action finished: all 3 applied.", metadata: outcome },
+      { turn_id: "t3", role: "user", content: "stop" },
+      { turn_id: "o2", role: "assistant", content: "The action was stopped.", metadata: outcome },
+      { turn_id: "t3", role: "assistant", content: "Stopping." },
+    ]);
+    expect(turns).to.deep.equal([
+      { user: "assign it", assistant: "Shall I?" },
+      { user: "yes", assistant: "Confirmed. Running.\n\nThe action finished: all 3 applied." },
+      { user: "stop", assistant: "Stopping.\n\nThe action was stopped." },
+    ]);
+    expect(transcript(turns, SPEAKERS.admin)).to.include("The action finished: all 3 applied.");
   });
 });
