@@ -8,7 +8,8 @@
 import { useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
-import { bodyOf, EMPTY_FORM, type Form, formOf, type ProviderView, serviceProviderValues, unverified } from "./identity-provider-form";
+import { t, useT } from "../lib/i18n";
+import { bodyOf, EMPTY_FORM, type Form, formOf, PROTOCOL_NAMES, type ProviderView, serviceProviderValues, unverified } from "./identity-provider-form";
 
 const BASE = "/api/v1/admin/identity-providers";
 
@@ -20,21 +21,22 @@ interface Props {
 }
 
 function ServiceProviderValues({ view }: { view: ProviderView }) {
+  useT();
   const values = serviceProviderValues(view, location.origin);
   return (
     <dl class="sp-values">
-      <dt>Entity ID (audience)</dt>
+      <dt>{t("idp.sp.entityId")}</dt>
       <dd>
         <code class="sp-entity-id">{values.entityId}</code>
       </dd>
-      <dt>Assertion Consumer Service (ACS) URL</dt>
+      <dt>{t("idp.sp.acsUrl")}</dt>
       <dd>
         <code class="sp-acs-url">{values.acsUrl}</code>
       </dd>
-      <dt>Metadata</dt>
+      <dt>{t("idp.sp.metadata")}</dt>
       <dd>
         <a class="sp-metadata" href={values.metadataUrl} download>
-          Download our SAML metadata
+          {t("idp.sp.downloadMetadata")}
         </a>
       </dd>
     </dl>
@@ -42,6 +44,7 @@ function ServiceProviderValues({ view }: { view: ProviderView }) {
 }
 
 export function ProviderForm({ saved, onSaved, onCancel }: Props) {
+  useT();
   const [form, setForm] = useState<Form>(saved ? formOf(saved) : EMPTY_FORM);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ kind: "alert" | "notice"; text: string } | null>(null);
@@ -64,7 +67,7 @@ export function ProviderForm({ saved, onSaved, onCancel }: Props) {
         ? await api.put<{ identity_provider: ProviderView }>(`${BASE}/${saved.id}`, bodyOf(form))
         : await api.post<{ identity_provider: ProviderView }>(BASE, bodyOf(form));
       setForm(formOf(body.identity_provider));
-      setMessage({ kind: "notice", text: saml ? "Saved." : "Saved. The issuer answered its discovery document." });
+      setMessage({ kind: "notice", text: t(saml ? "idp.saved.saml" : "idp.saved") });
       onSaved(body.identity_provider, !saved);
     });
   const test = () =>
@@ -101,99 +104,98 @@ export function ProviderForm({ saved, onSaved, onCancel }: Props) {
     <form
       class="settings-form provider-form"
       data-protocol={form.protocol}
-      aria-label={saved ? `Edit ${saved.display_name}` : "New identity provider"}
+      aria-label={saved ? t("idp.editNamed", { name: saved.display_name }) : t("idp.new")}
       onSubmit={(event) => {
         event.preventDefault();
         void save();
       }}
     >
-      <h3>{saved ? saved.display_name : "New identity provider"}</h3>
+      <h3>{saved ? saved.display_name : t("idp.new")}</h3>
       {message && (
         <p class={message.kind} role={message.kind === "alert" ? "alert" : "status"}>
           {message.text}
         </p>
       )}
       {saved ? (
-        <p>Protocol: {saml ? "SAML 2.0" : "OpenID Connect"}</p>
+        <p>{t("idp.protocol.current", { protocol: PROTOCOL_NAMES[form.protocol] })}</p>
       ) : (
         <fieldset>
-          <legend>Protocol</legend>
+          <legend>{t("idp.protocol")}</legend>
           {(["oidc", "saml"] as const).map((protocol) => (
             <label class="setting-check" key={protocol}>
               <input type="radio" name="protocol" value={protocol} checked={form.protocol === protocol} onChange={() => setForm({ ...form, protocol })} />{" "}
-              {protocol === "oidc" ? "OpenID Connect" : "SAML 2.0"}
+              {PROTOCOL_NAMES[protocol]}
             </label>
           ))}
         </fieldset>
       )}
       {saved?.redirect_uri && !saml && (
         <p>
-          Redirect URI: <code>{saved.redirect_uri}</code>
+          {t("idp.redirectUri")} <code>{saved.redirect_uri}</code>
         </p>
       )}
       {saved && saml && <ServiceProviderValues view={saved} />}
-      {field("display_name", "Name on the sign-in button", { required: true, placeholder: saml ? "Contoso ADFS" : "Contoso Entra ID" })}
+      {field("display_name", t("idp.displayName"), {
+        required: true,
+        placeholder: t(saml ? "idp.displayName.placeholder.saml" : "idp.displayName.placeholder"),
+      })}
       {!saml && (
         <>
-          {field("issuer", "Issuer URL", { required: true, placeholder: "https://login.example.com/realms/acme" })}
-          {field("client_id", "Client ID", { required: true })}
+          {field("issuer", t("idp.issuer"), { required: true, placeholder: "https://login.example.com/realms/acme" })}
+          {field("client_id", t("idp.clientId"), { required: true })}
           <label class="setting">
-            <span>Client secret</span>
+            <span>{t("idp.clientSecret")}</span>
             <input
               name="client_secret"
               type="password"
               value={form.client_secret}
-              placeholder={saved?.client_secret_set ? "Stored (leave empty to keep it)" : ""}
+              placeholder={saved?.client_secret_set ? t("idp.clientSecret.stored") : ""}
               autocomplete="new-password"
               onInput={(e) => setForm({ ...form, client_secret: e.currentTarget.value })}
             />
-            <small class="hint">Stored encrypted and never shown again. Give it again when you change the issuer or client ID.</small>
+            <small class="hint">{t("idp.clientSecret.hint")}</small>
           </label>
         </>
       )}
       {saml && (
         <>
-          {field("idp_metadata_url", "Identity provider metadata URL", {
+          {field("idp_metadata_url", t("idp.metadataUrl"), {
             placeholder: "https://idp.example.com/FederationMetadata/2007-06/FederationMetadata.xml",
-            hint: "Or upload the metadata file below.",
+            hint: t("idp.metadataUrl.hint"),
           })}
           <label class="setting">
-            <span>Identity provider metadata file</span>
+            <span>{t("idp.metadataFile")}</span>
             <input name="idp_metadata_file" type="file" accept=".xml,application/xml,text/xml" onChange={(e) => readMetadataFile(e.currentTarget.files?.[0])} />
-            {form.idp_metadata_xml && <small class="hint">A metadata file is ready to be saved.</small>}
+            {form.idp_metadata_xml && <small class="hint">{t("idp.metadataFile.ready")}</small>}
           </label>
-          {checkbox("allow_idp_initiated", "Allow sign-in started at the identity provider")}
+          {checkbox("allow_idp_initiated", t("idp.allowIdpInitiated"))}
         </>
       )}
-      {field("allowed_domains", "Allowed email domains", {
-        hint: "Comma-separated, e.g. example.com, example.co.uk. Each signs people in once verified (Domains, below), through one enabled provider at most.",
-      })}
-      {saved && unverified(saved).length > 0 && (
-        <p class="notice unverified-domains">Not verified yet, so they sign nobody in: {unverified(saved).join(", ")}.</p>
-      )}
-      {field("groups_claim", saml ? "Groups attribute" : "Groups claim", { placeholder: "groups" })}
-      {field("admin_groups", "Admin groups", { hint: "Members of any of these groups are admins; empty: roles are managed here." })}
-      {field("department_claim", saml ? "Department attribute" : "Department claim", { placeholder: "department" })}
-      {field("email_claim", saml ? "Email attribute" : "Email claim", {
+      {field("allowed_domains", t("idp.allowedDomains"), { hint: t("idp.allowedDomains.hint.providers") })}
+      {saved && unverified(saved).length > 0 && <p class="notice unverified-domains">{t("idp.unverified", { domains: unverified(saved).join(", ") })}</p>}
+      {field("groups_claim", t(saml ? "idp.groupsAttribute" : "idp.groupsClaim"), { placeholder: "groups" })}
+      {field("admin_groups", t("idp.adminGroups"), { hint: t("idp.adminGroups.hint") })}
+      {field("department_claim", t(saml ? "idp.departmentAttribute" : "idp.departmentClaim"), { placeholder: "department" })}
+      {field("email_claim", t(saml ? "idp.emailAttribute" : "idp.emailClaim"), {
         placeholder: "email",
-        hint: saml ? undefined : "Entra ID without a mail attribute: preferred_username or upn.",
+        hint: saml ? undefined : t("idp.emailClaim.hint"),
       })}
-      {field("name_claim", saml ? "Name attribute" : "Name claim", { placeholder: "name" })}
-      {!saml && checkbox("trust_email", "The provider vouches for the email claim without email_verified (Entra ID)")}
-      {checkbox("jit_enabled", "Create people at their first sign-in (just in time)")}
-      {checkbox("enabled", "Sign-in with this provider is on")}
+      {field("name_claim", t(saml ? "idp.nameAttribute" : "idp.nameClaim"), { placeholder: "name" })}
+      {!saml && checkbox("trust_email", t("idp.trustEmail"))}
+      {checkbox("jit_enabled", t("idp.jit"))}
+      {checkbox("enabled", t("idp.enabled"))}
       <p class="actions">
         <button type="submit" disabled={busy}>
-          Save
+          {t("common.save")}
         </button>
         {saved && !saml && (
           <button type="button" disabled={busy} onClick={() => void test()}>
-            Test sign-in
+            {t("idp.test")}
           </button>
         )}
         {onCancel && (
           <button type="button" class="link-button" disabled={busy} onClick={onCancel}>
-            Close
+            {t("common.close")}
           </button>
         )}
       </p>

@@ -8,7 +8,8 @@ import { useEffect, useState } from "preact/hooks";
 import { ConsolePage } from "../components/ConsolePage";
 import { api } from "../lib/api";
 import { describeApiError } from "../lib/errors";
-import type { ProviderView } from "./identity-provider-form";
+import { t, useT } from "../lib/i18n";
+import { PROTOCOL_NAMES, type ProviderView } from "./identity-provider-form";
 import { ProviderForm } from "./ProviderForm";
 import { SignInDomains } from "./SignInDomains";
 
@@ -22,20 +23,21 @@ function ProviderRow({ view, busy, onEdit, onRemove }: { view: ProviderView; bus
     <li data-provider-id={view.id} data-protocol={view.protocol}>
       <span class="provider-name">{view.display_name}</span>
       <span class="provider-meta">
-        {view.protocol === "saml" ? "SAML 2.0" : "OpenID Connect"} · {view.allowed_domains.length > 0 ? view.allowed_domains.join(", ") : "no domains"}
-        {view.enabled ? "" : " · off"}
+        {PROTOCOL_NAMES[view.protocol]} · {view.allowed_domains.length > 0 ? view.allowed_domains.join(", ") : t("idp.row.noDomains")}
+        {view.enabled ? "" : ` · ${t("idp.row.off")}`}
       </span>
-      <button type="button" class="link-button" disabled={busy} aria-label={`Edit ${view.display_name}`} onClick={onEdit}>
-        Edit
+      <button type="button" class="link-button" disabled={busy} aria-label={t("idp.editNamed", { name: view.display_name })} onClick={onEdit}>
+        {t("common.edit")}
       </button>
-      <button type="button" class="link-button" disabled={busy} aria-label={`Remove ${view.display_name}`} onClick={onRemove}>
-        Remove
+      <button type="button" class="link-button" disabled={busy} aria-label={t("idp.removeNamed", { name: view.display_name })} onClick={onRemove}>
+        {t("common.remove")}
       </button>
     </li>
   );
 }
 
 export function SignInSettings() {
+  useT();
   const [providers, setProviders] = useState<ProviderView[] | undefined>(undefined);
   const [editing, setEditing] = useState<Editing>(null);
   const [busy, setBusy] = useState(false);
@@ -55,18 +57,18 @@ export function SignInSettings() {
   const saved = (view: ProviderView, created: boolean): void => {
     setProviders((current) => (created ? [...(current ?? []), view] : (current ?? []).map((p) => (p.id === view.id ? view : p))));
     // A new provider's form opens afresh under its id, so the page says it was added.
-    if (created) setMessage({ kind: "notice", text: `Added ${view.display_name}.` });
+    if (created) setMessage({ kind: "notice", text: t("idp.added", { name: view.display_name }) });
     setEditing(view.id);
   };
   const remove = async (view: ProviderView): Promise<void> => {
-    if (!confirm(`Remove ${view.display_name}? People signed in with it keep their accounts but cannot sign in with it any more.`)) return;
+    if (!confirm(t("idp.confirmRemoveNamed", { name: view.display_name }))) return;
     setBusy(true);
     setMessage(null);
     try {
       await api.del(`${BASE}/${view.id}`);
       setProviders((current) => (current ?? []).filter((p) => p.id !== view.id));
       if (editing === view.id) setEditing(null);
-      setMessage({ kind: "notice", text: `Removed ${view.display_name}.` });
+      setMessage({ kind: "notice", text: t("idp.removedNamed", { name: view.display_name }) });
     } catch (error) {
       setMessage({ kind: "alert", text: describeApiError(error) });
     } finally {
@@ -76,24 +78,21 @@ export function SignInSettings() {
   const editedView = providers?.find((p) => p.id === editing) ?? null;
 
   return (
-    <ConsolePage label="Sign-in settings" name="sign-in-settings">
-      <h1>Sign-in</h1>
-      <p class="hint">
-        Your people sign in with your company's identity provider: OpenID Connect (Entra ID, Okta, Google, Keycloak…) or SAML 2.0 (ADFS, Shibboleth…). Several
-        providers can sign in different email domains, e.g. staff on one and contractors on another.
-      </p>
+    <ConsolePage label={t("idp.label")} name="sign-in-settings">
+      <h1>{t("nav.signIn")}</h1>
+      <p class="hint">{t("idp.intro.protocols")}</p>
       {message && (
         <p class={message.kind} role={message.kind === "alert" ? "alert" : "status"}>
           {message.text}
         </p>
       )}
       {providers === undefined ? (
-        <p aria-live="polite">Loading…</p>
+        <p aria-live="polite">{t("common.loading")}</p>
       ) : (
         <section class="identity-providers" aria-labelledby="identity-providers-title">
-          <h2 id="identity-providers-title">Identity providers</h2>
+          <h2 id="identity-providers-title">{t("idp.list.title")}</h2>
           {providers.length === 0 ? (
-            <p class="hint">None yet.</p>
+            <p class="hint">{t("idp.list.empty")}</p>
           ) : (
             <ul class="provider-rows">
               {providers.map((view) => (
@@ -103,7 +102,7 @@ export function SignInSettings() {
           )}
           <p class="actions">
             <button type="button" disabled={busy || editing === "new"} onClick={() => setEditing("new")}>
-              Add a provider
+              {t("idp.add")}
             </button>
           </p>
           {editing !== null && (editing === "new" || editedView) && (

@@ -6,6 +6,9 @@
 
 export type Protocol = "oidc" | "saml";
 
+/** The protocols' own names, the same in every language (i18n-ignore). */
+export const PROTOCOL_NAMES: Record<Protocol, string> = { oidc: "OpenID Connect", saml: "SAML 2.0" };
+
 export interface ProviderView {
   id: string;
   protocol: Protocol;
