@@ -130,3 +130,18 @@ export async function sessionAttachmentPassages(
   );
   return rows as AttachmentPassage[];
 }
+
+/** A passage of a file the reader attached to one of their own conversations (a citation's source), or undefined. */
+export async function ownAttachmentPassage(
+  db: Db,
+  reader: Owner,
+  chunkId: string,
+): Promise<{ text: string; filename: string; heading: string | null; pageStart: number | null; pageEnd: number | null } | undefined> {
+  const row = await db("chat_attachment_chunks as c")
+    .join("chat_attachments as a", "a.id", "c.attachment_id")
+    .where({ "c.id": chunkId, "c.org_id": reader.orgId, "a.org_id": reader.orgId, "a.user_id": reader.userId })
+    .first("c.content", "c.metadata", "a.filename");
+  if (!row) return undefined;
+  const meta = row.metadata as { heading?: string | null; page_start?: number | null; page_end?: number | null };
+  return { text: row.content, filename: row.filename, heading: meta.heading ?? null, pageStart: meta.page_start ?? null, pageEnd: meta.page_end ?? null };
+}

@@ -2,7 +2,8 @@
  * An employee attaches files to a question in the tutor, in real Chromium against the real stack
  * (the offline model's extractive answers): a text file goes up from the paperclip, its chip
  * moves from processing to ready as the worker reads it, the question sent with it is answered
- * from it and cites it by its file name; a file that cannot be read shows failed with the reason.
+ * from it and cites it by its file name (the citation opens the file's passage); a file that
+ * cannot be read shows failed with the reason.
  */
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
@@ -58,6 +59,11 @@ describe("web: attaching a file to a question in the tutor", function () {
     const answer = page.locator("li.msg.assistant").last();
     expect(await answer.locator(".answer-text").textContent()).to.include("4711");
     expect(await answer.locator(".citations").textContent()).to.include("bicycle-cage.txt");
+    // The citation opens the passage of the file the tutor was given.
+    await answer.locator(".answer-text a.cite-marker").first().click();
+    await page.locator(".passage .passage-text").waitFor({ timeout: 10_000 });
+    expect(await page.locator(".passage .passage-text").textContent()).to.include("4711");
+    expect(await page.locator(".passage .open-original").count(), "no original document to open").to.equal(0);
     expect(await chips.count(), "sent: the box is empty again").to.equal(0);
 
     const broken = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(2048, 0xff)]);
