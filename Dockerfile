@@ -17,10 +17,11 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production NODE_OPTIONS=--enable-source-maps
 WORKDIR /app
 
-# OCR for scanned PDF pages and PNG/JPEG uploads (workers/ingestion/extract/ocr.ts): the same
-# Debian packages scripts/ensure-deps.sh installs; prlimit (util-linux) bounds each OCR process.
+# OCR for scanned PDF pages and image uploads (workers/ingestion/extract/ocr.ts) and the Word/Excel
+# 97–2003 converters (legacy-office.ts): the same Debian packages scripts/ensure-deps.sh installs;
+# prlimit (util-linux) bounds each of their processes.
 RUN apt-get update -q \
-  && apt-get install -y -q --no-install-recommends tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils \
+  && apt-get install -y -q --no-install-recommends tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils antiword catdoc \
   && rm -rf /var/lib/apt/lists/*
 
 # Dependencies first, so a source change does not reinstall them.

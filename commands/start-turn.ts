@@ -15,6 +15,8 @@ import { addToLogContext } from "../lib/logger";
 import type { CommandDeps } from "./deps";
 import { Refusal } from "../lib/refusal";
 import { withTransaction } from "./transaction";
+import { checkAttachments } from "./turn-attachments";
+import { linkAttachments } from "../db/queries/chat-attachment-writes";
 
 export interface StartTurnDeps extends CommandDeps {
   /** Counts the accepted turn (the server's /metrics). */
@@ -31,6 +33,8 @@ export type TurnStart =
       lessonId: string | null;
       /** Stored with the question as the request sent it. */
       requestContext: Record<string, unknown>;
+      /** Files already attached to the session (ready, not yet sent) that go with this question. */
+      attachmentIds?: string[];
     }
   | { agentType: "admin"; message: string; sessionId: string | undefined };
 
@@ -77,6 +81,8 @@ export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnSt
   const turnId = randomUUID();
   const tutor = start.agentType === "tutor" ? start : undefined;
 
+  const attachmentIds = tutor?.attachmentIds ?? [];
+  if (attachmentIds.length > 0) await checkAttachments(deps, owner, start.sessionId, attachmentIds);
   const stored = await store(deps, owner, start, {
     sessionId: start.sessionId,
     agentType: start.agentType,
@@ -89,6 +95,7 @@ export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnSt
   });
   if (!stored) throw Refusal.notFound("Chat session");
   const { sessionId, messageId, createdSession } = stored;
+  await linkAttachments(deps.db, owner, sessionId, attachmentIds, messageId);
 
   // The request's log line (and anything logged from here on) names the turn, so one grep follows it.
   addToLogContext({ sessionId, turnId });

@@ -40,6 +40,7 @@ import * as catalogImportRecords from "./migrations/20261205020100_catalog_impor
 import * as organisationPolicy from "./migrations/20261205030000_organisation_policy";
 import * as severalIdentityProviders from "./migrations/20261206020000_several_identity_providers";
 import * as pageLocale from "./migrations/20261206030000_page_locale";
+import * as chatAttachments from "./migrations/20261206060000_chat_attachments";
 
 export interface NamedMigration {
   /** Recorded in `knex_migrations`; extension-free so a compiled build sees the same history. */
@@ -84,6 +85,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261205030000_organisation_policy", migration: organisationPolicy },
   { name: "20261206020000_several_identity_providers", migration: severalIdentityProviders },
   { name: "20261206030000_page_locale", migration: pageLocale },
+  { name: "20261206060000_chat_attachments", migration: chatAttachments },
 ];
 
 class StaticMigrationSource implements Knex.MigrationSource<NamedMigration> {

@@ -67,6 +67,14 @@ export const DOCUMENT_FORMATS = {
     mime: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "xlsx" },
   },
+  // Word and Excel 97–2003: OLE2 containers, read by Debian's antiword and xls2csv (workers/ingestion/extract/legacy-office.ts).
+  doc: { label: "DOC", extensions: [".doc"], mime: "application/msword", content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "cfb" } },
+  xls: {
+    label: "XLS",
+    extensions: [".xls"],
+    mime: "application/vnd.ms-excel",
+    content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "cfb" },
+  },
   txt: { label: "TXT", extensions: [".txt"], mime: "text/plain", content: TEXT },
   markdown: { label: "Markdown", extensions: [".md", ".markdown"], mime: "text/markdown", content: TEXT },
   html: { label: "HTML", extensions: [".html", ".htm"], mime: "text/html", content: TEXT },
@@ -79,6 +87,14 @@ export const DOCUMENT_FORMATS = {
     mime: "image/jpeg",
     content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "jpg" },
   },
+  tiff: {
+    label: "TIFF",
+    extensions: [".tif", ".tiff"],
+    mime: "image/tiff",
+    content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "tif" },
+  },
+  gif: { label: "GIF", extensions: [".gif"], mime: "image/gif", content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "gif" } },
+  webp: { label: "WebP", extensions: [".webp"], mime: "image/webp", content: { kind: "binary", confirms: (_bytes, detected) => detected?.ext === "webp" } },
 } as const satisfies Record<string, FormatSpec>;
 
 export type DocumentFormat = keyof typeof DOCUMENT_FORMATS;
@@ -90,7 +106,7 @@ const FORMATS = Object.keys(DOCUMENT_FORMATS) as DocumentFormat[];
 /** Extensions we accept, lower-case with the dot; for upload forms and error messages. */
 export const ALLOWED_EXTENSIONS: readonly Extension[] = FORMATS.flatMap((format) => DOCUMENT_FORMATS[format].extensions);
 
-/** The formats as a person reads them: "PDF, DOCX, PPTX, XLSX, TXT, Markdown, HTML, CSV, PNG, JPEG". */
+/** The formats as a person reads them: "PDF, DOCX, PPTX, XLSX, DOC, XLS, TXT, Markdown, HTML, CSV, PNG, JPEG, TIFF, GIF, WebP". */
 export const UPLOAD_FORMATS_TEXT = FORMATS.map((format) => DOCUMENT_FORMATS[format].label).join(", ");
 
 /** The MIME type we store and serve each format as (not whatever the browser claimed). */

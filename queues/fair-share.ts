@@ -31,7 +31,7 @@ import type { Redis } from "ioredis";
 export const MAX_BULLMQ_PRIORITY = 2_097_152;
 
 /** Only the queues that carry an organisation's work are fair-queued. */
-export const FAIR_QUEUES = ["tutor-generate", "admin-plan", "ingest-extract", "ingest-chunk", "ingest-embed", "catalog-import"] as const;
+export const FAIR_QUEUES = ["tutor-generate", "admin-plan", "ingest-extract", "ingest-chunk", "ingest-embed", "catalog-import", "chat-attachment"] as const;
 export type FairQueue = (typeof FAIR_QUEUES)[number];
 
 const COMMAND = "skillnetFairPriority";

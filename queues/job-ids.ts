@@ -37,3 +37,6 @@ export const orgDeleteJobId = (deletionId: string, run: number): string => `${de
 
 /** One job per import: a repeated enqueue of the same import is a no-op. */
 export const catalogImportJobId = (importId: string): string => `import-${importId}`;
+
+/** `attachment-<id>`: one reading per attached file, so a redelivered upload cannot read it twice. */
+export const attachmentJobId = (attachmentId: string): string => `attachment-${attachmentId}`;

@@ -39,5 +39,7 @@ export const JOB_OPTIONS: Record<QueueName, JobsOptions> = {
   },
   // Exports and erasures resume from their records; a finished job is removed at once (the record is what the API reads).
   "person-data": { attempts: 5, backoff: { type: "exponential", delay: 2_000 }, removeOnComplete: true, removeOnFail: { age: 14 * 24 * 3600, count: 1_000 } },
+  // A file's reading fails for good on a file problem (UnrecoverableError); a blip of ours gets two more tries.
+  "chat-attachment": { ...base, backoff: { type: "exponential", delay: 2_000 } },
   "content-gaps": { attempts: 2, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 1_000 } },
 };

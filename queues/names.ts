@@ -21,6 +21,8 @@ export const QUEUE_NAMES = [
   "catalog-import",
   // An employee's data: `export` builds their downloadable archive, `erase` removes it (workers/person-data/).
   "person-data",
+  // A file an employee attached to a tutor conversation: read (and OCR'd) in the extraction thread, chunked and embedded (workers/attachments/).
+  "chat-attachment",
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

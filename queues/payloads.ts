@@ -99,6 +99,15 @@ export const personDataPayload = z.discriminatedUnion("kind", [
 ]);
 export type PersonDataPayload = z.infer<typeof personDataPayload>;
 
+/** One file attached to a tutor conversation, read once; `userId` is whose room hears its state. */
+export const chatAttachmentPayload = z.object({
+  orgId: uuid,
+  userId: uuid,
+  sessionId: uuid,
+  attachmentId: uuid,
+});
+export type ChatAttachmentPayload = z.infer<typeof chatAttachmentPayload>;
+
 export const payloadSchemas = {
   "tutor-generate": tutorTurnPayload,
   "chat-summarise": summarisePayload,
@@ -112,6 +121,7 @@ export const payloadSchemas = {
   "org-delete": orgDeletePayload,
   "catalog-import": catalogImportPayload,
   "person-data": personDataPayload,
+  "chat-attachment": chatAttachmentPayload,
 } satisfies Record<QueueName, z.ZodType>;
 
 export type PayloadOf<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

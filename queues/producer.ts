@@ -9,6 +9,7 @@ import {
   adminActionJobId,
   adminPlanJobId,
   ingestStageJobId,
+  attachmentJobId,
   catalogImportJobId,
   orgDeleteJobId,
   personEraseJobId,
@@ -28,6 +29,7 @@ import {
   type AdminActionPayload,
   type AdminTurnPayload,
   type CatalogImportPayload,
+  type ChatAttachmentPayload,
   type IngestPayload,
   type MaintenanceTask,
   type OrgDeletePayload,
@@ -210,6 +212,12 @@ export class JobProducer {
   async enqueueCatalogImport(payload: CatalogImportPayload): Promise<void> {
     const priority = await this.fairPriority("catalog-import", 0, payload.orgId);
     await this.enqueue("catalog-import", payload, { jobId: catalogImportJobId(payload.importId), priority });
+  }
+
+  /** A file attached to a tutor conversation, fair-queued by organisation: one organisation's files never queue another's behind them. */
+  async enqueueChatAttachment(payload: ChatAttachmentPayload): Promise<void> {
+    const priority = await this.fairPriority("chat-attachment", 0, payload.orgId);
+    await this.enqueue("chat-attachment", payload, { jobId: attachmentJobId(payload.attachmentId), priority });
   }
 
   /** A person's export (job name `export`) or one run of their erasure (`erase`), under ids derived from the record. */

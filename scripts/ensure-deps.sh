@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Shared set-up for `npm start` and `npm test`: install npm packages when they are missing or
 # stale, Debian's redis-server when no REDIS_URL is given and it is not installed, tesseract and
-# pdftoppm for OCR (optional: without them only scanned documents fail), and a
+# pdftoppm for OCR (optional: without them only scanned documents fail), antiword and catdoc for
+# Word/Excel 97–2003 files (optional: without them only .doc/.xls fail), and a
 # PostgreSQL server with pgvector when no DATABASE_URL is given (scripts/ensure-postgres.sh).
 #   --browser            also Chromium (the web suite)
 #   --sentinel           also Debian's redis-sentinel (the Sentinel failover suite)
@@ -59,7 +60,7 @@ if [ -z "${REDIS_URL:-}" ] && ! command -v redis-server >/dev/null 2>&1 && [ ! -
   fi
 fi
 
-# OCR (scanned PDF pages, PNG/JPEG uploads): Debian's tesseract with its English and Spanish data,
+# OCR (scanned PDF pages, PNG/JPEG/TIFF/GIF/WebP uploads): Debian's tesseract with its English and Spanish data,
 # and poppler's pdftoppm to render a scanned PDF page. Optional: without them everything starts
 # and every other format is read; a document that needs OCR fails OCR_UNAVAILABLE.
 ocr_missing() {
@@ -81,6 +82,23 @@ if ocr_missing; then
   else
     echo "OCR is not installed and cannot be installed automatically here: scanned PDFs and PNG/JPEG uploads will fail OCR_UNAVAILABLE." >&2
     echo "Install it with: sudo apt-get install $OCR_PACKAGES (everything else works without it)." >&2
+  fi
+fi
+
+# Word and Excel 97–2003 (.doc, .xls): Debian's antiword and catdoc (its xls2csv), run as bounded
+# child processes of the extraction thread. Optional: without them those files fail CONVERTER_UNAVAILABLE.
+CONVERTER_PACKAGES="antiword catdoc"
+if ! command -v antiword >/dev/null 2>&1 || ! command -v xls2csv >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "› installing the .doc/.xls converters (antiword, catdoc) from Debian's packages…"
+    export DEBIAN_FRONTEND=noninteractive
+    # shellcheck disable=SC2086 # the package list is meant to split into words
+    apt-get install -y -q --no-install-recommends $CONVERTER_PACKAGES >/dev/null 2>&1 || {
+      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $CONVERTER_PACKAGES >/dev/null
+    } || echo "(antiword/catdoc could not be installed: .doc and .xls uploads will fail CONVERTER_UNAVAILABLE)" >&2
+  else
+    echo "antiword/catdoc are not installed: .doc and .xls uploads will fail CONVERTER_UNAVAILABLE." >&2
+    echo "Install them with: sudo apt-get install $CONVERTER_PACKAGES (everything else works without them)." >&2
   fi
 fi
 

@@ -65,12 +65,12 @@ stack1_specs=("test/{launcher,e2e}/**/*.test.ts" "test/reliability/**/*.test.ts"
 stack2_specs=("test/!(unit|database|reliability|launcher|e2e)/**/*.test.ts")
 # The fallback's suites on PGlite: the two pages people use on it (the tutor and the console); the
 # other browser suites run on the server only. Left to the server too (their subject is not the
-# database): file extraction in its threads (hostile files, OCR, thread failures and warm-up) and
+# database): file extraction in its threads (hostile files, OCR, legacy formats, thread failures and warm-up) and
 # the confirmation's races across BullMQ hand-backs.
 pglite_specs=(
   "test/workers/{tutor,ingestion,admin}/**/*.test.ts" "test/database/workers/{tutor,ingestion,admin}/**/*.test.ts"
   "test/server/routes/documents/**/*.test.ts" "test/server/middleware/rate-limit.test.ts" "test/web/admin.test.ts" "test/web/chat.test.ts"
-  --ignore "test/workers/ingestion/{hostile-files,ocr-and-spreadsheets}.test.ts" --ignore "test/workers/ingestion/isolation/*.test.ts"
+  --ignore "test/workers/ingestion/{hostile-files,ocr-and-spreadsheets,legacy-formats}.test.ts" --ignore "test/workers/ingestion/isolation/*.test.ts"
   --ignore "test/workers/admin/confirm-guard.test.ts"
 )
 declare -A budget=([unit]=30 [database]=180 [whole]=720)

@@ -1,4 +1,5 @@
 /** Every job handler the worker knows, one per queue; `satisfies` makes a missing or misfiled handler a type error. */
+import { readAttachmentHandler } from "./attachments/read-attachment.handler";
 import { catalogImportHandler } from "./catalog/import.handler";
 import { executeActionHandler } from "./admin/execute-action.handler";
 import { adminPlanHandler } from "./admin/plan.handler";
@@ -26,4 +27,5 @@ export const HANDLERS = {
   "org-delete": orgDeleteHandler,
   "catalog-import": catalogImportHandler,
   "person-data": personDataHandler,
+  "chat-attachment": readAttachmentHandler,
 } satisfies HandlerMap;

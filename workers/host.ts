@@ -44,7 +44,7 @@ import { eventLoopLag, followLoad, type FollowedWorker, type LagSource } from ".
 import { jobLogBindings, observeJobAttempt, reportStalledOut, StalledOutError, stalledOut } from "./job-outcome";
 
 /** Queues whose jobs read files in the extraction threads: a worker serving one checks the threads start. */
-const THREAD_BOUND: readonly QueueName[] = ["ingest-extract", "ingest-chunk"];
+const THREAD_BOUND: readonly QueueName[] = ["ingest-extract", "ingest-chunk", "chat-attachment"];
 /** How long a first thread may take to start and load the readers (about 1 s on a quiet machine). */
 const THREAD_PROBE_TIMEOUT_MS = 30_000;
 

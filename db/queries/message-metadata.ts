@@ -18,7 +18,7 @@ const storedSource = z.object({
   document: z.string().catch(""),
   section: z.string().nullable().catch(null),
   page: z.number().nullable().catch(null),
-  sourceType: z.enum(["lesson", "document_chunk", "document", "progress"]),
+  sourceType: z.enum(["lesson", "document_chunk", "document", "progress", "attachment"]),
   sourceId: z.string().nullable(),
 });
 export type StoredSource = z.infer<typeof storedSource>;

@@ -28,6 +28,21 @@ export interface ExportedSession {
   created_at: Date;
   updated_at: Date;
   messages: ExportedMessage[];
+  /** Files attached to the conversation (tutor sessions), with their bytes for the archive. */
+  attachments?: ExportedAttachment[];
+}
+
+export interface ExportedAttachment {
+  id: string;
+  message_id: string | null;
+  filename: string;
+  format: string;
+  size_bytes: number;
+  status: string;
+  error_code: string | null;
+  created_at: Date;
+  /** The file as attached; written beside data.json in the archive, never into it. */
+  content: Buffer;
 }
 
 export interface PersonData {
@@ -71,6 +86,15 @@ async function sessionsWithMessages(db: Db, orgId: string, userId: string): Prom
         rung: metadata.rung ?? null,
         citations: metadata.citations ?? [],
       });
+    }
+    const attachments = await db("chat_attachments")
+      .select("id", "session_id", "message_id", "filename", "format", "size_bytes", "status", "error_code", "created_at", "content")
+      .where({ org_id: orgId, user_id: userId })
+      .whereIn("session_id", ids)
+      .orderBy("created_at");
+    for (const { session_id, ...attachment } of attachments as Array<ExportedAttachment & { session_id: string }>) {
+      const session = byId.get(session_id);
+      if (session) (session.attachments ??= []).push(attachment);
     }
   }
   return sessions;

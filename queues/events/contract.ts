@@ -48,7 +48,8 @@ export interface GroundingSource {
   document: string;
   section: string | null;
   page: number | null;
-  sourceType: "lesson" | "document_chunk" | "document" | "progress";
+  /** `attachment`: a passage of a file the employee attached to this conversation (`document` is its file name). */
+  sourceType: "lesson" | "document_chunk" | "document" | "progress" | "attachment";
   sourceId: string | null;
 }
 
@@ -190,6 +191,8 @@ export type ServerToClientEvents = {
   catalog_import: (payload: CatalogImportEvent) => void;
   /** A data export's or an erasure's progress, in the room of whoever asked for it (never naming the person). */
   person_data: (payload: PersonDataEvent) => void;
+  /** A file attached to one of the user's tutor conversations was read (`ready`) or could not be (`failed`, code ATTACHMENT_FAILED). */
+  attachment_status: (payload: AttachmentStatusEvent) => void;
   /** Sent just before the server disconnects a socket whose token expired or whose account is gone. */
   auth_expired: (payload: AuthExpired) => void;
   /** Sent just before the server disconnects a socket that kept sending events past its limit. */
@@ -203,6 +206,20 @@ export interface CatalogImportEvent {
   total: number | null;
   done: number;
   counts: { created: number; updated: number; unchanged: number; deleted: number; failed: number };
+}
+
+/**
+ * Where a file attached to a tutor conversation stands. `failed` carries `code: "ATTACHMENT_FAILED"`,
+ * the reading's own code in `reason_code` (EXTRACTION_TIMEOUT, OCR_UNAVAILABLE, …) and a sentence
+ * for the person in `reason`; the attachment keeps the same state (GET …/attachments).
+ */
+export interface AttachmentStatusEvent {
+  attachmentId: string;
+  sessionId: string;
+  status: "ready" | "failed";
+  code?: "ATTACHMENT_FAILED";
+  reason?: string;
+  reason_code?: string;
 }
 
 /** Why a socket was cut for flooding; reconnect (and send less). */

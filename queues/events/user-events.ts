@@ -10,7 +10,7 @@ import { Emitter } from "@socket.io/redis-emitter";
 import type { Redis } from "ioredis";
 import type { DocumentStatus } from "../../lib/document-status";
 import { channelName } from "../keys";
-import { type AuthExpired, type CatalogImportEvent, type PersonDataEvent, roomForSignIn, roomForUser } from "./contract";
+import { type AttachmentStatusEvent, type AuthExpired, type CatalogImportEvent, type PersonDataEvent, roomForSignIn, roomForUser } from "./contract";
 import { feedChannel, publishFeed } from "./feed";
 
 /** On a cluster: the feed of user-room events, `{room, event, data}` per message. */
@@ -38,6 +38,7 @@ export interface UserEventPayloads {
   /** A bulk catalog import of the organisation moved (to every active admin): `done` of `total` records, and what became of them. */
   catalog_import: CatalogImportEvent;
   person_data: PersonDataEvent;
+  attachment_status: AttachmentStatusEvent;
 }
 
 export class UserEventPublisher {

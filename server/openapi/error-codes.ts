@@ -140,6 +140,19 @@ export const ERROR_CODES = {
     status: 409,
     when: "A catalog record could not be applied as sent: deleting a course documents are restricted to, or a simultaneous write of the same record. Nothing is stored.",
   },
+  ATTACHMENT_LIMIT: {
+    status: 409,
+    when: "Past an attachment limit: 20 files or 50 MB in a conversation, 5 files or 20 MB in one message; adds `limit_files` or `limit_bytes`. Nothing is stored.",
+  },
+  ATTACHMENT_FAILED: {
+    status: 409,
+    when: "A question sent with a file that could not be read; adds `attachment_id`, `reason_code` and `recovery_hint`. Nothing is stored: remove the file or attach it again in another format.",
+  },
+  ATTACHMENT_PROCESSING: {
+    status: 409,
+    when: "A question sent with a file still being read; adds `attachment_id`. Send it once `attachment_status` says `ready`.",
+  },
+  ATTACHMENT_ALREADY_SENT: { status: 409, when: "A question sent with a file already sent with an earlier message; adds `attachment_id`." },
   NO_SOURCE_FILE: { status: 409, when: "Re-indexing a document that was seeded from text, not uploaded." },
   HOST_NOT_ALLOWED: { status: 421, when: "While dev-login is on, a Host header that is not this server's loopback name or PUBLIC_URL's host." },
   PAYLOAD_TOO_LARGE: { status: 413, when: "The JSON body is larger than 64 kB." },

@@ -113,7 +113,10 @@ export const documentResponse = z.strictObject({
   size_bytes: z.number().int(),
   status: documentStatus,
   error: z.string().nullable().describe("Why it FAILED, for the uploader."),
-  error_code: z.string().nullable().describe("Stable code of a FAILED document (EXTRACTION_FAILED, EXTRACTION_TIMEOUT, OCR_UNAVAILABLE, …)."),
+  error_code: z
+    .string()
+    .nullable()
+    .describe("Stable code of a FAILED document (EXTRACTION_FAILED, EXTRACTION_TIMEOUT, OCR_UNAVAILABLE, CONVERTER_UNAVAILABLE, …)."),
   counts: z.strictObject({ chunks: z.number().int() }),
   access: z.strictObject({ restricted_departments: z.array(z.string()).nullable(), restricted_course_id: id.nullable() }),
   timings: z

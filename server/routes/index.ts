@@ -8,6 +8,7 @@ import { allowanceRoutes } from "./allowance/routes";
 import { authRoutes } from "./auth";
 import { catalogRoutes } from "./catalog/routes";
 import { chatRoutes } from "./chat/routes";
+import { chatAttachmentRoutes } from "./chat-attachments/routes";
 import { defineRoute, type ApiRoute } from "./define-route";
 import { documentRoutes } from "./documents/routes";
 import { feedbackRoutes } from "./feedback/routes";
@@ -58,6 +59,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openApiRoute,
   ...healthRoutes,
   ...chatRoutes,
+  ...chatAttachmentRoutes,
   ...feedbackRoutes,
   ...passageRoutes,
   ...documentRoutes,

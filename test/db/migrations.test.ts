@@ -55,6 +55,8 @@ const APP_TABLES = [
   "person_erasures",
   "organisation_domains",
   "org_policies",
+  "chat_attachments",
+  "chat_attachment_chunks",
 ];
 /**
  * Beside the tenant tables above: the record of organisation deletions, which names the organisation it removed in `target_org_id` and outlives it;

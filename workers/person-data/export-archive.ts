@@ -78,12 +78,25 @@ export function sessionTranscript(session: ExportedSession, personName: string):
     "",
   ];
   if (session.summary) lines.push(`> Summary kept by the tutor: ${session.summary.replace(/\n+/g, " ")}`, "");
+  if (session.attachments?.length)
+    lines.push(`Files attached: ${session.attachments.map((attachment) => attachment.filename).join(", ")} (in \`attachments/\`).`, "");
   for (const message of session.messages) {
     const who = message.role === "user" ? personName : agent;
     lines.push(`## ${who} — ${iso(message.created_at)}${message.status === "failed" ? " (failed)" : ""}`, "", message.content || "_(no text)_", "");
     if (message.citations.length > 0) lines.push("Sources:", ...message.citations.map(citationLine), "");
   }
   return lines.join("\n");
+}
+
+/** Where a conversation's attached file goes: `attachments/<its transcript's name>/<n>-<file name>`, the name kept readable and safe. */
+export function attachmentPath(transcript: string, position: number, filename: string): string {
+  const folder = transcript.replace(/^sessions\//, "").replace(/\.md$/, "");
+  const safe =
+    Array.from(filename, (char) => (char === "/" || char === "\\" || char.charCodeAt(0) < 32 ? "_" : char))
+      .join("")
+      .replace(/^\.+/, "_")
+      .slice(0, 120) || "file";
+  return `attachments/${folder}/${String(position + 1).padStart(2, "0")}-${safe}`;
 }
 
 function readme(data: PersonData, exportedAt: Date, files: string[]): string {
@@ -111,7 +124,19 @@ export async function buildExportArchive(data: PersonData, exportedAt: Date): Pr
   const pause = yielder();
   const personName = String(data.profile.name ?? "You");
   const names = data.sessions.map((session, index) => `sessions/${String(index + 1).padStart(3, "0")}-${slug(session.title)}.md`);
-  const json = await exportJson({ exported_at: exportedAt.toISOString(), format: "skillnet-person-export/1", ...data }, pause);
+  // Attached files go beside data.json (its `file` names where), never into it.
+  const sessions = data.sessions.map((session, index) =>
+    session.attachments
+      ? {
+          ...session,
+          attachments: session.attachments.map(({ content: _content, ...rest }, position) => ({
+            ...rest,
+            file: attachmentPath(names[index]!, position, rest.filename),
+          })),
+        }
+      : session,
+  );
+  const json = await exportJson({ exported_at: exportedAt.toISOString(), format: "skillnet-person-export/1", ...data, sessions }, pause);
   const zip = new ZipFile();
   // The entries' MS-DOS time fields hold UTC whatever the server's zone, as the export has always
   // written them: yazl writes local time, so the date is moved by the zone's offset, and its exact
@@ -122,11 +147,15 @@ export async function buildExportArchive(data: PersonData, exportedAt: Date): Pr
   add("data.json", json);
   for (const [index, session] of data.sessions.entries()) {
     add(names[index]!, sessionTranscript(session, personName));
+    for (const [position, attachment] of (session.attachments ?? []).entries()) {
+      zip.addBuffer(attachment.content, attachmentPath(names[index]!, position, attachment.filename), stamp);
+    }
     await pause();
   }
   zip.end();
   const counts = {
     sessions: data.sessions.length,
+    attachments: data.sessions.reduce((sum, session) => sum + (session.attachments?.length ?? 0), 0),
     messages: data.sessions.reduce((sum, session) => sum + session.messages.length, 0),
     feedback: data.feedback.length,
     enrolments: data.enrolments.length,

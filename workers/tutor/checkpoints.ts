@@ -28,7 +28,7 @@ const retrievalOutcome: z.ZodType<RetrievalOutcome> = z.object({
       document: z.string(),
       section: z.string().nullable(),
       page: z.number().nullable(),
-      sourceType: z.enum(["lesson", "document_chunk", "document", "progress"]),
+      sourceType: z.enum(["lesson", "document_chunk", "document", "progress", "attachment"]),
       sourceId: z.string().nullable(),
       content: z.string(),
     }),

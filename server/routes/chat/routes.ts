@@ -46,7 +46,16 @@ export const chatRoutes = [
     idempotent: true,
     rateLimited: true,
     responses: { 202: { description: "Accepted: join the session's socket room to follow the turn.", schema: startedTurnResponse } },
-    errors: ["AI_ALLOWANCE_EXHAUSTED", "COURSE_NOT_AVAILABLE", "NOT_FOUND", "QUEUE_UNAVAILABLE"],
+    errors: [
+      "AI_ALLOWANCE_EXHAUSTED",
+      "COURSE_NOT_AVAILABLE",
+      "NOT_FOUND",
+      "ATTACHMENT_FAILED",
+      "ATTACHMENT_PROCESSING",
+      "ATTACHMENT_ALREADY_SENT",
+      "ATTACHMENT_LIMIT",
+      "QUEUE_UNAVAILABLE",
+    ],
     // The reads a new turn needs start before the checks and run alongside them (only reads: a
     // refused request stores and queues nothing); each is awaited where it was, so refusals keep their order.
     use: (deps) => [readAllowanceAhead(deps), ...onceWithinLimits(deps, "tutor")],

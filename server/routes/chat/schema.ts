@@ -1,5 +1,6 @@
 /** Request shapes of the chat API; the only place their limits are written down. */
 import { z } from "zod";
+import { ATTACHMENTS_PER_MESSAGE } from "../../../lib/chat-attachment-limits";
 
 export const MAX_MESSAGE_CHARS = 10_000;
 
@@ -18,6 +19,11 @@ export const postChatBody = z
   .strictObject({
     message: messageText,
     session_id: sessionId,
+    attachment_ids: z
+      .array(z.uuid({ error: "each attachment id must be a UUID" }))
+      .max(ATTACHMENTS_PER_MESSAGE, `attachment_ids may name at most ${ATTACHMENTS_PER_MESSAGE} files`)
+      .optional()
+      .describe("Files attached to this session (POST /api/v1/chat/attachments) that go with the question; each must be `ready`."),
     context: z
       .strictObject({
         course_id: z.uuid({ error: "context.course_id must be a UUID" }).optional(),

@@ -21,6 +21,7 @@ export async function startTutorTurn(deps: ServerDeps, owner: Owner, body: PostC
     courseId: context.courseId,
     lessonId: context.lessonId,
     requestContext: body.context,
+    attachmentIds: body.attachment_ids,
   });
 }
 

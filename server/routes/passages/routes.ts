@@ -8,6 +8,7 @@
 import { findOwnAnswer } from "../../../db/queries/chat-feedback";
 import type { StoredSource } from "../../../db/queries/message-metadata";
 import { readableChunk, readableDocumentText, readableOriginal, usableLesson, type Passage } from "../../../db/queries/cited-passages";
+import { ownAttachmentPassage } from "../../../db/queries/chat-attachments";
 import { principalOf } from "../../auth/middleware";
 import type { ServerDeps } from "../../deps";
 import { notFound } from "../../errors";
@@ -22,6 +23,10 @@ async function passageOf(deps: ServerDeps, reader: { orgId: string; userId: stri
   if (source.sourceType === "document_chunk") return readableChunk(deps.db, reader, source.sourceId);
   if (source.sourceType === "document") return readableDocumentText(deps.db, reader, source.sourceId, DOCUMENT_PREVIEW_CHARS);
   if (source.sourceType === "lesson") return usableLesson(deps.db, reader, source.sourceId);
+  if (source.sourceType === "attachment") {
+    const passage = await ownAttachmentPassage(deps.db, reader, source.sourceId);
+    return passage && { ...passage, title: passage.filename, documentId: null, truncated: false };
+  }
   // `progress` sources are the learner's own records, summarised at answer time: no passage to open.
   return undefined;
 }

@@ -16,8 +16,8 @@ export const documentParams = z.object({ id: z.uuid({ error: "document id must b
 
 export const passageResponse = z.strictObject({
   index: z.number().int(),
-  source_type: z.enum(["document_chunk", "document", "lesson"]),
-  document_id: z.uuid().nullable().describe("Null for a lesson."),
+  source_type: z.enum(["document_chunk", "document", "lesson", "attachment"]),
+  document_id: z.uuid().nullable().describe("Null for a lesson or an attached file."),
   title: z.string().describe("The document's title (a lesson: its course's)."),
   heading: z.string().nullable().describe("The heading path of the passage (a lesson: module › lesson)."),
   page_start: z.number().int().nullable(),

@@ -94,7 +94,8 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
     expect(tutor.parameters.map((p: { name: string }) => p.name)).to.include("Idempotency-Key");
     const tutorBody = tutor.requestBody.content["application/json"].schema;
     expect(tutorBody.required).to.deep.equal(["message"]);
-    expect(Object.keys(tutorBody.properties).sort()).to.deep.equal(["context", "message", "session_id"]);
+    expect(Object.keys(tutorBody.properties).sort()).to.deep.equal(["attachment_ids", "context", "message", "session_id"]);
+    expect(tutorBody.properties.attachment_ids).to.include({ type: "array", maxItems: 5 });
     expect(tutorBody.properties.session_id).to.include({ type: "string", format: "uuid" });
     expect(tutorBody.properties.session_id.deprecated).to.equal(undefined);
     expect(tutorBody.properties.context.properties.session_id, "the tutor's old session field is marked deprecated").to.include({
@@ -117,6 +118,12 @@ describe("OpenAPI document (GET /api/v1/openapi.json)", function () {
     });
     expect(doc.paths["/api/v1/documents"].post.requestBody.content).to.have.property("multipart/form-data");
     expect(doc.paths["/api/v1/documents"].get.responses).to.have.property("403");
+    const attach = doc.paths["/api/v1/chat/attachments"].post;
+    expect(attach.requestBody.content).to.have.property("multipart/form-data");
+    expect(attach.responses["409"].description).to.include("ATTACHMENT_LIMIT");
+    expect(attach.responses["413"].description).to.include("FILE_TOO_LARGE");
+    expect(tutor.responses["409"].description).to.include("ATTACHMENT_FAILED");
+    expect(doc.paths["/api/v1/chat/sessions/{id}/attachments"].get.responses).to.have.property("200");
   });
 
   it("documents every route the app mounts, and mounts every route it documents", () => {

@@ -114,8 +114,32 @@ describe("detectFormat", () => {
       ".png",
       ".jpg",
       ".jpeg",
+      ".doc",
+      ".xls",
+      ".tif",
+      ".tiff",
+      ".gif",
+      ".webp",
     ]);
-    expect(Object.keys(MIME_TYPES)).to.have.members(["pdf", "docx", "pptx", "xlsx", "txt", "markdown", "html", "csv", "png", "jpeg"]);
+    expect(Object.keys(MIME_TYPES)).to.have.members([
+      "pdf",
+      "docx",
+      "pptx",
+      "xlsx",
+      "doc",
+      "xls",
+      "txt",
+      "markdown",
+      "html",
+      "csv",
+      "png",
+      "jpeg",
+      "tiff",
+      "gif",
+      "webp",
+    ]);
+    expect(MIME_TYPES.doc).to.equal("application/msword");
+    expect(MIME_TYPES.xls).to.equal("application/vnd.ms-excel");
     expect(MIME_TYPES.pdf).to.equal("application/pdf");
   });
 

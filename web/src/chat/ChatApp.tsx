@@ -9,6 +9,7 @@ import { Composer } from "../components/Composer";
 import { DismissibleAlert } from "../components/DismissibleAlert";
 import { SessionList } from "../components/SessionList";
 import { Transcript } from "../components/Transcript";
+import { useAttachments } from "../lib/use-attachments";
 import { useConversation } from "../lib/use-conversation";
 import type { PickableCourse } from "../lib/types";
 import { ContextPicker, type ChatContext } from "./ContextPicker";
@@ -45,7 +46,12 @@ export function ChatApp({ live, me }: SignedIn) {
     if (id === null) setContext({});
     void conversation.open(id);
   };
-  const send = (text: string): Promise<boolean> => conversation.send(text, context);
+  const attachments = useAttachments(live, conversation.sessionId, conversation.open);
+  const send = async (text: string): Promise<boolean> => {
+    const sent = await conversation.send(text, context, attachments.ready());
+    if (sent) attachments.clear();
+    return sent;
+  };
 
   return (
     <div class={`workspace ${showSessions ? "sessions-open" : ""}`}>
@@ -85,6 +91,7 @@ export function ChatApp({ live, me }: SignedIn) {
           streaming={Boolean(conversation.streaming)}
           onStop={conversation.streaming ? () => void conversation.stop(conversation.streaming!.turnId) : undefined}
           placeholder={t("chat.placeholder")}
+          attachments={attachments}
         />
       </main>
     </div>

@@ -1,6 +1,13 @@
-/** The message box: Enter sends, Shift+Enter makes a new line; Stop appears while an answer streams. */
+/**
+ * The message box: Enter sends, Shift+Enter makes a new line; Stop appears while an answer
+ * streams. With `attachments` (the tutor), files are attached by the paperclip or dropped on the
+ * box, each shown as a chip with its state; Send waits until every file is read.
+ */
 import { useState } from "preact/hooks";
 import { formatNumber, useT } from "../lib/i18n";
+import { ALLOWED_EXTENSIONS } from "../../../lib/document-formats";
+import type { Attachments } from "../lib/use-attachments";
+import { Icon } from "./Icon";
 
 export const MAX_MESSAGE_CHARS = 10_000;
 
@@ -10,12 +17,14 @@ export function Composer({
   busy,
   streaming,
   placeholder,
+  attachments,
 }: {
   onSend: (text: string) => Promise<boolean>;
   onStop?: () => void;
   busy: boolean;
   streaming: boolean;
   placeholder: string;
+  attachments?: Attachments;
 }) {
   const { t } = useT();
   const [text, setText] = useState("");
@@ -23,7 +32,7 @@ export function Composer({
 
   const submit = async (): Promise<void> => {
     const message = text.trim();
-    if (!message || busy || tooLong) return;
+    if (!message || busy || tooLong || attachments?.pending) return;
     setText("");
     // Refused (rate limited, invalid): give the text back so nothing typed is lost.
     if (!(await onSend(message))) setText(message);
@@ -36,7 +45,28 @@ export function Composer({
         event.preventDefault();
         void submit();
       }}
+      onDragOver={(event) => attachments && event.preventDefault()}
+      onDrop={(event) => {
+        if (!attachments) return;
+        event.preventDefault();
+        void attachments.add([...(event.dataTransfer?.files ?? [])]);
+      }}
     >
+      {attachments && attachments.chips.length > 0 && (
+        <ul class="attachment-chips" aria-label={t("attachments.list")}>
+          {attachments.chips.map((chip) => (
+            <li key={chip.key} class={`attachment-chip ${chip.status}`} data-status={chip.status}>
+              <span class="attachment-name">{chip.filename}</span>{" "}
+              <span class="attachment-state">
+                {chip.status === "failed" ? t("attachments.failed", { reason: chip.reason ?? "" }) : t(`attachments.status.${chip.status}`)}
+              </span>
+              <button type="button" class="link" aria-label={t("attachments.remove", { name: chip.filename })} onClick={() => attachments.remove(chip.key)}>
+                <Icon name="cross" />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       <label for="message-input" class="sr-only">
         {t("composer.message")}
       </label>
@@ -60,12 +90,29 @@ export function Composer({
         </p>
       )}
       <div class="composer-actions">
+        {attachments && (
+          <label class="attach-file">
+            <Icon name="paperclip" />
+            <span class="sr-only">{t("attachments.attach")}</span>
+            <input
+              type="file"
+              multiple
+              accept={ALLOWED_EXTENSIONS.join(",")}
+              class="sr-only"
+              onChange={(event) => {
+                const input = event.currentTarget;
+                void attachments.add([...(input.files ?? [])]);
+                input.value = "";
+              }}
+            />
+          </label>
+        )}
         {streaming && onStop && (
           <button type="button" class="stop" onClick={onStop}>
             {t("composer.stop")}
           </button>
         )}
-        <button type="submit" disabled={busy || !text.trim() || tooLong}>
+        <button type="submit" disabled={busy || !text.trim() || tooLong || attachments?.pending}>
           {t("common.send")}
         </button>
       </div>

@@ -15,6 +15,7 @@ const PATHS = {
   check: ["M20 6 9 17l-5-5"],
   cross: ["M18 6 6 18", "m6 6 12 12"],
   circle: ["M21 12a9 9 0 1 1-18 0 9 9 0 0 1 18 0Z"],
+  paperclip: ["m21.44 11.05-9.19 9.19a6 6 0 0 1-8.49-8.49l8.57-8.57A4 4 0 1 1 18 8.84l-8.59 8.57a2 2 0 0 1-2.83-2.83l8.49-8.48"],
 } as const;
 
 export type IconName = keyof typeof PATHS;

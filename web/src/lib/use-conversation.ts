@@ -33,7 +33,7 @@ export interface Conversation {
   loading: boolean;
   open(sessionId: string | null): Promise<void>;
   loadEarlier(): Promise<void>;
-  send(text: string, context?: { course_id?: string; lesson_id?: string }): Promise<boolean>;
+  send(text: string, context?: { course_id?: string; lesson_id?: string }, attachmentIds?: string[]): Promise<boolean>;
   remove(sessionId: string): Promise<void>;
   stop(turnId: string): Promise<void>;
   dismissError(): void;
@@ -151,7 +151,7 @@ export function useConversation(live: LiveSocket, agent: Agent): Conversation {
     }
   };
 
-  const send = async (text: string, context: { course_id?: string; lesson_id?: string } = {}): Promise<boolean> => {
+  const send = async (text: string, context: { course_id?: string; lesson_id?: string } = {}, attachmentIds: string[] = []): Promise<boolean> => {
     const key = `local-${++localKeys}`;
     setOutgoing((list) => [...list, { key, text }]);
     setSending(true);
@@ -160,7 +160,12 @@ export function useConversation(live: LiveSocket, agent: Agent): Conversation {
       const started =
         agent === "admin"
           ? await api.post<TurnStarted>("/api/v1/chat/admin", { message: text, ...(sessionId ? { session_id: sessionId } : {}) })
-          : await api.post<TurnStarted>("/api/v1/chat", { message: text, context, ...(sessionId ? { session_id: sessionId } : {}) });
+          : await api.post<TurnStarted>("/api/v1/chat", {
+              message: text,
+              context,
+              ...(sessionId ? { session_id: sessionId } : {}),
+              ...(attachmentIds.length > 0 ? { attachment_ids: attachmentIds } : {}),
+            });
       setOutgoing((list) => list.map((o) => (o.key === key ? { ...o, turnId: started.turn_id } : o)));
       if (!sessionId) {
         current.current = started.session_id;

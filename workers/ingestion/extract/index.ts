@@ -8,7 +8,8 @@ import type { DocumentFormat } from "../../../lib/document-formats";
 import { extractCsv } from "./csv";
 import { extractDocx } from "./docx";
 import { extractHtml } from "./html";
-import { extractJpeg, extractPng } from "./image";
+import { extractImage } from "./image";
+import { extractDoc, extractXls } from "./legacy-office";
 import { extractMarkdown } from "./markdown";
 import { extractPdf } from "./pdf";
 import { extractPptx } from "./pptx";
@@ -30,8 +31,13 @@ const EXTRACTORS = {
   markdown: extractMarkdown,
   html: extractHtml,
   csv: extractCsv,
-  png: extractPng,
-  jpeg: extractJpeg,
+  doc: extractDoc,
+  xls: extractXls,
+  png: (bytes, limits) => extractImage("png", bytes, limits),
+  jpeg: (bytes, limits) => extractImage("jpeg", bytes, limits),
+  tiff: (bytes, limits) => extractImage("tiff", bytes, limits),
+  gif: (bytes, limits) => extractImage("gif", bytes, limits),
+  webp: (bytes, limits) => extractImage("webp", bytes, limits),
 } as const satisfies Record<DocumentFormat, Extractor>;
 
 export async function extractDocument(bytes: Buffer, format: DocumentFormat, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedDocument> {

@@ -1,5 +1,5 @@
 /**
- * OCR for scanned PDF pages and uploaded PNG/JPEG images: Debian's tesseract, run as a child
+ * OCR for scanned PDF pages and uploaded images (PNG, JPEG, TIFF, GIF, WebP: leptonica reads them all): Debian's tesseract, run as a child
  * process of the extraction thread, the PDF page rendered to PNG by poppler's pdftoppm first.
  * Every child gets the thread's limits in its own form, because a thread cannot bound another
  * process: a wall-clock limit (killed past OCR_PAGE_TIMEOUT_MS or what is left of
@@ -9,9 +9,7 @@
  * A server without tesseract still starts and reads every other format; a document that needs
  * OCR then fails OCR_UNAVAILABLE, saying what to install.
  */
-import { spawn } from "node:child_process";
-import { constants, accessSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { resolveProgram, runBounded } from "./bounded-process";
 import { DEFAULT_OCR_SETTINGS, ExtractionError, type ExtractionLimits, type OcrSettings } from "./types";
 
 /**
@@ -21,31 +19,7 @@ import { DEFAULT_OCR_SETTINGS, ExtractionError, type ExtractionLimits, type OcrS
  */
 export const RENDER_LONGER_SIDE_PX = 2500;
 
-/** Largest image OCR is given (pixels): a 5 MB PNG can declare a 100 000 × 100 000 canvas, which decodes to 10 GB. */
-export const MAX_IMAGE_PIXELS = 40_000_000;
-
-const PRLIMIT = "/usr/bin/prlimit";
-
 const INSTALL_HINT = "an operator can install it (Debian: apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils)";
-
-/** The program's full path, found the way a shell would, or null when it is not installed. */
-export function resolveProgram(program: string, path = process.env.PATH ?? ""): string | null {
-  const candidates = program.includes("/")
-    ? [program]
-    : path
-        .split(delimiter)
-        .filter(Boolean)
-        .map((dir) => join(dir, program));
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here; try the next directory
-    }
-  }
-  return null;
-}
 
 function unavailable(what: string): ExtractionError {
   return new ExtractionError(
@@ -61,58 +35,6 @@ function ocrTimeout(limitName: "OCR_PAGE_TIMEOUT_MS" | "OCR_TIMEOUT_MS", ms: num
     undefined,
     "EXTRACTION_TIMEOUT",
   );
-}
-
-interface Bounded {
-  stdout: Buffer;
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-}
-
-/** Runs one program under the OCR limits, `input` on its stdin, collecting stdout (at most `maxOutput` bytes). */
-function runBounded(program: string, args: string[], input: Buffer, memoryMb: number, timeoutMs: number, maxOutput: number): Promise<Bounded> {
-  const cpuSeconds = Math.max(1, Math.ceil(timeoutMs / 1000) + 1);
-  const limited = resolveProgram(PRLIMIT) !== null;
-  const [command, argv] = limited ? [PRLIMIT, [`--as=${memoryMb * 1024 * 1024}`, `--cpu=${cpuSeconds}`, "--", program, ...args]] : [program, args];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, {
-      stdio: ["pipe", "pipe", "ignore"],
-      // A bare environment (the worker's secrets are none of tesseract's business); PATH is the process's, to find the programs it names.
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", OMP_THREAD_LIMIT: "1", LC_ALL: "C.UTF-8" },
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let timedOut = false;
-    let overflow = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.stdout.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxOutput) {
-        overflow = true;
-        child.kill("SIGKILL");
-      } else chunks.push(chunk);
-    });
-    // A child that exits before reading all its input closes the pipe; that is its exit code's story, not ours.
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(input);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      if (overflow) {
-        reject(new ExtractionError("OCR produced more output than one page can hold", undefined, "EXTRACTION_TOO_LARGE"));
-        return;
-      }
-      // prlimit's CPU limit ends a runaway child with SIGXCPU (or SIGKILL past the hard limit): a timeout too.
-      resolve({ stdout: Buffer.concat(chunks), code, signal, timedOut: timedOut || signal === "SIGXCPU" });
-    });
-  });
 }
 
 const CHECK_MEMORY_MB = 1024;
@@ -190,7 +112,7 @@ export class OcrSession {
     return ocrTimeout(limit, limit === "OCR_TIMEOUT_MS" ? this.settings.timeoutMs : this.settings.pageTimeoutMs);
   }
 
-  /** The text tesseract reads in a PNG or JPEG. */
+  /** The text tesseract reads in an image (every page of a multi-page TIFF, the first frame of a GIF). */
   async readImage(image: Buffer): Promise<string> {
     const { tesseract } = await installed(this.settings);
     const { ms, limit } = this.budget();
@@ -216,45 +138,6 @@ export class OcrSession {
     if (rendered.code !== 0 || rendered.stdout.length === 0)
       throw new ExtractionError(`Page ${page} of the PDF could not be rendered for OCR; the file may be corrupt`);
     return this.readImage(rendered.stdout);
-  }
-}
-
-/** Width × height from a PNG's IHDR or a JPEG's frame header, or null when the header is not one we know. */
-export function imageDimensions(bytes: Buffer): { width: number; height: number } | null {
-  if (bytes.length >= 24 && bytes.readUInt32BE(0) === 0x89504e47 && bytes.toString("latin1", 12, 16) === "IHDR") {
-    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
-  }
-  if (bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xd8) {
-    let at = 2;
-    while (at + 9 < bytes.length) {
-      if (bytes[at] !== 0xff) return null;
-      const marker = bytes[at + 1]!;
-      // Fill bytes and markers without a length (RSTn, TEM) are skipped one at a time.
-      if (marker === 0xff || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
-        at += marker === 0xff ? 1 : 2;
-        continue;
-      }
-      const length = bytes.readUInt16BE(at + 2);
-      // SOF0..SOF15 carry the size, except DHT (C4), JPG (C8) and DAC (CC).
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-        return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
-      }
-      at += 2 + length;
-    }
-  }
-  return null;
-}
-
-/** Refuses an image whose declared canvas would decode to more than MAX_IMAGE_PIXELS, before any decoder sees it. */
-export function checkImageSize(bytes: Buffer): void {
-  const size = imageDimensions(bytes);
-  if (!size) throw new ExtractionError("The image is corrupt or could not be read");
-  if (size.width * size.height > MAX_IMAGE_PIXELS) {
-    throw new ExtractionError(
-      `The image is ${size.width} × ${size.height} pixels, more than OCR reads (${(MAX_IMAGE_PIXELS / 1e6).toFixed(0)} megapixels); scale it down and upload it again`,
-      undefined,
-      "EXTRACTION_TOO_LARGE",
-    );
   }
 }
 

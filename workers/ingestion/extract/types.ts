@@ -36,7 +36,9 @@ export type ExtractionErrorCode =
   /** A DOCX/PPTX whose part names collide (duplicates, case or Unicode variants): readers disagree on which part is meant. */
   | "EXTRACTION_AMBIGUOUS_ARCHIVE"
   /** A scanned page or an image needs OCR, and this server has no tesseract (or lacks a configured language's data). */
-  | "OCR_UNAVAILABLE";
+  | "OCR_UNAVAILABLE"
+  /** A legacy Office file (.doc, .xls) needs its converter (antiword, catdoc's xls2csv), and this server does not have it. */
+  | "CONVERTER_UNAVAILABLE";
 
 /**
  * A document we cannot read. The message is written for the person who uploaded it (it is shown
@@ -68,6 +70,8 @@ export interface ExtractionLimits {
   zipMaxEntries: number;
   /** Non-empty cells an XLSX workbook may hold (absent: DEFAULT_XLSX_MAX_CELLS). */
   xlsxMaxCells?: number;
+  /** Wall-clock limit of one legacy Office converter run (absent: CONVERTER_TIMEOUT_MS in legacy-office.ts). */
+  converterTimeoutMs?: number;
   /** How scanned pages and images are read (absent: DEFAULT_OCR_SETTINGS). */
   ocr?: OcrSettings;
   /**

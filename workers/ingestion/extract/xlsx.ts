@@ -55,7 +55,7 @@ export function cellText(value: ExcelJS.CellValue): string {
 }
 
 /** Table cells stay on one line, and a `|` inside one must not end it. */
-const tableCell = (text: string) => {
+export const tableCell = (text: string) => {
   const line = text.replace(/\s+/g, " ").trim().replaceAll("|", "\\|");
   return line.length > MAX_CELL_CHARS ? `${line.slice(0, MAX_CELL_CHARS - 1)}…` : line;
 };

@@ -9,7 +9,7 @@ import type { PackedSplit } from "../../../lib/catalog-import-packed";
 import type { Config } from "../../../lib/config";
 import type { DocumentFormat } from "../../../lib/document-formats";
 import type { Chunk, ChunkingOptions } from "../chunking";
-import { resolveProgram } from "../extract/ocr";
+import { resolveProgram } from "../extract/bounded-process";
 import type { ExtractedDocument, ExtractionLimits } from "../extract/types";
 import { runInThread, type ThreadTiming, warmThreadPool } from "./thread-pool";
 
@@ -52,7 +52,7 @@ export function warmExtractionThreads(config: Pick<Config, "ingestion">, log: Lo
   if (missing.length > 0) {
     log.warn(
       { component: "extraction-threads", missing },
-      "OCR is not installed: scanned PDFs and PNG/JPEG uploads will fail OCR_UNAVAILABLE (Debian: apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils)",
+      "OCR is not installed: scanned PDFs and image uploads will fail OCR_UNAVAILABLE (Debian: apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils)",
     );
   }
   return warmThreadPool(config.ingestion, { options: chunkingOptions(config) }, log);

@@ -13,6 +13,7 @@ import type { WorkerDeps } from "../../deps";
 import { countTokens, tokensAtMost, truncateToTokens } from "../../llm/tokens";
 import type { Intent } from "../intent";
 import type { TurnContext } from "../turn-context";
+import { attachmentSources } from "./attachments";
 import { budgetsFor, tutorContextWindow } from "./budgets";
 import { passagesOf } from "./document-passages";
 import { hybridSearch, toSource } from "./hybrid-search";
@@ -41,12 +42,17 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
     latencyMs: Math.round(performance.now() - started),
   });
 
-  if (intent === "chitchat" || intent === "off_topic") {
-    return finish({ rung: "general", source: "none", sources: [], truncated: false });
-  }
   if (intent === "progress") {
     const sources = await progressFacts(deps.db, turn);
     return finish({ rung: "chunks", source: "db", sources: numbered(sources), truncated: false });
+  }
+
+  // Files attached to this conversation come first; a question sent with one is about it, whatever its intent.
+  const attached = await attachmentSources(deps, turn);
+  if (intent === "chitchat" || intent === "off_topic") {
+    if (!attached.withQuestion) return finish({ rung: "general", source: "none", sources: [], truncated: false });
+    const { sources, truncated } = fitToBudget(attached.sources, budget, turn.language);
+    return finish({ rung: "chunks", source: "semantic", sources: numbered(sources), truncated });
   }
 
   let source: RetrievalSource;
@@ -76,6 +82,7 @@ export async function runRetrievalLadder(deps: WorkerDeps, turn: TurnContext, in
     source = "semantic";
   }
 
+  found = [...attached.sources, ...found];
   if (found.length > 0) {
     const { sources, truncated } = fitToBudget(found, budget, turn.language);
     return finish({ rung: "chunks", source, sources: numbered(sources), truncated });

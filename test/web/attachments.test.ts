@@ -1,0 +1,76 @@
+/**
+ * An employee attaches files to a question in the tutor, in real Chromium against the real stack
+ * (the offline model's extractive answers): a text file goes up from the paperclip, its chip
+ * moves from processing to ready as the worker reads it, the question sent with it is answered
+ * from it and cites it by its file name (the citation opens the file's passage); a file that
+ * cannot be read shows failed with the reason.
+ */
+import { expect } from "chai";
+import type { Browser, Page } from "playwright-core";
+import { useStack, type Stack } from "../support/stack";
+import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
+
+declare const document: any;
+
+const NOTE = [
+  "Bicycle cage",
+  "",
+  "The bicycle cage in the basement opens with the code 4711.",
+  "The cage code changes on the first Monday of every month.",
+].join("\n");
+
+describe("web: attaching a file to a question in the tutor", function () {
+  this.timeout(90_000);
+  let stack: Stack;
+  let browser: Browser;
+  let watched: WatchedPage;
+  let page: Page;
+
+  before(async function () {
+    this.timeout(180_000);
+    [stack, browser] = await Promise.all([useStack(), launchBrowser()]);
+    stack.llm.reset();
+    watched = await openPage(browser);
+    page = watched.page;
+    await signInAs(page, stack.baseUrl, "employee@example.com");
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  it("reads the attached file, answers the question from it and cites it; an unreadable file shows failed with its reason", async () => {
+    const chips = page.locator(".attachment-chip");
+    await page.locator(".attach-file input[type=file]").setInputFiles({ name: "bicycle-cage.txt", mimeType: "text/plain", buffer: Buffer.from(NOTE) });
+    await page.locator('.attachment-chip[data-status="ready"]').waitFor({ timeout: 30_000 });
+    expect(await chips.first().locator(".attachment-name").textContent()).to.equal("bicycle-cage.txt");
+
+    const input = page.getByLabel("Message", { exact: true });
+    await input.fill("What is the code of the bicycle cage?");
+    await input.press("Enter");
+    await page.waitForFunction(
+      () => {
+        const last = [...document.querySelectorAll("li.msg.assistant")].at(-1);
+        return last !== undefined && last.getAttribute("aria-busy") === "false";
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    const answer = page.locator("li.msg.assistant").last();
+    expect(await answer.locator(".answer-text").textContent()).to.include("4711");
+    expect(await answer.locator(".citations").textContent()).to.include("bicycle-cage.txt");
+    // The citation opens the passage of the file the tutor was given.
+    await answer.locator(".answer-text a.cite-marker").first().click();
+    await page.locator(".passage .passage-text").waitFor({ timeout: 10_000 });
+    expect(await page.locator(".passage .passage-text").textContent()).to.include("4711");
+    expect(await page.locator(".passage .open-original").count(), "no original document to open").to.equal(0);
+    expect(await chips.count(), "sent: the box is empty again").to.equal(0);
+
+    const broken = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(2048, 0xff)]);
+    await page.locator(".attach-file input[type=file]").setInputFiles({ name: "minutes.doc", mimeType: "application/msword", buffer: broken });
+    const failed = page.locator('.attachment-chip[data-status="failed"]');
+    await failed.waitFor({ timeout: 30_000 });
+    expect(await failed.locator(".attachment-state").textContent()).to.match(/^failed: .*not a Word 97–2003 file/);
+    expect(watched.consoleErrors, "console errors").to.deep.equal([]);
+  });
+});

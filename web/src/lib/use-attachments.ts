@@ -1,0 +1,111 @@
+/**
+ * The files waiting in the tutor's message box: each is uploaded at once to the conversation
+ * (which the first one starts when there is none yet), read by a worker, and shown as a chip
+ * whose state follows `attachment_status` on the socket: processing, ready, or failed with the
+ * reason. A message is sent with the ready ones; the limits are checked here first, with the
+ * server's own numbers (lib/chat-attachment-limits.ts).
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ATTACHMENT_MAX_BYTES, ATTACHMENTS_PER_MESSAGE } from "../../../lib/chat-attachment-limits";
+import { api } from "./api";
+import { describeApiError } from "./errors";
+import { formatBytes, t } from "./i18n";
+import type { LiveSocket } from "./socket";
+
+export interface AttachmentChip {
+  key: string;
+  id?: string;
+  filename: string;
+  status: "uploading" | "processing" | "ready" | "failed";
+  reason?: string;
+}
+
+interface Uploaded {
+  id: string;
+  session_id: string;
+  status: "processing" | "ready" | "failed";
+  error: string | null;
+}
+
+interface StatusEvent {
+  attachmentId: string;
+  status: "ready" | "failed";
+  reason?: string;
+}
+
+export interface Attachments {
+  chips: AttachmentChip[];
+  add(files: File[]): Promise<void>;
+  remove(key: string): void;
+  /** Ids to send with the message; the chips are cleared once it is sent. */
+  ready(): string[];
+  clear(): void;
+  /** A file is still uploading or being read. */
+  pending: boolean;
+}
+
+let keys = 0;
+
+/** `sessionId` is the open conversation; `adopt` opens the one the first upload started. */
+export function useAttachments(live: LiveSocket, sessionId: string | null, adopt: (id: string) => Promise<void>): Attachments {
+  const [chips, setChips] = useState<AttachmentChip[]>([]);
+  const session = useRef(sessionId);
+  session.current = sessionId;
+  const update = (key: string, change: Partial<AttachmentChip>) => setChips((list) => list.map((chip) => (chip.key === key ? { ...chip, ...change } : chip)));
+
+  useEffect(() => {
+    const handler = (event: StatusEvent): void =>
+      setChips((list) => list.map((chip) => (chip.id === event.attachmentId ? { ...chip, status: event.status, reason: event.reason } : chip)));
+    live.socket.on("attachment_status", handler);
+    return () => void live.socket.off("attachment_status", handler);
+  }, [live]);
+
+  // Another conversation opened: its message box starts empty (not the one an upload of this box just started).
+  const shown = useRef(sessionId);
+  useEffect(() => {
+    if (sessionId !== shown.current) setChips([]);
+    shown.current = sessionId;
+  }, [sessionId]);
+
+  const add = async (files: File[]): Promise<void> => {
+    for (const file of files) {
+      const key = `attachment-${++keys}`;
+      const tooMany = chips.length + files.indexOf(file) >= ATTACHMENTS_PER_MESSAGE;
+      const tooLarge = file.size > ATTACHMENT_MAX_BYTES;
+      if (tooMany || tooLarge) {
+        const reason = tooMany
+          ? t("attachments.tooMany", { count: ATTACHMENTS_PER_MESSAGE })
+          : t("attachments.tooLarge", { limit: formatBytes(ATTACHMENT_MAX_BYTES) });
+        setChips((list) => [...list, { key, filename: file.name, status: "failed", reason }]);
+        continue;
+      }
+      setChips((list) => [...list, { key, filename: file.name, status: "uploading" }]);
+      const form = new FormData();
+      form.append("file", file, file.name);
+      if (session.current) form.append("session_id", session.current);
+      try {
+        const uploaded = await api.upload<Uploaded>("/api/v1/chat/attachments", form);
+        // Ready before this answer arrived is told by the event, which may come first: keep whichever is further on.
+        setChips((list) =>
+          list.map((chip) => (chip.key === key ? { ...chip, id: uploaded.id, status: chip.status === "uploading" ? uploaded.status : chip.status } : chip)),
+        );
+        if (session.current !== uploaded.session_id) {
+          session.current = uploaded.session_id;
+          shown.current = uploaded.session_id;
+          await adopt(uploaded.session_id);
+        }
+      } catch (caught) {
+        update(key, { status: "failed", reason: describeApiError(caught) });
+      }
+    }
+  };
+
+  return {
+    chips,
+    add,
+    remove: (key) => setChips((list) => list.filter((chip) => chip.key !== key)),
+    ready: () => chips.filter((chip) => chip.status === "ready" && chip.id).map((chip) => chip.id!),
+    clear: () => setChips([]),
+    pending: chips.some((chip) => chip.status === "uploading" || chip.status === "processing"),
+  };
+}
