@@ -26,12 +26,33 @@ else
   bash scripts/ensure-deps.sh --browser --sentinel --prometheus --postgres-required
 fi
 unset REDIS_URL DATABASE_URL LLM_BASE_URL EMBEDDING_BASE_URL SKILLNET_TEST_LANE
-# Lint first (Biome rules, the layer directions, no raw table access outside db/): drift fails the build.
-npm run --silent lint
-npm run --silent format:check
-node_modules/.bin/tsc --noEmit -p .
-node_modules/.bin/tsc --noEmit -p web
-node --import tsx scripts/build-web.ts
+# Lint first (Biome rules, the layer directions, no raw table access outside db/), the format, both
+# type checks and the browser build, side by side (each is one process on one core): any that
+# fails fails the build, its output shown; the others' output follows too.
+checks=$(mktemp -d "${TMPDIR:-/tmp}/skillnet-checks-XXXXXX")
+check() {
+  local name=$1
+  shift
+  set +e
+  "$@" >"$checks/$name.log" 2>&1
+  echo $? >"$checks/$name.status"
+}
+check lint npm run --silent lint &
+check format npm run --silent format:check &
+check tsc node_modules/.bin/tsc --noEmit -p . &
+check tsc-web node_modules/.bin/tsc --noEmit -p web &
+check build-web node --import tsx scripts/build-web.ts &
+wait
+checks_failed=0
+for name in lint format tsc tsc-web build-web; do
+  cat "$checks/$name.log"
+  if [ "$(cat "$checks/$name.status")" != 0 ]; then
+    echo "✘ $name failed (exit $(cat "$checks/$name.status")): its output is above" >&2
+    checks_failed=1
+  fi
+done
+rm -rf "$checks"
+[ "$checks_failed" = 0 ] || exit 1
 mocha=node_modules/.bin/mocha
 
 # `npm test -- <files or flags>`: each file to its folder's lane (flags go to every lane), lanes one after another.
