@@ -132,7 +132,7 @@ run_lane() {
 }
 
 lanes=(unit database stack1 stack2 stack3)
-echo "› lanes on $engine$([ "$engine" = server ] && echo " (PostgreSQL $("$(bash scripts/ensure-postgres.sh --check | sed 's/^PG_BINDIR=//')/postgres" --version | sed 's/^postgres (PostgreSQL) //'))"): unit, then two streams side by side:"
+echo "› lanes on $engine$([ "$engine" = server ] && echo " (PostgreSQL $("$(bash scripts/ensure-postgres.sh --check | sed 's/^PG_BINDIR=//')/postgres" --version | sed 's/^postgres (PostgreSQL) //'))"): unit, then three streams side by side:"
 echo "  stream 1: stack1$([ "$engine" = server ] && echo ", pglite")    stream 2: stack2    stream 3: database, stack3    (logs follow when all have ended)"
 run_lane unit "$engine" "test/unit/**/*.test.ts"
 # Streams 1 and 2 yield the CPU when it is short: stream 3 holds the suites that bound the event
