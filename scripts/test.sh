@@ -92,7 +92,7 @@ fi
 # Balanced on a per-file profile of a whole run (each stream about a third of the lanes' time; the
 # summary prints each lane's wall and CPU time, to balance again from). Stream 3 holds the suites
 # that bound the event loop (hostile files and imports, exports, content gaps, outbound requests);
-# their bound counts only the process's own time (test/support/event-loop-block.ts), not the load.
+# their bound counts the main thread's own CPU time (test/support/event-loop-block.ts), not the load.
 stack1_specs=("test/reliability/**/*.test.ts")
 stack2_specs=("test/{launcher,e2e}/**/*.test.ts" "test/{web,ops,scripts}/**/*.test.ts")
 stack3_specs=("test/!(unit|database|reliability|launcher|e2e|web|ops|scripts)/**/*.test.ts")
