@@ -18,14 +18,78 @@ export interface WatchedPage {
 
 let built: Promise<unknown> | undefined;
 
-/** Builds the client once per run (a few hundred ms), then starts Chromium. */
+/**
+ * One Chromium per test process, kept on `globalThis` (mocha can load a support module twice):
+ * each suite used to start its own, a second or so of a stream's time apiece. Suites stay apart
+ * by their contexts (openPage opens one per page); a browser that went away is started again.
+ */
+interface SharedChromium {
+  starting?: Promise<Browser>;
+}
+const shared: SharedChromium = ((globalThis as { __skillnetTestBrowser?: SharedChromium }).__skillnetTestBrowser ??= {});
+
+function chromiumOnce(): Promise<Browser> {
+  if (!existsSync(CHROMIUM))
+    return Promise.reject(new Error(`${CHROMIUM} is missing: run \`bash scripts/ensure-deps.sh --browser\` (npm test does) or apt-get install chromium`));
+  shared.starting ??= chromium
+    // As root Chromium refuses to start inside its sandbox; the pages are our own.
+    .launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] })
+    .then((browser) => {
+      browser.on("disconnected", () => {
+        shared.starting = undefined;
+      });
+      return browser;
+    });
+  const starting = shared.starting;
+  starting.catch(() => {
+    if (shared.starting === starting) shared.starting = undefined;
+  });
+  return starting;
+}
+
+/**
+ * Builds the client once per run (a few hundred ms), then hands the suite the process's Chromium:
+ * its `close()` closes the contexts (and so the pages) the suite opened, and leaves the browser to
+ * the next suite; the root hooks close it after the run (closeSharedBrowser).
+ */
 export async function launchBrowser(): Promise<Browser> {
   built ??= buildWeb();
   await built;
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: run \`bash scripts/ensure-deps.sh --browser\` (npm test does) or apt-get install chromium`);
-  // As root Chromium refuses to start inside its sandbox; the pages are our own.
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
+  const browser = await chromiumOnce();
+  const contexts = new Set<BrowserContext>();
+  return new Proxy(browser, {
+    get(target, key) {
+      if (key === "newContext") {
+        return async (...args: Parameters<Browser["newContext"]>) => {
+          const context = await target.newContext(...args);
+          contexts.add(context);
+          return context;
+        };
+      }
+      if (key === "newPage") {
+        return async (...args: Parameters<Browser["newPage"]>) => {
+          const page = await target.newPage(...args);
+          contexts.add(page.context());
+          return page;
+        };
+      }
+      if (key === "close") {
+        return async () => {
+          await Promise.all([...contexts].map((context) => context.close().catch(() => undefined)));
+          contexts.clear();
+        };
+      }
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** Closes the process's Chromium, if a suite started it (the root hooks, after every test). */
+export async function closeSharedBrowser(): Promise<void> {
+  const starting = shared.starting;
+  shared.starting = undefined;
+  if (starting) await (await starting.catch(() => undefined))?.close().catch(() => undefined);
 }
 
 /** A page in a new context; `locale` (a BCP 47 tag) sets the browser's languages and its Accept-Language header. */

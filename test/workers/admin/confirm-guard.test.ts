@@ -105,6 +105,8 @@ describe("confirm-before-write under retries, hand-backs and races", function ()
       stopping.kill("SIGTERM");
       await waitFor(() => ofTurn(turnId).some((e) => e.event === "stage" && e.payload.status === "restart"), 60_000, "the re-run");
       await exited;
+      // The stop fell mid-call and the re-run has begun: its answer may stream at full speed.
+      stack.llm.setTokenDelay(0);
       const events = await waitForTurnEnd(admin.events, turnId, 90_000);
       expect(events.map((e) => e.event)).to.include("done");
 
@@ -185,6 +187,8 @@ describe("confirm-before-write under retries, hand-backs and races", function ()
     expect(racing.body.error.message).to.match(/still being answered/);
     expect(await db()("chat_messages").where({ session_id: sessionId, role: "user", content: "yes" })).to.have.length(0, "nothing stored");
 
+    // The race is over: the rest of the slow answer may stream at full speed.
+    stack.llm.setTokenDelay(0);
     await waitForTurnEnd(admin.events, turnId, 60_000);
     const action = await db()("admin_actions").where({ id: proposal.payload.actionId }).first();
     expect(action).to.include({ status: "pending", confirmed_by: null });
@@ -228,6 +232,8 @@ describe("confirm-before-write under retries, hand-backs and races", function ()
     expect(reply.content).to.match(/before I had shown you the proposal/);
     expect(reply.metadata.action_decision).to.equal("still_pending");
 
+    // The reply was decided while the proposal still streamed: the rest of it may stream at full speed.
+    stack.llm.setTokenDelay(0);
     await waitForTurnEnd(admin.events, turnId, 60_000);
     const action = await db()("admin_actions").where({ id: proposal.payload.actionId }).first();
     expect(action).to.include({ status: "pending", confirmed_by: null });

@@ -9,11 +9,11 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import pino from "pino";
-import type { Db } from "../../db/knex";
-import { findOrgDeletion } from "../../db/queries/org-deletion";
-import type { OperationRecord } from "../../db/queries/operations";
-import { OperationEnded, type OperationSpec, type OperationUpdate, StepRunner } from "../../operations/step-runner";
-import { type Stack, useStack } from "../support/stack";
+import type { Db } from "../../../db/knex";
+import { findOrgDeletion } from "../../../db/queries/org-deletion";
+import type { OperationRecord } from "../../../db/queries/operations";
+import { OperationEnded, type OperationSpec, type OperationUpdate, StepRunner } from "../../../operations/step-runner";
+import { databaseSuite } from "../../support/database";
 
 const STEPS = ["prepare", "batches", "close"] as const;
 type Step = (typeof STEPS)[number];
@@ -71,15 +71,9 @@ function world(options: { items: number; crashAfter?: number; endIn?: Step }) {
 }
 
 describe("operations: the step runner", function () {
-  this.timeout(30_000);
-  let stack: Stack;
-  const db = () => stack.server.deps.db;
+  const lane = databaseSuite(this);
+  const db = () => lane.db;
   const made: string[] = [];
-
-  before(async function () {
-    this.timeout(120_000);
-    stack = await useStack();
-  });
   after(async () => {
     await db()("org_deletions").whereIn("id", made).delete();
   });

@@ -5,18 +5,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { OPERATION_COLUMNS, OPERATION_STATUSES, OPERATION_TABLES } from "../../db/queries/operations";
-import { type Stack, useStack } from "../support/stack";
+import { OPERATION_COLUMNS, OPERATION_STATUSES, OPERATION_TABLES } from "../../../db/queries/operations";
+import { databaseSuite } from "../../support/database";
 
 describe("operations: one record shape", function () {
-  this.timeout(30_000);
-  let stack: Stack;
-  const db = () => stack.server.deps.db;
-
-  before(async function () {
-    this.timeout(120_000);
-    stack = await useStack();
-  });
+  const lane = databaseSuite(this);
+  const db = () => lane.db;
 
   it("gives every operation's table the shared columns, with the same types and nullability", async () => {
     const { rows } = await db().raw(

@@ -2,14 +2,14 @@
  * The Redis key registry (queues/keys.ts) and the purge that walks it (queues/key-purge.ts): every
  * family says whose its keys are and how long they live (a family without an owner does not
  * compile), keys keep the names they had, and a purge removes exactly its owners' keys — by name,
- * by template, through an index — on the stack's real Redis.
+ * by template, through an index — on the database lane's real Redis.
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { keysOfOwners, removeKeysOfOwners } from "../../queues/key-purge";
-import { family, KEY_FAMILIES, keyReader, keysByName, ownerParamOf, redisKey, REGISTERED_FAMILIES } from "../../queues/keys";
-import { turnCheckpointKey } from "../../queues/turn-keys";
-import { type Stack, useStack } from "../support/stack";
+import { keysOfOwners, removeKeysOfOwners } from "../../../queues/key-purge";
+import { family, KEY_FAMILIES, keyReader, keysByName, ownerParamOf, redisKey, REGISTERED_FAMILIES } from "../../../queues/keys";
+import { turnCheckpointKey } from "../../../queues/turn-keys";
+import { databaseSuite } from "../../support/database";
 
 describe("the Redis key registry", () => {
   it("refuses, at compile time, a family without an owner, an owner its keys cannot name, or an owner parameter its template lacks", () => {
@@ -60,15 +60,10 @@ describe("the Redis key registry", () => {
   });
 
   describe("on Redis", function () {
-    this.timeout(30_000);
-    let stack: Stack;
-    before(async function () {
-      this.timeout(120_000);
-      stack = await useStack();
-    });
+    const lane = databaseSuite(this);
 
     it("removes exactly its owners' keys: by name, by template, the entries an index lists, and the organisation's entries that quote people", async () => {
-      const redis = stack.workers.deps.redis;
+      const redis = lane.redis;
       const [orgId, otherOrg, person, colleague, turnId, otherTurn] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
       const cluster = redis.isCluster;
       const theirs = [

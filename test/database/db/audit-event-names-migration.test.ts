@@ -2,15 +2,14 @@
  * The migration that renames stored audit events to the vocabulary (20261205010000_audit_event_names):
  * rows recorded under an earlier name read under the new one, an admin action's item keeps its
  * tool in `details.tool`, rows already named right are left alone, and `down` gives the old names
- * back. Run inside one transaction on the stack's database, then rolled back.
+ * back. Run inside one transaction on the lane's database, then rolled back.
  */
 import { expect } from "chai";
 import type { Knex } from "knex";
-import * as migration from "../../db/migrations/20261205010000_audit_event_names";
-import { AUDIT_EVENT_NAMES } from "../../db/queries/audit-log";
-import { DEMO_IDS } from "../../db/seeds/demo-ids";
-import { unique } from "../support/sso";
-import { stackSuite } from "../support/suite";
+import * as migration from "../../../db/migrations/20261205010000_audit_event_names";
+import { AUDIT_EVENT_NAMES } from "../../../db/queries/audit-log";
+import { databaseSuite } from "../../support/database";
+import { unique } from "../../support/sso";
 
 class RolledBack extends Error {}
 
@@ -25,17 +24,18 @@ const OLD = [
 ];
 
 describe("migration 20261205010000_audit_event_names: stored events renamed", function () {
-  const stack = stackSuite(this, { resetModel: false });
+  const lane = databaseSuite(this);
 
   it("renames every earlier name into the vocabulary and back", async () => {
     const tag = unique();
     const read = (trx: Knex.Transaction) => trx("audit_log").where({ target_id: tag }).orderBy("action").select("action", "details");
     let up: Array<{ action: string; details: Record<string, unknown> | null }> = [];
     let down: typeof up = [];
-    await stack.server.deps.db
+    const org = await lane.build.buildOrg();
+    await lane.db
       .transaction(async (trx: Knex.Transaction) => {
         const row = (action: string, details: Record<string, unknown> | null = null) => ({
-          org_id: DEMO_IDS.orgId,
+          org_id: org.id,
           action,
           target_type: "user",
           target_id: tag,
