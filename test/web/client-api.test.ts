@@ -108,7 +108,11 @@ describe("web client: serving and the API it uses", function () {
       expect((await get("pt-BR,en;q=0.8")).body).to.deep.include({ page_language: "pt" });
       expect((await get("zh-CN")).body.page_language).to.equal("en");
       expect((await get("pt-BR")).body.user).to.include({ locale: "es", page_locale: null });
-      const chosen = await api(stack.baseUrl, "PATCH", "/api/v1/me", { token: learner.token, body: { page_locale: "it" }, headers: { "accept-language": "fr" } });
+      const chosen = await api(stack.baseUrl, "PATCH", "/api/v1/me", {
+        token: learner.token,
+        body: { page_locale: "it" },
+        headers: { "accept-language": "fr" },
+      });
       expect(chosen.status).to.equal(200);
       expect(chosen.body).to.deep.equal({ page_locale: "it", page_language: "it" });
       expect((await get("pt-BR")).body).to.deep.include({ page_language: "it" });
@@ -117,7 +121,11 @@ describe("web client: serving and the API it uses", function () {
         expect(refused.status, JSON.stringify(body)).to.equal(400);
         expect(refused.body.error.code).to.equal("VALIDATION_ERROR");
       }
-      const forgotten = await api(stack.baseUrl, "PATCH", "/api/v1/me", { token: learner.token, body: { page_locale: null }, headers: { "accept-language": "de" } });
+      const forgotten = await api(stack.baseUrl, "PATCH", "/api/v1/me", {
+        token: learner.token,
+        body: { page_locale: null },
+        headers: { "accept-language": "de" },
+      });
       expect(forgotten.body).to.deep.equal({ page_locale: null, page_language: "de" });
       expect((await api(stack.baseUrl, "PATCH", "/api/v1/me", { body: { page_locale: "de" } })).status).to.equal(401);
     });
