@@ -22,11 +22,12 @@ import type { Config } from "../lib/config";
 import { Refusal } from "../lib/refusal";
 import { SecretBox } from "../lib/secret-box";
 import { recordAudit, type AuditActor, type AuditEventName } from "../db/queries/audit-log";
-import { findIdentityProviderOfOrg, type IdentityProviderRow } from "../db/queries/identity";
+import { findIdentityProviderOfOrg, type IdentityProviderRow, type IdentityProviderSettings } from "../db/queries/identity";
 import { deleteIdentityProvider, lockIdentityProviderOfOrg, upsertIdentityProvider } from "../db/queries/identity-provider-writes";
 import { domainsVerifiedElsewhere, lockDomainClaims } from "../db/queries/organisation-domains";
 import type { CommandDeps } from "./deps";
 import { type IdentityProviderChange, validIdentityProviderChange } from "./identity-provider-change";
+import { type MetadataFetch, samlStoredFields } from "./saml-provider-settings";
 import { type Transaction, withTransaction } from "./transaction";
 
 /** Everything a provider is, as a change states it; `client_secret` undefined keeps the stored one, null removes it. */
@@ -43,7 +44,12 @@ export type ProviderCheck = (credentials: { issuer: string; clientId: string; cl
 
 type ValidChange = ReturnType<typeof validIdentityProviderChange>;
 
-export type IdentityProviderDeps = Pick<CommandDeps, "db" | "log"> & { config: { auth: Pick<Config["auth"], "SECRETS_KEY"> }; checkProvider?: ProviderCheck };
+export type IdentityProviderDeps = Pick<CommandDeps, "db" | "log"> & {
+  config: { auth: Pick<Config["auth"], "SECRETS_KEY"> };
+  checkProvider?: ProviderCheck;
+  /** Fetches a SAML IdP's metadata by URL through the outbound guard; without it only uploaded XML is accepted. */
+  fetchMetadata?: MetadataFetch;
+};
 
 function secretBox(deps: IdentityProviderDeps): SecretBox {
   if (!deps.config.auth.SECRETS_KEY)
@@ -55,9 +61,11 @@ function secretBox(deps: IdentityProviderDeps): SecretBox {
   return new SecretBox(deps.config.auth.SECRETS_KEY);
 }
 
+type OidcChange = Extract<ValidChange, { protocol: "oidc" }>;
+
 /** A stored secret belongs to the issuer and client it was given for: moving either needs it again (or none). */
 function refuseSecretCarriedOver(change: ValidChange, stored: IdentityProviderRow | undefined): void {
-  if (!stored?.client_secret_encrypted || change.client_secret !== undefined) return;
+  if (change.protocol !== "oidc" || !stored?.client_secret_encrypted || change.client_secret !== undefined) return;
   if (change.issuer === stored.issuer && change.client_id === stored.client_id) return;
   throw new Refusal(
     "unprocessable",
@@ -67,7 +75,7 @@ function refuseSecretCarriedOver(change: ValidChange, stored: IdentityProviderRo
 }
 
 /** The secret discovery is tried with: the new one, the stored one, or none. */
-function effectiveSecret(deps: IdentityProviderDeps, change: ValidChange, stored: IdentityProviderRow | undefined): string | null {
+function effectiveSecret(deps: IdentityProviderDeps, change: OidcChange, stored: IdentityProviderRow | undefined): string | null {
   if (change.client_secret !== undefined) return change.client_secret;
   return stored?.client_secret_encrypted ? secretBox(deps).open(stored.client_secret_encrypted) : null;
 }
@@ -75,7 +83,7 @@ function effectiveSecret(deps: IdentityProviderDeps, change: ValidChange, stored
 /** The settings as the API shows them: everything but the sealed secret, which is only said to be set. */
 function auditView(row: IdentityProviderRow | undefined): Record<string, unknown> | null {
   if (!row) return null;
-  const { client_secret_encrypted, created_at: _created, updated_at: _updated, ...rest } = row;
+  const { client_secret_encrypted, sp_private_key_encrypted: _key, created_at: _created, updated_at: _updated, ...rest } = row;
   return { ...rest, client_secret_set: client_secret_encrypted !== null };
 }
 
@@ -116,24 +124,55 @@ export async function saveOrganisationIdentityProvider(
   const change = validIdentityProviderChange(request);
   const stored = await findIdentityProviderOfOrg(deps.db, orgId);
   refuseSecretCarriedOver(change, stored);
-  const { client_secret: secret, ...settings } = change;
-  const domains = [...new Set(settings.allowed_domains.map((domain) => domain.toLowerCase()))];
-  const sealed = typeof secret === "string" ? secretBox(deps).seal(secret) : secret;
-  await deps.checkProvider?.({ issuer: change.issuer, clientId: change.client_id, clientSecret: effectiveSecret(deps, change, stored) });
+  const domains = [...new Set(change.allowed_domains.map((domain) => domain.toLowerCase()))];
+  const common = {
+    display_name: change.display_name,
+    protocol: change.protocol,
+    claim_mapping: change.claim_mapping,
+    jit_enabled: change.jit_enabled,
+    enabled: change.enabled,
+    allowed_domains: domains,
+  };
+  let settings: IdentityProviderSettings;
+  let secret: string | null | undefined;
+  if (change.protocol === "oidc") {
+    secret = change.client_secret;
+    const sealed = typeof secret === "string" ? secretBox(deps).seal(secret) : secret;
+    await deps.checkProvider?.({ issuer: change.issuer, clientId: change.client_id, clientSecret: effectiveSecret(deps, change, stored) });
+    settings = {
+      ...common,
+      issuer: change.issuer,
+      client_id: change.client_id,
+      api_audience: change.api_audience,
+      saml_config: null,
+      sp_private_key_encrypted: null,
+      sp_certificate: null,
+      ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}),
+    };
+  } else {
+    const saml = await samlStoredFields(secretBox(deps), deps.fetchMetadata, change, stored);
+    settings = { ...common, issuer: null, client_id: null, api_audience: null, client_secret_encrypted: null, ...saml };
+  }
   const saved = await withTransaction(deps, async (trx) => {
     const before = await lockIdentityProviderOfOrg(trx, orgId);
     // Checked again under the lock: a secret stored while discovery ran must not follow a new issuer.
     refuseSecretCarriedOver(change, before);
     await refuseDomainsClaimedElsewhere(trx, orgId, domains);
-    const row = await upsertIdentityProvider(trx, orgId, {
-      ...settings,
-      allowed_domains: domains,
-      ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}),
-    });
+    const row = await upsertIdentityProvider(trx, orgId, settings);
     await recordProviderChange(trx, before ? "identity_provider.updated" : "identity_provider.created", actor, before, row);
     return row;
   });
-  deps.log.info({ orgId, providerId: saved.id, issuer: saved.issuer, via: actor.via, secretChanged: secret !== undefined }, "identity provider stored");
+  deps.log.info(
+    {
+      orgId,
+      providerId: saved.id,
+      protocol: saved.protocol,
+      issuer: saved.issuer ?? saved.saml_config?.entity_id,
+      via: actor.via,
+      secretChanged: secret !== undefined,
+    },
+    "identity provider stored",
+  );
   return saved;
 }
 

@@ -24,7 +24,11 @@ export async function lockIdentityProviderOfOrg(trx: Knex.Transaction, orgId: st
 
 /** Stores the organisation's provider as given (domains already lower-cased and unique). Turning it off ends the browser sessions it began. */
 export async function upsertIdentityProvider(trx: Knex.Transaction, orgId: string, settings: IdentityProviderSettings): Promise<IdentityProviderRow> {
-  const values = { ...settings, claim_mapping: JSON.stringify(settings.claim_mapping) };
+  const values = {
+    ...settings,
+    claim_mapping: JSON.stringify(settings.claim_mapping),
+    saml_config: settings.saml_config === null ? null : JSON.stringify(settings.saml_config),
+  };
   const [row] = await trx("identity_providers")
     .insert({ org_id: orgId, ...values })
     .onConflict("org_id")

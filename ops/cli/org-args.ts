@@ -17,6 +17,8 @@ export const USAGE = `Usage: npm run org -- <command> [options]   (image: node d
   delete --org <slug|id> --confirm <slug> [--no-wait]
   idp set --org <slug|id> --issuer URL --client-id ID [--client-secret S|-|--clear-client-secret] --display-name "Acme SSO"
           [--domains a.com,b.com] [--jit] [--admin-groups g1,g2] [--groups-claim groups] [--trust-email]
+  idp set --org <slug|id> --protocol saml (--metadata-url URL | --metadata-file idp.xml) --display-name "Acme SSO"
+          [--allow-idp-initiated] [--domains …] [--jit] [--admin-groups …] [--groups-claim …] [--email-attribute mail]
   idp show --org <slug|id>
   idp remove --org <slug|id>
   domain approve <slug|id> <domain>     (verified by the operator: do it once you know the domain is theirs)
@@ -49,6 +51,11 @@ const OPTIONS = {
   "admin-groups": { type: "string" },
   "groups-claim": { type: "string" },
   "trust-email": { type: "boolean" },
+  protocol: { type: "string" },
+  "metadata-url": { type: "string" },
+  "metadata-file": { type: "string" },
+  "allow-idp-initiated": { type: "boolean" },
+  "email-attribute": { type: "string" },
   "no-wait": { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -74,6 +81,11 @@ const ALLOWED: Record<string, ReadonlyArray<keyof Values>> = {
     "admin-groups",
     "groups-claim",
     "trust-email",
+    "protocol",
+    "metadata-url",
+    "metadata-file",
+    "allow-idp-initiated",
+    "email-attribute",
   ],
   "idp show": ["org"],
   "idp remove": ["org"],

@@ -10,13 +10,58 @@ import { organisationNamed } from "../../commands/organisations";
 import { findIdentityProviderOfOrg } from "../../db/queries/identity";
 import { listOrganisationDomains } from "../../db/queries/organisation-domains";
 import { list, required, type Session, UsageError, type Values } from "./org-args";
-import { identityProviderChange, shownProvider } from "./org-identity-provider";
+import { metadataFetcher } from "../../lib/saml/metadata-fetch";
+import { samlSpUrls } from "../../lib/saml/sp-urls";
+import { identityProviderChange, samlProviderChange, shownProvider } from "./org-identity-provider";
+
+function claimMappingFlags(values: Values) {
+  return {
+    ...(values["groups-claim"] ? { groups: values["groups-claim"] } : {}),
+    ...(values["admin-groups"] ? { admin_groups: list(values["admin-groups"]) } : {}),
+    ...(values["trust-email"] ? { trust_email: true } : {}),
+    ...(values["email-attribute"] ? { email: values["email-attribute"] } : {}),
+  };
+}
+
+/** `idp set --protocol saml`: the same command and validation as the API's SAML change. */
+async function setSamlProvider(values: Values, session: Session & { log: Logger }): Promise<number> {
+  const { db, config, out, operator, log } = session;
+  const deps = { db, log, config, fetchMetadata: metadataFetcher(config) };
+  for (const flag of ["issuer", "client-id", "client-secret", "clear-client-secret"] as const)
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} is for OpenID Connect, not --protocol saml`);
+  if (values["metadata-url"] !== undefined && values["metadata-file"] !== undefined)
+    throw new UsageError("--metadata-url and --metadata-file exclude each other");
+  const org = await organisationNamed(deps, required(values, "org"));
+  const change = samlProviderChange(
+    {
+      metadataUrl: values["metadata-url"],
+      metadataXml: values["metadata-file"] !== undefined ? readFileSync(values["metadata-file"], "utf8") : undefined,
+      allowIdpInitiated: values["allow-idp-initiated"] ?? false,
+      displayName: required(values, "display-name"),
+      domains: list(values.domains),
+      jit: values.jit ?? false,
+      claimMapping: claimMappingFlags(values),
+    },
+    await findIdentityProviderOfOrg(db, org.id),
+  );
+  for (const domain of new Set(change.allowed_domains)) await approveDomain(deps, operator, org.id, domain);
+  const saved = await saveOrganisationIdentityProvider(deps, { via: "cli", userId: null }, org.id, change);
+  const sp = samlSpUrls(config.server.PUBLIC_URL ? new URL(config.server.PUBLIC_URL).origin : "<PUBLIC_URL>", saved.id);
+  out.result({ ...shownProvider(saved), sp_metadata_url: sp.metadata, acs_url: sp.acs }, [
+    `${values.org}: SAML identity provider "${saved.display_name}" stored (IdP ${saved.saml_config?.entity_id})`,
+    `Give the IdP our metadata: ${sp.metadata} (entity id the same URL, ACS ${sp.acs})`,
+  ]);
+  return 0;
+}
 
 export async function runSignInCommand(command: string, values: Values, session: Session & { log: Logger }, args: string[]): Promise<number> {
   const { db, config, out, operator, log } = session;
   const deps = { db, log, config };
   switch (command) {
     case "idp set": {
+      const protocol = values.protocol ?? "oidc";
+      if (protocol !== "oidc" && protocol !== "saml") throw new UsageError('--protocol must be "oidc" or "saml"');
+      if (protocol === "saml") return setSamlProvider(values, session);
       const org = await organisationNamed(deps, required(values, "org"));
       const secret = values["client-secret"] === "-" ? readFileSync(0, "utf8").trim() : values["client-secret"];
       if (secret !== undefined && values["clear-client-secret"]) throw new UsageError("--client-secret and --clear-client-secret exclude each other");
@@ -32,11 +77,7 @@ export async function runSignInCommand(command: string, values: Values, session:
           displayName: required(values, "display-name"),
           domains: list(values.domains),
           jit: values.jit ?? false,
-          claimMapping: {
-            ...(values["groups-claim"] ? { groups: values["groups-claim"] } : {}),
-            ...(values["admin-groups"] ? { admin_groups: list(values["admin-groups"]) } : {}),
-            ...(values["trust-email"] ? { trust_email: true } : {}),
-          },
+          claimMapping: claimMappingFlags(values),
         },
         await findIdentityProviderOfOrg(db, org.id),
       );

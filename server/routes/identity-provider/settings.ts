@@ -14,10 +14,31 @@ import { Refusal } from "../../../lib/refusal";
 import { CALLBACK_PATH } from "../../auth/sso/flow";
 import { discoveryCheck } from "../../auth/sso/provider-client";
 import { publicOrigin } from "../../auth/sso/session";
+import { samlSpUrls } from "../../../lib/saml/sp-urls";
+import { metadataFetcher } from "../../../lib/saml/metadata-fetch";
 import type { ServerDeps } from "../../deps";
 import type { identityProviderBody, identityProviderView } from "./schema";
 
 type Body = z.output<typeof identityProviderBody>;
+
+/** What the admin gives the IdP (our SP's URLs) and what we read from its metadata; null for OpenID Connect. */
+function samlView(origin: string, row: IdentityProviderRow): z.input<typeof identityProviderView>["saml"] {
+  if (row.protocol !== "saml" || !row.saml_config) return null;
+  const sp = samlSpUrls(origin, row.id);
+  const { entity_id, sso_url, slo_url, metadata_url, allow_idp_initiated, signing_certificates } = row.saml_config;
+  return {
+    idp_entity_id: entity_id,
+    sso_url,
+    slo_url,
+    metadata_url,
+    allow_idp_initiated,
+    signing_certificates: signing_certificates.length,
+    sp_entity_id: sp.entityId,
+    sp_metadata_url: sp.metadata,
+    acs_url: sp.acs,
+    slo_callback_url: sp.slo,
+  };
+}
 
 export function presentProvider(
   ctx: Context,
@@ -32,6 +53,7 @@ export function presentProvider(
       id: row.id,
       org_id: row.org_id,
       display_name: row.display_name,
+      protocol: row.protocol,
       issuer: row.issuer,
       client_id: row.client_id,
       client_secret_set: row.client_secret_encrypted !== null,
@@ -42,6 +64,7 @@ export function presentProvider(
       jit_enabled: row.jit_enabled,
       enabled: row.enabled,
       redirect_uri: `${publicOrigin(ctx, deps)}${CALLBACK_PATH}`,
+      saml: samlView(publicOrigin(ctx, deps), row),
       updated_at: row.updated_at.toISOString(),
     },
   };
@@ -49,7 +72,12 @@ export function presentProvider(
 
 /** The change the body states; the body's defaults (api_audience null, enabled true) are the API's. */
 export async function saveProviderSettings(ctx: Context, deps: ServerDeps, orgId: string, body: Body, actorId: string): Promise<void> {
-  const saved = await saveOrganisationIdentityProvider({ ...deps, checkProvider: discoveryCheck(deps) }, { via: "api", userId: actorId }, orgId, body);
+  const saved = await saveOrganisationIdentityProvider(
+    { ...deps, checkProvider: discoveryCheck(deps), fetchMetadata: metadataFetcher(deps.config) },
+    { via: "api", userId: actorId },
+    orgId,
+    body,
+  );
   ctx.body = presentProvider(ctx, deps, saved, await listOrganisationDomains(deps.db, orgId));
 }
 

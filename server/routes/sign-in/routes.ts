@@ -3,13 +3,21 @@
  * provider for an email or an organisation, start the flow, the provider's callback, refresh the
  * access token from the cookie, sign out. See server/auth/sso/ and docs/single-sign-on.md.
  */
-import { findIdentityProvider, findSignInProvidersByDomain, findSignInProvidersByOrgSlug, type SignInProvider } from "../../../db/queries/identity";
+import {
+  findIdentityProvider,
+  isOidcProvider,
+  findSignInProvidersByDomain,
+  findSignInProvidersByOrgSlug,
+  type SignInProvider,
+} from "../../../db/queries/identity";
 import { findLiveRefreshToken, issueRefreshToken, revokeRefreshFamily, revokeRefreshTokensOfUser, spendRefreshToken } from "../../../db/queries/refresh-tokens";
 import { findUser } from "../../../db/queries/users";
 import { Refusal } from "../../../lib/refusal";
 import { emailDomain } from "../../auth/sso/claims";
 import { SignInFailure } from "../../auth/sso/failures";
 import { CALLBACK_PATH, completeSignIn, endSessionUrl, startSignIn } from "../../auth/sso/flow";
+import { samlLogoutUrl } from "../../auth/saml/logout";
+import { samlPaths } from "../../../lib/saml/sp-urls";
 import { renderFailure } from "../../auth/sso/result-page";
 import { ssoOf } from "../../auth/sso/services";
 import { startedFromOurPages } from "../../auth/sso/start-origin";
@@ -20,7 +28,7 @@ import { defineRoute } from "../define-route";
 import { callbackQuery, providersQuery, providersResponse, refreshResponse, signOutBody, signOutResponse, startParams, startQuery } from "./schema";
 
 const TAG = "auth";
-const startUrl = (id: string) => `/api/v1/auth/oidc/${id}/start`;
+const startUrl = (provider: SignInProvider) => (provider.protocol === "saml" ? samlPaths(provider.id).start : `/api/v1/auth/oidc/${provider.id}/start`);
 const refused = (message: string) => new Refusal("unauthenticated", "REFRESH_TOKEN_INVALID", message);
 
 export const signInRoutes = [
@@ -43,7 +51,7 @@ export const signInRoutes = [
       const domain = query.email ? emailDomain(query.email) : undefined;
       if (domain) found = await findSignInProvidersByDomain(deps.db, domain);
       else if (query.org) found = await findSignInProvidersByOrgSlug(deps.db, query.org);
-      ctx.body = { providers: found.map((p) => ({ id: p.id, display_name: p.display_name, start_url: startUrl(p.id) })) };
+      ctx.body = { providers: found.map((p) => ({ id: p.id, display_name: p.display_name, start_url: startUrl(p) })) };
     },
   }),
   defineRoute({
@@ -74,7 +82,7 @@ export const signInRoutes = [
         const provider = await findIdentityProvider(deps.db, params.providerId);
         const testing = query.test !== undefined && (await ssoOf(deps).pending.redeemTestTicket(query.test, params.providerId));
         if (query.test !== undefined && !testing) throw new SignInFailure("SIGN_IN_STATE_INVALID");
-        if (!provider || (!provider.enabled && !testing)) throw new SignInFailure("SIGN_IN_PROVIDER_DISABLED");
+        if (!provider || !isOidcProvider(provider) || (!provider.enabled && !testing)) throw new SignInFailure("SIGN_IN_PROVIDER_DISABLED");
         await startSignIn(ctx, deps, provider, query.return_to, testing ? "test" : "sign-in");
       } catch (error) {
         if (!(error instanceof SignInFailure)) throw error;
@@ -176,7 +184,8 @@ export const signInRoutes = [
         new UserEventPublisher(deps.redis).cutSignIn(live.user_id, live.family_id);
       }
       clearRefreshCookie(ctx);
-      ctx.body = { end_session_url: live?.provider_id ? await endSessionUrl(ctx, deps, live.provider_id, body.return_to) : null };
+      const samlUrl = live ? await samlLogoutUrl(ctx, deps, live, body.return_to) : null;
+      ctx.body = { end_session_url: samlUrl ?? (live?.provider_id ? await endSessionUrl(ctx, deps, live.provider_id, body.return_to) : null) };
     },
   }),
 ];
