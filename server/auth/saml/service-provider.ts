@@ -26,7 +26,7 @@ export interface SamlProvider {
 
 /** The provider ready for SAML, or a sign-in failure when it is not one (or its key was sealed under another SECRETS_KEY). */
 export function samlProviderOf(row: IdentityProviderRow | undefined, secretsKey: string | undefined, origin: string): SamlProvider {
-  if (!row || row.protocol !== "saml" || !row.saml_config || !row.sp_private_key_encrypted || !row.sp_certificate)
+  if (row?.protocol !== "saml" || !row.saml_config || !row.sp_private_key_encrypted || !row.sp_certificate)
     throw new SignInFailure("SIGN_IN_PROVIDER_DISABLED", "not a configured SAML provider");
   const privateKey = secretsKey ? new SecretBox(secretsKey).open(row.sp_private_key_encrypted) : null;
   if (!privateKey) throw new SignInFailure("SIGN_IN_UNAVAILABLE", "the SP key cannot be opened with SECRETS_KEY");
