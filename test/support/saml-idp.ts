@@ -1,11 +1,10 @@
 /**
  * A SAML identity provider made of a key pair, for tests: its metadata, and responses built and
- * signed as an IdP would (xml-crypto, RSA-SHA256, exclusive C14N) — or not, or by the wrong key,
+ * signed as an IdP would (xml-crypto through node-saml's signXml, RSA-SHA256, exclusive C14N) — or not, or by the wrong key,
  * or rearranged into a signature-wrapping attack — so the ACS can be shown refusing each.
  */
-import { randomUUID } from "node:crypto";
-import { SignedXml } from "xml-crypto";
-import { encrypt } from "xml-encryption";
+import { constants, createCipheriv, publicEncrypt, randomBytes, randomUUID } from "node:crypto";
+import { signXml } from "@node-saml/node-saml/lib/xml";
 import { type KeyPair, selfSignedKeyPair } from "../../lib/self-signed-certificate";
 
 const certBody = (pem: string) => pem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "");
@@ -62,20 +61,13 @@ export class TestIdp {
 
   /** Signs the element with this ID (enveloped, the Signature after the Issuer as SAML requires). */
   sign(xml: string, elementName: "Assertion" | "Response", keys: KeyPair = this.keys): string {
-    const signer = new SignedXml({
-      privateKey: keys.privateKeyPem,
-      publicCert: keys.certificatePem,
-      canonicalizationAlgorithm: "http://www.w3.org/2001/10/xml-exc-c14n#",
-      signatureAlgorithm: "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
-    });
     const xpath = `//*[local-name(.)='${elementName}']`;
-    signer.addReference({
+    return signXml(
+      xml,
       xpath,
-      digestAlgorithm: "http://www.w3.org/2001/04/xmlenc#sha256",
-      transforms: ["http://www.w3.org/2000/09/xmldsig#enveloped-signature", "http://www.w3.org/2001/10/xml-exc-c14n#"],
-    });
-    signer.computeSignature(xml, { location: { reference: `${xpath}/*[local-name(.)='Issuer']`, action: "after" } });
-    return signer.getSignedXml();
+      { reference: `${xpath}/*[local-name(.)='Issuer']`, action: "after" },
+      { privateKey: keys.privateKeyPem, publicCert: keys.certificatePem, signatureAlgorithm: "sha256", digestAlgorithm: "sha256" },
+    );
   }
 
   response(inner: string, spec: Pick<AssertionSpec, "destination" | "inResponseTo">): string {
@@ -90,20 +82,15 @@ export class TestIdp {
   }
 
   /** A signed assertion encrypted for the SP (AES-256-CBC under RSA-OAEP), as an EncryptedAssertion. */
-  async encryptedResponse(spec: AssertionSpec, spCertificatePem: string): Promise<string> {
+  encryptedResponse(spec: AssertionSpec, spCertificatePem: string): string {
     const signed = this.sign(this.assertionXml(spec), "Assertion");
-    const encrypted = await new Promise<string>((resolve, reject) =>
-      encrypt(
-        signed,
-        {
-          rsa_pub: spCertificatePem,
-          pem: spCertificatePem,
-          encryptionAlgorithm: "http://www.w3.org/2001/04/xmlenc#aes256-cbc",
-          keyEncryptionAlgorithm: "http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p",
-        },
-        (error: Error | null, result: string) => (error ? reject(error) : resolve(result)),
-      ),
-    );
+    // XML Encryption as IdPs do it: AES-256-CBC for the assertion, its key under the SP's RSA key (OAEP).
+    const key = randomBytes(32);
+    const iv = randomBytes(16);
+    const cipher = createCipheriv("aes-256-cbc", key, iv);
+    const body = Buffer.concat([iv, cipher.update(signed, "utf8"), cipher.final()]).toString("base64");
+    const wrappedKey = publicEncrypt({ key: spCertificatePem, padding: constants.RSA_PKCS1_OAEP_PADDING }, key).toString("base64");
+    const encrypted = `<xenc:EncryptedData xmlns:xenc="http://www.w3.org/2001/04/xmlenc#" Type="http://www.w3.org/2001/04/xmlenc#Element"><xenc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes256-cbc"/><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><xenc:EncryptedKey><xenc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p"/><xenc:CipherData><xenc:CipherValue>${wrappedKey}</xenc:CipherValue></xenc:CipherData></xenc:EncryptedKey></ds:KeyInfo><xenc:CipherData><xenc:CipherValue>${body}</xenc:CipherValue></xenc:CipherData></xenc:EncryptedData>`;
     return this.response(`<saml:EncryptedAssertion>${encrypted}</saml:EncryptedAssertion>`, { destination: spec.recipient, inResponseTo: spec.inResponseTo });
   }
 }
