@@ -66,7 +66,9 @@ export async function samlStoredFields(
     metadata_url: metadataUrl,
     allow_idp_initiated: change.allow_idp_initiated,
   };
-  if (stored?.sp_private_key_encrypted && stored.sp_certificate && secrets.open(stored.sp_private_key_encrypted) !== null) return { saml_config };
+  // Given again even when kept: the row an upsert proposes must satisfy the table's check on its own.
+  if (stored?.sp_private_key_encrypted && stored.sp_certificate && secrets.open(stored.sp_private_key_encrypted) !== null)
+    return { saml_config, sp_private_key_encrypted: stored.sp_private_key_encrypted, sp_certificate: stored.sp_certificate };
   const pair = selfSignedKeyPair(`skillnet SAML SP ${stored?.id ?? "new"}`);
   return { saml_config, sp_private_key_encrypted: secrets.seal(pair.privateKeyPem), sp_certificate: pair.certificatePem };
 }

@@ -14,12 +14,21 @@ import { identityProviderBody, identityProviderResponse, testSignInResponse } fr
 import { presentProvider, removeProviderSettings, saveProviderSettings } from "./settings";
 
 const TAG = "identity provider";
-const SAVE_ERRORS = ["PROVIDER_UNREACHABLE", "CLIENT_SECRET_REQUIRED", "SECRETS_KEY_MISSING", "DOMAIN_CLAIMED"] as const;
+const SAVE_ERRORS = [
+  "PROVIDER_UNREACHABLE",
+  "CLIENT_SECRET_REQUIRED",
+  "SECRETS_KEY_MISSING",
+  "DOMAIN_CLAIMED",
+  "SAML_METADATA_INVALID",
+  "SAML_METADATA_UNREACHABLE",
+] as const;
 const PUT_DESCRIPTION =
   "Discovers the issuer first (bounded by OIDC_HTTP_TIMEOUT_MS, through the outbound guard: public addresses only unless " +
   "OUTBOUND_ALLOWED_CIDRS allows more) and refuses one that cannot be reached or is not an OpenID Provider with one generic " +
   "`422 PROVIDER_UNREACHABLE` (nothing saved; the reason is in the server log). `client_secret` is write-only: omitted keeps the stored " +
-  "one, but only for the same `issuer` and `client_id` (a change of either without it is `422 CLIENT_SECRET_REQUIRED`).";
+  "one, but only for the same `issuer` and `client_id` (a change of either without it is `422 CLIENT_SECRET_REQUIRED`). " +
+  "`protocol: saml` stores a SAML 2.0 provider from its IdP metadata (`metadata_url`, fetched through the same guard, or `metadata_xml`; " +
+  "`422 SAML_METADATA_UNREACHABLE` / `SAML_METADATA_INVALID`); the answer's `saml` names our SP metadata, entity id and ACS to give the IdP.";
 
 export const identityProviderRoutes = [
   defineRoute({
