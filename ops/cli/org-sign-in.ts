@@ -46,7 +46,8 @@ async function setSamlProvider(values: Values, session: Session & { log: Logger 
   );
   for (const domain of new Set(change.allowed_domains)) await approveDomain(deps, operator, org.id, domain);
   const saved = await saveOrganisationIdentityProvider(deps, { via: "cli", userId: null }, org.id, change);
-  const sp = samlSpUrls(config.server.PUBLIC_URL ? new URL(config.server.PUBLIC_URL).origin : "<PUBLIC_URL>", saved.id);
+  // Without PUBLIC_URL the paths, to put after the address people open.
+  const sp = samlSpUrls(config.server.PUBLIC_URL ? new URL(config.server.PUBLIC_URL).origin : "", saved.id);
   out.result({ ...shownProvider(saved), sp_metadata_url: sp.metadata, acs_url: sp.acs }, [
     `${values.org}: SAML identity provider "${saved.display_name}" stored (IdP ${saved.saml_config?.entity_id})`,
     `Give the IdP our metadata: ${sp.metadata} (entity id the same URL, ACS ${sp.acs})`,
