@@ -3,9 +3,9 @@
  * with SimpleSAMLphp: our start URL, the IdP's redirects, its username/password form, then its
  * auto-submitting form that posts the SAMLResponse to our ACS. Returns our ACS's answer.
  */
-import { CookieJar, hop, type Hop } from "./sso";
+import { type CookieJar, hop, type Hop } from "./sso";
 
-const unescape = (value: string) =>
+const htmlDecoded = (value: string) =>
   value
     .replace(/&quot;/g, '"')
     .replace(/&#0?39;/g, "'")
@@ -18,7 +18,7 @@ function hiddenInputs(html: string): Record<string, string> {
   for (const [tag] of html.matchAll(/<input[^>]*>/g)) {
     const name = /name="([^"]+)"/.exec(tag)?.[1];
     const value = /value="([^"]*)"/.exec(tag)?.[1];
-    if (name && value !== undefined && /type="hidden"/.test(tag)) fields[name] = unescape(value);
+    if (name && value !== undefined && /type="hidden"/.test(tag)) fields[name] = htmlDecoded(value);
   }
   return fields;
 }
@@ -35,7 +35,7 @@ export async function samlSignIn(jar: CookieJar, start: URL, account: { username
       response = await hop(jar, next);
       continue;
     }
-    const action = unescape(/<form[^>]*action="([^"]*)"/.exec(response.body)?.[1] ?? "");
+    const action = htmlDecoded(/<form[^>]*action="([^"]*)"/.exec(response.body)?.[1] ?? "");
     if (/name="SAMLResponse"/.test(response.body)) return post(jar, new URL(action, next), hiddenInputs(response.body));
     if (/name="username"/.test(response.body)) {
       response = await post(jar, new URL(action || next.href, next), {
