@@ -50,6 +50,8 @@ export async function samlProviderFor(
 
 export interface SamlApp {
   url: string;
+  /** The `detail` of each refusal the handler logged, latest last (what the page never shows). */
+  refusals: string[];
   close(): Promise<void>;
 }
 
@@ -57,7 +59,9 @@ export interface SamlApp {
 export async function startSamlApp(lane: DatabaseSuite): Promise<SamlApp> {
   const config = samlConfig(lane);
   const redis = createRedis(redisTargetOf(config), "producer", pino({ level: "silent" }));
-  const deps = { db: lane.db, redis, config, log: pino({ level: "silent" }) } as unknown as ServerDeps;
+  const refusals: string[] = [];
+  const log = pino({ level: "warn" }, { write: (line: string) => void refusals.push(String(JSON.parse(line).detail ?? "")) });
+  const deps = { db: lane.db, redis, config, log } as unknown as ServerDeps;
   const app = new Koa();
   app.use(async (ctx) => {
     const match = /^\/api\/v1\/auth\/saml\/([0-9a-f-]{36})\/(acs|start)$/.exec(ctx.path);
@@ -70,6 +74,7 @@ export async function startSamlApp(lane: DatabaseSuite): Promise<SamlApp> {
   });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    refusals,
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
       await redis.quit();

@@ -41,8 +41,9 @@ describe("SAML ACS: hostile assertions are refused, nothing signed in", function
     ...overrides,
   });
 
-  async function expectRefused(answer: AcsAnswer, code: string, before: Awaited<ReturnType<typeof counts>>): Promise<void> {
+  async function expectRefused(answer: AcsAnswer, code: string, before: Awaited<ReturnType<typeof counts>>, why?: RegExp): Promise<void> {
     expect(answer.code, `refusal code (status ${answer.status})`).to.equal(code);
+    if (why) expect(app.refusals.at(-1), "the logged reason").to.match(why);
     expect(answer.status).to.be.within(400, 499);
     expect(answer.cookies.filter((cookie) => cookie.startsWith("skillnet_refresh="))).to.deep.equal([]);
     expect(await counts()).to.deep.equal(before);
@@ -73,20 +74,20 @@ describe("SAML ACS: hostile assertions are refused, nothing signed in", function
   it("refuses an unsigned assertion", async () => {
     const { requestId } = await startSignIn(app, provider.id);
     const unsigned = idp.response(idp.assertionXml(spec(requestId)), { destination: provider.sp.acs, inResponseTo: requestId });
-    await expectRefused(await postToAcs(app, provider.id, base64(unsigned)), "SIGN_IN_REJECTED", await counts());
+    await expectRefused(await postToAcs(app, provider.id, base64(unsigned)), "SIGN_IN_REJECTED", await counts(), /signature/i);
   });
 
   it("refuses an assertion signed by another key, and a signed response around an unsigned assertion", async () => {
     const { requestId } = await startSignIn(app, provider.id);
     const stranger = selfSignedKeyPair(idp.entityId);
     const forged = idp.response(idp.sign(idp.assertionXml(spec(requestId)), "Assertion", stranger), { destination: provider.sp.acs, inResponseTo: requestId });
-    await expectRefused(await postToAcs(app, provider.id, base64(forged)), "SIGN_IN_REJECTED", await counts());
+    await expectRefused(await postToAcs(app, provider.id, base64(forged)), "SIGN_IN_REJECTED", await counts(), /signature/i);
     const second = await startSignIn(app, provider.id);
     const responseOnly = idp.sign(
       idp.response(idp.assertionXml(spec(second.requestId)), { destination: provider.sp.acs, inResponseTo: second.requestId }),
       "Response",
     );
-    await expectRefused(await postToAcs(app, provider.id, base64(responseOnly)), "SIGN_IN_REJECTED", await counts());
+    await expectRefused(await postToAcs(app, provider.id, base64(responseOnly)), "SIGN_IN_REJECTED", await counts(), /signature/i);
   });
 
   it("refuses signature wrapping: a forged assertion beside the signed one, and the signed one moved inside a forged one", async () => {
@@ -95,26 +96,27 @@ describe("SAML ACS: hostile assertions are refused, nothing signed in", function
     const signed = idp.sign(idp.assertionXml(genuine), "Assertion");
     const forged = idp.assertionXml({ ...genuine, nameId: "admin-victim", attributes: { email: `victim@${domain}`, groups: ["admins"] } });
     const beside = idp.response(forged + signed, { destination: provider.sp.acs, inResponseTo: requestId });
-    await expectRefused(await postToAcs(app, provider.id, base64(beside)), "SIGN_IN_REJECTED", await counts());
+    await expectRefused(await postToAcs(app, provider.id, base64(beside)), "SIGN_IN_REJECTED", await counts(), /multiple assertions/);
     // The signed assertion hidden inside the forged one (which keeps the signed one's ID, so the reference still resolves).
     const signedId = /ID="([^"]+)"/.exec(signed)![1]!;
     const wrapper = forged.replace(/ID="[^"]+"/, `ID="${signedId}"`).replace("</saml:Assertion>", `${signed}</saml:Assertion>`);
     const again = await startSignIn(app, provider.id);
     const nested = idp.response(wrapper.replace(requestId, again.requestId), { destination: provider.sp.acs, inResponseTo: again.requestId });
-    await expectRefused(await postToAcs(app, provider.id, base64(nested)), "SIGN_IN_REJECTED", await counts());
+    await expectRefused(await postToAcs(app, provider.id, base64(nested)), "SIGN_IN_REJECTED", await counts(), /signature/i);
   });
 
   it("refuses an expired assertion, one for another audience, and one for another Destination or Recipient", async () => {
-    const cases: Array<[string, (id: string) => string]> = [
-      ["expired", (id) => idp.signedResponse(spec(id, { notBefore: -900, notOnOrAfter: -120 }))],
-      ["audience", (id) => idp.signedResponse(spec(id, { audience: "https://elsewhere.example/sp" }))],
-      ["recipient", (id) => idp.signedResponse(spec(id, { recipient: "https://elsewhere.example/acs", destination: provider.sp.acs }))],
-      ["destination", (id) => idp.signedResponse(spec(id, { destination: "https://elsewhere.example/acs" }))],
+    const cases: Array<[string, (id: string) => string, RegExp]> = [
+      ["expired", (id) => idp.signedResponse(spec(id, { notBefore: -900, notOnOrAfter: -120 })), /expired|No valid subject confirmation/],
+      ["audience", (id) => idp.signedResponse(spec(id, { audience: "https://elsewhere.example/sp" })), /audience mismatch/],
+      ["recipient", (id) => idp.signedResponse(spec(id, { recipient: "https://elsewhere.example/acs", destination: provider.sp.acs })), /Recipient/],
+      ["destination", (id) => idp.signedResponse(spec(id, { destination: "https://elsewhere.example/acs" })), /Destination/],
     ];
-    for (const [name, build] of cases) {
+    for (const [name, build, why] of cases) {
       const { requestId } = await startSignIn(app, provider.id);
       const answer = await postToAcs(app, provider.id, base64(build(requestId)));
       expect(answer.code, name).to.equal("SIGN_IN_REJECTED");
+      expect(app.refusals.at(-1), name).to.match(why);
       expect(
         answer.cookies.filter((cookie) => cookie.startsWith("skillnet_refresh=")),
         name,
@@ -124,13 +126,29 @@ describe("SAML ACS: hostile assertions are refused, nothing signed in", function
 
   it("refuses an InResponseTo we never sent, also when only the signed assertion names it", async () => {
     const before = await counts();
-    await expectRefused(await postToAcs(app, provider.id, base64(idp.signedResponse(spec("_never-sent")))), "SIGN_IN_REJECTED", before);
+    await expectRefused(await postToAcs(app, provider.id, base64(idp.signedResponse(spec("_never-sent")))), "SIGN_IN_REJECTED", before, /InResponseTo/);
     const onlyInAssertion = idp.response(idp.sign(idp.assertionXml(spec("_never-sent-either")), "Assertion"), { destination: provider.sp.acs });
-    await expectRefused(await postToAcs(app, provider.id, base64(onlyInAssertion)), "SIGN_IN_REJECTED", before);
+    await expectRefused(await postToAcs(app, provider.id, base64(onlyInAssertion)), "SIGN_IN_REJECTED", before, /request we did not send/);
   });
 
   it("refuses an IdP-initiated response while the provider does not allow it", async () => {
     await expectRefused(await postToAcs(app, provider.id, base64(idp.signedResponse(spec(null)))), "SIGN_IN_IDP_INITIATED_OFF", await counts());
+  });
+
+  it("refuses a person deactivated since their last sign-in (as a SCIM deactivation leaves them), linked or by email", async () => {
+    const nameId = `leaver-${randomUUID()}`;
+    const email = `leaver${randomUUID().slice(0, 6)}@${domain}`;
+    const first = await startSignIn(app, provider.id);
+    const signedIn = await postToAcs(app, provider.id, base64(idp.signedResponse({ ...spec(first.requestId), nameId, attributes: { email } })));
+    expect(signedIn.status).to.equal(303);
+    await lane.db("users").where({ org_id: orgId, email }).update({ is_active: false });
+    const again = await startSignIn(app, provider.id);
+    const before = await counts();
+    await expectRefused(
+      await postToAcs(app, provider.id, base64(idp.signedResponse({ ...spec(again.requestId), nameId, attributes: { email } }))),
+      "ACCOUNT_DEACTIVATED",
+      before,
+    );
   });
 
   it("refuses XML with a DOCTYPE (billion laughs) at once, before parsing it", async () => {
