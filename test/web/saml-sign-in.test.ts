@@ -69,6 +69,8 @@ describe("web: SAML 2.0 sign-in with SimpleSAMLphp in Chromium (dev-login off)",
     const provider = saved.body.identity_provider;
     expect(provider.saml.idp_entity_id).to.equal(idp.metadataUrl);
     expect(provider.saml.slo_url).to.be.a("string");
+    const testRun = await api(server.url, "POST", "/api/v1/admin/identity-provider/test", { token: adminToken });
+    expect([testRun.status, testRun.body.error.code]).to.deep.equal([422, "TEST_SIGN_IN_UNSUPPORTED"]);
     const metadata = await fetch(provider.saml.sp_metadata_url);
     expect(metadata.headers.get("content-disposition")).to.include("attachment");
     const spXml = await metadata.text();

@@ -9,6 +9,7 @@ import { principalOf } from "../../auth/middleware";
 import { ssoOf } from "../../auth/sso/services";
 import { notFound } from "../../errors";
 import { orgParams } from "../allowance/schema";
+import { Refusal } from "../../../lib/refusal";
 import { defineRoute } from "../define-route";
 import { identityProviderBody, identityProviderResponse, testSignInResponse } from "./schema";
 import { presentProvider, removeProviderSettings, saveProviderSettings } from "./settings";
@@ -82,11 +83,17 @@ export const identityProviderRoutes = [
       "which person they would map to. Nobody is signed in and nothing is changed. Works while the provider is disabled.",
     access: "admin",
     responses: { 201: { description: "The URL to open.", schema: testSignInResponse } },
-    errors: ["NOT_FOUND"],
+    errors: ["NOT_FOUND", "TEST_SIGN_IN_UNSUPPORTED"],
     handler: async (ctx, _input, deps) => {
       const principal = principalOf(ctx);
       const provider = await findIdentityProviderOfOrg(deps.db, principal.orgId);
       if (!provider) throw notFound("Identity provider");
+      if (provider.protocol !== "oidc")
+        throw new Refusal(
+          "unprocessable",
+          "TEST_SIGN_IN_UNSUPPORTED",
+          "A test sign-in runs for OpenID Connect providers; try a SAML provider by signing in from a private browser window",
+        );
       const ticket = await ssoOf(deps).pending.issueTestTicket(provider.id, principal.userId);
       ctx.status = 201;
       ctx.body = { start_url: `/api/v1/auth/oidc/${provider.id}/start?return_to=/admin&test=${ticket}` };
