@@ -44,7 +44,7 @@ export function secretBox(config: { auth: Pick<Config["auth"], "SECRETS_KEY"> })
 
 /** A stored secret belongs to the issuer and client it was given for: moving either needs it again (or none). */
 export function refuseSecretCarriedOver(change: ValidChange, stored: IdentityProviderRow | undefined): void {
-  if (!stored?.client_secret_encrypted || change.client_secret !== undefined) return;
+  if (change.protocol !== "oidc" || !stored?.client_secret_encrypted || change.client_secret !== undefined) return;
   if (change.issuer === stored.issuer && change.client_id === stored.client_id) return;
   throw new Refusal(
     "unprocessable",
@@ -86,10 +86,10 @@ export function refuseProviderLimit(count: number): void {
   );
 }
 
-/** The settings as the API shows them: everything but the sealed secret, which is only said to be set. */
+/** The settings as the API shows them: everything but the sealed secret (only said to be set) and our sealed SP key. */
 function auditView(row: IdentityProviderRow | undefined): Record<string, unknown> | null {
   if (!row) return null;
-  const { client_secret_encrypted, created_at: _created, updated_at: _updated, ...rest } = row;
+  const { client_secret_encrypted, sp_private_key_encrypted: _key, created_at: _created, updated_at: _updated, ...rest } = row;
   return { ...rest, client_secret_set: client_secret_encrypted !== null };
 }
 

@@ -18,7 +18,7 @@
  */
 import type { Config } from "../lib/config";
 import { Refusal } from "../lib/refusal";
-import { findIdentityProviderOfOrg, listIdentityProvidersOfOrg, type IdentityProviderRow } from "../db/queries/identity";
+import { findIdentityProviderOfOrg, listIdentityProvidersOfOrg, type IdentityProviderRow, type IdentityProviderSettings } from "../db/queries/identity";
 import { deleteIdentityProvider, insertIdentityProvider, lockIdentityProvidersOfOrg, updateIdentityProvider } from "../db/queries/identity-provider-writes";
 import type { CommandDeps } from "./deps";
 import { type IdentityProviderChange, validIdentityProviderChange } from "./identity-provider-change";
@@ -32,6 +32,7 @@ import {
   secretBox,
   type ValidChange,
 } from "./identity-provider-rules";
+import { type MetadataFetch, samlStoredFields } from "./saml-provider-settings";
 import { withTransaction } from "./transaction";
 
 /** Everything a provider is, as a change states it; `client_secret` undefined keeps the stored one, null removes it. */
@@ -40,7 +41,12 @@ export type { IdentityProviderChange, IdentityProviderActor };
 /** What the provider is asked before it is stored; throws when it cannot be used (the routes discover it, the CLI does not). */
 export type ProviderCheck = (credentials: { issuer: string; clientId: string; clientSecret: string | null }) => Promise<void>;
 
-export type IdentityProviderDeps = Pick<CommandDeps, "db" | "log"> & { config: { auth: Pick<Config["auth"], "SECRETS_KEY"> }; checkProvider?: ProviderCheck };
+export type IdentityProviderDeps = Pick<CommandDeps, "db" | "log"> & {
+  config: { auth: Pick<Config["auth"], "SECRETS_KEY"> };
+  checkProvider?: ProviderCheck;
+  /** Fetches a SAML IdP's metadata by URL through the outbound guard; without it only uploaded XML is accepted. */
+  fetchMetadata?: MetadataFetch;
+};
 
 /** Which provider a change is for: a new one, one by id, or the organisation's only one (created when there is none). */
 export type ProviderTarget = { kind: "new" } | { kind: "id"; id: string } | { kind: "sole" };
@@ -76,10 +82,46 @@ async function storedProvider(deps: IdentityProviderDeps, orgId: string, target:
   return found;
 }
 
+type OidcChange = Extract<ValidChange, { protocol: "oidc" }>;
+
 /** The secret discovery is tried with: the new one, the stored one, or none. */
-function effectiveSecret(deps: IdentityProviderDeps, change: ValidChange, stored: IdentityProviderRow | undefined): string | null {
+function effectiveSecret(deps: IdentityProviderDeps, change: OidcChange, stored: IdentityProviderRow | undefined): string | null {
   if (change.client_secret !== undefined) return change.client_secret;
   return stored?.client_secret_encrypted ? secretBox(deps.config).open(stored.client_secret_encrypted) : null;
+}
+
+/**
+ * The row's settings for this change, made outside the transaction: an OpenID provider is
+ * discovered (checkProvider) and its new secret sealed; a SAML provider's metadata is read and
+ * its SP key pair made on first save, then kept (samlStoredFields). Switching protocol clears the
+ * other protocol's columns.
+ */
+async function settingsToStore(
+  deps: IdentityProviderDeps,
+  change: ValidChange,
+  domains: string[],
+  stored: IdentityProviderRow | undefined,
+): Promise<{ settings: IdentityProviderSettings; secretChanged: boolean }> {
+  const { display_name, protocol, claim_mapping, jit_enabled, enabled } = change;
+  const common = { display_name, protocol, claim_mapping, jit_enabled, enabled, allowed_domains: domains };
+  if (change.protocol === "saml") {
+    const saml = await samlStoredFields(secretBox(deps.config), deps.fetchMetadata, change, stored);
+    return { settings: { ...common, issuer: null, client_id: null, api_audience: null, client_secret_encrypted: null, ...saml }, secretChanged: false };
+  }
+  const secret = change.client_secret;
+  const sealed = typeof secret === "string" ? secretBox(deps.config).seal(secret) : secret;
+  await deps.checkProvider?.({ issuer: change.issuer, clientId: change.client_id, clientSecret: effectiveSecret(deps, change, stored) });
+  const settings: IdentityProviderSettings = {
+    ...common,
+    issuer: change.issuer,
+    client_id: change.client_id,
+    api_audience: change.api_audience,
+    saml_config: null,
+    sp_private_key_encrypted: null,
+    sp_certificate: null,
+    ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}),
+  };
+  return { settings, secretChanged: secret !== undefined };
 }
 
 /** Creates or changes the provider the target names, after asking the provider (checkProvider) outside the transaction. */
@@ -93,10 +135,8 @@ export async function saveIdentityProvider(
   const change = validIdentityProviderChange(request);
   const stored = await storedProvider(deps, orgId, target);
   refuseSecretCarriedOver(change, stored);
-  const { protocol: _protocol, client_secret: secret, ...settings } = change;
-  const domains = [...new Set(settings.allowed_domains.map((domain) => domain.toLowerCase()))];
-  const sealed = typeof secret === "string" ? secretBox(deps.config).seal(secret) : secret;
-  await deps.checkProvider?.({ issuer: change.issuer, clientId: change.client_id, clientSecret: effectiveSecret(deps, change, stored) });
+  const domains = [...new Set(change.allowed_domains.map((domain) => domain.toLowerCase()))];
+  const { settings, secretChanged } = await settingsToStore(deps, change, domains, stored);
   const saved = await withTransaction(deps, async (trx) => {
     const providers = await lockIdentityProvidersOfOrg(trx, orgId);
     // Read again under the lock: a provider removed, added or re-pointed while discovery ran counts as it is now.
@@ -109,12 +149,21 @@ export async function saveIdentityProvider(
         providers.filter((provider) => provider.id !== before?.id),
         domains,
       );
-    const values = { ...settings, allowed_domains: domains, ...(sealed !== undefined ? { client_secret_encrypted: sealed } : {}) };
-    const row = before ? await updateIdentityProvider(trx, before.id, values) : await insertIdentityProvider(trx, orgId, values);
+    const row = before ? await updateIdentityProvider(trx, before.id, settings) : await insertIdentityProvider(trx, orgId, settings);
     await recordProviderChange(trx, before ? "identity_provider.updated" : "identity_provider.created", actor, before, row);
     return row;
   });
-  deps.log.info({ orgId, providerId: saved.id, issuer: saved.issuer, via: actor.via, secretChanged: secret !== undefined }, "identity provider stored");
+  deps.log.info(
+    {
+      orgId,
+      providerId: saved.id,
+      protocol: saved.protocol,
+      issuer: saved.issuer ?? saved.saml_config?.entity_id,
+      via: actor.via,
+      secretChanged,
+    },
+    "identity provider stored",
+  );
   return saved;
 }
 

@@ -38,6 +38,7 @@ import * as auditEventNames from "./migrations/20261205010000_audit_event_names"
 import * as operationRecords from "./migrations/20261205020000_operation_records";
 import * as catalogImportRecords from "./migrations/20261205020100_catalog_import_records";
 import * as organisationPolicy from "./migrations/20261205030000_organisation_policy";
+import * as samlIdentityProviders from "./migrations/20261206010000_saml_identity_providers";
 import * as severalIdentityProviders from "./migrations/20261206020000_several_identity_providers";
 import * as pageLocale from "./migrations/20261206030000_page_locale";
 import * as chatAttachments from "./migrations/20261206060000_chat_attachments";
@@ -83,6 +84,7 @@ export const migrations: readonly NamedMigration[] = [
   { name: "20261205020000_operation_records", migration: operationRecords },
   { name: "20261205020100_catalog_import_records", migration: catalogImportRecords },
   { name: "20261205030000_organisation_policy", migration: organisationPolicy },
+  { name: "20261206010000_saml_identity_providers", migration: samlIdentityProviders },
   { name: "20261206020000_several_identity_providers", migration: severalIdentityProviders },
   { name: "20261206030000_page_locale", migration: pageLocale },
   { name: "20261206060000_chat_attachments", migration: chatAttachments },

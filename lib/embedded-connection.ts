@@ -1,7 +1,8 @@
 /**
  * How the operator's command-line tools find the product `npm start` is running on embedded
  * parts: the launcher writes the connection settings it chose (the embedded Postgres and Redis
- * URLs, the operator organisation and the key that seals stored secrets) to
+ * URLs, the operator organisation, the key that seals stored secrets and the networks outbound
+ * requests may reach, so `idp set --metadata-url` fetches what the server itself could) to
  * `DATA_DIR/run/embedded.env`, readable by its owner only, and removes nothing else's. A tool
  * started without DATABASE_URL reads it, so `npm run org -- …` works beside `npm start` with
  * nothing exported by hand. Settings already in the environment always win.
@@ -10,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const FILE = join("run", "embedded.env");
-const KEYS = ["DATABASE_URL", "REDIS_URL", "OPS_ORG", "SECRETS_KEY"] as const;
+const KEYS = ["DATABASE_URL", "REDIS_URL", "OPS_ORG", "SECRETS_KEY", "OUTBOUND_ALLOWED_CIDRS"] as const;
 
 export function writeEmbeddedConnection(dataDir: string, env: Record<string, string | undefined>): void {
   const lines = KEYS.filter((key) => env[key]).map((key) => `${key}=${JSON.stringify(env[key])}`);

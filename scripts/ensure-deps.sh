@@ -125,6 +125,20 @@ if $WANT_BROWSER && [ ! -x /usr/bin/chromium ]; then
   apt_install_or_fail chromium "for the browser tests" "Chromium is not installed at /usr/bin/chromium" "to run test/web"
 fi
 
+# `npm test` only (--browser): the SAML journey signs in through a real IdP, Debian's SimpleSAMLphp,
+# served by PHP's built-in web server (test/harness/simplesamlphp.ts). php-cli is only recommended by
+# the packages, so it is named; php-xml (DOMDocument) and php-mbstring are needed by every page.
+saml_idp_missing() {
+  [ -f /usr/share/simplesamlphp/www/module.php ] && command -v php >/dev/null 2>&1 || return 0
+  php -m 2>/dev/null | grep -qx dom && php -m 2>/dev/null | grep -qx mbstring && return 1
+  return 0
+}
+if $WANT_BROWSER && saml_idp_missing; then
+  for package in php-cli php-xml php-mbstring simplesamlphp; do
+    apt_install_or_fail "$package" "for the SAML sign-in tests" "SimpleSAMLphp (with php-cli, php-xml, php-mbstring) is not installed" "to run test/web/saml-sign-in.test.ts"
+  done
+fi
+
 # The production engine: a local PostgreSQL server with pgvector, unless one is given or PGlite is
 # asked for. Quick when it is already there (it only looks at files).
 if [ -z "${DATABASE_URL:-}" ] && [ "${EMBEDDED_POSTGRES:-auto}" != "pglite" ] || $POSTGRES_REQUIRED; then

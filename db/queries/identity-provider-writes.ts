@@ -24,7 +24,11 @@ export async function lockIdentityProvidersOfOrg(trx: Knex.Transaction, orgId: s
   return listIdentityProvidersOfOrg(trx, orgId);
 }
 
-const columnsOf = (settings: IdentityProviderSettings) => ({ ...settings, claim_mapping: JSON.stringify(settings.claim_mapping) });
+const columnsOf = (settings: IdentityProviderSettings) => ({
+  ...settings,
+  claim_mapping: JSON.stringify(settings.claim_mapping),
+  saml_config: settings.saml_config === null ? null : JSON.stringify(settings.saml_config),
+});
 
 /** A new provider of the organisation (domains already lower-cased and unique). */
 export async function insertIdentityProvider(trx: Knex.Transaction, orgId: string, settings: IdentityProviderSettings): Promise<IdentityProviderRow> {

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { Db } from "../knex";
+import { parseSamlConfig, type SamlConfig } from "./saml-config";
 
 /** Which claims carry our fields; unset names fall back to the OpenID standard ones. */
 export const claimMappingSchema = z.object({
@@ -26,26 +27,43 @@ export const claimMappingSchema = z.object({
 });
 export type ClaimMapping = z.infer<typeof claimMappingSchema>;
 
+export type IdentityProtocol = "oidc" | "saml";
+
 export interface IdentityProviderRow {
   id: string;
   org_id: string;
   display_name: string;
-  issuer: string;
-  client_id: string;
+  protocol: IdentityProtocol;
+  /** OpenID Connect only (null for SAML). */
+  issuer: string | null;
+  client_id: string | null;
   client_secret_encrypted: string | null;
   api_audience: string | null;
   allowed_domains: string[];
   claim_mapping: ClaimMapping;
   jit_enabled: boolean;
   enabled: boolean;
+  /** SAML only: the IdP's metadata and our choices; null for OpenID Connect. */
+  saml_config: SamlConfig | null;
+  /** SAML only: our service provider's key for this provider, sealed with SECRETS_KEY, and its certificate. */
+  sp_private_key_encrypted: string | null;
+  sp_certificate: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** An OpenID Connect provider: issuer and client id are set (a check constraint says so). */
+export type OidcProviderRow = IdentityProviderRow & { protocol: "oidc"; issuer: string; client_id: string };
+
+export function isOidcProvider(row: IdentityProviderRow): row is OidcProviderRow {
+  return row.protocol === "oidc" && row.issuer !== null && row.client_id !== null;
 }
 
 export const IDENTITY_PROVIDER_COLUMNS = [
   "id",
   "org_id",
   "display_name",
+  "protocol",
   "issuer",
   "client_id",
   "client_secret_encrypted",
@@ -54,6 +72,9 @@ export const IDENTITY_PROVIDER_COLUMNS = [
   "claim_mapping",
   "jit_enabled",
   "enabled",
+  "saml_config",
+  "sp_private_key_encrypted",
+  "sp_certificate",
   "created_at",
   "updated_at",
 ];
@@ -62,7 +83,11 @@ export function parseIdentityProviderRow(row: Record<string, unknown> | undefine
   if (!row) return undefined;
   // A mapping written by an older release (or by hand) that no longer parses reads as "standard claims".
   const mapping = claimMappingSchema.safeParse(row.claim_mapping ?? {});
-  return { ...(row as unknown as IdentityProviderRow), claim_mapping: mapping.success ? mapping.data : {} };
+  return {
+    ...(row as unknown as IdentityProviderRow),
+    claim_mapping: mapping.success ? mapping.data : {},
+    saml_config: row.saml_config ? parseSamlConfig(row.saml_config) : null,
+  };
 }
 
 /** The organisation's providers, by name (then age, so the order is stable). */
@@ -81,9 +106,9 @@ export async function findIdentityProvider(db: Db, providerId: string): Promise<
 }
 
 /** Every enabled provider with this issuer (several organisations may share one, e.g. Google). */
-export async function findIdentityProvidersByIssuer(db: Db, issuer: string): Promise<IdentityProviderRow[]> {
-  const rows = await db("identity_providers").select(IDENTITY_PROVIDER_COLUMNS).where({ issuer, enabled: true });
-  return rows.map((row) => parseIdentityProviderRow(row)!);
+export async function findIdentityProvidersByIssuer(db: Db, issuer: string): Promise<OidcProviderRow[]> {
+  const rows = await db("identity_providers").select(IDENTITY_PROVIDER_COLUMNS).where({ issuer, enabled: true, protocol: "oidc" });
+  return rows.map((row) => parseIdentityProviderRow(row)!).filter(isOidcProvider);
 }
 
 /**
@@ -97,8 +122,9 @@ export async function listEnabledIdentityProviders(db: Db): Promise<IdentityProv
 
 export interface IdentityProviderSettings {
   display_name: string;
-  issuer: string;
-  client_id: string;
+  protocol: IdentityProtocol;
+  issuer: string | null;
+  client_id: string | null;
   /** Sealed; `undefined` keeps the stored one, `null` removes it. */
   client_secret_encrypted?: string | null;
   api_audience: string | null;
@@ -106,6 +132,10 @@ export interface IdentityProviderSettings {
   claim_mapping: ClaimMapping;
   jit_enabled: boolean;
   enabled: boolean;
+  saml_config: SamlConfig | null;
+  /** Sealed; `undefined` keeps the stored key pair. */
+  sp_private_key_encrypted?: string | null;
+  sp_certificate?: string | null;
 }
 
 export interface IdentityLinkRow {
@@ -122,14 +152,14 @@ export async function findIdentityLink(db: Db, issuer: string, subject: string):
   return db("identity_links").select("id", "org_id", "user_id", "provider_id", "issuer", "subject").where({ issuer, subject }).first();
 }
 
-/** What the sign-in button needs of an enabled provider; a row without `protocol` is OpenID Connect. */
+/** What the sign-in button needs of an enabled provider. */
 export interface SignInProvider {
   id: string;
   display_name: string;
-  protocol?: "oidc" | "saml";
+  protocol: IdentityProtocol;
 }
 
-const SIGN_IN_COLUMNS = ["p.id", "p.display_name"];
+const SIGN_IN_COLUMNS = ["p.id", "p.display_name", "p.protocol"];
 
 /**
  * The enabled provider that signs in this email domain: one that lists it, of the organisation

@@ -19,7 +19,9 @@ export const USAGE = `Usage: npm run org -- <command> [options]   (image: node d
   idp set --org <slug|id> [--id <provider id>] --issuer URL --client-id ID [--client-secret S|-|--clear-client-secret]
           --display-name "Acme SSO" [--domains a.com,b.com] [--jit] [--admin-groups g1,g2] [--groups-claim groups] [--trust-email]
           (without --id: the organisation's only provider, created when there is none)
-  idp add --org <slug|id> …             (another provider: the options of idp set, without --id)
+  idp set --org <slug|id> [--id <provider id>] --protocol saml (--metadata-url URL | --metadata-file idp.xml) --display-name "Acme SSO"
+          [--allow-idp-initiated] [--domains …] [--jit] [--admin-groups …] [--groups-claim …] [--email-attribute mail]
+  idp add --org <slug|id> …             (another provider: the options of idp set, OpenID or SAML, without --id)
   idp show --org <slug|id> [--id <provider id>]
   idp remove --org <slug|id> [--id <provider id>]
   domain approve <slug|id> <domain>     (verified by the operator: do it once you know the domain is theirs)
@@ -53,6 +55,11 @@ const OPTIONS = {
   "admin-groups": { type: "string" },
   "groups-claim": { type: "string" },
   "trust-email": { type: "boolean" },
+  protocol: { type: "string" },
+  "metadata-url": { type: "string" },
+  "metadata-file": { type: "string" },
+  "allow-idp-initiated": { type: "boolean" },
+  "email-attribute": { type: "string" },
   "no-wait": { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -79,6 +86,11 @@ const ALLOWED: Record<string, ReadonlyArray<keyof Values>> = {
     "admin-groups",
     "groups-claim",
     "trust-email",
+    "protocol",
+    "metadata-url",
+    "metadata-file",
+    "allow-idp-initiated",
+    "email-attribute",
   ],
   "idp add": [
     "org",
@@ -92,6 +104,11 @@ const ALLOWED: Record<string, ReadonlyArray<keyof Values>> = {
     "admin-groups",
     "groups-claim",
     "trust-email",
+    "protocol",
+    "metadata-url",
+    "metadata-file",
+    "allow-idp-initiated",
+    "email-attribute",
   ],
   "idp list": ["org"],
   "idp show": ["org", "id"],

@@ -6,6 +6,31 @@ import { validIdentityProviderChange } from "../../commands/identity-provider-ch
 import type { ClaimMapping, IdentityProviderRow } from "../../db/queries/identity";
 import { Refusal } from "../../lib/refusal";
 
+/** `idp set --protocol saml`: where the IdP metadata is, and the choices only SAML has. */
+export interface SamlProviderFlags {
+  metadataUrl: string | undefined;
+  metadataXml: string | undefined;
+  allowIdpInitiated: boolean;
+  displayName: string;
+  domains: string[];
+  jit: boolean;
+  claimMapping: ClaimMapping;
+}
+
+export function samlProviderChange(flags: SamlProviderFlags, stored: IdentityProviderRow | undefined): ReturnType<typeof validIdentityProviderChange> {
+  return validIdentityProviderChange({
+    protocol: "saml",
+    display_name: flags.displayName,
+    ...(flags.metadataUrl !== undefined ? { metadata_url: flags.metadataUrl } : {}),
+    ...(flags.metadataXml !== undefined ? { metadata_xml: flags.metadataXml } : {}),
+    allow_idp_initiated: flags.allowIdpInitiated,
+    allowed_domains: flags.domains,
+    claim_mapping: { ...(stored?.protocol === "saml" ? stored.claim_mapping : {}), ...flags.claimMapping },
+    jit_enabled: flags.jit,
+    enabled: stored?.enabled ?? true,
+  });
+}
+
 export interface IdentityProviderFlags {
   issuer: string;
   clientId: string;
@@ -18,10 +43,10 @@ export interface IdentityProviderFlags {
 }
 
 /** The provider as it may be shown: the sealed secret becomes whether there is one. */
-export type ShownIdentityProvider = Omit<IdentityProviderRow, "client_secret_encrypted"> & { has_client_secret: boolean };
+export type ShownIdentityProvider = Omit<IdentityProviderRow, "client_secret_encrypted" | "sp_private_key_encrypted"> & { has_client_secret: boolean };
 
 export function shownProvider(row: IdentityProviderRow): ShownIdentityProvider {
-  const { client_secret_encrypted, ...rest } = row;
+  const { client_secret_encrypted, sp_private_key_encrypted: _spKey, ...rest } = row;
   return { ...rest, has_client_secret: client_secret_encrypted !== null };
 }
 
@@ -47,7 +72,8 @@ export function identityProviderChange(flags: IdentityProviderFlags, stored: Ide
     ...(flags.clientSecret !== undefined ? { client_secret: flags.clientSecret } : {}),
     api_audience: stored?.api_audience ?? null,
     allowed_domains: flags.domains,
-    claim_mapping: { ...stored?.claim_mapping, ...flags.claimMapping },
+    // A SAML provider's attribute names are no OpenID claims: switching protocol starts from the standard ones.
+    claim_mapping: { ...(stored?.protocol === "saml" ? {} : stored?.claim_mapping), ...flags.claimMapping },
     jit_enabled: flags.jit,
     enabled: stored?.enabled ?? true,
   });

@@ -14,8 +14,19 @@ import type { Db } from "../../db/knex";
 import { findIdentityProviderOfOrg, listIdentityProvidersOfOrg, type IdentityProviderRow } from "../../db/queries/identity";
 import { listOrganisationDomains } from "../../db/queries/organisation-domains";
 import { Refusal } from "../../lib/refusal";
+import { metadataFetcher } from "../../lib/saml/metadata-fetch";
+import { samlSpUrls } from "../../lib/saml/sp-urls";
 import { list, required, type Session, UsageError, type Values } from "./org-args";
-import { identityProviderChange, shownProvider } from "./org-identity-provider";
+import { identityProviderChange, samlProviderChange, shownProvider } from "./org-identity-provider";
+
+function claimMappingFlags(values: Values) {
+  return {
+    ...(values["groups-claim"] ? { groups: values["groups-claim"] } : {}),
+    ...(values["admin-groups"] ? { admin_groups: list(values["admin-groups"]) } : {}),
+    ...(values["trust-email"] ? { trust_email: true } : {}),
+    ...(values["email-attribute"] ? { email: values["email-attribute"] } : {}),
+  };
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -35,8 +46,41 @@ async function providerTargeted(db: Db, orgId: string, target: ProviderTarget): 
   return found;
 }
 
+/** `idp set|add --protocol saml`: the same command and validation as the API's SAML change. */
+async function setSamlProvider(command: string, values: Values, session: Session & { log: Logger }): Promise<number> {
+  const { db, config, out, operator, log } = session;
+  const deps = { db, log, config, fetchMetadata: metadataFetcher(config) };
+  for (const flag of ["issuer", "client-id", "client-secret", "clear-client-secret"] as const)
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} is for OpenID Connect, not --protocol saml`);
+  if (values["metadata-url"] !== undefined && values["metadata-file"] !== undefined)
+    throw new UsageError("--metadata-url and --metadata-file exclude each other");
+  const org = await organisationNamed(deps, required(values, "org"));
+  const target = targetOf(command, values);
+  const change = samlProviderChange(
+    {
+      metadataUrl: values["metadata-url"],
+      metadataXml: values["metadata-file"] !== undefined ? readFileSync(values["metadata-file"], "utf8") : undefined,
+      allowIdpInitiated: values["allow-idp-initiated"] ?? false,
+      displayName: required(values, "display-name"),
+      domains: list(values.domains),
+      jit: values.jit ?? false,
+      claimMapping: claimMappingFlags(values),
+    },
+    await providerTargeted(db, org.id, target),
+  );
+  for (const domain of new Set(change.allowed_domains)) await approveDomain(deps, operator, org.id, domain);
+  const saved = await saveIdentityProvider(deps, { via: "cli", userId: null }, org.id, target, change);
+  // Without PUBLIC_URL the paths, to put after the address people open.
+  const sp = samlSpUrls(config.server.PUBLIC_URL ? new URL(config.server.PUBLIC_URL).origin : "", saved.id);
+  out.result({ ...shownProvider(saved), sp_metadata_url: sp.metadata, acs_url: sp.acs }, [
+    `${values.org}: SAML identity provider "${saved.display_name}" stored (IdP ${saved.saml_config?.entity_id}, id ${saved.id})`,
+    `Give the IdP our metadata: ${sp.metadata} (entity id the same URL, ACS ${sp.acs})`,
+  ]);
+  return 0;
+}
+
 const summaryLine = (provider: IdentityProviderRow): string =>
-  `${provider.id}  ${provider.display_name}  ${provider.issuer}  domains: ${provider.allowed_domains.join(", ") || "none"}${provider.enabled ? "" : "  (off)"}`;
+  `${provider.id}  ${provider.display_name}  ${provider.protocol === "saml" ? `SAML ${provider.saml_config?.entity_id}` : provider.issuer}  domains: ${provider.allowed_domains.join(", ") || "none"}${provider.enabled ? "" : "  (off)"}`;
 
 export async function runSignInCommand(command: string, values: Values, session: Session & { log: Logger }, args: string[]): Promise<number> {
   const { db, config, out, operator, log } = session;
@@ -44,6 +88,9 @@ export async function runSignInCommand(command: string, values: Values, session:
   switch (command) {
     case "idp add":
     case "idp set": {
+      const protocol = values.protocol ?? "oidc";
+      if (protocol !== "oidc" && protocol !== "saml") throw new UsageError('--protocol must be "oidc" or "saml"');
+      if (protocol === "saml") return setSamlProvider(command, values, session);
       const org = await organisationNamed(deps, required(values, "org"));
       const target = targetOf(command, values);
       const secret = values["client-secret"] === "-" ? readFileSync(0, "utf8").trim() : values["client-secret"];
@@ -60,11 +107,7 @@ export async function runSignInCommand(command: string, values: Values, session:
           displayName: required(values, "display-name"),
           domains: list(values.domains),
           jit: values.jit ?? false,
-          claimMapping: {
-            ...(values["groups-claim"] ? { groups: values["groups-claim"] } : {}),
-            ...(values["admin-groups"] ? { admin_groups: list(values["admin-groups"]) } : {}),
-            ...(values["trust-email"] ? { trust_email: true } : {}),
-          },
+          claimMapping: claimMappingFlags(values),
         },
         await providerTargeted(db, org.id, target),
       );

@@ -27,7 +27,7 @@ export interface UserEventMessage {
 
 /** Why a socket whose account was deactivated, deleted or erased is cut (the gateway's re-check and `cutSockets` alike). */
 export const ACCOUNT_INACTIVE: AuthExpired = { code: "ACCOUNT_INACTIVE", message: "This account has been deactivated or deleted" };
-const SIGNED_OUT: AuthExpired = { code: "SIGNED_OUT", message: "This sign-in has ended; sign in again" };
+export const SIGNED_OUT: AuthExpired = { code: "SIGNED_OUT", message: "This sign-in has ended; sign in again" };
 
 /** The adapter key the gateway uses; emitter and adapter must agree on it. */
 export const SOCKET_ADAPTER_KEY = "skillnet-socket.io";

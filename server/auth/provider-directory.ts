@@ -6,7 +6,7 @@
  * provider saved a moment ago on another node). A provider disabled since is still refused at
  * once: the database step re-reads the provider (`ProviderTokens.confirm`).
  */
-import { listEnabledIdentityProviders } from "../../db/queries/identity";
+import { isOidcProvider, listEnabledIdentityProviders } from "../../db/queries/identity";
 import type { Db } from "../../db/knex";
 import { apiAudienceOf } from "./token-claims";
 
@@ -51,7 +51,7 @@ export class ProviderDirectory {
     this.pending ??= listEnabledIdentityProviders(this.db)
       .then((rows) => {
         const next = new Map<string, KnownProvider[]>();
-        for (const row of rows) {
+        for (const row of rows.filter(isOidcProvider)) {
           const known = {
             id: row.id,
             orgId: row.org_id,

@@ -39,6 +39,15 @@ export const ERROR_CODES = {
     status: 422,
     when: "Saving an identity provider whose issuer could not be reached at an allowed address (public, or within OUTBOUND_ALLOWED_CIDRS) within OIDC_HTTP_TIMEOUT_MS, or is not an OpenID Provider. One message whatever the cause; the reason is in the server log. Nothing was saved.",
   },
+  TEST_SIGN_IN_UNSUPPORTED: { status: 422, when: "A test sign-in asked for a SAML provider: it runs for OpenID Connect providers only." },
+  SAML_METADATA_INVALID: {
+    status: 422,
+    when: "Saving a SAML provider whose IdP metadata is not acceptable: not XML, a document type declaration, not exactly one IdP, no HTTP-Redirect SingleSignOnService or no signing certificate. Nothing was saved.",
+  },
+  SAML_METADATA_UNREACHABLE: {
+    status: 422,
+    when: "Saving a SAML provider by `metadata_url` that could not be fetched from an allowed address (public, or within OUTBOUND_ALLOWED_CIDRS) within OIDC_HTTP_TIMEOUT_MS. Nothing was saved.",
+  },
   CLIENT_SECRET_REQUIRED: {
     status: 422,
     when: "Changing an identity provider's `issuer` or `client_id` without giving `client_secret` again (or `null` to clear it): a stored secret is only sent to the issuer it was given for. Nothing was saved.",

@@ -29,6 +29,7 @@ import { passageRoutes } from "./passages/routes";
 import { peopleRoutes } from "./people/routes";
 import { retentionRoutes } from "./retention/routes";
 import { personDataRoutes } from "./person-data/routes";
+import { samlRoutes } from "./saml/routes";
 import { signInRoutes } from "./sign-in/routes";
 import { scimRoutes } from "./scim/routes";
 
@@ -54,6 +55,7 @@ const openApiRoute = defineRoute({
 export const API_ROUTES: readonly ApiRoute[] = [
   ...authRoutes,
   ...signInRoutes,
+  ...samlRoutes,
   ...meRoutes,
   ...learningRoutes,
   openApiRoute,

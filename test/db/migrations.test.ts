@@ -145,7 +145,11 @@ describe("database schema and demo seed (PGlite + pgvector over the wire)", func
     expect(await publicTables(db)).to.deep.equal([]);
     const applied = await migrateLatest(db);
     expect(applied).to.deep.equal(migrations.map((m) => m.name));
+    // In the order their timestamps say (SAML's columns before several providers per organisation, …).
+    expect(applied).to.deep.equal([...applied].sort());
     expect(await publicTables(db)).to.have.members([...APP_TABLES, ...OTHER_TABLES]);
+    const providerColumns = await db("information_schema.columns").where({ table_schema: "public", table_name: "identity_providers" }).pluck("column_name");
+    expect(providerColumns).to.include.members(["protocol", "saml_config", "sp_private_key_encrypted", "sp_certificate"]);
     expect(await migrateLatest(db)).to.deep.equal([]);
   });
 
@@ -299,6 +303,16 @@ describe("database schema and demo seed (PGlite + pgvector over the wire)", func
   // Mocha runs a suite's own tests before its child suites; a child suite keeps this one last.
   describe("rollback", function () {
     it("rolls back to zero with data present, dropping every table, and migrates up again", async function () {
+      // A SAML provider (one per organisation, as going back to one provider per organisation needs) goes with its columns.
+      const { orgId } = await insertOrgWithUser(db, "saml-rollback");
+      await db("identity_providers").insert({
+        org_id: orgId,
+        display_name: "SAML",
+        protocol: "saml",
+        saml_config: JSON.stringify({ entity_id: "https://idp.example/saml" }),
+        sp_private_key_encrypted: "v1.sealed",
+        sp_certificate: "certificate",
+      });
       const undone = await rollbackAll(db);
       expect(undone).to.have.members(migrations.map((m) => m.name));
       expect(await publicTables(db)).to.deep.equal([]);

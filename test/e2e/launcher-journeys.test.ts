@@ -18,6 +18,9 @@ import { actionOf, askAdmin, waitForAction, type Person } from "../workers/admin
 import { connect, join, login, recordEvents, upload, waitFor, waitForTurnEnd, api, type ReceivedEvent } from "../harness/client";
 import { makeHtml, makeTxt } from "../support/document-fixtures";
 import { startTestIdentityProvider } from "../harness/oidc-provider";
+import { startSimpleSamlPhp } from "../harness/simplesamlphp";
+import { samlSignIn } from "../support/saml-sign-in";
+import { samlSpUrls } from "../../lib/saml/sp-urls";
 import { CALLBACK, CookieJar, hop, toCallback } from "../support/sso";
 import { ingestEveryFormat, type IngestedFixture } from "../support/ingestion-journey";
 import { hasExited, launcherRunning, launcherSetup, processesOf, recordedPids, startLauncher, type Launcher, type LauncherSetup } from "../support/launcher";
@@ -218,6 +221,42 @@ describe("journeys on the product started by npm start's launcher", function () 
       expect(citedDocuments(events)).to.include(indexed.title);
       // And the demo organisation's material is not Beta's.
       expect(citedDocuments(events)).to.not.include("Returns Policy Manual");
+    } finally {
+      await idp.stop();
+    }
+  });
+
+  it("a company on SAML 2.0: the org CLI stores its SimpleSAMLphp by metadata URL, and its admin and a new employee sign in through its form", async function () {
+    this.timeout(120_000);
+    const idp = await startSimpleSamlPhp([
+      { username: "sara", password: "sara-pass", email: "sara@gamma.example", name: "Sara Admin", groups: ["gamma-admins"] },
+      { username: "tom", password: "tom-pass", email: "tom@gamma.example", name: "Tom Picker" },
+    ]);
+    try {
+      const org = (...args: string[]) =>
+        promisify(execFile)(process.execPath, ["--import", "tsx", "ops/cli/org.ts", ...args], { env: { ...setup.env, DATA_DIR: setup.dataDir } });
+      await org("create", "--name", "Gamma Freight", "--slug", "gamma", "--admin-email", "sara@gamma.example", "--admin-name", "Sara Admin");
+      const set = ["idp", "set", "--org", "gamma", "--protocol", "saml", "--metadata-url", idp.metadataUrl, "--display-name", "Gamma SAML"];
+      const stored = JSON.parse((await org(...set, "--domains", "gamma.example", "--jit", "--admin-groups", "gamma-admins", "--json")).stdout);
+      const sp = samlSpUrls(setup.baseUrl, stored.id);
+      const spXml = await (await fetch(sp.metadata)).text();
+      idp.addServiceProvider({ entityId: sp.entityId, acsUrl: sp.acs, sloUrl: sp.slo, certificatePem: /X509Certificate>([^<]+)</.exec(spXml)![1]! });
+
+      for (const [who, returnTo, role] of [
+        ["sara", "/admin", "admin"],
+        ["tom", "/", "employee"],
+      ] as const) {
+        const found = await api(setup.baseUrl, "GET", `/api/v1/auth/providers?email=${who}@gamma.example`);
+        const jar = new CookieJar();
+        const landed = await samlSignIn(jar, new URL(`${found.body.providers[0].start_url}?return_to=${encodeURIComponent(returnTo)}`, setup.baseUrl), {
+          username: who,
+          password: `${who}-pass`,
+        });
+        expect(landed.status, landed.body.slice(0, 300)).to.equal(303);
+        expect(landed.location).to.equal(returnTo);
+        const refreshed = await hop(jar, new URL("/api/v1/auth/refresh", setup.baseUrl), { method: "POST", headers: { "x-requested-with": "skillnet" } });
+        expect(JSON.parse(refreshed.body).user).to.include({ email: `${who}@gamma.example`, role });
+      }
     } finally {
       await idp.stop();
     }

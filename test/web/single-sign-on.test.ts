@@ -6,13 +6,18 @@
  * an admin does the same into the console and verifies an email domain (a DNS server of the
  * test's own answers the TXT record); a deactivated employee is thrown out. With a second provider
  * for contractors, the page offers the one of the email's domain, lists both from the
- * organisation's link, and the console lists them with a form per protocol.
+ * organisation's link, and the console lists them with a form per protocol; a SAML provider
+ * saved there from an uploaded metadata file shows our SP's entity id and ACS URL.
  */
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { countingServer } from "../support/counting-server";
 import { startTestDnsServer, type TestDnsServer } from "../support/dns-server";
 import { approveDomain } from "../../commands/organisation-domains";
+import { TestIdp } from "../support/saml-idp";
 import { startPathOf, startSsoWorld, storeIdentityProvider, unique, type SsoWorld } from "../support/sso";
 import { stackSuite } from "../support/suite";
 import { scriptedResponder } from "../workers/tutor/helpers";
@@ -297,6 +302,23 @@ describe("web: single sign-on in Chromium (dev-login off)", function () {
     expect(await page.locator('.provider-form input[name="idp_metadata_url"]').count()).to.equal(1);
     expect(await page.locator('.provider-form input[name="issuer"]').count(), "no OIDC fields on the SAML form").to.equal(0);
     expect(await page.locator('.provider-form input[name="allow_idp_initiated"]').isChecked(), "IdP-initiated sign-in off by default").to.equal(false);
+    // Saved from the console with an uploaded metadata file: the API takes what the form posts, and the page shows our SP's values.
+    const samlIdp = new TestIdp();
+    const metadataFile = join(tmpdir(), `idp-${unique()}.xml`);
+    writeFileSync(metadataFile, samlIdp.metadata());
+    await page.locator('.provider-form input[name="display_name"]').fill("Partner SAML");
+    await page.locator('.provider-form input[name="idp_metadata_file"]').setInputFiles(metadataFile);
+    await page.getByText("A metadata file is ready to be saved.").waitFor();
+    await page.locator(".provider-form").getByRole("button", { name: "Save", exact: true }).click();
+    const entityId = await page.locator(".provider-form .sp-entity-id").textContent({ timeout: 10_000 });
+    const samlRow = await db("identity_providers").where({ org_id: world.a.orgId, display_name: "Partner SAML" }).first();
+    expect(samlRow).to.include({ protocol: "saml", issuer: null });
+    expect(samlRow.saml_config).to.include({ entity_id: samlIdp.entityId, allow_idp_initiated: false, metadata_url: null });
+    expect(entityId).to.match(new RegExp(`/api/v1/auth/saml/${samlRow.id}/metadata$`));
+    expect(await page.locator(".provider-form .sp-acs-url").textContent()).to.match(new RegExp(`/api/v1/auth/saml/${samlRow.id}/acs$`));
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Remove Partner SAML" }).click();
+    await page.locator(`.provider-rows li[data-provider-id="${samlRow.id}"]`).waitFor({ state: "detached" });
 
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Remove Contractors Google" }).click();

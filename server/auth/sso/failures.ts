@@ -17,6 +17,12 @@ export const SIGN_IN_FAILURES = {
     status: 400,
     message: "The answer from your identity provider could not be verified (the code was already used, or the ID token is not valid). Start again.",
   },
+  SIGN_IN_REPLAYED: { status: 400, message: "This answer from your identity provider was already used to sign in. Start again from the sign-in page." },
+  SIGN_IN_IDP_INITIATED_OFF: {
+    status: 403,
+    message: "Your organisation only accepts sign-ins started here, not from your identity provider's portal. Start from the sign-in page.",
+  },
+  SIGN_IN_MESSAGE_REFUSED: { status: 400, message: "The answer from your identity provider was not acceptable XML. Start again." },
   SIGN_IN_UNAVAILABLE: { status: 503, message: "Sign-in could not be completed just now. Try again in a moment." },
   IDP_UNAVAILABLE: { status: 504, message: "Your identity provider did not answer in time. Try again in a moment." },
   SIGN_IN_PROVIDER_DISABLED: { status: 403, message: "Sign-in with this identity provider is turned off for your organisation." },

@@ -8,7 +8,7 @@
 import type { Context } from "koa";
 import * as oidc from "openid-client";
 import { outboundFailureIn } from "../../../lib/outbound/client";
-import { findIdentityProvider, type IdentityProviderRow } from "../../../db/queries/identity";
+import { findIdentityProvider, isOidcProvider, type OidcProviderRow } from "../../../db/queries/identity";
 import type { ServerDeps } from "../../deps";
 import { claimsMissing, mapClaims, withUserInfo } from "./claims";
 import { SignInFailure } from "./failures";
@@ -22,7 +22,7 @@ import { publicOrigin, startSession } from "./session";
 export const CALLBACK_PATH = "/api/v1/auth/oidc/callback";
 const SCOPES = "openid email profile";
 
-async function configurationOf(deps: ServerDeps, provider: IdentityProviderRow): Promise<oidc.Configuration> {
+async function configurationOf(deps: ServerDeps, provider: OidcProviderRow): Promise<oidc.Configuration> {
   try {
     return await ssoOf(deps).clients.configurationFor(provider);
   } catch (error) {
@@ -35,7 +35,7 @@ async function configurationOf(deps: ServerDeps, provider: IdentityProviderRow):
 export async function startSignIn(
   ctx: Context,
   deps: ServerDeps,
-  provider: IdentityProviderRow,
+  provider: OidcProviderRow,
   returnTo: PendingSignIn["returnTo"],
   mode: PendingSignIn["mode"],
 ): Promise<void> {
@@ -82,7 +82,7 @@ function failureOf(error: unknown): SignInFailure {
  */
 async function completedClaims(
   config: oidc.Configuration,
-  provider: IdentityProviderRow,
+  provider: OidcProviderRow,
   idClaims: oidc.IDToken,
   accessToken: string,
 ): Promise<Record<string, unknown>> {
@@ -98,7 +98,7 @@ export async function completeSignIn(ctx: Context, deps: ServerDeps, query: { st
     pending = query.state ? await ssoOf(deps).pending.finish(ctx, query.state) : null;
     if (!pending) throw new SignInFailure("SIGN_IN_STATE_INVALID");
     const provider = await findIdentityProvider(deps.db, pending.providerId);
-    if (!provider || (!provider.enabled && pending.mode !== "test")) throw new SignInFailure("SIGN_IN_PROVIDER_DISABLED");
+    if (!provider || !isOidcProvider(provider) || (!provider.enabled && pending.mode !== "test")) throw new SignInFailure("SIGN_IN_PROVIDER_DISABLED");
     const config = await configurationOf(deps, provider);
     const currentUrl = new URL(`${pending.redirectUri}?${ctx.querystring}`);
     const tokens = await oidc.authorizationCodeGrant(config, currentUrl, {
@@ -134,7 +134,7 @@ export async function completeSignIn(ctx: Context, deps: ServerDeps, query: { st
 /** Where the browser goes to end the provider's session too (RP-initiated logout), if the provider has such an endpoint. */
 export async function endSessionUrl(ctx: Context, deps: ServerDeps, providerId: string, returnTo: string): Promise<string | null> {
   const provider = await findIdentityProvider(deps.db, providerId);
-  if (!provider) return null;
+  if (!provider || !isOidcProvider(provider)) return null;
   try {
     const config = await ssoOf(deps).clients.configurationFor(provider);
     if (!config.serverMetadata().end_session_endpoint) return null;

@@ -13,7 +13,7 @@ import { OutboundFailure, type OutboundClient } from "../../../lib/outbound/clie
 import { outboundClientOf } from "../../../lib/outbound/client-of-config";
 import { SecretBox } from "../../../lib/secret-box";
 import { LRUCache } from "lru-cache";
-import type { IdentityProviderRow } from "../../../db/queries/identity";
+import type { OidcProviderRow } from "../../../db/queries/identity";
 
 const CACHE_MS = 5 * 60_000;
 
@@ -115,7 +115,7 @@ export class ProviderClients {
   }
 
   /** The provider's configuration; only a successful discovery is kept, so after an outage the next sign-in tries again. */
-  async configurationFor(provider: IdentityProviderRow): Promise<oidc.Configuration> {
+  async configurationFor(provider: OidcProviderRow): Promise<oidc.Configuration> {
     const key = `${provider.id}:${provider.updated_at.getTime()}`;
     const cached = this.cache.get(key);
     if (cached) return cached;

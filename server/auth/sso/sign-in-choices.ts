@@ -13,10 +13,17 @@
  * address does not belong to.
  */
 import type { Db } from "../../../db/knex";
-import { findSignInProvidersByDomain, findSignInProvidersByOrgSlug, findSignInProvidersOfDomainOwner, type SignInProvider } from "../../../db/queries/identity";
+import {
+  findSignInProvidersByDomain,
+  findSignInProvidersByOrgSlug,
+  findSignInProvidersOfDomainOwner,
+  type IdentityProtocol,
+  type SignInProvider,
+} from "../../../db/queries/identity";
+import { samlPaths } from "../../../lib/saml/sp-urls";
 import { emailDomain } from "./claims";
 
-export type SignInProtocol = "oidc" | "saml";
+export type SignInProtocol = IdentityProtocol;
 
 export interface SignInChoice {
   id: string;
@@ -31,14 +38,14 @@ export interface SignInChoices {
 
 /** Where the browser starts signing in with a provider of this protocol. */
 export function startUrlOf(protocol: SignInProtocol, providerId: string): string {
-  return protocol === "saml" ? `/auth/saml/${providerId}/start` : `/api/v1/auth/oidc/${providerId}/start`;
+  return protocol === "saml" ? samlPaths(providerId).start : `/api/v1/auth/oidc/${providerId}/start`;
 }
 
 function choices(found: readonly SignInProvider[]): SignInChoices {
   return {
     providers: found.map((provider) => {
-      const protocol = provider.protocol ?? "oidc";
-      return { id: provider.id, display_name: provider.display_name, protocol, start_url: startUrlOf(protocol, provider.id) };
+      const { id, display_name, protocol } = provider;
+      return { id, display_name, protocol, start_url: startUrlOf(protocol, id) };
     }),
   };
 }

@@ -109,17 +109,17 @@ const adminRoutes = [
     summary: "Start a test sign-in with this provider",
     description:
       "A start URL that runs this provider's sign-in in test mode: the claims that came back and which person they would map to. Nobody " +
-      "is signed in and nothing is changed. Works while the provider is disabled.",
+      "is signed in and nothing is changed. Works while the provider is disabled. OpenID Connect only (`422 TEST_SIGN_IN_UNSUPPORTED` for SAML).",
     access: "admin",
     params: providerParams,
     responses: { 201: { description: "The URL to open.", schema: testSignInResponse } },
-    errors: ["NOT_FOUND"],
+    errors: ["NOT_FOUND", "TEST_SIGN_IN_UNSUPPORTED"],
     handler: async (ctx, { params }, deps) => {
       const principal = principalOf(ctx);
       const provider = await findIdentityProviderOfOrg(deps.db, principal.orgId, params.providerId);
       if (!provider) throw notFound("Identity provider");
       ctx.status = 201;
-      ctx.body = { start_url: await testStartUrl(deps, provider.id, principal.userId) };
+      ctx.body = { start_url: await testStartUrl(deps, provider, principal.userId) };
     },
   }),
 ];

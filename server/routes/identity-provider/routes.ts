@@ -7,31 +7,48 @@
  */
 import { soleProvider } from "../../../commands/organisation-identity-provider";
 import { organisationExists } from "../../../db/queries/ai-allowance";
-import { listIdentityProvidersOfOrg } from "../../../db/queries/identity";
+import { listIdentityProvidersOfOrg, type IdentityProviderRow } from "../../../db/queries/identity";
 import { listOrganisationDomains } from "../../../db/queries/organisation-domains";
 import { principalOf } from "../../auth/middleware";
 import { ssoOf } from "../../auth/sso/services";
 import { notFound } from "../../errors";
 import { orgParams } from "../allowance/schema";
+import { Refusal } from "../../../lib/refusal";
 import type { ServerDeps } from "../../deps";
 import { defineRoute } from "../define-route";
 import { identityProviderBody, identityProviderResponse, testSignInResponse } from "./schema";
 import { presentProvider, removeProviderSettings, saveProviderSettings } from "./settings";
 
 export const TAG = "identity provider";
-export const SAVE_ERRORS = ["PROVIDER_UNREACHABLE", "CLIENT_SECRET_REQUIRED", "SECRETS_KEY_MISSING", "DOMAIN_CLAIMED", "DOMAIN_HAS_PROVIDER"] as const;
+export const SAVE_ERRORS = [
+  "PROVIDER_UNREACHABLE",
+  "CLIENT_SECRET_REQUIRED",
+  "SECRETS_KEY_MISSING",
+  "DOMAIN_CLAIMED",
+  "DOMAIN_HAS_PROVIDER",
+  "SAML_METADATA_INVALID",
+  "SAML_METADATA_UNREACHABLE",
+] as const;
 const SOLE =
   " For an organisation with at most one provider; with several it answers `409 SEVERAL_IDENTITY_PROVIDERS`: use `/identity-providers/{providerId}`.";
 export const PUT_DESCRIPTION =
   "Discovers the issuer first (bounded by OIDC_HTTP_TIMEOUT_MS, through the outbound guard: public addresses only unless " +
   "OUTBOUND_ALLOWED_CIDRS allows more) and refuses one that cannot be reached or is not an OpenID Provider with one generic " +
   "`422 PROVIDER_UNREACHABLE` (nothing saved; the reason is in the server log). `client_secret` is write-only: omitted keeps the stored " +
-  "one, but only for the same `issuer` and `client_id` (a change of either without it is `422 CLIENT_SECRET_REQUIRED`).";
+  "one, but only for the same `issuer` and `client_id` (a change of either without it is `422 CLIENT_SECRET_REQUIRED`). " +
+  "`protocol: saml` stores a SAML 2.0 provider from its IdP metadata (`metadata_url`, fetched through the same guard, or `metadata_xml`; " +
+  "`422 SAML_METADATA_UNREACHABLE` / `SAML_METADATA_INVALID`); the answer's `saml` names our SP metadata, entity id and ACS to give the IdP.";
 
-/** A single-use test start for this provider (the callback reports instead of signing in). */
-export async function testStartUrl(deps: ServerDeps, providerId: string, actorId: string): Promise<string> {
-  const ticket = await ssoOf(deps).pending.issueTestTicket(providerId, actorId);
-  return `/api/v1/auth/oidc/${providerId}/start?return_to=/admin&test=${ticket}`;
+/** A single-use test start for this provider (the callback reports instead of signing in); OpenID Connect only. */
+export async function testStartUrl(deps: ServerDeps, provider: IdentityProviderRow, actorId: string): Promise<string> {
+  if (provider.protocol !== "oidc")
+    throw new Refusal(
+      "unprocessable",
+      "TEST_SIGN_IN_UNSUPPORTED",
+      "A test sign-in runs for OpenID Connect providers; try a SAML provider by signing in from a private browser window",
+    );
+  const ticket = await ssoOf(deps).pending.issueTestTicket(provider.id, actorId);
+  return `/api/v1/auth/oidc/${provider.id}/start?return_to=/admin&test=${ticket}`;
 }
 
 export const identityProviderRoutes = [
@@ -85,16 +102,16 @@ export const identityProviderRoutes = [
     summary: "Start a test sign-in",
     description:
       "Returns a start URL that runs the sign-in in test mode: the provider's login, then a page listing the claims that came back and " +
-      `which person they would map to. Nobody is signed in and nothing is changed. Works while the provider is disabled.${SOLE}`,
+      `which person they would map to. Nobody is signed in and nothing is changed. Works while the provider is disabled. OpenID Connect only (\`422 TEST_SIGN_IN_UNSUPPORTED\` for SAML).${SOLE}`,
     access: "admin",
     responses: { 201: { description: "The URL to open.", schema: testSignInResponse } },
-    errors: ["NOT_FOUND", "SEVERAL_IDENTITY_PROVIDERS"],
+    errors: ["NOT_FOUND", "SEVERAL_IDENTITY_PROVIDERS", "TEST_SIGN_IN_UNSUPPORTED"],
     handler: async (ctx, _input, deps) => {
       const principal = principalOf(ctx);
       const provider = soleProvider(await listIdentityProvidersOfOrg(deps.db, principal.orgId));
       if (!provider) throw notFound("Identity provider");
       ctx.status = 201;
-      ctx.body = { start_url: await testStartUrl(deps, provider.id, principal.userId) };
+      ctx.body = { start_url: await testStartUrl(deps, provider, principal.userId) };
     },
   }),
   defineRoute({

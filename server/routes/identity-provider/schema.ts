@@ -12,8 +12,8 @@ export const identityProviderView = z.strictObject({
   org_id: z.uuid(),
   protocol: z.enum(["oidc", "saml"]),
   display_name: z.string(),
-  issuer: z.string(),
-  client_id: z.string(),
+  issuer: z.string().nullable().describe("OpenID Connect only."),
+  client_id: z.string().nullable().describe("OpenID Connect only."),
   client_secret_set: z.boolean().describe("Whether a client secret is stored; the secret itself is never returned."),
   api_audience: z.string().nullable(),
   allowed_domains: z.array(z.string()),
@@ -26,7 +26,22 @@ export const identityProviderView = z.strictObject({
   claim_mapping: claimMappingSchema,
   jit_enabled: z.boolean(),
   enabled: z.boolean(),
-  redirect_uri: z.string().describe("The callback to register at the provider."),
+  redirect_uri: z.string().describe("The callback to register at the provider (OpenID Connect)."),
+  saml: z
+    .strictObject({
+      idp_entity_id: z.string(),
+      sso_url: z.string(),
+      slo_url: z.string().nullable(),
+      metadata_url: z.string().nullable(),
+      allow_idp_initiated: z.boolean(),
+      signing_certificates: z.number().int().describe("How many IdP signing certificates are trusted."),
+      sp_entity_id: z.string().describe("Our entity id for this provider (the IdP's audience)."),
+      sp_metadata_url: z.string().describe("Our SP metadata: give it to the IdP."),
+      acs_url: z.string(),
+      slo_callback_url: z.string(),
+    })
+    .nullable()
+    .describe("SAML 2.0 only (null for OpenID Connect)."),
   updated_at: z.iso.datetime({ offset: true }),
 });
 

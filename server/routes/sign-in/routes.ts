@@ -3,12 +3,13 @@
  * provider for an email or an organisation, start the flow, the provider's callback, refresh the
  * access token from the cookie, sign out. See server/auth/sso/ and docs/single-sign-on.md.
  */
-import { findIdentityProvider } from "../../../db/queries/identity";
+import { findIdentityProvider, isOidcProvider } from "../../../db/queries/identity";
 import { findLiveRefreshToken, issueRefreshToken, revokeRefreshFamily, revokeRefreshTokensOfUser, spendRefreshToken } from "../../../db/queries/refresh-tokens";
 import { findUser } from "../../../db/queries/users";
 import { Refusal } from "../../../lib/refusal";
 import { SignInFailure } from "../../auth/sso/failures";
 import { CALLBACK_PATH, completeSignIn, endSessionUrl, startSignIn } from "../../auth/sso/flow";
+import { samlLogoutUrl } from "../../auth/saml/logout";
 import { renderFailure } from "../../auth/sso/result-page";
 import { ssoOf } from "../../auth/sso/services";
 import { findSignInChoices } from "../../auth/sso/sign-in-choices";
@@ -70,7 +71,7 @@ export const signInRoutes = [
         const provider = await findIdentityProvider(deps.db, params.providerId);
         const testing = query.test !== undefined && (await ssoOf(deps).pending.redeemTestTicket(query.test, params.providerId));
         if (query.test !== undefined && !testing) throw new SignInFailure("SIGN_IN_STATE_INVALID");
-        if (!provider || (!provider.enabled && !testing)) throw new SignInFailure("SIGN_IN_PROVIDER_DISABLED");
+        if (!provider || !isOidcProvider(provider) || (!provider.enabled && !testing)) throw new SignInFailure("SIGN_IN_PROVIDER_DISABLED");
         await startSignIn(ctx, deps, provider, query.return_to, testing ? "test" : "sign-in");
       } catch (error) {
         if (!(error instanceof SignInFailure)) throw error;
@@ -172,7 +173,8 @@ export const signInRoutes = [
         new UserEventPublisher(deps.redis).cutSignIn(live.user_id, live.family_id);
       }
       clearRefreshCookie(ctx);
-      ctx.body = { end_session_url: live?.provider_id ? await endSessionUrl(ctx, deps, live.provider_id, body.return_to) : null };
+      const samlUrl = live ? await samlLogoutUrl(ctx, deps, live, body.return_to) : null;
+      ctx.body = { end_session_url: samlUrl ?? (live?.provider_id ? await endSessionUrl(ctx, deps, live.provider_id, body.return_to) : null) };
     },
   }),
 ];

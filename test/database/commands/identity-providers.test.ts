@@ -4,7 +4,8 @@
  * own domains, a domain is listed by one enabled provider of an organisation at most, the
  * single-provider form refuses to guess once there are several, another organisation's provider
  * id is not found, removing one keeps the other (its links and sessions too), and the sign-in
- * page's lookup offers the provider of the email's domain, or the organisation's list.
+ * page's lookup offers the provider of the email's domain, or the organisation's list — an OpenID
+ * Connect one and a SAML one side by side, each with its own start URL.
  */
 import { expect } from "chai";
 import pino from "pino";
@@ -23,6 +24,7 @@ import { issueRefreshToken } from "../../../db/queries/refresh-tokens";
 import { Refusal } from "../../../lib/refusal";
 import { findSignInChoices } from "../../../server/auth/sso/sign-in-choices";
 import { databaseSuite } from "../../support/database";
+import { TestIdp } from "../../support/saml-idp";
 import { unique } from "../../support/sso";
 
 const CLI = { via: "cli" as const, userId: null };
@@ -94,12 +96,12 @@ describe("commands/organisation-identity-provider: several providers per organis
     expect(moved.code).to.equal("DOMAIN_HAS_PROVIDER");
     // Saved off, it may list the domain (a provider being prepared); turning it on is refused while the other lists it.
     const spare = await save(company.orgId, { kind: "new" }, change("Okta", [company.staff], { enabled: false }));
-    expect((await refusal(save(company.orgId, { kind: "id", id: spare.id }, change("Okta", [company.staff], { client_id: spare.client_id })))).code).to.equal(
+    expect((await refusal(save(company.orgId, { kind: "id", id: spare.id }, change("Okta", [company.staff], { client_id: spare.client_id! })))).code).to.equal(
       "DOMAIN_HAS_PROVIDER",
     );
     // Once the first gives the domain up, the other may take it.
-    await save(company.orgId, { kind: "id", id: company.entra.id }, change("Entra", [], { client_id: company.entra.client_id }));
-    expect(await save(company.orgId, { kind: "id", id: spare.id }, change("Okta", [company.staff], { client_id: spare.client_id }))).to.include({
+    await save(company.orgId, { kind: "id", id: company.entra.id }, change("Entra", [], { client_id: company.entra.client_id! }));
+    expect(await save(company.orgId, { kind: "id", id: spare.id }, change("Okta", [company.staff], { client_id: spare.client_id! }))).to.include({
       enabled: true,
     });
     const google = (await listIdentityProvidersOfOrg(lane.db, company.orgId)).find((p) => p.id === company.google.id)!;
@@ -127,8 +129,8 @@ describe("commands/organisation-identity-provider: several providers per organis
     const db = lane.db;
     const staffer = await lane.build.buildPerson(company.orgId, { email: `sam@${company.staff}` });
     const contractor = await lane.build.buildPerson(company.orgId, { email: `cleo@${company.contractors}` });
-    await linkIdentity(db, { org_id: company.orgId, user_id: staffer.id, provider_id: company.entra.id, issuer: company.entra.issuer, subject: "sam" });
-    await linkIdentity(db, { org_id: company.orgId, user_id: contractor.id, provider_id: company.google.id, issuer: company.google.issuer, subject: "cleo" });
+    await linkIdentity(db, { org_id: company.orgId, user_id: staffer.id, provider_id: company.entra.id, issuer: company.entra.issuer!, subject: "sam" });
+    await linkIdentity(db, { org_id: company.orgId, user_id: contractor.id, provider_id: company.google.id, issuer: company.google.issuer!, subject: "cleo" });
     const samSession = await issueRefreshToken(db, { orgId: company.orgId, userId: staffer.id, providerId: company.entra.id, ttlSeconds: 600 });
     const cleoSession = await issueRefreshToken(db, { orgId: company.orgId, userId: contractor.id, providerId: company.google.id, ttlSeconds: 600 });
 
@@ -168,8 +170,47 @@ describe("commands/organisation-identity-provider: several providers per organis
     await save(
       company.orgId,
       { kind: "id", id: company.google.id },
-      change("Google", [company.contractors], { client_id: company.google.client_id, enabled: false }),
+      change("Google", [company.contractors], { client_id: company.google.client_id!, enabled: false }),
     );
     expect(await names({ email: `cleo@${company.contractors}` })).to.deep.equal(["Entra"]);
+  });
+
+  it("offers an OpenID provider for one domain and a SAML provider for another, each with its protocol and start URL; a SAML update by id keeps its SP key", async () => {
+    const company = await companyWithTwoProviders();
+    const partner = `partner-${unique()}.test`;
+    await approveDomain(lane.deps, { via: "cli" }, company.orgId, partner);
+    const samlDeps = { ...deps(), config: { auth: { SECRETS_KEY: "identity-provider-tests-secrets-key-0123456789" } } };
+    const idp = new TestIdp();
+    const samlChange = (allowIdpInitiated: boolean, domains = [partner]): Extract<IdentityProviderChange, { protocol: "saml" }> => ({
+      protocol: "saml",
+      display_name: "Partner SAML",
+      allowed_domains: domains,
+      allow_idp_initiated: allowIdpInitiated,
+    });
+    const saml = await saveIdentityProvider(samlDeps, CLI, company.orgId, { kind: "new" }, { ...samlChange(false), metadata_xml: idp.metadata() });
+    expect(saml).to.include({ protocol: "saml", issuer: null, client_id: null });
+
+    expect(await findSignInChoices(lane.db, { email: `sam@${company.staff}` })).to.deep.equal({
+      providers: [{ id: company.entra.id, display_name: "Entra", protocol: "oidc", start_url: `/api/v1/auth/oidc/${company.entra.id}/start` }],
+    });
+    expect(await findSignInChoices(lane.db, { email: `pat@${partner.toUpperCase()}` })).to.deep.equal({
+      providers: [{ id: saml.id, display_name: "Partner SAML", protocol: "saml", start_url: `/api/v1/auth/saml/${saml.id}/start` }],
+    });
+    const byOrg = (await findSignInChoices(lane.db, { org: company.slug })).providers.map((p) => [p.display_name, p.protocol, p.start_url]);
+    expect(byOrg).to.deep.equal([
+      ["Entra", "oidc", `/api/v1/auth/oidc/${company.entra.id}/start`],
+      ["Google", "oidc", `/api/v1/auth/oidc/${company.google.id}/start`],
+      ["Partner SAML", "saml", `/api/v1/auth/saml/${saml.id}/start`],
+    ]);
+
+    // One enabled provider per domain whatever the protocol: the SAML provider may not take the staff's domain.
+    const taken = await refusal(saveIdentityProvider(samlDeps, CLI, company.orgId, { kind: "id", id: saml.id }, samlChange(false, [partner, company.staff])));
+    expect(taken.code).to.equal("DOMAIN_HAS_PROVIDER");
+    // Changed by id without new metadata: the stored metadata and our SP key pair stay (the IdP trusts that certificate).
+    const changed = await saveIdentityProvider(samlDeps, CLI, company.orgId, { kind: "id", id: saml.id }, samlChange(true));
+    expect(changed.saml_config).to.include({ entity_id: idp.entityId, allow_idp_initiated: true });
+    expect(changed.sp_certificate).to.equal(saml.sp_certificate);
+    expect(changed.sp_private_key_encrypted).to.equal(saml.sp_private_key_encrypted);
+    expect((await listIdentityProvidersOfOrg(lane.db, company.orgId)).find((p) => p.id === company.entra.id)).to.deep.equal(company.entra);
   });
 });

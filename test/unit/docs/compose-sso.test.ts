@@ -77,6 +77,12 @@ const CLI_FLAGS: Record<string, { required: string[]; optional: string[]; bare: 
     optional: ["--admin-groups", "--groups-claim", "--id"],
     bare: ["--jit", "--trust-email", "--clear-client-secret"],
   },
+  /** `idp set --protocol saml` (documented, never called by Compose's one-shot, which sets up OpenID Connect). */
+  "idp set --protocol saml": {
+    required: ["--org", "--protocol", "--display-name"],
+    optional: ["--metadata-url", "--metadata-file", "--domains", "--admin-groups", "--groups-claim", "--email-attribute"],
+    bare: ["--jit", "--allow-idp-initiated"],
+  },
 };
 
 /** Words of a plain `sh -c` script, split into commands at unquoted `&&`, `||` and `;` (quotes, no expansions). */

@@ -22,7 +22,8 @@ interface Props {
 
 function ServiceProviderValues({ view }: { view: ProviderView }) {
   useT();
-  const values = serviceProviderValues(view, location.origin);
+  const values = serviceProviderValues(view);
+  if (!values) return null;
   return (
     <dl class="sp-values">
       <dt>{t("idp.sp.entityId")}</dt>

@@ -9,6 +9,16 @@ export type Protocol = "oidc" | "saml";
 /** The protocols' own names, the same in every language (i18n-ignore). */
 export const PROTOCOL_NAMES: Record<Protocol, string> = { oidc: "OpenID Connect", saml: "SAML 2.0" };
 
+/** A SAML provider's part of the view: what its IdP metadata said, and our SP's values to give the IdP. */
+export interface SamlView {
+  idp_entity_id: string;
+  metadata_url: string | null;
+  allow_idp_initiated: boolean;
+  sp_entity_id: string;
+  sp_metadata_url: string;
+  acs_url: string;
+}
+
 export interface ProviderView {
   id: string;
   protocol: Protocol;
@@ -24,11 +34,7 @@ export interface ProviderView {
   client_secret_set?: boolean;
   redirect_uri?: string;
   // SAML 2.0
-  idp_metadata_url?: string | null;
-  allow_idp_initiated?: boolean;
-  sp_entity_id?: string;
-  acs_url?: string;
-  sp_metadata_url?: string;
+  saml?: SamlView | null;
 }
 
 export interface Form {
@@ -87,8 +93,8 @@ export function formOf(view: ProviderView): Form {
     display_name: view.display_name,
     issuer: view.issuer ?? "",
     client_id: view.client_id ?? "",
-    idp_metadata_url: view.idp_metadata_url ?? "",
-    allow_idp_initiated: view.allow_idp_initiated ?? false,
+    idp_metadata_url: view.saml?.metadata_url ?? "",
+    allow_idp_initiated: view.saml?.allow_idp_initiated ?? false,
     allowed_domains: view.allowed_domains.join(", "),
     groups_claim: view.claim_mapping.groups ?? "",
     admin_groups: (view.claim_mapping.admin_groups ?? []).join(", "),
@@ -125,11 +131,7 @@ export function bodyOf(form: Form): Record<string, unknown> {
       protocol: "saml",
       ...common,
       // The uploaded file wins over the URL; neither given keeps the stored metadata.
-      ...(form.idp_metadata_xml
-        ? { idp_metadata_xml: form.idp_metadata_xml }
-        : form.idp_metadata_url.trim()
-          ? { idp_metadata_url: form.idp_metadata_url.trim() }
-          : {}),
+      ...(form.idp_metadata_xml ? { metadata_xml: form.idp_metadata_xml } : form.idp_metadata_url.trim() ? { metadata_url: form.idp_metadata_url.trim() } : {}),
       allow_idp_initiated: form.allow_idp_initiated,
     };
   }
@@ -143,12 +145,8 @@ export function bodyOf(form: Form): Record<string, unknown> {
   };
 }
 
-/** What to give the identity provider for a saved SAML provider: our entity id, ACS URL and metadata. */
-export function serviceProviderValues(view: ProviderView, origin: string): { entityId: string; acsUrl: string; metadataUrl: string } {
-  const metadataUrl = view.sp_metadata_url ?? `/auth/saml/${view.id}/metadata`;
-  return {
-    entityId: view.sp_entity_id ?? `${origin}${metadataUrl}`,
-    acsUrl: view.acs_url ?? `${origin}/auth/saml/${view.id}/acs`,
-    metadataUrl,
-  };
+/** What to give the identity provider for a saved SAML provider (as the server names them): our entity id, ACS URL and metadata. */
+export function serviceProviderValues(view: ProviderView): { entityId: string; acsUrl: string; metadataUrl: string } | null {
+  if (!view.saml) return null;
+  return { entityId: view.saml.sp_entity_id, acsUrl: view.saml.acs_url, metadataUrl: view.saml.sp_metadata_url };
 }

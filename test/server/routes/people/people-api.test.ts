@@ -63,7 +63,7 @@ describe("the admin people API (/api/v1/admin/people)", function () {
       jit_enabled: true,
       enabled: true,
     });
-    const link = await linkIdentity(db(), { org_id: orgA, user_id: elena.id, provider_id: provider.id, issuer: provider.issuer, subject: `sub-${tag}` });
+    const link = await linkIdentity(db(), { org_id: orgA, user_id: elena.id, provider_id: provider.id, issuer: provider.issuer!, subject: `sub-${tag}` });
     await touchIdentityLink(db(), link.id);
   });
 

@@ -1,0 +1,49 @@
+/**
+ * node-saml's CacheProvider on Redis: the ids of the AuthnRequests and LogoutRequests we sent,
+ * per provider, for ten minutes, so a response's InResponseTo is checked on whichever server
+ * process receives it, and an id another provider's request made is unknown here. Beside it,
+ * the assertions already used (`rememberAssertion`): SET NX, so of two processes receiving the
+ * same assertion at once exactly one signs anyone in.
+ */
+import type { Redis } from "ioredis";
+import type { CacheItem, CacheProvider } from "@node-saml/node-saml";
+import { redisKey } from "../../../queues/keys";
+
+export const SAML_REQUEST_TTL_SECONDS = 600;
+/** The most an assertion is accepted after it was issued (node-saml's maxAssertionAgeMs); its replay record lives as long plus skew. */
+export const SAML_ASSERTION_MAX_AGE_MS = 10 * 60_000;
+export const SAML_CLOCK_SKEW_MS = 60_000;
+const SEEN_MAX_SECONDS = 900;
+const ID = /^[A-Za-z_][\w.-]{0,127}$/;
+
+export class SamlRequestCache implements CacheProvider {
+  constructor(
+    private readonly redis: Redis,
+    private readonly providerId: string,
+  ) {}
+
+  private key(requestId: string): string {
+    return redisKey("samlRequest", false, { providerId: this.providerId, requestId });
+  }
+
+  async saveAsync(key: string, value: string): Promise<CacheItem | null> {
+    await this.redis.set(this.key(key), value, "EX", SAML_REQUEST_TTL_SECONDS);
+    return { value, createdAt: Date.now() };
+  }
+
+  async getAsync(key: string): Promise<string | null> {
+    return ID.test(key) ? this.redis.get(this.key(key)) : null;
+  }
+
+  async removeAsync(key: string | null): Promise<string | null> {
+    if (!key || !ID.test(key)) return null;
+    return this.redis.getdel(this.key(key));
+  }
+}
+
+/** True the first time an assertion is seen (on any process), false for a replay. */
+export async function rememberAssertion(redis: Redis, providerId: string, assertionId: string, notOnOrAfterMs: number): Promise<boolean> {
+  const seconds = Math.min(SEEN_MAX_SECONDS, Math.max(1, Math.ceil((notOnOrAfterMs + SAML_CLOCK_SKEW_MS - Date.now()) / 1000)));
+  const stored = await redis.set(redisKey("samlAssertionSeen", false, { providerId, assertionId: assertionId.slice(0, 200) }), "1", "EX", seconds, "NX");
+  return stored === "OK";
+}
