@@ -45,6 +45,8 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp("created_at", { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.unique(["attachment_id", "position"]);
     t.index(["session_id"]);
+    // Erasure and organisation deletion find a tenant's rows by org_id.
+    t.index(["org_id"]);
   });
 }
 
