@@ -15,6 +15,7 @@ import { runToolCall } from "../../../../workers/admin/tools";
 import { estimateWork, type ProposedAction } from "../../../../workers/admin/tools/proposal";
 import type { StoredProposal, ToolContext } from "../../../../workers/admin/tools/tool";
 import { executeActionHandler } from "../../../../workers/admin/execute-action.handler";
+import { waitFor } from "../../../harness/client";
 import { databaseSuite } from "../../../support/database";
 
 interface Org {
@@ -119,7 +120,18 @@ describe("admin tools applied end to end, and the people tools' filters (two org
     expect(confirmed).to.not.have.property("kind", "refused");
     const deps = lane.workerDeps();
     const data = { orgId: org.orgId, actionId };
-    return executeActionHandler.perform({ data, deps, log: deps.log, job: { data } as never } as never);
+    await executeActionHandler.perform({ data, deps, log: deps.log, job: { data } as never } as never);
+    // Where the product's workers run in the same process (the PGlite lane mixes suites), one of them may take the
+    // queued job first and this run then finds the action no longer running: what counts is how the action ended.
+    const ended = await waitFor(
+      async () => {
+        const row = await db()("admin_actions").where({ id: actionId, org_id: org.orgId }).first("status");
+        return ["completed", "partial", "failed", "stopped"].includes(row?.status) ? row : undefined;
+      },
+      10_000,
+      "the action's end",
+    );
+    return { status: ended.status };
   }
   const itemAudits = (actionId: string) => db()("audit_log").where({ action_id: actionId, action: "admin_action.item_applied" }).orderBy("id");
   const outcomeOf = (org: Org, actionId: string) =>
