@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: lint and type checks, then the suite in lanes chosen by folder (docs/architecture.md,
 # "Where a test goes"), each its own mocha process with its own Redis, PostgreSQL and ports:
-#   unit      test/unit/**       no engine                                      budget  30 s
+#   unit      test/unit/**       no engine                                      budget  45 s
 #   database  test/database/**   PostgreSQL + Redis (no server, workers, model) budget 180 s
 #   stack     every other folder the whole product: real Redis, a throwaway PostgreSQL cluster with
 #             pgvector (the production engine; scripts/ensure-postgres.sh installs it), BullMQ
@@ -106,7 +106,7 @@ pglite_specs=(
   --ignore "test/workers/ingestion/{hostile-files,ocr-and-spreadsheets,legacy-formats}.test.ts" --ignore "test/workers/ingestion/isolation/*.test.ts"
   --ignore "test/workers/admin/confirm-guard.test.ts"
 )
-declare -A budget=([unit]=30 [database]=180 [whole]=720)
+declare -A budget=([unit]=45 [database]=180 [whole]=720)
 engine=${TEST_POSTGRES:-server}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/skillnet-test-lanes-XXXXXX")
 declare -A took=() outcome=() cpu=()

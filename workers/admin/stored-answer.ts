@@ -54,7 +54,7 @@ export function storeCancelledBeforePlan(deps: WorkerDeps, data: AdminTurnPayloa
   });
 }
 
-/** Stores the answer once, sends `done`, and from then on the action it showed may be decided by a reply. */
+/** Stores the answer once, marks the action it showed as decidable by a reply, and sends `done`. */
 export async function storeAnswer(
   deps: WorkerDeps,
   data: AdminTurnPayload,
@@ -83,9 +83,11 @@ export async function storeAnswer(
   });
   await touchSession(deps.db, data.orgId, data.sessionId);
   const toolCalls = loop?.runs.length ?? 0;
-  await events.emit("done", { messageId: row.id, tokensUsed, toolCalls, actionId });
-  // From now on the admin has seen it: their next message may confirm or reject it.
+  // From `done` on the admin has seen it: their next message may confirm or reject it. Marked just before `done` goes
+  // out, so a reply sent the moment `done` arrives (a script, a fast hand) already finds it announced; the proposal
+  // itself reached the page with `action_pending` while the answer streamed.
   if (outcome.shown) await markActionAnnounced(deps.db, data.orgId, outcome.shown.id);
+  await events.emit("done", { messageId: row.id, tokensUsed, toolCalls, actionId });
   return { messageId: row.id, actionId, toolCalls };
 }
 
