@@ -10,6 +10,7 @@ import { api } from "../harness/client";
 import { useStack, type Stack } from "../support/stack";
 import { RateLimiter } from "../../server/middleware/rate-limit";
 import { STEP_DOWN_MARKER } from "../../workers/tutor/step-down";
+import { CATALOGS } from "../../web/src/lib/i18n/catalog";
 import { THINKING_SENTINEL } from "../harness/scripted-reasoning";
 import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../workers/tutor/helpers";
 import { answerStreaming, launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
@@ -383,6 +384,38 @@ describe("web: the employee chat in Chromium", function () {
       expect(french.consoleErrors).to.deep.equal([]);
     } finally {
       await french.context.close();
+    }
+  });
+
+  it("reads in each of the six page languages, chosen from the browser's: the sign-in page, then the tutor page", async () => {
+    const learner = await freshEmployee(stack, {});
+    for (const [browserTag, language] of [
+      ["en-GB", "en"],
+      ["es-ES", "es"],
+      ["fr-CA", "fr"],
+      ["de-AT", "de"],
+      ["pt-PT", "pt"],
+      ["it-IT", "it"],
+    ] as const) {
+      const words = CATALOGS[language];
+      const opened = await openPage(browser, undefined, browserTag);
+      try {
+        const { page } = opened;
+        await page.goto(stack.baseUrl);
+        await page.getByRole("heading", { name: words["signIn.title.tutor"] }).waitFor();
+        expect(await page.locator("html").getAttribute("lang"), browserTag).to.equal(language);
+        await page.getByLabel(words["signIn.workEmail"]).waitFor();
+        await page.evaluate((token: string) => sessionStorage.setItem("skillnet.token", token), learner.token);
+        await page.reload();
+        await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
+        expect(await page.getByRole("button", { name: words["shell.signOut"], exact: true }).count(), browserTag).to.equal(1);
+        expect(await page.locator("#message-input").getAttribute("placeholder"), browserTag).to.equal(words["chat.placeholder"]);
+        // Nothing left in English on a page in another language: the English words for the same two places are absent.
+        if (language !== "en") expect(await page.getByRole("button", { name: CATALOGS.en["shell.signOut"], exact: true }).count(), browserTag).to.equal(0);
+        expect(opened.consoleErrors, browserTag).to.deep.equal([]);
+      } finally {
+        await opened.context.close();
+      }
     }
   });
 
