@@ -53,9 +53,10 @@ export async function launcherSetup(extraEnv: Record<string, string> = {}): Prom
     EMBEDDED_LLM_PORT: String(llm),
     PORT: String(http),
     LOG_LEVEL: "warn",
-    ...extraEnv,
   };
   for (const name of STACK_SETTINGS) delete env[name];
+  // After the removal: a suite may choose one of those settings itself (DEV_LOGIN_ENABLED=false).
+  Object.assign(env, extraEnv);
   return { dataDir, baseUrl: `http://127.0.0.1:${http}`, env, ports: { http, postgres, redis, llm } };
 }
 
