@@ -7,9 +7,9 @@
  * - the Response's Destination, when present, and the bearer SubjectConfirmationData's Recipient
  *   (required) are our ACS URL for this provider;
  * - the SubjectConfirmationData's NotOnOrAfter (required) has not passed, NotBefore has come;
- * - an InResponseTo in the signed assertion names a request we sent (and is used up), whatever
- *   the Response says; a response to no request at all (IdP-initiated) only when the provider
- *   allows it;
+ * - a response is solicited only by the signed assertion's InResponseTo, which names a request we
+ *   sent and uses it up (once, across processes); a Response naming an id the assertion does not is
+ *   refused; a response to no request at all (IdP-initiated) only when the provider allows it;
  * - the assertion has an ID, so request-cache.ts can refuse it the second time.
  */
 import type { Element } from "@xmldom/xmldom";
@@ -69,10 +69,12 @@ export async function checkAssertion(
   const conditions = assertion.getElementsByTagNameNS(SAML, "Conditions")[0];
   const conditionsEnd = conditions ? timeOf(conditions.getAttribute("NotOnOrAfter"), "Conditions NotOnOrAfter") : undefined;
   const responseInResponseTo = response.getAttribute("InResponseTo") || null;
-  // node-saml checked and used up the Response's InResponseTo; one only the signed assertion names is ours to check.
-  if (confirmation.inResponseTo && !responseInResponseTo && (await expect.requests.removeAsync(confirmation.inResponseTo)) === null)
+  // The Response's InResponseTo is not signed: it may only agree with the signed assertion's, never make a response solicited.
+  if (responseInResponseTo !== null && responseInResponseTo !== confirmation.inResponseTo)
+    throw reject("the Response names a request the signed assertion does not answer");
+  if (confirmation.inResponseTo && !(await expect.requests.consume(confirmation.inResponseTo)))
     throw reject("the assertion answers a request we did not send or that was already answered");
-  const solicited = confirmation.inResponseTo !== null || responseInResponseTo !== null;
+  const solicited = confirmation.inResponseTo !== null;
   if (!solicited && !expect.allowIdpInitiated) throw new SignInFailure("SIGN_IN_IDP_INITIATED_OFF", "unsolicited response");
   return { assertionId, notOnOrAfterMs: Math.min(confirmation.notOnOrAfterMs, conditionsEnd ?? Number.POSITIVE_INFINITY), solicited };
 }

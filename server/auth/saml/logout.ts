@@ -4,9 +4,11 @@
  * - our sign-out (`samlLogoutUrl`): after the session here has ended, the page is sent to the
  *   IdP with a signed LogoutRequest for the NameID and SessionIndex of that sign-in;
  * - the IdP's answer (a LogoutResponse) or its own LogoutRequest (the person signed out elsewhere)
- *   arrive at our SLO URL by HTTP-Redirect, signature checked by node-saml with the IdP's
- *   certificates. A LogoutRequest ends every session of the person it names (found through the
- *   identity link of this provider) and is answered with a signed LogoutResponse.
+ *   arrive at our SLO URL by HTTP-Redirect, read first by redirect-message.ts (bounded, a
+ *   LogoutRequest must be signed and recent, a LogoutResponse must answer a logout we sent), then
+ *   the signature checked by node-saml with the IdP's certificates. A LogoutRequest ends every
+ *   session of the person it names (found through the identity link of this provider) and is
+ *   answered with a signed LogoutResponse.
  */
 import type { Context } from "koa";
 import { findIdentityLink, findIdentityProvider } from "../../../db/queries/identity";
@@ -17,6 +19,9 @@ import { SignInFailure } from "../sso/failures";
 import type { PendingSignIn } from "../sso/pending-sign-ins";
 import { renderFailure } from "../sso/result-page";
 import { publicOrigin } from "../sso/session";
+import { UnsafeXml } from "../../../lib/saml/safe-xml";
+import { consumeLogoutRequest, readLogoutMessage } from "./redirect-message";
+import { SamlRequestCache } from "./request-cache";
 import { samlClient, samlProviderOf } from "./service-provider";
 import { takeSamlSession } from "./sessions";
 import { loadSamlProvider, returnPathOf } from "./sign-in";
@@ -47,11 +52,14 @@ export async function handleSamlLogout(ctx: Context, deps: ServerDeps, providerI
   const relayState = typeof ctx.query.RelayState === "string" ? ctx.query.RelayState : undefined;
   try {
     const provider = await loadSamlProvider(ctx, deps, providerId);
-    const saml = samlClient(deps.redis, provider);
+    const message = readLogoutMessage(ctx.query);
+    const requests = new SamlRequestCache(deps.redis, provider.row.id);
+    const saml = samlClient(deps.redis, provider, requests);
     const { profile, loggedOut } = await saml.validateRedirectAsync(ctx.query, ctx.querystring).catch((error: unknown) => {
       throw new SignInFailure("SIGN_IN_REJECTED", error instanceof Error ? error.message : String(error));
     });
-    if (ctx.query.SAMLRequest && profile) {
+    await consumeLogoutRequest(requests, message);
+    if (message.kind === "request" && profile) {
       const link = await findIdentityLink(deps.db, provider.config.entity_id, profile.nameID);
       if (link && link.provider_id === provider.row.id) {
         const ended = await revokeRefreshTokensOfUser(deps.db, link.org_id, link.user_id);
@@ -66,7 +74,12 @@ export async function handleSamlLogout(ctx: Context, deps: ServerDeps, providerI
     ctx.status = 303;
     ctx.redirect(returnPathOf(relayState));
   } catch (error) {
-    const failure = error instanceof SignInFailure ? error : new SignInFailure("SIGN_IN_UNAVAILABLE", String(error));
+    const failure =
+      error instanceof SignInFailure
+        ? error
+        : error instanceof UnsafeXml
+          ? new SignInFailure("SIGN_IN_MESSAGE_REFUSED", error.message)
+          : new SignInFailure("SIGN_IN_UNAVAILABLE", String(error));
     deps.log.warn({ code: failure.code, detail: failure.detail, providerId }, "SAML single logout refused");
     renderFailure(ctx, failure, "/");
   }

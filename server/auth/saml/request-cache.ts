@@ -3,7 +3,8 @@
  * per provider, for ten minutes, so a response's InResponseTo is checked on whichever server
  * process receives it, and an id another provider's request made is unknown here. Beside it,
  * the assertions already used (`rememberAssertion`): SET NX, so of two processes receiving the
- * same assertion at once exactly one signs anyone in.
+ * same assertion at once exactly one signs anyone in. A request id is answered once: whoever
+ * removes it (GETDEL) first has it.
  */
 import type { Redis } from "ioredis";
 import type { CacheItem, CacheProvider } from "@node-saml/node-saml";
@@ -17,6 +18,9 @@ const SEEN_MAX_SECONDS = 900;
 const ID = /^[A-Za-z_][\w.-]{0,127}$/;
 
 export class SamlRequestCache implements CacheProvider {
+  /** The ids this instance (one message's handling) removed: node-saml removes some itself before `consume` is asked. */
+  private readonly removedHere = new Set<string>();
+
   constructor(
     private readonly redis: Redis,
     private readonly providerId: string,
@@ -37,7 +41,14 @@ export class SamlRequestCache implements CacheProvider {
 
   async removeAsync(key: string | null): Promise<string | null> {
     if (!key || !ID.test(key)) return null;
-    return this.redis.getdel(this.key(key));
+    const value = await this.redis.getdel(this.key(key));
+    if (value !== null) this.removedHere.add(key);
+    return value;
+  }
+
+  /** True exactly once per request id across processes (GETDEL): by this handling's own removal, or now. */
+  async consume(requestId: string): Promise<boolean> {
+    return this.removedHere.has(requestId) || (await this.removeAsync(requestId)) !== null;
   }
 }
 

@@ -35,7 +35,8 @@ export function samlProviderOf(row: IdentityProviderRow | undefined, secretsKey:
 
 const pemBody = (pem: string) => pem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "");
 
-export function samlClient(redis: Redis, provider: SamlProvider): SAML {
+/** `requests`: pass the cache the caller checks ids with after node-saml (see SamlRequestCache.consume). */
+export function samlClient(redis: Redis, provider: SamlProvider, requests = new SamlRequestCache(redis, provider.row.id)): SAML {
   const { config, urls } = provider;
   return new SAML({
     issuer: urls.entityId,
@@ -55,7 +56,7 @@ export function samlClient(redis: Redis, provider: SamlProvider): SAML {
     wantAuthnResponseSigned: false,
     validateInResponseTo: ValidateInResponseTo.ifPresent,
     requestIdExpirationPeriodMs: SAML_REQUEST_TTL_SECONDS * 1000,
-    cacheProvider: new SamlRequestCache(redis, provider.row.id),
+    cacheProvider: requests,
     acceptedClockSkewMs: SAML_CLOCK_SKEW_MS,
     maxAssertionAgeMs: SAML_ASSERTION_MAX_AGE_MS,
     // No NameIDPolicy: the IdP sends the NameID format it is configured for (docs/single-sign-on.md).

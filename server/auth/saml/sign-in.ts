@@ -63,7 +63,8 @@ function claimsOf(provider: SamlProvider, profile: Profile): Record<string, unkn
 async function verifiedProfile(deps: ServerDeps, provider: SamlProvider, samlResponse: string): Promise<Profile> {
   const xml = Buffer.from(samlResponse, "base64").toString("utf8");
   refuseUnsafeXml(xml);
-  const { profile } = await samlClient(deps.redis, provider)
+  const requests = new SamlRequestCache(deps.redis, provider.row.id);
+  const { profile } = await samlClient(deps.redis, provider, requests)
     .validatePostResponseAsync({ SAMLResponse: samlResponse })
     .catch((error: unknown) => {
       // node-saml refuses with plain Errors (signature, audience, times, InResponseTo); the message goes to the log only.
@@ -74,7 +75,7 @@ async function verifiedProfile(deps: ServerDeps, provider: SamlProvider, samlRes
   const checked = await checkAssertion(xml, profile.getAssertionXml!(), {
     acsUrl: provider.urls.acs,
     allowIdpInitiated: provider.config.allow_idp_initiated,
-    requests: new SamlRequestCache(deps.redis, provider.row.id),
+    requests,
   });
   if (!(await rememberAssertion(deps.redis, provider.row.id, checked.assertionId, checked.notOnOrAfterMs)))
     throw new SignInFailure("SIGN_IN_REPLAYED", `assertion ${checked.assertionId} seen before`);

@@ -110,11 +110,14 @@ export const samlRoutes = [
     tag: TAG,
     summary: "SAML single logout (HTTP-Redirect): the IdP's LogoutResponse, or its LogoutRequest",
     description:
-      "A LogoutResponse to our sign-out lands on RelayState's path. A LogoutRequest (signed by the IdP) ends every session of the person " +
-      "it names and is answered with a signed LogoutResponse.",
+      "A LogoutResponse to our sign-out (its InResponseTo our LogoutRequest, answered once) lands on RelayState's path. A LogoutRequest " +
+      "must carry the redirect binding's Signature and SigAlg (the IdP's key) and a recent IssueInstant; it ends every session of the " +
+      "person it names and is answered with a signed LogoutResponse. Messages inflating past 256 KB or with a DOCTYPE are refused.",
     access: "public",
     params: startParams,
     query: sloQuery,
+    rateLimited: true,
+    use: (deps) => [perClientIp(deps.redis, { bucket: "saml-slo", limit: deps.config.rateLimits.RATE_LIMIT_SIGN_IN_PER_MINUTE, windowMs: 60_000 })],
     responses: { 302: { description: "A LogoutResponse, to the IdP." }, 303: { description: "Signed out: to our page." }, 400: pages[400] },
     handler: (ctx, { params }, deps) => handleSamlLogout(ctx, deps, params.providerId),
   }),

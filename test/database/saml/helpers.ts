@@ -1,7 +1,7 @@
 /**
  * A SAML provider stored through the real command (metadata uploaded as XML), and the SAML
- * handlers mounted on a bare Koa app over the database lane's PostgreSQL and Redis: the ACS and
- * the SP-initiated start, as the server mounts them, without booting the server.
+ * handlers mounted on a bare Koa app over the database lane's PostgreSQL and Redis: the ACS, the
+ * SP-initiated start and single logout, as the server mounts them, without booting the server.
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,6 +14,7 @@ import { saveOrganisationIdentityProvider } from "../../../commands/organisation
 import type { IdentityProviderRow } from "../../../db/queries/identity";
 import type { Config } from "../../../lib/config";
 import { samlSpUrls } from "../../../lib/saml/sp-urls";
+import { handleSamlLogout } from "../../../server/auth/saml/logout";
 import { completeSamlSignIn, loadSamlProvider, startSamlSignIn } from "../../../server/auth/saml/sign-in";
 import type { ServerDeps } from "../../../server/deps";
 import type { DatabaseSuite } from "../../support/database";
@@ -64,9 +65,10 @@ export async function startSamlApp(lane: DatabaseSuite): Promise<SamlApp> {
   const deps = { db: lane.db, redis, config, log } as unknown as ServerDeps;
   const app = new Koa();
   app.use(async (ctx) => {
-    const match = /^\/api\/v1\/auth\/saml\/([0-9a-f-]{36})\/(acs|start)$/.exec(ctx.path);
+    const match = /^\/api\/v1\/auth\/saml\/([0-9a-f-]{36})\/(acs|start|slo)$/.exec(ctx.path);
     if (!match) return;
     if (match[2] === "acs") return completeSamlSignIn(ctx, deps, match[1]!);
+    if (match[2] === "slo") return handleSamlLogout(ctx, deps, match[1]!);
     await startSamlSignIn(ctx, deps, await loadSamlProvider(ctx, deps, match[1]!), "/");
   });
   const server: Server = await new Promise((resolve) => {

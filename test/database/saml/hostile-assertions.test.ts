@@ -131,6 +131,26 @@ describe("SAML ACS: hostile assertions are refused, nothing signed in", function
     await expectRefused(await postToAcs(app, provider.id, base64(onlyInAssertion)), "SIGN_IN_REJECTED", before, /request we did not send/);
   });
 
+  it("refuses an IdP-initiated signed assertion wrapped in a Response naming a request id we gave out, every time", async () => {
+    const { requestId } = await startSignIn(app, provider.id);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const wrapped = idp.response(idp.sign(idp.assertionXml(spec(null)), "Assertion"), { destination: provider.sp.acs, inResponseTo: requestId });
+      const answer = await postToAcs(app, provider.id, base64(wrapped));
+      await expectRefused(answer, "SIGN_IN_REJECTED", await counts(), /does not answer/);
+    }
+    const other = await startSignIn(app, provider.id);
+    const mismatched = idp.response(idp.sign(idp.assertionXml(spec(other.requestId)), "Assertion"), { destination: provider.sp.acs, inResponseTo: requestId });
+    await expectRefused(await postToAcs(app, provider.id, base64(mismatched)), "SIGN_IN_REJECTED", await counts(), /InResponseTo|does not answer/);
+  });
+
+  it("answers a request id once: a second signed assertion for it is refused, named in both or only in the assertion", async () => {
+    const { requestId } = await startSignIn(app, provider.id);
+    expect((await postToAcs(app, provider.id, base64(idp.signedResponse(spec(requestId))))).status).to.equal(303);
+    await expectRefused(await postToAcs(app, provider.id, base64(idp.signedResponse(spec(requestId)))), "SIGN_IN_REJECTED", await counts(), /InResponseTo/);
+    const onlyInAssertion = idp.response(idp.sign(idp.assertionXml(spec(requestId)), "Assertion"), { destination: provider.sp.acs });
+    await expectRefused(await postToAcs(app, provider.id, base64(onlyInAssertion)), "SIGN_IN_REJECTED", await counts(), /already answered/);
+  });
+
   it("refuses an IdP-initiated response while the provider does not allow it", async () => {
     await expectRefused(await postToAcs(app, provider.id, base64(idp.signedResponse(spec(null)))), "SIGN_IN_IDP_INITIATED_OFF", await counts());
   });
