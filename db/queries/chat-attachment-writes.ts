@@ -60,6 +60,27 @@ export async function insertAttachment(trx: Knex.Transaction, values: NewAttachm
   return row as AttachmentRow;
 }
 
+/**
+ * Locks, for the rest of the transaction, those of `ids` that could still be sent: the owner's,
+ * of this session, ready and not sent. Taken in id order, so two questions sending overlapping
+ * files wait for each other instead of deadlocking; the one that waited sees the winner's link.
+ */
+export async function lockSendableAttachments(
+  trx: Knex.Transaction,
+  owner: { orgId: string; userId: string },
+  sessionId: string,
+  ids: string[],
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  return trx("chat_attachments")
+    .where({ org_id: owner.orgId, user_id: owner.userId, session_id: sessionId, status: "ready" })
+    .whereNull("message_id")
+    .whereIn("id", ids)
+    .orderBy("id")
+    .forUpdate()
+    .pluck("id");
+}
+
 /** Ties ready, unsent attachments of the session to the question; returns how many it tied. */
 export async function linkAttachments(
   db: Db | Knex.Transaction,

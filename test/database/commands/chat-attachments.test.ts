@@ -105,6 +105,32 @@ describe("commands: chat attachments", function () {
     expect((await refusal(ask(owner, attachment.session_id, [attachment.id]))).code, "sent once").to.equal("ATTACHMENT_ALREADY_SENT");
   });
 
+  it("sends a file with one of two questions sent at once: the other is refused 409 ATTACHMENT_ALREADY_SENT and stores nothing", async () => {
+    const learner = await freshPerson(lane);
+    const owner = { orgId: lane.orgId, userId: learner.id };
+    const attachment = await attachFile(lane.deps, owner, {
+      sessionId: undefined,
+      filename: "rota.txt",
+      format: "txt",
+      bytes: text("Rota\n\nNights: Tuesday."),
+    });
+    await read(owner, attachment);
+    const questions = () => lane.db("chat_messages").where({ session_id: attachment.session_id, role: "user" }).pluck("id");
+
+    const outcomes = await Promise.allSettled([
+      ask(owner, attachment.session_id, [attachment.id], "First"),
+      ask(owner, attachment.session_id, [attachment.id], "Second"),
+    ]);
+    const won = outcomes.filter((outcome) => outcome.status === "fulfilled");
+    const lost = outcomes.filter((outcome) => outcome.status === "rejected");
+    expect([won.length, lost.length]).to.deep.equal([1, 1]);
+    expect((lost[0]!.reason as Refusal).code).to.equal("ATTACHMENT_ALREADY_SENT");
+    expect((lost[0]!.reason as Refusal).kind, "409").to.equal("conflict");
+    const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof ask>>>).value;
+    expect(await questions(), "the refused question is not stored").to.deep.equal([winner.message_id]);
+    expect((await listSessionAttachments(lane.db, owner, attachment.session_id))[0]!.message_id).to.equal(winner.message_id);
+  });
+
   it("fails an unreadable file ATTACHMENT_FAILED with the reading's code; a question carrying it, or one still being read, is refused before anything is stored", async () => {
     const learner = await freshPerson(lane);
     const owner = { orgId: lane.orgId, userId: learner.id };
