@@ -62,7 +62,7 @@ function titleFrom(message: string): string {
 async function storeWithAttachments(deps: CommandDeps, owner: Owner, values: QuestionValues, ids: string[]): Promise<StoredQuestion | undefined> {
   const unique = [...new Set(ids)];
   return withTransaction(deps, async (trx) => {
-    if (values.sessionId) await lockSendableAttachments(trx, owner, values.sessionId, unique);
+    const locked = values.sessionId ? await lockSendableAttachments(trx, owner, values.sessionId, unique) : [];
     // Read after the locks: a file another question took meanwhile shows as sent here.
     await checkAttachments({ db: trx }, owner, values.sessionId, unique);
     const stored = await storeQuestion(trx, owner, values);
@@ -70,7 +70,7 @@ async function storeWithAttachments(deps: CommandDeps, owner: Owner, values: Que
     const linked = await linkAttachments(trx, owner, stored.sessionId, unique, stored.messageId);
     if (linked !== unique.length) {
       throw new Refusal("conflict", "ATTACHMENT_ALREADY_SENT", "One of the attached files was sent with another message meanwhile; nothing was sent", {
-        attachment_ids: unique,
+        attachment_id: unique.find((id) => !locked.includes(id)) ?? unique[0],
       });
     }
     return stored;

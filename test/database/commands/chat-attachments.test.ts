@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { attachFile } from "../../../commands/attach-file";
 import { deleteChatSession } from "../../../commands/delete-chat-session";
+import { removeAttachment } from "../../../commands/remove-attachment";
 import { requestPersonErasure } from "../../../commands/person-data";
 import { startTurn } from "../../../commands/start-turn";
 import { listSessionAttachments } from "../../../db/queries/chat-attachments";
@@ -186,6 +187,42 @@ describe("commands: chat attachments", function () {
       expect((await refusal(ask(stranger, attachment.session_id, [attachment.id]))).code, "another's conversation").to.equal("NOT_FOUND");
     }
     expect((await listSessionAttachments(lane.db, owner, attachment.session_id)).map((a) => a.message_id)).to.deep.equal([null]);
+  });
+
+  it("removes an unsent file with its passages; a sent one stays (409 ATTACHMENT_ALREADY_SENT), another's is not found (404), in this organisation or another", async () => {
+    const learner = await freshPerson(lane);
+    const owner = { orgId: lane.orgId, userId: learner.id };
+    const kept = await attachFile(lane.deps, owner, { sessionId: undefined, filename: "kept.txt", format: "txt", bytes: text("Kept\n\nSent along.") });
+    const dropped = await attachFile(lane.deps, owner, {
+      sessionId: kept.session_id,
+      filename: "dropped.txt",
+      format: "txt",
+      bytes: text("Dropped\n\nNever read."),
+    });
+    await read(owner, kept);
+    await read(owner, dropped);
+    const chunksOf = async (id: string) => Number((await lane.db("chat_attachment_chunks").where({ attachment_id: id }).count("* as n"))[0]!.n);
+    expect(await chunksOf(dropped.id)).to.be.greaterThan(0);
+    await ask(owner, kept.session_id, [kept.id]);
+
+    const orgB = await lane.build.buildOrg({ name: "Attachments removal B" });
+    const outsider = await lane.build.buildPerson(orgB.id, { role: "employee" });
+    const colleague = await freshPerson(lane);
+    for (const stranger of [
+      { orgId: orgB.id, userId: outsider.id },
+      { orgId: lane.orgId, userId: colleague.id },
+    ]) {
+      expect((await refusal(removeAttachment(lane.deps, stranger, dropped.id))).code).to.equal("NOT_FOUND");
+    }
+    const sent = await refusal(removeAttachment(lane.deps, owner, kept.id));
+    expect(sent).to.include({ kind: "conflict", code: "ATTACHMENT_ALREADY_SENT" });
+    expect((await listSessionAttachments(lane.db, owner, kept.session_id)).map((a) => a.filename)).to.deep.equal(["kept.txt", "dropped.txt"]);
+
+    await removeAttachment(lane.deps, owner, dropped.id);
+    expect((await listSessionAttachments(lane.db, owner, kept.session_id)).map((a) => a.filename)).to.deep.equal(["kept.txt"]);
+    expect(await chunksOf(dropped.id), "its passages go with it").to.equal(0);
+    expect((await refusal(removeAttachment(lane.deps, owner, dropped.id))).code, "removed once").to.equal("NOT_FOUND");
+    expect((await refusal(ask(owner, kept.session_id, [dropped.id]))).code, "a removed file cannot be sent").to.equal("NOT_FOUND");
   });
 
   it("is in the person's export (the file beside data.json) and goes with the conversation and with the person", async () => {
