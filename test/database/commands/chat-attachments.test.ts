@@ -14,7 +14,7 @@ import { removeAttachment } from "../../../commands/remove-attachment";
 import { requestPersonErasure } from "../../../commands/person-data";
 import { startTurn } from "../../../commands/start-turn";
 import { listSessionAttachments } from "../../../db/queries/chat-attachments";
-import { collectPersonData } from "../../../db/queries/person-data";
+import { collectPersonData, readExportedAttachment } from "../../../db/queries/person-data";
 import { ATTACHMENTS_PER_CONVERSATION, ATTACHMENTS_PER_MESSAGE } from "../../../lib/chat-attachment-limits";
 import { Refusal } from "../../../lib/refusal";
 import { attachmentJobId, personEraseJobId } from "../../../queues/job-ids";
@@ -233,19 +233,38 @@ describe("commands: chat attachments", function () {
     await read(owner, kept);
     await ask(owner, kept.session_id, [kept.id], "What do I bring?");
 
+    const later = text("Fridge is cleared on Fridays.");
+    await attachFile(lane.deps, owner, { sessionId: kept.session_id, filename: "fridge.txt", format: "txt", bytes: later });
+
     const data = (await collectPersonData(lane.db, lane.orgId, learner.id))!;
     const session = data.sessions.find((s) => s.id === kept.session_id)!;
-    expect(session.attachments!.map((a) => a.filename)).to.deep.equal(["kitchen.txt"]);
-    const archive = await buildExportArchive(data, new Date());
+    expect(session.attachments!.map((a) => a.filename)).to.deep.equal(["kitchen.txt", "fridge.txt"]);
+    expect(session.attachments![0], "no file's bytes are read with the data").to.not.have.property("content");
+    // Each file is read only when the zip reaches it: one at a time, never two in memory at once.
+    let reading = 0;
+    let mostAtOnce = 0;
+    const reads: string[] = [];
+    const archive = await buildExportArchive(data, new Date(), async (id) => {
+      reading += 1;
+      mostAtOnce = Math.max(mostAtOnce, reading);
+      reads.push(id);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const content = await readExportedAttachment(lane.db, lane.orgId, learner.id, id);
+      reading -= 1;
+      return content;
+    });
+    expect(reads).to.deep.equal(session.attachments!.map((a) => a.id));
+    expect(mostAtOnce).to.equal(1);
     const entries = unzip(archive.zip);
-    const path = [...entries.keys()].find((name) => name.startsWith("attachments/"))!;
+    const [path, second] = [...entries.keys()].filter((name) => name.startsWith("attachments/"));
     expect(path).to.match(/^attachments\/001-[^/]+\/01-kitchen\.txt$/);
-    expect(entries.get(path)).to.equal(bytes.toString("utf8"));
+    expect(entries.get(path!)).to.equal(bytes.toString("utf8"));
+    expect(entries.get(second!)).to.equal(later.toString("utf8"));
     const json = JSON.parse(entries.get("data.json")!);
     expect(json.sessions.find((s: { id: string }) => s.id === kept.session_id).attachments[0])
       .to.include({ filename: "kitchen.txt", file: path })
       .and.not.have.property("content");
-    expect(archive.counts.attachments).to.equal(1);
+    expect(archive.counts.attachments).to.equal(2);
 
     const count = async (table: string, where: Record<string, string>) => Number((await lane.db(table).where(where).count("* as n").first())!.n);
     await deleteChatSession(lane.deps, owner, kept.session_id);
