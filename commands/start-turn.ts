@@ -16,7 +16,7 @@ import type { CommandDeps } from "./deps";
 import { Refusal } from "../lib/refusal";
 import { withTransaction } from "./transaction";
 import { checkAttachments } from "./turn-attachments";
-import { linkAttachments } from "../db/queries/chat-attachment-writes";
+import { linkAttachments, lockSendableAttachments } from "../db/queries/chat-attachment-writes";
 
 export interface StartTurnDeps extends CommandDeps {
   /** Counts the accepted turn (the server's /metrics). */
@@ -54,8 +54,33 @@ function titleFrom(message: string): string {
   return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/**
+ * A tutor question with files: the files are locked, checked, and tied to the question in the
+ * transaction that stores it, so two questions sending the same file at once cannot both take it —
+ * the second is refused (409 ATTACHMENT_ALREADY_SENT) and stores nothing.
+ */
+async function storeWithAttachments(deps: CommandDeps, owner: Owner, values: QuestionValues, ids: string[]): Promise<StoredQuestion | undefined> {
+  const unique = [...new Set(ids)];
+  return withTransaction(deps, async (trx) => {
+    const locked = values.sessionId ? await lockSendableAttachments(trx, owner, values.sessionId, unique) : [];
+    // Read after the locks: a file another question took meanwhile shows as sent here.
+    await checkAttachments({ db: trx }, owner, values.sessionId, unique);
+    const stored = await storeQuestion(trx, owner, values);
+    if (!stored) return undefined;
+    const linked = await linkAttachments(trx, owner, stored.sessionId, unique, stored.messageId);
+    if (linked !== unique.length) {
+      throw new Refusal("conflict", "ATTACHMENT_ALREADY_SENT", "One of the attached files was sent with another message meanwhile; nothing was sent", {
+        attachment_id: unique.find((id) => !locked.includes(id)) ?? unique[0],
+      });
+    }
+    return stored;
+  });
+}
+
 /** The question, stored; undefined when the session is not the caller's. */
 async function store(deps: CommandDeps, owner: Owner, start: TurnStart, values: QuestionValues): Promise<StoredQuestion | undefined> {
+  const attachmentIds = start.agentType === "tutor" ? (start.attachmentIds ?? []) : [];
+  if (attachmentIds.length > 0) return storeWithAttachments(deps, owner, values, attachmentIds);
   // Admin sessions take one turn at a time: refused while an earlier turn has no answer yet.
   const sessionId = values.sessionId;
   if (start.agentType !== "admin" || !sessionId) return storeQuestion(deps.db, owner, values);
@@ -81,8 +106,6 @@ export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnSt
   const turnId = randomUUID();
   const tutor = start.agentType === "tutor" ? start : undefined;
 
-  const attachmentIds = tutor?.attachmentIds ?? [];
-  if (attachmentIds.length > 0) await checkAttachments(deps, owner, start.sessionId, attachmentIds);
   const stored = await store(deps, owner, start, {
     sessionId: start.sessionId,
     agentType: start.agentType,
@@ -95,7 +118,6 @@ export async function startTurn(deps: StartTurnDeps, owner: Owner, start: TurnSt
   });
   if (!stored) throw Refusal.notFound("Chat session");
   const { sessionId, messageId, createdSession } = stored;
-  await linkAttachments(deps.db, owner, sessionId, attachmentIds, messageId);
 
   // The request's log line (and anything logged from here on) names the turn, so one grep follows it.
   addToLogContext({ sessionId, turnId });

@@ -23,6 +23,25 @@ export async function lockOwnedTutorSession(trx: Knex.Transaction, owner: { orgI
   return session?.agent_type === "tutor";
 }
 
+export type RemovedAttachment = "removed" | "sent" | "missing";
+
+/**
+ * Removes the owner's attachment if it has not been sent (its passages go by cascade); a sent one
+ * stays with its question. The row is locked first, so a question sending it at the same moment
+ * either takes it before (then "sent") or finds it gone. Missing: not the owner's, or none.
+ */
+export async function removeUnsentAttachment(
+  trx: Knex.Transaction,
+  owner: { orgId: string; userId: string },
+  attachmentId: string,
+): Promise<RemovedAttachment> {
+  const row = await trx("chat_attachments").where({ id: attachmentId, org_id: owner.orgId, user_id: owner.userId }).forUpdate().first("message_id");
+  if (!row) return "missing";
+  if (row.message_id !== null) return "sent";
+  await trx("chat_attachments").where({ id: attachmentId, org_id: owner.orgId }).delete();
+  return "removed";
+}
+
 /** Removes an attachment whose reading could not be queued. */
 export async function deleteAttachment(db: Db, orgId: string, attachmentId: string): Promise<void> {
   await db("chat_attachments").where({ org_id: orgId, id: attachmentId }).delete();
@@ -58,6 +77,27 @@ export async function insertAttachment(trx: Knex.Transaction, values: NewAttachm
       "updated_at",
     ]);
   return row as AttachmentRow;
+}
+
+/**
+ * Locks, for the rest of the transaction, those of `ids` that could still be sent: the owner's,
+ * of this session, ready and not sent. Taken in id order, so two questions sending overlapping
+ * files wait for each other instead of deadlocking; the one that waited sees the winner's link.
+ */
+export async function lockSendableAttachments(
+  trx: Knex.Transaction,
+  owner: { orgId: string; userId: string },
+  sessionId: string,
+  ids: string[],
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  return trx("chat_attachments")
+    .where({ org_id: owner.orgId, user_id: owner.userId, session_id: sessionId, status: "ready" })
+    .whereNull("message_id")
+    .whereIn("id", ids)
+    .orderBy("id")
+    .forUpdate()
+    .pluck("id");
 }
 
 /** Ties ready, unsent attachments of the session to the question; returns how many it tied. */

@@ -28,7 +28,7 @@ export interface ExportedSession {
   created_at: Date;
   updated_at: Date;
   messages: ExportedMessage[];
-  /** Files attached to the conversation (tutor sessions), with their bytes for the archive. */
+  /** Files attached to the conversation (tutor sessions); their bytes are read one at a time by readExportedAttachment. */
   attachments?: ExportedAttachment[];
 }
 
@@ -41,8 +41,6 @@ export interface ExportedAttachment {
   status: string;
   error_code: string | null;
   created_at: Date;
-  /** The file as attached; written beside data.json in the archive, never into it. */
-  content: Buffer;
 }
 
 export interface PersonData {
@@ -88,7 +86,7 @@ async function sessionsWithMessages(db: Db, orgId: string, userId: string): Prom
       });
     }
     const attachments = await db("chat_attachments")
-      .select("id", "session_id", "message_id", "filename", "format", "size_bytes", "status", "error_code", "created_at", "content")
+      .select("id", "session_id", "message_id", "filename", "format", "size_bytes", "status", "error_code", "created_at")
       .where({ org_id: orgId, user_id: userId })
       .whereIn("session_id", ids)
       .orderBy("created_at");
@@ -98,6 +96,16 @@ async function sessionsWithMessages(db: Db, orgId: string, userId: string): Prom
     }
   }
   return sessions;
+}
+
+/**
+ * One attached file's bytes, for the archive: read one file at a time as the zip is written, so an
+ * export holds at most one attachment's bytes (≤ ATTACHMENT_MAX_BYTES) besides the zip itself.
+ * Undefined when it went meanwhile (its conversation deleted during the export).
+ */
+export async function readExportedAttachment(db: Db, orgId: string, userId: string, attachmentId: string): Promise<Buffer | undefined> {
+  const row = await db("chat_attachments").where({ id: attachmentId, org_id: orgId, user_id: userId }).first("content");
+  return row?.content as Buffer | undefined;
 }
 
 /** The person's data, or undefined when they are not a person of this organisation. */

@@ -161,7 +161,10 @@ export const ERROR_CODES = {
     status: 409,
     when: "A question sent with a file still being read; adds `attachment_id`. Send it once `attachment_status` says `ready`.",
   },
-  ATTACHMENT_ALREADY_SENT: { status: 409, when: "A question sent with a file already sent with an earlier message; adds `attachment_id`." },
+  ATTACHMENT_ALREADY_SENT: {
+    status: 409,
+    when: "A question sent with a file already sent with an earlier message (or by another question at the same moment: nothing is stored), or removing a sent file; adds `attachment_id`.",
+  },
   NO_SOURCE_FILE: { status: 409, when: "Re-indexing a document that was seeded from text, not uploaded." },
   HOST_NOT_ALLOWED: { status: 421, when: "While dev-login is on, a Host header that is not this server's loopback name or PUBLIC_URL's host." },
   PAYLOAD_TOO_LARGE: { status: 413, when: "The JSON body is larger than 64 kB." },

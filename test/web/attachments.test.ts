@@ -3,7 +3,7 @@
  * (the offline model's extractive answers): a text file goes up from the paperclip, its chip
  * moves from processing to ready as the worker reads it, the question sent with it is answered
  * from it and cites it by its file name (the citation opens the file's passage); a file that
- * cannot be read shows failed with the reason.
+ * cannot be read shows failed with the reason, and removing its chip deletes it on the server.
  */
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
@@ -39,7 +39,7 @@ describe("web: attaching a file to a question in the tutor", function () {
     await browser?.close();
   });
 
-  it("reads the attached file, answers the question from it and cites it; an unreadable file shows failed with its reason", async () => {
+  it("reads the attached file, answers the question from it and cites it; an unreadable file shows failed with its reason and its chip's remove deletes it", async () => {
     const chips = page.locator(".attachment-chip");
     await page.locator(".attach-file input[type=file]").setInputFiles({ name: "bicycle-cage.txt", mimeType: "text/plain", buffer: Buffer.from(NOTE) });
     await page.locator('.attachment-chip[data-status="ready"]').waitFor({ timeout: 30_000 });
@@ -71,6 +71,11 @@ describe("web: attaching a file to a question in the tutor", function () {
     const failed = page.locator('.attachment-chip[data-status="failed"]');
     await failed.waitFor({ timeout: 30_000 });
     expect(await failed.locator(".attachment-state").textContent()).to.match(/^failed: .*not a Word 97–2003 file/);
+    // Removing the chip deletes the file on the server, not only on the page.
+    const deleted = page.waitForResponse((response) => response.request().method() === "DELETE" && response.url().includes("/api/v1/chat/attachments/"));
+    await failed.getByRole("button").click();
+    expect((await deleted).status(), "the file is deleted").to.equal(204);
+    expect(await chips.count(), "removed: the box is empty again").to.equal(0);
     expect(watched.consoleErrors, "console errors").to.deep.equal([]);
   });
 });

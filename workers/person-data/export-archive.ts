@@ -2,13 +2,17 @@
  * A person's export as one zip: `data.json` (everything, machine-readable: GDPR article 20),
  * `sessions/NNN-title.md` (each conversation as a readable transcript, answers with their
  * sources) and a `README.md` saying what is where. Written by yazl, which deflates each file with
- * node:zlib and puts its sizes in the local header (no data descriptors); any unzip tool opens it.
+ * node:zlib and puts its sizes in the local header; an attached file, written from a stream, has
+ * them in a data descriptor after its data (and the central directory); any unzip tool opens it.
  *
  * It is built on the worker that streams answers, so it never holds that event loop for long
  * (a long history is tens of MB of text): files are deflated on libuv's thread pool (yazl's
  * async zlib), and `data.json` and the transcripts are written a session at a time, handing the
- * loop back every YIELD_EVERY_MS.
+ * loop back every YIELD_EVERY_MS. Attached files are read one at a time, only when the zip
+ * reaches their entry (yazl's lazy read streams), so besides the zip (the archive is kept as one
+ * buffer: it is stored in the database) at most one attachment's bytes are in memory.
  */
+import { Readable } from "node:stream";
 import { ZipFile } from "yazl";
 import type { ExportedSession, PersonData } from "../../db/queries/person-data";
 import type { StoredSource } from "../../db/queries/message-metadata";
@@ -120,7 +124,14 @@ export interface BuiltArchive {
   counts: Record<string, number>;
 }
 
-export async function buildExportArchive(data: PersonData, exportedAt: Date): Promise<BuiltArchive> {
+/** An attached file's bytes by id; undefined when it went meanwhile (written as an empty file). */
+export type ReadAttachment = (attachmentId: string) => Promise<Buffer | undefined>;
+
+const noAttachmentReader: ReadAttachment = async (attachmentId) => {
+  throw new Error(`no reader for attachment ${attachmentId}`);
+};
+
+export async function buildExportArchive(data: PersonData, exportedAt: Date, readAttachment: ReadAttachment = noAttachmentReader): Promise<BuiltArchive> {
   const pause = yielder();
   const personName = String(data.profile.name ?? "You");
   const names = data.sessions.map((session, index) => `sessions/${String(index + 1).padStart(3, "0")}-${slug(session.title)}.md`);
@@ -129,9 +140,9 @@ export async function buildExportArchive(data: PersonData, exportedAt: Date): Pr
     session.attachments
       ? {
           ...session,
-          attachments: session.attachments.map(({ content: _content, ...rest }, position) => ({
-            ...rest,
-            file: attachmentPath(names[index]!, position, rest.filename),
+          attachments: session.attachments.map((attachment, position) => ({
+            ...attachment,
+            file: attachmentPath(names[index]!, position, attachment.filename),
           })),
         }
       : session,
@@ -148,7 +159,12 @@ export async function buildExportArchive(data: PersonData, exportedAt: Date): Pr
   for (const [index, session] of data.sessions.entries()) {
     add(names[index]!, sessionTranscript(session, personName));
     for (const [position, attachment] of (session.attachments ?? []).entries()) {
-      zip.addBuffer(attachment.content, attachmentPath(names[index]!, position, attachment.filename), stamp);
+      zip.addReadStreamLazy(attachmentPath(names[index]!, position, attachment.filename), stamp, (done) => {
+        readAttachment(attachment.id).then(
+          (bytes) => done(null, Readable.from([bytes ?? Buffer.alloc(0)])),
+          (error: unknown) => done(error as Error, undefined as unknown as Readable),
+        );
+      });
     }
     await pause();
   }
@@ -164,7 +180,12 @@ export async function buildExportArchive(data: PersonData, exportedAt: Date): Pr
     review_schedules: data.review_schedules.length,
     identity_links: data.identity_links.length,
   };
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
-  return { zip: Buffer.concat(chunks), counts };
+  // A file that cannot be read fails the zip (yazl emits on the ZipFile, not on its output stream).
+  const failed = new Promise<never>((_, reject) => zip.once("error", reject));
+  const drained = (async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  })();
+  return { zip: await Promise.race([drained, failed]), counts };
 }

@@ -5,7 +5,7 @@
  * builds the archive again (it is written once, at the end). Archives of the organisation that
  * expired meanwhile are dropped first, so expired copies do not pile up.
  */
-import { collectPersonData } from "../../db/queries/person-data";
+import { collectPersonData, readExportedAttachment } from "../../db/queries/person-data";
 import { completeExport, dropExpiredArchives, exportForJob, type PersonExportRow } from "../../db/queries/person-exports";
 import { OperationEnded, type OperationSpec, StepRunner } from "../../operations/step-runner";
 import type { WorkerDeps } from "../deps";
@@ -38,7 +38,9 @@ function personExport(deps: WorkerDeps, orgId: string, log: Context["log"]): Ope
         const data = await collectPersonData(deps.db, orgId, subject.userId);
         if (!data) throw new OperationEnded("PERSON_GONE", "the person is no longer in the organisation");
         const started = performance.now();
-        const { zip, counts } = await buildExportArchive(data, new Date());
+        const { zip, counts } = await buildExportArchive(data, new Date(), (attachmentId) =>
+          readExportedAttachment(deps.db, orgId, subject.userId, attachmentId),
+        );
         await completeExport(deps.db, subject.id, zip, counts, deps.config.dataLifecycle.PERSON_EXPORT_TTL_HOURS);
         log.info(
           { exportId: subject.id, bytes: zip.length, buildMs: Math.round(performance.now() - started), droppedExpired: dropped, ...counts },

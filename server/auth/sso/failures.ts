@@ -35,6 +35,10 @@ export const SIGN_IN_FAILURES = {
   },
   NO_ACCOUNT: { status: 403, message: "You have no account here yet. Ask your organisation's admin to add you." },
   WRONG_ORGANISATION: { status: 403, message: "Your account belongs to another organisation; this provider cannot sign you in to it." },
+  LINKED_TO_ANOTHER_PROVIDER: {
+    status: 403,
+    message: "Your account signs in through another of your organisation's identity providers. Start again from the sign-in page and use that one.",
+  },
   ACCOUNT_DEACTIVATED: { status: 403, message: "This account has been deactivated." },
 } as const;
 

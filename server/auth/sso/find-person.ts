@@ -4,8 +4,8 @@
  * only if the provider vouches for the email and its domain is allowed and verified for the
  * organisation (organisation_domains); else a new employee
  * when the organisation allows just-in-time provisioning; else nobody. A link or an email that
- * belongs to another organisation never signs anyone in here, even when both organisations use
- * the same issuer. A dry run (the console's test sign-in) decides the same without writing.
+ * belongs to another organisation, or a link another provider made, never signs anyone in here,
+ * even when both use the same issuer. A dry run (the console's test sign-in) decides the same without writing.
  */
 import { linkPersonByEmail, provisionPersonAtSignIn, signInLinkedPerson } from "../../../commands/sign-in-people";
 import { findIdentityLink, type IdentityProviderRow } from "../../../db/queries/identity";
@@ -27,6 +27,10 @@ export async function findPerson(db: Db, provider: IdentityProviderRow, claims: 
   const link = await findIdentityLink(db, claims.issuer, claims.subject);
   if (link) {
     if (link.org_id !== provider.org_id) throw new SignInFailure("WRONG_ORGANISATION", `linked in organisation ${link.org_id}`);
+    // Two providers of one organisation may share an issuer (two Entra apps in one tenant): the
+    // link answers only to the provider that made it, or one provider would sign in the other's
+    // people past its own allowed domains. Refused, never re-linked: the person's provider stays theirs.
+    if (link.provider_id !== provider.id) throw new SignInFailure("LINKED_TO_ANOTHER_PROVIDER", `linked through provider ${link.provider_id}`);
     const user = await findUser(db, link.org_id, link.user_id);
     if (!user) throw new SignInFailure("NO_ACCOUNT");
     if (!user.is_active) throw new SignInFailure("ACCOUNT_DEACTIVATED");

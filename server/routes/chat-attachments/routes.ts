@@ -4,10 +4,11 @@
  * limit, the AI allowance) and is stored `processing`; a worker reads it off the request
  * (`chat-attachment`), and `attachment_status` tells the owner's sockets when it is ready or
  * failed. Sent with a question (`attachment_ids` of POST /api/v1/chat), the tutor reads it for
- * that conversation only.
+ * that conversation only. Removed before it is sent, it is deleted.
  */
 import type { Context } from "koa";
 import { attachFile } from "../../../commands/attach-file";
+import { removeAttachment } from "../../../commands/remove-attachment";
 import { findOwnedSession } from "../../../db/queries/chat-sessions";
 import { listSessionAttachments, type AttachmentRow } from "../../../db/queries/chat-attachments";
 import { ATTACHMENT_MAX_BYTES } from "../../../lib/chat-attachment-limits";
@@ -22,7 +23,7 @@ import { requireAllowance } from "../allowance/gate";
 import { defineRoute } from "../define-route";
 import { acceptedFormat } from "../documents/upload-document";
 import { readSingleUpload } from "../documents/multipart";
-import { attachFields, attachmentResponse, attachmentsResponse, sessionParams } from "./schema";
+import { attachFields, attachmentParams, attachmentResponse, attachmentsResponse, sessionParams } from "./schema";
 
 export const presentAttachment = (row: AttachmentRow) => ({
   id: row.id,
@@ -94,6 +95,20 @@ export const chatAttachmentRoutes = [
       const principal = principalOf(ctx);
       if (!(await findOwnedSession(deps.db, principal, id))) throw notFound("Chat session");
       ctx.body = { attachments: (await listSessionAttachments(deps.db, principal, id)).map(presentAttachment) };
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/api/v1/chat/attachments/:id",
+    tag: "chat",
+    summary: "Remove a file you attached and have not sent yet (deleted with its passages)",
+    access: "bearer",
+    params: attachmentParams,
+    responses: { 204: { description: "Deleted." } },
+    errors: ["ATTACHMENT_ALREADY_SENT", "NOT_FOUND"],
+    handler: async (ctx, { params: { id } }, deps) => {
+      await removeAttachment(deps, principalOf(ctx), id);
+      ctx.status = 204;
     },
   }),
 ];

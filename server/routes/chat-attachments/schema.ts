@@ -10,6 +10,8 @@ export const attachFields = z.strictObject({
 
 export const sessionParams = z.object({ id: z.uuid({ error: "session id must be a UUID" }) });
 
+export const attachmentParams = z.object({ id: z.uuid({ error: "attachment id must be a UUID" }) });
+
 export const attachmentResponse = z.strictObject({
   id: z.uuid(),
   session_id: z.uuid(),

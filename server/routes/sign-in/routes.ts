@@ -87,7 +87,7 @@ export const signInRoutes = [
     description:
       "openid-client exchanges the code and validates the ID token (issuer, audience, nonce, signature). Signed in: the refresh cookie and " +
       "a 303 to the page the sign-in started from. Otherwise an HTML page with the reason and its code (SIGN_IN_STATE_INVALID, " +
-      "SIGN_IN_REJECTED, IDP_UNAVAILABLE, EMAIL_NOT_VERIFIED, DOMAIN_NOT_ALLOWED, NO_ACCOUNT, WRONG_ORGANISATION, ACCOUNT_DEACTIVATED, …); nobody is signed in.",
+      "SIGN_IN_REJECTED, IDP_UNAVAILABLE, EMAIL_NOT_VERIFIED, DOMAIN_NOT_ALLOWED, NO_ACCOUNT, WRONG_ORGANISATION, LINKED_TO_ANOTHER_PROVIDER, ACCOUNT_DEACTIVATED, …); nobody is signed in.",
     access: "public",
     query: callbackQuery,
     responses: {

@@ -10,10 +10,11 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { attachFile } from "../../../commands/attach-file";
 import { deleteChatSession } from "../../../commands/delete-chat-session";
+import { removeAttachment } from "../../../commands/remove-attachment";
 import { requestPersonErasure } from "../../../commands/person-data";
 import { startTurn } from "../../../commands/start-turn";
 import { listSessionAttachments } from "../../../db/queries/chat-attachments";
-import { collectPersonData } from "../../../db/queries/person-data";
+import { collectPersonData, readExportedAttachment } from "../../../db/queries/person-data";
 import { ATTACHMENTS_PER_CONVERSATION, ATTACHMENTS_PER_MESSAGE } from "../../../lib/chat-attachment-limits";
 import { Refusal } from "../../../lib/refusal";
 import { attachmentJobId, personEraseJobId } from "../../../queues/job-ids";
@@ -105,6 +106,32 @@ describe("commands: chat attachments", function () {
     expect((await refusal(ask(owner, attachment.session_id, [attachment.id]))).code, "sent once").to.equal("ATTACHMENT_ALREADY_SENT");
   });
 
+  it("sends a file with one of two questions sent at once: the other is refused 409 ATTACHMENT_ALREADY_SENT and stores nothing", async () => {
+    const learner = await freshPerson(lane);
+    const owner = { orgId: lane.orgId, userId: learner.id };
+    const attachment = await attachFile(lane.deps, owner, {
+      sessionId: undefined,
+      filename: "rota.txt",
+      format: "txt",
+      bytes: text("Rota\n\nNights: Tuesday."),
+    });
+    await read(owner, attachment);
+    const questions = () => lane.db("chat_messages").where({ session_id: attachment.session_id, role: "user" }).pluck("id");
+
+    const outcomes = await Promise.allSettled([
+      ask(owner, attachment.session_id, [attachment.id], "First"),
+      ask(owner, attachment.session_id, [attachment.id], "Second"),
+    ]);
+    const won = outcomes.filter((outcome) => outcome.status === "fulfilled");
+    const lost = outcomes.filter((outcome) => outcome.status === "rejected");
+    expect([won.length, lost.length]).to.deep.equal([1, 1]);
+    expect((lost[0]!.reason as Refusal).code).to.equal("ATTACHMENT_ALREADY_SENT");
+    expect((lost[0]!.reason as Refusal).kind, "409").to.equal("conflict");
+    const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof ask>>>).value;
+    expect(await questions(), "the refused question is not stored").to.deep.equal([winner.message_id]);
+    expect((await listSessionAttachments(lane.db, owner, attachment.session_id))[0]!.message_id).to.equal(winner.message_id);
+  });
+
   it("fails an unreadable file ATTACHMENT_FAILED with the reading's code; a question carrying it, or one still being read, is refused before anything is stored", async () => {
     const learner = await freshPerson(lane);
     const owner = { orgId: lane.orgId, userId: learner.id };
@@ -162,6 +189,42 @@ describe("commands: chat attachments", function () {
     expect((await listSessionAttachments(lane.db, owner, attachment.session_id)).map((a) => a.message_id)).to.deep.equal([null]);
   });
 
+  it("removes an unsent file with its passages; a sent one stays (409 ATTACHMENT_ALREADY_SENT), another's is not found (404), in this organisation or another", async () => {
+    const learner = await freshPerson(lane);
+    const owner = { orgId: lane.orgId, userId: learner.id };
+    const kept = await attachFile(lane.deps, owner, { sessionId: undefined, filename: "kept.txt", format: "txt", bytes: text("Kept\n\nSent along.") });
+    const dropped = await attachFile(lane.deps, owner, {
+      sessionId: kept.session_id,
+      filename: "dropped.txt",
+      format: "txt",
+      bytes: text("Dropped\n\nNever read."),
+    });
+    await read(owner, kept);
+    await read(owner, dropped);
+    const chunksOf = async (id: string) => Number((await lane.db("chat_attachment_chunks").where({ attachment_id: id }).count("* as n"))[0]!.n);
+    expect(await chunksOf(dropped.id)).to.be.greaterThan(0);
+    await ask(owner, kept.session_id, [kept.id]);
+
+    const orgB = await lane.build.buildOrg({ name: "Attachments removal B" });
+    const outsider = await lane.build.buildPerson(orgB.id, { role: "employee" });
+    const colleague = await freshPerson(lane);
+    for (const stranger of [
+      { orgId: orgB.id, userId: outsider.id },
+      { orgId: lane.orgId, userId: colleague.id },
+    ]) {
+      expect((await refusal(removeAttachment(lane.deps, stranger, dropped.id))).code).to.equal("NOT_FOUND");
+    }
+    const sent = await refusal(removeAttachment(lane.deps, owner, kept.id));
+    expect(sent).to.include({ kind: "conflict", code: "ATTACHMENT_ALREADY_SENT" });
+    expect((await listSessionAttachments(lane.db, owner, kept.session_id)).map((a) => a.filename)).to.deep.equal(["kept.txt", "dropped.txt"]);
+
+    await removeAttachment(lane.deps, owner, dropped.id);
+    expect((await listSessionAttachments(lane.db, owner, kept.session_id)).map((a) => a.filename)).to.deep.equal(["kept.txt"]);
+    expect(await chunksOf(dropped.id), "its passages go with it").to.equal(0);
+    expect((await refusal(removeAttachment(lane.deps, owner, dropped.id))).code, "removed once").to.equal("NOT_FOUND");
+    expect((await refusal(ask(owner, kept.session_id, [dropped.id]))).code, "a removed file cannot be sent").to.equal("NOT_FOUND");
+  });
+
   it("is in the person's export (the file beside data.json) and goes with the conversation and with the person", async () => {
     const learner = await freshPerson(lane);
     const owner = { orgId: lane.orgId, userId: learner.id };
@@ -170,19 +233,38 @@ describe("commands: chat attachments", function () {
     await read(owner, kept);
     await ask(owner, kept.session_id, [kept.id], "What do I bring?");
 
+    const later = text("Fridge is cleared on Fridays.");
+    await attachFile(lane.deps, owner, { sessionId: kept.session_id, filename: "fridge.txt", format: "txt", bytes: later });
+
     const data = (await collectPersonData(lane.db, lane.orgId, learner.id))!;
     const session = data.sessions.find((s) => s.id === kept.session_id)!;
-    expect(session.attachments!.map((a) => a.filename)).to.deep.equal(["kitchen.txt"]);
-    const archive = await buildExportArchive(data, new Date());
+    expect(session.attachments!.map((a) => a.filename)).to.deep.equal(["kitchen.txt", "fridge.txt"]);
+    expect(session.attachments![0], "no file's bytes are read with the data").to.not.have.property("content");
+    // Each file is read only when the zip reaches it: one at a time, never two in memory at once.
+    let reading = 0;
+    let mostAtOnce = 0;
+    const reads: string[] = [];
+    const archive = await buildExportArchive(data, new Date(), async (id) => {
+      reading += 1;
+      mostAtOnce = Math.max(mostAtOnce, reading);
+      reads.push(id);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const content = await readExportedAttachment(lane.db, lane.orgId, learner.id, id);
+      reading -= 1;
+      return content;
+    });
+    expect(reads).to.deep.equal(session.attachments!.map((a) => a.id));
+    expect(mostAtOnce).to.equal(1);
     const entries = unzip(archive.zip);
-    const path = [...entries.keys()].find((name) => name.startsWith("attachments/"))!;
+    const [path, second] = [...entries.keys()].filter((name) => name.startsWith("attachments/"));
     expect(path).to.match(/^attachments\/001-[^/]+\/01-kitchen\.txt$/);
-    expect(entries.get(path)).to.equal(bytes.toString("utf8"));
+    expect(entries.get(path!)).to.equal(bytes.toString("utf8"));
+    expect(entries.get(second!)).to.equal(later.toString("utf8"));
     const json = JSON.parse(entries.get("data.json")!);
     expect(json.sessions.find((s: { id: string }) => s.id === kept.session_id).attachments[0])
       .to.include({ filename: "kitchen.txt", file: path })
       .and.not.have.property("content");
-    expect(archive.counts.attachments).to.equal(1);
+    expect(archive.counts.attachments).to.equal(2);
 
     const count = async (table: string, where: Record<string, string>) => Number((await lane.db(table).where(where).count("* as n").first())!.n);
     await deleteChatSession(lane.deps, owner, kept.session_id);

@@ -22,6 +22,8 @@ import { listIdentityProvidersOfOrg } from "../../../db/queries/identity";
 import { linkIdentity } from "../../../db/queries/identity-link-writes";
 import { issueRefreshToken } from "../../../db/queries/refresh-tokens";
 import { Refusal } from "../../../lib/refusal";
+import { findPerson } from "../../../server/auth/sso/find-person";
+import { SignInFailure } from "../../../server/auth/sso/failures";
 import { findSignInChoices } from "../../../server/auth/sso/sign-in-choices";
 import { databaseSuite } from "../../support/database";
 import { TestIdp } from "../../support/saml-idp";
@@ -142,6 +144,28 @@ describe("commands/organisation-identity-provider: several providers per organis
     expect(sessions.find((s) => s.user_id === contractor.id)!.revoked_at, "the other's goes on").to.equal(null);
     // Back to one: the single-provider form addresses it again.
     expect((await saveOrganisationIdentityProvider(deps(), CLI, company.orgId, change("Google", [company.contractors]))).id).to.equal(company.google.id);
+  });
+
+  it("signs a linked person in only through the provider that made the link, even when two providers share an issuer (LINKED_TO_ANOTHER_PROVIDER, not re-linked)", async () => {
+    const org = await lane.build.buildOrg();
+    const staff = `staff-${unique()}.test`;
+    const contractors = `contractors-${unique()}.test`;
+    for (const domain of [staff, contractors]) await approveDomain(lane.deps, { via: "cli" }, org.id, domain);
+    // Two Entra apps in one tenant: one issuer, one app per domain.
+    const issuer = `https://login.tenant-${unique()}.test/v2.0`;
+    const staffApp = await save(org.id, { kind: "new" }, change("Staff app", [staff], { issuer }));
+    const contractorApp = await save(org.id, { kind: "new" }, change("Contractor app", [contractors], { issuer }));
+    const staffer = await lane.build.buildPerson(org.id, { email: `sam@${staff}` });
+    await linkIdentity(lane.db, { org_id: org.id, user_id: staffer.id, provider_id: staffApp.id, issuer, subject: "sam" });
+    const claims = { issuer, subject: "sam", email: `sam@${staff}`, emailVerified: true, profile: {}, groups: [] };
+
+    for (const dryRun of [true, false]) {
+      const outcome = await findPerson(lane.db, contractorApp, claims, { dryRun }).catch((error: unknown) => error);
+      expect(outcome, `dry run: ${dryRun}`).to.be.instanceOf(SignInFailure);
+      expect((outcome as SignInFailure).code).to.equal("LINKED_TO_ANOTHER_PROVIDER");
+    }
+    expect(await lane.db("identity_links").where({ issuer, subject: "sam" }).pluck("provider_id")).to.deep.equal([staffApp.id]);
+    expect(await findPerson(lane.db, staffApp, claims)).to.include({ userId: staffer.id, how: "linked" });
   });
 
   it(`holds an organisation to ${MAX_PROVIDERS_PER_ORG} providers (409 IDENTITY_PROVIDER_LIMIT)`, async () => {

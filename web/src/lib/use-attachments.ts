@@ -3,11 +3,12 @@
  * (which the first one starts when there is none yet), read by a worker, and shown as a chip
  * whose state follows `attachment_status` on the socket: processing, ready, or failed with the
  * reason. A message is sent with the ready ones; the limits are checked here first, with the
- * server's own numbers (lib/chat-attachment-limits.ts).
+ * server's own numbers (lib/chat-attachment-limits.ts). Removing a chip deletes its file on the
+ * server (once uploaded), so the tutor never reads it and it stops counting toward the limits.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ATTACHMENT_MAX_BYTES, ATTACHMENTS_PER_MESSAGE } from "../../../lib/chat-attachment-limits";
-import { api } from "./api";
+import { ApiError, api } from "./api";
 import { describeApiError } from "./errors";
 import { formatBytes, t } from "./i18n";
 import type { LiveSocket } from "./socket";
@@ -51,6 +52,8 @@ export function useAttachments(live: LiveSocket, sessionId: string | null, adopt
   const [chips, setChips] = useState<AttachmentChip[]>([]);
   const session = useRef(sessionId);
   session.current = sessionId;
+  /** Chips removed while still uploading: their file is deleted as soon as the upload answers. */
+  const removedWhileUploading = useRef(new Set<string>());
   const update = (key: string, change: Partial<AttachmentChip>) => setChips((list) => list.map((chip) => (chip.key === key ? { ...chip, ...change } : chip)));
 
   useEffect(() => {
@@ -85,6 +88,7 @@ export function useAttachments(live: LiveSocket, sessionId: string | null, adopt
       if (session.current) form.append("session_id", session.current);
       try {
         const uploaded = await api.upload<Uploaded>("/api/v1/chat/attachments", form);
+        if (removedWhileUploading.current.delete(key)) void discard({ key, filename: file.name, id: uploaded.id, status: uploaded.status });
         // Ready before this answer arrived is told by the event, which may come first: keep whichever is further on.
         setChips((list) =>
           list.map((chip) => (chip.key === key ? { ...chip, id: uploaded.id, status: chip.status === "uploading" ? uploaded.status : chip.status } : chip)),
@@ -100,10 +104,27 @@ export function useAttachments(live: LiveSocket, sessionId: string | null, adopt
     }
   };
 
+  /** Deletes the chip's file; if that fails (other than already gone), the chip comes back, failed with the reason, to be removed again. */
+  const discard = async (chip: AttachmentChip): Promise<void> => {
+    try {
+      await api.del(`/api/v1/chat/attachments/${encodeURIComponent(chip.id!)}`);
+    } catch (caught) {
+      if (caught instanceof ApiError && caught.status === 404) return;
+      setChips((list) => [...list, { ...chip, status: "failed", reason: describeApiError(caught) }]);
+    }
+  };
+
+  const remove = (key: string): void => {
+    const chip = chips.find((candidate) => candidate.key === key);
+    setChips((list) => list.filter((candidate) => candidate.key !== key));
+    if (chip?.id) void discard(chip);
+    else if (chip?.status === "uploading") removedWhileUploading.current.add(key);
+  };
+
   return {
     chips,
     add,
-    remove: (key) => setChips((list) => list.filter((chip) => chip.key !== key)),
+    remove,
     ready: () => chips.filter((chip) => chip.status === "ready" && chip.id).map((chip) => chip.id!),
     clear: () => setChips([]),
     pending: chips.some((chip) => chip.status === "uploading" || chip.status === "processing"),
