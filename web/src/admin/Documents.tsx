@@ -69,12 +69,14 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
       say(describeApiError(error));
     }
   };
-  const refreshOne = async (id: string): Promise<void> => {
+  /** Shows the document's row as stored; false when it could not be read (deleted meanwhile: the next reload drops it). */
+  const refreshOne = async (id: string): Promise<boolean> => {
     try {
       const fresh = await api.get<DocumentInfo>(`/api/v1/documents/${id}`);
       setDocuments((list) => (list.some((d) => d.id === id) ? list.map((d) => (d.id === id ? fresh : d)) : [fresh, ...list]));
+      return true;
     } catch {
-      // Deleted meanwhile: the next full reload drops it.
+      return false;
     }
   };
 
@@ -104,6 +106,15 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
   useEffect(() => {
     void reload();
     const onStatus = (event: StatusEvent): void => {
+      // Final states: the row is read again and shown whole (status, chunk count, stored reason) in one change, so a
+      // finished document never shows "0 chunks · read whole" for a moment; the event's status is the fallback.
+      if (event.status === "COMPLETED" || event.status === "FAILED") {
+        void refreshOne(event.documentId).then((found) => found || applyEvent(event));
+        return;
+      }
+      applyEvent(event);
+    };
+    const applyEvent = (event: StatusEvent): void => {
       setDocuments((list) =>
         list.map((d) =>
           d.id === event.documentId
@@ -117,8 +128,6 @@ export function Documents({ me, live }: { me: Me; live: LiveSocket }) {
         ),
       );
       if (event.progress) setProgress((all) => ({ ...all, [event.documentId]: event.progress! }));
-      // Final states: read the row again for the chunk count and the stored reason.
-      if (event.status === "COMPLETED" || event.status === "FAILED") void refreshOne(event.documentId);
     };
     live.socket.on("document_status", onStatus);
     // Statuses sent while disconnected are not replayed: catch up from the API.
