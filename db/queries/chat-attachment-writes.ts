@@ -5,7 +5,7 @@
  */
 import type { Knex } from "knex";
 import type { Db } from "../knex";
-import type { AttachmentRow } from "./chat-attachments";
+import { ATTACHMENT_COLUMNS, type AttachmentRow } from "./chat-attachments";
 
 export interface NewAttachment {
   orgId: string;
@@ -59,23 +59,7 @@ export async function insertAttachment(trx: Knex.Transaction, values: NewAttachm
       size_bytes: values.content.length,
       content: values.content,
     })
-    .returning([
-      "id",
-      "org_id",
-      "session_id",
-      "user_id",
-      "message_id",
-      "filename",
-      "format",
-      "mime_type",
-      "size_bytes",
-      "status",
-      "error_code",
-      "error",
-      "chunk_count",
-      "created_at",
-      "updated_at",
-    ]);
+    .returning([...ATTACHMENT_COLUMNS]);
   return row as AttachmentRow;
 }
 

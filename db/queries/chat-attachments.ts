@@ -28,7 +28,7 @@ export interface AttachmentRow {
 }
 
 /** Every column but the file's bytes. */
-const COLUMNS = [
+export const ATTACHMENT_COLUMNS = [
   "id",
   "org_id",
   "session_id",
@@ -49,7 +49,7 @@ const COLUMNS = [
 /** The conversation's attachments, oldest first, for its owner only. */
 export async function listSessionAttachments(db: Db, owner: Owner, sessionId: string): Promise<AttachmentRow[]> {
   return (await db("chat_attachments")
-    .select([...COLUMNS])
+    .select([...ATTACHMENT_COLUMNS])
     .where({ org_id: owner.orgId, user_id: owner.userId, session_id: sessionId })
     .orderBy("created_at", "asc")) as AttachmentRow[];
 }
@@ -58,7 +58,7 @@ export async function listSessionAttachments(db: Db, owner: Owner, sessionId: st
 export async function findOwnedAttachments(db: Db | Knex.Transaction, owner: Owner, sessionId: string, ids: string[]): Promise<AttachmentRow[]> {
   if (ids.length === 0) return [];
   return (await db("chat_attachments")
-    .select([...COLUMNS])
+    .select([...ATTACHMENT_COLUMNS])
     .where({ org_id: owner.orgId, user_id: owner.userId, session_id: sessionId })
     .whereIn("id", ids)) as AttachmentRow[];
 }
@@ -75,7 +75,7 @@ export async function sessionAttachmentTotals(db: Db | Knex.Transaction, orgId: 
 /** The worker's read: the row and its bytes, by organisation (the job names the owner). */
 export async function attachmentWithContent(db: Db, orgId: string, attachmentId: string): Promise<(AttachmentRow & { content: Buffer }) | undefined> {
   return db("chat_attachments")
-    .select([...COLUMNS, "content"])
+    .select([...ATTACHMENT_COLUMNS, "content"])
     .where({ org_id: orgId, id: attachmentId })
     .first();
 }
