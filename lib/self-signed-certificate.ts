@@ -31,6 +31,17 @@ function name(commonName: string): Buffer {
   return sequence(der(0x31, sequence(der(0x06, COMMON_NAME), der(0x0c, Buffer.from(commonName.slice(0, 64), "utf8")))));
 }
 
+/**
+ * A certificate serial from random bytes as a DER INTEGER's content: positive (top bit clear) and
+ * minimal (first byte never 0), since OpenSSL refuses a padded INTEGER and so the whole certificate
+ * (a leading 0x00 before a byte under 0x80 happened once in 256 keys).
+ */
+export function serialNumber(random: Buffer): Buffer {
+  const serial = Buffer.from(random);
+  serial[0] = (serial[0]! & 0x3f) | 0x40;
+  return serial;
+}
+
 export interface KeyPair {
   privateKeyPem: string;
   certificatePem: string;
@@ -38,8 +49,7 @@ export interface KeyPair {
 
 export function selfSignedKeyPair(commonName: string, years = 10): KeyPair {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f; // a positive INTEGER
+  const serial = serialNumber(randomBytes(16));
   const notBefore = new Date(Date.now() - 60_000);
   const notAfter = new Date(notBefore.getTime() + years * 365 * 24 * 3600 * 1000);
   const spki = publicKey.export({ type: "spki", format: "der" });
