@@ -40,6 +40,23 @@ apt_install_or_fail() {
   fi
 }
 
+# Installs optional Debian packages (as root with apt-get); without them the product still runs and
+# this says what is lost and how to install them.
+#   apt_install_optional "PACKAGES" WHAT IF_MISSING
+apt_install_optional() {
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "› installing $2 from Debian's packages…"
+    export DEBIAN_FRONTEND=noninteractive
+    # shellcheck disable=SC2086 # the package list is meant to split into words
+    apt-get install -y -q --no-install-recommends $1 >/dev/null 2>&1 || {
+      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $1 >/dev/null
+    } || echo "($2 could not be installed: $3)" >&2
+  else
+    echo "$2 is not installed and cannot be installed automatically here: $3." >&2
+    echo "Install it with: sudo apt-get install $1 (everything else works without it)." >&2
+  fi
+}
+
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "› installing npm packages (npm ci)…"
   npm ci --no-audit --no-fund --loglevel=error
@@ -72,44 +89,20 @@ ocr_missing() {
 }
 OCR_PACKAGES="tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa poppler-utils"
 if ocr_missing; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "› installing OCR (tesseract with English and Spanish, pdftoppm) from Debian's packages…"
-    export DEBIAN_FRONTEND=noninteractive
-    # shellcheck disable=SC2086 # the package list is meant to split into words
-    apt-get install -y -q --no-install-recommends $OCR_PACKAGES >/dev/null 2>&1 || {
-      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $OCR_PACKAGES >/dev/null
-    } || echo "(OCR could not be installed: scanned PDFs and images will fail OCR_UNAVAILABLE)" >&2
-  else
-    echo "OCR is not installed and cannot be installed automatically here: scanned PDFs and PNG/JPEG uploads will fail OCR_UNAVAILABLE." >&2
-    echo "Install it with: sudo apt-get install $OCR_PACKAGES (everything else works without it)." >&2
-  fi
+  apt_install_optional "$OCR_PACKAGES" "OCR (tesseract with English and Spanish, pdftoppm)" "scanned PDFs and PNG/JPEG uploads will fail OCR_UNAVAILABLE"
 fi
 
 # Word and Excel 97–2003 (.doc, .xls): Debian's antiword and catdoc (its xls2csv), run as bounded
 # child processes of the extraction thread. Optional: without them those files fail CONVERTER_UNAVAILABLE.
 CONVERTER_PACKAGES="antiword catdoc"
 if ! command -v antiword >/dev/null 2>&1 || ! command -v xls2csv >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "› installing the .doc/.xls converters (antiword, catdoc) from Debian's packages…"
-    export DEBIAN_FRONTEND=noninteractive
-    # shellcheck disable=SC2086 # the package list is meant to split into words
-    apt-get install -y -q --no-install-recommends $CONVERTER_PACKAGES >/dev/null 2>&1 || {
-      apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $CONVERTER_PACKAGES >/dev/null
-    } || echo "(antiword/catdoc could not be installed: .doc and .xls uploads will fail CONVERTER_UNAVAILABLE)" >&2
-  else
-    echo "antiword/catdoc are not installed: .doc and .xls uploads will fail CONVERTER_UNAVAILABLE." >&2
-    echo "Install them with: sudo apt-get install $CONVERTER_PACKAGES (everything else works without them)." >&2
-  fi
+  apt_install_optional "$CONVERTER_PACKAGES" "the .doc/.xls converters (antiword, catdoc)" ".doc and .xls uploads will fail CONVERTER_UNAVAILABLE"
 fi
 
 # `npm test` only (--sentinel): the failover suite runs three of Debian's redis-sentinel; without
 # the package it falls back to `redis-server --sentinel`, the same program.
 if $WANT_SENTINEL && ! command -v redis-sentinel >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-  echo "› installing redis-sentinel from Debian's packages (for the failover tests)…"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q --no-install-recommends redis-sentinel >/dev/null 2>&1 || {
-    apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends redis-sentinel >/dev/null
-  } || echo "(redis-sentinel could not be installed; the failover suite uses redis-server --sentinel)" >&2
+  apt_install_optional redis-sentinel "redis-sentinel (for the failover tests)" "the failover suite uses redis-server --sentinel"
 fi
 
 # `npm test` only (--prometheus): promtool runs the alert rules' unit tests and a real Prometheus
