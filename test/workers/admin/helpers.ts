@@ -74,11 +74,23 @@ export async function cleanUp(stack: Stack): Promise<void> {
   for (const socket of sockets.splice(0)) socket.disconnect();
   const ids = made.splice(0);
   // In slices: a test's 2,000 targets with their enrollments and audit rows in one DELETE can outlast the statement timeout on a busy machine.
-  for (let i = 0; i < ids.length; i += 250)
-    await stack.server.deps
-      .db("users")
-      .whereIn("id", ids.slice(i, i + 250))
-      .delete();
+  for (let i = 0; i < ids.length; i += 250) await deleteUsers(stack, ids.slice(i, i + 250));
+}
+
+/**
+ * Deletes people, asked again when PostgreSQL picks this delete as a deadlock's victim: a job still
+ * writing rows of theirs (a key's last use, a sourced document's ingestion) can lock them in the
+ * other order; the victim's transaction is rolled back whole, so asking again is safe.
+ */
+async function deleteUsers(stack: Stack, ids: string[]): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await stack.server.deps.db("users").whereIn("id", ids).delete();
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "40P01" || attempt === 3) throw error;
+    }
+  }
 }
 
 export interface AdminTurn {
