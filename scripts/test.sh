@@ -185,5 +185,16 @@ if [ "$total" -gt "${budget[whole]}" ]; then
   echo "✘ the whole run took $total s, over its budget of ${budget[whole]} s: see each lane's time above" >&2
   failed=1
 fi
+# A CI page often keeps only the tail of a run: a failed lane's failures are repeated last, so the
+# test that failed is never cut off (mocha's "N failing" section, or the log's end when it has none).
+for lane in "${lanes[@]}"; do
+  [ "${outcome[$lane]}" = 0 ] && continue
+  echo "━━━ what failed in the $lane lane ━━━"
+  if grep -qE '^ +[0-9]+ failing' "$logs/$lane.log" 2>/dev/null; then
+    sed -n '/^ \+[0-9]\+ failing/,$p' "$logs/$lane.log" | head -n 150
+  else
+    tail -n 60 "$logs/$lane.log" 2>/dev/null || true
+  fi
+done
 rm -rf "$logs"
 exit "$failed"

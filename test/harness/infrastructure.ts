@@ -177,6 +177,9 @@ export async function startInfrastructure({ model = true }: { model?: boolean } 
       SOCKET_MAX_PER_USER: 100000,
       // test/workers/maintenance/chat-retention.test.ts runs the retention sweep itself and reads the record it leaves.
       RETENTION_SWEEP_INTERVAL_MS: 86400000,
+      // Suites count the embedding calls of a turn; the sweep would embed earlier suites' questions in the middle of one.
+      // test/server/routes/insights/content-gaps.test.ts and test/web/insights.test.ts run it themselves.
+      QUESTION_VECTOR_SWEEP_INTERVAL_MS: 86400000,
       // Suites count embedding calls per question and ask the demo organisation the same questions in any order;
       // test/workers/llm/query-embeddings.test.ts and test/workers/tutor/local-model.test.ts turn the cache on.
       EMBEDDING_QUERY_CACHE_TTL_SECONDS: 0,

@@ -125,7 +125,10 @@ describe("Redis Cluster: 3 primaries + 3 replicas, QUEUE_SHARDS=6", function () 
     }
   });
 
-  it("spreads the load: no primary serves more than half the commands of 30 sessions' turns", async () => {
+  // Sessions land on slots by their ids, at random: of 30 spread over three primaries, one gets 15 or more once in eight
+  // runs and 20 or more once in 1,700. Two thirds of the commands is a bound chance keeps; one primary serving a key
+  // shared by every turn would take nearly all.
+  it("spreads the load: no primary serves two thirds of the commands of 30 sessions' turns, and each serves some", async () => {
     stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => "Receipts are kept for thirty days." }));
     const { token } = await login(server!.url, "employee@example.com");
     const socket = await connect(server!.url, token);
@@ -139,7 +142,8 @@ describe("Redis Cluster: 3 primaries + 3 replicas, QUEUE_SHARDS=6", function () 
       const deltas = [...after].map(([port, { commands }]) => commands - (before.get(port)?.commands ?? 0));
       const total = deltas.reduce((sum, delta) => sum + delta, 0);
       expect(deltas, "three primaries").to.have.length(3);
-      for (const delta of deltas) expect(delta / total, `shares ${deltas.map((d) => (d / total).toFixed(2)).join(", ")}`).to.be.at.most(0.5);
+      const shares = `shares ${deltas.map((d) => (d / total).toFixed(2)).join(", ")}`;
+      for (const delta of deltas) expect(delta / total, shares).to.be.within(0.05, 2 / 3);
     } finally {
       socket.disconnect();
     }

@@ -16,6 +16,7 @@ import { stackSuite } from "../support/suite";
 import { generationRequestsFor } from "../workers/tutor/helpers";
 import { expectEndedOnce, expectNextTurnAnswered, finalText, streamLongAnswer } from "./helpers";
 import { testEnv } from "../support/tunables";
+import { streamKey } from "../../queues/events/stream-keys";
 
 const LONG_ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the expense policy is explained here.`).join(" ");
 
@@ -46,6 +47,22 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
     await deployment?.stop();
   });
 
+  /** On a stuck turn: what was stored, its job's state and its event log on the master now, so a failure says which part stopped. */
+  async function whereTheTurnStands(turnId: string, sessionId: string): Promise<string> {
+    const facts: string[] = [];
+    const note = async (what: string, read: () => Promise<unknown>): Promise<void> => {
+      const value = await read().catch((error: Error) => `unreadable (${error.message})`);
+      facts.push(`${what}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
+    };
+    await note("master", () => deployment!.masterPort());
+    await note("stored", async () =>
+      (await workers!.deps.db("chat_messages").where({ turn_id: turnId })).map((row) => ({ role: row.role, status: row.status, chars: row.content?.length })),
+    );
+    await note("job", () => workers!.deps.producer.turnFinalStageState("tutor", { turnId, sessionId }));
+    await note("event log length", () => workers!.deps.redis.xlen(streamKey(false, { kind: "turn", id: turnId })));
+    return facts.join("\n");
+  }
+
   it("ends the turn once, text equal to what is stored, no seq skipped or repeated, and answers the next turn", async () => {
     const question = "Explain every point of the expense policy, please.";
     const turn = await streamLongAnswer(stack, server!.url, question, LONG_ANSWER);
@@ -54,7 +71,9 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
       const oldMaster = await deployment!.masterPort();
       process.kill(deployment!.pidOf(oldMaster), "SIGKILL");
 
-      const { events, ofTurn } = await expectEndedOnce(received, turnId);
+      const { events, ofTurn } = await expectEndedOnce(received, turnId).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n${await whereTheTurnStands(turnId, turn.sessionId)}`);
+      });
       expect(await deployment!.masterPort(), "the sentinels promoted the replica").to.not.equal(oldMaster);
       const seqs = seqsOf(ofTurn);
       expect(seqs, "every seq once, in order").to.deep.equal(Array.from({ length: seqs.length }, (_, i) => i + 1));

@@ -15,6 +15,15 @@ export const contentGapSettings = defineSection({
       .describe(
         "Cosine similarity at which two tutor questions count as the same question in the content-gap report. 0.8 groups near-identical wording with the offline model's hashed embeddings; E5 models place unrelated questions near 0.8, so use about 0.9 with them.",
       ),
+    QUESTION_VECTOR_SWEEP_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .default(30_000)
+      .describe(
+        "How often the `question-vectors` maintenance sweep embeds answered tutor questions for the content-gap report (30 s: the report " +
+          "lags its questions by about this much).",
+      ),
     CONTENT_GAP_CACHE_TTL_SECONDS: z.coerce
       .number()
       .int()

@@ -8,9 +8,6 @@ import type { MaintenanceTask } from "../../queues/payloads";
  */
 const DOCUMENT_SWEEP_EVERY_MS = 15_000;
 
-/** The content-gap report can lag its questions by half a minute. */
-const QUESTION_VECTOR_SWEEP_EVERY_MS = 30_000;
-
 /**
  * An organisation that crossed RETRIEVAL_EXACT_MAX_CHUNKS is searched exactly (correct, slower)
  * until its index is built, and new chunks of an indexed one wait in its tail (an exact scan in
@@ -21,11 +18,11 @@ const VECTOR_INDEX_SWEEP_EVERY_MS = 20_000;
 /** Old finished imports are pruned after days: an hour late costs nothing. */
 const CATALOG_IMPORT_SWEEP_EVERY_MS = 60 * 60_000;
 
-export function maintenanceSchedule(config: Pick<Config, "workers" | "dataLifecycle">): Record<MaintenanceTask, number> {
+export function maintenanceSchedule(config: Pick<Config, "workers" | "dataLifecycle" | "contentGaps">): Record<MaintenanceTask, number> {
   return {
     "lost-turns": config.workers.TURN_SWEEP_INTERVAL_MS,
     "stuck-documents": DOCUMENT_SWEEP_EVERY_MS,
-    "question-vectors": QUESTION_VECTOR_SWEEP_EVERY_MS,
+    "question-vectors": config.contentGaps.QUESTION_VECTOR_SWEEP_INTERVAL_MS,
     "vector-indexes": VECTOR_INDEX_SWEEP_EVERY_MS,
     "chat-retention": config.dataLifecycle.RETENTION_SWEEP_INTERVAL_MS,
     "catalog-imports": CATALOG_IMPORT_SWEEP_EVERY_MS,
