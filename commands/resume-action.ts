@@ -1,7 +1,10 @@
 /**
  * Resuming a partial or failed admin action: its failed items go back to pending and a new run
- * is queued; the reopening records `admin_action.resumed` in its transaction. A queue that refuses leaves it as it was (the items fail again with the reason and
- * the action is partial/failed, resumable later) and the command fails with QUEUE_UNAVAILABLE.
+ * is queued; the reopening records `admin_action.resumed` in its transaction. A queue that
+ * refuses puts it back (the items fail again with the reason and the action is partial or
+ * failed, resumable later), recorded as `admin_action.resume_failed` in that undo's transaction,
+ * so the log never shows a resume that ran nothing as the last word; the command fails with
+ * QUEUE_UNAVAILABLE.
  */
 import { recordAudit } from "../db/queries/audit-log";
 import { failPendingItems, finishAction, reopenForResume, type AdminActionRow } from "../db/queries/admin-actions";
@@ -31,8 +34,18 @@ export async function resumeAction(deps: CommandDeps, request: { orgId: string; 
     log: "could not queue a resumed action; left resumable",
     message: "The action queue is unavailable; nothing ran. Retry the resume shortly.",
     async undo() {
-      await failPendingItems(deps.db, orgId, actionId, "not run: the action queue was unavailable");
-      await finishAction(deps.db, orgId, actionId);
+      await withTransaction(deps, async (trx) => {
+        await failPendingItems(trx, orgId, actionId, "not run: the action queue was unavailable");
+        const finished = await finishAction(trx, orgId, actionId);
+        await recordAudit(trx, {
+          name: "admin_action.resume_failed",
+          orgId,
+          actor: { type: "person", id: resumerId },
+          target: { type: "admin_action", id: actionId },
+          after: { status: finished?.status },
+          details: { reason: "queue_unavailable" },
+        });
+      });
     },
   });
   return { kind: "resumed", action: reopened.action };

@@ -70,6 +70,8 @@ export const AUDIT_EVENT_NAMES = [
   "admin_action.proposed",
   "admin_action.stopped",
   "admin_action.resumed",
+  // A resume whose run the queue refused: the action is back where it was, nothing ran.
+  "admin_action.resume_failed",
   // The assistant's confirmed actions: one row per applied item (`details.tool` names the tool).
   "admin_action.item_applied",
   // An operator changed an organisation's policy (commands/organisation-policy.ts).

@@ -5,6 +5,7 @@
 import { expect } from "chai";
 import { confirmAction } from "../../../commands/confirm-action";
 import { rejectAction } from "../../../commands/reject-action";
+import { stopAction } from "../../../commands/stop-action";
 import { resumeAction } from "../../../commands/resume-action";
 import { Refusal } from "../../../lib/refusal";
 import { withdrawProposals } from "../../../commands/withdraw-proposals";
@@ -76,6 +77,37 @@ describe("commands: admin actions", function () {
     const resumed = await resumeAction(lane.deps, { orgId, actionId: action.id, resumerId: admin.id });
     expect(resumed).to.deep.equal({ kind: "refused", transition: { ok: false, status: "pending" } });
     expect(await lane.deps.producer.queue("admin-actions").getJob(adminActionJobId(action.id, 1))).to.equal(undefined);
+  });
+
+  it("resume with the queue refusing: QUEUE_UNAVAILABLE, the action resumable again, and the log ends with resume_failed; resuming later works", async () => {
+    const admin = await freshPerson(lane, "admin");
+    const action = await pendingDeactivation(lane, admin.id, await freshPerson(lane));
+    // Confirmed with no run queued, then stopped: a stopped action is resumable.
+    await lane.deps.db("admin_actions").where({ id: action.id }).update({ status: "confirmed" });
+    expect((await stopAction(lane.deps, { orgId, actionId: action.id, stoppedBy: admin.id })).kind).to.equal("stopped");
+    const producer = await refusingProducer(lane);
+    try {
+      const refused = await resumeAction({ ...lane.deps, producer }, { orgId, actionId: action.id, resumerId: admin.id }).catch((error: unknown) => error);
+      expect(refused).to.be.instanceOf(Refusal).and.to.include({ kind: "unavailable", code: "QUEUE_UNAVAILABLE" });
+    } finally {
+      await producer.close().catch(() => undefined);
+    }
+    const row = await findAction(lane.deps.db, orgId, action.id);
+    expect(row?.status).to.be.oneOf(["failed", "partial"]);
+    const items = await lane.deps.db("admin_action_items").where({ action_id: action.id }).select("status", "error");
+    expect(items).to.deep.equal([{ status: "failed", error: "not run: the action queue was unavailable" }]);
+    const audit = await lane.deps.db("audit_log").where({ org_id: orgId, target_id: action.id }).orderBy("created_at").select("action", "details");
+    expect(audit.map((entry) => entry.action)).to.deep.equal([
+      "admin_action.proposed",
+      "admin_action.stopped",
+      "admin_action.resumed",
+      "admin_action.resume_failed",
+    ]);
+    expect(audit[3]!.details).to.include({ reason: "queue_unavailable" });
+
+    const later = await resumeAction(lane.deps, { orgId, actionId: action.id, resumerId: admin.id });
+    expect(later.kind).to.equal("resumed");
+    expect(await lane.deps.producer.queue("admin-actions").getJob(adminActionJobId(action.id, row!.runs + 1))).to.not.equal(undefined);
   });
 
   it("withdraw: a turn's pending proposal is rejected and announced, naming the admin only when one ended it", async () => {
