@@ -71,13 +71,17 @@ export function ActionCard({
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const lastSeq = useRef(0);
+  /** Loads overlap (one per event): only the newest one's answer is drawn, never an older one landing last. */
+  const newestLoad = useRef(0);
   useEffect(() => {
     if (status !== "pending") onSettled?.(actionId);
   }, [status, actionId]);
 
   const load = async (): Promise<void> => {
+    const mine = ++newestLoad.current;
     try {
       const fresh = await api.get<ActionDetail>(`/api/v1/admin/actions/${actionId}`);
+      if (mine !== newestLoad.current) return;
       setDetail(fresh);
       setStatus(fresh.action.status);
       setCounts({ done: fresh.action.done, failed: fresh.action.failed, total: fresh.action.total });
@@ -91,7 +95,8 @@ export function ActionCard({
     const onEvent = (event: ActionEvent): void => {
       if (event.actionId !== actionId || event.seq <= lastSeq.current) return;
       lastSeq.current = event.seq;
-      if (event.status) setStatus(event.status);
+      // A run's end is drawn with its items (the load below), so the card never says "partial" over a checklist still running.
+      if (event.status && !FINAL.has(event.status)) setStatus(event.status);
       if (event.total !== undefined) setCounts({ done: event.done ?? 0, failed: event.failed ?? 0, total: event.total });
       // Each batch or end: the items' own statuses for the checklist.
       void load();
