@@ -29,6 +29,14 @@ export interface ReplayObserver {
   replayed(reason: ReplayReason, events: number): void;
 }
 
+/**
+ * After a read from the log fails (Redis failing over: the server's connection gives up on a
+ * command within seconds), when to read again. A minute in all covers a Sentinel failover on a
+ * loaded machine; past it the client's own resume on reconnect is the remedy. Without these a
+ * socket that missed a turn's last events while the feed was cut would wait for them for good.
+ */
+const RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
+
 const states = new WeakMap<Socket, DeliveryState>();
 const cursorKey = (ref: StreamRef): string => `${ref.kind}:${ref.id}`;
 
@@ -45,6 +53,7 @@ export class TurnDelivery {
   constructor(
     private readonly log: TurnEventLog,
     private readonly observer?: ReplayObserver,
+    private readonly retryDelaysMs: readonly number[] = RETRY_DELAYS_MS,
   ) {}
 
   /**
@@ -75,10 +84,12 @@ export class TurnDelivery {
       if (payload.seq <= cursor) return;
       if (payload.seq > cursor + 1) {
         try {
-          this.observer?.replayed("gap", await this.emitFromLog(socket, state, ref, cursor + 1, payload.seq - 1));
+          // Read first: `observer?.replayed(…, await read)` would skip the read itself when there is no observer.
+          const filled = await this.emitFromLog(socket, state, ref, cursor + 1, payload.seq - 1);
+          this.observer?.replayed("gap", filled);
         } catch (error) {
-          // Emitting this event now would skip the gap for good; fetch it all again shortly.
-          setTimeout(() => void this.replayStream(socket, ref, cursor, payload.sessionId).catch(() => undefined), 500).unref();
+          // Emitting this event now would skip the gap for good; fetch it all again once the log answers.
+          void this.replayUntilRead(socket, ref, cursor, payload.sessionId).catch(() => undefined);
           throw error;
         }
       }
@@ -111,10 +122,27 @@ export class TurnDelivery {
     let sent = 0;
     for (const key of [...stateOf(socket).cursors.keys()]) {
       const at = key.indexOf(":");
-      sent += await this.replayStream(socket, { kind: key.slice(0, at) as StreamRef["kind"], id: key.slice(at + 1) }, 0);
+      sent += await this.replayUntilRead(socket, { kind: key.slice(0, at) as StreamRef["kind"], id: key.slice(at + 1) }, 0);
     }
     if (sent > 0) this.observer?.replayed("gap", sent);
     return sent;
+  }
+
+  /**
+   * `replayStream`, read again after each failure (RETRY_DELAYS_MS) while the socket is
+   * connected: the feed's catch-up and a gap fill run when Redis has just failed over, when the
+   * log may not answer yet. Rejects with the last failure once the delays are spent.
+   */
+  private async replayUntilRead(socket: Socket, ref: StreamRef, afterSeq: number, sessionId?: string): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.replayStream(socket, ref, afterSeq, sessionId);
+      } catch (error) {
+        const delay = this.retryDelaysMs[attempt];
+        if (delay === undefined || !socket.connected) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      }
+    }
   }
 
   private replayStream(socket: Socket, ref: StreamRef, afterSeq: number, sessionId?: string): Promise<number> {

@@ -117,6 +117,48 @@ describe("TurnDelivery: exactly-once, in-order events per socket", function () {
     expect(gone.received).to.deep.equal([]);
   });
 
+  /** The real log, whose reads fail the first `failures` times, as the server's connection does while Redis fails over. */
+  function failingAtFirst(failures: number): { log: TurnEventLog; reads: () => number } {
+    let reads = 0;
+    const flaky = Object.create(log) as TurnEventLog;
+    flaky.readStream = (...args: Parameters<TurnEventLog["readStream"]>) => {
+      reads += 1;
+      return reads <= failures ? Promise.reject(new Error("Reached the max retries per request limit")) : log.readStream(...args);
+    };
+    return { log: flaky, reads: () => reads };
+  }
+
+  it("catches a socket up after the feed was cut, reading the log again while it does not answer", async () => {
+    const { sessionId, events } = await turnWith(4);
+    const { socket, received } = recorder();
+    const flaky = failingAtFirst(2);
+    const patient = new TurnDelivery(flaky.log, undefined, [10, 10, 10]);
+    // The socket had the first event live, then the feed was cut and the turn's last three went out meanwhile.
+    await patient.deliver(socket, events[0]!.event, events[0]!.payload);
+    expect(await patient.catchUp(socket)).to.equal(3);
+    expect(flaky.reads()).to.equal(3, "two failed reads, then one that answered");
+    expect(received.map((r) => r.seq)).to.deep.equal([1, 2, 3, 4]);
+    expect(received.every((r) => r.sessionId === sessionId)).to.equal(true);
+  });
+
+  it("fills a gap whose first read failed once the log answers, and gives up once the delays are spent", async () => {
+    const { events } = await turnWith(4);
+    const { socket, received } = recorder();
+    const patient = new TurnDelivery(failingAtFirst(1).log, undefined, [10]);
+    await patient.deliver(socket, events[0]!.event, events[0]!.payload);
+    const failed = await patient.deliver(socket, events[3]!.event, events[3]!.payload)?.catch((error: Error) => error);
+    expect(failed, "the live event that revealed the gap is not sent over it").to.be.instanceOf(Error);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(received.map((r) => r.seq)).to.deep.equal([1, 2, 3, 4]);
+
+    const never = recorder();
+    const hopeless = new TurnDelivery(failingAtFirst(100).log, undefined, [10, 10]);
+    await hopeless.deliver(never.socket, events[0]!.event, events[0]!.payload);
+    const spent = await hopeless.catchUp(never.socket).catch((error: Error) => error);
+    expect(spent).to.be.instanceOf(Error);
+    expect(never.received.map((r) => r.seq)).to.deep.equal([1]);
+  });
+
   it("keeps one cursor per log: an admin action's events and a turn's do not hide each other", async () => {
     const actionId = randomUUID();
     const userId = randomUUID();
