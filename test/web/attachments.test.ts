@@ -4,6 +4,9 @@
  * moves from processing to ready as the worker reads it, the question sent with it is answered
  * from it and cites it by its file name (the citation opens the file's passage); a file that
  * cannot be read shows failed with the reason, and removing its chip deletes it on the server.
+ * The answer's badge and its source say the file is the employee's own, not company material;
+ * the question shows the file it went with, and still does once the page is reloaded and the
+ * conversation opened again (from the stored history, with the answer's badge as it was).
  */
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
@@ -59,6 +62,26 @@ describe("web: attaching a file to a question in the tutor", function () {
     const answer = page.locator("li.msg.assistant").last();
     expect(await answer.locator(".answer-text").textContent()).to.include("4711");
     expect(await answer.locator(".citations").textContent()).to.include("bicycle-cage.txt");
+    const fileBadgeAndSource = async (where: string) => {
+      const stored = page.locator("li.msg.assistant").last();
+      const badge = stored.locator(".answer-head .badge");
+      expect(await badge.getAttribute("data-origin"), where).to.equal("file");
+      expect(await badge.textContent(), where).to.equal("from your file");
+      const cited = stored.locator(".citations li", { hasText: "bicycle-cage.txt" }).first();
+      expect(await cited.locator(".source-origin").textContent(), where).to.include("your file");
+      expect(await stored.locator(".citations").textContent(), `${where}: no company material was cited`).to.not.include("company material");
+    };
+    await fileBadgeAndSource("the live answer");
+    const sentFile = async (where: string) => {
+      const question = page.locator("li.msg.user").last();
+      expect(await question.locator(".user-text").textContent(), where).to.equal("What is the code of the bicycle cage?");
+      const files = question.locator(".sent-file");
+      expect(await files.count(), where).to.equal(1);
+      expect(await files.first().getAttribute("data-status"), where).to.equal("ready");
+      expect(await files.first().locator(".sent-file-name").textContent(), where).to.equal("bicycle-cage.txt");
+      expect(await files.first().locator(".sent-file-size").textContent(), where).to.equal(`${Buffer.byteLength(NOTE)} B`);
+    };
+    await sentFile("as sent");
     // The citation opens the passage of the file the tutor was given.
     await answer.locator(".answer-text a.cite-marker").first().click();
     await page.locator(".passage .passage-text").waitFor({ timeout: 10_000 });
@@ -76,6 +99,15 @@ describe("web: attaching a file to a question in the tutor", function () {
     await failed.getByRole("button").click();
     expect((await deleted).status(), "the file is deleted").to.equal(204);
     expect(await chips.count(), "removed: the box is empty again").to.equal(0);
+
+    // Reloaded and opened again, the conversation shows the file under its question (the removed one nowhere).
+    await page.reload();
+    await page.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
+    await page.locator('.session-open[title="bicycle-cage.txt"]').first().click();
+    await page.locator("li.msg.user .sent-file").waitFor({ timeout: 10_000 });
+    await sentFile("reloaded");
+    await fileBadgeAndSource("the stored answer");
+    expect(await page.locator(".sent-file", { hasText: "minutes.doc" }).count(), "the removed file was never sent").to.equal(0);
     expect(watched.consoleErrors, "console errors").to.deep.equal([]);
   });
 });
