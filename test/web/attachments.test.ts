@@ -6,11 +6,13 @@
  * cannot be read shows failed with the reason, and removing its chip deletes it on the server.
  * The answer's badge and its source say the file is the employee's own, not company material;
  * the question shows the file it went with, and still does once the page is reloaded and the
- * conversation opened again (from the stored history, with the answer's badge as it was).
+ * conversation opened again (from the stored history, with the answer's badge as it was). An
+ * answer citing both a file and company material says both, on the badge and on each source.
  */
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { useStack, type Stack } from "../support/stack";
+import { promptOf, scriptedResponder } from "../workers/tutor/helpers";
 import { launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 
 declare const document: any;
@@ -21,6 +23,8 @@ const NOTE = [
   "The bicycle cage in the basement opens with the code 4711.",
   "The cage code changes on the first Monday of every month.",
 ].join("\n");
+
+const LOCKERS = ["Lockers", "", "Lockers on floor two are emptied every Friday at six."].join("\n");
 
 describe("web: attaching a file to a question in the tutor", function () {
   this.timeout(90_000);
@@ -39,10 +43,11 @@ describe("web: attaching a file to a question in the tutor", function () {
   });
 
   after(async () => {
+    stack.llm.reset();
     await browser?.close();
   });
 
-  it("reads the attached file, answers the question from it and cites it; an unreadable file shows failed with its reason and its chip's remove deletes it", async () => {
+  it("reads the attached file, answers from it and cites it as the employee's own file, shown under the question before and after a reload; an unreadable file shows failed and its remove deletes it; a mixed answer names both", async () => {
     const chips = page.locator(".attachment-chip");
     await page.locator(".attach-file input[type=file]").setInputFiles({ name: "bicycle-cage.txt", mimeType: "text/plain", buffer: Buffer.from(NOTE) });
     await page.locator('.attachment-chip[data-status="ready"]').waitFor({ timeout: 30_000 });
@@ -108,6 +113,38 @@ describe("web: attaching a file to a question in the tutor", function () {
     await sentFile("reloaded");
     await fileBadgeAndSource("the stored answer");
     expect(await page.locator(".sent-file", { hasText: "minutes.doc" }).count(), "the removed file was never sent").to.equal(0);
+
+    // A file and company material cited in one answer: the badge and each source say whose it is.
+    stack.llm.setResponder(
+      scriptedResponder({
+        generation: (request) => {
+          const labels = [...promptOf(request).matchAll(/^\[(\d+)\] (.*)$/gm)];
+          const file = labels.find((label) => label[2]!.includes("lockers.txt"))?.[1];
+          const company = labels.find((label) => label[2]!.includes("Returns Policy"))?.[1];
+          return file && company ? `Lockers are emptied every Friday [${file}]. Customers have 30 days to return an item [${company}].` : undefined;
+        },
+      }),
+    );
+    await page.locator(".attach-file input[type=file]").setInputFiles({ name: "lockers.txt", mimeType: "text/plain", buffer: Buffer.from(LOCKERS) });
+    await page.locator('.attachment-chip[data-status="ready"]').waitFor({ timeout: 30_000 });
+    const answers = await page.locator("li.msg.assistant").count();
+    await input.fill("When are the lockers emptied, and how many days do customers have to return an item?");
+    await input.press("Enter");
+    await page.waitForFunction(
+      (count: number) => {
+        const all = [...document.querySelectorAll("li.msg.assistant")];
+        return all.length > count && all.at(-1).getAttribute("aria-busy") === "false";
+      },
+      answers,
+      { timeout: 30_000 },
+    );
+    const mixed = page.locator("li.msg.assistant").last();
+    expect(await mixed.locator(".answer-text").textContent()).to.include("30 days");
+    expect(await mixed.locator(".answer-head .badge").getAttribute("data-origin")).to.equal("mixed");
+    expect(await mixed.locator(".answer-head .badge").textContent()).to.equal("your file + company source");
+    expect(await mixed.locator(".citations li", { hasText: "lockers.txt" }).locator(".source-origin").textContent()).to.include("your file");
+    expect(await mixed.locator(".citations li", { hasText: "Returns Policy" }).first().locator(".source-origin").textContent()).to.include("company material");
+    expect(await page.locator("li.msg.user").last().locator(".sent-file-name").allTextContents()).to.deep.equal(["lockers.txt"]);
     expect(watched.consoleErrors, "console errors").to.deep.equal([]);
   });
 });
