@@ -54,6 +54,30 @@ export async function listSessionAttachments(db: Db, owner: Owner, sessionId: st
     .orderBy("created_at", "asc")) as AttachmentRow[];
 }
 
+/** A file as the history shows it under the question it was sent with. */
+export interface SentAttachment {
+  id: string;
+  message_id: string;
+  filename: string;
+  format: string;
+  size_bytes: number;
+  status: AttachmentStatus;
+}
+
+/**
+ * The files sent with `messageIds` (a history page's questions), in the order they were
+ * attached, for the conversation's owner only: another person's or organisation's reader, or
+ * a message id of another conversation, finds none.
+ */
+export async function sentAttachmentsOf(db: Db, owner: Owner, sessionId: string, messageIds: string[]): Promise<SentAttachment[]> {
+  if (messageIds.length === 0) return [];
+  return (await db("chat_attachments")
+    .select("id", "message_id", "filename", "format", "size_bytes", "status")
+    .where({ org_id: owner.orgId, user_id: owner.userId, session_id: sessionId })
+    .whereIn("message_id", messageIds)
+    .orderBy([{ column: "created_at" }, { column: "id" }])) as SentAttachment[];
+}
+
 /** The caller's attachments of one conversation among `ids` (others' and other conversations' are simply not found). */
 export async function findOwnedAttachments(db: Db | Knex.Transaction, owner: Owner, sessionId: string, ids: string[]): Promise<AttachmentRow[]> {
   if (ids.length === 0) return [];

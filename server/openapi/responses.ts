@@ -95,6 +95,17 @@ export const messagesResponse = z.strictObject({
       content: z.string(),
       status: z.enum(["complete", "failed", "cancelled"]),
       metadata: json.describe("Assistant messages: intent, rung, retrieval_source, sources, citations, suggestions, model, tokens and latencies."),
+      attachments: z
+        .array(
+          z.strictObject({
+            id,
+            filename: z.string(),
+            format: z.string(),
+            size_bytes: z.number().int(),
+            status: z.enum(["processing", "ready", "failed"]),
+          }),
+        )
+        .describe("A question: the files sent with it (POST /api/v1/chat `attachment_ids`), in the order they were attached; empty otherwise."),
       created_at: timestamp,
     }),
   ),

@@ -1,9 +1,8 @@
 import { deleteChatSession } from "../../../commands/delete-chat-session";
 /** The chat API: start (idempotently) or cancel a tutor or admin assistant turn, list sessions and messages, delete a session. */
-import { findOwnedSession, listOwnedSessions } from "../../../db/queries/chat-sessions";
-import { isSessionMessage, listSessionMessagePage } from "../../../db/queries/chat-messages";
+import { listOwnedSessions } from "../../../db/queries/chat-sessions";
 import { principalOf } from "../../auth/middleware";
-import { badRequest, forbidden, notFound } from "../../errors";
+import { forbidden } from "../../errors";
 import { RateLimiter } from "../../middleware/rate-limit";
 import type { ServerDeps } from "../../deps";
 import { idempotent, jsonFingerprint } from "../../middleware/idempotency";
@@ -13,9 +12,8 @@ import { cancelTurn } from "../../../commands/cancel-turn";
 import { defineRoute } from "../define-route";
 import { listMessagesQuery, listSessionsQuery, postAdminChatBody, postChatBody, sessionParams, turnParams } from "./schema";
 import { startAdminTurn, startTutorTurn } from "./start-turn";
+import { ADMIN_TRANSCRIPTS, sessionHistoryPage } from "./history";
 import { turnLimitsOf } from "../../middleware/organisation-limits";
-
-const ADMIN_TRANSCRIPTS = "Admin assistant conversations are for admins only";
 
 /**
  * A replayed Idempotency-Key costs no rate-limit slot: only a first run is admitted; the
@@ -137,7 +135,7 @@ export const chatRoutes = [
     method: "get",
     path: "/api/v1/chat/sessions/:id/messages",
     tag: "chat",
-    summary: "One page of a session's messages, oldest first within the page",
+    summary: "One page of a session's messages, oldest first within the page; each question with the files sent with it",
     description: "An admin assistant session's messages are for admins only (403 for an account that is no longer an admin).",
     access: "bearer",
     params: sessionParams,
@@ -145,26 +143,7 @@ export const chatRoutes = [
     responses: { 200: { description: "The session and one page of its messages.", schema: messagesResponse } },
     errors: ["NOT_FOUND", "FORBIDDEN"],
     handler: async (ctx, { params: { id }, query: { before, limit } }, deps) => {
-      const principal = principalOf(ctx);
-      const session = await findOwnedSession(deps.db, { orgId: principal.orgId, userId: principal.userId }, id);
-      if (!session) throw notFound("Chat session");
-      if (session.agent_type === "admin" && principal.role !== "admin") throw forbidden(ADMIN_TRANSCRIPTS);
-      if (before && !(await isSessionMessage(deps.db, principal.orgId, id, before))) throw badRequest("before must be the id of a message in this session");
-      const page = await listSessionMessagePage(deps.db, principal.orgId, id, { before, limit });
-      ctx.body = {
-        session: { id: session.id, agent_type: session.agent_type, title: session.title, summary: session.summary },
-        messages: page.messages.map((m) => ({
-          id: m.id,
-          turn_id: m.turn_id,
-          role: m.role,
-          content: m.content,
-          status: m.status,
-          metadata: m.metadata,
-          created_at: m.created_at,
-        })),
-        has_more: page.nextBefore !== null,
-        next_before: page.nextBefore,
-      };
+      ctx.body = await sessionHistoryPage(deps.db, principalOf(ctx), id, { before, limit });
     },
   }),
   defineRoute({

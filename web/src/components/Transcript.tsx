@@ -6,10 +6,11 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { describeTurnError } from "../lib/errors";
-import { t, useT } from "../lib/i18n";
+import { formatBytes, t, useT } from "../lib/i18n";
 import type { LiveTurn } from "../lib/live-turn";
 import type { Conversation } from "../lib/use-conversation";
-import type { Citation, Rung, StoredMessage, ToolCall, TurnError } from "../lib/types";
+import type { Citation, GivenSource, Rung, SentFile, StoredMessage, ToolCall, TurnError } from "../lib/types";
+import { groundingOrigin } from "../lib/grounding-origin";
 import { Citations, RungBadge, Suggestions, citationAnchor } from "./AnswerParts";
 import { FeedbackThumbs, useSessionFeedback } from "./FeedbackThumbs";
 import { PassageViewer, citedIndex } from "./PassageViewer";
@@ -22,6 +23,8 @@ export interface AnswerView {
   /** A live turn's thinking (reasoning models); stored answers have none. */
   reasoning?: string;
   rung?: Rung;
+  /** What the answer was given (whose material it stands on while it cites nothing). */
+  sources: GivenSource[];
   citations: Citation[];
   suggestions: string[];
   status: "streaming" | "done" | "failed" | "cancelled";
@@ -41,6 +44,7 @@ function fromStored(message: StoredMessage): AnswerView {
     turnId: message.turn_id,
     text: message.content,
     rung: meta.rung,
+    sources: meta.sources ?? [],
     citations: meta.citations ?? [],
     suggestions: meta.suggestions ?? [],
     status: message.status === "cancelled" ? "cancelled" : message.status === "failed" ? "failed" : "done",
@@ -69,11 +73,22 @@ function fromLive(turn: LiveTurn): AnswerView {
   return { ...turn, live: turn };
 }
 
-function UserBubble({ text }: { text: string }) {
+/** A question, with the files that went with it. */
+function UserBubble({ text, files }: { text: string; files: SentFile[] }) {
   return (
     <li class="msg user">
       <span class="sr-only">{t("transcript.youSaid")} </span>
       <p class="user-text">{text}</p>
+      {files.length > 0 && (
+        <ul class="sent-files" aria-label={t("attachments.sent")}>
+          {files.map((file) => (
+            <li key={file.id} class="sent-file" data-status={file.status}>
+              <span class="sent-file-name">{file.filename}</span> <span class="sent-file-size">{formatBytes(file.size_bytes)}</span>{" "}
+              <span class="sent-file-state">{t(`attachments.status.${file.status}`)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
     </li>
   );
 }
@@ -115,7 +130,7 @@ function AssistantBubble({
     <li ref={bubble} class={`msg assistant ${view.status}`} data-turn-id={view.turnId} aria-busy={view.status === "streaming"}>
       <div class="answer-head">
         <span class="sr-only">{t("transcript.answer")} </span>
-        {view.rung && <RungBadge rung={view.rung} />}
+        {view.rung && <RungBadge rung={view.rung} origin={groundingOrigin(view.citations, view.sources)} />}
         {view.status === "streaming" && !view.text && !view.reasoning && <span class="thinking">{t("transcript.thinking")}</span>}
         {view.status === "cancelled" && <span class="badge stopped">{t("transcript.stopped")}</span>}
       </div>
@@ -156,22 +171,22 @@ export function Transcript({
   useT();
   const { history, outgoing, live } = conversation;
   const feedback = useSessionFeedback(conversation.sessionId);
-  const rows: Array<{ key: string; user?: string; answer?: AnswerView }> = [];
+  const rows: Array<{ key: string; user?: string; files?: SentFile[]; answer?: AnswerView }> = [];
   const storedUserTurns = new Set(history.filter((m) => m.role === "user").map((m) => m.turn_id));
   const storedAnswers = new Set(history.filter((m) => m.role === "assistant").map((m) => m.turn_id));
   for (const message of history) {
-    if (message.role === "user") rows.push({ key: message.id, user: message.content });
+    if (message.role === "user") rows.push({ key: message.id, user: message.content, files: message.attachments ?? [] });
     else rows.push({ key: message.id, answer: fromStored(message) });
   }
   const shown = new Set<string>();
   for (const entry of outgoing) {
-    if (entry.text && !(entry.turnId && storedUserTurns.has(entry.turnId))) rows.push({ key: entry.key, user: entry.text });
+    if (entry.text && !(entry.turnId && storedUserTurns.has(entry.turnId))) rows.push({ key: entry.key, user: entry.text, files: entry.files ?? [] });
     const turn = entry.turnId ? live[entry.turnId] : undefined;
     if (entry.turnId && !storedAnswers.has(entry.turnId)) {
       shown.add(entry.turnId);
       rows.push({
         key: `${entry.key}-answer`,
-        answer: turn ? fromLive(turn) : { turnId: entry.turnId, text: "", citations: [], suggestions: [], status: "streaming", tools: [] },
+        answer: turn ? fromLive(turn) : { turnId: entry.turnId, text: "", sources: [], citations: [], suggestions: [], status: "streaming", tools: [] },
       });
     }
   }
@@ -195,7 +210,7 @@ export function Transcript({
       <ol class="messages" aria-live="polite" aria-label={t("transcript.label")}>
         {rows.map((row) =>
           row.user !== undefined ? (
-            <UserBubble key={row.key} text={row.user} />
+            <UserBubble key={row.key} text={row.user} files={row.files ?? []} />
           ) : (
             <AssistantBubble
               key={row.key}

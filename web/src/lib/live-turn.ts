@@ -3,7 +3,7 @@
  * (a replay after a reconnect may repeat what was already seen; those are skipped), and
  * `stage … restart` drops the partial text (and thinking) because the server is generating it again.
  */
-import type { Citation, PendingAction, Rung, ToolCall, TurnError } from "./types";
+import type { Citation, GivenSource, PendingAction, Rung, ToolCall, TurnError } from "./types";
 
 export interface LiveTurn {
   turnId: string;
@@ -13,6 +13,8 @@ export interface LiveTurn {
   /** A reasoning model's thinking so far (`reasoning` events): shown apart, never part of `text`. */
   reasoning: string;
   rung?: Rung;
+  /** What the answer was given (`grounding`): whose material it stands on before (or without) citing. */
+  sources: GivenSource[];
   citations: Citation[];
   suggestions: string[];
   status: "streaming" | "done" | "failed" | "cancelled";
@@ -48,7 +50,7 @@ export const TURN_EVENTS = [
 export type TurnEventName = (typeof TURN_EVENTS)[number];
 
 export function newTurn(sessionId: string, turnId: string): LiveTurn {
-  return { turnId, sessionId, lastSeq: 0, text: "", reasoning: "", citations: [], suggestions: [], status: "streaming", tools: [] };
+  return { turnId, sessionId, lastSeq: 0, text: "", reasoning: "", sources: [], citations: [], suggestions: [], status: "streaming", tools: [] };
 }
 
 /** The turn after one event; the same object when the event was already applied. */
@@ -65,10 +67,12 @@ export function applyEvent(turn: LiveTurn, name: TurnEventName, event: TurnEvent
       break;
     case "grounding":
       next.rung = event.rung as Rung;
+      next.sources = (event.sources as GivenSource[] | undefined) ?? [];
       break;
     // The model found its sources do not answer: the badge says general knowledge from here on.
     case "grounding_update":
       next.rung = event.rung as Rung;
+      next.sources = [];
       next.citations = [];
       break;
     case "token":

@@ -1,9 +1,11 @@
 /** Shapes of the public API and socket contract as this client reads them (docs/http-api.md, docs/socket-protocol.md). */
-import type { ActionPendingPayload, Citation, GroundingRung } from "../../../queues/events/contract";
+import type { ActionPendingPayload, Citation, GroundingRung, GroundingSource } from "../../../queues/events/contract";
 
 // The socket contract's own types (erased at build time: nothing of the server is bundled).
 export type { Citation };
 export type Rung = GroundingRung;
+/** A source an answer was given, as far as this client reads it: whose material it is. */
+export type GivenSource = Pick<GroundingSource, "sourceType">;
 export type PendingAction = ActionPendingPayload;
 export interface Me {
   user: {
@@ -40,13 +42,24 @@ export interface StoredMessage {
   status: string;
   metadata: {
     rung?: Rung;
+    sources?: GivenSource[];
     citations?: Citation[];
     suggestions?: string[];
     tool_calls?: Array<{ name: string; arguments: unknown; ok: boolean; result_bytes?: number; ms?: number; error?: string }>;
     action_id?: string | null;
     [key: string]: unknown;
   };
+  /** A question: the files sent with it. */
+  attachments?: SentFile[];
   created_at: string;
+}
+
+/** A file as it went with a question. */
+export interface SentFile {
+  id: string;
+  filename: string;
+  size_bytes: number;
+  status: "processing" | "ready" | "failed";
 }
 
 export interface MessagePage {

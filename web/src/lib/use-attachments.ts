@@ -12,11 +12,13 @@ import { ApiError, api } from "./api";
 import { describeApiError } from "./errors";
 import { formatBytes, t } from "./i18n";
 import type { LiveSocket } from "./socket";
+import type { SentFile } from "./types";
 
 export interface AttachmentChip {
   key: string;
   id?: string;
   filename: string;
+  size: number;
   status: "uploading" | "processing" | "ready" | "failed";
   reason?: string;
 }
@@ -38,8 +40,8 @@ export interface Attachments {
   chips: AttachmentChip[];
   add(files: File[]): Promise<void>;
   remove(key: string): void;
-  /** Ids to send with the message; the chips are cleared once it is sent. */
-  ready(): string[];
+  /** The files to send with the message; the chips are cleared once it is sent. */
+  ready(): SentFile[];
   clear(): void;
   /** A file is still uploading or being read. */
   pending: boolean;
@@ -79,16 +81,16 @@ export function useAttachments(live: LiveSocket, sessionId: string | null, adopt
         const reason = tooMany
           ? t("attachments.tooMany", { count: ATTACHMENTS_PER_MESSAGE })
           : t("attachments.tooLarge", { limit: formatBytes(ATTACHMENT_MAX_BYTES) });
-        setChips((list) => [...list, { key, filename: file.name, status: "failed", reason }]);
+        setChips((list) => [...list, { key, filename: file.name, size: file.size, status: "failed", reason }]);
         continue;
       }
-      setChips((list) => [...list, { key, filename: file.name, status: "uploading" }]);
+      setChips((list) => [...list, { key, filename: file.name, size: file.size, status: "uploading" }]);
       const form = new FormData();
       form.append("file", file, file.name);
       if (session.current) form.append("session_id", session.current);
       try {
         const uploaded = await api.upload<Uploaded>("/api/v1/chat/attachments", form);
-        if (removedWhileUploading.current.delete(key)) void discard({ key, filename: file.name, id: uploaded.id, status: uploaded.status });
+        if (removedWhileUploading.current.delete(key)) void discard({ key, filename: file.name, size: file.size, id: uploaded.id, status: uploaded.status });
         // Ready before this answer arrived is told by the event, which may come first: keep whichever is further on.
         setChips((list) =>
           list.map((chip) => (chip.key === key ? { ...chip, id: uploaded.id, status: chip.status === "uploading" ? uploaded.status : chip.status } : chip)),
@@ -125,7 +127,10 @@ export function useAttachments(live: LiveSocket, sessionId: string | null, adopt
     chips,
     add,
     remove,
-    ready: () => chips.filter((chip) => chip.status === "ready" && chip.id).map((chip) => chip.id!),
+    ready: () =>
+      chips
+        .filter((chip) => chip.status === "ready" && chip.id)
+        .map((chip) => ({ id: chip.id!, filename: chip.filename, size_bytes: chip.size, status: "ready" as const })),
     clear: () => setChips([]),
     pending: chips.some((chip) => chip.status === "uploading" || chip.status === "processing"),
   };

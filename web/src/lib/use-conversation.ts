@@ -10,7 +10,7 @@ import { describeApiError } from "./errors";
 import { t } from "./i18n";
 import { TURN_EVENTS, applyEvent, newTurn, type LiveTurn, type TurnEventName, type TurnEventPayload } from "./live-turn";
 import type { LiveSocket } from "./socket";
-import type { MessagePage, SessionSummary, StoredMessage, TurnStarted } from "./types";
+import type { MessagePage, SentFile, SessionSummary, StoredMessage, TurnStarted } from "./types";
 
 export type Agent = "tutor" | "admin";
 
@@ -19,6 +19,8 @@ export interface Outgoing {
   key: string;
   turnId?: string;
   text?: string;
+  /** The files sent with it, shown under it as the history will show them. */
+  files?: SentFile[];
 }
 
 export interface Conversation {
@@ -33,7 +35,7 @@ export interface Conversation {
   loading: boolean;
   open(sessionId: string | null): Promise<void>;
   loadEarlier(): Promise<void>;
-  send(text: string, context?: { course_id?: string; lesson_id?: string }, attachmentIds?: string[]): Promise<boolean>;
+  send(text: string, context?: { course_id?: string; lesson_id?: string }, files?: SentFile[]): Promise<boolean>;
   remove(sessionId: string): Promise<void>;
   stop(turnId: string): Promise<void>;
   dismissError(): void;
@@ -151,9 +153,10 @@ export function useConversation(live: LiveSocket, agent: Agent): Conversation {
     }
   };
 
-  const send = async (text: string, context: { course_id?: string; lesson_id?: string } = {}, attachmentIds: string[] = []): Promise<boolean> => {
+  const send = async (text: string, context: { course_id?: string; lesson_id?: string } = {}, files: SentFile[] = []): Promise<boolean> => {
     const key = `local-${++localKeys}`;
-    setOutgoing((list) => [...list, { key, text }]);
+    const attachmentIds = files.map((file) => file.id);
+    setOutgoing((list) => [...list, { key, text, files }]);
     setSending(true);
     setError(null);
     try {
