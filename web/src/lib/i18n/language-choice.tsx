@@ -1,15 +1,17 @@
 /**
  * The reader's language and how it is chosen: before sign-in, their earlier choice in this
  * browser (localStorage) else the browser's languages; once signed in, what GET /api/v1/me
- * resolved (their saved choice, what their identity provider stated, else Accept-Language). A
- * choice made in the page's switch is shown at once, kept in this browser and, when signed in,
- * saved to their profile (PATCH /api/v1/me) by the handler the signed-in frame registers.
+ * resolved (their saved choice, what their identity provider stated, else Accept-Language). The
+ * page is first drawn once its language's catalog is here, so it never shows English first. A
+ * choice made in the page's switch is shown as soon as its catalog is, kept in this browser and,
+ * when signed in, saved to their profile (PATCH /api/v1/me) by the handler the signed-in frame
+ * registers. A catalog that cannot be fetched leaves the page in the language it is in.
  */
 import type { ComponentChildren } from "preact";
-import { createContext } from "preact";
+import { createContext, render } from "preact";
 import { useContext, useEffect, useState } from "preact/hooks";
-import { PAGE_LANGUAGES, type PageLanguage, pageLanguageOf, resolvePageLanguage } from "../../../../lib/page-language";
-import { LanguageContext, applyPageLanguage, useT } from "./index";
+import { DEFAULT_PAGE_LANGUAGE, PAGE_LANGUAGES, type PageLanguage, pageLanguageOf, resolvePageLanguage } from "../../../../lib/page-language";
+import { LanguageContext, applyPageLanguage, loadPageLanguage, useT } from "./index";
 
 const STORE_KEY = "skillnet.language";
 
@@ -44,18 +46,31 @@ export function browserLanguage(): PageLanguage {
 }
 
 interface Choice {
-  choose(language: PageLanguage, options?: { save?: boolean }): void;
+  /** Settles once the page is in `language`, or stays as it was (its catalog could not be fetched, or a later choice came first). */
+  choose(language: PageLanguage, options?: { save?: boolean }): Promise<void>;
   /** Set while signed in: how a choice reaches the person's profile. */
   setSaver(saver: ((language: PageLanguage) => Promise<void>) | undefined): void;
 }
-const ChoiceContext = createContext<Choice>({ choose: () => undefined, setSaver: () => undefined });
+const ChoiceContext = createContext<Choice>({ choose: async () => undefined, setSaver: () => undefined });
 let saver: ((language: PageLanguage) => Promise<void>) | undefined;
+/** Counts choices, so a catalog that arrives after a later choice's does not win. */
+let choices = 0;
 
-export function LanguageProvider({ children }: { children: ComponentChildren }) {
-  const [language, setLanguage] = useState<PageLanguage>(browserLanguage);
+/** `initial`'s catalog must be loaded already (renderInReadersLanguage does it). */
+function LanguageProvider({ initial, children }: { initial: PageLanguage; children: ComponentChildren }) {
+  const [language, setLanguage] = useState<PageLanguage>(initial);
+  // Drawn again after a failed fetch, so the switch shows the language the page is still in.
+  const [, redraw] = useState(0);
   applyPageLanguage(language);
   const choice: Choice = {
-    choose(next, { save = true } = {}) {
+    async choose(next, { save = true } = {}) {
+      const ticket = ++choices;
+      const loaded = await loadPageLanguage(next);
+      if (ticket !== choices) return;
+      if (!loaded) {
+        redraw((count) => count + 1);
+        return;
+      }
       applyPageLanguage(next);
       setLanguage(next);
       if (!save) return;
@@ -71,6 +86,13 @@ export function LanguageProvider({ children }: { children: ComponentChildren }) 
       <LanguageContext.Provider value={language}>{children}</LanguageContext.Provider>
     </ChoiceContext.Provider>
   );
+}
+
+/** Draws a page in the reader's language once its catalog is here (in English if it cannot be fetched). */
+export async function renderInReadersLanguage(page: ComponentChildren, root: HTMLElement): Promise<void> {
+  const wanted = browserLanguage();
+  const language = (await loadPageLanguage(wanted)) ? wanted : DEFAULT_PAGE_LANGUAGE;
+  render(<LanguageProvider initial={language}>{page}</LanguageProvider>, root);
 }
 
 export function useLanguageChoice(): Choice {
@@ -90,8 +112,8 @@ export function useSignedInLanguage(
     if (!me) return;
     choice.setSaver(save);
     const chosenHere = storedChoice();
-    if (!me.user.page_locale && chosenHere) choice.choose(chosenHere);
-    else choice.choose(resolvePageLanguage(me.page_language), { save: false });
+    if (!me.user.page_locale && chosenHere) void choice.choose(chosenHere);
+    else void choice.choose(resolvePageLanguage(me.page_language), { save: false });
     return () => choice.setSaver(undefined);
   }, [me]);
 }
@@ -108,7 +130,7 @@ export function LanguageSwitch() {
       value={language}
       onChange={(event) => {
         const picked = pageLanguageOf((event.target as HTMLSelectElement).value);
-        if (picked) choice.choose(picked);
+        if (picked) void choice.choose(picked);
       }}
     >
       {PAGE_LANGUAGES.map((code) => (
