@@ -1,7 +1,8 @@
 /**
  * The parts of the HTTP API the browser client needed and the serving of the client itself:
- * pages with a strict CSP, hashed assets cached for good, the course picker's catalogue (only
- * usable courses), `/api/v1/me`, and the demo-user list that exists only while dev-login is on.
+ * pages with a strict CSP, hashed assets and the chunks a page loads later (a page language's
+ * catalog) cached for good, the course picker's catalogue (only usable courses), `/api/v1/me`,
+ * and the demo-user list that exists only while dev-login is on.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
