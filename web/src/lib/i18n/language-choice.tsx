@@ -9,7 +9,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { createContext, render } from "preact";
-import { useContext, useEffect, useState } from "preact/hooks";
+import { useContext, useLayoutEffect, useState } from "preact/hooks";
 import { DEFAULT_PAGE_LANGUAGE, PAGE_LANGUAGES, type PageLanguage, pageLanguageOf, resolvePageLanguage } from "../../../../lib/page-language";
 import { LanguageContext, applyPageLanguage, loadPageLanguage, useT } from "./index";
 
@@ -99,21 +99,31 @@ export function useLanguageChoice(): Choice {
   return useContext(ChoiceContext);
 }
 
+type SignedInMe = { user: { page_locale: string | null }; page_language: string };
+
 /**
  * Once signed in: the language `/api/v1/me` resolved, unless the person chose one in this browser
  * before signing in and their profile has none yet (then that choice is saved to it).
  */
-export function useSignedInLanguage(
-  me: { user: { page_locale: string | null }; page_language: string } | null,
-  save: (language: PageLanguage) => Promise<void>,
-): void {
+function signedInChoice(me: SignedInMe): { language: PageLanguage; save: boolean } {
+  const chosenHere = storedChoice();
+  if (!me.user.page_locale && chosenHere) return { language: chosenHere, save: true };
+  return { language: resolvePageLanguage(me.page_language), save: false };
+}
+
+/** Fetches the signed-in page's catalog, so the frame waits for it rather than drawing in one language and then another. */
+export async function loadSignedInLanguage(me: SignedInMe): Promise<void> {
+  await loadPageLanguage(signedInChoice(me).language);
+}
+
+/** Applies the signed-in language before the frame is painted (its catalog is here once loadSignedInLanguage ran). */
+export function useSignedInLanguage(me: SignedInMe | null, save: (language: PageLanguage) => Promise<void>): void {
   const choice = useLanguageChoice();
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!me) return;
     choice.setSaver(save);
-    const chosenHere = storedChoice();
-    if (!me.user.page_locale && chosenHere) void choice.choose(chosenHere);
-    else void choice.choose(resolvePageLanguage(me.page_language), { save: false });
+    const { language, save: saveIt } = signedInChoice(me);
+    void choice.choose(language, { save: saveIt });
     return () => choice.setSaver(undefined);
   }, [me]);
 }
