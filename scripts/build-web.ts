@@ -3,7 +3,9 @@
  * content hash in its name (served as immutable), plus the two HTML pages that name them. Code a
  * page loads with `import()` (each page language but English, lib/i18n/catalog/loaders.ts) becomes
  * a chunk of its own, `app/chunks/<name>-<hash>.js`, fetched only by the readers who need it. Each
- * page is built on its own, so a page's bundle never waits on a chunk shared with the other page.
+ * page is built on its own, so its bundle holds all its code and no chunk is cut out of what the two
+ * pages share; what a bundle still imports statically (esbuild's small helper it shares with the
+ * language chunks) the page names as a modulepreload, so it does not wait for the bundle.
  * `npm start` and `npm test` run it first; it takes well under a second.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
