@@ -1,6 +1,7 @@
 /**
  * Serves the browser client built into web/dist (scripts/build-web.ts): the employee chat at `/`,
- * the admin console at `/admin`, and their hashed assets under `/app/`. Pages carry a strict
+ * the admin console at `/admin`, and their hashed assets under `/app/` (the chunks they load later,
+ * such as a page language's catalog, under `/app/chunks/`). Pages carry a strict
  * Content-Security-Policy (scripts and styles from this origin only, no inline code; sockets back
  * to this host), so even text that slipped past the Markdown sanitiser could not run.
  * Everything else falls through to the API and Bull Board untouched.
@@ -16,8 +17,8 @@ import { CATALOGS } from "../web/src/lib/i18n/catalog";
 export const WEB_DIST = fileURLToPath(new URL("../web/dist", import.meta.url));
 
 const PAGES: Record<string, string> = { "/": "index.html", "/admin": "admin.html", "/admin/": "admin.html" };
-/** Built asset names: `[name]-[hash].ext` (and their source maps); nothing with a slash or `..`. */
-const ASSET = /^\/app\/([A-Za-z0-9_-]+(?:\.[A-Za-z0-9]+)+)$/;
+/** Built asset names: `[name]-[hash].ext` (and their source maps), at the top or in `chunks/`; no other slash, no `..`. */
+const ASSET = /^\/app\/((?:chunks\/)?[A-Za-z0-9_-]+(?:\.[A-Za-z0-9]+)+)$/;
 const CONTENT_TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8",

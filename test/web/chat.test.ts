@@ -16,7 +16,7 @@ import { freshEmployee, removeFreshEmployees, scriptedResponder } from "../worke
 import { answerStreaming, launchBrowser, openPage, signInAs, type WatchedPage } from "./browser";
 
 // Globals of the page: the callbacks given to page.evaluate/waitForFunction run in Chromium, not in Node.
-declare const document: any, sessionStorage: any, window: any;
+declare const document: any, sessionStorage: any, window: any, MutationObserver: any;
 
 const QUESTION = "How many days do customers have to return an item?";
 
@@ -44,6 +44,16 @@ async function ask(page: Page, text: string): Promise<void> {
 async function storedAnswer(stack: Stack, token: string, sessionId: string, turnId: string): Promise<string> {
   const page = await api(stack.baseUrl, "GET", `/api/v1/chat/sessions/${sessionId}/messages`, { token });
   return page.body.messages.find((m: { role: string; turn_id: string }) => m.role === "assistant" && m.turn_id === turnId).content;
+}
+
+/** The page languages whose catalog chunk (`/app/chunks/<language>-<hash>.js`) the page requests, in order. */
+function catalogChunksFetched(page: Page): Set<string> {
+  const languages = new Set<string>();
+  page.on("request", (request) => {
+    const language = /\/app\/chunks\/([a-z]{2})-[A-Z0-9]+\.js$/.exec(new URL(request.url()).pathname)?.[1];
+    if (language) languages.add(language);
+  });
+  return languages;
 }
 
 describe("web: the employee chat in Chromium", function () {
@@ -353,8 +363,21 @@ describe("web: the employee chat in Chromium", function () {
     const french = await openPage(browser, undefined, "fr-FR");
     try {
       const { page: fr } = french;
+      const catalogsFetched = catalogChunksFetched(fr);
+      // The first words the page draws, whenever that is: French from the first, not English then French.
+      await fr.addInitScript(() => {
+        new MutationObserver((_: unknown, observer: { disconnect(): void }) => {
+          const text = document.getElementById("root")?.innerText.trim();
+          if (!text) return;
+          window.firstDrawn = text;
+          observer.disconnect();
+        }).observe(document, { subtree: true, childList: true, characterData: true });
+      });
       await fr.goto(stack.baseUrl);
       await fr.getByRole("heading", { name: "Tuteur : connexion" }).waitFor();
+      const firstDrawn: string = await fr.evaluate(() => window.firstDrawn);
+      const drawn = (words: typeof CATALOGS.en) => [words["common.loading"], words["signIn.title.tutor"]].some((text) => firstDrawn.includes(text));
+      expect({ french: drawn(CATALOGS.fr), english: drawn(CATALOGS.en) }, firstDrawn).to.deep.equal({ french: true, english: false });
       expect(await fr.locator("html").getAttribute("lang")).to.equal("fr");
       await fr.getByLabel("E-mail professionnel").waitFor();
       await fr.evaluate((token: string) => sessionStorage.setItem("skillnet.token", token), learner.token);
@@ -369,11 +392,16 @@ describe("web: the employee chat in Chromium", function () {
       expect(await answer.locator(".badge[data-rung]").textContent()).to.be.oneOf(["source de l’entreprise", "document entier", "connaissances générales"]);
       await answer.getByRole("button", { name: "Utile", exact: true }).waitFor();
 
+      expect([...catalogsFetched], "German is fetched when chosen, not before").to.deep.equal(["fr"]);
+      // The choice is saved once German's catalog is here and the page switched: wait for that request, not only the page.
+      const saved = fr.waitForResponse((response) => response.request().method() === "PATCH" && new URL(response.url()).pathname === "/api/v1/me");
       await fr.locator("select.language-switch").selectOption("de");
       await fr.getByRole("button", { name: "Abmelden" }).waitFor();
+      expect([...catalogsFetched]).to.deep.equal(["fr", "de"]);
       expect(await fr.locator("html").getAttribute("lang")).to.equal("de");
       await fr.waitForFunction(() => document.title === "skillnet Tutor");
       // Saved to the profile, so it follows the person to another browser: not only this one's storage.
+      expect((await saved).status()).to.equal(200);
       const me = await api(stack.baseUrl, "GET", "/api/v1/me", { token: learner.token, headers: { "accept-language": "fr-FR" } });
       expect(me.body.user.page_locale).to.equal("de");
       expect(me.body.page_language).to.equal("de");
@@ -381,6 +409,18 @@ describe("web: the employee chat in Chromium", function () {
       await fr.locator(".topbar .connection.connected").waitFor({ timeout: 15_000 });
       await fr.getByRole("button", { name: "Abmelden" }).waitFor();
       expect(await fr.getByLabel("Nachricht", { exact: true }).getAttribute("placeholder")).to.match(/^Stellen Sie eine Frage/);
+
+      // A catalog the network fails to bring: the page stays in German, whole, and the switch says so.
+      await fr.route("**/app/chunks/it-*.js", (route) => route.abort("failed"));
+      const warned = fr.waitForEvent("console", (message) => message.type() === "warning" && message.text().includes('"it" catalog could not be fetched'));
+      await fr.locator("select.language-switch").selectOption("it");
+      await warned;
+      await fr.waitForFunction(() => document.querySelector("select.language-switch").value === "de");
+      expect(await fr.locator("html").getAttribute("lang")).to.equal("de");
+      expect(await fr.getByRole("button", { name: "Abmelden" }).count()).to.equal(1);
+      const failedFetch = french.consoleErrors.findIndex((line) => line.includes("net::ERR_FAILED"));
+      expect(failedFetch, "Chromium logs the fetch the test failed").to.be.at.least(0);
+      french.consoleErrors.splice(failedFetch, 1);
       expect(french.consoleErrors).to.deep.equal([]);
     } finally {
       await french.context.close();
@@ -399,6 +439,7 @@ describe("web: the employee chat in Chromium", function () {
     ] as const) {
       const words = CATALOGS[language];
       const opened = await openPage(browser, undefined, browserTag);
+      const catalogsFetched = catalogChunksFetched(opened.page);
       try {
         const { page } = opened;
         await page.goto(stack.baseUrl);
@@ -412,6 +453,8 @@ describe("web: the employee chat in Chromium", function () {
         expect(await page.locator("#message-input").getAttribute("placeholder"), browserTag).to.equal(words["chat.placeholder"]);
         // Nothing left in English on a page in another language: the English words for the same two places are absent.
         if (language !== "en") expect(await page.getByRole("button", { name: CATALOGS.en["shell.signOut"], exact: true }).count(), browserTag).to.equal(0);
+        // Only the reader's catalog came over the network: English is in the page's bundle, each other language a chunk of its own.
+        expect([...catalogsFetched], browserTag).to.deep.equal(language === "en" ? [] : [language]);
         expect(opened.consoleErrors, browserTag).to.deep.equal([]);
       } finally {
         await opened.context.close();

@@ -1,7 +1,8 @@
 /**
  * The parts of the HTTP API the browser client needed and the serving of the client itself:
- * pages with a strict CSP, hashed assets cached for good, the course picker's catalogue (only
- * usable courses), `/api/v1/me`, and the demo-user list that exists only while dev-login is on.
+ * pages with a strict CSP, hashed assets and the chunks a page loads later (a page language's
+ * catalog) cached for good, the course picker's catalogue (only usable courses), `/api/v1/me`,
+ * and the demo-user list that exists only while dev-login is on.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -65,13 +66,35 @@ describe("web client: serving and the API it uses", function () {
       expect(js.status).to.equal(200);
       expect(js.headers.get("content-type")).to.equal("text/javascript; charset=utf-8");
       expect(js.headers.get("cache-control")).to.equal("public, max-age=31536000, immutable");
-      expect((await js.text()).length).to.be.greaterThan(10_000);
+      const bundle = await js.text();
+      expect(bundle.length).to.be.greaterThan(10_000);
+      // The chunks the page loads later (a page language's catalog) and the one it preloads: served like the bundle.
+      const french = /import\("\.\/(chunks\/fr-[A-Z0-9]+\.js)"\)/.exec(bundle)?.[1];
+      const preloaded = /<link rel="modulepreload" href="(\/app\/chunks\/[^"]+\.js)">/.exec(page)?.[1];
+      expect(french, "the bundle imports the French catalog as a chunk").to.be.a("string");
+      for (const chunk of [`/app/${french}`, preloaded!]) {
+        const response = await fetch(`${stack.baseUrl}${chunk}`);
+        expect(response.status, chunk).to.equal(200);
+        expect(response.headers.get("content-type"), chunk).to.equal("text/javascript; charset=utf-8");
+        expect(response.headers.get("cache-control"), chunk).to.equal("public, max-age=31536000, immutable");
+      }
+      expect(await (await fetch(`${stack.baseUrl}/app/${french}`)).text()).to.include("Importations du catalogue");
+      expect(bundle, "French words stay out of the page's bundle").not.to.include("Importations du catalogue");
       const css = await fetch(`${stack.baseUrl}${style}`);
       expect(css.headers.get("content-type")).to.equal("text/css; charset=utf-8");
     });
 
     it("answers 404 for unknown or escaping asset paths, and leaves Bull Board's routes alone", async () => {
-      for (const path of ["/app/missing-ABC.js", "/app/..%2Fpackage.json", "/app/../package.json", "/app/chat.exe"]) {
+      for (const path of [
+        "/app/missing-ABC.js",
+        "/app/..%2Fpackage.json",
+        "/app/../package.json",
+        "/app/chat.exe",
+        "/app/chunks/missing-ABC.js",
+        "/app/chunks/..%2F..%2Fpackage.json",
+        "/app/chunks/nested/fr-ABC.js",
+        "/app/src/fr-ABC.js",
+      ]) {
         const response = await api(stack.baseUrl, "GET", path);
         expect(response.status, path).to.equal(404);
         expect(response.body.error.code).to.equal("NOT_FOUND");

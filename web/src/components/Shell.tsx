@@ -8,7 +8,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, whenUnauthorized } from "../lib/api";
 import { describeApiError } from "../lib/errors";
 import { type MessageId, Msg, t, useT } from "../lib/i18n";
-import { LanguageSwitch, useSignedInLanguage } from "../lib/i18n/language-choice";
+import { LanguageSwitch, loadSignedInLanguage, useSignedInLanguage } from "../lib/i18n/language-choice";
 import { endSession, mayHaveSession, refreshSession } from "../lib/session";
 import { openSocket, type ConnectionState, type LiveSocket } from "../lib/socket";
 import { tokenStore } from "../lib/token-store";
@@ -85,7 +85,10 @@ export function Shell({
     let cancelled = false;
     api
       .get<Me>("/api/v1/me")
-      .then((body) => !cancelled && setMe(body))
+      .then(async (body) => {
+        await loadSignedInLanguage(body);
+        if (!cancelled) setMe(body);
+      })
       .catch((error) => !cancelled && signedOut(describeApiError(error)));
     const socket = openSocket((message) => signedOut(message));
     const stop = socket.onState(setConnection);

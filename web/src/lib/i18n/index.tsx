@@ -2,7 +2,9 @@
  * The pages' words in the reader's language (ICU MessageFormat through @formatjs/intl): `t` for a
  * plain string, `rich` for a message with markup, and dates, numbers and sizes in the language's
  * own format. The catalogs are typed modules (./catalog), so an id English has and another
- * language lacks does not compile. One language is current for the whole page: code outside
+ * language lacks does not compile; English is in the page's bundle and any other language is
+ * fetched when first needed (./catalog/loaders.ts, `loadPageLanguage`), before the page is drawn
+ * in it. One language is current for the whole page: code outside
  * components (error sentences, the upload queue's notes) reads it when it runs, and components
  * that call `useT()` draw again when the reader switches. Which language: lib/page-language.ts.
  */
@@ -10,8 +12,8 @@ import { createIntl, createIntlCache, type IntlShape } from "@formatjs/intl";
 import { type ComponentChildren, createContext } from "preact";
 import { useContext } from "preact/hooks";
 import { DEFAULT_PAGE_LANGUAGE, type PageLanguage } from "../../../../lib/page-language";
-import { CATALOGS } from "./catalog";
-import type { MessageId } from "./catalog/en";
+import { type Catalog, en, type MessageId } from "./catalog/en";
+import { CATALOG_LOADERS } from "./catalog/loaders";
 
 export type { MessageId } from "./catalog/en";
 export type Values = Record<string, string | number | Date | null | undefined>;
@@ -19,11 +21,14 @@ type RichValues = Record<string, string | number | ComponentChildren | ((chunks:
 
 const cache = createIntlCache();
 
-function intlFor(language: PageLanguage): IntlShape<ComponentChildren> {
+/** The catalogs this page has: English from the start, another language once `loadPageLanguage` fetched it. */
+const catalogs = new Map<PageLanguage, Catalog>([["en", en]]);
+
+function intlFor(language: PageLanguage, messages: Catalog): IntlShape<ComponentChildren> {
   return createIntl<ComponentChildren>(
     {
       locale: language,
-      messages: CATALOGS[language],
+      messages,
       defaultLocale: DEFAULT_PAGE_LANGUAGE,
       // A missing message cannot happen (the catalogs are typed); a bad value is shown as the id rather than breaking the page.
       onError: (error) => console.warn(`i18n: ${error.message}`),
@@ -32,11 +37,28 @@ function intlFor(language: PageLanguage): IntlShape<ComponentChildren> {
   );
 }
 
-let current: IntlShape<ComponentChildren> = intlFor(DEFAULT_PAGE_LANGUAGE);
+let current: IntlShape<ComponentChildren> = intlFor(DEFAULT_PAGE_LANGUAGE, en);
 
-/** Makes `language` the page's language (the provider calls this before drawing). */
+/**
+ * Fetches `language`'s catalog unless the page has it: true once it is here; false, with a
+ * warning, when it could not be fetched (the network failed) — the page then stays as it is.
+ */
+export async function loadPageLanguage(language: PageLanguage): Promise<boolean> {
+  if (catalogs.has(language)) return true;
+  try {
+    catalogs.set(language, await CATALOG_LOADERS[language]());
+    return true;
+  } catch (error) {
+    console.warn(`i18n: the "${language}" catalog could not be fetched; the page stays in "${current.locale}"`, error);
+    return false;
+  }
+}
+
+/** Makes `language` the page's language (the provider calls this before drawing); its catalog must be loaded already. */
 export function applyPageLanguage(language: PageLanguage): void {
-  if (current.locale !== language) current = intlFor(language);
+  const messages = catalogs.get(language);
+  if (!messages) return;
+  if (current.locale !== language) current = intlFor(language, messages);
   if (typeof document !== "undefined") document.documentElement.lang = language;
 }
 

@@ -1,15 +1,17 @@
 /**
  * The reader's language and how it is chosen: before sign-in, their earlier choice in this
  * browser (localStorage) else the browser's languages; once signed in, what GET /api/v1/me
- * resolved (their saved choice, what their identity provider stated, else Accept-Language). A
- * choice made in the page's switch is shown at once, kept in this browser and, when signed in,
- * saved to their profile (PATCH /api/v1/me) by the handler the signed-in frame registers.
+ * resolved (their saved choice, what their identity provider stated, else Accept-Language). The
+ * page is first drawn once its language's catalog is here, so it never shows English first. A
+ * choice made in the page's switch is shown as soon as its catalog is, kept in this browser and,
+ * when signed in, saved to their profile (PATCH /api/v1/me) by the handler the signed-in frame
+ * registers. A catalog that cannot be fetched leaves the page in the language it is in.
  */
 import type { ComponentChildren } from "preact";
-import { createContext } from "preact";
-import { useContext, useEffect, useState } from "preact/hooks";
-import { PAGE_LANGUAGES, type PageLanguage, pageLanguageOf, resolvePageLanguage } from "../../../../lib/page-language";
-import { LanguageContext, applyPageLanguage, useT } from "./index";
+import { createContext, render } from "preact";
+import { useContext, useLayoutEffect, useState } from "preact/hooks";
+import { DEFAULT_PAGE_LANGUAGE, PAGE_LANGUAGES, type PageLanguage, pageLanguageOf, resolvePageLanguage } from "../../../../lib/page-language";
+import { LanguageContext, applyPageLanguage, loadPageLanguage, useT } from "./index";
 
 const STORE_KEY = "skillnet.language";
 
@@ -44,18 +46,31 @@ export function browserLanguage(): PageLanguage {
 }
 
 interface Choice {
-  choose(language: PageLanguage, options?: { save?: boolean }): void;
+  /** Settles once the page is in `language`, or stays as it was (its catalog could not be fetched, or a later choice came first). */
+  choose(language: PageLanguage, options?: { save?: boolean }): Promise<void>;
   /** Set while signed in: how a choice reaches the person's profile. */
   setSaver(saver: ((language: PageLanguage) => Promise<void>) | undefined): void;
 }
-const ChoiceContext = createContext<Choice>({ choose: () => undefined, setSaver: () => undefined });
+const ChoiceContext = createContext<Choice>({ choose: async () => undefined, setSaver: () => undefined });
 let saver: ((language: PageLanguage) => Promise<void>) | undefined;
+/** Counts choices, so a catalog that arrives after a later choice's does not win. */
+let choices = 0;
 
-export function LanguageProvider({ children }: { children: ComponentChildren }) {
-  const [language, setLanguage] = useState<PageLanguage>(browserLanguage);
+/** `initial`'s catalog must be loaded already (renderInReadersLanguage does it). */
+function LanguageProvider({ initial, children }: { initial: PageLanguage; children: ComponentChildren }) {
+  const [language, setLanguage] = useState<PageLanguage>(initial);
+  // Drawn again after a failed fetch, so the switch shows the language the page is still in.
+  const [, redraw] = useState(0);
   applyPageLanguage(language);
   const choice: Choice = {
-    choose(next, { save = true } = {}) {
+    async choose(next, { save = true } = {}) {
+      const ticket = ++choices;
+      const loaded = await loadPageLanguage(next);
+      if (ticket !== choices) return;
+      if (!loaded) {
+        redraw((count) => count + 1);
+        return;
+      }
       applyPageLanguage(next);
       setLanguage(next);
       if (!save) return;
@@ -73,25 +88,42 @@ export function LanguageProvider({ children }: { children: ComponentChildren }) 
   );
 }
 
+/** Draws a page in the reader's language once its catalog is here (in English if it cannot be fetched). */
+export async function renderInReadersLanguage(page: ComponentChildren, root: HTMLElement): Promise<void> {
+  const wanted = browserLanguage();
+  const language = (await loadPageLanguage(wanted)) ? wanted : DEFAULT_PAGE_LANGUAGE;
+  render(<LanguageProvider initial={language}>{page}</LanguageProvider>, root);
+}
+
 export function useLanguageChoice(): Choice {
   return useContext(ChoiceContext);
 }
+
+type SignedInMe = { user: { page_locale: string | null }; page_language: string };
 
 /**
  * Once signed in: the language `/api/v1/me` resolved, unless the person chose one in this browser
  * before signing in and their profile has none yet (then that choice is saved to it).
  */
-export function useSignedInLanguage(
-  me: { user: { page_locale: string | null }; page_language: string } | null,
-  save: (language: PageLanguage) => Promise<void>,
-): void {
+function signedInChoice(me: SignedInMe): { language: PageLanguage; save: boolean } {
+  const chosenHere = storedChoice();
+  if (!me.user.page_locale && chosenHere) return { language: chosenHere, save: true };
+  return { language: resolvePageLanguage(me.page_language), save: false };
+}
+
+/** Fetches the signed-in page's catalog, so the frame waits for it rather than drawing in one language and then another. */
+export async function loadSignedInLanguage(me: SignedInMe): Promise<void> {
+  await loadPageLanguage(signedInChoice(me).language);
+}
+
+/** Applies the signed-in language before the frame is painted (its catalog is here once loadSignedInLanguage ran). */
+export function useSignedInLanguage(me: SignedInMe | null, save: (language: PageLanguage) => Promise<void>): void {
   const choice = useLanguageChoice();
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!me) return;
     choice.setSaver(save);
-    const chosenHere = storedChoice();
-    if (!me.user.page_locale && chosenHere) choice.choose(chosenHere);
-    else choice.choose(resolvePageLanguage(me.page_language), { save: false });
+    const { language, save: saveIt } = signedInChoice(me);
+    void choice.choose(language, { save: saveIt });
     return () => choice.setSaver(undefined);
   }, [me]);
 }
@@ -108,7 +140,7 @@ export function LanguageSwitch() {
       value={language}
       onChange={(event) => {
         const picked = pageLanguageOf((event.target as HTMLSelectElement).value);
-        if (picked) choice.choose(picked);
+        if (picked) void choice.choose(picked);
       }}
     >
       {PAGE_LANGUAGES.map((code) => (

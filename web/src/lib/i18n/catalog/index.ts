@@ -1,7 +1,9 @@
 /**
- * Every page language's catalog. `satisfies` makes the compiler refuse a page language
- * (lib/page-language.ts) without a catalog; each catalog's `Catalog` type refuses a missing or
- * unknown id. Placeholders and ICU syntax are checked by test/unit/web/i18n-catalogs.test.ts.
+ * Every page language's catalog, for the server (the page's noscript line) and the tests; the
+ * browser fetches them one at a time through ./loaders instead. `satisfies` makes the compiler
+ * refuse a page language (lib/page-language.ts) without a catalog; each catalog's `Catalog` type
+ * refuses a missing or unknown id. Placeholders and ICU syntax are checked by
+ * test/unit/web/i18n-catalogs.test.ts.
  */
 import type { PageLanguage } from "../../../../../lib/page-language";
 import { de } from "./de";
