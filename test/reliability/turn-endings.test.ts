@@ -105,7 +105,9 @@ describe("every turn ends, and is answered once", function () {
     const firstTokenAt = Date.now();
     await waitFor(() => eventsOfTurn(learner.events, turnId).some((e) => e.event === "error"), 10_000, "an error after the silence");
     const silenceEndedIn = Date.now() - firstTokenAt;
-    expect(silenceEndedIn).to.be.at.least(700).and.below(5_000);
+    // Seen from the client, both ends of the silence arrive late by different amounts on a loaded machine (a whole
+    // run met 699 ms): half the idle timeout still tells a timed-out attempt from one ended at once.
+    expect(silenceEndedIn).to.be.at.least(400).and.below(5_000);
 
     const events = await waitForTurnEnd(learner.events, turnId, 30_000);
     expect(events.filter((e) => e.event === "error" && e.payload.willRetry)).to.have.length(2);
