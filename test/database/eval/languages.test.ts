@@ -4,7 +4,7 @@
  * configured chunking), each question searched by the employee whose profile language is the
  * question's, in the language the turn would be read in (detectLanguage, as turn-context.ts
  * does). No language more than GOAL_POINTS below English's recall, no misleading grounding —
- * on the whole set and on the held-out split alone. `npm run eval` asks the same set through
+ * on the whole set and on each held-out split alone. `npm run eval` asks the same set through
  * the chat API and reports refusals too (eval/results.md). LANGUAGES_EXPLAIN=tuning prints each
  * tuning question's terms and best coverage, the tool the judge was improved with.
  */
@@ -63,13 +63,14 @@ describe("eval: grounding in every language (company material, hashed embeddings
     expect(languageGoalMisses(byLanguage), languageLines(byLanguage)).to.deep.equal([]);
   });
 
-  it("grounds no held-out question misleadingly (questions the judge was not tuned on), and holds the goal there too", () => {
-    const byLanguage = figuresByLanguage(split("held-out"));
-    expect(
-      split("held-out")
-        .filter((turn) => turn.misleading)
-        .map((turn) => turn.question.id),
-    ).to.deep.equal([]);
-    expect(languageGoalMisses(byLanguage), languageLines(byLanguage)).to.deep.equal([]);
-  });
+  for (const heldOut of ["held-out", "held-out-2"] as const)
+    it(`grounds no ${heldOut} question misleadingly (questions the judge was not tuned on), and holds the goal there too`, () => {
+      const byLanguage = figuresByLanguage(split(heldOut));
+      expect(
+        split(heldOut)
+          .filter((turn) => turn.misleading)
+          .map((turn) => turn.question.id),
+      ).to.deep.equal([]);
+      expect(languageGoalMisses(byLanguage), languageLines(byLanguage)).to.deep.equal([]);
+    });
 });
