@@ -3,7 +3,7 @@
  * question in one language meets material in another: "congés" in a French question is met by
  * "leave" in an English policy and "Urlaub" in a German one. A closed list, so the compiler
  * refuses a pack that lacks a concept. The concepts are the subjects company material is about
- * (leave, sickness, expenses, travel, working time, IT security, safety, training) and the units
+ * (leave, sickness, expenses, travel, working time, IT security, safety, training, new hires) and the units
  * and places such questions name; a word that stands for two things ("vol", theft and flight in
  * French; "holiday", time off and the season in English) is left out rather than guessed.
  */
@@ -38,7 +38,9 @@ export const WORKPLACE_CONCEPTS = [
   "suspicious",
   "attachment",
   "training",
+  "language",
   "probation",
+  "newHire",
   "manager",
   "safety",
   "equipment",
@@ -65,6 +67,14 @@ export const WORKPLACE_CONCEPTS = [
 ] as const;
 
 export type WorkplaceConcept = (typeof WORKPLACE_CONCEPTS)[number];
+
+/**
+ * Units of time: everyday words in every language, yet with one meaning each, so a question's
+ * "ore" is met by "Stunden" in German material as it would be by "ore" in Italian material (at an
+ * everyday word's weight): without them a question asked across languages covers less than the
+ * same question asked in the material's own.
+ */
+export const UNIT_CONCEPTS: readonly WorkplaceConcept[] = ["day", "week", "month", "year", "hour", "minute"];
 
 /** Concepts that name where an employee works rather than what they ask: they weigh as everyday words. */
 export const PLACE_CONCEPTS: readonly WorkplaceConcept[] = ["france", "germany", "spain", "portugal", "italy"];

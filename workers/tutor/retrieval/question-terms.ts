@@ -13,7 +13,7 @@ import type { Language } from "../../../lib/language";
 import { packFor, type SupportedLanguage } from "../../../lib/languages";
 import { normalise, perJudgeLanguage, searchTerms } from "../language";
 import { familyOf, isEveryday, rewritePhrases } from "./word-families";
-import { namesPlace, workplaceTranslations } from "./workplace-terms";
+import { namesPlace, unitTranslations, workplaceTranslations } from "./workplace-terms";
 
 export interface QuestionTerm {
   /** Folded (accent-free, lower-case) stem of the question's word. */
@@ -158,8 +158,10 @@ export function contentTermsOf(question: string, language?: Language): QuestionT
         for (const form of [...operands(folded), ...operands(termStem(member))]) term.operands.add(form);
       }
       // The same workplace concept in the other languages' words, matched by their crude stems as family members are.
-      // Only for a key term: an everyday word says little about what a question is about, in any language.
-      for (const translation of everyday ? [] : workplaceTranslations(plain, language, termStem)) {
+      // Only for a key term: an everyday word says little about what a question is about, in any language — except a
+      // unit of time, which keeps its everyday weight across languages as it does within one.
+      const translations = everyday ? unitTranslations(plain, language, termStem) : workplaceTranslations(plain, language, termStem);
+      for (const translation of translations) {
         const folded = termStem(normalise(translation));
         term.forms.add(folded);
         for (const form of [...operands(folded), ...operands(termStem(translation))]) term.operands.add(form);
