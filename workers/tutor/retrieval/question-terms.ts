@@ -158,14 +158,15 @@ export function contentTermsOf(question: string, language?: Language): QuestionT
         for (const form of [...operands(folded), ...operands(termStem(member))]) term.operands.add(form);
       }
       // The same workplace concept in the other languages' words, matched by their crude stems as family members are.
-      // Only for a key term: an everyday word says little about what a question is about, in any language — except a
-      // unit of time, which keeps its everyday weight across languages as it does within one.
-      const translations = everyday ? unitTranslations(plain, language, termStem) : workplaceTranslations(plain, language, termStem);
-      for (const translation of translations) {
+      // Only for a key term: an everyday word says little about what a question is about, in any language.
+      for (const translation of everyday ? [] : workplaceTranslations(plain, language, termStem)) {
         const folded = termStem(normalise(translation));
         term.forms.add(folded);
         for (const form of [...operands(folded), ...operands(termStem(translation))]) term.operands.add(form);
       }
+      // A unit of time keeps its everyday weight across languages as it does within one, in the passage only: searched
+      // or counted in other languages' words it would find more than it means ("tag" is a German day and an English label).
+      if (everyday) for (const translation of unitTranslations(plain, language, termStem)) term.forms.add(termStem(normalise(translation)));
       if (snowball) {
         for (const word of [plain, ...members.map(normalise)]) {
           const stemmed = snowball(word);
