@@ -68,13 +68,5 @@ export const WORKPLACE_CONCEPTS = [
 
 export type WorkplaceConcept = (typeof WORKPLACE_CONCEPTS)[number];
 
-/**
- * Units of time: everyday words in every language, yet with one meaning each, so a question's
- * "ore" is met by "Stunden" in German material as it would be by "ore" in Italian material (at an
- * everyday word's weight): without them a question asked across languages covers less than the
- * same question asked in the material's own.
- */
-export const UNIT_CONCEPTS: readonly WorkplaceConcept[] = ["day", "week", "month", "year", "hour", "minute"];
-
 /** Concepts that name where an employee works rather than what they ask: they weigh as everyday words. */
 export const PLACE_CONCEPTS: readonly WorkplaceConcept[] = ["france", "germany", "spain", "portugal", "italy"];

@@ -13,7 +13,7 @@ import type { Language } from "../../../lib/language";
 import { packFor, type SupportedLanguage } from "../../../lib/languages";
 import { normalise, perJudgeLanguage, searchTerms } from "../language";
 import { familyOf, isEveryday, rewritePhrases } from "./word-families";
-import { namesPlace, unitTranslations, workplaceTranslations } from "./workplace-terms";
+import { namesPlace, workplaceTranslations } from "./workplace-terms";
 
 export interface QuestionTerm {
   /** Folded (accent-free, lower-case) stem of the question's word. */
@@ -164,9 +164,6 @@ export function contentTermsOf(question: string, language?: Language): QuestionT
         term.forms.add(folded);
         for (const form of [...operands(folded), ...operands(termStem(translation))]) term.operands.add(form);
       }
-      // A unit of time keeps its everyday weight across languages as it does within one, in the passage only: searched
-      // or counted in other languages' words it would find more than it means ("tag" is a German day and an English label).
-      if (everyday) for (const translation of unitTranslations(plain, language, termStem)) term.forms.add(termStem(normalise(translation)));
       if (snowball) {
         for (const word of [plain, ...members.map(normalise)]) {
           const stemmed = snowball(word);

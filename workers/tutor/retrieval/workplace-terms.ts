@@ -7,7 +7,7 @@
  */
 import { foldAccents, type Language } from "../../../lib/language";
 import { PACKS, packFor } from "../../../lib/languages";
-import { PLACE_CONCEPTS, UNIT_CONCEPTS, type WorkplaceConcept } from "../../../lib/languages/workplace-concepts";
+import { PLACE_CONCEPTS, type WorkplaceConcept } from "../../../lib/languages/workplace-concepts";
 
 interface Concept {
   concept: WorkplaceConcept;
@@ -81,16 +81,6 @@ function conceptsOf(folded: string, language: Language | undefined, crudeStem: (
  */
 export function workplaceTranslations(folded: string, language: Language | undefined, crudeStem: (word: string) => string): string[] {
   return [...new Set(conceptsOf(folded, language, crudeStem).flatMap((concept) => concept.members))].filter((member) => !tooCommon.has(foldAccents(member)));
-}
-
-/**
- * The words, in every language, for the unit of time an everyday question word names ("ore":
- * "hours", "Stunden", "heures"), common words included: a unit means one thing in every language.
- * None for any other everyday word.
- */
-export function unitTranslations(folded: string, language: Language | undefined, crudeStem: (word: string) => string): string[] {
-  const units = conceptsOf(folded, language, crudeStem).filter((concept) => UNIT_CONCEPTS.includes(concept.concept));
-  return [...new Set(units.flatMap((concept) => concept.members))];
 }
 
 /**

@@ -82,5 +82,10 @@ describe("the packs' phrases and word lists, as the judge reads a question (unit
     expect(coverage("How many days of paternity leave do I get?", "en", leave)).to.be.below(0.55);
     expect(coverage("how much time off do I get for jury duty?", "en", leave)).to.be.below(0.55);
     expect(coverage("can I get a doctor's note for my dog?", "en", "A partir del cuarto día necesitas el parte de baja del médico.")).to.be.below(0.55);
+    // A unit of time stays in its own language: met in another's words, "hours" and "paid" alone grounded a question about night work.
+    // The rarities the eval's company material gives them: paying is a frequent subject there, night work none.
+    const night = contentTermsOf("¿cuánto me pagan de más por las horas de noche?", "es");
+    const paidHours = relevanceOf(night, [1.23, 2.96, 4.06], [false, false, true]);
+    expect(paidHours.coverage("Stehen mehr als 20 Stunden auf dem Zeitkonto, werden die weiteren Stunden ausgezahlt.")).to.be.below(0.55);
   });
 });
