@@ -29,8 +29,11 @@ export function isIntentPrompt(text: string): boolean {
   return INTENT_LABELS.every((label) => lower.includes(label));
 }
 
-const PROGRESS =
-  /\b(progress|progreso|avance|deadlines?|due dates?|fechas? limites?|scores?|grades?|notas?|calificacion(es)?|my courses|mis cursos|how am i doing|como voy)\b/;
+// A deadline is the employee's own only when it is theirs or their course's: "the deadline for reporting a near miss" is a policy question.
+const DEADLINE = "(?:deadlines?|due dates?|fechas? limites?)";
+const PROGRESS = new RegExp(
+  `\\b(progress|progreso|avance|(?:my|mis|mi) ${DEADLINE}|${DEADLINE} (?:of|for|del|de) (?:the |my |mi |el )?(?:course|curso)s?|scores?|grades?|notas?|calificacion(es)?|my courses|mis cursos|how am i doing|como voy)\\b`,
+);
 const OFF_TOPIC =
   /\b(football|soccer|futbol|nba|basketball|baloncesto|tennis|sports?|deportes?|match|partido|politics?|politica|election|elecciones|president|presidente|weather|clima|rain|lluvia|forecast|celebrity|celebrities|famosos?|actor|actriz|singer|cantante|movie|pelicula|recipe|receta|cook|cocinar|horoscope|horoscopo)\b/;
 /** An outline line of the module-selection prompt: `- Module 2: Title — summary` (or Spanish `Módulo`). */

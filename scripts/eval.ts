@@ -9,7 +9,7 @@
  *   EVAL_EMBEDDING_MODEL, EVAL_EMBEDDING_DIMENSIONS       unless these name another one)
  *   EVAL_ONLY=quick | <id,id,…>                           a subset of the questions (ids of eval/grounding.json too)
  *   EVAL_ONLY=grounding                                   only the demo organisation's grounding set (no corpus)
- *   EVAL_ONLY=languages | languages:tuning                only the language set (eval/languages.json), or its tuning split
+ *   EVAL_ONLY=languages | languages:<split>               only the language set (eval/languages.json), or one split of it
  *   EMBEDDING_BASE_URL, EMBEDDING_API_KEY, EMBEDDING_MODEL, EMBEDDING_DIMENSIONS
  *                                                         an OpenAI-compatible embedding server (a multilingual model)
  *                                                         instead of the offline model's hashed embeddings
@@ -25,7 +25,7 @@ import { evalSettings } from "./eval/settings";
 import { startEvalStack } from "./eval/ingested-corpus";
 import { evaluateGrounding, groundingFigures, groundingLine, groundingSection, loadGroundingQuestions } from "./eval/grounding";
 import { withTestTunables } from "../lib/test-tunables";
-import { evaluateLanguages, loadLanguageQuestions } from "./eval/languages";
+import { evaluateLanguages, LANGUAGE_SPLITS, loadLanguageQuestions } from "./eval/languages";
 import { figuresByLanguage, languageGoalMisses, languageLines, languageSection } from "./eval/language-figures";
 
 const BASELINE = join(EVAL_DIR, "baseline.json");
@@ -40,7 +40,7 @@ function selectQuestions() {
   if (only === "quick") return { corpus: all.filter((q) => q.quick), demo: [], languages: [] };
   if (only === "grounding") return { corpus: [], demo, languages: [] };
   if (only === "languages") return { corpus: [], demo: [], languages };
-  if (only === "languages:tuning") return { corpus: [], demo: [], languages: languages.filter((q) => q.split === "tuning") };
+  if (only.startsWith("languages:")) return { corpus: [], demo: [], languages: languages.filter((q) => q.split === only.slice("languages:".length)) };
   const ids = new Set(only.split(","));
   return { corpus: all.filter((q) => ids.has(q.id)), demo: demo.filter((q) => ids.has(q.id)), languages: languages.filter((q) => ids.has(q.id)) };
 }
@@ -123,8 +123,7 @@ if (fullRun) {
   const grounding = `${groundingSection(demoResults, previous?.grounding)}\n${languageSection({
     embeddings: embeddingsUsed,
     all: languageResults,
-    tuning: languageResults.filter((r) => splitOf.get(r.question.id) === "tuning"),
-    heldOut: languageResults.filter((r) => splitOf.get(r.question.id) === "held-out"),
+    splits: LANGUAGE_SPLITS.map((split) => languageResults.filter((r) => splitOf.get(r.question.id) === split)),
   })}`;
   writeFileSync(
     RESULTS,

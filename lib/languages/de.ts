@@ -26,7 +26,7 @@ export const german = {
   grounding: {
     stopWords: wordList(
       `der die das den dem des ein eine einen einem einer eines und oder in im an am auf aus bei mit nach von vor zu zum zur fur uber unter
-      ich du er sie es wir ihr mein meine meinen meiner mich mir dich dir sich ist sind bin bist war habe hast hat haben kann konnen was
+      sein seine seinen seiner ich du er sie es wir ihr mein meine meinen meiner mich mir dich dir sich ist sind bin bist war habe hast hat haben kann konnen was
       wie wo wann welche welcher welches wer warum wieviel viele gibt nicht kein keine als wenn ob dass um war wird werden wurde
       uns unser unsere unserem unseren unserer euch ihm ihn ihnen denn doch mal ja aber beim vom ins bis seit durch gegen ohne also dann da hier dort so viel vielen furs man pro`,
     ),
@@ -34,11 +34,11 @@ export const german = {
       `firma unternehmen organisation betrieb sagt sagen erklaren erklart bedeutet wissen weiss brauche brauchen muss mussen soll sollen
       darf durfen mochte will wollen machen mache tun gilt gelten regel regeln ding dinge genau laut jeder jede jedes alle alles andere
       anderen sehr schon noch nur man neue neuen gut beste erlaubt auch
-      eigentlich lange lang bekomme bekommen bekommt kriege kriegen`,
+      eigentlich lange lang lassen reicht reichen bekomme bekommen bekommt kriege kriegen`,
     ),
     everydayWords: wordList(
       `tag tage tagen woche wochen monat monate monaten jahr jahre jahren stunde stunden minute minuten zeit heute morgen abend nacht
-      wochenende bringen mitbringen gehen kommen geben schicken senden fragen ausfullen helfen formular formulare team teams person
+      wochenende eintragen einzutragen eingetragen bringen mitbringen gehen kommen geben schicken senden fragen ausfullen helfen formular formulare team teams person
       personen leute jemand art typ teil ort nummer liste information informationen frage problem fall erste erster letzte letzter
       nachste schnell bald mal eins zwei drei vier funf sechs sieben acht neun zehn hundert
       januar februar marz april mai juni juli august september oktober november dezember`,
@@ -101,7 +101,9 @@ export const german = {
     suspicious: "verdächtig verdachtig seltsam komisch",
     attachment: "anhang anhänge",
     training: "schulung kurs kurse training",
+    language: "sprache sprachen sprachkurs sprachkurse englisch",
     probation: "probezeit",
+    newHire: "neueinsteiger neuling neulinge berufseinsteiger",
     manager: "führungskraft fuhrungskraft vorgesetzte chef",
     safety: "sicherheit schutz",
     equipment: "ausrüstung ausrustung",
@@ -111,7 +113,7 @@ export const german = {
     accident: "unfall",
     notify: "melden benachrichtigen informieren",
     submit: "einreichen abgeben",
-    approval: "genehmigen genehmigt genehmigung",
+    approval: "genehmigen genehmigt genehmigung absegnen abgesegnet",
     wedding: "hochzeit heirat heiraten",
     colleague: "kollege kollegen mitarbeiter beschäftigte",
     day: "tag tage täglich taglich",

@@ -55,7 +55,7 @@ export const english = {
       rule rules thing things exactly take takes taking by as from them its was were than out doesn don isn even still though why who whom
       whose let done whether some into over under then all such only own same other each more most very just also been being am doing
       had having shall not no so too here these those they their he she his her us per every anything something allow allowed permitted
-      supposed able`,
+      supposed able off given`,
     ),
     everydayWords: wordList(
       `day days week weeks month months year years hour hours minute minutes time times today tomorrow morning night weekend
@@ -82,6 +82,8 @@ export const english = {
       "period window timeframe",
       "photocopy photocopied copy",
       "escalate escalation",
+      // Irregular forms the crude stem cannot join ("lost a receipt" is "lose a receipt").
+      "lose loses losing lost",
     ],
     // A verb with "back" is a return, and "money back" a refund, in whatever order the employee puts the object ("bring items back").
     phraseRewrites: [
@@ -90,17 +92,23 @@ export const english = {
         "return $1",
       ],
       [/\bmoney\s+back\b/giu, "refund"],
-      // "Annual leave" is paid holiday, not something yearly.
-      [/\bannual\s+leave\b/giu, "leave"],
+      // Paid holiday, named as one thing: "leave" alone is a verb as often, so the phrase becomes the concept's noun.
+      [/\b(?:annual|paid|holiday|vacation)\s+leave\b/giu, "vacation"],
+      // Time away from work, as holiday or as overtime given back ("timeoff" is a word of both concepts below).
+      [/\b(?:time|days?)\s+off\b/giu, "timeoff"],
+      [/\b(?:off\s+sick|sick\s+leave|on\s+sick)\b/giu, "sick"],
+      // One word for one concept: two would weigh a doctor's note twice against the rest of the question.
+      [/\b(?:doctor'?s?|sick|medical|fit)\s+notes?\b/giu, "certificate"],
+      [/\bnew\s+(?:hires?|starters?|joiners?|recruits?|employees?)\b/giu, "newhire"],
     ],
     clauseJoiners: wordList("and or also"),
     questionWords: wordList("what how which when where who why can could do does did is are should must will would"),
   },
   workplaceTerms: {
-    timeOff: "lieu compensate compensated",
+    timeOff: "lieu compensate compensated timeoff",
     advance: "advance beforehand before",
     work: "work working",
-    leave: "leave vacation vacations",
+    leave: "leave vacation vacations timeoff",
     sick: "sick ill illness sickness",
     medicalNote: "doctor medical certificate",
     overtime: "overtime",
@@ -112,7 +120,7 @@ export const english = {
     salary: "salary wage wages",
     hotel: "hotel hotels",
     night: "night nights",
-    meal: "meal meals food",
+    meal: "meal meals food dinner dinners lunch lunches breakfast",
     allowance: "allowance",
     trip: "trip trips travel travelling",
     booking: "book booked booking",
@@ -127,7 +135,9 @@ export const english = {
     suspicious: "suspicious phishing strange",
     attachment: "attachment attachments",
     training: "training course courses",
+    language: "language languages english",
     probation: "probation probationary",
+    newHire: "newhire newcomer newcomers",
     manager: "manager boss supervisor",
     safety: "safety protective",
     equipment: "equipment gear",

@@ -39,7 +39,7 @@ export const french = {
       `jour jours semaine semaines mois an ans annee annees heure heures minute minutes temps aujourd hui demain matin soir nuit
       apporter amener aller venir mettre envoyer demander remplir aider formulaire formulaires equipe equipes personne personnes gens
       type types partie lieu numero liste information informations question probleme cas premier premiere dernier derniere prochain
-      rapide vite bientot fois deux trois quatre cinq six sept huit neuf dix cent
+      fin rapide vite bientot fois deux trois quatre cinq six sept huit neuf dix cent
       janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre`,
     ),
     wordFamilies: [
@@ -86,14 +86,16 @@ export const french = {
     car: "voiture",
     distance: "kilomètre kilometre",
     password: "mdp password",
-    computer: "ordinateur pc",
-    phone: "téléphone telephone",
-    loss: "perdu perdre volé vole",
+    computer: "ordinateur pc portable",
+    phone: "téléphone telephone portable",
+    loss: "perdu perdus perdue perds perdre volé vole",
     email: "mail courriel email",
     suspicious: "suspect suspicieux bizarre louche",
     attachment: "jointe jointes",
     training: "formation cours stage",
+    language: "langue langues anglais",
     probation: "essai",
+    newHire: "embauché embauche embauchés embauches recrue recrues",
     manager: "manager responsable chef",
     safety: "sécurité securite protection",
     equipment: "équipement equipement",

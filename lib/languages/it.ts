@@ -26,10 +26,10 @@ export const italian = {
   grounding: {
     stopWords: wordList(
       `il lo la i gli le un uno una di del dello della dei degli delle al allo alla ai agli alle da dal dalla dai in nel nello nella nei
-      negli nelle con su sul sulla per tra fra entro e o ma se che chi cosa come quando dove quale quali quanto quanti quante perche mio mia
+      negli nelle con su sul sulla per tra fra entro e o ma se che chi cosa come quando dove quale quali quanto quanti quante quanta perche mio mia
       miei mie tuo tua suo sua nostro nostra io tu lui lei noi voi loro mi ti si ci vi ne non sono ha hanno ho posso puo questo questa
       questi queste quello quella
-      appena mentre ancora gia anche solo sempre mai molto poco tanto mio mia miei mie tuo tua suo sua nostro nostra ci vi ne lo gli il uno del della dei delle degli al alla ai alle nel nella nei nelle sul sulla dal dalla tra fra`,
+      dopo durante senza verso presso appena mentre ancora gia anche solo sempre mai molto poco tanto mio mia miei mie tuo tua suo sua nostro nostra ci vi ne lo gli il uno del della dei delle degli al alla ai alle nel nella nei nelle sul sulla dal dalla tra fra`,
     ),
     frameWords: wordList(
       `azienda aziende societa organizzazione dice dicono dire spiega spiegare significa sapere so bisogno serve devo deve devono puoi
@@ -41,7 +41,7 @@ export const italian = {
       `giorno giorni settimana settimane mese mesi anno anni ora ore minuto minuti tempo oggi domani mattina sera notte portare andare
       vado venire mettere chiedere dare inviare mandare compilare aiutare modulo moduli squadra team persona persone gente qualcuno tipo
       tipi parte posto luogo numero lista elenco informazione informazioni domanda problema caso primo prima ultimo ultima prossimo
-      veloce presto volta volte due tre quattro cinque sei sette otto nove dieci cento
+      arrivare arriva arrivato arrivata arrivati arrivate veloce presto volta volte due tre quattro cinque sei sette otto nove dieci cento
       gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre`,
     ),
     wordFamilies: [
@@ -96,7 +96,9 @@ export const italian = {
     suspicious: "sospetto sospetta strano strana",
     attachment: "allegato allegati",
     training: "corso corsi formazione",
+    language: "lingua lingue inglese",
     probation: "prova",
+    newHire: "neoassunto neoassunti assunto assunti",
     manager: "responsabile capo",
     safety: "sicurezza protezione",
     equipment: "attrezzatura dispositivi",

@@ -3,7 +3,7 @@
  * question in one language meets material in another: "congés" in a French question is met by
  * "leave" in an English policy and "Urlaub" in a German one. A closed list, so the compiler
  * refuses a pack that lacks a concept. The concepts are the subjects company material is about
- * (leave, sickness, expenses, travel, working time, IT security, safety, training) and the units
+ * (leave, sickness, expenses, travel, working time, IT security, safety, training, new hires) and the units
  * and places such questions name; a word that stands for two things ("vol", theft and flight in
  * French; "holiday", time off and the season in English) is left out rather than guessed.
  */
@@ -38,7 +38,9 @@ export const WORKPLACE_CONCEPTS = [
   "suspicious",
   "attachment",
   "training",
+  "language",
   "probation",
+  "newHire",
   "manager",
   "safety",
   "equipment",

@@ -106,7 +106,14 @@ export function languageLines(byLanguage: Record<string, LanguageFigures>): stri
 }
 
 /** The results page's section: the goal, the figures of the whole set and of each split, and every question. */
-export function languageSection(input: { embeddings: string; all: JudgedTurn[]; tuning: JudgedTurn[]; heldOut: JudgedTurn[] }): string {
+/** How each split (LANGUAGE_SPLITS, in order) is introduced on the results page. */
+const SPLIT_TITLES = [
+  "Tuning split (questions read while the judge was improved)",
+  "Held-out split (not looked at until the first round's judge was settled; read and tuned on in the second round)",
+  "Second held-out split (written before the second round's changes, not looked at until they were settled)",
+];
+
+export function languageSection(input: { embeddings: string; all: JudgedTurn[]; splits: JudgedTurn[][] }): string {
   const all = figuresByLanguage(input.all);
   const misses = languageGoalMisses(all);
   const rows = input.all.map((t) => {
@@ -124,14 +131,7 @@ All questions:
 
 ${table(all)}
 
-Tuning split (questions read while the judge was improved):
-
-${table(figuresByLanguage(input.tuning))}
-
-Held-out split (not looked at until the judge was settled):
-
-${table(figuresByLanguage(input.heldOut))}
-
+${input.splits.map((turns, i) => `${SPLIT_TITLES[i]}:\n\n${table(figuresByLanguage(turns))}\n`).join("\n")}
 | id | kind | question | rung | verdict | sources |
 |---|---|---|---|---|---|
 ${rows.join("\n")}

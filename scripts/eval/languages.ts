@@ -21,12 +21,18 @@ import { containsFact } from "./scoring";
 /** The company material, one folder per language: eval/company/<language>/*.md. */
 export const COMPANY_DIR = join(EVAL_DIR, "company");
 
+/**
+ * `tuning`: read while the judge was improved; `held-out`: not looked at until it was settled
+ * (then read, and tuned on, in the second round); `held-out-2`: written before the second round's
+ * changes and not looked at until they were settled.
+ */
+export const LANGUAGE_SPLITS = ["tuning", "held-out", "held-out-2"] as const;
+
 const languageQuestion = z.object({
   id: z.string().min(1),
   lang: z.enum(CATALOG_LANGUAGES),
   kind: z.enum(["covered", "cross-language", "off-topic"]),
-  /** `tuning`: read while the judge was improved; `held-out`: not looked at until it was settled. */
-  split: z.enum(["tuning", "held-out"]),
+  split: z.enum(LANGUAGE_SPLITS),
   /** Off-topic questions: the everyday word they share with the material. */
   shares: z.string().min(2).optional(),
   question: z.string().min(3),

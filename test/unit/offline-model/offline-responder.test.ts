@@ -51,6 +51,9 @@ describe("offline responder (via the openai SDK)", () => {
     expect(await intentOf("¿Cuál es la fecha límite del curso?", "Returns 101")).to.equal("progress");
     expect(await intentOf("How many days do customers have to return items?", "Returns 101")).to.equal("in_course");
     expect(await intentOf("Who won the football match yesterday?")).to.equal("off_topic");
+    // A deadline the company sets is a policy question; the employee's own (or their course's) is progress.
+    expect(await intentOf("whats the deadline for reporting a near miss at the warehouse")).to.equal("cross_course");
+    expect(await intentOf("When are my deadlines?")).to.equal("progress");
     expect(await intentOf("How many days do customers have to return items?")).to.equal("cross_course");
   });
 

@@ -51,6 +51,11 @@ describe("workplace terms: the judge across languages (units)", () => {
     expect(term("¿Cuántos días de vacaciones tengo?", "es", "vacaci").forms).to.not.include("leave");
   });
 
+  it("names new hires and language courses in every language ('new hires' meets 'neoassunti', 'English course' a 'corso di lingua')", () => {
+    expect(term("how long is the probation period for new hires?", "en", "newhire").forms).to.include.members(["neoassun", "assunti", "neueinst"]);
+    expect(term("mi rimborsano un corso di inglese?", "it", "inglese").forms).to.include.members(["lingua", "language", "idioma"]);
+  });
+
   it("reads a German compound for the term it ends with, and a Romance word never so", () => {
     expect(term("Welche Schutzausrüstung brauche ich?", "de", "schutzau").forms).to.include("equipmen");
     expect(term("Je peux faire du télétravail ?", "fr", "teletrav").forms).to.not.include("work");
