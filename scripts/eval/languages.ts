@@ -24,9 +24,10 @@ export const COMPANY_DIR = join(EVAL_DIR, "company");
 /**
  * `tuning`: read while the judge was improved; `held-out`: not looked at until it was settled
  * (then read, and tuned on, in the second round); `held-out-2`: written before the second round's
- * changes and not looked at until they were settled.
+ * changes and not looked at until they were settled (then read, and tuned on, in the third);
+ * `held-out-3`: written before the third round's changes, not looked at until they were settled.
  */
-export const LANGUAGE_SPLITS = ["tuning", "held-out", "held-out-2"] as const;
+export const LANGUAGE_SPLITS = ["tuning", "held-out", "held-out-2", "held-out-3"] as const;
 
 const languageQuestion = z.object({
   id: z.string().min(1),
