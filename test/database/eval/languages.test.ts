@@ -23,7 +23,7 @@ import { hashedEmbedder, indexMaterial } from "../../support/company-material";
 import { databaseSuite } from "../../support/database";
 
 /** Recall on the whole set, in percent, as measured with the offline model's hashed embeddings (eval/results.md): regression floors, not the goal. */
-const RECALL_FLOORS: Record<string, number> = { en: 81.8, es: 57.1, fr: 80, de: 70, pt: 70, it: 60 };
+const RECALL_FLOORS: Record<string, number> = { en: 71.4, es: 40, fr: 76.9, de: 53.8, pt: 61.5, it: 53.8 };
 
 describe("eval: grounding in every language (company material, hashed embeddings)", function () {
   const lane = databaseSuite(this, { timeoutMs: 60_000 });
