@@ -37,14 +37,16 @@ export async function resumeAction(deps: CommandDeps, request: { orgId: string; 
       await withTransaction(deps, async (trx) => {
         await failPendingItems(trx, orgId, actionId, "not run: the action queue was unavailable");
         const finished = await finishAction(trx, orgId, actionId);
-        await recordAudit(trx, {
-          name: "admin_action.resume_failed",
-          orgId,
-          actor: { type: "person", id: resumerId },
-          target: { type: "admin_action", id: actionId },
-          after: { status: finished?.status },
-          details: { reason: "queue_unavailable" },
-        });
+        // Nothing to record when the action had moved on meanwhile (a stop): this undo changed nothing then.
+        if (finished)
+          await recordAudit(trx, {
+            name: "admin_action.resume_failed",
+            orgId,
+            actor: { type: "person", id: resumerId },
+            target: { type: "admin_action", id: actionId },
+            after: { status: finished.status },
+            details: { reason: "queue_unavailable" },
+          });
       });
     },
   });

@@ -133,7 +133,50 @@ export function createRedis(target: RedisTarget, role: RedisRole, log: Logger): 
     lastLogged = Date.now();
     redisLog.warn({ err: error, role }, "redis connection error; reconnecting");
   });
+  if (target.sentinel) reviveUnaskedEnd(redis, redisLog.child({ role }));
   return redis;
+}
+
+/** Before a connection that ended on its own connects again: long enough that no failure loops hot. */
+const REVIVE_DELAY_MS = 200;
+
+/**
+ * ioredis 6 can end a Sentinel connection for good. When the master dies, the connection's
+ * failover detector (subscribed to the sentinels' `+switch-master`) outlives it; if the
+ * announcement arrives while the reconnect is still asking the sentinels for the master, the
+ * detector stops the connector, the reconnect fails with "Connection is closed.", every command
+ * waiting for it is refused and the status becomes `end`: no further attempt. A worker's event
+ * log, its queues and a server's feed then stay dead, and a turn's end reaches no one (a whole
+ * test run met it: test/reliability/redis-sentinel-failover.test.ts). So, on a connection of ours:
+ * - the detector's stop is ignored while the connection is not up (it is asking the sentinels
+ *   for the master already, which is all the stop would make it do);
+ * - and should an end come that neither `quit` nor `disconnect` asked for, it connects again.
+ */
+function reviveUnaskedEnd(redis: Redis, log: Logger): void {
+  let closedByUs = false;
+  const quit = redis.quit.bind(redis);
+  const disconnect = redis.disconnect.bind(redis);
+  redis.quit = ((...args: Parameters<Redis["quit"]>) => {
+    closedByUs = true;
+    return quit(...args);
+  }) as Redis["quit"];
+  redis.disconnect = (reconnect?: boolean) => {
+    if (!reconnect) closedByUs = true;
+    disconnect(reconnect);
+  };
+  const connector = (redis as unknown as { connector: { disconnect(): void } }).connector;
+  const stopConnector = connector.disconnect.bind(connector);
+  connector.disconnect = () => {
+    if (!closedByUs && (redis.status === "connecting" || redis.status === "reconnecting")) return;
+    stopConnector();
+  };
+  redis.on("end", () => {
+    if (closedByUs) return;
+    log.warn("redis connection ended without being closed; connecting again");
+    setTimeout(() => {
+      if (redis.status === "end" && !closedByUs) redis.connect().catch(() => undefined);
+    }, REVIVE_DELAY_MS).unref();
+  });
 }
 
 /** The oldest Redis the event logs work with: they let Redis number entries (`XADD … 0-*`, 7.0). */

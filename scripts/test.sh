@@ -191,7 +191,8 @@ for lane in "${lanes[@]}"; do
   [ "${outcome[$lane]}" = 0 ] && continue
   echo "━━━ what failed in the $lane lane ━━━"
   if grep -qE '^ +[0-9]+ failing' "$logs/$lane.log" 2>/dev/null; then
-    sed -n '/^ \+[0-9]\+ failing/,$p' "$logs/$lane.log" | head -n 150
+    # head leaves early on a long section: sed's SIGPIPE must not end the script (pipefail) before the clean-up.
+    { sed -n '/^ \+[0-9]\+ failing/,$p' "$logs/$lane.log" | head -n 150; } || true
   else
     tail -n 60 "$logs/$lane.log" 2>/dev/null || true
   fi

@@ -70,7 +70,7 @@ export const AUDIT_EVENT_NAMES = [
   "admin_action.proposed",
   "admin_action.stopped",
   "admin_action.resumed",
-  // A resume whose run the queue refused: the action is back where it was, nothing ran.
+  // A resume whose run the queue refused: nothing ran, its items failed again with the reason (partial or failed, resumable).
   "admin_action.resume_failed",
   // The assistant's confirmed actions: one row per applied item (`details.tool` names the tool).
   "admin_action.item_applied",

@@ -8,6 +8,7 @@
  */
 import { CATALOG_LANGUAGES } from "../../lib/messages";
 import type { EvalQuestion } from "./questions";
+import { LANGUAGE_SPLITS } from "./languages";
 
 /** How far below English's recall a language may be, in points. */
 export const GOAL_POINTS = 5;
@@ -107,11 +108,12 @@ export function languageLines(byLanguage: Record<string, LanguageFigures>): stri
 
 /** The results page's section: the goal, the figures of the whole set and of each split, and every question. */
 /** How each split (LANGUAGE_SPLITS, in order) is introduced on the results page. */
-const SPLIT_TITLES = [
-  "Tuning split (questions read while the judge was improved)",
-  "Held-out split (not looked at until the first round's judge was settled; read and tuned on in the second round)",
-  "Second held-out split (written before the second round's changes, not looked at until they were settled)",
-];
+const SPLIT_TITLES = {
+  tuning: "Tuning split (questions read while the judge was improved)",
+  "held-out": "Held-out split (not looked at until the first round's judge was settled; read and tuned on in the second round)",
+  "held-out-2": "Second held-out split (written before the second round's changes, not looked at until they were settled; read in the third)",
+  "held-out-3": "Third held-out split (written before the third round, whose one change was not kept: the judge it measures is the second round's)",
+} satisfies Record<(typeof LANGUAGE_SPLITS)[number], string>;
 
 export function languageSection(input: { embeddings: string; all: JudgedTurn[]; splits: JudgedTurn[][] }): string {
   const all = figuresByLanguage(input.all);
@@ -131,7 +133,7 @@ All questions:
 
 ${table(all)}
 
-${input.splits.map((turns, i) => `${SPLIT_TITLES[i]}:\n\n${table(figuresByLanguage(turns))}\n`).join("\n")}
+${input.splits.map((turns, i) => `${SPLIT_TITLES[LANGUAGE_SPLITS[i]!]}:\n\n${table(figuresByLanguage(turns))}\n`).join("\n")}
 | id | kind | question | rung | verdict | sources |
 |---|---|---|---|---|---|
 ${rows.join("\n")}

@@ -16,6 +16,8 @@ interface DeliveryState {
   chain: Promise<void>;
   /** Deliveries queued on `chain` and not finished: while any is, a live event waits its turn. */
   queued: number;
+  /** Logs being read again after a failure: one loop a log, which reads up to the newest event anyway. */
+  retrying: Set<string>;
 }
 
 /** Turn events carry `{sessionId, turnId}`, action events `{actionId}`; both carry `seq`. */
@@ -43,7 +45,7 @@ const cursorKey = (ref: StreamRef): string => `${ref.kind}:${ref.id}`;
 function stateOf(socket: Socket): DeliveryState {
   let state = states.get(socket);
   if (!state) {
-    state = { cursors: new Map(), chain: Promise.resolve(), queued: 0 };
+    state = { cursors: new Map(), chain: Promise.resolve(), queued: 0, retrying: new Set() };
     states.set(socket, state);
   }
   return state;
@@ -119,12 +121,17 @@ export class TurnDelivery {
    * else would, if what was missed was the turn's last event.
    */
   async catchUp(socket: Socket): Promise<number> {
-    let sent = 0;
-    for (const key of [...stateOf(socket).cursors.keys()]) {
-      const at = key.indexOf(":");
-      sent += await this.replayUntilRead(socket, { kind: key.slice(0, at) as StreamRef["kind"], id: key.slice(at + 1) }, 0);
-    }
+    // Side by side: on a cluster one shard may still be failing over while the others answer.
+    const reads = await Promise.allSettled(
+      [...stateOf(socket).cursors.keys()].map((key) => {
+        const at = key.indexOf(":");
+        return this.replayUntilRead(socket, { kind: key.slice(0, at) as StreamRef["kind"], id: key.slice(at + 1) }, 0);
+      }),
+    );
+    const sent = reads.reduce((sum, read) => sum + (read.status === "fulfilled" ? read.value : 0), 0);
     if (sent > 0) this.observer?.replayed("gap", sent);
+    const failed = reads.find((read) => read.status === "rejected");
+    if (failed) throw failed.reason;
     return sent;
   }
 
@@ -134,14 +141,23 @@ export class TurnDelivery {
    * log may not answer yet. Rejects with the last failure once the delays are spent.
    */
   private async replayUntilRead(socket: Socket, ref: StreamRef, afterSeq: number, sessionId?: string): Promise<number> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.replayStream(socket, ref, afterSeq, sessionId);
-      } catch (error) {
-        const delay = this.retryDelaysMs[attempt];
-        if (delay === undefined || !socket.connected) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+    const state = stateOf(socket);
+    const key = cursorKey(ref);
+    // Every live event of a streaming turn can find the same gap while the log does not answer: one loop is enough.
+    if (state.retrying.has(key)) return 0;
+    state.retrying.add(key);
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.replayStream(socket, ref, afterSeq, sessionId);
+        } catch (error) {
+          const delay = this.retryDelaysMs[attempt];
+          if (delay === undefined || !socket.connected) throw error;
+          await new Promise((resolve) => setTimeout(resolve, delay).unref());
+        }
       }
+    } finally {
+      state.retrying.delete(key);
     }
   }
 

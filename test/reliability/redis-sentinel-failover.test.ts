@@ -17,6 +17,9 @@ import { generationRequestsFor } from "../workers/tutor/helpers";
 import { expectEndedOnce, expectNextTurnAnswered, finalText, streamLongAnswer } from "./helpers";
 import { testEnv } from "../support/tunables";
 import { streamKey } from "../../queues/events/stream-keys";
+import { Redis } from "ioredis";
+import { createRedis, redisOptions, redisTargetOf } from "../../queues/connection";
+import { getLogger } from "../../lib/logger";
 
 const LONG_ANSWER = Array.from({ length: 30 }, (_, i) => `Point ${i + 1} of the expense policy is explained here.`).join(" ");
 
@@ -30,6 +33,7 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
   let deployment: SentinelDeployment | undefined;
   let server: RunningServer | undefined;
   let workers: RunningWorkers | undefined;
+  let target: ReturnType<typeof redisTargetOf>;
 
   before(async function () {
     this.timeout(120_000);
@@ -37,6 +41,7 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
     await deployment.ready();
     // No REDIS_URL at all: the processes find Redis through the sentinels only.
     const config = parseConfig(testEnv({ ...process.env, REDIS_URL: "", REDIS_SENTINELS: deployment.sentinels, REDIS_SENTINEL_NAME: deployment.name }));
+    target = redisTargetOf(config);
     workers = await startWorkers(config, { skipEmbeddingCheck: true, llm: { retry: { attempts: 3, baseDelayMs: 50, maxDelayMs: 200 } } });
     server = await startServer(config, { port: 0, host: "127.0.0.1" });
   });
@@ -90,6 +95,49 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
     } finally {
       turn.socket.disconnect();
       stack.llm.setTokenDelay(0);
+    }
+  });
+  /**
+   * The race a whole run met: the master's death drops a connection, and the sentinels' `+switch-master` reaches its
+   * failover detector while the reconnect is still asking them for the master. ioredis then stops the connector
+   * mid-connect and ends the connection for good. Here the detector's call is made at that moment by hand.
+   */
+  it("keeps a connection whose failover was announced mid-reconnect: ioredis alone ends it for good", async () => {
+    /** Drops the connection, makes the detector's call once the reconnect is asking the sentinels, and says how it came out. */
+    const cutMidReconnect = async (redis: Redis): Promise<{ outcome: "end" | "ready"; meanwhile: unknown }> => {
+      await redis.ping();
+      const internals = redis as unknown as { stream: { destroy(): void }; connector: { disconnect(): void } };
+      redis.once("connecting", () => internals.connector.disconnect());
+      internals.stream.destroy();
+      // Sent while the connection is down: it waits for the reconnect in the offline queue.
+      const meanwhile = redis.set("sentinel-cut-probe", "kept").catch((error: Error) => error.message);
+      const outcome = await new Promise<"end" | "ready">((resolve) => {
+        redis.once("end", () => resolve("end"));
+        redis.once("ready", () => resolve("ready"));
+      });
+      return { outcome, meanwhile: await meanwhile };
+    };
+
+    const bare = new Redis(redisOptions(target, "worker"));
+    bare.on("error", () => undefined);
+    try {
+      expect(await cutMidReconnect(bare)).to.deep.equal({ outcome: "end", meanwhile: "Connection is closed." });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(bare.status, "ioredis alone leaves it ended (the fault createRedis works around)").to.equal("end");
+    } finally {
+      bare.disconnect();
+    }
+
+    const ours = createRedis(target, "worker", getLogger());
+    try {
+      expect(await cutMidReconnect(ours), "reconnected, never ended; the command sent meanwhile answered").to.deep.equal({ outcome: "ready", meanwhile: "OK" });
+      expect(await ours.get("sentinel-cut-probe")).to.equal("kept");
+      // Our own close stays closed.
+      ours.disconnect();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(ours.status).to.equal("end");
+    } finally {
+      ours.disconnect();
     }
   });
 });

@@ -104,6 +104,11 @@ describe("commands: admin actions", function () {
       "admin_action.resume_failed",
     ]);
     expect(audit[3]!.details).to.include({ reason: "queue_unavailable" });
+    expect(await lane.deps.db("audit_log").where({ org_id: orgId, target_id: action.id, action: "admin_action.resume_failed" }).first("after")).to.deep.include(
+      {
+        after: { status: row?.status },
+      },
+    );
 
     const later = await resumeAction(lane.deps, { orgId, actionId: action.id, resumerId: admin.id });
     expect(later.kind).to.equal("resumed");

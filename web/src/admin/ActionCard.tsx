@@ -77,6 +77,8 @@ export function ActionCard({
     if (status !== "pending") onSettled?.(actionId);
   }, [status, actionId]);
 
+  /** A final status an event announced, drawn by the reload that follows it, or by itself should that reload fail. */
+  const announcedEnd = useRef<string | null>(null);
   const load = async (): Promise<void> => {
     const mine = ++newestLoad.current;
     try {
@@ -86,6 +88,9 @@ export function ActionCard({
       setStatus(fresh.action.status);
       setCounts({ done: fresh.action.done, failed: fresh.action.failed, total: fresh.action.total });
     } catch (caught) {
+      if (mine !== newestLoad.current) return;
+      // The end is known even if its items are not: never leave the card saying "running" after the run.
+      if (announcedEnd.current) setStatus(announcedEnd.current);
       setError(describeApiError(caught));
     }
   };
@@ -96,7 +101,8 @@ export function ActionCard({
       if (event.actionId !== actionId || event.seq <= lastSeq.current) return;
       lastSeq.current = event.seq;
       // A run's end is drawn with its items (the load below), so the card never says "partial" over a checklist still running.
-      if (event.status && !FINAL.has(event.status)) setStatus(event.status);
+      if (event.status && FINAL.has(event.status)) announcedEnd.current = event.status;
+      else if (event.status) setStatus(event.status);
       if (event.total !== undefined) setCounts({ done: event.done ?? 0, failed: event.failed ?? 0, total: event.total });
       // Each batch or end: the items' own statuses for the checklist.
       void load();

@@ -39,18 +39,28 @@ function intlFor(language: PageLanguage, messages: Catalog): IntlShape<Component
 
 let current: IntlShape<ComponentChildren> = intlFor(DEFAULT_PAGE_LANGUAGE, en);
 
+/** How long a page waits for a language's catalog (about 10 KB) before it is drawn without it. */
+const CATALOG_WAIT_MS = 4_000;
+
 /**
  * Fetches `language`'s catalog unless the page has it: true once it is here; false, with a
  * warning, when it could not be fetched (the network failed) — the page then stays as it is.
  */
 export async function loadPageLanguage(language: PageLanguage): Promise<boolean> {
   if (catalogs.has(language)) return true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    catalogs.set(language, await CATALOG_LOADERS[language]());
+    // A request that hangs (a stalled proxy, a weak mobile link) counts as failed: the page is drawn in what it has.
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer in ${CATALOG_WAIT_MS} ms`)), CATALOG_WAIT_MS);
+    });
+    catalogs.set(language, await Promise.race([CATALOG_LOADERS[language](), stalled]));
     return true;
   } catch (error) {
     console.warn(`i18n: the "${language}" catalog could not be fetched; the page stays in "${current.locale}"`, error);
     return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
