@@ -24,6 +24,11 @@ import { testEnv } from "../support/tunables";
 
 /** About 130 words at 50 ms a token: each answer streams for several seconds. */
 const LONG_ANSWER = Array.from({ length: 13 }, (_, i) => `Point ${i + 1} of the returns policy applies to this order.`).join(" ");
+/**
+ * For turns that must still be streaming after another organisation's turn has started (about 20 s at 50 ms a
+ * token): on a loaded machine that start took long enough for 13 points to end, and a finished turn frees its slot.
+ */
+const LONGER_ANSWER = Array.from({ length: 40 }, (_, i) => `Point ${i + 1} of the returns policy applies to this order.`).join(" ");
 const LAGGING_MS = 100;
 
 interface Turn {
@@ -133,7 +138,7 @@ describe("model-bound concurrency that follows the load (workers/load-follower.t
   it("while it backs off, another organisation's turn still starts in the reserve slot, while the first organisation's backlog waits", async () => {
     own = await startOwn({ WORKER_QUEUES: "tutor-generate", WORKER_MODEL_CONCURRENCY: "", WORKER_LAG_TARGET_MS: "20", FAIR_RESERVED_SLOTS: "1" });
     const worker = own.workers.find((candidate) => candidate.name === "tutor-generate")!;
-    stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONG_ANSWER }));
+    stack.llm.setResponder(scriptedResponder({ label: "cross_course", generation: () => LONGER_ANSWER }));
     stack.llm.setTokenDelay(50);
     const db = stack.server.deps.db;
     const suffix = randomUUID().slice(0, 8);
@@ -160,14 +165,14 @@ describe("model-bound concurrency that follows the load (workers/load-follower.t
       await waitFor(async () => ((await stateOf(newcomer)) === "active" ? true : undefined), 10_000, "the other organisation's turn to start");
       // The reserve slot takes the head of the line and puts a heavy organisation's job straight back
       // (workers/fair-reserve.ts), so one read of the states can catch a backlog job in its hands for a
-      // moment. A job counts as waiting when any of three reads 150 ms apart finds it not running; one
-      // that runs streams for seconds and is found running by all three.
+      // moment. A job counts as waiting when any of four reads 200 ms apart finds it not running; one that runs
+      // streams for seconds and is found running by all four.
       const waiting = new Set<number>();
-      for (let read = 0; read < 3; read++) {
+      for (let read = 0; read < 4; read++) {
         (await Promise.all(backlog.map(stateOf))).forEach((state, index) => {
           if (state !== "active" && state !== "completed") waiting.add(index);
         });
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        await new Promise((resolve) => setTimeout(resolve, 200));
       }
       expect(waiting.size, "the lagging worker still leaves the first organisation's backlog queued").to.be.at.least(2);
       expect(await Promise.all(first.map(stateOf)), "nothing running was cancelled").to.deep.equal(["active", "active", "active", "active"]);

@@ -94,7 +94,8 @@ describe("turn event log (batched appends)", function () {
   });
 
   it("sends events emitted by separate callbacks of one event-loop phase in one call, not the first alone", async () => {
-    // Two model streams' chunks are two I/O callbacks of one poll phase; two timers due together are the same shape.
+    // Two model streams' chunks are two I/O callbacks of one poll phase. Two immediates queued together are the same
+    // shape, and certain to share their phase (two timers may not: their due times can straddle a millisecond).
     const redis = lane.deps.redis.duplicate();
     const counter = countScriptCalls(redis);
     const log = new TurnEventLog(redis, { ttlSeconds: 60, maxEvents: 1000 });
@@ -105,8 +106,8 @@ describe("turn event log (batched appends)", function () {
       const before = counter.calls;
       const seqs = await new Promise<number[]>((resolve, reject) => {
         let one: Promise<number>;
-        setTimeout(() => (one = log.appendToken(sessionId, first, "a")), 0);
-        setTimeout(() => Promise.all([one, log.appendToken(sessionId, second, "b")]).then(resolve, reject), 0);
+        setImmediate(() => (one = log.appendToken(sessionId, first, "a")));
+        setImmediate(() => Promise.all([one, log.appendToken(sessionId, second, "b")]).then(resolve, reject));
       });
       expect(seqs).to.deep.equal([1, 1]);
       expect(counter.calls - before, "script calls for two callbacks' tokens").to.equal(1);
