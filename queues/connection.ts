@@ -150,7 +150,8 @@ const REVIVE_DELAY_MS = 200;
  * test run met it: test/reliability/redis-sentinel-failover.test.ts). So, on a connection of ours:
  * - the detector's stop is ignored while the connection is not up (it is asking the sentinels
  *   for the master already, which is all the stop would make it do);
- * - and should an end come that neither `quit` nor `disconnect` asked for, it connects again.
+ * - should an end come that neither `quit` nor `disconnect` asked for, it connects again;
+ * - and its duplicates (BullMQ's blocking connections) are treated the same.
  */
 function reviveUnaskedEnd(redis: Redis, log: Logger): void {
   let closedByUs = false;
@@ -170,6 +171,13 @@ function reviveUnaskedEnd(redis: Redis, log: Logger): void {
     if (!closedByUs && (redis.status === "connecting" || redis.status === "reconnecting")) return;
     stopConnector();
   };
+  // BullMQ makes its blocking connections with `duplicate()`: they get the same care.
+  const duplicate = redis.duplicate.bind(redis);
+  redis.duplicate = ((...args: Parameters<Redis["duplicate"]>) => {
+    const copy = duplicate(...args);
+    reviveUnaskedEnd(copy, log);
+    return copy;
+  }) as Redis["duplicate"];
   redis.on("end", () => {
     if (closedByUs) return;
     log.warn("redis connection ended without being closed; connecting again");

@@ -132,6 +132,13 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
     try {
       expect(await cutMidReconnect(ours), "reconnected, never ended; the command sent meanwhile answered").to.deep.equal({ outcome: "ready", meanwhile: "OK" });
       expect(await ours.get("sentinel-cut-probe")).to.equal("kept");
+      // BullMQ's blocking connections are duplicates: they are kept too.
+      const copy = ours.duplicate();
+      try {
+        expect(await cutMidReconnect(copy), "a duplicate, as BullMQ makes").to.deep.equal({ outcome: "ready", meanwhile: "OK" });
+      } finally {
+        copy.disconnect();
+      }
       // Our own close stays closed.
       ours.disconnect();
       await new Promise((resolve) => setTimeout(resolve, 1_000));
