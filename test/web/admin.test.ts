@@ -107,18 +107,25 @@ describe("web: the admin console in Chromium", function () {
   it("uploads a dropped file and shows its status move live to COMPLETED with its chunk count", async () => {
     const title = `dropped-handbook-${unique()}`;
     await watchStatuses(page, title);
-    const text = `# Dropped handbook ${unique()}\n\nStaff must badge in at the loading dock before 7am.\n\n## Breaks\n\nBreaks last fifteen minutes.`;
-    // A real drop: the page's handler gets a DataTransfer holding the file.
-    await page.evaluate(
-      ({ name, body }) => {
-        const transfer = new DataTransfer();
-        transfer.items.add(new File([body], name, { type: "text/markdown" }));
-        document.querySelector(".upload-zone")!.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
-      },
-      { name: `${title}.md`, body: text },
-    );
+    // The embedding call waits a moment, so the document is still being read when its row first shows: a whole run
+    // read a short file so fast that the row's first status was COMPLETED, and nothing live was left to see.
     const row = page.locator(".document", { hasText: title });
-    await row.locator("[data-status='COMPLETED']").waitFor({ timeout: 30_000 });
+    stack.llm.setEmbeddingDelay(1_500);
+    try {
+      const text = `# Dropped handbook ${unique()}\n\nStaff must badge in at the loading dock before 7am.\n\n## Breaks\n\nBreaks last fifteen minutes.`;
+      // A real drop: the page's handler gets a DataTransfer holding the file.
+      await page.evaluate(
+        ({ name, body }) => {
+          const transfer = new DataTransfer();
+          transfer.items.add(new File([body], name, { type: "text/markdown" }));
+          document.querySelector(".upload-zone")!.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+        },
+        { name: `${title}.md`, body: text },
+      );
+      await row.locator("[data-status='COMPLETED']").waitFor({ timeout: 30_000 });
+    } finally {
+      stack.llm.setEmbeddingDelay(0);
+    }
     const seen = await page.evaluate(() => (window as unknown as { seenStatuses: string[] }).seenStatuses);
     expect(seen.at(-1)).to.equal("COMPLETED");
     expect(seen.length, `statuses seen live: ${seen.join(" → ")}`).to.be.greaterThan(1);
