@@ -151,6 +151,8 @@ const REVIVE_DELAY_MS = 200;
  * - the detector's stop is ignored while the connection is not up (it is asking the sentinels
  *   for the master already, which is all the stop would make it do);
  * - should an end come that neither `quit` nor `disconnect` asked for, it connects again;
+ * - an end we asked for stops the failover detector (after `quit` ioredis leaves its sentinel
+ *   connections retrying for good);
  * - and its duplicates (BullMQ's blocking connections) are treated the same.
  */
 function reviveUnaskedEnd(redis: Redis, log: Logger): void {
@@ -165,7 +167,7 @@ function reviveUnaskedEnd(redis: Redis, log: Logger): void {
     if (!reconnect) closedByUs = true;
     disconnect(reconnect);
   };
-  const connector = (redis as unknown as { connector: { disconnect(): void } }).connector;
+  const connector = (redis as unknown as { connector: { disconnect(): void; failoverDetector?: { cleanup(): void } } }).connector;
   const stopConnector = connector.disconnect.bind(connector);
   connector.disconnect = () => {
     if (!closedByUs && (redis.status === "connecting" || redis.status === "reconnecting")) return;
@@ -179,7 +181,8 @@ function reviveUnaskedEnd(redis: Redis, log: Logger): void {
     return copy;
   }) as Redis["duplicate"];
   redis.on("end", () => {
-    if (closedByUs) return;
+    // `quit` never stops the connector, so its failover detector would go on asking the sentinels for good.
+    if (closedByUs) return connector.failoverDetector?.cleanup();
     log.warn("redis connection ended without being closed; connecting again");
     setTimeout(() => {
       if (redis.status === "end" && !closedByUs) redis.connect().catch(() => undefined);

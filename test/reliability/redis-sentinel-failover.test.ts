@@ -139,10 +139,13 @@ describe("Redis behind Sentinel: the master SIGKILLed mid-answer", function () {
       } finally {
         copy.disconnect();
       }
-      // Our own close stays closed.
-      ours.disconnect();
+      // Our own close stays closed, and takes the failover detector's sentinel connections with it (after `quit`, which
+      // ioredis alone leaves them to).
+      const detector = (ours as unknown as { connector: { failoverDetector?: { isDisconnected: boolean } } }).connector;
+      await ours.quit();
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(ours.status).to.equal("end");
+      expect(detector.failoverDetector?.isDisconnected, "the failover detector stopped").to.equal(true);
     } finally {
       ours.disconnect();
     }
