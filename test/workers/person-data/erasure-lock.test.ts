@@ -136,13 +136,16 @@ describe("person-data: an erasure locks the person out from its request", functi
       expect((await patchPerson(world.b, namesake.id, { is_active: false })).status).to.equal(200);
       expect((await scimAs(world.b, "PATCH", `/Users/${namesake.id}`, activate)).body.active).to.equal(true);
       expect((await signIn(namesake, world.b)).landed.status).to.equal(303);
+
+      // Asked again while the worker is still paused: once it resumes, the first job queued would otherwise finish the
+      // erasure before the request arrives (a whole run met that: PERSON_ERASED instead of the same erasure).
+      const again = await api(world.baseUrl, "POST", `/api/v1/admin/people/${ana.id}/erasure`, { token: world.a.adminToken, body: { confirm: ana.email } });
+      expect(again.body.erasure?.id, JSON.stringify(again.body)).to.equal(erasureId);
     } finally {
       worker.resume();
       socket.disconnect();
     }
-    // Asked again, the failed erasure runs to the end: the placeholder is hidden from SCIM for good.
-    const again = await api(world.baseUrl, "POST", `/api/v1/admin/people/${ana.id}/erasure`, { token: world.a.adminToken, body: { confirm: ana.email } });
-    expect(again.body.erasure?.id).to.equal(erasureId);
+    // The failed erasure, asked again, runs to the end: the placeholder is hidden from SCIM for good.
     await waitFor(async () => (await findPersonErasure(db(), world.a.orgId, erasureId))?.status === "completed", 30_000, "the erasure");
     expect((await scimAs(world.a, "GET", `/Users/${ana.id}`)).status).to.equal(404);
     expect(await db()("identity_links").where({ user_id: ana.id })).to.have.length(0);
