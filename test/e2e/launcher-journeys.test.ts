@@ -7,9 +7,7 @@
  * stayed hidden behind a green suite. The suite ends with Ctrl-C, as a terminal sends it: SIGINT
  * to the launcher's process group, after which no process of that DATA_DIR may be left.
  */
-import { execFile } from "node:child_process";
 import { rmSync } from "node:fs";
-import { promisify } from "node:util";
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { isPortInUse } from "../../launcher/embedded/child-process";
@@ -20,10 +18,10 @@ import { makeHtml, makeTxt } from "../support/document-fixtures";
 import { startTestIdentityProvider } from "../harness/oidc-provider";
 import { startSimpleSamlPhp } from "../harness/simplesamlphp";
 import { samlSignIn } from "../support/saml-sign-in";
-import { samlSpUrls } from "../../lib/saml/sp-urls";
 import { CALLBACK, CookieJar, hop, toCallback } from "../support/sso";
 import { ingestEveryFormat, type IngestedFixture } from "../support/ingestion-journey";
 import { hasExited, launcherRunning, launcherSetup, processesOf, recordedPids, startLauncher, type Launcher, type LauncherSetup } from "../support/launcher";
+import { launcherClient, orgCli, trustServiceProvider } from "../support/launcher-company";
 import { launchBrowser, openPage, signInAs, type WatchedPage } from "../web/browser";
 
 declare const document: any, DataTransfer: any, DragEvent: any, File: any;
@@ -136,16 +134,7 @@ describe("journeys on the product started by npm start's launcher", function () 
   it("a company onboarded from nothing: the org CLI creates it and its sign-in, its admin and a new employee sign in at its own provider, and the employee's answer cites the admin's upload", async function () {
     this.timeout(240_000);
     const idp = await startTestIdentityProvider({
-      clients: [
-        {
-          client_id: "beta-app",
-          client_secret: "beta-app-secret",
-          redirect_uris: [`${setup.baseUrl}${CALLBACK}`],
-          post_logout_redirect_uris: [`${setup.baseUrl}/`],
-          grant_types: ["authorization_code", "refresh_token"],
-          response_types: ["code"],
-        },
-      ],
+      clients: [launcherClient(setup, "beta-app", "beta-app-secret")],
       accounts: [
         { sub: "anna-1", email: "anna@beta.example", password: "anna-pass", name: "Anna Admin" },
         { sub: "ben-2", email: "ben@beta.example", password: "ben-pass", name: "Ben Driver", department: "Warehouse" },
@@ -153,8 +142,7 @@ describe("journeys on the product started by npm start's launcher", function () 
     });
     try {
       // The operator's two commands, in another terminal beside npm start: nothing exported by hand.
-      const org = (...args: string[]) =>
-        promisify(execFile)(process.execPath, ["--import", "tsx", "ops/cli/org.ts", ...args], { env: { ...setup.env, DATA_DIR: setup.dataDir } });
+      const org = orgCli(setup);
       const created = await org("create", "--name", "Beta Logistics", "--slug", "beta", "--admin-email", "anna@beta.example", "--admin-name", "Anna Admin");
       expect(created.stdout).to.include("beta");
       expect(created.stderr).to.include("using the product npm start is running");
@@ -233,14 +221,11 @@ describe("journeys on the product started by npm start's launcher", function () 
       { username: "tom", password: "tom-pass", email: "tom@gamma.example", name: "Tom Picker" },
     ]);
     try {
-      const org = (...args: string[]) =>
-        promisify(execFile)(process.execPath, ["--import", "tsx", "ops/cli/org.ts", ...args], { env: { ...setup.env, DATA_DIR: setup.dataDir } });
+      const org = orgCli(setup);
       await org("create", "--name", "Gamma Freight", "--slug", "gamma", "--admin-email", "sara@gamma.example", "--admin-name", "Sara Admin");
       const set = ["idp", "set", "--org", "gamma", "--protocol", "saml", "--metadata-url", idp.metadataUrl, "--display-name", "Gamma SAML"];
       const stored = JSON.parse((await org(...set, "--domains", "gamma.example", "--jit", "--admin-groups", "gamma-admins", "--json")).stdout);
-      const sp = samlSpUrls(setup.baseUrl, stored.id);
-      const spXml = await (await fetch(sp.metadata)).text();
-      idp.addServiceProvider({ entityId: sp.entityId, acsUrl: sp.acs, sloUrl: sp.slo, certificatePem: /X509Certificate>([^<]+)</.exec(spXml)![1]! });
+      await trustServiceProvider(idp, setup.baseUrl, stored.id);
 
       for (const [who, returnTo, role] of [
         ["sara", "/admin", "admin"],

@@ -7,17 +7,14 @@
  * lands in the tutor, created just in time. Who got signed in is checked with the server, by the
  * access token the page itself received.
  */
-import { execFile } from "node:child_process";
 import { rmSync } from "node:fs";
-import { promisify } from "node:util";
 import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { samlSpUrls } from "../../lib/saml/sp-urls";
 import { api } from "../harness/client";
 import { startTestIdentityProvider, type TestIdentityProvider } from "../harness/oidc-provider";
 import { startSimpleSamlPhp, type TestSamlIdp } from "../harness/simplesamlphp";
 import { hasExited, launcherRunning, launcherSetup, processesOf, startLauncher, type Launcher, type LauncherSetup } from "../support/launcher";
-import { CALLBACK } from "../support/sso";
+import { launcherClient, orgCli, trustServiceProvider } from "../support/launcher-company";
 import { launchBrowser, openPage } from "../web/browser";
 
 interface Person {
@@ -36,8 +33,7 @@ describe("sign-in on the product started by the launcher, dev-login off (Chromiu
   let oidc: TestIdentityProvider;
   let saml: TestSamlIdp;
 
-  const org = (...args: string[]) =>
-    promisify(execFile)(process.execPath, ["--import", "tsx", "ops/cli/org.ts", ...args], { env: { ...setup.env, DATA_DIR: setup.dataDir } });
+  const org = (...args: string[]) => orgCli(setup)(...args);
 
   before(async function () {
     this.timeout(300_000);
@@ -48,16 +44,7 @@ describe("sign-in on the product started by the launcher, dev-login off (Chromiu
     [browser, oidc, saml] = await Promise.all([
       launchBrowser(),
       startTestIdentityProvider({
-        clients: [
-          {
-            client_id: "delta-app",
-            client_secret: "delta-app-secret",
-            redirect_uris: [`${setup.baseUrl}${CALLBACK}`],
-            post_logout_redirect_uris: [`${setup.baseUrl}/`],
-            grant_types: ["authorization_code", "refresh_token"],
-            response_types: ["code"],
-          },
-        ],
+        clients: [launcherClient(setup, "delta-app", "delta-app-secret")],
         accounts: [
           { sub: "dora-1", email: "dora@delta.example", password: "dora-pass", name: "Dora Admin" },
           { sub: "dan-2", email: "dan@delta.example", password: "dan-pass", name: "Dan Newhire", department: "Warehouse" },
@@ -77,9 +64,7 @@ describe("sign-in on the product started by the launcher, dev-login off (Chromiu
     await org("create", "--name", "Epsilon Stores", "--slug", "epsilon", "--admin-email", "eli@epsilon.example", "--admin-name", "Eli Admin");
     const set = ["idp", "set", "--org", "epsilon", "--protocol", "saml", "--metadata-url", saml.metadataUrl, "--display-name", "Epsilon SAML"];
     const stored = JSON.parse((await org(...set, "--domains", "epsilon.example", "--jit", "--admin-groups", "epsilon-admins", "--json")).stdout);
-    const sp = samlSpUrls(setup.baseUrl, stored.id);
-    const spXml = await (await fetch(sp.metadata)).text();
-    saml.addServiceProvider({ entityId: sp.entityId, acsUrl: sp.acs, sloUrl: sp.slo, certificatePem: /X509Certificate>([^<]+)</.exec(spXml)![1]! });
+    await trustServiceProvider(saml, setup.baseUrl, stored.id);
   });
 
   after(async () => {

@@ -60,6 +60,12 @@ describe("commands: chat attachments", function () {
     }
   }
 
+  /** A new employee of the lane's organisation, as attachments and turns name their owner. */
+  const freshOwner = async () => ({ orgId: lane.orgId, userId: (await freshPerson(lane)).id });
+  /** A text file `owner` attaches, to `sessionId` or to a new conversation. */
+  const attachText = (owner: { orgId: string; userId: string }, filename: string, body: string, sessionId?: string) =>
+    attachFile(lane.deps, owner, { sessionId, filename, format: "txt", bytes: text(body) });
+
   const ask = (owner: { orgId: string; userId: string }, sessionId: string | undefined, attachmentIds: string[], message = "What does my file say?") =>
     startTurn({ ...lane.deps, metrics }, owner, { agentType: "tutor", message, sessionId, courseId: null, lessonId: null, requestContext: {}, attachmentIds });
 
@@ -67,14 +73,12 @@ describe("commands: chat attachments", function () {
     ({ ...owner, sessionId, turnId, question, language: "en" }) as TurnContext;
 
   it("attaches to a new conversation, queues the reading, and reads it: ready with passages the owner's turn is given first", async () => {
-    const learner = await freshPerson(lane);
-    const owner = { orgId: lane.orgId, userId: learner.id };
-    const attachment = await attachFile(lane.deps, owner, {
-      sessionId: undefined,
-      filename: "locker-rules.txt",
-      format: "txt",
-      bytes: text("Locker rules\n\nLockers on floor two are emptied every Friday at six. Ask reception for a padlock."),
-    });
+    const owner = await freshOwner();
+    const attachment = await attachText(
+      owner,
+      "locker-rules.txt",
+      "Locker rules\n\nLockers on floor two are emptied every Friday at six. Ask reception for a padlock.",
+    );
     expect(attachment).to.include({ status: "processing", filename: "locker-rules.txt", message_id: null, size_bytes: 96 });
     expect(await lane.deps.producer.queue("chat-attachment").getJob(attachmentJobId(attachment.id)), "the reading is queued").to.not.equal(undefined);
 
@@ -107,14 +111,8 @@ describe("commands: chat attachments", function () {
   });
 
   it("sends a file with one of two questions sent at once: the other is refused 409 ATTACHMENT_ALREADY_SENT and stores nothing", async () => {
-    const learner = await freshPerson(lane);
-    const owner = { orgId: lane.orgId, userId: learner.id };
-    const attachment = await attachFile(lane.deps, owner, {
-      sessionId: undefined,
-      filename: "rota.txt",
-      format: "txt",
-      bytes: text("Rota\n\nNights: Tuesday."),
-    });
+    const owner = await freshOwner();
+    const attachment = await attachText(owner, "rota.txt", "Rota\n\nNights: Tuesday.");
     await read(owner, attachment);
     const questions = () => lane.db("chat_messages").where({ session_id: attachment.session_id, role: "user" }).pluck("id");
 
@@ -133,8 +131,7 @@ describe("commands: chat attachments", function () {
   });
 
   it("fails an unreadable file ATTACHMENT_FAILED with the reading's code; a question carrying it, or one still being read, is refused before anything is stored", async () => {
-    const learner = await freshPerson(lane);
-    const owner = { orgId: lane.orgId, userId: learner.id };
+    const owner = await freshOwner();
     const broken = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(4096, 0xff)]);
     const bad = await attachFile(lane.deps, owner, { sessionId: undefined, filename: "minutes.doc", format: "doc", bytes: broken });
     const started = performance.now();
@@ -144,7 +141,7 @@ describe("commands: chat attachments", function () {
     expect(failed).to.include({ status: "failed", error_code: "EXTRACTION_FAILED" });
     expect(failed!.error).to.include("not a Word 97–2003 file");
 
-    const pending = await attachFile(lane.deps, owner, { sessionId: bad.session_id, filename: "later.txt", format: "txt", bytes: text("Later.") });
+    const pending = await attachText(owner, "later.txt", "Later.", bad.session_id);
     const messages = async () => Number((await lane.db("chat_messages").where({ session_id: bad.session_id }).count("* as n").first())!.n);
     const failedRefusal = await refusal(ask(owner, bad.session_id, [bad.id]));
     expect(failedRefusal).to.include({ kind: "conflict", code: "ATTACHMENT_FAILED" });
@@ -154,23 +151,21 @@ describe("commands: chat attachments", function () {
   });
 
   it("holds a conversation to ATTACHMENTS_PER_CONVERSATION files and a message to ATTACHMENTS_PER_MESSAGE", async () => {
-    const learner = await freshPerson(lane);
-    const owner = { orgId: lane.orgId, userId: learner.id };
-    const first = await attachFile(lane.deps, owner, { sessionId: undefined, filename: "1.txt", format: "txt", bytes: text("one") });
+    const owner = await freshOwner();
+    const first = await attachText(owner, "1.txt", "one");
     const ids = [first.id];
     for (let n = 2; n <= ATTACHMENTS_PER_CONVERSATION; n++) {
-      ids.push((await attachFile(lane.deps, owner, { sessionId: first.session_id, filename: `${n}.txt`, format: "txt", bytes: text(`file ${n}`) })).id);
+      ids.push((await attachText(owner, `${n}.txt`, `file ${n}`, first.session_id)).id);
     }
-    const over = await refusal(attachFile(lane.deps, owner, { sessionId: first.session_id, filename: "more.txt", format: "txt", bytes: text("more") }));
+    const over = await refusal(attachText(owner, "more.txt", "more", first.session_id));
     expect(over).to.include({ kind: "conflict", code: "ATTACHMENT_LIMIT" });
     expect(over.details).to.include({ limit_files: ATTACHMENTS_PER_CONVERSATION });
     expect((await refusal(ask(owner, first.session_id, ids.slice(0, ATTACHMENTS_PER_MESSAGE + 1)))).code).to.equal("ATTACHMENT_LIMIT");
   });
 
   it("never reaches another person's or organisation's conversation or attachment (404, nothing stored)", async () => {
-    const learner = await freshPerson(lane);
-    const owner = { orgId: lane.orgId, userId: learner.id };
-    const attachment = await attachFile(lane.deps, owner, { sessionId: undefined, filename: "mine.txt", format: "txt", bytes: text("mine") });
+    const owner = await freshOwner();
+    const attachment = await attachText(owner, "mine.txt", "mine");
     await read(owner, attachment);
     const orgB = await lane.build.buildOrg({ name: "Attachments B" });
     const outsider = await lane.build.buildPerson(orgB.id, { role: "employee" });
@@ -179,9 +174,7 @@ describe("commands: chat attachments", function () {
       { orgId: orgB.id, userId: outsider.id },
       { orgId: lane.orgId, userId: colleague.id },
     ]) {
-      expect(
-        (await refusal(attachFile(lane.deps, stranger, { sessionId: attachment.session_id, filename: "x.txt", format: "txt", bytes: text("x") }))).code,
-      ).to.equal("NOT_FOUND");
+      expect((await refusal(attachText(stranger, "x.txt", "x", attachment.session_id))).code).to.equal("NOT_FOUND");
       const ownSession = await ask(stranger, undefined, [], "hello");
       expect((await refusal(ask(stranger, ownSession.session_id, [attachment.id]))).code, "another's id in one's own conversation").to.equal("NOT_FOUND");
       expect((await refusal(ask(stranger, attachment.session_id, [attachment.id]))).code, "another's conversation").to.equal("NOT_FOUND");
@@ -190,15 +183,9 @@ describe("commands: chat attachments", function () {
   });
 
   it("removes an unsent file with its passages; a sent one stays (409 ATTACHMENT_ALREADY_SENT), another's is not found (404), in this organisation or another", async () => {
-    const learner = await freshPerson(lane);
-    const owner = { orgId: lane.orgId, userId: learner.id };
-    const kept = await attachFile(lane.deps, owner, { sessionId: undefined, filename: "kept.txt", format: "txt", bytes: text("Kept\n\nSent along.") });
-    const dropped = await attachFile(lane.deps, owner, {
-      sessionId: kept.session_id,
-      filename: "dropped.txt",
-      format: "txt",
-      bytes: text("Dropped\n\nNever read."),
-    });
+    const owner = await freshOwner();
+    const kept = await attachText(owner, "kept.txt", "Kept\n\nSent along.");
+    const dropped = await attachText(owner, "dropped.txt", "Dropped\n\nNever read.", kept.session_id);
     await read(owner, kept);
     await read(owner, dropped);
     const chunksOf = async (id: string) => Number((await lane.db("chat_attachment_chunks").where({ attachment_id: id }).count("* as n"))[0]!.n);
